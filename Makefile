@@ -1,0 +1,54 @@
+# Cassette — the commands a user and CI type. CMake does the building; this wraps it.
+#   make deps    install the Debian 12 packages the project needs (as root; idempotent)
+#   make build   configure and build everything into build/
+#   make test    build, then run every test suite; prints "N passed, N failed"
+#   make bench   build the benchmarks (RocksDB peer) and print RESULT lines
+#   make demo    the main job: the example store queried from the sqlite3 shell
+#   make install install the binaries (and, once built, the extensions)
+#   make clean   remove build/
+
+BUILD_DIR ?= build
+BUILD_TYPE ?= RelWithDebInfo
+JOBS ?= $(shell nproc)
+SANITIZE ?= OFF
+
+# Packages for building and testing; the benchmark peer is separate so a user need not install it.
+DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-dev libfmt-dev \
+               doctest-dev libzstd-dev postgresql-15 postgresql-server-dev-15 python3
+BENCH_PACKAGES = librocksdb-dev
+
+.PHONY: deps bench-deps build test bench demo install clean
+
+deps:
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	else echo "deps: all installed"; fi
+
+bench-deps: deps
+	@dpkg-query -W -f='$${Status}\n' $(BENCH_PACKAGES) 2>/dev/null | grep -q '^install ok installed' || \
+	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_PACKAGES))
+
+$(BUILD_DIR)/CMakeCache.txt:
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCASSETTE_SANITIZE=$(SANITIZE)
+
+build: $(BUILD_DIR)/CMakeCache.txt
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	tests/run_tests.sh $(BUILD_DIR)
+
+bench: bench-deps
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DCASSETTE_BENCH=ON
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target cassette_bench
+	$(BUILD_DIR)/cassette_bench
+
+demo: build
+	@echo "demo: the SQLite extension arrives with the SQLite issue; the engine is exercised by make test"
+
+install: build
+	cmake --install $(BUILD_DIR)
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,99 @@
+// Errors as values. Every engine function that can fail returns a Status or a Result<T>; no
+// exception crosses a module boundary. Messages are full sentences a user can act on, and every
+// I/O or corruption error names the file (and the offset, where there is one).
+#pragma once
+
+#include <fmt/format.h>
+
+#include <cassert>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace cassette {
+
+enum class StatusCode {
+  kOk = 0,
+  kInvalidArgument,  // the caller's input is wrong (bad CQL, bad value, ...)
+  kNotFound,
+  kCorruption,       // a file's bytes fail their checksum or do not parse
+  kIOError,          // the operating system said no
+  kBusy,             // the store lock could not be had within the busy timeout
+  kUnsupported,
+  kInternal,         // a bug: an invariant did not hold
+};
+
+class [[nodiscard]] Status {
+ public:
+  Status() = default;  // OK
+
+  static Status ok() { return Status(); }
+  static Status invalid_argument(std::string msg) { return {StatusCode::kInvalidArgument, std::move(msg)}; }
+  static Status not_found(std::string msg) { return {StatusCode::kNotFound, std::move(msg)}; }
+  static Status corruption(std::string msg) { return {StatusCode::kCorruption, std::move(msg)}; }
+  static Status io_error(std::string msg) { return {StatusCode::kIOError, std::move(msg)}; }
+  static Status busy(std::string msg) { return {StatusCode::kBusy, std::move(msg)}; }
+  static Status unsupported(std::string msg) { return {StatusCode::kUnsupported, std::move(msg)}; }
+  static Status internal(std::string msg) { return {StatusCode::kInternal, std::move(msg)}; }
+
+  bool is_ok() const { return code_ == StatusCode::kOk; }
+  explicit operator bool() const { return is_ok(); }
+  StatusCode code() const { return code_; }
+  const std::string& message() const { return message_; }
+
+  bool is_corruption() const { return code_ == StatusCode::kCorruption; }
+  bool is_not_found() const { return code_ == StatusCode::kNotFound; }
+  bool is_busy() const { return code_ == StatusCode::kBusy; }
+  bool is_invalid_argument() const { return code_ == StatusCode::kInvalidArgument; }
+
+ private:
+  Status(StatusCode code, std::string msg) : code_(code), message_(std::move(msg)) {}
+  StatusCode code_ = StatusCode::kOk;
+  std::string message_;
+};
+
+// A value or the Status that explains why there is none.
+template <typename T>
+class [[nodiscard]] Result {
+ public:
+  Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit on purpose
+  Result(Status status) : state_(std::move(status)) {  // NOLINT
+    assert(!std::get<Status>(state_).is_ok() && "a Result built from a Status must be an error");
+  }
+
+  bool is_ok() const { return std::holds_alternative<T>(state_); }
+  explicit operator bool() const { return is_ok(); }
+
+  const Status& status() const {
+    static const Status kOk;
+    return is_ok() ? kOk : std::get<Status>(state_);
+  }
+  T& value() & { return std::get<T>(state_); }
+  const T& value() const& { return std::get<T>(state_); }
+  T&& value() && { return std::get<T>(std::move(state_)); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+
+ private:
+  std::variant<T, Status> state_;
+};
+
+}  // namespace cassette
+
+// Return early from the enclosing function when a Status is not OK.
+#define CASSETTE_RETURN_IF_ERROR(expr)          \
+  do {                                          \
+    ::cassette::Status _st = (expr);            \
+    if (!_st.is_ok()) return _st;               \
+  } while (0)
+
+#define CASSETTE_CONCAT_INNER(a, b) a##b
+#define CASSETTE_CONCAT(a, b) CASSETTE_CONCAT_INNER(a, b)
+// `CASSETTE_ASSIGN_OR_RETURN(auto x, f());` binds x to f()'s value or returns its Status.
+#define CASSETTE_ASSIGN_OR_RETURN(lhs, expr)                                  \
+  auto CASSETTE_CONCAT(_res_, __LINE__) = (expr);                             \
+  if (!CASSETTE_CONCAT(_res_, __LINE__).is_ok())                              \
+    return CASSETTE_CONCAT(_res_, __LINE__).status();                         \
+  lhs = std::move(CASSETTE_CONCAT(_res_, __LINE__)).value()
