@@ -1,0 +1,56 @@
+// Thin, error-returning wrappers over POSIX file calls. Every error names the file and what was
+// being done, with strerror's words, so a user reading it knows where to look.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/util/status.h"
+
+namespace cassette::file {
+
+// Owns a file descriptor; closes it on destruction.
+class UniqueFd {
+ public:
+  UniqueFd() = default;
+  explicit UniqueFd(int fd) : fd_(fd) {}
+  UniqueFd(UniqueFd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  UniqueFd& operator=(UniqueFd&& other) noexcept;
+  UniqueFd(const UniqueFd&) = delete;
+  UniqueFd& operator=(const UniqueFd&) = delete;
+  ~UniqueFd();
+
+  int get() const { return fd_; }
+  bool valid() const { return fd_ >= 0; }
+  void reset();
+
+ private:
+  int fd_ = -1;
+};
+
+// An I/O error for `path` built from errno: "<what> <path>: <strerror>".
+Status errno_status(std::string_view what, const std::string& path);
+
+Result<UniqueFd> open_file(const std::string& path, int flags, int mode = 0644);
+Status write_all(int fd, std::string_view data, const std::string& path);
+// Reads exactly n bytes at offset; a short read is Corruption ("truncated") naming the file.
+Status pread_exact(int fd, uint64_t offset, size_t n, char* out, const std::string& path);
+Status fsync_file(int fd, const std::string& path);
+Status sync_directory(const std::string& dir);
+Result<uint64_t> file_size(int fd, const std::string& path);
+Result<std::string> read_whole_file(const std::string& path);
+bool exists(const std::string& path);
+Status create_directories(const std::string& path);
+// Writes `contents` to path.tmp, fsyncs it, renames it over `path` and fsyncs the directory:
+// a reader sees the old file or the new one, never a mix, even across a crash.
+Status write_file_atomically(const std::string& path, std::string_view contents);
+Status remove_file(const std::string& path);  // missing files are not an error
+Status rename_file(const std::string& from, const std::string& to);
+// Names of the entries of a directory (not "." or ".."), unsorted.
+Result<std::vector<std::string>> list_directory(const std::string& dir);
+std::string join(std::string_view dir, std::string_view name);
+
+}  // namespace cassette::file
