@@ -1,0 +1,45 @@
+// The payload of one commit-log record: a whole write transaction as the memtable entries it
+// adds, plus the timestamp the store assigned. Replaying a record = adding its entries to the
+// memtable under one sequence number. Layout in FORMAT.md.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/storage/memtable.h"
+#include "engine/storage/write_batch.h"
+#include "engine/util/status.h"
+
+namespace cassette::storage {
+
+struct EncodedTransaction {
+  std::string payload;
+  int64_t min_timestamp = INT64_MAX;  // of everything written (purge decisions)
+  size_t entries = 0;
+};
+
+// Cassandra's limits on a partition key: not empty, at most 65535 bytes.
+Status validate_partition_key(std::string_view partition_key);
+
+// Turns a batch (timestamps already assigned) into a record payload. Returns InvalidArgument for
+// an update that cannot be stored (an empty or oversized partition key).
+Result<EncodedTransaction> encode_transaction(const WriteBatch& batch, int64_t assigned_timestamp);
+
+struct TransactionEntry {
+  TableId table;
+  std::string_view key;
+  std::string_view value;
+};
+struct DecodedTransaction {
+  int64_t assigned_timestamp = 0;
+  int64_t min_timestamp = INT64_MAX;
+  std::vector<TransactionEntry> entries;  // pointing into the payload
+};
+// Splits a payload into its entries; returns false when it is malformed, so a caller applies a
+// record whole or not at all.
+bool decode_transaction(std::string_view payload, DecodedTransaction* out);
+
+}  // namespace cassette::storage

@@ -1,0 +1,102 @@
+// The memtable: every write since the last flush, sorted, in memory. One per store (all tables),
+// keyed by [table id, 8 bytes big-endian][entry key] and a sequence number.
+//
+// Each write transaction gets one sequence number; a reader's snapshot sees the entries whose
+// sequence number is at most its own, so a transaction becomes visible all at once. Several
+// entries (fragments) may share a key: readers reconcile them (and the SSTables' versions).
+//
+// Thread-safety: add() REQUIRES external synchronization (the store's write mutex); iterators
+// may run concurrently with add() and with each other, without locks (a skiplist in the style
+// of LevelDB's, whose nodes are published with release stores).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "engine/storage/arena.h"
+
+namespace cassette::storage {
+
+using TableId = uint64_t;
+using SequenceNumber = uint64_t;
+
+class Memtable {
+ private:
+  struct Node;
+
+ public:
+  Memtable();
+  ~Memtable();
+  Memtable(const Memtable&) = delete;
+  Memtable& operator=(const Memtable&) = delete;
+
+  void add(SequenceNumber seq, TableId table, std::string_view key, std::string_view value);
+  size_t memory_usage() const { return arena_.memory_usage(); }
+  bool empty() const { return entries_.load(std::memory_order_acquire) == 0; }
+  uint64_t entry_count() const { return entries_.load(std::memory_order_acquire); }
+  // Smallest write timestamp of anything added (purge decisions), tracked by the store.
+  std::atomic<int64_t> min_timestamp{INT64_MAX};
+
+  // Iterates one table's entries visible at `snapshot`, in key order; entries with equal keys
+  // come newest first. Keys are returned without the table prefix.
+  class Iterator {
+   public:
+    Iterator(const Memtable* mem, TableId table, SequenceNumber snapshot);
+    bool valid() const;
+    void seek(std::string_view key);           // first entry with key >= `key`
+    void seek_for_prev(std::string_view key);  // last entry with key <= `key`
+    void seek_to_first();
+    void seek_to_last();
+    void next();
+    void prev();
+    std::string_view key() const;    // REQUIRES: valid()
+    std::string_view value() const;  // REQUIRES: valid()
+
+   private:
+    void skip_invisible_forward();
+    void skip_invisible_backward();
+    bool in_table() const;
+    const Memtable* mem_;
+    std::string table_prefix_;
+    SequenceNumber snapshot_;
+    const Node* node_ = nullptr;
+    std::string scratch_;
+  };
+
+  // Iterates every entry of every table (for flushing): table, key, seq, value.
+  class RawIterator {
+   public:
+    explicit RawIterator(const Memtable* mem);
+    bool valid() const { return node_ != nullptr; }
+    void next();
+    TableId table() const;
+    std::string_view key() const;
+    SequenceNumber seq() const;
+    std::string_view value() const;
+
+   private:
+    const Node* node_;
+  };
+
+ private:
+  static constexpr int kMaxHeight = 12;
+
+  Node* new_node(std::string_view full_key, SequenceNumber seq, std::string_view value, int height);
+  int random_height();
+  // Orders by key bytes, then by sequence number descending.
+  static int compare(const Node* n, std::string_view key, SequenceNumber seq);
+  Node* find_greater_or_equal(std::string_view key, SequenceNumber seq, Node** prev) const;
+  Node* find_less_than(std::string_view key, SequenceNumber seq) const;
+  Node* find_last() const;
+
+  Arena arena_;
+  Node* head_;
+  std::atomic<int> max_height_{1};
+  std::atomic<uint64_t> entries_{0};
+  uint32_t rnd_ = 0xdeadbeef;
+};
+
+}  // namespace cassette::storage

@@ -1,0 +1,208 @@
+#include "engine/storage/row_codec.h"
+
+#include <algorithm>
+
+#include "engine/util/coding.h"
+
+namespace cassette::storage {
+namespace {
+
+using coding::get_byte;
+using coding::get_length_prefixed;
+using coding::get_signed_varint64;
+using coding::get_varint64;
+using coding::put_length_prefixed;
+using coding::put_signed_varint64;
+using coding::put_varint64;
+
+enum RowFlags : uint8_t { kHasLiveness = 1, kExpiringLiveness = 2, kHasDeletion = 4 };
+
+void encode_deletion(const DeletionTime& d, std::string* out) {
+  put_signed_varint64(out, d.marked_for_delete_at);
+  put_signed_varint64(out, d.local_deletion_time);
+}
+
+bool decode_deletion(std::string_view* in, DeletionTime* d) {
+  return get_signed_varint64(in, &d->marked_for_delete_at) &&
+         get_signed_varint64(in, &d->local_deletion_time);
+}
+
+void encode_cell(const Cell& c, bool with_path, std::string* out) {
+  out->push_back(static_cast<char>(c.flags));
+  put_signed_varint64(out, c.timestamp);
+  if (c.is_expiring()) put_varint64(out, static_cast<uint64_t>(c.ttl));
+  if (c.is_expiring() || c.is_tombstone()) put_signed_varint64(out, c.local_deletion_time);
+  if (with_path) put_length_prefixed(out, c.path);
+  if (!c.is_tombstone()) put_length_prefixed(out, c.value);
+}
+
+bool decode_cell(std::string_view* in, bool with_path, Cell* c) {
+  if (!get_byte(in, &c->flags) || c->flags > 7) return false;
+  if (!get_signed_varint64(in, &c->timestamp)) return false;
+  uint64_t ttl = 0;
+  if (c->is_expiring() && !get_varint64(in, &ttl)) return false;
+  c->ttl = static_cast<int64_t>(ttl);
+  c->local_deletion_time = kNoDeletionTime;
+  if ((c->is_expiring() || c->is_tombstone()) && !get_signed_varint64(in, &c->local_deletion_time)) {
+    return false;
+  }
+  std::string_view bytes;
+  c->path.clear();
+  if (with_path) {
+    if (!get_length_prefixed(in, &bytes)) return false;
+    c->path.assign(bytes);
+  }
+  c->value.clear();
+  if (!c->is_tombstone()) {
+    if (!get_length_prefixed(in, &bytes)) return false;
+    c->value.assign(bytes);
+  }
+  return true;
+}
+
+}  // namespace
+
+void encode_row(const Row& row, std::string* out) {
+  uint8_t flags = 0;
+  if (!row.liveness.is_empty()) flags |= kHasLiveness;
+  if (row.liveness.is_expiring()) flags |= kExpiringLiveness;
+  if (!row.deletion.is_live()) flags |= kHasDeletion;
+  out->push_back(static_cast<char>(flags));
+  if (flags & kHasLiveness) {
+    put_signed_varint64(out, row.liveness.timestamp);
+    if (flags & kExpiringLiveness) {
+      put_varint64(out, static_cast<uint64_t>(row.liveness.ttl));
+      put_signed_varint64(out, row.liveness.local_expiration_time);
+    }
+  }
+  if (flags & kHasDeletion) encode_deletion(row.deletion, out);
+  put_varint64(out, row.columns.size());
+  for (const ColumnData& col : row.columns) {
+    put_varint64(out, col.id);
+    out->push_back(col.complex ? 1 : 0);
+    if (!col.complex) {
+      encode_cell(col.cell, false, out);
+      continue;
+    }
+    encode_deletion(col.complex_deletion, out);
+    put_varint64(out, col.cells.size());
+    for (const Cell& c : col.cells) encode_cell(c, true, out);
+  }
+}
+
+bool decode_row(std::string_view in, Row* row) {
+  *row = Row{};
+  uint8_t flags;
+  if (!get_byte(&in, &flags) || flags > 7) return false;
+  if (flags & kHasLiveness) {
+    if (!get_signed_varint64(&in, &row->liveness.timestamp)) return false;
+    if (flags & kExpiringLiveness) {
+      uint64_t ttl;
+      if (!get_varint64(&in, &ttl) || !get_signed_varint64(&in, &row->liveness.local_expiration_time)) {
+        return false;
+      }
+      row->liveness.ttl = static_cast<int64_t>(ttl);
+    }
+  }
+  if ((flags & kHasDeletion) && !decode_deletion(&in, &row->deletion)) return false;
+  uint64_t ncolumns;
+  if (!get_varint64(&in, &ncolumns) || ncolumns > in.size()) return false;
+  row->columns.resize(ncolumns);
+  for (ColumnData& col : row->columns) {
+    uint64_t id;
+    uint8_t complex;
+    if (!get_varint64(&in, &id) || id > UINT32_MAX || !get_byte(&in, &complex) || complex > 1) {
+      return false;
+    }
+    col.id = static_cast<ColumnId>(id);
+    col.complex = complex == 1;
+    if (!col.complex) {
+      if (!decode_cell(&in, false, &col.cell)) return false;
+      continue;
+    }
+    uint64_t ncells;
+    if (!decode_deletion(&in, &col.complex_deletion) || !get_varint64(&in, &ncells) ||
+        ncells > in.size()) {
+      return false;
+    }
+    col.cells.resize(ncells);
+    for (Cell& c : col.cells) {
+      if (!decode_cell(&in, true, &c)) return false;
+    }
+  }
+  return in.empty();
+}
+
+void encode_header(const PartitionHeader& header, std::string* out) {
+  encode_deletion(header.deletion, out);
+  put_varint64(out, header.range_tombstones.size());
+  for (const RangeTombstone& rt : header.range_tombstones) {
+    put_length_prefixed(out, rt.start);
+    put_length_prefixed(out, rt.end);
+    encode_deletion(rt.deletion, out);
+  }
+}
+
+bool decode_header(std::string_view in, PartitionHeader* header) {
+  *header = PartitionHeader{};
+  uint64_t n;
+  if (!decode_deletion(&in, &header->deletion) || !get_varint64(&in, &n) || n > in.size()) {
+    return false;
+  }
+  header->range_tombstones.resize(n);
+  for (RangeTombstone& rt : header->range_tombstones) {
+    std::string_view start, end;
+    if (!get_length_prefixed(&in, &start) || !get_length_prefixed(&in, &end) ||
+        !decode_deletion(&in, &rt.deletion)) {
+      return false;
+    }
+    rt.start.assign(start);
+    rt.end.assign(end);
+  }
+  return in.empty();
+}
+
+void RowTimes::add_timestamp(int64_t ts) {
+  if (ts == kNoTimestamp) return;
+  min_timestamp = std::min(min_timestamp, ts);
+  max_timestamp = std::max(max_timestamp, ts);
+}
+
+namespace {
+void add_deletion(const DeletionTime& d, RowTimes* t) {
+  if (d.is_live()) return;
+  t->add_timestamp(d.marked_for_delete_at);
+  t->max_local_deletion_time = std::max(t->max_local_deletion_time, d.local_deletion_time);
+  ++t->tombstones;
+}
+void add_cell(const Cell& c, RowTimes* t) {
+  t->add_timestamp(c.timestamp);
+  if (c.is_tombstone() || c.is_expiring()) {
+    t->max_local_deletion_time = std::max(t->max_local_deletion_time, c.local_deletion_time);
+  }
+  if (c.is_tombstone()) ++t->tombstones;
+}
+}  // namespace
+
+void collect_row_times(const Row& row, RowTimes* t) {
+  t->add_timestamp(row.liveness.timestamp);
+  if (row.liveness.is_expiring()) {
+    t->max_local_deletion_time = std::max(t->max_local_deletion_time, row.liveness.local_expiration_time);
+  }
+  add_deletion(row.deletion, t);
+  for (const ColumnData& col : row.columns) {
+    if (!col.complex) {
+      add_cell(col.cell, t);
+      continue;
+    }
+    add_deletion(col.complex_deletion, t);
+    for (const Cell& c : col.cells) add_cell(c, t);
+  }
+}
+
+void collect_header_times(const PartitionHeader& header, RowTimes* t) {
+  add_deletion(header.deletion, t);
+  for (const RangeTombstone& rt : header.range_tombstones) add_deletion(rt.deletion, t);
+}
+
+}  // namespace cassette::storage

@@ -1,0 +1,230 @@
+// Reconciliation, rule by rule, as DESIGN §2 and Cassandra's Cells.reconcile /
+// LivenessInfo.supersedes / DeletionTime.supersedes define it. Every rule is checked in both
+// argument orders, because merging must not depend on which source came first.
+#include <doctest/doctest.h>
+
+#include "engine/storage/row.h"
+#include "engine/storage/row_codec.h"
+
+using namespace cassette::storage;
+
+namespace {
+constexpr int64_t kNow = 1'700'000'000;  // seconds
+
+Cell both_ways(const Cell& a, const Cell& b) {
+  Cell ab = reconcile_cells(a, b);
+  Cell ba = reconcile_cells(b, a);
+  REQUIRE(ab == ba);
+  return ab;
+}
+}  // namespace
+
+TEST_CASE("higher timestamp wins, whatever the kinds") {
+  CHECK(both_ways(Cell::live(10, "old"), Cell::live(11, "new")).value == "new");
+  CHECK(both_ways(Cell::live(10, "zzz"), Cell::live(11, "aaa")).value == "aaa");
+  CHECK(both_ways(Cell::tombstone(10, kNow), Cell::live(11, "v")).value == "v");
+  CHECK(both_ways(Cell::tombstone(12, kNow), Cell::live(11, "v")).is_tombstone());
+  CHECK(both_ways(Cell::expiring(10, 60, kNow, "e"), Cell::live(11, "v")).value == "v");
+  CHECK(both_ways(Cell::expiring(12, 60, kNow, "e"), Cell::live(11, "v")).value == "e");
+}
+
+TEST_CASE("equal timestamps: a tombstone beats a live cell") {
+  Cell w = both_ways(Cell::tombstone(10, kNow), Cell::live(10, "v"));
+  CHECK(w.is_tombstone());
+}
+
+TEST_CASE("equal timestamps: an expiring cell beats a non-expiring one, even with a smaller value") {
+  Cell w = both_ways(Cell::expiring(10, 60, kNow, "a"), Cell::live(10, "z"));
+  CHECK(w.is_expiring());
+  CHECK(w.value == "a");
+}
+
+TEST_CASE("equal timestamps: a tombstone beats an expiring cell") {
+  CHECK(both_ways(Cell::tombstone(10, kNow - 100), Cell::expiring(10, 60, kNow, "e")).is_tombstone());
+}
+
+TEST_CASE("equal timestamps: of two expiring cells the later expiry wins") {
+  Cell w = both_ways(Cell::expiring(10, 60, kNow, "z"), Cell::expiring(10, 120, kNow, "a"));
+  CHECK(w.value == "a");
+  CHECK(w.ttl == 120);
+}
+
+TEST_CASE("equal timestamps: of two tombstones the later deletion time wins") {
+  Cell w = both_ways(Cell::tombstone(10, kNow), Cell::tombstone(10, kNow + 5));
+  CHECK(w.local_deletion_time == kNow + 5);
+}
+
+TEST_CASE("equal timestamps and kinds: the larger value (unsigned bytes) wins") {
+  CHECK(both_ways(Cell::live(10, "abc"), Cell::live(10, "abd")).value == "abd");
+  CHECK(both_ways(Cell::live(10, "ab"), Cell::live(10, "abc")).value == "abc");
+  CHECK(both_ways(Cell::live(10, std::string("\x01", 1)), Cell::live(10, std::string("\xff", 1))).value ==
+        std::string("\xff", 1));
+  // Equal expiries too: value decides.
+  CHECK(both_ways(Cell::expiring(10, 60, kNow, "b"), Cell::expiring(10, 60, kNow, "c")).value == "c");
+}
+
+TEST_CASE("counter deltas are summed and keep the highest timestamp") {
+  Cell w = both_ways(Cell::counter(10, 5), Cell::counter(3, -2));
+  CHECK(w.is_counter());
+  CHECK(w.counter_value() == 3);
+  CHECK(w.timestamp == 10);
+  Cell w3 = reconcile_cells(w, Cell::counter(20, 100));
+  CHECK(w3.counter_value() == 103);
+}
+
+TEST_CASE("a counter tombstone wins whatever its timestamp") {
+  CHECK(both_ways(Cell::tombstone(1, kNow), Cell::counter(50, 5)).is_tombstone());
+}
+
+TEST_CASE("liveness markers: timestamp, then expiring beats non-expiring, then later expiry") {
+  LivenessInfo plain{10, 0, kNoDeletionTime};
+  LivenessInfo newer{11, 0, kNoDeletionTime};
+  LivenessInfo expiring{10, 60, kNow + 60};
+  LivenessInfo expiring_later{10, 90, kNow + 90};
+  CHECK(newer.supersedes(plain));
+  CHECK_FALSE(plain.supersedes(newer));
+  CHECK(newer.supersedes(expiring));
+  CHECK(expiring.supersedes(plain));
+  CHECK_FALSE(plain.supersedes(expiring));
+  CHECK(expiring_later.supersedes(expiring));
+  CHECK_FALSE(expiring.supersedes(expiring_later));
+  CHECK_FALSE(plain.supersedes(plain));
+}
+
+TEST_CASE("deletions: higher timestamp wins, then later local deletion time") {
+  DeletionTime a{10, kNow};
+  DeletionTime b{11, kNow - 50};
+  DeletionTime c{10, kNow + 1};
+  CHECK(b.supersedes(a));
+  CHECK(c.supersedes(a));
+  CHECK_FALSE(a.supersedes(c));
+  CHECK(max_deletion(a, b) == b);
+  CHECK(max_deletion(b, a) == b);
+}
+
+TEST_CASE("a deletion shadows data at or before its timestamp, not after") {
+  Row row;
+  row.liveness = {10, 0, kNoDeletionTime};
+  row.columns.push_back({1, false, Cell::live(9, "old"), {}, {}});
+  row.columns.push_back({2, false, Cell::live(10, "equal"), {}, {}});
+  row.columns.push_back({3, false, Cell::live(11, "new"), {}, {}});
+  Row read = row;
+  REQUIRE(purge_for_read(read, DeletionTime{10, kNow}, kNow));
+  CHECK(read.liveness.is_empty());
+  REQUIRE(read.columns.size() == 1);
+  CHECK(read.columns[0].id == 3);
+  CHECK(read.columns[0].cell.value == "new");
+
+  Row all_gone = row;
+  CHECK_FALSE(purge_for_read(all_gone, DeletionTime{11, kNow}, kNow));
+}
+
+TEST_CASE("collection deletion shadows older elements only") {
+  Row row;
+  ColumnData set;
+  set.id = 4;
+  set.complex = true;
+  set.complex_deletion = {20, kNow};
+  set.cells = {Cell::live(19, "", "a"), Cell::live(21, "", "b")};
+  row.columns.push_back(set);
+  REQUIRE(purge_for_read(row, DeletionTime{}, kNow));
+  REQUIRE(row.columns[0].cells.size() == 1);
+  CHECK(row.columns[0].cells[0].path == "b");
+}
+
+TEST_CASE("rows reconcile column by column and element by element") {
+  Row a, b;
+  a.liveness = {5, 0, kNoDeletionTime};
+  a.columns.push_back({1, false, Cell::live(5, "a1"), {}, {}});
+  ColumnData m1{3, true, {}, {}, {Cell::live(5, "x", "k1"), Cell::live(5, "y", "k2")}};
+  a.columns.push_back(m1);
+  b.columns.push_back({1, false, Cell::live(6, "b1"), {}, {}});
+  b.columns.push_back({2, false, Cell::live(6, "b2"), {}, {}});
+  ColumnData m2{3, true, {}, DeletionTime{4, kNow}, {Cell::tombstone(7, kNow, "k2"), Cell::live(6, "z", "k3")}};
+  b.columns.push_back(m2);
+  Row ab = a;
+  reconcile_rows(ab, b);
+  Row ba = b;
+  reconcile_rows(ba, a);
+  CHECK(ab == ba);
+  CHECK(ab.liveness.timestamp == 5);
+  REQUIRE(ab.columns.size() == 3);
+  CHECK(ab.columns[0].cell.value == "b1");
+  CHECK(ab.columns[1].cell.value == "b2");
+  REQUIRE(ab.columns[2].cells.size() == 3);
+  CHECK(ab.columns[2].cells[0].value == "x");
+  CHECK(ab.columns[2].cells[1].is_tombstone());
+  CHECK(ab.columns[2].cells[2].value == "z");
+  CHECK(ab.columns[2].complex_deletion == DeletionTime{4, kNow});
+}
+
+TEST_CASE("expired cells read as absent and a row with an expired marker and no cells is gone") {
+  Row row;
+  row.liveness = {10, 60, kNow + 60};
+  row.columns.push_back({1, false, Cell::expiring(10, 60, kNow, "v"), {}, {}});
+  Row before = row;
+  CHECK(purge_for_read(before, DeletionTime{}, kNow + 59));
+  Row after = row;
+  CHECK_FALSE(purge_for_read(after, DeletionTime{}, kNow + 60));
+}
+
+TEST_CASE("compaction turns expired cells into tombstones and purges them after gc_grace") {
+  auto always = [](int64_t) { return true; };
+  auto never = [](int64_t) { return false; };
+  Row row;
+  row.columns.push_back({1, false, Cell::expiring(10, 60, kNow, "v"), {}, {}});
+  Row expired = row;
+  REQUIRE(purge_for_compaction(expired, DeletionTime{}, kNow + 60, /*gc_before=*/kNow - 1, always));
+  CHECK(expired.columns[0].cell.is_tombstone());
+  CHECK(expired.columns[0].cell.local_deletion_time == kNow);  // dated at its write
+  Row purged = row;
+  CHECK_FALSE(purge_for_compaction(purged, DeletionTime{}, kNow + 60, kNow + 1, always));
+  Row kept = row;
+  CHECK(purge_for_compaction(kept, DeletionTime{}, kNow + 60, kNow + 1, never));
+  CHECK(kept.columns[0].cell.is_tombstone());
+}
+
+TEST_CASE("range tombstones cover [start, end) and the partition deletion covers everything") {
+  PartitionHeader h;
+  h.deletion = {5, kNow};
+  h.range_tombstones.push_back({"b", "d", {9, kNow}});
+  CHECK(h.deletion_for("a") == DeletionTime{5, kNow});
+  CHECK(h.deletion_for("b") == DeletionTime{9, kNow});
+  CHECK(h.deletion_for("c\xff") == DeletionTime{9, kNow});
+  CHECK(h.deletion_for("d") == DeletionTime{5, kNow});
+  PartitionHeader other;
+  other.range_tombstones.push_back({"b", "d", {12, kNow}});
+  other.range_tombstones.push_back({"a", "b", {3, kNow}});
+  reconcile_headers(h, other);
+  REQUIRE(h.range_tombstones.size() == 2);
+  CHECK(h.range_tombstones[0].start == "a");
+  CHECK(h.range_tombstones[1].deletion.marked_for_delete_at == 12);
+}
+
+TEST_CASE("row and header encodings round-trip and reject garbage") {
+  Row row;
+  row.liveness = {123456789, 30, kNow + 30};
+  row.deletion = {100, kNow};
+  row.columns.push_back({1, false, Cell::live(-5, "value"), {}, {}});
+  row.columns.push_back({2, false, Cell::tombstone(7, kNow), {}, {}});
+  row.columns.push_back({9, false, Cell::counter(8, -42), {}, {}});
+  row.columns.push_back(
+      {70000, true, {}, DeletionTime{3, kNow}, {Cell::expiring(4, 10, kNow, "v", "p1"), Cell::live(4, "", "p2")}});
+  std::string bytes;
+  encode_row(row, &bytes);
+  Row back;
+  REQUIRE(decode_row(bytes, &back));
+  CHECK(back == row);
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    Row r;
+    CHECK_FALSE(decode_row(std::string_view(bytes).substr(0, cut), &r));
+  }
+  PartitionHeader h;
+  h.deletion = {1, 2};
+  h.range_tombstones.push_back({"a", "b", {3, 4}});
+  std::string hb;
+  encode_header(h, &hb);
+  PartitionHeader hback;
+  REQUIRE(decode_header(hb, &hback));
+  CHECK(hback == h);
+}
