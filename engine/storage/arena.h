@@ -21,7 +21,7 @@ class Arena {
   size_t memory_usage() const { return memory_usage_.load(std::memory_order_relaxed); }
 
  private:
-  static constexpr size_t kBlockSize = 1 << 20;
+  static constexpr size_t kBlockSize = 64 << 10;  // small, so small budgets are measured well
   char* allocate_fallback(size_t bytes);
   char* allocate_new_block(size_t bytes);
 

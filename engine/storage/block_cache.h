@@ -1,0 +1,41 @@
+// BlockCache: uncompressed SSTable blocks shared by every reader of a store, bounded by a byte
+// budget (least recently used blocks go first). Keys are (file cache id, block offset); each
+// SSTableReader takes a fresh cache id so a removed file's blocks simply age out.
+//
+// Thread-safe (sharded, a mutex per shard).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace cassette::storage {
+
+class BlockCache {
+ public:
+  explicit BlockCache(size_t capacity_bytes);
+  ~BlockCache();
+  BlockCache(const BlockCache&) = delete;
+  BlockCache& operator=(const BlockCache&) = delete;
+
+  using Block = std::shared_ptr<const std::string>;  // the uncompressed block bytes
+
+  uint64_t new_id();
+  // nullptr when absent.
+  Block lookup(uint64_t id, uint64_t offset);
+  // Inserts (replacing) and returns the cached block. A block bigger than the capacity is returned
+  // uncached.
+  Block insert(uint64_t id, uint64_t offset, std::string block);
+  size_t usage() const;      // bytes held
+  size_t capacity() const;
+
+ private:
+  struct Shard;
+  static constexpr int kShards = 16;
+  std::unique_ptr<Shard[]> shards_;
+  size_t capacity_;
+  std::atomic<uint64_t> next_id_{1};
+};
+
+}  // namespace cassette::storage

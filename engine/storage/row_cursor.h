@@ -1,0 +1,107 @@
+// RowCursor: the read path's top layer. It merges the entries of every source of a table
+// (memtables and SSTables), reconciles the versions of each row, applies partition deletions,
+// range tombstones, row deletions and TTL expiry, and yields only what a reader sees: live rows in
+// (token, partition key, clustering) order, or its reverse.
+//
+// A cursor reads one partition (optionally a clustering slice of it) or every partition of a key
+// range (a token range scan). It is a stream: a LIMIT is the caller stopping early, so a slice
+// of 50 rows reads a few blocks whatever the partition's size.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/storage/entry_iterator.h"
+#include "engine/storage/row.h"
+
+namespace cassette::storage {
+
+// Which part of a table to read. Build with ReadSpec::partition() or ReadSpec::token_range().
+struct ReadSpec {
+  // One partition: its partition prefix (internal_key.h). Empty for a range scan.
+  std::string partition_prefix;
+  // A range scan: entry keys in [start_key, end_key); an empty end_key means "to the end".
+  std::string start_key;
+  std::string end_key;
+  // Clustering slice: encoded clustering keys in [clustering_start, clustering_end);
+  // an empty clustering_end means "to the last row".
+  std::string clustering_start;
+  std::string clustering_end;
+  bool reverse = false;
+  // Report a partition that has a live static row but no live rows as one row with an empty
+  // clustering (Cassandra returns it when the query does not restrict clustering columns).
+  bool emit_static_only = true;
+
+  bool single_partition() const { return !partition_prefix.empty(); }
+};
+
+// Token bounds of a range scan, as CQL's token(k) > a AND token(k) <= b say them.
+struct TokenRange {
+  std::optional<int64_t> start;  // none: from the smallest token
+  bool start_inclusive = false;
+  std::optional<int64_t> end;    // none: to the largest token
+  bool end_inclusive = true;
+  // Entry-key bounds [start_key, end_key); returns false when the range is empty.
+  bool to_key_bounds(std::string* start_key, std::string* end_key) const;
+};
+
+class RowCursor {
+ public:
+  // `sources` iterate the table's entries; `lookups` are a second iterator over the same sources
+  // (used to read partition headers and static rows without moving the main iterators).
+  RowCursor(ReadSpec spec, std::vector<std::unique_ptr<EntryIterator>> sources,
+            std::vector<std::unique_ptr<EntryIterator>> lookups, int64_t now_seconds);
+  ~RowCursor();
+
+  // Advances to the next live row. Returns false at the end or on error (see status()).
+  bool next();
+  // Skips the rest of the current partition; the next next() starts the following one.
+  void skip_partition();
+  Status status() const { return status_; }
+
+  // The current row's partition. REQUIRES: next() returned true.
+  int64_t token() const { return token_; }
+  const std::string& partition_key() const { return partition_key_; }
+  const std::string& partition_prefix() const { return current_prefix_; }
+  // The partition's live static row, or nullptr when it has none.
+  const Row* static_row() const { return static_live_ ? &static_row_ : nullptr; }
+  // True when this "row" stands for a partition with a static row and no live rows.
+  bool is_static_only() const { return static_only_; }
+  const std::string& clustering() const { return clustering_; }
+  const Row& row() const { return row_; }
+
+ private:
+  struct Group;
+  bool read_group(Group* group);
+  bool enter_partition(std::string_view prefix);
+  bool merge_lookup(std::string_view key, std::vector<std::string>* values);
+  bool in_bounds(std::string_view key) const;
+  void position_sources();
+  bool fail(Status status);
+
+  ReadSpec spec_;
+  std::vector<std::unique_ptr<EntryIterator>> sources_;
+  std::vector<std::unique_ptr<EntryIterator>> lookups_;
+  int64_t now_seconds_;
+  std::string lower_;  // entry-key bounds of the whole read: [lower_, upper_)
+  std::string upper_;
+  bool started_ = false;
+  bool done_ = false;
+  Status status_;
+
+  std::string current_prefix_;
+  bool emitted_in_partition_ = false;
+  int64_t token_ = 0;
+  std::string partition_key_;
+  PartitionHeader header_;
+  Row static_row_;
+  bool static_live_ = false;
+  bool static_only_ = false;
+  std::string clustering_;
+  Row row_;
+  std::unique_ptr<Group> held_;  // a row group read past a partition boundary, not yet used
+};
+
+}  // namespace cassette::storage

@@ -1,0 +1,295 @@
+#include "engine/storage/store.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+
+#include <filesystem>
+
+#include "engine/storage/commit_record.h"
+#include "engine/storage/internal_key.h"
+#include "engine/storage/memtable_iterator.h"
+#include "engine/storage/store_state.h"
+#include "engine/types/murmur3.h"
+
+namespace cassette::storage {
+namespace {
+
+// One Store per directory per process: open() hands out the live one.
+std::mutex registry_mutex;
+std::map<std::string, std::weak_ptr<Store>>& registry() {
+  static auto* stores = new std::map<std::string, std::weak_ptr<Store>>();
+  return *stores;
+}
+
+Result<std::string> make_private_directory() {
+  std::string pattern = (std::filesystem::temp_directory_path() / "cassette-memory-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) return file::errno_status("cannot create", pattern);
+  return pattern;
+}
+
+}  // namespace
+
+const std::vector<std::shared_ptr<TableFile>>& Version::files(TableId table) const {
+  static const std::vector<std::shared_ptr<TableFile>> kNone;
+  auto it = tables.find(table);
+  return it == tables.end() ? kNone : it->second;
+}
+
+Store::Private::Private(std::string p, const StoreOptions& o, const Clock* c)
+    : path(std::move(p)),
+      options(o),
+      clock(c),
+      log_dir(file::join(path, "log")),
+      data_dir(file::join(path, "data")),
+      cache(o.block_cache_bytes),
+      mem(std::make_shared<Memtable>()),
+      version(std::make_shared<Version>()) {}
+
+Store::Store(std::string path, const StoreOptions& options)
+    : path_(std::move(path)),
+      options_(options),
+      clock_(options.clock != nullptr ? options.clock : SystemClock::instance()) {
+  p_ = std::make_unique<Private>(path_, options_, clock_);
+}
+
+Result<std::shared_ptr<Store>> Store::open(const std::string& path, const StoreOptions& options) {
+  bool in_memory = path == ":memory:";
+  std::string dir = path;
+  if (in_memory) {
+    CASSETTE_ASSIGN_OR_RETURN(dir, make_private_directory());
+  } else {
+    CASSETTE_RETURN_IF_ERROR(file::create_directories(path));
+    std::error_code ec;
+    dir = std::filesystem::canonical(path, ec).string();
+    if (ec) return Status::io_error(fmt::format("cannot resolve {}: {}", path, ec.message()));
+  }
+  std::lock_guard guard(registry_mutex);
+  if (!in_memory) {
+    if (auto existing = registry()[dir].lock()) return existing;
+  }
+  std::shared_ptr<Store> store(new Store(dir, options));
+  store->p_->in_memory = in_memory;
+  Status s = store->p_->recover();
+  if (!s.is_ok()) return s;  // ~Store: not registered yet, so it leaves the registry alone
+  if (!in_memory) {
+    registry()[dir] = store;
+    store->p_->registered = true;
+  }
+  return store;
+}
+
+Store::~Store() {
+  {
+    std::lock_guard guard(p_->background_mutex);
+    p_->stopping = true;
+  }
+  p_->background_cv.notify_all();
+  if (p_->background.joinable()) p_->background.join();
+  {
+    std::lock_guard guard(p_->state_mutex);
+    p_->log_writer.reset();  // syncs what the group commit has not yet
+  }
+  bool in_memory = p_->in_memory;
+  bool registered = p_->registered;
+  p_.reset();
+  if (in_memory) {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  } else if (registered) {
+    std::lock_guard guard(registry_mutex);
+    auto it = registry().find(path_);
+    if (it != registry().end() && it->second.expired()) registry().erase(it);
+  }
+}
+
+void Store::set_table_options(TableId table, const TableOptions& options) {
+  std::lock_guard guard(p_->options_mutex);
+  p_->table_options[table] = options;
+}
+
+TableOptions Store::Private::options_for(TableId table) {
+  std::lock_guard guard(options_mutex);
+  auto it = table_options.find(table);
+  return it == table_options.end() ? TableOptions{} : it->second;
+}
+
+// ---- writing ---------------------------------------------------------------------------------
+
+Status Store::Private::lock_store() { return store_lock->lock(options.busy_timeout); }
+
+Status Store::Private::ensure_log_writer_locked() {
+  if (log_writer != nullptr && log_writer->end() == log_end) return Status::ok();
+  log_writer.reset();
+  CASSETTE_ASSIGN_OR_RETURN(log_writer, CommitLogWriter::open(log_dir, log_end, options.sync,
+                                                              options.commit_log_segment_bytes));
+  log_end = log_writer->end();  // an empty log starts at its first segment's first record
+  return Status::ok();
+}
+
+// Tells other processes that the log or the manifest changed. REQUIRES: the store lock and a
+// caught-up state, so the counter cannot have moved since we last saw it.
+uint64_t Store::Private::publish_change_locked() {
+  uint64_t value = change_counter->bump();
+  seen_counter.store(value, std::memory_order_release);
+  return value;
+}
+
+namespace {
+Status validate_batch(const WriteBatch& batch) {
+  for (const PartitionUpdate& u : batch.updates()) {
+    CASSETTE_RETURN_IF_ERROR(validate_partition_key(u.partition_key));
+  }
+  return Status::ok();
+}
+}  // namespace
+
+Result<int64_t> Store::apply(WriteBatch& batch) {
+  Private& p = *p_;
+  CASSETTE_RETURN_IF_ERROR(validate_batch(batch));
+  CASSETTE_RETURN_IF_ERROR(p.wait_for_memtable_room());
+  int64_t timestamp;
+  {
+    std::lock_guard writer(p.writer_mutex);
+    CASSETTE_RETURN_IF_ERROR(p.lock_store());
+    struct Unlock {
+      StoreLock& lock;
+      ~Unlock() { lock.unlock(); }
+    } unlock{*p.store_lock};
+    std::lock_guard state(p.state_mutex);
+    if (p.change_counter->load() != p.seen_counter.load() || !p.log_tail_is_ours_locked()) {
+      CASSETTE_RETURN_IF_ERROR(p.catch_up_locked());
+    }
+    CASSETTE_RETURN_IF_ERROR(p.ensure_log_writer_locked());
+
+    timestamp = std::max(clock_->now_micros(), p.last_timestamp + 1);
+    batch.assign_timestamp(timestamp);  // validated above: encoding cannot fail now
+    CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode_transaction(batch, timestamp));
+    Result<LogPosition> end = p.log_writer->append(tx.payload);
+    if (!end.is_ok()) {
+      // The record may be partly on disk: the next writer reopens the log at log_end, cutting it.
+      p.log_writer.reset();
+      return end.status();
+    }
+    CASSETTE_RETURN_IF_ERROR(p.apply_record_locked(tx.payload, p.log_dir));
+    p.log_end = *end;
+    p.publish_change_locked();
+  }
+  p.after_write();
+  return timestamp;
+}
+
+// ---- reading ---------------------------------------------------------------------------------
+
+Result<std::shared_ptr<const Snapshot>> Store::snapshot() {
+  CASSETTE_RETURN_IF_ERROR(p_->catch_up_if_changed());
+  auto snap = std::make_shared<Snapshot>();
+  {
+    std::lock_guard view(p_->view_mutex);
+    snap->seq = p_->visible_seq.load(std::memory_order_acquire);
+    snap->memtable = p_->mem;
+    snap->flushing = p_->imm;
+    snap->version = p_->version;
+  }
+  snap->now_seconds = clock_->now_seconds();
+  return std::shared_ptr<const Snapshot>(std::move(snap));
+}
+
+ReadSpec Store::partition_spec(std::string_view partition_key) {
+  ReadSpec spec;
+  spec.partition_prefix = partition_prefix(types::murmur3_token(partition_key), partition_key);
+  return spec;
+}
+
+ReadSpec Store::range_spec(const TokenRange& range) {
+  ReadSpec spec;
+  if (!range.to_key_bounds(&spec.start_key, &spec.end_key)) {
+    // An empty range: bounds that no key satisfies.
+    spec.start_key = std::string(1, '\xff');
+    spec.end_key = std::string(1, '\xff');
+  }
+  return spec;
+}
+
+namespace {
+// Whether an SSTable can hold anything a read wants: its key range and, for one partition, its
+// bloom filter.
+bool file_may_match(const TableFile& file, const ReadSpec& spec) {
+  const SSTableStats& stats = file.reader->stats();
+  if (spec.single_partition()) {
+    std::string_view prefix = spec.partition_prefix;
+    if (std::string_view(stats.last_key).substr(0, prefix.size()) < prefix) return false;
+    if (std::string_view(stats.first_key).substr(0, prefix.size()) > prefix) return false;
+    return file.reader->may_contain_partition(prefix);
+  }
+  if (!spec.end_key.empty() && stats.first_key >= spec.end_key) return false;
+  return stats.last_key >= spec.start_key;
+}
+}  // namespace
+
+std::unique_ptr<RowCursor> Store::read(const Snapshot& snap, TableId table, ReadSpec spec) const {
+  std::vector<std::unique_ptr<EntryIterator>> sources;
+  std::vector<std::unique_ptr<EntryIterator>> lookups;
+  auto add_memtable = [&](const std::shared_ptr<Memtable>& mem) {
+    if (mem == nullptr || mem->empty()) return;
+    sources.push_back(new_memtable_iterator(mem, table, snap.seq));
+    lookups.push_back(new_memtable_iterator(mem, table, snap.seq));
+  };
+  add_memtable(snap.memtable);
+  add_memtable(snap.flushing);
+  for (const auto& file : snap.version->files(table)) {
+    if (!file_may_match(*file, spec)) continue;
+    sources.push_back(file->reader->new_iterator());
+    lookups.push_back(file->reader->new_iterator());
+  }
+  return std::make_unique<RowCursor>(std::move(spec), std::move(sources), std::move(lookups),
+                                     snap.now_seconds);
+}
+
+// ---- maintenance -------------------------------------------------------------------------------
+
+Status Store::flush() { return p_->flush_all(); }
+
+Status Store::compact(TableId table) { return p_->compact_table(table); }
+
+Status Store::truncate(TableId table) { return p_->truncate_table(table); }
+
+Status Store::wait_for_background_work() {
+  std::unique_lock lock(p_->background_mutex);
+  p_->background_cv.wait(lock, [&] {
+    std::lock_guard view(p_->view_mutex);
+    return p_->stopping || !p_->background.joinable() ||
+           (!p_->background_busy && p_->imm == nullptr && !p_->compaction_wanted) ||
+           !p_->background_error.is_ok();
+  });
+  return p_->background_error;
+}
+
+StoreStats Store::stats() const {
+  StoreStats s;
+  std::shared_ptr<const Version> version;
+  {
+    std::lock_guard view(p_->view_mutex);
+    s.memtable_bytes = p_->mem->memory_usage() + (p_->imm ? p_->imm->memory_usage() : 0);
+    version = p_->version;
+  }
+  s.block_cache_bytes = p_->cache.usage();
+  for (const auto& [table, files] : version->tables) {
+    for (const auto& f : files) {
+      ++s.sstable_count;
+      s.sstable_bytes += f->meta.size;
+    }
+  }
+  auto segments = list_commit_log_segments(p_->log_dir);
+  if (segments.is_ok()) {
+    for (uint64_t seg : *segments) {
+      std::error_code ec;
+      auto size = std::filesystem::file_size(file::join(p_->log_dir, commit_log_segment_name(seg)), ec);
+      if (!ec) s.commit_log_bytes += size;
+    }
+  }
+  s.flushes = p_->flushes.load();
+  s.compactions = p_->compactions.load();
+  return s;
+}
+
+}  // namespace cassette::storage

@@ -1,0 +1,144 @@
+// Store: the storage engine's front door (DESIGN §2–§4). One directory holds a shared commit log,
+// a manifest and per-table SSTables; `:memory:` gives a private store that vanishes on close.
+//
+//   auto store = Store::open("/data/app.cassette", {}).value();
+//   WriteBatch batch;
+//   batch.partition(table, key).rows.push_back({clustering, row});
+//   store->apply(batch);                          // atomic and durable (per the sync mode)
+//   auto snap = store->snapshot().value();        // sees every commit made before it
+//   auto cursor = store->read(*snap, table, store->partition_spec(key));
+//   while (cursor->next()) { ... cursor->row() ... }
+//
+// Concurrency: a Store is shared by every connection of a process (open() returns the same
+// object for the same directory) and is thread-safe. Writers are serialized, within the process
+// by a mutex and across processes by the store lock; a reader works on a snapshot and never
+// blocks a writer. Each snapshot first catches up with what other processes committed.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/storage/clock.h"
+#include "engine/storage/commit_log.h"
+#include "engine/storage/manifest.h"
+#include "engine/storage/memtable.h"
+#include "engine/storage/row_cursor.h"
+#include "engine/storage/store_lock.h"
+#include "engine/storage/write_batch.h"
+
+namespace cassette::storage {
+
+class BlockCache;
+class SSTableReader;
+
+struct StoreOptions {
+  SyncMode sync = SyncMode::kFull;
+  size_t memtable_budget_bytes = 64 << 20;
+  size_t block_cache_bytes = 64 << 20;
+  const Clock* clock = nullptr;  // nullptr: the system clock
+  std::chrono::milliseconds busy_timeout{5000};
+  // Flush and compact in background threads; false runs them inline, one bounded step at a
+  // time, in the writer (for hosts that want no threads, such as a PostgreSQL backend).
+  bool background_threads = true;
+  uint64_t commit_log_segment_bytes = 32 << 20;
+  size_t compaction_min_threshold = 4;   // size-tiered: files of similar size merged at 4...
+  size_t compaction_max_threshold = 32;  // ...and at most 32 at once
+};
+
+struct TableOptions {
+  int compression_level = 3;  // zstd level; 0 stores blocks uncompressed
+  int64_t gc_grace_seconds = 864000;
+  size_t block_size = 32 << 10;
+};
+
+// One live SSTable of a table, with what the read path and compaction need to know about it.
+struct TableFile {
+  ManifestFile meta;
+  std::shared_ptr<SSTableReader> reader;
+  int64_t min_timestamp = 0;
+  int64_t max_timestamp = 0;
+  int64_t max_local_deletion_time = 0;
+  uint64_t tombstones = 0;
+};
+
+// The SSTables live at one moment: immutable, shared by the snapshots that use it.
+struct Version {
+  std::map<TableId, std::vector<std::shared_ptr<TableFile>>> tables;
+  const std::vector<std::shared_ptr<TableFile>>& files(TableId table) const;
+};
+
+// What one reader sees: the memtables and SSTables of a moment, and the sequence number that
+// hides writes made after it.
+struct Snapshot {
+  SequenceNumber seq = 0;
+  std::shared_ptr<Memtable> memtable;
+  std::shared_ptr<Memtable> flushing;  // the memtable being flushed, if any
+  std::shared_ptr<const Version> version;
+  int64_t now_seconds = 0;
+};
+
+struct StoreStats {
+  size_t memtable_bytes = 0;
+  size_t block_cache_bytes = 0;
+  size_t sstable_count = 0;
+  uint64_t sstable_bytes = 0;
+  uint64_t commit_log_bytes = 0;
+  uint64_t flushes = 0;
+  uint64_t compactions = 0;
+};
+
+class Store {
+ public:
+  // Opens (creating it when missing) the store in `path`, or returns the store this process
+  // already has open there. ":memory:" makes a new private store each time.
+  static Result<std::shared_ptr<Store>> open(const std::string& path, const StoreOptions& options = {});
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::string& path() const { return path_; }
+  const Clock& clock() const { return *clock_; }
+  void set_table_options(TableId table, const TableOptions& options);
+
+  // Applies the batch atomically: one commit-log record, visible all at once. Replaces
+  // kAutoTimestamp in the batch with the store's next timestamp and returns it.
+  Result<int64_t> apply(WriteBatch& batch);
+
+  // A consistent view for reading, after catching up with other processes' commits.
+  Result<std::shared_ptr<const Snapshot>> snapshot();
+  // Specs for read(): one partition (a serialized partition key), or a token range.
+  static ReadSpec partition_spec(std::string_view partition_key);
+  static ReadSpec range_spec(const TokenRange& range);
+  std::unique_ptr<RowCursor> read(const Snapshot& snapshot, TableId table, ReadSpec spec) const;
+
+  // Writes the memtable to SSTables now (and waits for it).
+  Status flush();
+  // Merges all of a table's SSTables into one, dropping what is shadowed, expired past
+  // gc_grace_seconds, or deleted.
+  Status compact(TableId table);
+  // Removes all of a table's data (TRUNCATE / DROP TABLE).
+  Status truncate(TableId table);
+  // Waits until background flushes and compactions have nothing left to do.
+  Status wait_for_background_work();
+  StoreStats stats() const;
+
+ private:
+  struct Private;  // store_state.h
+  friend struct StoreInternals;
+  Store(std::string path, const StoreOptions& options);
+
+  std::string path_;
+  StoreOptions options_;
+  const Clock* clock_;
+  std::unique_ptr<Private> p_;
+};
+
+}  // namespace cassette::storage

@@ -1,0 +1,196 @@
+// Following the manifest and the commit log. Recovery on open is the first catch-up: load the
+// manifest's SSTables, replay the log from the position the manifest covers. Every later
+// catch-up does the same incrementally: a new manifest swaps the SSTable set (and rebuilds the
+// memtable if another process flushed), new log records go into the memtable.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <charconv>
+
+#include "engine/storage/commit_record.h"
+#include "engine/storage/store_state.h"
+
+namespace cassette::storage {
+namespace {
+
+constexpr int kCatchUpAttempts = 16;
+
+std::string manifest_path(const std::string& store_dir) { return file::join(store_dir, "MANIFEST"); }
+
+// "tmp-<pid>-<n>.sst": a flush or compaction output of process <pid>, not yet installed.
+bool is_dead_process_temp_file(const std::string& name) {
+  if (name.rfind("tmp-", 0) != 0) return false;
+  int pid = 0;
+  auto [ptr, ec] = std::from_chars(name.data() + 4, name.data() + name.size(), pid);
+  if (ec != std::errc() || pid <= 0) return true;
+  return ::kill(pid, 0) != 0 && errno == ESRCH;
+}
+
+}  // namespace
+
+Status Store::Private::recover() {
+  CASSETTE_RETURN_IF_ERROR(file::create_directories(log_dir));
+  CASSETTE_RETURN_IF_ERROR(file::create_directories(data_dir));
+  CASSETTE_ASSIGN_OR_RETURN(StoreLock lock, StoreLock::open(path));
+  store_lock.emplace(std::move(lock));
+  CASSETTE_ASSIGN_OR_RETURN(ChangeCounter counter, ChangeCounter::open(path));
+  change_counter.emplace(std::move(counter));
+  {
+    std::lock_guard state(state_mutex);
+    CASSETTE_RETURN_IF_ERROR(catch_up_locked());
+  }
+  // When no other process is writing, tidy up after a crash: cut a torn log tail and remove files
+  // that never made it into the manifest. A busy store is left to its lock holder.
+  if (store_lock->lock(std::chrono::milliseconds(0)).is_ok()) {
+    std::lock_guard state(state_mutex);
+    Status s = catch_up_locked();
+    if (s.is_ok()) s = ensure_log_writer_locked();
+    if (s.is_ok()) s = remove_orphan_files_locked();
+    store_lock->unlock();
+    CASSETTE_RETURN_IF_ERROR(s);
+  }
+  if (options.background_threads) background = std::thread([this] { background_loop(); });
+  return Status::ok();
+}
+
+Status Store::Private::catch_up_if_changed() {
+  if (change_counter->load() == seen_counter.load(std::memory_order_acquire)) return Status::ok();
+  std::lock_guard state(state_mutex);
+  if (change_counter->load() == seen_counter.load(std::memory_order_acquire)) return Status::ok();
+  return catch_up_locked();
+}
+
+Status Store::Private::catch_up_locked() {
+  Status s;
+  for (int attempt = 0; attempt < kCatchUpAttempts; ++attempt) {
+    uint64_t counter = change_counter->load();
+    s = catch_up_once_locked();
+    if (s.is_ok()) {
+      seen_counter.store(counter, std::memory_order_release);
+      return s;
+    }
+    // A log segment removed under us: another process flushed. Its manifest says where to go on.
+    if (!s.is_not_found()) return s;
+  }
+  return s;
+}
+
+Status Store::Private::catch_up_once_locked() {
+  std::string mpath = manifest_path(path);
+  if (file::exists(mpath)) {
+    CASSETTE_ASSIGN_OR_RETURN(Manifest next, read_manifest(mpath));
+    if (!have_manifest_file || next.generation != manifest.generation) {
+      CASSETTE_RETURN_IF_ERROR(load_manifest_locked(next, LoadAction::kCatchUp));
+    }
+  }
+  return replay_log_locked();
+}
+
+Result<std::shared_ptr<TableFile>> Store::Private::open_table_file(const ManifestFile& meta) {
+  auto it = open_files.find(meta.file_id);
+  if (it != open_files.end()) return it->second;
+  std::string file_path = file::join(data_dir, sstable_file_name(meta.table, meta.file_id));
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<SSTableReader> reader, SSTableReader::open(file_path, &cache));
+  auto tf = std::make_shared<TableFile>();
+  tf->meta = meta;
+  tf->reader = std::move(reader);
+  const SSTableStats& stats = tf->reader->stats();
+  tf->min_timestamp = stats.min_timestamp;
+  tf->max_timestamp = stats.max_timestamp;
+  tf->max_local_deletion_time = stats.max_local_deletion_time;
+  tf->tombstones = stats.tombstones;
+  return tf;
+}
+
+Status Store::Private::load_manifest_locked(const Manifest& next, LoadAction action) {
+  auto version = std::make_shared<Version>();
+  std::map<uint64_t, std::shared_ptr<TableFile>> files;
+  for (const ManifestFile& meta : next.files) {
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<TableFile> tf, open_table_file(meta));
+    version->tables[meta.table].push_back(tf);
+    files[meta.file_id] = std::move(tf);
+  }
+  LogPosition coverage_start = imm != nullptr ? imm_start : mem_start;
+  bool rebuild = action == LoadAction::kFlushedAll ||
+                 (action == LoadAction::kCatchUp && next.covered != coverage_start);
+  {
+    std::lock_guard view(view_mutex);
+    this->version = std::move(version);
+    if (action == LoadAction::kFlushedImm || rebuild) imm = nullptr;
+    // Another process flushed what our memtables hold: start over from what it covers, so no
+    // record is both in an SSTable and in a memtable (counter deltas would count twice).
+    if (rebuild) mem = std::make_shared<Memtable>();
+  }
+  if (rebuild) {
+    mem_start = next.covered;
+    if (action == LoadAction::kCatchUp) log_end = next.covered;
+  } else if (action == LoadAction::kFlushedImm) {
+    imm_start = mem_start;
+  }
+  open_files = std::move(files);
+  last_timestamp = std::max(last_timestamp, next.last_timestamp);
+  manifest = next;
+  have_manifest_file = true;
+  return Status::ok();
+}
+
+Status Store::Private::replay_log_locked() {
+  LogPosition valid_end;
+  Status s = read_commit_log(
+      log_dir, log_end,
+      [&](LogPosition, LogPosition end, std::string_view payload) {
+        CASSETTE_RETURN_IF_ERROR(apply_record_locked(payload, log_dir));
+        log_end = end;
+        return Status::ok();
+      },
+      &valid_end);
+  CASSETTE_RETURN_IF_ERROR(s);
+  if (log_end < valid_end) log_end = valid_end;
+  return Status::ok();
+}
+
+Status Store::Private::apply_record_locked(std::string_view payload, const std::string& where) {
+  DecodedTransaction tx;
+  if (!decode_transaction(payload, &tx)) {
+    return Status::corruption(fmt::format("commit log {}: malformed transaction record", where));
+  }
+  SequenceNumber seq = ++last_seq;
+  for (const TransactionEntry& e : tx.entries) mem->add(seq, e.table, e.key, e.value);
+  if (tx.min_timestamp < mem->min_timestamp.load(std::memory_order_relaxed)) {
+    mem->min_timestamp.store(tx.min_timestamp, std::memory_order_relaxed);
+  }
+  last_timestamp = std::max(last_timestamp, tx.assigned_timestamp);
+  visible_seq.store(seq, std::memory_order_release);
+  return Status::ok();
+}
+
+// True when nothing was appended to the log since we last read it: the current segment ends at
+// log_end and no later segment exists. A writer that died between appending and bumping the
+// change counter leaves a record this finds, so the next writer replays it instead of writing
+// over it.
+bool Store::Private::log_tail_is_ours_locked() const {
+  if (log_writer == nullptr || log_writer->end() != log_end) return false;
+  struct stat st;
+  std::string segment = file::join(log_dir, commit_log_segment_name(log_end.segment));
+  if (::stat(segment.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_size) != log_end.offset) {
+    return false;
+  }
+  std::string next = file::join(log_dir, commit_log_segment_name(log_end.segment + 1));
+  return ::access(next.c_str(), F_OK) != 0;
+}
+
+Status Store::Private::remove_orphan_files_locked() {
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> names, file::list_directory(data_dir));
+  std::set<std::string> live;
+  for (const ManifestFile& f : manifest.files) live.insert(sstable_file_name(f.table, f.file_id));
+  for (const std::string& name : names) {
+    bool orphan = name.ends_with(".sst") && name.rfind("tmp-", 0) != 0 && !live.contains(name);
+    if (orphan || is_dead_process_temp_file(name)) {
+      CASSETTE_RETURN_IF_ERROR(file::remove_file(file::join(data_dir, name)));
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace cassette::storage

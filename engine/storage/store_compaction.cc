@@ -1,0 +1,273 @@
+// Size-tiered compaction (Cassandra's default strategy): SSTables of similar size are merged once
+// there are compaction_min_threshold of them, at most compaction_max_threshold at a time. The
+// merge reconciles every version of each entry, applies partition deletions and range
+// tombstones to the rows they shadow, turns expired cells into tombstones, and drops tombstones
+// older than gc_grace_seconds when no file outside the merge (and no memtable) could still hold
+// data they shadow.
+#include <algorithm>
+
+#include "engine/storage/internal_key.h"
+#include "engine/storage/row_codec.h"
+#include "engine/storage/sstable_writer.h"
+#include "engine/storage/store_state.h"
+
+namespace cassette::storage {
+namespace {
+
+constexpr uint64_t kSmallFileBytes = 50ull << 20;  // Cassandra's min_sstable_size: one bucket
+constexpr double kBucketLow = 0.5;
+constexpr double kBucketHigh = 1.5;
+
+// Everything a merge needs to decide whether a tombstone may go.
+struct PurgeContext {
+  int64_t now_seconds;
+  int64_t gc_before;
+  std::vector<std::shared_ptr<TableFile>> others;  // the table's files outside the merge
+  std::vector<std::shared_ptr<Memtable>> memtables;
+
+  // Whether a tombstone of partition `prefix` written at `timestamp` shadows nothing outside.
+  bool may_purge(std::string_view prefix, int64_t timestamp) const {
+    for (const auto& m : memtables) {
+      if (m != nullptr && !m->empty() && m->min_timestamp.load() <= timestamp) return false;
+    }
+    for (const auto& f : others) {
+      if (f->min_timestamp <= timestamp && f->reader->may_contain_partition(prefix)) return false;
+    }
+    return true;
+  }
+};
+
+bool purgeable(const DeletionTime& d, const PurgeContext& ctx, std::string_view prefix) {
+  return !d.is_live() && d.local_deletion_time < ctx.gc_before &&
+         ctx.may_purge(prefix, d.marked_for_delete_at);
+}
+
+// Drops the purgeable parts of a partition header; returns false when nothing is left.
+bool purge_header(PartitionHeader& header, const PurgeContext& ctx, std::string_view prefix) {
+  if (purgeable(header.deletion, ctx, prefix)) header.deletion = DeletionTime{};
+  std::erase_if(header.range_tombstones, [&](const RangeTombstone& rt) {
+    return !header.deletion.is_live() && !rt.deletion.supersedes(header.deletion)
+               ? true  // shadowed by the partition deletion
+               : purgeable(rt.deletion, ctx, prefix);
+  });
+  return !header.is_empty();
+}
+
+// Merges the sorted entry streams of the inputs, one entry key at a time.
+class EntryMerger {
+ public:
+  explicit EntryMerger(std::vector<std::unique_ptr<EntryIterator>> inputs) : inputs_(std::move(inputs)) {
+    for (auto& it : inputs_) it->seek({});
+  }
+  // Gathers the next key's values; false at the end or on error (see status()).
+  bool next(std::string* key, std::vector<std::string>* values) {
+    const EntryIterator* least = nullptr;
+    for (auto& it : inputs_) {
+      if (!it->valid()) {
+        if (!it->status().is_ok()) status_ = it->status();
+        continue;
+      }
+      if (least == nullptr || it->key() < least->key()) least = it.get();
+    }
+    if (!status_.is_ok() || least == nullptr) return false;
+    key->assign(least->key());
+    values->clear();
+    for (auto& it : inputs_) {
+      if (it->valid() && it->key() == std::string_view(*key)) {
+        values->emplace_back(it->value());
+        it->next();
+      }
+    }
+    return true;
+  }
+  const Status& status() const { return status_; }
+
+ private:
+  std::vector<std::unique_ptr<EntryIterator>> inputs_;
+  Status status_;
+};
+
+}  // namespace
+
+std::vector<std::shared_ptr<TableFile>> Store::Private::pick_size_tiered(const Version& version,
+                                                                         TableId* table) {
+  std::vector<std::shared_ptr<TableFile>> best;
+  for (const auto& [id, files] : version.tables) {
+    std::vector<std::shared_ptr<TableFile>> candidates;
+    for (const auto& f : files) {
+      if (!compacting.contains(f->meta.file_id)) candidates.push_back(f);
+    }
+    std::sort(candidates.begin(), candidates.end(),
+              [](const auto& a, const auto& b) { return a->meta.size < b->meta.size; });
+    std::vector<std::shared_ptr<TableFile>> bucket;
+    double average = 0;
+    auto consider = [&] {
+      if (bucket.size() >= options.compaction_min_threshold && bucket.size() > best.size()) {
+        best.assign(bucket.begin(),
+                    bucket.begin() + std::min(bucket.size(), options.compaction_max_threshold));
+        *table = id;
+      }
+    };
+    for (const auto& f : candidates) {
+      double size = static_cast<double>(f->meta.size);
+      bool fits = !bucket.empty() && ((size >= average * kBucketLow && size <= average * kBucketHigh) ||
+                                      (f->meta.size < kSmallFileBytes && average < kSmallFileBytes));
+      if (!fits) {
+        consider();
+        bucket.clear();
+        average = 0;
+      }
+      bucket.push_back(f);
+      average += (size - average) / static_cast<double>(bucket.size());
+    }
+    consider();
+  }
+  return best;
+}
+
+Status Store::Private::run_one_compaction(bool* did_work) {
+  TableId table = 0;
+  std::vector<std::shared_ptr<TableFile>> inputs;
+  {
+    std::lock_guard state(state_mutex);
+    inputs = pick_size_tiered(*version, &table);
+    for (const auto& f : inputs) compacting.insert(f->meta.file_id);
+  }
+  *did_work = !inputs.empty();
+  if (inputs.empty()) return Status::ok();
+  return compact_files(table, inputs);
+}
+
+Status Store::Private::compact_table(TableId table) {
+  CASSETTE_RETURN_IF_ERROR(catch_up_if_changed());
+  std::vector<std::shared_ptr<TableFile>> inputs;
+  {
+    std::lock_guard state(state_mutex);
+    for (const auto& f : version->files(table)) {
+      if (compacting.contains(f->meta.file_id)) return Status::busy("a compaction of this table is running");
+      inputs.push_back(f);
+    }
+    for (const auto& f : inputs) compacting.insert(f->meta.file_id);
+  }
+  if (inputs.empty()) return Status::ok();
+  return compact_files(table, inputs);
+}
+
+Status Store::Private::compact_files(TableId table, const std::vector<std::shared_ptr<TableFile>>& inputs) {
+  struct Release {
+    Private* p;
+    const std::vector<std::shared_ptr<TableFile>>& inputs;
+    ~Release() {
+      std::lock_guard state(p->state_mutex);
+      for (const auto& f : inputs) p->compacting.erase(f->meta.file_id);
+    }
+  } release{this, inputs};
+
+  TableOptions topts = options_for(table);
+  PurgeContext ctx;
+  ctx.now_seconds = clock->now_seconds();
+  ctx.gc_before = ctx.now_seconds - topts.gc_grace_seconds;
+  {
+    std::lock_guard view(view_mutex);
+    ctx.memtables = {mem, imm};
+    for (const auto& f : version->files(table)) {
+      if (std::none_of(inputs.begin(), inputs.end(), [&](const auto& in) { return in == f; })) {
+        ctx.others.push_back(f);
+      }
+    }
+  }
+
+  std::vector<std::unique_ptr<EntryIterator>> iterators;
+  for (const auto& f : inputs) iterators.push_back(f->reader->new_iterator());
+  EntryMerger merger(std::move(iterators));
+
+  CASSETTE_ASSIGN_OR_RETURN(PendingFile output, new_pending_file(table));
+  SSTableWriterOptions wopts;
+  wopts.compression_level = topts.compression_level;
+  wopts.block_size = topts.block_size;
+  CASSETTE_ASSIGN_OR_RETURN(std::unique_ptr<SSTableWriter> writer,
+                            SSTableWriter::create(output.temp_path, wopts));
+
+  std::string key, value, prefix;
+  std::vector<std::string> values;
+  PartitionHeader header;  // the partition's deletions as merged, before purging
+  auto corrupt = [&](std::string_view what) {
+    return Status::corruption(fmt::format("compaction of table {}: malformed {} in an input file", table, what));
+  };
+  while (merger.next(&key, &values)) {
+    size_t prefix_length = partition_prefix_length(key);
+    if (prefix_length == 0 || prefix_length >= key.size()) return corrupt("entry key");
+    std::string_view key_prefix = std::string_view(key).substr(0, prefix_length);
+    if (key_prefix != prefix) {
+      prefix.assign(key_prefix);
+      header = PartitionHeader{};
+    }
+    auto kind = static_cast<EntryKind>(key[prefix_length]);
+    value.clear();
+    if (kind == EntryKind::kPartitionHeader) {
+      for (const std::string& v : values) {
+        PartitionHeader h;
+        if (!decode_header(v, &h)) return corrupt("partition header");
+        reconcile_headers(header, h);
+      }
+      PartitionHeader kept = header;
+      if (!purge_header(kept, ctx, prefix)) continue;
+      encode_header(kept, &value);
+    } else {
+      Row merged;
+      for (const std::string& v : values) {
+        Row r;
+        if (!decode_row(v, &r)) return corrupt("row");
+        reconcile_rows(merged, r);
+      }
+      DeletionTime outer = kind == EntryKind::kRow
+                               ? header.deletion_for(std::string_view(key).substr(prefix_length + 1))
+                               : header.deletion;
+      auto may_purge = [&](int64_t ts) { return ctx.may_purge(prefix, ts); };
+      if (!purge_for_compaction(merged, outer, ctx.now_seconds, ctx.gc_before, may_purge)) continue;
+      encode_row(merged, &value);
+    }
+    CASSETTE_RETURN_IF_ERROR(writer->add(key, value));
+  }
+  CASSETTE_RETURN_IF_ERROR(merger.status());
+
+  std::vector<PendingFile> outputs;
+  if (writer->entries() > 0) {
+    CASSETTE_ASSIGN_OR_RETURN(output.meta.size, writer->finish());
+    outputs.push_back(output);
+  }
+  writer.reset();  // removes an unfinished (empty) file
+
+  std::lock_guard writer_lock(writer_mutex);
+  CASSETTE_RETURN_IF_ERROR(lock_store());
+  struct Unlock {
+    StoreLock& lock;
+    ~Unlock() { lock.unlock(); }
+  } unlock{*store_lock};
+  std::lock_guard state(state_mutex);
+  Status s = catch_up_locked();
+  auto live = [&](const std::shared_ptr<TableFile>& f) {
+    return std::any_of(manifest.files.begin(), manifest.files.end(),
+                       [&](const ManifestFile& m) { return m == f->meta; });
+  };
+  if (!s.is_ok() || !std::all_of(inputs.begin(), inputs.end(), live)) {
+    // Another process compacted or truncated these files first.
+    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+    return s;
+  }
+  Manifest next = manifest;
+  ++next.generation;
+  std::erase_if(next.files, [&](const ManifestFile& m) {
+    return std::any_of(inputs.begin(), inputs.end(), [&](const auto& f) { return f->meta == m; });
+  });
+  for (const PendingFile& f : outputs) next.files.push_back(f.meta);
+  if (Status st = install_locked(next, outputs, LoadAction::kCatchUp); !st.is_ok()) {
+    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+    return st;
+  }
+  for (const auto& f : inputs) (void)file::remove_file(f->reader->path());
+  compactions.fetch_add(1);
+  return Status::ok();
+}
+
+}  // namespace cassette::storage

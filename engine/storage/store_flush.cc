@@ -1,0 +1,314 @@
+// Flush: the memtable becomes one SSTable per table. The files are written without any lock held,
+// then installed under the store lock only if the log range they cover is still unflushed (two
+// processes may flush the same records; the first install wins, the other discards its files).
+#include <unistd.h>
+
+#include <random>
+
+#include "engine/storage/internal_key.h"
+#include "engine/storage/row_codec.h"
+#include "engine/storage/sstable_writer.h"
+#include "engine/storage/store_state.h"
+
+namespace cassette::storage {
+namespace {
+
+std::string manifest_path(const std::string& store_dir) { return file::join(store_dir, "MANIFEST"); }
+
+uint64_t random_file_id() {
+  static std::mutex mutex;
+  static std::mt19937_64 rng{std::random_device{}() ^ static_cast<uint64_t>(::getpid())};
+  std::lock_guard guard(mutex);
+  return rng() >> 1;
+}
+
+// Reconciles the fragments of one entry key (newest first) into one value.
+Status merge_fragments(std::string_view key, const std::vector<std::string_view>& values,
+                       std::string* out) {
+  size_t prefix = partition_prefix_length(key);
+  if (prefix == 0 || prefix >= key.size()) return Status::corruption("malformed memtable key");
+  out->clear();
+  if (static_cast<EntryKind>(key[prefix]) == EntryKind::kPartitionHeader) {
+    PartitionHeader merged, h;
+    for (std::string_view v : values) {
+      if (!decode_header(v, &h)) return Status::corruption("malformed partition header in memtable");
+      reconcile_headers(merged, h);
+    }
+    encode_header(merged, out);
+    return Status::ok();
+  }
+  Row merged, r;
+  for (std::string_view v : values) {
+    if (!decode_row(v, &r)) return Status::corruption("malformed row in memtable");
+    reconcile_rows(merged, r);
+  }
+  encode_row(merged, out);
+  return Status::ok();
+}
+
+}  // namespace
+
+void Store::Private::swap_memtable_locked() {
+  {
+    std::lock_guard view(view_mutex);
+    imm = std::move(mem);
+    mem = std::make_shared<Memtable>();
+  }
+  imm_start = mem_start;
+  mem_start = log_end;
+}
+
+Result<PendingFile> Store::Private::new_pending_file(TableId table) {
+  PendingFile f;
+  f.meta.table = table;
+  do {
+    f.meta.file_id = random_file_id();
+  } while (file::exists(file::join(data_dir, sstable_file_name(table, f.meta.file_id))));
+  std::lock_guard guard(background_mutex);
+  f.temp_path = file::join(data_dir, fmt::format("tmp-{}-{}.sst", ::getpid(), ++temp_counter));
+  return f;
+}
+
+Result<std::vector<PendingFile>> Store::Private::write_memtable(const Memtable& source,
+                                                               std::optional<TableId> skip) {
+  std::vector<PendingFile> outputs;
+  std::unique_ptr<SSTableWriter> writer;
+  auto finish = [&]() -> Status {
+    if (writer == nullptr) return Status::ok();
+    CASSETTE_ASSIGN_OR_RETURN(outputs.back().meta.size, writer->finish());
+    writer.reset();
+    return Status::ok();
+  };
+  auto fail = [&](Status s) {
+    writer.reset();
+    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+    return s;
+  };
+
+  std::vector<std::string_view> fragments;
+  std::string merged;
+  Memtable::RawIterator it(&source);
+  while (it.valid()) {
+    TableId table = it.table();
+    std::string key(it.key());
+    fragments.clear();
+    for (; it.valid() && it.table() == table && it.key() == key; it.next()) {
+      fragments.push_back(it.value());
+    }
+    if (skip && table == *skip) continue;
+    if (writer == nullptr || outputs.back().meta.table != table) {
+      if (Status s = finish(); !s.is_ok()) return fail(s);
+      auto pending = new_pending_file(table);
+      if (!pending.is_ok()) return fail(pending.status());
+      outputs.push_back(*pending);
+      TableOptions topts = options_for(table);
+      SSTableWriterOptions wopts;
+      wopts.compression_level = topts.compression_level;
+      wopts.block_size = topts.block_size;
+      auto created = SSTableWriter::create(outputs.back().temp_path, wopts);
+      if (!created.is_ok()) return fail(created.status());
+      writer = std::move(*created);
+    }
+    std::string_view value = fragments.front();
+    if (fragments.size() > 1) {
+      if (Status s = merge_fragments(key, fragments, &merged); !s.is_ok()) return fail(s);
+      value = merged;
+    }
+    if (Status s = writer->add(key, value); !s.is_ok()) return fail(s);
+  }
+  if (Status s = finish(); !s.is_ok()) return fail(s);
+  return outputs;
+}
+
+// Renames the outputs into place and makes `next` the manifest. REQUIRES: writer_mutex, the
+// store lock and state_mutex, with the state caught up.
+Status Store::Private::install_locked(const Manifest& next, std::vector<PendingFile>& outputs,
+                                      LoadAction action) {
+  std::vector<std::string> installed;
+  auto undo = [&](Status s) {
+    for (const std::string& p : installed) (void)file::remove_file(p);
+    return s;
+  };
+  for (PendingFile& f : outputs) {
+    std::string final_path = file::join(data_dir, sstable_file_name(f.meta.table, f.meta.file_id));
+    if (Status s = file::rename_file(f.temp_path, final_path); !s.is_ok()) return undo(s);
+    installed.push_back(final_path);
+  }
+  if (Status s = file::sync_directory(data_dir); !s.is_ok()) return undo(s);
+  if (Status s = write_manifest(manifest_path(path), next); !s.is_ok()) return undo(s);
+  CASSETTE_RETURN_IF_ERROR(load_manifest_locked(next, action));
+  publish_change_locked();
+  return Status::ok();
+}
+
+Status Store::Private::flush_immutable() {
+  std::lock_guard flush(flush_mutex);
+  std::shared_ptr<Memtable> flushing;
+  LogPosition start, end;
+  {
+    std::lock_guard state(state_mutex);
+    if (imm == nullptr) return Status::ok();
+    flushing = imm;
+    start = imm_start;
+    end = mem_start;
+  }
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<PendingFile> outputs, write_memtable(*flushing, std::nullopt));
+  auto discard = [&] {
+    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+  };
+
+  std::lock_guard writer(writer_mutex);
+  if (Status s = lock_store(); !s.is_ok()) {
+    discard();
+    return s;
+  }
+  struct Unlock {
+    StoreLock& lock;
+    ~Unlock() { lock.unlock(); }
+  } unlock{*store_lock};
+  std::lock_guard state(state_mutex);
+  Status s = catch_up_locked();
+  if (s.is_ok() && (imm != flushing || manifest.covered != start)) {
+    discard();  // another process flushed these records first; catch-up rebuilt our memtable
+    return Status::ok();
+  }
+  Manifest next = manifest;
+  ++next.generation;
+  next.covered = end;
+  next.last_timestamp = last_timestamp;
+  for (const PendingFile& f : outputs) next.files.push_back(f.meta);
+  if (s.is_ok()) s = install_locked(next, outputs, LoadAction::kFlushedImm);
+  if (!s.is_ok()) {
+    discard();
+    return s;
+  }
+  flushes.fetch_add(1);
+  {
+    std::lock_guard guard(background_mutex);
+    compaction_wanted = true;
+  }
+  background_cv.notify_all();
+  return remove_commit_log_segments_before(log_dir, end);
+}
+
+Status Store::Private::flush_all() {
+  CASSETTE_RETURN_IF_ERROR(catch_up_if_changed());
+  while (true) {
+    CASSETTE_RETURN_IF_ERROR(flush_immutable());
+    std::lock_guard state(state_mutex);
+    if (imm != nullptr) continue;  // a background flush swapped again meanwhile
+    if (mem->empty()) return Status::ok();
+    swap_memtable_locked();
+    break;
+  }
+  return flush_immutable();
+}
+
+// TRUNCATE: under every lock, flush every memtable except the table's entries and install a
+// manifest without the table's files, covering the whole log.
+Status Store::Private::truncate_table(TableId table) {
+  std::lock_guard writer(writer_mutex);
+  std::lock_guard flush(flush_mutex);
+  CASSETTE_RETURN_IF_ERROR(lock_store());
+  struct Unlock {
+    StoreLock& lock;
+    ~Unlock() { lock.unlock(); }
+  } unlock{*store_lock};
+  std::lock_guard state(state_mutex);
+  CASSETTE_RETURN_IF_ERROR(catch_up_locked());
+  std::vector<PendingFile> outputs;
+  for (const auto& source : {imm, mem}) {
+    if (source == nullptr || source->empty()) continue;
+    auto written = write_memtable(*source, table);
+    if (!written.is_ok()) {
+      for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+      return written.status();
+    }
+    outputs.insert(outputs.end(), written->begin(), written->end());
+  }
+  Manifest next = manifest;
+  ++next.generation;
+  next.covered = log_end;
+  next.last_timestamp = last_timestamp;
+  std::vector<ManifestFile> dropped;
+  std::erase_if(next.files, [&](const ManifestFile& f) {
+    if (f.table != table) return false;
+    dropped.push_back(f);
+    return true;
+  });
+  for (const PendingFile& f : outputs) next.files.push_back(f.meta);
+  if (Status s = install_locked(next, outputs, LoadAction::kFlushedAll); !s.is_ok()) {
+    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+    return s;
+  }
+  for (const ManifestFile& f : dropped) {
+    (void)file::remove_file(file::join(data_dir, sstable_file_name(f.table, f.file_id)));
+  }
+  return remove_commit_log_segments_before(log_dir, log_end);
+}
+
+// ---- when to flush and compact -------------------------------------------------------------
+
+bool Store::Private::memtable_full() const {
+  std::lock_guard view(view_mutex);
+  return mem->memory_usage() >= options.memtable_budget_bytes / 2;
+}
+
+void Store::Private::after_write() {
+  if (!memtable_full()) return;
+  {
+    std::lock_guard state(state_mutex);
+    if (imm == nullptr && memtable_full()) swap_memtable_locked();
+  }
+  if (options.background_threads) {
+    background_cv.notify_all();
+    return;
+  }
+  // Inline mode: the writer does the work, one flush and at most one compaction per call.
+  Status s = flush_immutable();
+  bool did_work = false;
+  if (s.is_ok()) s = run_one_compaction(&did_work);
+  std::lock_guard guard(background_mutex);
+  background_error = s;
+}
+
+// Writers wait while both memtables are full (a flush is behind), so memory stays within budget.
+Status Store::Private::wait_for_memtable_room() {
+  if (!options.background_threads || !memtable_full()) return Status::ok();
+  std::unique_lock lock(background_mutex);
+  background_cv.wait(lock, [&] {
+    std::lock_guard view(view_mutex);
+    return stopping || imm == nullptr || !background_error.is_ok();
+  });
+  return background_error;
+}
+
+void Store::Private::background_loop() {
+  std::unique_lock lock(background_mutex);
+  while (!stopping) {
+    bool flush_pending;
+    {
+      std::lock_guard view(view_mutex);
+      flush_pending = imm != nullptr;
+    }
+    if (!flush_pending && !compaction_wanted) {
+      background_cv.wait_for(lock, std::chrono::milliseconds(100));
+      continue;
+    }
+    background_busy = true;
+    lock.unlock();
+    bool did_work = true;
+    Status s = flush_pending ? flush_immutable() : run_one_compaction(&did_work);
+    lock.lock();
+    background_busy = false;
+    if (!flush_pending && (!did_work || !s.is_ok())) compaction_wanted = false;
+    background_error = s;
+    background_cv.notify_all();
+    if (!s.is_ok() && flush_pending) {
+      // A failed flush (a full disk, a busy store) is retried; writers see the error meanwhile.
+      background_cv.wait_for(lock, std::chrono::milliseconds(200));
+    }
+  }
+}
+
+}  // namespace cassette::storage

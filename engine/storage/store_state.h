@@ -1,0 +1,147 @@
+// The inside of a Store: its state and the machinery that keeps it (internal to engine/storage).
+//
+// The files split the work:
+//   store.cc             open/close, the registry of open stores, apply(), snapshots and reads
+//   store_catch_up.cc    following the manifest and the commit log (recovery is the first catch-up)
+//   store_flush.cc       memtable -> SSTables, installing manifests, truncate, the background thread
+//   store_compaction.cc  size-tiered compaction with purging
+//
+// Locks, always taken in this order (any prefix of it):
+//   writer_mutex   one writing thread of this process at a time; held around the store lock
+//   flush_mutex    one flush at a time (a flush writes files without holding the others)
+//   StoreLock      the cross-process write lock (flock), held by whoever holds writer_mutex
+//   state_mutex    the state below: memtables, log position, manifest; catch-up runs under it
+//   view_mutex     the few pointers a snapshot copies (held for nanoseconds)
+//
+// Invariant (under state_mutex): the SSTables of `manifest` hold every record before
+// manifest.covered; `imm` (when set) holds the records [imm_start, mem_start) and `mem` the
+// records [mem_start, log_end); so a snapshot of (version, imm, mem) sees every record before
+// log_end exactly once, which matters for counters (deltas are summed).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include "engine/storage/block_cache.h"
+#include "engine/storage/commit_log.h"
+#include "engine/storage/manifest.h"
+#include "engine/storage/memtable.h"
+#include "engine/storage/sstable_reader.h"
+#include "engine/storage/store.h"
+#include "engine/storage/store_lock.h"
+
+namespace cassette::storage {
+
+// An SSTable written by a flush or compaction, not yet in the manifest.
+struct PendingFile {
+  ManifestFile meta;
+  std::string temp_path;
+};
+
+// What a new manifest means for the memtables (load_manifest_locked).
+enum class LoadAction {
+  kCatchUp,     // another process's change: rebuild the memtable if it flushed
+  kFlushedImm,  // our flush of `imm` was installed
+  kFlushedAll,  // our flush of every memtable was installed (truncate)
+};
+
+struct Store::Private {
+  Private(std::string path, const StoreOptions& options, const Clock* clock);
+
+  // ---- fixed at open ----
+  std::string path;
+  StoreOptions options;
+  const Clock* clock;
+  std::string log_dir;
+  std::string data_dir;
+  bool in_memory = false;
+  bool registered = false;  // in the registry of open stores (guarded by its mutex)
+  std::optional<StoreLock> store_lock;
+  std::optional<ChangeCounter> change_counter;
+  BlockCache cache;
+
+  std::mutex writer_mutex;
+  std::mutex flush_mutex;
+  std::mutex state_mutex;
+  mutable std::mutex view_mutex;
+
+  // ---- the view (pointers changed under state_mutex and view_mutex) ----
+  std::shared_ptr<Memtable> mem;
+  std::shared_ptr<Memtable> imm;
+  std::shared_ptr<const Version> version;
+  std::atomic<SequenceNumber> visible_seq{0};
+  std::atomic<uint64_t> seen_counter{~uint64_t{0}};
+
+  // ---- state (state_mutex) ----
+  SequenceNumber last_seq = 0;
+  Manifest manifest;
+  bool have_manifest_file = false;
+  LogPosition imm_start;
+  LogPosition mem_start;
+  LogPosition log_end;
+  int64_t last_timestamp = 0;
+  std::unique_ptr<CommitLogWriter> log_writer;  // positioned at log_end when set
+  std::map<uint64_t, std::shared_ptr<TableFile>> open_files;  // by file id
+  std::mutex options_mutex;  // guards table_options alone: read under any other lock
+  std::map<TableId, TableOptions> table_options;
+  std::set<uint64_t> compacting;  // file ids inputs of a running compaction
+
+  // ---- background work ----
+  std::mutex background_mutex;
+  std::condition_variable background_cv;
+  std::thread background;
+  bool stopping = false;
+  bool compaction_wanted = true;
+  bool background_busy = false;
+  Status background_error;
+  std::atomic<uint64_t> flushes{0};
+  std::atomic<uint64_t> compactions{0};
+  uint64_t temp_counter = 0;
+
+  // store_catch_up.cc
+  Status recover();
+  Status catch_up_if_changed();
+  Status catch_up_locked();  // REQUIRES: state_mutex
+  Status catch_up_once_locked();
+  Status load_manifest_locked(const Manifest& next, LoadAction action);
+  bool log_tail_is_ours_locked() const;
+  Status replay_log_locked();
+  Status apply_record_locked(std::string_view payload, const std::string& where);
+  Result<std::shared_ptr<TableFile>> open_table_file(const ManifestFile& meta);
+  Status remove_orphan_files_locked();
+
+  // store.cc
+  Status lock_store();
+  Status ensure_log_writer_locked();
+  uint64_t publish_change_locked();
+  TableOptions options_for(TableId table);
+  bool memtable_full() const;
+
+  // store_flush.cc
+  void swap_memtable_locked();
+  Status flush_immutable();
+  Status flush_all();
+  Result<std::vector<PendingFile>> write_memtable(const Memtable& mem, std::optional<TableId> skip);
+  Result<PendingFile> new_pending_file(TableId table);
+  Status install_locked(const Manifest& next, std::vector<PendingFile>& outputs, LoadAction action);
+  Status lock_for_install(std::unique_lock<std::mutex>* writer, std::unique_lock<std::mutex>* state);
+  Status truncate_table(TableId table);
+  void schedule_background_work();
+  void background_loop();
+  void after_write();  // flush/compact inline or wake the background thread
+  Status wait_for_memtable_room();
+
+  // store_compaction.cc
+  Status run_one_compaction(bool* did_work);
+  Status compact_table(TableId table);
+  std::vector<std::shared_ptr<TableFile>> pick_size_tiered(const Version& version, TableId* table);
+  Status compact_files(TableId table, const std::vector<std::shared_ptr<TableFile>>& inputs);
+};
+
+}  // namespace cassette::storage

@@ -1,0 +1,64 @@
+// Byte-comparable key encoding: turns clustering values into byte strings whose memcmp order is
+// Cassandra's comparator order, so every storage layer (memtable, SSTable index, merge) compares
+// clustering keys with memcmp and never needs the schema.
+//
+// A value comes in as its Cassandra serialized bytes (the native protocol's form) plus its
+// CqlType; its encoding ("component") decodes back to exactly those bytes. Properties:
+//  - Order: memcmp(encode(a), encode(b)) has the sign of Cassandra's compare(a, b) whenever that
+//    is non-zero. Values Cassandra calls equal but whose bytes differ (1.0 vs 1.00, NaNs with
+//    different payloads, a non-minimal varint, a tuple with trailing nulls vs without) get
+//    distinct encodings that sort next to each other, in a fixed tie-break order.
+//  - Prefix-free: no component is a proper prefix of another, so components concatenate into
+//    compound keys whose memcmp order is the lexicographic order of the columns, and the
+//    encoding of the first k columns is a byte prefix of every key starting with those values.
+//  - Descending columns are the bitwise inversion of the ascending component (order-reversing
+//    because components are prefix-free).
+//  - Empty values (zero serialized bytes) sort before every other value of the type (in ASC).
+//  - No component starts with 0x00 or 0xFF (ASC or DESC), so callers can build bounds: an
+//    encoded prefix P sorts before every key that extends it, and prefix_end_bound(P) = P + 0xFF
+//    sorts after every key that extends it (and before every key that is greater than P without
+//    extending it).
+//
+// The byte layout of each type is written down in byte_comparable.cc. Null is not a valid key
+// value (callers reject it first); nulls may only appear inside tuples and UDTs. Duration values
+// cannot be keys (Cassandra forbids them) and are rejected with InvalidArgument.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/types/cql_type.h"
+#include "engine/util/status.h"
+
+namespace cassette::types {
+
+// Appends the encoding of one value to *out. Returns InvalidArgument when `serialized` is not a
+// well-formed value of `type` (wrong fixed width, truncated collection, ...) or the type cannot
+// be a key (duration); *out is then left unspecified.
+Status encode_key_component(const CqlType& type, std::string_view serialized, bool descending,
+                            std::string* out);
+
+// Consumes one component from the front of *in and returns the serialized value it encodes.
+// Returns Corruption when *in does not start with a well-formed component of `type`.
+Result<std::string> decode_key_component(const CqlType& type, bool descending,
+                                         std::string_view* in);
+
+// Appends the clustering key for `values` to *out: the components of values[i] with types[i]
+// and descending[i], concatenated. values may be shorter than types (a clustering prefix).
+// REQUIRES: types.size() == descending.size() and values.size() <= types.size().
+Status encode_clustering(std::span<const CqlType> types, std::span<const bool> descending,
+                         std::span<const std::string> values, std::string* out);
+
+// The inverse of encode_clustering: the serialized values of the (possibly prefix) key `encoded`.
+// Returns Corruption when the bytes are not a sequence of at most types.size() components.
+Result<std::vector<std::string>> decode_clustering(std::span<const CqlType> types,
+                                                   std::span<const bool> descending,
+                                                   std::string_view encoded);
+
+// A key that sorts after every key that starts with `encoded_prefix` (and before every larger
+// key that does not): the prefix followed by 0xFF. The prefix itself is the matching lower bound.
+std::string prefix_end_bound(std::string_view encoded_prefix);
+
+}  // namespace cassette::types
