@@ -39,6 +39,8 @@ class Memtable {
   uint64_t entry_count() const { return entries_.load(std::memory_order_acquire); }
   // Smallest write timestamp of anything added (purge decisions), tracked by the store.
   std::atomic<int64_t> min_timestamp{INT64_MAX};
+  // Whether any partition header or static row was added: reads skip looking them up otherwise.
+  std::atomic<bool> has_partition_metadata{false};
 
   // Iterates one table's entries visible at `snapshot`, in key order; entries with equal keys
   // come newest first. Keys are returned without the table prefix.

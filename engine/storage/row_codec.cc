@@ -27,18 +27,29 @@ bool decode_deletion(std::string_view* in, DeletionTime* d) {
          get_signed_varint64(in, &d->local_deletion_time);
 }
 
-void encode_cell(const Cell& c, bool with_path, std::string* out) {
+// Cell timestamps are stored relative to the row's liveness timestamp (0 when it has none): an
+// INSERT writes them equal, so each costs one byte instead of eight. Wrapping arithmetic keeps
+// any pair of int64 values exact.
+int64_t relative(int64_t ts, int64_t base) {
+  return static_cast<int64_t>(static_cast<uint64_t>(ts) - static_cast<uint64_t>(base));
+}
+int64_t absolute(int64_t delta, int64_t base) {
+  return static_cast<int64_t>(static_cast<uint64_t>(delta) + static_cast<uint64_t>(base));
+}
+
+void encode_cell(const Cell& c, bool with_path, int64_t base, std::string* out) {
   out->push_back(static_cast<char>(c.flags));
-  put_signed_varint64(out, c.timestamp);
+  put_signed_varint64(out, relative(c.timestamp, base));
   if (c.is_expiring()) put_varint64(out, static_cast<uint64_t>(c.ttl));
   if (c.is_expiring() || c.is_tombstone()) put_signed_varint64(out, c.local_deletion_time);
   if (with_path) put_length_prefixed(out, c.path);
   if (!c.is_tombstone()) put_length_prefixed(out, c.value);
 }
 
-bool decode_cell(std::string_view* in, bool with_path, Cell* c) {
+bool decode_cell(std::string_view* in, bool with_path, int64_t base, Cell* c) {
   if (!get_byte(in, &c->flags) || c->flags > 7) return false;
   if (!get_signed_varint64(in, &c->timestamp)) return false;
+  c->timestamp = absolute(c->timestamp, base);
   uint64_t ttl = 0;
   if (c->is_expiring() && !get_varint64(in, &ttl)) return false;
   c->ttl = static_cast<int64_t>(ttl);
@@ -76,22 +87,26 @@ void encode_row(const Row& row, std::string* out) {
     }
   }
   if (flags & kHasDeletion) encode_deletion(row.deletion, out);
+  int64_t base = row.liveness.is_empty() ? 0 : row.liveness.timestamp;
   put_varint64(out, row.columns.size());
   for (const ColumnData& col : row.columns) {
     put_varint64(out, col.id);
     out->push_back(col.complex ? 1 : 0);
     if (!col.complex) {
-      encode_cell(col.cell, false, out);
+      encode_cell(col.cell, false, base, out);
       continue;
     }
     encode_deletion(col.complex_deletion, out);
     put_varint64(out, col.cells.size());
-    for (const Cell& c : col.cells) encode_cell(c, true, out);
+    for (const Cell& c : col.cells) encode_cell(c, true, base, out);
   }
 }
 
 bool decode_row(std::string_view in, Row* row) {
-  *row = Row{};
+  // Reset field by field, keeping the vectors' and strings' capacity: the read path decodes
+  // millions of rows into the same Row.
+  row->liveness = LivenessInfo{};
+  row->deletion = DeletionTime{};
   uint8_t flags;
   if (!get_byte(&in, &flags) || flags > 7) return false;
   if (flags & kHasLiveness) {
@@ -105,6 +120,7 @@ bool decode_row(std::string_view in, Row* row) {
     }
   }
   if ((flags & kHasDeletion) && !decode_deletion(&in, &row->deletion)) return false;
+  int64_t base = (flags & kHasLiveness) ? row->liveness.timestamp : 0;
   uint64_t ncolumns;
   if (!get_varint64(&in, &ncolumns) || ncolumns > in.size()) return false;
   row->columns.resize(ncolumns);
@@ -117,9 +133,12 @@ bool decode_row(std::string_view in, Row* row) {
     col.id = static_cast<ColumnId>(id);
     col.complex = complex == 1;
     if (!col.complex) {
-      if (!decode_cell(&in, false, &col.cell)) return false;
+      col.complex_deletion = DeletionTime{};
+      col.cells.clear();
+      if (!decode_cell(&in, false, base, &col.cell)) return false;
       continue;
     }
+    col.cell = Cell{};
     uint64_t ncells;
     if (!decode_deletion(&in, &col.complex_deletion) || !get_varint64(&in, &ncells) ||
         ncells > in.size()) {
@@ -127,7 +146,7 @@ bool decode_row(std::string_view in, Row* row) {
     }
     col.cells.resize(ncells);
     for (Cell& c : col.cells) {
-      if (!decode_cell(&in, true, &c)) return false;
+      if (!decode_cell(&in, true, base, &c)) return false;
     }
   }
   return in.empty();

@@ -34,9 +34,19 @@ bool TokenRange::to_key_bounds(std::string* start_key, std::string* end_key) con
 }
 
 // All versions of one entry key, gathered from every source.
+// The strings are reused from row to row (count says how many are current).
 struct RowCursor::Group {
   std::string key;
   std::vector<std::string> values;
+  size_t count = 0;
+  void add(std::string_view value) {
+    if (count < values.size()) {
+      values[count].assign(value);
+    } else {
+      values.emplace_back(value);
+    }
+    ++count;
+  }
 };
 
 RowCursor::RowCursor(ReadSpec spec, std::vector<std::unique_ptr<EntryIterator>> sources,
@@ -95,10 +105,10 @@ bool RowCursor::read_group(Group* group) {
   }
   if (best == nullptr || !in_bounds(best->key())) return false;
   group->key.assign(best->key());
-  group->values.clear();
+  group->count = 0;
   for (auto& s : sources_) {
     while (s->valid() && s->key() == std::string_view(group->key)) {
-      group->values.emplace_back(s->value());
+      group->add(s->value());
       spec_.reverse ? s->prev() : s->next();
     }
     if (!s->status().is_ok()) return fail(s->status());
@@ -154,11 +164,12 @@ bool RowCursor::next() {
     if (spec_.single_partition()) current_prefix_ = spec_.partition_prefix;
   }
   static_only_ = false;
-  Group group;
+  if (group_ == nullptr) group_ = std::make_unique<Group>();
+  Group& group = *group_;
   while (true) {
     bool have = false;
     if (held_) {
-      group = std::move(*held_);
+      std::swap(group, *held_);
       held_.reset();
       have = true;
     } else {
@@ -173,7 +184,10 @@ bool RowCursor::next() {
     if (partition_ends && !emitted_in_partition_ && static_live_ && spec_.emit_static_only) {
       // The partition had a static row and no live rows: report it once.
       emitted_in_partition_ = true;
-      if (have) held_ = std::make_unique<Group>(std::move(group));
+      if (have) {
+        held_ = std::make_unique<Group>();
+        std::swap(*held_, group);
+      }
       static_only_ = true;
       clustering_.clear();
       row_ = Row{};
@@ -194,11 +208,15 @@ bool RowCursor::next() {
         continue;
       }
     }
-    row_ = Row{};
-    for (const std::string& v : group.values) {
-      Row r;
-      if (!decode_row(v, &r)) return fail(Status::corruption("malformed row in table data"));
-      reconcile_rows(row_, r);
+    if (group.count == 1) {  // the common case: one version, decoded in place
+      if (!decode_row(group.values[0], &row_)) return fail(Status::corruption("malformed row in table data"));
+    } else {
+      row_ = Row{};
+      for (size_t i = 0; i < group.count; ++i) {
+        Row r;
+        if (!decode_row(group.values[i], &r)) return fail(Status::corruption("malformed row in table data"));
+        reconcile_rows(row_, r);
+      }
     }
     if (!purge_for_read(row_, header_.deletion_for(clustering), now_seconds_)) continue;
     clustering_.assign(clustering);

@@ -49,8 +49,8 @@ struct TokenRange {
 
 class RowCursor {
  public:
-  // `sources` iterate the table's entries; `lookups` are a second iterator over the same sources
-  // (used to read partition headers and static rows without moving the main iterators).
+  // `sources` iterate the table's entries; `lookups` are second iterators over those sources that
+  // may hold partition headers or static rows (read without moving the main iterators).
   RowCursor(ReadSpec spec, std::vector<std::unique_ptr<EntryIterator>> sources,
             std::vector<std::unique_ptr<EntryIterator>> lookups, int64_t now_seconds);
   ~RowCursor();
@@ -101,6 +101,7 @@ class RowCursor {
   bool static_only_ = false;
   std::string clustering_;
   Row row_;
+  std::unique_ptr<Group> group_;  // the row group being read, reused
   std::unique_ptr<Group> held_;  // a row group read past a partition boundary, not yet used
 };
 

@@ -10,7 +10,9 @@ namespace cassette::storage {
 struct SSTableStats {
   uint64_t entries = 0;
   uint64_t partitions = 0;
-  uint64_t rows = 0;                // clustering rows (not headers or static rows)
+  uint64_t rows = 0;                // clustering rows
+  uint64_t headers = 0;             // partition headers (partition deletions, range tombstones)
+  uint64_t static_rows = 0;
   uint64_t tombstones = 0;          // cell, row, range and partition tombstones
   int64_t min_timestamp = INT64_MAX;
   int64_t max_timestamp = INT64_MIN;

@@ -78,11 +78,12 @@ struct SSTableWriter::Impl {
       PartitionHeader header;
       ok = decode_header(value, &header);
       if (ok) collect_header_times(header, &times);
+      ++stats.headers;
     } else {
       Row row;
       ok = decode_row(value, &row);
       if (ok) collect_row_times(row, &times);
-      if (kind == EntryKind::kRow) ++stats.rows;
+      ++(kind == EntryKind::kRow ? stats.rows : stats.static_rows);
     }
     if (!ok) return Status::invalid_argument(fmt::format("sstable {}: malformed entry value", path));
     return Status::ok();

@@ -232,14 +232,18 @@ std::unique_ptr<RowCursor> Store::read(const Snapshot& snap, TableId table, Read
   auto add_memtable = [&](const std::shared_ptr<Memtable>& mem) {
     if (mem == nullptr || mem->empty()) return;
     sources.push_back(new_memtable_iterator(mem, table, snap.seq));
-    lookups.push_back(new_memtable_iterator(mem, table, snap.seq));
+    if (mem->has_partition_metadata.load(std::memory_order_acquire)) {
+      lookups.push_back(new_memtable_iterator(mem, table, snap.seq));
+    }
   };
   add_memtable(snap.memtable);
   add_memtable(snap.flushing);
   for (const auto& file : snap.version->files(table)) {
     if (!file_may_match(*file, spec)) continue;
     sources.push_back(file->reader->new_iterator());
-    lookups.push_back(file->reader->new_iterator());
+    // Only files holding partition headers or static rows need the second iterator.
+    const SSTableStats& stats = file->reader->stats();
+    if (stats.headers + stats.static_rows > 0) lookups.push_back(file->reader->new_iterator());
   }
   return std::make_unique<RowCursor>(std::move(spec), std::move(sources), std::move(lookups),
                                      snap.now_seconds);

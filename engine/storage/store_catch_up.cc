@@ -9,6 +9,7 @@
 #include <charconv>
 
 #include "engine/storage/commit_record.h"
+#include "engine/storage/internal_key.h"
 #include "engine/storage/store_state.h"
 
 namespace cassette::storage {
@@ -156,7 +157,12 @@ Status Store::Private::apply_record_locked(std::string_view payload, const std::
     return Status::corruption(fmt::format("commit log {}: malformed transaction record", where));
   }
   SequenceNumber seq = ++last_seq;
-  for (const TransactionEntry& e : tx.entries) mem->add(seq, e.table, e.key, e.value);
+  bool metadata = false;
+  for (const TransactionEntry& e : tx.entries) {
+    mem->add(seq, e.table, e.key, e.value);
+    metadata |= static_cast<EntryKind>(e.key[partition_prefix_length(e.key)]) != EntryKind::kRow;
+  }
+  if (metadata) mem->has_partition_metadata.store(true, std::memory_order_release);
   if (tx.min_timestamp < mem->min_timestamp.load(std::memory_order_relaxed)) {
     mem->min_timestamp.store(tx.min_timestamp, std::memory_order_relaxed);
   }

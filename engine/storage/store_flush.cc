@@ -172,6 +172,12 @@ Status Store::Private::flush_immutable() {
     discard();  // another process flushed these records first; catch-up rebuilt our memtable
     return Status::ok();
   }
+  if (s.is_ok() && log_writer != nullptr && log_writer->end() == log_end && log_end == end) {
+    // Nothing was written since the memtable was swapped: start a new log segment so that every
+    // older one can go now, instead of keeping up to a segment of records the SSTables hold.
+    s = log_writer->roll_segment();
+    if (s.is_ok()) end = mem_start = log_end = log_writer->end();
+  }
   Manifest next = manifest;
   ++next.generation;
   next.covered = end;
