@@ -12,6 +12,21 @@ namespace {
 constexpr uint8_t kRawBlock = 0;
 constexpr uint8_t kZstdBlock = 1;
 constexpr uint64_t kMaxBlockBytes = 256ull << 20;  // sanity bound on a decompressed block
+
+// zstd contexts are large (about a megabyte to compress at level 3): one per thread, reused,
+// instead of the fresh one ZSTD_compress/ZSTD_decompress would set up for every block.
+struct ZstdContexts {
+  ZSTD_CCtx* compress = ZSTD_createCCtx();
+  ZSTD_DCtx* decompress = ZSTD_createDCtx();
+  ~ZstdContexts() {
+    ZSTD_freeCCtx(compress);
+    ZSTD_freeDCtx(decompress);
+  }
+};
+ZstdContexts& zstd_contexts() {
+  thread_local ZstdContexts contexts;
+  return contexts;
+}
 }  // namespace
 
 void encode_block_handle(const BlockHandle& h, std::string* out) {
@@ -65,7 +80,8 @@ std::string frame_block(std::string_view block, int level) {
     coding::put_varint64(&out, block.size());
     size_t header = out.size();
     out.resize(header + ZSTD_compressBound(block.size()));
-    size_t n = ZSTD_compress(out.data() + header, out.size() - header, block.data(), block.size(), level);
+    size_t n = ZSTD_compressCCtx(zstd_contexts().compress, out.data() + header, out.size() - header,
+                                 block.data(), block.size(), level);
     if (!ZSTD_isError(n) && header + n < block.size()) {
       out.resize(header + n);
       type = kZstdBlock;
@@ -92,7 +108,8 @@ Result<std::string> unframe_block(std::string_view stored, const BlockHandle& ha
   uint64_t raw_size;
   if (!coding::get_varint64(&payload, &raw_size) || raw_size > kMaxBlockBytes) return corrupt("bad block length");
   std::string raw(raw_size, '\0');
-  size_t n = ZSTD_decompress(raw.data(), raw.size(), payload.data(), payload.size());
+  size_t n = ZSTD_decompressDCtx(zstd_contexts().decompress, raw.data(), raw.size(), payload.data(),
+                                 payload.size());
   if (ZSTD_isError(n) || n != raw_size) return corrupt("zstd decompression failed");
   return raw;
 }
