@@ -56,7 +56,7 @@ struct StoreOptions {
 struct TableOptions {
   int compression_level = 3;  // zstd level; 0 stores blocks uncompressed
   int64_t gc_grace_seconds = 864000;
-  size_t block_size = 16 << 10;
+  size_t block_size = 8 << 10;
 };
 
 // One live SSTable of a table, with what the read path and compaction need to know about it.
