@@ -3,76 +3,95 @@
 #include <list>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 namespace cassette::storage {
-
 namespace {
-constexpr size_t kEntryOverhead = 64;  // list node, map slot, control block
-struct Key {
+
+// What an entry costs beyond its bytes: the list node, the map slot, the shared_ptr's control
+// block and the string header, roughly.
+constexpr size_t kEntryOverhead = 96;
+
+struct CacheKey {
   uint64_t id;
   uint64_t offset;
-  bool operator==(const Key&) const = default;
+  bool operator==(const CacheKey&) const = default;
 };
-struct KeyHash {
-  size_t operator()(const Key& k) const { return std::hash<uint64_t>()(k.id * 0x9e3779b97f4a7c15ULL ^ k.offset); }
+
+uint64_t mix(uint64_t id, uint64_t offset) {
+  uint64_t h = id * 0x9e3779b97f4a7c15ULL ^ offset * 0xc2b2ae3d27d4eb4fULL;
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  return h ^ (h >> 32);
+}
+
+struct CacheKeyHash {
+  size_t operator()(const CacheKey& key) const { return mix(key.id, key.offset); }
 };
+
 }  // namespace
 
-// One shard: an LRU list (front = most recent) and a map into it.
+// One shard: an LRU list (front = most recently used) and a map into it.
 struct BlockCache::Shard {
+  using Lru = std::list<std::pair<CacheKey, Block>>;
+
   std::mutex mutex;
   size_t capacity = 0;
-  size_t usage = 0;
-  std::list<std::pair<Key, Block>> lru;
-  std::unordered_map<Key, std::list<std::pair<Key, Block>>::iterator, KeyHash> map;
+  size_t usage = 0;  // sum of the charges of the entries
+  Lru lru;
+  std::unordered_map<CacheKey, Lru::iterator, CacheKeyHash> map;
 
-  static size_t charge(const Block& b) { return b->size() + kEntryOverhead; }
-  void evict_to(size_t limit) {
-    while (usage > limit && !lru.empty()) {
-      usage -= charge(lru.back().second);
-      map.erase(lru.back().first);
-      lru.pop_back();
-    }
+  static size_t charge(const Block& block) { return block->size() + kEntryOverhead; }
+
+  void erase(std::unordered_map<CacheKey, Lru::iterator, CacheKeyHash>::iterator it) {
+    usage -= charge(it->second->second);
+    lru.erase(it->second);
+    map.erase(it);
+  }
+  // REQUIRES: mutex held.
+  void evict_down_to(size_t limit) {
+    while (usage > limit && !lru.empty()) erase(map.find(lru.back().first));
   }
 };
 
-BlockCache::BlockCache(size_t capacity_bytes) : shards_(new Shard[kShards]), capacity_(capacity_bytes) {
+BlockCache::BlockCache(size_t capacity_bytes)
+    : shards_(std::make_unique<Shard[]>(kShards)), capacity_(capacity_bytes) {
   for (int i = 0; i < kShards; ++i) shards_[i].capacity = capacity_bytes / kShards;
 }
 
 BlockCache::~BlockCache() = default;
 
-uint64_t BlockCache::new_id() { return next_id_.fetch_add(1); }
-
-static size_t shard_of(uint64_t id, uint64_t offset) {
-  return static_cast<size_t>(((id * 0x9e3779b97f4a7c15ULL) ^ (offset >> 12) * 0xc2b2ae3d27d4eb4fULL) >> 60);
+uint64_t BlockCache::new_id() {
+  return next_id_.fetch_add(1, std::memory_order_relaxed);
 }
 
+namespace {
+size_t shard_of(uint64_t id, uint64_t offset, int shards) {
+  return static_cast<size_t>(mix(offset, id) >> 32) % shards;
+}
+}  // namespace
+
 BlockCache::Block BlockCache::lookup(uint64_t id, uint64_t offset) {
-  Shard& s = shards_[shard_of(id, offset)];
-  std::lock_guard guard(s.mutex);
-  auto it = s.map.find(Key{id, offset});
-  if (it == s.map.end()) return nullptr;
-  s.lru.splice(s.lru.begin(), s.lru, it->second);
+  Shard& shard = shards_[shard_of(id, offset, kShards)];
+  std::lock_guard guard(shard.mutex);
+  auto it = shard.map.find(CacheKey{id, offset});
+  if (it == shard.map.end()) return nullptr;
+  shard.lru.splice(shard.lru.begin(), shard.lru, it->second);
   return it->second->second;
 }
 
 BlockCache::Block BlockCache::insert(uint64_t id, uint64_t offset, std::string block) {
   auto shared = std::make_shared<const std::string>(std::move(block));
-  Shard& s = shards_[shard_of(id, offset)];
-  size_t charge = Shard::charge(shared);
-  if (charge > s.capacity) return shared;
-  std::lock_guard guard(s.mutex);
-  Key key{id, offset};
-  if (auto it = s.map.find(key); it != s.map.end()) {
-    s.usage -= Shard::charge(it->second->second);
-    s.lru.erase(it->second);
-    s.map.erase(it);
-  }
-  s.evict_to(s.capacity - charge);
-  s.lru.emplace_front(key, shared);
-  s.map[key] = s.lru.begin();
-  s.usage += charge;
+  Shard& shard = shards_[shard_of(id, offset, kShards)];
+  const size_t charge = Shard::charge(shared);
+  if (charge > shard.capacity) return shared;  // would evict the whole shard: not worth it
+  const CacheKey key{id, offset};
+  std::lock_guard guard(shard.mutex);
+  if (auto it = shard.map.find(key); it != shard.map.end()) shard.erase(it);
+  shard.evict_down_to(shard.capacity - charge);
+  shard.lru.emplace_front(key, shared);
+  shard.map.emplace(key, shard.lru.begin());
+  shard.usage += charge;
   return shared;
 }
 
@@ -85,6 +104,8 @@ size_t BlockCache::usage() const {
   return total;
 }
 
-size_t BlockCache::capacity() const { return capacity_; }
+size_t BlockCache::capacity() const {
+  return capacity_;
+}
 
 }  // namespace cassette::storage

@@ -1,71 +1,68 @@
 #include "engine/storage/bloom_filter.h"
 
 #include <algorithm>
-#include <cstring>
+#include <bit>
+
+#include "engine/util/hash64.h"
 
 namespace cassette::storage {
 namespace {
 
-inline uint64_t fmix64(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  k *= 0xc4ceb9fe1a85ec53ULL;
-  k ^= k >> 33;
-  return k;
-}
-
 constexpr int kMaxProbes = 30;
+
+// floor(h · bits / 2^64): maps a 64-bit hash onto [0, bits) without a division.
+inline uint64_t bit_of(uint64_t h, uint64_t bits) {
+  return static_cast<uint64_t>((static_cast<unsigned __int128>(h) * bits) >> 64);
+}
 
 }  // namespace
 
-uint64_t bloom_hash(std::string_view key) {
-  uint64_t h = 0x9e3779b97f4a7c15ULL ^ (key.size() * 0x87c37b91114253d5ULL);
-  size_t i = 0;
-  for (; i + 8 <= key.size(); i += 8) {
-    uint64_t chunk;
-    std::memcpy(&chunk, key.data() + i, 8);
-    h = (h ^ fmix64(chunk * 0x4cf5ad432745937fULL)) * 0x9e3779b97f4a7c15ULL;
-  }
-  uint64_t tail = 0;
-  for (size_t j = 0; i + j < key.size(); ++j) tail |= uint64_t(uint8_t(key[i + j])) << (8 * j);
-  h ^= fmix64(tail ^ 0x52dce729ULL);
-  return fmix64(h);
+BloomFilterBuilder::BloomFilterBuilder(int bits_per_key, uint64_t expected_keys)
+    : bits_per_key_(std::clamp(bits_per_key, 1, 100)) {
+  hashes_.reserve(std::min<uint64_t>(expected_keys, 1 << 24));
+}
+
+void BloomFilterBuilder::add(std::string_view key) {
+  hashes_.push_back(hash64(key));
 }
 
 std::string BloomFilterBuilder::finish() const {
-  size_t bits = std::max<size_t>(64, hashes_.size() * static_cast<size_t>(bits_per_key_));
-  size_t bytes = (bits + 7) / 8;
-  bits = bytes * 8;
-  int probes = std::clamp(static_cast<int>(bits_per_key_ * 0.69), 1, kMaxProbes);
+  // k = bits_per_key · ln 2 minimises the false-positive rate.
+  const int probes = std::clamp(static_cast<int>(bits_per_key_ * 0.69 + 0.5), 1, kMaxProbes);
+  const uint64_t bytes = (std::max<uint64_t>(64, hashes_.size() * bits_per_key_) + 7) / 8;
+  const uint64_t bits = bytes * 8;
   std::string filter(bytes, '\0');
   for (uint64_t h : hashes_) {
-    uint64_t delta = (h >> 33) | (h << 31);
-    for (int p = 0; p < probes; ++p) {
-      uint64_t bit = h % bits;
+    const uint64_t delta = std::rotl(h, 32);
+    for (int i = 0; i < probes; ++i, h += delta) {
+      const uint64_t bit = bit_of(h, bits);
       filter[bit / 8] = static_cast<char>(filter[bit / 8] | (1 << (bit % 8)));
-      h += delta;
     }
   }
   filter.push_back(static_cast<char>(probes));
   return filter;
 }
 
-bool bloom_filter_is_valid(std::string_view filter) {
-  return filter.size() >= 2 && static_cast<uint8_t>(filter.back()) >= 1 &&
-         static_cast<uint8_t>(filter.back()) <= kMaxProbes;
+bool BloomFilter::load(std::string stored) {
+  stored_.clear();
+  bits_ = 0;
+  probes_ = 0;
+  if (stored.size() < 2) return false;
+  const int probes = static_cast<uint8_t>(stored.back());
+  if (probes < 1 || probes > kMaxProbes) return false;
+  stored_ = std::move(stored);
+  bits_ = (stored_.size() - 1) * 8;
+  probes_ = probes;
+  return true;
 }
 
-bool bloom_may_contain(std::string_view filter, std::string_view key) {
-  if (!bloom_filter_is_valid(filter)) return true;
-  int probes = static_cast<uint8_t>(filter.back());
-  uint64_t bits = (filter.size() - 1) * 8;
-  uint64_t h = bloom_hash(key);
-  uint64_t delta = (h >> 33) | (h << 31);
-  for (int p = 0; p < probes; ++p) {
-    uint64_t bit = h % bits;
-    if ((static_cast<uint8_t>(filter[bit / 8]) & (1 << (bit % 8))) == 0) return false;
-    h += delta;
+bool BloomFilter::may_contain(std::string_view key) const {
+  if (bits_ == 0) return false;
+  uint64_t h = hash64(key);
+  const uint64_t delta = std::rotl(h, 32);
+  for (int i = 0; i < probes_; ++i, h += delta) {
+    const uint64_t bit = bit_of(h, bits_);
+    if ((static_cast<uint8_t>(stored_[bit / 8]) & (1 << (bit % 8))) == 0) return false;
   }
   return true;
 }

@@ -41,7 +41,7 @@ class SSTableReader {
   // Reads every block and checks every checksum (used by tests and a future `verify` command).
   Status verify() const;
 
-  struct Impl;  // sstable_reader.cc; shared with its iterator
+  struct Impl;  // sstable_reader_impl.h; shared with its iterator
 
  private:
   explicit SSTableReader(std::unique_ptr<Impl> impl);

@@ -1,92 +1,153 @@
 #include "engine/storage/sstable_writer.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "engine/storage/block_builder.h"
+#include "engine/storage/block_format.h"
 #include "engine/storage/bloom_filter.h"
-#include "engine/storage/internal_key.h"
-#include "engine/storage/row_codec.h"
+#include "engine/storage/index_key.h"
 #include "engine/storage/sstable_footer.h"
+#include "engine/storage/sstable_stats.h"
 
 namespace cassette::storage {
 namespace {
-constexpr size_t kWriteBufferBytes = 1 << 20;
+
+constexpr size_t kWriteBufferBytes = 1 << 20;  // bytes gathered before one write()
+constexpr int kDataRestartInterval = 16;
+constexpr int kIndexRestartInterval = 4;
+// An entry and a block of the largest block size fit well below kMaxBlockBytes together.
+constexpr size_t kMaxEntryBytes = 256u << 20;
+constexpr size_t kMaxBlockSize = 256u << 20;
+
 }  // namespace
 
 struct SSTableWriter::Impl {
   std::string path;
   SSTableWriterOptions options;
   file::UniqueFd fd;
-  std::string buffer;  // bytes not yet written
-  uint64_t offset = 0;  // file offset of buffer's end
+  std::string buffer;   // framed blocks not yet written
+  uint64_t offset = 0;  // file offset of the end of buffer
+  Status error;         // sticky: the first write error
   bool finished = false;
 
-  BlockBuilder data;
-  BlockBuilder index;
-  std::vector<std::pair<std::string, BlockHandle>> summary;
+  BlockCompressor compressor;
+  BlockBuilder data{kDataRestartInterval};
+  BlockBuilder index{kIndexRestartInterval};
+  // The last data block's handle waits for the next key, so that its index key can be a short
+  // separator between the two blocks.
+  bool index_entry_pending = false;
+  BlockHandle pending_handle;
+  std::string pending_last_key;
+  std::vector<std::pair<std::string, BlockHandle>> summary;  // per index block
   BloomFilterBuilder bloom;
-  SSTableStats stats;
-  RowTimes times;
-  std::string last_prefix;
+  SSTableStatsCollector stats{&path};
 
-  explicit Impl(const SSTableWriterOptions& o) : options(o), bloom(o.bloom_bits_per_key) {}
+  Impl(std::string p, const SSTableWriterOptions& o)
+      : path(std::move(p)),
+        options(o),
+        compressor(o.compression_level),
+        bloom(o.bloom_bits_per_key, o.expected_partitions) {
+    options.block_size = std::min(options.block_size, kMaxBlockSize);
+  }
 
   Status flush_buffer() {
-    CASSETTE_RETURN_IF_ERROR(file::write_all(fd.get(), buffer, path));
+    if (buffer.empty()) return Status::ok();
+    Status s = file::write_all(fd.get(), buffer, path);
     buffer.clear();
-    return Status::ok();
+    return s;
   }
-  Result<BlockHandle> write_block(std::string_view block, int level) {
-    std::string framed = frame_block(block, level);
-    BlockHandle handle{offset, framed.size() - kBlockTrailerSize};
-    buffer += framed;
-    offset += framed.size();
+
+  Result<BlockHandle> write_block(std::string_view block) {
+    BlockHandle handle{offset, compressor.append_framed(block, &buffer)};
+    offset += handle.size + kBlockTrailerSize;
     if (buffer.size() >= kWriteBufferBytes) CASSETTE_RETURN_IF_ERROR(flush_buffer());
     return handle;
   }
-  Status finish_index_block() {
+
+  Status flush_index_block() {
     if (index.empty()) return Status::ok();
-    std::string last = index.last_key();
-    CASSETTE_ASSIGN_OR_RETURN(BlockHandle handle, write_block(index.finish(), options.compression_level));
-    summary.emplace_back(std::move(last), handle);
+    CASSETTE_ASSIGN_OR_RETURN(BlockHandle handle, write_block(index.finish()));
+    summary.emplace_back(index.last_key(), handle);
     index.reset();
     return Status::ok();
   }
-  Status finish_data_block() {
-    if (data.empty()) return Status::ok();
-    std::string last = data.last_key();
-    CASSETTE_ASSIGN_OR_RETURN(BlockHandle handle, write_block(data.finish(), options.compression_level));
-    data.reset();
+
+  Status add_index_entry(const std::string& index_key, const BlockHandle& handle) {
     std::string encoded;
     encode_block_handle(handle, &encoded);
-    index.add(last, encoded);
-    if (index.size_estimate() >= options.block_size) CASSETTE_RETURN_IF_ERROR(finish_index_block());
+    index.add(index_key, encoded);
+    index_entry_pending = false;
+    if (index.size_estimate() >= options.block_size) return flush_index_block();
     return Status::ok();
   }
-  Status note_value(std::string_view key, std::string_view value) {
-    size_t prefix = partition_prefix_length(key);
-    if (prefix == 0 || prefix >= key.size()) {
-      return Status::invalid_argument(fmt::format("sstable {}: malformed entry key", path));
-    }
-    if (std::string_view(last_prefix) != key.substr(0, prefix)) {
-      last_prefix.assign(key.substr(0, prefix));
-      bloom.add(last_prefix);
-      ++stats.partitions;
-    }
-    auto kind = static_cast<EntryKind>(key[prefix]);
-    bool ok;
-    if (kind == EntryKind::kPartitionHeader) {
-      PartitionHeader header;
-      ok = decode_header(value, &header);
-      if (ok) collect_header_times(header, &times);
-      ++stats.headers;
-    } else {
-      Row row;
-      ok = decode_row(value, &row);
-      if (ok) collect_row_times(row, &times);
-      ++(kind == EntryKind::kRow ? stats.rows : stats.static_rows);
-    }
-    if (!ok) return Status::invalid_argument(fmt::format("sstable {}: malformed entry value", path));
+
+  Status flush_data_block() {
+    if (data.empty()) return Status::ok();
+    CASSETTE_ASSIGN_OR_RETURN(pending_handle, write_block(data.finish()));
+    pending_last_key = data.last_key();
+    index_entry_pending = true;
+    data.reset();
     return Status::ok();
+  }
+
+  Status add(std::string_view key, std::string_view value) {
+    if (finished)
+      return Status::invalid_argument(fmt::format("sstable {}: add() after finish()", path));
+    CASSETTE_RETURN_IF_ERROR(error);
+    if (stats.entries() > 0 && key <= std::string_view(stats.last_key())) {
+      return Status::invalid_argument(fmt::format(
+          "sstable {}: entry keys must strictly increase (entry {} is not above the one before)",
+          path, stats.entries()));
+    }
+    if (key.size() + value.size() > kMaxEntryBytes) {
+      return Status::invalid_argument(fmt::format("sstable {}: entry of {} bytes is too large",
+                                                  path, key.size() + value.size()));
+    }
+    CASSETTE_ASSIGN_OR_RETURN(bool new_partition, stats.add(key, value));
+    if (new_partition) bloom.add(stats.current_partition());
+    if (index_entry_pending) {
+      CASSETTE_RETURN_IF_ERROR(
+          add_index_entry(shortest_separator(pending_last_key, key), pending_handle));
+    }
+    data.add(key, value);
+    if (data.size_estimate() >= options.block_size) return flush_data_block();
+    return Status::ok();
+  }
+
+  Result<uint64_t> finish() {
+    if (finished) return Status::invalid_argument(fmt::format("sstable {}: finish() twice", path));
+    CASSETTE_RETURN_IF_ERROR(error);
+    CASSETTE_RETURN_IF_ERROR(flush_data_block());
+    if (index_entry_pending) {
+      CASSETTE_RETURN_IF_ERROR(add_index_entry(short_successor(pending_last_key), pending_handle));
+    }
+    CASSETTE_RETURN_IF_ERROR(flush_index_block());
+
+    BlockBuilder summary_block(1);
+    std::string encoded;
+    for (const auto& [key, handle] : summary) {
+      encoded.clear();
+      encode_block_handle(handle, &encoded);
+      summary_block.add(key, encoded);
+    }
+    SSTableFooter footer;
+    CASSETTE_ASSIGN_OR_RETURN(footer.summary, write_block(summary_block.finish()));
+    CASSETTE_ASSIGN_OR_RETURN(footer.bloom, write_block(bloom.finish()));
+    std::string stats_block;
+    encode_stats(stats.stats(), &stats_block);
+    CASSETTE_ASSIGN_OR_RETURN(footer.stats, write_block(stats_block));
+    encode_footer(footer, &buffer);
+    offset += kSSTableFooterSize;
+    CASSETTE_RETURN_IF_ERROR(flush_buffer());
+    CASSETTE_RETURN_IF_ERROR(file::fsync_file(fd.get(), path));
+    fd.reset();
+    finished = true;
+    return offset;
   }
 };
 
@@ -101,57 +162,30 @@ SSTableWriter::~SSTableWriter() {
 
 Result<std::unique_ptr<SSTableWriter>> SSTableWriter::create(const std::string& path,
                                                              const SSTableWriterOptions& options) {
-  auto impl = std::make_unique<Impl>(options);
-  impl->path = path;
-  CASSETTE_ASSIGN_OR_RETURN(impl->fd, file::open_file(path, O_WRONLY | O_CREAT | O_TRUNC));
+  auto impl = std::make_unique<Impl>(path, options);
+  CASSETTE_ASSIGN_OR_RETURN(impl->fd,
+                            file::open_file(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC));
+  impl->buffer.reserve(kWriteBufferBytes + (64 << 10));
   return std::unique_ptr<SSTableWriter>(new SSTableWriter(std::move(impl)));
 }
 
 Status SSTableWriter::add(std::string_view key, std::string_view value) {
-  Impl& w = *impl_;
-  if (w.stats.entries > 0 && key <= std::string_view(w.stats.last_key)) {
-    return Status::invalid_argument(fmt::format("sstable {}: keys added out of order", w.path));
-  }
-  CASSETTE_RETURN_IF_ERROR(w.note_value(key, value));
-  if (w.stats.entries == 0) w.stats.first_key.assign(key);
-  w.stats.last_key.assign(key);
-  ++w.stats.entries;
-  w.stats.data_bytes += key.size() + value.size();
-  w.data.add(key, value);
-  if (w.data.size_estimate() >= w.options.block_size) CASSETTE_RETURN_IF_ERROR(w.finish_data_block());
-  return Status::ok();
+  Status s = impl_->add(key, value);
+  if (!s.is_ok() && s.code() == StatusCode::kIOError) impl_->error = s;
+  return s;
 }
 
 Result<uint64_t> SSTableWriter::finish() {
-  Impl& w = *impl_;
-  CASSETTE_RETURN_IF_ERROR(w.finish_data_block());
-  CASSETTE_RETURN_IF_ERROR(w.finish_index_block());
-  BlockBuilder summary;
-  for (const auto& [key, handle] : w.summary) {
-    std::string encoded;
-    encode_block_handle(handle, &encoded);
-    summary.add(key, encoded);
-  }
-  SSTableFooter footer;
-  CASSETTE_ASSIGN_OR_RETURN(footer.summary, w.write_block(summary.finish(), 0));
-  CASSETTE_ASSIGN_OR_RETURN(footer.bloom, w.write_block(w.bloom.finish(), 0));
-  w.stats.min_timestamp = w.times.min_timestamp;
-  w.stats.max_timestamp = w.times.max_timestamp;
-  w.stats.max_local_deletion_time = w.times.max_local_deletion_time;
-  w.stats.tombstones = w.times.tombstones;
-  std::string stats;
-  encode_stats(w.stats, &stats);
-  CASSETTE_ASSIGN_OR_RETURN(footer.stats, w.write_block(stats, 0));
-  encode_footer(footer, &w.buffer);
-  w.offset += kSSTableFooterSize;
-  CASSETTE_RETURN_IF_ERROR(w.flush_buffer());
-  CASSETTE_RETURN_IF_ERROR(file::fsync_file(w.fd.get(), w.path));
-  w.fd.reset();
-  w.finished = true;
-  return w.offset;
+  Result<uint64_t> size = impl_->finish();
+  if (!size.is_ok() && size.status().code() == StatusCode::kIOError) impl_->error = size.status();
+  return size;
 }
 
-uint64_t SSTableWriter::entries() const { return impl_->stats.entries; }
-uint64_t SSTableWriter::file_size() const { return impl_->offset; }
+uint64_t SSTableWriter::entries() const {
+  return impl_->stats.entries();
+}
+uint64_t SSTableWriter::file_size() const {
+  return impl_->offset;
+}
 
 }  // namespace cassette::storage
