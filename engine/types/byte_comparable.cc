@@ -443,7 +443,7 @@ size_t fixed_width(TypeKind kind) {
   }
 }
 
-bool is_signed_integer(TypeKind kind) {
+[[maybe_unused]] bool is_signed_integer(TypeKind kind) {
   return kind == TypeKind::kTinyint || kind == TypeKind::kSmallint || kind == TypeKind::kInt ||
          kind == TypeKind::kBigint || kind == TypeKind::kCounter || kind == TypeKind::kTimestamp;
 }
