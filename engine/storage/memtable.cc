@@ -60,13 +60,10 @@ Memtable::Node* Memtable::new_node(std::string_view full_key, SequenceNumber seq
   size_t entry_size = header.size() + full_key.size() + middle.size() + value.size();
   char* entry = arena_.allocate(entry_size);
   char* p = entry;
-  std::memcpy(p, header.data(), header.size());
-  p += header.size();
-  std::memcpy(p, full_key.data(), full_key.size());
-  p += full_key.size();
-  std::memcpy(p, middle.data(), middle.size());
-  p += middle.size();
-  std::memcpy(p, value.data(), value.size());
+  for (std::string_view part : {std::string_view(header), full_key, std::string_view(middle), value}) {
+    if (!part.empty()) std::memcpy(p, part.data(), part.size());  // an empty view may be null
+    p += part.size();
+  }
 
   char* mem = arena_.allocate_aligned(sizeof(Node) + sizeof(std::atomic<Node*>) * (height - 1));
   Node* node = new (mem) Node;

@@ -115,8 +115,6 @@ TableOptions Store::Private::options_for(TableId table) {
 
 // ---- writing ---------------------------------------------------------------------------------
 
-Status Store::Private::lock_store() { return store_lock->lock(options.busy_timeout); }
-
 Status Store::Private::ensure_log_writer_locked() {
   if (log_writer != nullptr && log_writer->end() == log_end) return Status::ok();
   log_writer.reset();
@@ -150,11 +148,8 @@ Result<int64_t> Store::apply(WriteBatch& batch) {
   int64_t timestamp;
   {
     std::lock_guard writer(p.writer_mutex);
-    CASSETTE_RETURN_IF_ERROR(p.lock_store());
-    struct Unlock {
-      StoreLock& lock;
-      ~Unlock() { lock.unlock(); }
-    } unlock{*p.store_lock};
+    StoreLockHolder store_locked(*p.store_lock);
+    CASSETTE_RETURN_IF_ERROR(store_locked.lock(p.options.busy_timeout));
     std::lock_guard state(p.state_mutex);
     if (p.change_counter->load() != p.seen_counter.load() || !p.log_tail_is_ours_locked()) {
       CASSETTE_RETURN_IF_ERROR(p.catch_up_locked());

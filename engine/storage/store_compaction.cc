@@ -239,11 +239,8 @@ Status Store::Private::compact_files(TableId table, const std::vector<std::share
   writer.reset();  // removes an unfinished (empty) file
 
   std::lock_guard writer_lock(writer_mutex);
-  CASSETTE_RETURN_IF_ERROR(lock_store());
-  struct Unlock {
-    StoreLock& lock;
-    ~Unlock() { lock.unlock(); }
-  } unlock{*store_lock};
+  StoreLockHolder store_locked(*store_lock);
+  CASSETTE_RETURN_IF_ERROR(store_locked.lock(options.busy_timeout));
   std::lock_guard state(state_mutex);
   Status s = catch_up_locked();
   auto live = [&](const std::shared_ptr<TableFile>& f) {

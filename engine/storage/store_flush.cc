@@ -158,14 +158,11 @@ Status Store::Private::flush_immutable() {
   };
 
   std::lock_guard writer(writer_mutex);
-  if (Status s = lock_store(); !s.is_ok()) {
+  StoreLockHolder store_locked(*store_lock);
+  if (Status s = store_locked.lock(options.busy_timeout); !s.is_ok()) {
     discard();
     return s;
   }
-  struct Unlock {
-    StoreLock& lock;
-    ~Unlock() { lock.unlock(); }
-  } unlock{*store_lock};
   std::lock_guard state(state_mutex);
   Status s = catch_up_locked();
   if (s.is_ok() && (imm != flushing || manifest.covered != start)) {
@@ -215,11 +212,8 @@ Status Store::Private::flush_all() {
 Status Store::Private::truncate_table(TableId table) {
   std::lock_guard writer(writer_mutex);
   std::lock_guard flush(flush_mutex);
-  CASSETTE_RETURN_IF_ERROR(lock_store());
-  struct Unlock {
-    StoreLock& lock;
-    ~Unlock() { lock.unlock(); }
-  } unlock{*store_lock};
+  StoreLockHolder store_locked(*store_lock);
+  CASSETTE_RETURN_IF_ERROR(store_locked.lock(options.busy_timeout));
   std::lock_guard state(state_mutex);
   CASSETTE_RETURN_IF_ERROR(catch_up_locked());
   std::vector<PendingFile> outputs;

@@ -39,6 +39,26 @@ class StoreLock {
   bool held_ = false;
 };
 
+// Holds a StoreLock for one scope: lock() it, and it is released when the holder goes.
+class StoreLockHolder {
+ public:
+  explicit StoreLockHolder(StoreLock& lock) : lock_(lock) {}
+  ~StoreLockHolder() {
+    if (held_) lock_.unlock();
+  }
+  StoreLockHolder(const StoreLockHolder&) = delete;
+  StoreLockHolder& operator=(const StoreLockHolder&) = delete;
+  Status lock(std::chrono::milliseconds timeout) {
+    Status s = lock_.lock(timeout);
+    held_ = s.is_ok();
+    return s;
+  }
+
+ private:
+  StoreLock& lock_;
+  bool held_ = false;
+};
+
 class ChangeCounter {
  public:
   static Result<ChangeCounter> open(const std::string& store_dir);

@@ -117,7 +117,6 @@ struct Store::Private {
   Status remove_orphan_files_locked();
 
   // store.cc
-  Status lock_store();
   Status ensure_log_writer_locked();
   uint64_t publish_change_locked();
   TableOptions options_for(TableId table);
@@ -130,7 +129,6 @@ struct Store::Private {
   Result<std::vector<PendingFile>> write_memtable(const Memtable& mem, std::optional<TableId> skip);
   Result<PendingFile> new_pending_file(TableId table);
   Status install_locked(const Manifest& next, std::vector<PendingFile>& outputs, LoadAction action);
-  Status lock_for_install(std::unique_lock<std::mutex>* writer, std::unique_lock<std::mutex>* state);
   Status truncate_table(TableId table);
   void schedule_background_work();
   void background_loop();

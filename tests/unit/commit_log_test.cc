@@ -1,4 +1,5 @@
 #include "engine/storage/commit_log.h"
+#include "tests/unit/temp_dir.h"
 
 #include <doctest/doctest.h>
 #include <stdlib.h>
@@ -22,23 +23,12 @@ struct StringMaker<LogPosition> {
 
 namespace {
 
-// A fresh directory under /tmp, removed at the end of the scope.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = "/tmp/cassette-commit-log-XXXXXX";
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string segment(uint64_t n) const { return path_ + "/" + commit_log_segment_name(n); }
+using cassette::test::TempDir;
 
- private:
-  std::string path_;
-};
+std::string segment_path(const TempDir& dir, uint64_t n) {
+  return dir.path() + "/" + commit_log_segment_name(n);
+}
+
 
 struct Record {
   LogPosition start, end;
@@ -111,7 +101,7 @@ TEST_CASE("commit log records read back exactly, with their positions") {
     CHECK(got[i].payload == payloads[i]);
   }
   CHECK(valid_end == expect);
-  CHECK(std::filesystem::file_size(dir.segment(1)) == expect.offset);
+  CHECK(std::filesystem::file_size(segment_path(dir, 1)) == expect.offset);
 }
 
 TEST_CASE("commit log reads from a middle position") {
@@ -184,7 +174,7 @@ TEST_CASE("a torn tail ends the log and the next writer cuts it") {
     CAPTURE(cut);
     TempDir dir;
     append_all(dir.path(), kThree);
-    std::filesystem::resize_file(dir.segment(1), cut);
+    std::filesystem::resize_file(segment_path(dir, 1), cut);
 
     std::vector<Record> got;
     LogPosition valid_end;
@@ -210,12 +200,12 @@ TEST_CASE("a bad record followed by a good one is corruption naming file and off
     CAPTURE(flip);
     TempDir dir;
     append_all(dir.path(), kThree);
-    flip_byte(dir.segment(1), flip);
+    flip_byte(segment_path(dir, 1), flip);
     std::vector<Record> got;
     LogPosition valid_end;
     Status s = read_all(dir.path(), {0, 0}, &got, &valid_end);
     CHECK(s.is_corruption());
-    CHECK(s.message() == fmt::format("commit log {}: corrupt record at offset 34", dir.segment(1)));
+    CHECK(s.message() == fmt::format("commit log {}: corrupt record at offset 34", segment_path(dir, 1)));
     CHECK(got.size() == 1);
   }
 }
@@ -225,7 +215,7 @@ TEST_CASE("a bad record followed by a good one is corruption naming file and off
 TEST_CASE("a bad last record in the last segment is a torn tail") {
   TempDir dir;
   append_all(dir.path(), kThree);
-  flip_byte(dir.segment(1), 80);
+  flip_byte(segment_path(dir, 1), 80);
   std::vector<Record> got;
   LogPosition valid_end;
   REQUIRE(read_all(dir.path(), {0, 0}, &got, &valid_end).is_ok());
@@ -237,23 +227,23 @@ TEST_CASE("a bad record in a segment before the last is corruption") {
   TempDir dir;
   std::vector<std::string> payloads(6, payload_of(50, 'p'));
   append_all(dir.path(), payloads, SyncMode::kOff, 200);  // segment 1 holds four records
-  flip_byte(dir.segment(1), 240);                         // inside the fourth, its last
+  flip_byte(segment_path(dir, 1), 240);                         // inside the fourth, its last
   std::vector<Record> got;
   LogPosition valid_end;
   Status s = read_all(dir.path(), {0, 0}, &got, &valid_end);
   CHECK(s.is_corruption());
-  CHECK(s.message() == fmt::format("commit log {}: corrupt record at offset 190", dir.segment(1)));
+  CHECK(s.message() == fmt::format("commit log {}: corrupt record at offset 190", segment_path(dir, 1)));
 }
 
 TEST_CASE("a bad segment header is corruption naming the file") {
   TempDir dir;
   append_all(dir.path(), kThree);
-  flip_byte(dir.segment(1), 2);
+  flip_byte(segment_path(dir, 1), 2);
   std::vector<Record> got;
   LogPosition valid_end;
   Status s = read_all(dir.path(), {0, 0}, &got, &valid_end);
   CHECK(s.is_corruption());
-  CHECK(s.message().find(dir.segment(1)) != std::string::npos);
+  CHECK(s.message().find(segment_path(dir, 1)) != std::string::npos);
   auto writer = CommitLogWriter::open(dir.path(), {1, 100}, SyncMode::kOff, 1 << 20);
   CHECK(writer.status().is_corruption());
 }
@@ -261,7 +251,7 @@ TEST_CASE("a bad segment header is corruption naming the file") {
 TEST_CASE("a last segment shorter than its header is an unfinished roll") {
   TempDir dir;
   append_all(dir.path(), kThree);
-  { std::ofstream(dir.segment(2), std::ios::binary) << "CSTL"; }
+  { std::ofstream(segment_path(dir, 2), std::ios::binary) << "CSTL"; }
   std::vector<Record> got;
   LogPosition valid_end;
   REQUIRE(read_all(dir.path(), {0, 0}, &got, &valid_end).is_ok());
@@ -286,7 +276,7 @@ TEST_CASE("flushed segments are removed and reading from them is NotFound") {
   LogPosition valid_end;
   Status s = read_all(dir.path(), {1, 16}, &got, &valid_end);
   CHECK(s.is_not_found());
-  CHECK(s.message().find(dir.segment(1)) != std::string::npos);
+  CHECK(s.message().find(segment_path(dir, 1)) != std::string::npos);
 
   REQUIRE(read_all(dir.path(), ends[5], &got, &valid_end).is_ok());
   CHECK(got.size() == 4);

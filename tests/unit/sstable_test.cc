@@ -24,30 +24,16 @@
 #include "engine/util/coding.h"
 #include "engine/util/crc32c.h"
 #include "engine/util/file.h"
+#include "tests/unit/temp_dir.h"
 
 using namespace cassette;
 using namespace cassette::storage;
+using cassette::test::TempDir;
 
 namespace {
 
 using Entries = std::vector<std::pair<std::string, std::string>>;
 
-// A fresh directory under /tmp, removed at the end of the scope.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = "/tmp/cassette-sstable-XXXXXX";
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  std::string file(std::string_view name) const { return path_ + "/" + std::string(name); }
-
- private:
-  std::string path_;
-};
 
 std::string clustering(uint64_t i) {
   std::string out;

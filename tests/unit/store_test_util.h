@@ -12,29 +12,13 @@
 #include "engine/storage/sstable_reader.h"
 #include "engine/storage/store.h"
 #include "engine/util/coding.h"
+#include "tests/unit/temp_dir.h"
 
 namespace cassette::test {
 
 using namespace cassette::storage;
 using cassette::Status;
 
-// A directory under /tmp removed at the end of the scope.
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = "/tmp/cassette-test-XXXXXX";
-    path_ = ::mkdtemp(pattern.data());
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string sub(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 // A bigint-like clustering key: 8 bytes big-endian with the sign bit flipped, so memcmp order is
 // numeric order (the byte-comparable form of a signed integer).
