@@ -12,6 +12,7 @@
 // Payloads (all prefix-free, so the component is):
 //   ascii, text, blob, inet  bytes with 0x00 escaped as 0x00 0xFF, then 0x00 0x00: unsigned
 //                            byte order, a proper prefix first (0x00 0x00 < any next byte).
+//                            Never empty (zero bytes take header 0x03); inet is 4 or 16 bytes.
 //   boolean, date, time      the serialized bytes: Cassandra compares date and time as unsigned
 //                            bytes (date is days with 2^31 at the epoch; time is non-negative
 //                            nanoseconds), and boolean as false (0x00) < true (any other byte;
@@ -24,13 +25,14 @@
 //                            of the minimal big-endian magnitude, stored inverted for negatives
 //                            (a longer negative is smaller), and padding counts the redundant
 //                            sign bytes of a non-minimal input (a tie-break, so decoding gives
-//                            back the input bytes).
+//                            back the input bytes). At most 64 KiB serialized.
 //   decimal                  0x01 negative | 0x02 zero | 0x03 positive; for non-zero values the
 //                            value as 0.DIGITS x 10^E (DIGITS without leading or trailing zeros):
 //                            ordinal(E), the digits two per byte (10*d1 + d2 + 1, an odd last
 //                            digit padded with 0) and a 0x00 terminator, all inverted for
 //                            negatives; then the tie-break ordinal(scale) ordinal(padding), so
-//                            1.0 and 1.00 sort next to each other, lower scale first.
+//                            1.0 and 1.00 sort next to each other, lower scale first. At most
+//                            64 KiB serialized (Cassandra's limit for a clustering value).
 //   uuid                     16 bytes as Cassandra's UUIDType compares them: the version
 //                            nibble first, then for version 1 the timestamp (time_hi, time_mid,
 //                            time_low), else the other most significant bits; then the least
@@ -43,7 +45,10 @@
 //                            0x01 and the tie-break ordinal(number of trailing nulls): Cassandra
 //                            5 compares trailing nulls equal to missing components.
 // ordinal(v) is an order-preserving prefix-free signed integer: 0x80 + n then the n big-endian
-// bytes of v >= 0, or 0x7F - n then the low n bytes of v < 0 (n = bytes of ~v).
+// bytes of v >= 0, or 0x7F - n then the low n bytes of v < 0 (n = bytes of ~v), n minimal.
+//
+// Every value has exactly one encoding and the decoder accepts nothing else (Corruption), so
+// decoding then encoding gives back the same bytes.
 #include "engine/types/byte_comparable.h"
 
 #include <algorithm>
@@ -64,9 +69,13 @@ constexpr uint8_t kDecimalNegative = 0x01;
 constexpr uint8_t kDecimalZero = 0x02;
 constexpr uint8_t kDecimalPositive = 0x03;
 
-// Bounds on lengths read back from encoded bytes, so corrupt input cannot ask for gigabytes.
-constexpr int64_t kMaxDecodedPadding = 1 << 20;
-constexpr int64_t kMaxDecodedZeros = 1 << 20;
+// The largest varint or decimal we encode: Cassandra rejects clustering values over 64 KiB.
+// Bounding them keeps decoding cheap (a decimal's digits convert in quadratic time), so corrupt
+// input cannot make the decoder spin or ask for gigabytes.
+constexpr size_t kMaxNumberSize = 0xFFFF;
+constexpr int64_t kMaxDecodedPadding = kMaxNumberSize;
+// More than the decimal digits of any unscaled value of kMaxNumberSize bytes (157,825).
+constexpr int64_t kMaxDecodedDigits = 158000;
 constexpr int64_t kMaxDecodedExponent = int64_t{1} << 48;
 
 Status invalid(std::string_view what) {
@@ -252,24 +261,29 @@ Status get_varint(Reader& r, std::string* value) {
   if (signed_length == INT64_MIN) return corrupt("a varint length overflows");
   const auto length = static_cast<size_t>(n.negative ? -signed_length : signed_length);
   Reader magnitude_reader = n.negative ? r.inverted() : r;
-  if (!magnitude_reader.get_bytes(length, &n.magnitude)) return corrupt("a varint is truncated");
+  if (length > kMaxNumberSize || !magnitude_reader.get_bytes(length, &n.magnitude)) {
+    return corrupt("a varint is truncated or too long");
+  }
   if (length > 0 && n.magnitude[0] == '\0') return corrupt("a varint is not minimal");
   CASSETTE_RETURN_IF_ERROR(get_ordinal(r, &n.padding));
   if (n.padding < 0 || n.padding > kMaxDecodedPadding) return corrupt("bad varint padding");
   *value = format_varint(n);
-  return Status::ok();
+  return value->size() <= kMaxNumberSize ? Status::ok() : corrupt("a varint is too long");
 }
 
 // ---- decimal: int32 scale, then a varint unscaled value ----
 
-// Decimal digits of a big-endian magnitude ("" for zero), via base-10^9 limbs.
+// Decimal digits of a big-endian magnitude ("" for zero), via base-10^9 limbs. It takes up to
+// four bytes per pass over the limbs (limb * 2^32 + carry fits in 64 bits); the time is still
+// quadratic in the length, which kMaxNumberSize bounds.
 std::string magnitude_to_digits(std::string_view magnitude) {
   constexpr uint64_t kBase = 1000000000;
   std::vector<uint32_t> limbs;  // little-endian
-  for (char c : magnitude) {
-    uint64_t carry = static_cast<uint8_t>(c);
+  size_t chunk = magnitude.size() % 4 == 0 ? 4 : magnitude.size() % 4;
+  for (size_t i = 0; i < magnitude.size(); i += chunk, chunk = 4) {
+    uint64_t carry = load_big_endian(magnitude.substr(i, chunk));
     for (uint32_t& limb : limbs) {
-      const uint64_t x = uint64_t{limb} * 256 + carry;
+      const uint64_t x = (uint64_t{limb} << (8 * chunk)) + carry;
       limb = static_cast<uint32_t>(x % kBase);
       carry = x / kBase;
     }
@@ -277,7 +291,8 @@ std::string magnitude_to_digits(std::string_view magnitude) {
   }
   std::string digits;
   for (size_t i = limbs.size(); i > 0; --i) {
-    digits += i == limbs.size() ? fmt::format("{}", limbs[i - 1]) : fmt::format("{:09}", limbs[i - 1]);
+    digits +=
+        i == limbs.size() ? fmt::format("{}", limbs[i - 1]) : fmt::format("{:09}", limbs[i - 1]);
   }
   return digits;
 }
@@ -369,14 +384,16 @@ Status get_decimal(Reader& r, std::string* value) {
       return corrupt("a decimal's exponent is out of range");
     }
     const int64_t zeros = exponent - static_cast<int64_t>(digits.size()) + scale;
-    if (zeros < 0 || zeros > kMaxDecodedZeros) return corrupt("a decimal's exponent is invalid");
+    if (zeros < 0 || static_cast<int64_t>(digits.size()) + zeros > kMaxDecodedDigits) {
+      return corrupt("a decimal's exponent is invalid");
+    }
     digits.append(static_cast<size_t>(zeros), '0');
     unscaled.magnitude = digits_to_magnitude(digits);
   }
   value->clear();
   put_big_endian(value, static_cast<uint32_t>(scale), 4);
   value->append(format_varint(unscaled));
-  return Status::ok();
+  return value->size() <= kMaxNumberSize ? Status::ok() : corrupt("a decimal is too long");
 }
 
 // ---- uuid and timeuuid ----
@@ -411,9 +428,9 @@ Status get_uuid(Reader& r, bool time_uuid, std::string* value) {
   const uint64_t lo = load_big_endian(std::string_view(bytes).substr(8, 8));
   const uint64_t version = hi >> 60;
   if (time_uuid && version != 1) return corrupt("a timeuuid is not version 1");
-  const uint64_t msb = version == 1 ? restore_timestamp(hi)
-                                    : ((hi << 4) & 0xFFFFFFFFFFFF0000ull) | (version << 12) |
-                                          (hi & 0xFFF);
+  const uint64_t msb = version == 1
+                           ? restore_timestamp(hi)
+                           : ((hi << 4) & 0xFFFFFFFFFFFF0000ull) | (version << 12) | (hi & 0xFFF);
   put_big_endian(value, msb, 8);
   put_big_endian(value, time_uuid ? lo ^ kSignedByteFlip : lo, 8);
   return Status::ok();
@@ -427,19 +444,25 @@ Status get_value(const CqlType& type, Reader& r, std::string* value);
 size_t fixed_width(TypeKind kind) {
   switch (kind) {
     case TypeKind::kBoolean:
-    case TypeKind::kTinyint: return 1;
-    case TypeKind::kSmallint: return 2;
+    case TypeKind::kTinyint:
+      return 1;
+    case TypeKind::kSmallint:
+      return 2;
     case TypeKind::kInt:
     case TypeKind::kDate:
-    case TypeKind::kFloat: return 4;
+    case TypeKind::kFloat:
+      return 4;
     case TypeKind::kBigint:
     case TypeKind::kCounter:
     case TypeKind::kTime:
     case TypeKind::kTimestamp:
-    case TypeKind::kDouble: return 8;
+    case TypeKind::kDouble:
+      return 8;
     case TypeKind::kUuid:
-    case TypeKind::kTimeuuid: return 16;
-    default: return 0;
+    case TypeKind::kTimeuuid:
+      return 16;
+    default:
+      return 0;
   }
 }
 
@@ -449,7 +472,9 @@ size_t fixed_width(TypeKind kind) {
 }
 
 // IPv4 or IPv6; Cassandra's InetAddressType accepts nothing else.
-bool is_inet_address_size(size_t size) { return size == 4 || size == 16; }
+bool is_inet_address_size(size_t size) {
+  return size == 4 || size == 16;
+}
 
 bool is_nan(uint64_t bits, size_t width) {
   const uint64_t exponent = width == 4 ? 0x7F800000ull : 0x7FF0000000000000ull;
@@ -606,27 +631,40 @@ Status put_value(const CqlType& type, std::string_view v, std::string* out) {
   switch (type.kind) {
     case TypeKind::kAscii:
     case TypeKind::kText:
-    case TypeKind::kBlob: put_escaped_bytes(out, v); return Status::ok();
+    case TypeKind::kBlob:
+      put_escaped_bytes(out, v);
+      return Status::ok();
     case TypeKind::kInet:
       if (!is_inet_address_size(v.size())) return invalid("an inet address needs 4 or 16 bytes");
       put_escaped_bytes(out, v);
       return Status::ok();
     case TypeKind::kBoolean:
     case TypeKind::kDate:
-    case TypeKind::kTime: out->append(v); return Status::ok();
-    case TypeKind::kVarint: put_varint(out, v); return Status::ok();
+    case TypeKind::kTime:
+      out->append(v);
+      return Status::ok();
+    case TypeKind::kVarint:
+      if (v.size() > kMaxNumberSize) return invalid("a varint key is longer than 64 KiB");
+      put_varint(out, v);
+      return Status::ok();
     case TypeKind::kDecimal:
       if (v.size() < 5) return invalid("a decimal needs a scale and an unscaled value");
+      if (v.size() > kMaxNumberSize) return invalid("a decimal key is longer than 64 KiB");
       put_decimal(out, v);
       return Status::ok();
-    case TypeKind::kUuid: return put_uuid(out, v, /*time_uuid=*/false);
-    case TypeKind::kTimeuuid: return put_uuid(out, v, /*time_uuid=*/true);
+    case TypeKind::kUuid:
+      return put_uuid(out, v, /*time_uuid=*/false);
+    case TypeKind::kTimeuuid:
+      return put_uuid(out, v, /*time_uuid=*/true);
     case TypeKind::kList:
     case TypeKind::kSet:
-    case TypeKind::kMap: return put_collection(type, v, out);
+    case TypeKind::kMap:
+      return put_collection(type, v, out);
     case TypeKind::kTuple:
-    case TypeKind::kUdt: return put_tuple(type, v, out);
-    default: break;
+    case TypeKind::kUdt:
+      return put_tuple(type, v, out);
+    default:
+      break;
   }
   assert(is_signed_integer(type.kind));
   out->append(v);
@@ -648,7 +686,10 @@ Status get_value(const CqlType& type, Reader& r, std::string* value) {
   switch (type.kind) {
     case TypeKind::kAscii:
     case TypeKind::kText:
-    case TypeKind::kBlob: return get_escaped_bytes(r, value);
+    case TypeKind::kBlob:
+      CASSETTE_RETURN_IF_ERROR(get_escaped_bytes(r, value));
+      // Zero bytes are the empty value, which has its own header.
+      return value->empty() ? corrupt("an empty byte string has a value header") : Status::ok();
     case TypeKind::kInet:
       CASSETTE_RETURN_IF_ERROR(get_escaped_bytes(r, value));
       return is_inet_address_size(value->size()) ? Status::ok()
@@ -657,17 +698,25 @@ Status get_value(const CqlType& type, Reader& r, std::string* value) {
     case TypeKind::kDate:
     case TypeKind::kTime:
       return r.get_bytes(width, value) ? Status::ok() : corrupt("a value is truncated");
-    case TypeKind::kVarint: return get_varint(r, value);
-    case TypeKind::kDecimal: return get_decimal(r, value);
-    case TypeKind::kUuid: return get_uuid(r, /*time_uuid=*/false, value);
-    case TypeKind::kTimeuuid: return get_uuid(r, /*time_uuid=*/true, value);
+    case TypeKind::kVarint:
+      return get_varint(r, value);
+    case TypeKind::kDecimal:
+      return get_decimal(r, value);
+    case TypeKind::kUuid:
+      return get_uuid(r, /*time_uuid=*/false, value);
+    case TypeKind::kTimeuuid:
+      return get_uuid(r, /*time_uuid=*/true, value);
     case TypeKind::kList:
     case TypeKind::kSet:
-    case TypeKind::kMap: return get_collection(type, r, value);
+    case TypeKind::kMap:
+      return get_collection(type, r, value);
     case TypeKind::kTuple:
-    case TypeKind::kUdt: return get_tuple(type, r, value);
-    case TypeKind::kDuration: return corrupt("a duration cannot be part of a key");
-    default: break;
+    case TypeKind::kUdt:
+      return get_tuple(type, r, value);
+    case TypeKind::kDuration:
+      return corrupt("a duration cannot be part of a key");
+    default:
+      break;
   }
   assert(is_signed_integer(type.kind));
   if (!r.get_bytes(width, value)) return corrupt("an integer is truncated");

@@ -35,13 +35,16 @@
 namespace cassette::types {
 
 // Appends the encoding of one value to *out. Returns InvalidArgument when `serialized` is not a
-// well-formed value of `type` (wrong fixed width, truncated collection, ...) or the type cannot
-// be a key (duration); *out is then left unspecified.
+// well-formed value of `type` (wrong fixed width, truncated collection, a timeuuid that is not
+// version 1, an inet that is not 4 or 16 bytes, a varint or decimal over 64 KiB, ...) or the type
+// cannot be a key (duration); *out is then left unspecified. Text and ascii contents are not
+// validated here (they are compared as bytes); that is the value layer's job.
 Status encode_key_component(const CqlType& type, std::string_view serialized, bool descending,
                             std::string* out);
 
 // Consumes one component from the front of *in and returns the serialized value it encodes.
-// Returns Corruption when *in does not start with a well-formed component of `type`.
+// Returns Corruption when *in does not start with a well-formed component of `type`. Only the
+// encoder's exact output is well-formed, so re-encoding the value gives back the bytes consumed.
 Result<std::string> decode_key_component(const CqlType& type, bool descending,
                                          std::string_view* in);
 

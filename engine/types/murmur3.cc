@@ -9,7 +9,9 @@ namespace {
 constexpr uint64_t kC1 = 0x87c37b91114253d5ull;
 constexpr uint64_t kC2 = 0x4cf5ad432745937full;
 
-inline uint64_t rotl64(uint64_t v, int n) { return (v << n) | (v >> (64 - n)); }
+inline uint64_t rotl64(uint64_t v, int n) {
+  return (v << n) | (v >> (64 - n));
+}
 
 // The body blocks are read as little-endian unsigned 64-bit words.
 inline uint64_t load_little_endian64(const uint8_t* p) {
@@ -32,8 +34,12 @@ inline uint64_t fmix64(uint64_t k) {
   return k;
 }
 
-inline uint64_t mix_k1(uint64_t k1) { return rotl64(k1 * kC1, 31) * kC2; }
-inline uint64_t mix_k2(uint64_t k2) { return rotl64(k2 * kC2, 33) * kC1; }
+inline uint64_t mix_k1(uint64_t k1) {
+  return rotl64(k1 * kC1, 31) * kC2;
+}
+inline uint64_t mix_k2(uint64_t k2) {
+  return rotl64(k2 * kC2, 33) * kC1;
+}
 
 }  // namespace
 
@@ -62,7 +68,8 @@ int64_t murmur3_token(std::string_view partition_key_bytes) {
   uint64_t k2 = 0;
   for (size_t i = rest; i > 8; --i) k2 ^= sign_extended(tail[i - 1]) << ((i - 9) * 8);
   if (rest > 8) h2 ^= mix_k2(k2);
-  for (size_t i = rest < 8 ? rest : 8; i > 0; --i) k1 ^= sign_extended(tail[i - 1]) << ((i - 1) * 8);
+  for (size_t i = rest < 8 ? rest : 8; i > 0; --i)
+    k1 ^= sign_extended(tail[i - 1]) << ((i - 1) * 8);
   if (rest > 0) h1 ^= mix_k1(k1);
 
   h1 ^= length;

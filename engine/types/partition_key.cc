@@ -29,30 +29,30 @@ Result<std::vector<std::string>> split_partition_key(std::string_view key, size_
   std::string_view in = key;
   while (components.size() < component_count) {
     if (in.size() < 2) {
-      return Status::corruption(fmt::format(
-          "Compound partition key is truncated: component {} of {} has no length.",
-          components.size() + 1, component_count));
+      return Status::corruption(
+          fmt::format("Compound partition key is truncated: component {} of {} has no length.",
+                      components.size() + 1, component_count));
     }
     const size_t length =
         (static_cast<size_t>(static_cast<uint8_t>(in[0])) << 8) | static_cast<uint8_t>(in[1]);
     in.remove_prefix(2);
     if (in.size() < length + 1) {
-      return Status::corruption(fmt::format(
-          "Compound partition key is truncated: component {} of {} needs {} bytes.",
-          components.size() + 1, component_count, length + 1));
+      return Status::corruption(
+          fmt::format("Compound partition key is truncated: component {} of {} needs {} bytes.",
+                      components.size() + 1, component_count, length + 1));
     }
     if (in[length] != '\0') {
-      return Status::corruption(fmt::format(
-          "Compound partition key component {} does not end with a 0x00 byte.",
-          components.size() + 1));
+      return Status::corruption(
+          fmt::format("Compound partition key component {} does not end with a 0x00 byte.",
+                      components.size() + 1));
     }
     components.emplace_back(in.substr(0, length));
     in.remove_prefix(length + 1);
   }
   if (!in.empty()) {
-    return Status::corruption(fmt::format(
-        "Compound partition key has {} trailing bytes after its {} components.", in.size(),
-        component_count));
+    return Status::corruption(
+        fmt::format("Compound partition key has {} trailing bytes after its {} components.",
+                    in.size(), component_count));
   }
   return components;
 }

@@ -1,12 +1,14 @@
+#include "engine/types/murmur3.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
-#include "engine/types/murmur3.h"
 #include "engine/types/partition_key.h"
 
 using namespace cassette;
@@ -49,13 +51,13 @@ TEST_CASE("int partition keys 0..9 sort by token in Cassandra's order") {
 
 TEST_CASE("murmur3 sign-extends tail bytes like Cassandra for every block/tail split") {
   // Keys of bytes (0x80 + 7 * i) & 0xff, mostly >= 0x80 so the sign-extension quirk shows.
-  // Expected tokens computed with the DataStax Node.js driver's Murmur3Tokenizer, an
-  // independent port of Cassandra's MurmurHash.hash3_x64_128.
+  // Expected tokens from an independent (Python) port of Cassandra's
+  // MurmurHash.hash3_x64_128, which also reproduces the required vectors above.
   const std::pair<size_t, int64_t> expected[] = {
-      {1, -5284281814142962636},  {7, -5968304505574019857}, {8, 512842628024960352},
-      {9, 683171345539645642},    {15, 3052317648445578018}, {16, -2954592189485143609},
-      {17, 5211886051089384206},  {23, -8925955735606023974}, {24, 860463995639002433},
-      {31, 1870246301362292004},  {32, -8273940428225357516}, {33, -5068544799612549991},
+      {1, -5284281814142962636}, {7, -5968304505574019857},  {8, 512842628024960352},
+      {9, 683171345539645642},   {15, 3052317648445578018},  {16, -2954592189485143609},
+      {17, 5211886051089384206}, {23, -8925955735606023974}, {24, 860463995639002433},
+      {31, 1870246301362292004}, {32, -8273940428225357516}, {33, -5068544799612549991},
       {40, 7174760491778422837},
   };
   for (const auto& [length, token] : expected) {
@@ -105,11 +107,30 @@ TEST_CASE("split_partition_key rejects malformed keys") {
   const std::vector<std::string> components = {"ab", "c"};
   const std::string key = serialize_partition_key(components);
   CHECK(split_partition_key(key, 0).status().is_invalid_argument());
-  CHECK(split_partition_key(key, 3).status().is_corruption());              // too few
-  CHECK(split_partition_key(key + "x", 2).status().is_corruption());        // trailing bytes
-  CHECK(split_partition_key(key.substr(0, 4), 2).status().is_corruption()); // truncated
+  CHECK(split_partition_key(key, 3).status().is_corruption());               // too few
+  CHECK(split_partition_key(key + "x", 2).status().is_corruption());         // trailing bytes
+  CHECK(split_partition_key(key.substr(0, 4), 2).status().is_corruption());  // truncated
   std::string bad_end = key;
   bad_end[4] = 'z';  // the first component's end-of-component byte
   CHECK(split_partition_key(bad_end, 2).status().is_corruption());
-  CHECK(split_partition_key("\x00", 2).status().is_corruption());
+  CHECK(split_partition_key(std::string_view("\x00", 1), 2).status().is_corruption());
+  CHECK(split_partition_key("", 2).status().is_corruption());
+  // A length that runs past the end of the key.
+  CHECK(split_partition_key(std::string_view("\x00\x09"
+                                             "ab\x00",
+                                             5),
+                            2)
+            .status()
+            .is_corruption());
+}
+
+TEST_CASE("compound partition keys hold components up to 64 KiB") {
+  const std::vector<std::string> components = {std::string(kMaxPartitionKeyComponentSize, 'x'),
+                                               std::string(1, '\xff')};
+  const std::string key = serialize_partition_key(components);
+  CHECK(key.size() == 2 + kMaxPartitionKeyComponentSize + 1 + 2 + 1 + 1);
+  CHECK(key.substr(0, 2) == "\xff\xff");
+  auto split = split_partition_key(key, 2);
+  REQUIRE(split.is_ok());
+  CHECK(*split == components);
 }
