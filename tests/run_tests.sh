@@ -23,5 +23,17 @@ run_doctest() {  # run a doctest binary, add its case counts to the totals
 
 run_doctest "$build_dir/cassette_unit_tests"
 
+run_golden() {  # the CQL golden corpus: one case per tests/cql/*.cql file
+  local out line
+  out=$(mktemp)
+  tests/cql/run_golden.sh "$build_dir" 2>&1 | tee "$out"
+  line=$(grep -E '^golden:' "$out" | tail -1)
+  rm -f "$out"
+  if [ -z "$line" ]; then echo "golden: no summary"; failed=$((failed + 1)); return; fi
+  passed=$((passed + $(echo "$line" | sed -E 's/golden: ([0-9]+) passed.*/\1/')))
+  failed=$((failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+}
+if ls tests/cql/*.cql >/dev/null 2>&1; then run_golden; fi
+
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

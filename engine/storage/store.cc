@@ -142,8 +142,29 @@ Status validate_batch(const WriteBatch& batch) {
 }  // namespace
 
 Result<int64_t> Store::apply(WriteBatch& batch) {
-  Private& p = *p_;
   CASSETTE_RETURN_IF_ERROR(validate_batch(batch));
+  CASSETTE_ASSIGN_OR_RETURN(std::optional<int64_t> timestamp,
+                            apply_locked([](const Snapshot&) { return Result<bool>(true); }, batch));
+  return *timestamp;
+}
+
+Result<std::optional<int64_t>> Store::apply_prepared(const PrepareWrite& prepare) {
+  WriteBatch batch;
+  return apply_locked(
+      [&](const Snapshot& snapshot) -> Result<bool> {
+        CASSETTE_ASSIGN_OR_RETURN(bool write, prepare(snapshot, batch));
+        if (write) CASSETTE_RETURN_IF_ERROR(validate_batch(batch));
+        return write && !batch.empty();
+      },
+      batch);
+}
+
+// The write path both apply() and apply_prepared() share: under the process's writer mutex and
+// the store lock, catch up, let `decide` look at a snapshot of everything committed so far, then
+// append `batch` as one record.
+Result<std::optional<int64_t>> Store::apply_locked(
+    const std::function<Result<bool>(const Snapshot&)>& decide, WriteBatch& batch) {
+  Private& p = *p_;
   CASSETTE_RETURN_IF_ERROR(p.wait_for_memtable_room());
   int64_t timestamp;
   {
@@ -154,6 +175,8 @@ Result<int64_t> Store::apply(WriteBatch& batch) {
     if (p.change_counter->load() != p.seen_counter.load() || !p.log_tail_is_ours_locked()) {
       CASSETTE_RETURN_IF_ERROR(p.catch_up_locked());
     }
+    CASSETTE_ASSIGN_OR_RETURN(bool write, decide(*current_snapshot()));
+    if (!write) return std::optional<int64_t>();
     CASSETTE_RETURN_IF_ERROR(p.ensure_log_writer_locked());
 
     timestamp = std::max(clock_->now_micros(), p.last_timestamp + 1);
@@ -170,13 +193,17 @@ Result<int64_t> Store::apply(WriteBatch& batch) {
     p.publish_change_locked();
   }
   p.after_write();
-  return timestamp;
+  return std::optional<int64_t>(timestamp);
 }
 
 // ---- reading ---------------------------------------------------------------------------------
 
 Result<std::shared_ptr<const Snapshot>> Store::snapshot() {
   CASSETTE_RETURN_IF_ERROR(p_->catch_up_if_changed());
+  return current_snapshot();
+}
+
+std::shared_ptr<const Snapshot> Store::current_snapshot() const {
   auto snap = std::make_shared<Snapshot>();
   {
     std::lock_guard view(p_->view_mutex);
@@ -186,7 +213,7 @@ Result<std::shared_ptr<const Snapshot>> Store::snapshot() {
     snap->version = p_->version;
   }
   snap->now_seconds = clock_->now_seconds();
-  return std::shared_ptr<const Snapshot>(std::move(snap));
+  return snap;
 }
 
 ReadSpec Store::partition_spec(std::string_view partition_key) {

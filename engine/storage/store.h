@@ -17,6 +17,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -112,6 +113,15 @@ class Store {
   // kAutoTimestamp in the batch with the store's next timestamp and returns it.
   Result<int64_t> apply(WriteBatch& batch);
 
+  // A read-check-write transaction (lightweight transactions, schema changes, list index
+  // updates): under the write lock, after catching up with every other process, `prepare` reads
+  // what it needs through the snapshot it is given (which sees every commit so far and no new
+  // one can slip in) and fills the batch, or returns false to write nothing. Returns the batch's
+  // timestamp, or nullopt when nothing was written. `prepare` must not call back into the Store
+  // except read().
+  using PrepareWrite = std::function<Result<bool>(const Snapshot& snapshot, WriteBatch& batch)>;
+  Result<std::optional<int64_t>> apply_prepared(const PrepareWrite& prepare);
+
   // A consistent view for reading, after catching up with other processes' commits.
   Result<std::shared_ptr<const Snapshot>> snapshot();
   // Specs for read(): one partition (a serialized partition key), or a token range.
@@ -134,6 +144,9 @@ class Store {
   struct Private;  // store_state.h
   friend struct StoreInternals;
   Store(std::string path, const StoreOptions& options);
+  Result<std::optional<int64_t>> apply_locked(
+      const std::function<Result<bool>(const Snapshot&)>& decide, WriteBatch& batch);
+  std::shared_ptr<const Snapshot> current_snapshot() const;  // no catch-up
 
   std::string path_;
   StoreOptions options_;

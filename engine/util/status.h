@@ -21,6 +21,10 @@ enum class StatusCode {
   kBusy,             // the store lock could not be had within the busy timeout
   kUnsupported,
   kInternal,         // a bug: an invariant did not hold
+  // CQL's own error classes, so a shell can print them as cqlsh does:
+  kSyntaxError,      // the statement does not parse (SyntaxException)
+  kAlreadyExists,    // CREATE of a keyspace/table/type/index that exists (AlreadyExistsException)
+  kConfiguration,    // a schema change Cassandra rejects as ConfigurationException
 };
 
 class [[nodiscard]] Status {
@@ -35,6 +39,9 @@ class [[nodiscard]] Status {
   static Status busy(std::string msg) { return {StatusCode::kBusy, std::move(msg)}; }
   static Status unsupported(std::string msg) { return {StatusCode::kUnsupported, std::move(msg)}; }
   static Status internal(std::string msg) { return {StatusCode::kInternal, std::move(msg)}; }
+  static Status syntax_error(std::string msg) { return {StatusCode::kSyntaxError, std::move(msg)}; }
+  static Status already_exists(std::string msg) { return {StatusCode::kAlreadyExists, std::move(msg)}; }
+  static Status configuration(std::string msg) { return {StatusCode::kConfiguration, std::move(msg)}; }
 
   bool is_ok() const { return code_ == StatusCode::kOk; }
   explicit operator bool() const { return is_ok(); }

@@ -1,0 +1,46 @@
+// What every statement executor gets: the store, the catalog and the schema snapshot the
+// statement runs against, the current keyspace, and the statement's "now".
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "engine/cql/ast.h"
+#include "engine/cql/functions.h"
+#include "engine/cql/result.h"
+#include "engine/schema/catalog.h"
+#include "engine/storage/store.h"
+
+namespace cassette::cql {
+
+struct ExecutionContext {
+  storage::Store* store = nullptr;
+  schema::Catalog* catalog = nullptr;
+  std::shared_ptr<const schema::Schema> schema;  // as of the statement's start
+  std::string keyspace;                          // the session's current keyspace ("" if none)
+  int64_t now_micros = 0;                        // the store clock's now, once per statement
+  FunctionContext functions;
+
+  int64_t now_seconds() const { return now_micros / 1'000'000; }
+
+  // The table a statement names, with Cassandra's messages: "No keyspace has been specified.
+  // USE a keyspace, or explicitly specify keyspace.tablename", "Keyspace x does not exist",
+  // "table t does not exist" (wording per Cassandra 4.1).
+  Result<std::shared_ptr<const schema::TableDef>> resolve_table(const QualifiedName& name) const;
+  // The keyspace a name is in: its own or the current one (error when neither).
+  Result<std::string> resolve_keyspace(const QualifiedName& name) const;
+};
+
+// The executors, one per statement family (execute_*.cc).
+Result<ExecutionResult> execute_select(const SelectStatement& statement, ExecutionContext& context);
+Result<ExecutionResult> execute_insert(const InsertStatement& statement, ExecutionContext& context);
+Result<ExecutionResult> execute_update(const UpdateStatement& statement, ExecutionContext& context);
+Result<ExecutionResult> execute_delete(const DeleteStatement& statement, ExecutionContext& context);
+Result<ExecutionResult> execute_batch(const BatchStatement& statement, ExecutionContext& context);
+// CREATE/ALTER/DROP of keyspaces, tables, indexes and types; TRUNCATE.
+Result<ExecutionResult> execute_schema_statement(const Statement& statement,
+                                                 ExecutionContext& context);
+Result<ExecutionResult> execute_describe(const DescribeStatement& statement,
+                                         ExecutionContext& context);
+
+}  // namespace cassette::cql

@@ -1,0 +1,61 @@
+// CQL's native scalar functions: now(), uuid(), minTimeuuid/maxTimeuuid, toTimestamp, toDate,
+// toUnixTimestamp, dateOf, unixTimestampOf, currentTimestamp/currentDate/currentTime/
+// currentTimeUUID, the <type>AsBlob / blobAs<Type> family, toJson and fromJson. (token(),
+// writetime(), ttl(), CAST and the aggregates need the row or the schema, so the statement
+// executor evaluates them itself.)
+//
+// Resolution works as Cassandra's FunctionResolver: the name is looked up case-insensitively
+// (a quoted name exactly), overloads are matched on the argument types, and an argument whose
+// type is unknown (a literal, a bind marker, null) takes the parameter's type as its receiver.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/types/cql_type.h"
+#include "engine/types/value.h"
+#include "engine/util/status.h"
+
+namespace cassette::cql {
+
+struct FunctionContext {
+  int64_t now_micros = 0;              // the statement's "now" (from the store's clock)
+  uint64_t clock_seq_and_node = 0;     // low bytes for the timeuuids now() makes
+  uint64_t* timeuuid_sequence = nullptr;  // bumped per now() call so two calls differ
+};
+
+struct ScalarFunction {
+  std::string name;                           // as Cassandra prints it: "system.tounixtimestamp"
+  std::vector<types::CqlType> parameter_types;
+  types::CqlType return_type;
+  // Most functions return null for a null argument without being called.
+  bool called_on_null_input = false;
+  std::function<Result<types::Value>(std::span<const types::Value> arguments,
+                                     const FunctionContext& context)>
+      apply;
+};
+
+// One argument as the resolver sees it: its type when known, else nullopt (a literal, bind
+// marker or null that will take its receiver's type). `text` is the argument as written, for
+// messages.
+struct FunctionArgument {
+  std::optional<types::CqlType> type;
+  std::string text;
+};
+
+// Resolves a call. `receiver` is the type the result must have when known (for fromJson(),
+// whose return type is the receiver's). Errors as Cassandra's, e.g.
+//   Unknown function 'foo'
+//   Invalid number of arguments in call to function system.totimestamp: 1 required but 2 provided
+//   Type error: x cannot be passed as argument 0 of function system.totimestamp of type timeuuid
+//   Ambiguous call to function ...
+Result<std::shared_ptr<const ScalarFunction>> resolve_function(
+    std::string_view name, std::span<const FunctionArgument> arguments,
+    const std::optional<types::CqlType>& receiver);
+
+}  // namespace cassette::cql

@@ -1,0 +1,51 @@
+// Session: runs CQL statements against a store, as a Cassandra client session does: it has a
+// current keyspace (USE) and executes one statement at a time. Sessions are cheap; every
+// session of a store shares the store's catalog (one per Store object).
+//
+//   auto store = storage::Store::open("/data/app.cassette").value();
+//   auto session = cql::Session::open(store).value();
+//   session->execute("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
+//                    "'replication_factor': 1}");
+//   Result<ExecutionResult> r = session->execute("SELECT * FROM ks.t WHERE k = 1");
+//
+// Errors come back as a Status whose message is Cassandra's (InvalidArgument for an invalid
+// request, SyntaxError, AlreadyExists, Configuration); a failed statement writes nothing.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "engine/cql/ast.h"
+#include "engine/cql/result.h"
+#include "engine/schema/catalog.h"
+#include "engine/storage/store.h"
+#include "engine/util/status.h"
+
+namespace cassette::cql {
+
+class Session {
+ public:
+  static Result<std::unique_ptr<Session>> open(std::shared_ptr<storage::Store> store);
+
+  // Parses and runs one statement (a trailing ';' is allowed).
+  Result<ExecutionResult> execute(std::string_view statement);
+  Result<ExecutionResult> execute(const Statement& statement);
+
+  const std::string& keyspace() const { return keyspace_; }
+  void set_keyspace(std::string keyspace) { keyspace_ = std::move(keyspace); }
+  storage::Store& store() { return *store_; }
+  schema::Catalog& catalog() { return *catalog_; }
+
+ private:
+  Session(std::shared_ptr<storage::Store> store, std::shared_ptr<schema::Catalog> catalog);
+  std::shared_ptr<storage::Store> store_;
+  std::shared_ptr<schema::Catalog> catalog_;
+  std::string keyspace_;
+  uint64_t timeuuid_sequence_ = 0;
+};
+
+// The catalog of a store, shared by every Session of that Store object in this process.
+Result<std::shared_ptr<schema::Catalog>> catalog_for(const std::shared_ptr<storage::Store>& store);
+
+}  // namespace cassette::cql

@@ -1,0 +1,56 @@
+// The mapping between CQL values and the storage engine's partitions, rows and cells for one
+// table: serialized partition keys, byte-comparable clustering keys, cells for each kind of
+// column (simple, counter, frozen or non-frozen collection, UDT), and back.
+//
+// Non-frozen collections are one cell per element (DESIGN §2): a set element is the cell path
+// with an empty value; a map entry has the key as path; a list element has a version-1 timeuuid
+// as path (so list order is cell order), and a non-frozen UDT has the field index (2-byte
+// big-endian) as path.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/schema/schema.h"
+#include "engine/storage/row.h"
+#include "engine/types/value.h"
+#include "engine/util/status.h"
+
+namespace cassette::cql {
+
+// The partition key bytes Cassandra would hash: one component as is, several as a compound key.
+// `components` are in partition key order.
+std::string partition_key_bytes(std::span<const std::string> components);
+// The components of a stored partition key, in partition key order.
+Result<std::vector<std::string>> partition_key_values(const schema::TableDef& table,
+                                                      std::string_view key);
+
+// The encoded clustering key of a full clustering or a prefix of it (the first values.size()
+// clustering columns), with each column's ASC/DESC folded in.
+Result<std::string> clustering_key_bytes(const schema::TableDef& table,
+                                         std::span<const std::string> values);
+// The clustering values of an encoded clustering key.
+Result<std::vector<std::string>> clustering_values(const schema::TableDef& table,
+                                                   std::string_view encoded);
+
+// The value a reader sees for column `column` of a row (nullopt when it has no live data): a
+// simple cell's value; for a counter the sum as a bigint; for a non-frozen collection or UDT the
+// serialized whole assembled from its live element cells.
+types::Value read_column(const schema::ColumnDef& column, const storage::Row& row);
+
+// The cells of a non-frozen collection or UDT value (for INSERT and for `c = literal`), to go
+// with a complex deletion just below the write timestamp. `list_base_micros` seeds the list
+// element timeuuids (each element gets the next one, so the written order is kept).
+Result<std::vector<storage::Cell>> element_cells(const schema::ColumnDef& column,
+                                                 std::string_view serialized, int64_t timestamp,
+                                                 int64_t ttl, int64_t now_seconds,
+                                                 int64_t list_base_micros);
+
+// writetime() and ttl() of a simple column (nullopt when it has no live cell).
+std::optional<int64_t> column_writetime(const schema::ColumnDef& column, const storage::Row& row);
+std::optional<int64_t> column_ttl(const schema::ColumnDef& column, const storage::Row& row,
+                                  int64_t now_seconds);
+
+}  // namespace cassette::cql

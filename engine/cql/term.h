@@ -1,0 +1,29 @@
+// Evaluating terms: a literal, collection, tuple, UDT literal, function call or type hint written
+// in a statement becomes a value of the type its receiver (a column, a collection element, a
+// function parameter) expects, with Cassandra's messages when it cannot:
+//   Invalid STRING constant (foo) for "k" of type int
+//   Invalid list literal for l of type set<int>
+//   Invalid null value in condition for column v     (the caller's context decides on null)
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "engine/cql/ast.h"
+#include "engine/cql/execution_context.h"
+#include "engine/types/value.h"
+
+namespace cassette::cql {
+
+// The value of `term` for a receiver of `receiver_type` named `receiver_name` (the column name,
+// or "k[1]"-style for collection elements, as Cassandra names receivers in messages). A null term
+// gives nullopt; a function call is resolved against the receiver and evaluated with the
+// context's now. Bind markers are rejected.
+Result<types::Value> evaluate_term(const Term& term, const types::CqlType& receiver_type,
+                                   std::string_view receiver_name, const ExecutionContext& context);
+
+// The type a term has on its own, when it has one without a receiver (a function call, a type
+// hint; nullopt for literals and null). Used to resolve overloads and to check selectors.
+std::optional<types::CqlType> term_type(const Term& term, const ExecutionContext& context);
+
+}  // namespace cassette::cql

@@ -1,0 +1,52 @@
+// The catalog: the schema, persisted inside the store it describes.
+//
+// The schema lives in the store's own table 0 (kCatalogTable), one row per keyspace, table, type
+// and index, so it shares the commit log's durability and atomicity: a schema change is one
+// write transaction, made with Store::apply_prepared so that it is checked against the latest
+// schema under the store's write lock (two processes creating the same table cannot both win).
+// Every process reloads the schema when the catalog table changed since it last looked.
+//
+//   auto catalog = Catalog::open(store).value();
+//   auto schema = catalog->current().value();   // a consistent snapshot
+//   catalog->change([&](const Schema& now) -> Result<Schema> { ... return next; });
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <mutex>
+
+#include "engine/schema/schema.h"
+#include "engine/storage/store.h"
+#include "engine/util/status.h"
+
+namespace cassette::schema {
+
+constexpr storage::TableId kCatalogTable = 0;
+
+class Catalog {
+ public:
+  // Loads the schema of `store` (empty for a new store) and sets each table's storage options.
+  static Result<std::shared_ptr<Catalog>> open(std::shared_ptr<storage::Store> store);
+
+  // The schema as of now, reloaded first if another process (or Catalog) changed it.
+  Result<std::shared_ptr<const Schema>> current();
+
+  // Applies a schema change atomically. `change` gets the latest schema (under the store's write
+  // lock, so no other change can interleave) and returns the next one, or an error, in which
+  // case nothing is written. The catalog writes only the rows that differ, bumps the version,
+  // updates the storage options of changed tables, and returns the new schema. Dropped tables'
+  // data is removed (Store::truncate) after the change is durable.
+  using SchemaChange = std::function<Result<Schema>(const Schema& current)>;
+  Result<std::shared_ptr<const Schema>> change(const SchemaChange& change);
+
+  storage::Store& store() { return *store_; }
+  const std::shared_ptr<storage::Store>& shared_store() const { return store_; }
+
+ private:
+  explicit Catalog(std::shared_ptr<storage::Store> store);
+  std::shared_ptr<storage::Store> store_;
+  std::mutex mutex_;
+  std::shared_ptr<const Schema> schema_;
+};
+
+}  // namespace cassette::schema

@@ -1,0 +1,122 @@
+// The schema: keyspaces, tables, columns, user-defined types and secondary indexes, as immutable
+// values. A Schema is a snapshot; a change makes a new one (catalog.h persists and publishes it),
+// so a statement that holds a shared_ptr<const Schema> sees one consistent schema throughout.
+//
+// Names are stored as the user's identifiers resolve: unquoted ones lower-cased, quoted ones as
+// written. Column ids (storage::ColumnId) are assigned once and never reused within a table, so
+// RENAME keeps data and a DROP followed by an ADD of the same name does not resurrect old cells.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/storage/memtable.h"  // storage::TableId
+#include "engine/storage/row.h"       // storage::ColumnId
+#include "engine/types/cql_type.h"
+
+namespace cassette::schema {
+
+enum class ColumnKind : uint8_t { kPartitionKey, kClustering, kStatic, kRegular };
+
+struct ColumnDef {
+  std::string name;
+  types::CqlType type;  // UDTs resolved: field names and types filled in
+  ColumnKind kind = ColumnKind::kRegular;
+  int position = 0;          // index among the partition key or clustering columns
+  bool descending = false;   // clustering order
+  storage::ColumnId id = 0;  // stable for the column's life
+
+  bool is_primary_key() const {
+    return kind == ColumnKind::kPartitionKey || kind == ColumnKind::kClustering;
+  }
+  bool is_static() const { return kind == ColumnKind::kStatic; }
+};
+
+// A dropped column is remembered so data written before the drop stays invisible even if a
+// column of the same name is added again (Cassandra's dropped_columns).
+struct DroppedColumn {
+  std::string name;
+  types::CqlType type;
+  int64_t dropped_at_micros = 0;
+  storage::ColumnId id = 0;
+};
+
+// Table options. The ones that change behaviour on one node are typed; every other option the
+// user gives (caching, bloom_filter_fp_chance, compaction, speculative_retry, ...) is kept as
+// written, as a CQL literal, and printed back by DESCRIBE.
+struct TableParams {
+  int64_t default_time_to_live = 0;
+  int64_t gc_grace_seconds = 864000;
+  std::string comment;
+  // As Cassandra shows it: {'chunk_length_in_kb': '16', 'class':
+  // 'org.apache.cassandra.io.compress.LZ4Compressor'} by default. Any class is accepted; the
+  // SSTables are always zstd, at 'compression_level' when given (default 3), and uncompressed
+  // when 'enabled' is 'false'.
+  std::map<std::string, std::string> compression;
+  std::map<std::string, std::string> other;  // name -> CQL literal as written
+};
+
+struct TableDef {
+  std::string keyspace;
+  std::string name;
+  std::string id;                  // a uuid, as Cassandra's table id
+  storage::TableId table_id = 0;   // the storage engine's id, never reused within a store
+  std::vector<ColumnDef> columns;  // in select order (partition key, clustering, statics, regulars)
+  std::vector<DroppedColumn> dropped;
+  TableParams params;
+  storage::ColumnId next_column_id = 0;
+
+  const ColumnDef* find_column(std::string_view name) const;
+  std::vector<const ColumnDef*> partition_key() const;  // in key order
+  std::vector<const ColumnDef*> clustering() const;     // in key order
+  bool has_static_columns() const;
+  bool is_counter_table() const;  // any regular column is a counter
+};
+
+struct UserTypeDef {
+  std::string keyspace;
+  std::string name;
+  std::vector<std::string> field_names;
+  std::vector<types::CqlType> field_types;
+};
+
+struct IndexDef {
+  std::string keyspace;
+  std::string name;
+  std::string table;
+  std::string column;
+  enum class Target : uint8_t { kValues, kKeys, kEntries, kFull };
+  Target target = Target::kValues;
+  std::string custom_class;                    // empty: a native index
+  std::map<std::string, std::string> options;  // as written
+};
+
+struct KeyspaceDef {
+  std::string name;
+  std::map<std::string, std::string> replication;  // as given, class expanded to its full name
+  bool durable_writes = true;
+  std::map<std::string, std::shared_ptr<const TableDef>> tables;
+  std::map<std::string, std::shared_ptr<const UserTypeDef>> types;
+  std::map<std::string, std::shared_ptr<const IndexDef>> indexes;
+};
+
+// One consistent version of the whole schema.
+struct Schema {
+  std::map<std::string, std::shared_ptr<const KeyspaceDef>> keyspaces;
+  storage::TableId next_table_id = 1;  // 0 is the catalog's own table
+  uint64_t version = 0;                // bumped by every change
+
+  const KeyspaceDef* find_keyspace(std::string_view name) const;
+  std::shared_ptr<const TableDef> find_table(std::string_view keyspace,
+                                             std::string_view name) const;
+  std::shared_ptr<const UserTypeDef> find_type(std::string_view keyspace,
+                                               std::string_view name) const;
+  std::vector<std::shared_ptr<const IndexDef>> indexes_on(const TableDef& table) const;
+};
+
+}  // namespace cassette::schema
