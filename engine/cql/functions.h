@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -46,6 +47,9 @@ struct ScalarFunction {
 struct FunctionArgument {
   std::optional<types::CqlType> type;
   std::string text;
+  // For a literal argument: its lexical kind, so that overloads are told apart as Cassandra does
+  // (toTimestamp('2024-01-02') picks the date overload). Unset: any parameter type is accepted.
+  std::optional<types::ConstantKind> constant_kind = std::nullopt;
 };
 
 // Resolves a call. `receiver` is the type the result must have when known (for fromJson(),
@@ -57,5 +61,9 @@ struct FunctionArgument {
 Result<std::shared_ptr<const ScalarFunction>> resolve_function(
     std::string_view name, std::span<const FunctionArgument> arguments,
     const std::optional<types::CqlType>& receiver);
+
+// Whether a native scalar function of that name (any overload) exists, so that callers can word
+// their own "unknown function" message (Cassandra's terms say "Unknown function %s called").
+bool is_native_function(std::string_view name);
 
 }  // namespace cassette::cql

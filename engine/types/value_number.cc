@@ -1,0 +1,467 @@
+// Numbers for the value layer: big-endian fixed-width integers, hex, arbitrary-precision varint
+// and decimal conversions with Java's BigInteger/BigDecimal syntax and printing, and the two
+// ways floating point values are printed (Java's Double.toString, cqlsh's %g).
+#include <cfloat>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+#include <vector>
+
+#include "engine/types/value_internal.h"
+
+namespace cassette::types::internal {
+
+uint64_t load_be(std::string_view bytes) {
+  uint64_t v = 0;
+  for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
+  return v;
+}
+
+int64_t load_be_signed(std::string_view bytes) {
+  if (bytes.empty()) return 0;
+  uint64_t v = load_be(bytes);
+  const size_t bits = bytes.size() * 8;
+  if (bits < 64 && (v >> (bits - 1)) & 1) v |= ~uint64_t{0} << bits;
+  return static_cast<int64_t>(v);
+}
+
+std::string store_be(uint64_t v, size_t width) {
+  std::string out(width, '\0');
+  for (size_t i = 0; i < width; ++i) out[width - 1 - i] = static_cast<char>(v >> (8 * i));
+  return out;
+}
+
+std::string to_hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (char c : bytes) {
+    out.push_back(kDigits[static_cast<uint8_t>(c) >> 4]);
+    out.push_back(kDigits[static_cast<uint8_t>(c) & 0xF]);
+  }
+  return out;
+}
+
+std::optional<std::string> from_hex(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(hex.size() / 2);
+  for (size_t i = 0; i < hex.size(); i += 2) {
+    const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out.push_back(static_cast<char>(hi << 4 | lo));
+  }
+  return out;
+}
+
+float load_float(std::string_view bytes) {
+  const uint32_t bits = static_cast<uint32_t>(load_be(bytes));
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+double load_double(std::string_view bytes) {
+  const uint64_t bits = load_be(bytes);
+  double d;
+  std::memcpy(&d, &bits, 8);
+  return d;
+}
+
+std::string float_bytes(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return store_be(bits, 4);
+}
+
+std::string double_bytes(double d) {
+  uint64_t bits;
+  std::memcpy(&bits, &d, 8);
+  return store_be(bits, 8);
+}
+
+bool is_valid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const uint8_t c = static_cast<uint8_t>(s[i]);
+    size_t n;
+    uint32_t cp;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      n = 1;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3;
+      cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (i + n >= s.size()) return false;
+    for (size_t k = 1; k <= n; ++k) {
+      const uint8_t cc = static_cast<uint8_t>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp < 0xE000))
+      return false;
+    i += n + 1;
+  }
+  return true;
+}
+
+// ---- varint ----
+
+namespace {
+
+// A magnitude as big-endian bytes without leading zeros ("" for zero).
+using Magnitude = std::string;
+
+void strip_leading_zeros(Magnitude* m) {
+  size_t i = 0;
+  while (i < m->size() && (*m)[i] == '\0') ++i;
+  m->erase(0, i);
+}
+
+// m = m * mul + add
+void multiply_add(Magnitude* m, uint32_t mul, uint32_t add) {
+  uint64_t carry = add;
+  for (size_t i = m->size(); i > 0; --i) {
+    const uint64_t v = static_cast<uint64_t>(static_cast<uint8_t>((*m)[i - 1])) * mul + carry;
+    (*m)[i - 1] = static_cast<char>(v & 0xFF);
+    carry = v >> 8;
+  }
+  while (carry != 0) {
+    m->insert(m->begin(), static_cast<char>(carry & 0xFF));
+    carry >>= 8;
+  }
+}
+
+// m = m / div, returns the remainder.
+uint32_t divide(Magnitude* m, uint32_t div) {
+  uint64_t rem = 0;
+  for (char& c : *m) {
+    const uint64_t cur = (rem << 8) | static_cast<uint8_t>(c);
+    c = static_cast<char>(cur / div);
+    rem = cur % div;
+  }
+  strip_leading_zeros(m);
+  return static_cast<uint32_t>(rem);
+}
+
+Magnitude magnitude_from_digits(std::string_view digits) {
+  Magnitude m;
+  size_t i = 0;
+  // Nine digits at a time keep this quadratic but fast.
+  while (i < digits.size()) {
+    const size_t n = std::min<size_t>(9, digits.size() - i);
+    uint32_t chunk = 0, scale = 1;
+    for (size_t k = 0; k < n; ++k) {
+      chunk = chunk * 10 + static_cast<uint32_t>(digits[i + k] - '0');
+      scale *= 10;
+    }
+    multiply_add(&m, scale, chunk);
+    i += n;
+  }
+  strip_leading_zeros(&m);
+  return m;
+}
+
+std::string magnitude_to_digits(Magnitude m) {
+  if (m.empty()) return "0";
+  std::vector<uint32_t> chunks;
+  while (!m.empty()) chunks.push_back(divide(&m, 1000000000));
+  std::string out = std::to_string(chunks.back());
+  for (size_t i = chunks.size() - 1; i > 0; --i) out += fmt::format("{:09d}", chunks[i - 1]);
+  return out;
+}
+
+// Two's complement minimal bytes of +/- magnitude.
+std::string twos_complement(bool negative, Magnitude m) {
+  if (m.empty()) return std::string(1, '\0');
+  if (!negative) {
+    if (static_cast<uint8_t>(m[0]) & 0x80) m.insert(m.begin(), '\0');
+    return m;
+  }
+  // -m = ~(m - 1)
+  for (size_t i = m.size(); i > 0; --i) {
+    if (m[i - 1] != '\0') {
+      m[i - 1] = static_cast<char>(static_cast<uint8_t>(m[i - 1]) - 1);
+      break;
+    }
+    m[i - 1] = static_cast<char>(0xFF);
+  }
+  for (char& c : m) c = static_cast<char>(~c);
+  if (!(static_cast<uint8_t>(m[0]) & 0x80)) m.insert(m.begin(), static_cast<char>(0xFF));
+  // Drop redundant sign bytes.
+  while (m.size() > 1 && static_cast<uint8_t>(m[0]) == 0xFF && (static_cast<uint8_t>(m[1]) & 0x80))
+    m.erase(0, 1);
+  return m;
+}
+
+// Sign and magnitude of two's complement bytes.
+Magnitude magnitude_of(std::string_view bytes, bool* negative) {
+  *negative = !bytes.empty() && (static_cast<uint8_t>(bytes[0]) & 0x80);
+  Magnitude m(bytes);
+  if (*negative) {
+    for (char& c : m) c = static_cast<char>(~c);
+    multiply_add(&m, 1, 1);
+    // multiply_add may have carried into a new byte only for values like 0x80.., fine.
+  }
+  strip_leading_zeros(&m);
+  return m;
+}
+
+bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> varint_from_text(std::string_view text) {
+  bool negative = false;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    negative = text[0] == '-';
+    text.remove_prefix(1);
+  }
+  if (!all_digits(text)) return std::nullopt;
+  return twos_complement(negative, magnitude_from_digits(text));
+}
+
+std::string varint_from_int64(int64_t v) {
+  const bool negative = v < 0;
+  const uint64_t mag = negative ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  Magnitude m = store_be(mag, 8);
+  strip_leading_zeros(&m);
+  return twos_complement(negative, m);
+}
+
+std::string varint_to_text(std::string_view bytes) {
+  bool negative;
+  Magnitude m = magnitude_of(bytes, &negative);
+  std::string digits = magnitude_to_digits(m);
+  return negative && digits != "0" ? "-" + digits : digits;
+}
+
+int64_t varint_low64(std::string_view bytes) {
+  if (bytes.size() > 8) bytes = bytes.substr(bytes.size() - 8);
+  return load_be_signed(bytes);
+}
+
+double varint_to_double(std::string_view bytes) {
+  return std::strtod(varint_to_text(bytes).c_str(), nullptr);
+}
+
+// ---- decimal ----
+
+std::optional<std::string> decimal_from_text(std::string_view text) {
+  bool negative = false;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    negative = text[0] == '-';
+    text.remove_prefix(1);
+  }
+  std::string digits;
+  int64_t scale = 0;
+  size_t i = 0;
+  bool seen_point = false;
+  for (; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9') {
+      digits.push_back(c);
+      if (seen_point) ++scale;
+    } else if (c == '.' && !seen_point) {
+      seen_point = true;
+    } else {
+      break;
+    }
+  }
+  if (digits.empty()) return std::nullopt;
+  if (i < text.size()) {
+    if (text[i] != 'e' && text[i] != 'E') return std::nullopt;
+    std::string_view exp = text.substr(i + 1);
+    bool exp_negative = false;
+    if (!exp.empty() && (exp[0] == '-' || exp[0] == '+')) {
+      exp_negative = exp[0] == '-';
+      exp.remove_prefix(1);
+    }
+    if (!all_digits(exp) || exp.size() > 10) return std::nullopt;
+    int64_t e = 0;
+    for (char c : exp) e = e * 10 + (c - '0');
+    scale += exp_negative ? e : -e;
+  }
+  if (scale > INT32_MAX || scale < INT32_MIN) return std::nullopt;
+  return store_be(static_cast<uint32_t>(static_cast<int32_t>(scale)), 4) +
+         twos_complement(negative, magnitude_from_digits(digits));
+}
+
+namespace {
+struct DecimalParts {
+  bool negative = false;
+  std::string digits;  // unscaled magnitude, "0" for zero
+  int32_t scale = 0;
+};
+DecimalParts decimal_parts(std::string_view bytes) {
+  DecimalParts p;
+  if (bytes.size() < 4) return p;
+  p.scale = static_cast<int32_t>(load_be(bytes.substr(0, 4)));
+  Magnitude m = magnitude_of(bytes.substr(4), &p.negative);
+  p.digits = magnitude_to_digits(m);
+  return p;
+}
+}  // namespace
+
+std::string decimal_to_text(std::string_view bytes) {
+  const DecimalParts p = decimal_parts(bytes);
+  const std::string& d = p.digits;
+  const std::string sign = p.negative ? "-" : "";
+  const int64_t adjusted = -static_cast<int64_t>(p.scale) + static_cast<int64_t>(d.size()) - 1;
+  if (p.scale == 0) return sign + d;
+  if (p.scale > 0 && adjusted >= -6) {
+    const int64_t point = static_cast<int64_t>(d.size()) - p.scale;
+    if (point > 0) return sign + d.substr(0, point) + "." + d.substr(point);
+    return sign + "0." + std::string(static_cast<size_t>(-point), '0') + d;
+  }
+  std::string out = sign + d.substr(0, 1);
+  if (d.size() > 1) out += "." + d.substr(1);
+  if (adjusted != 0) out += fmt::format("E{}{}", adjusted > 0 ? "+" : "", adjusted);
+  return out;
+}
+
+std::string decimal_to_varint(std::string_view bytes) {
+  DecimalParts p = decimal_parts(bytes);
+  std::string digits = p.digits;
+  if (p.scale > 0) {
+    digits = static_cast<int64_t>(digits.size()) > p.scale
+                 ? digits.substr(0, digits.size() - p.scale)
+                 : "0";
+  } else if (p.scale < 0) {
+    digits += std::string(static_cast<size_t>(-static_cast<int64_t>(p.scale)), '0');
+  }
+  return twos_complement(p.negative, magnitude_from_digits(digits));
+}
+
+double decimal_to_double(std::string_view bytes) {
+  const DecimalParts p = decimal_parts(bytes);
+  const std::string text =
+      fmt::format("{}{}e{}", p.negative ? "-" : "", p.digits, -static_cast<int64_t>(p.scale));
+  return std::strtod(text.c_str(), nullptr);
+}
+
+// ---- floating point printing ----
+
+namespace {
+
+// Java's FloatingDecimal layout for the shortest digits of a finite non-zero value.
+std::string java_format(std::string_view sci) {
+  // sci is like "-1.2345e+06" from std::to_chars(..., scientific)
+  std::string out;
+  if (!sci.empty() && sci[0] == '-') {
+    out.push_back('-');
+    sci.remove_prefix(1);
+  }
+  const size_t e = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e))
+    if (c != '.') digits.push_back(c);
+  int exponent = std::atoi(std::string(sci.substr(e + 1)).c_str());
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  if (exponent >= -3 && exponent < 7) {
+    if (exponent >= 0) {
+      std::string int_part = digits.substr(0, std::min<size_t>(digits.size(), exponent + 1));
+      int_part += std::string(exponent + 1 - int_part.size(), '0');
+      std::string frac =
+          digits.size() > static_cast<size_t>(exponent + 1) ? digits.substr(exponent + 1) : "0";
+      return out + int_part + "." + frac;
+    }
+    return out + "0." + std::string(-exponent - 1, '0') + digits;
+  }
+  return out + digits.substr(0, 1) + "." + (digits.size() > 1 ? digits.substr(1) : "0") + "E" +
+         std::to_string(exponent);
+}
+
+// JDK 8-17's FloatingDecimal prints an integer-valued float or double below 2^63 from its exact
+// integer digits, rounding off only the digits its precision cannot carry (a table indexed by
+// the surplus binary exponent), instead of the shortest digits: Float.toString(3451250944f) is
+// "3.45125094E9" there, not "3.451251E9". Cassandra runs on those JDKs, so we do the same.
+std::optional<std::string> java_integer_digits(double v, int significant_bits) {
+  int binary_exponent;
+  std::frexp(v, &binary_exponent);
+  --binary_exponent;  // v = 1.xxx * 2^binary_exponent
+  if (v != std::floor(v) || binary_exponent < 0 || binary_exponent > 62) return std::nullopt;
+  static constexpr int kInsignificantDigits[] = {
+      0,  0,  0,  0,  1,  1,  1,  2,  2,  2,  3,  3,  3,  3,  4,  4,  4,  5,  5,  5,  6,  6,
+      6,  6,  7,  7,  7,  8,  8,  8,  9,  9,  9,  9,  10, 10, 10, 11, 11, 11, 12, 12, 12, 12,
+      13, 13, 13, 14, 14, 14, 15, 15, 15, 15, 16, 16, 16, 17, 17, 17, 18, 18, 18, 19};
+  const int surplus = binary_exponent - significant_bits - 1;
+  const int insignificant = surplus > 1 && surplus < 64 ? kInsignificantDigits[surplus] : 0;
+  uint64_t value = static_cast<uint64_t>(std::fabs(v));
+  int exponent = 0;
+  if (insignificant > 0) {
+    uint64_t pow10 = 1;
+    for (int i = 0; i < insignificant; ++i) pow10 *= 10;
+    const uint64_t residue = value % pow10;
+    value /= pow10;
+    exponent += insignificant;
+    if (residue >= pow10 / 2) ++value;
+  }
+  std::string digits = std::to_string(value);
+  exponent += static_cast<int>(digits.size()) - 1;
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  return fmt::format("{}{}{}e{}", v < 0 ? "-" : "", digits.substr(0, 1),
+                     digits.size() > 1 ? "." + digits.substr(1) : "", exponent);
+}
+
+}  // namespace
+
+std::string java_double_to_string(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  if (auto sci = java_integer_digits(v, 53)) return java_format(*sci);
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  return java_format(std::string_view(buf, res.ptr - buf));
+}
+
+std::string java_float_to_string(float v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  if (v == 0) return std::signbit(v) ? "-0.0" : "0.0";
+  if (auto sci = java_integer_digits(v, 24)) return java_format(*sci);
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  return java_format(std::string_view(buf, res.ptr - buf));
+}
+
+std::string cqlsh_float_to_string(double v, int precision) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  // As cqlsh: when %g would not use an exponent, widen the precision by the integer digits so
+  // that it does not round them away.
+  if (std::fabs(v) > DBL_EPSILON) {
+    const int exponent = static_cast<int>(std::log10(std::fabs(v)));  // truncates toward zero
+    if (exponent >= -4 && exponent < precision) precision = precision + exponent + 1;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+  return buf;
+}
+
+}  // namespace cassette::types::internal
