@@ -323,6 +323,7 @@ struct AlterTypeStatement {
   QualifiedName type;
   bool if_exists = false;
   bool field_if_not_exists = false;
+  bool field_if_exists = false;  // RENAME IF EXISTS
   std::vector<std::pair<std::string, types::CqlType>> added;
   std::vector<std::pair<std::string, std::string>> renames;
 };
