@@ -1,0 +1,208 @@
+// The persisted catalog: changes are durable, all-or-nothing, visible to other Catalog objects,
+// and table ids are never reused.
+#include "engine/schema/catalog.h"
+
+#include <doctest/doctest.h>
+
+#include "engine/schema/catalog_codec.h"
+#include "tests/unit/store_test_util.h"
+
+namespace cassette::schema {
+namespace {
+
+using test::TempDir;
+
+std::shared_ptr<storage::Store> open_store(const std::string& path) {
+  auto store = storage::Store::open(path);
+  REQUIRE(store.is_ok());
+  return *store;
+}
+
+Schema with_keyspace(const Schema& now, const std::string& name) {
+  Schema next = now;
+  auto ks = std::make_shared<KeyspaceDef>();
+  ks->name = name;
+  ks->replication = {{"class", "org.apache.cassandra.locator.SimpleStrategy"},
+                     {"replication_factor", "1"}};
+  next.keyspaces[name] = ks;
+  return next;
+}
+
+Schema with_table(const Schema& now, const std::string& keyspace, const std::string& name) {
+  Schema next = now;
+  auto ks = std::make_shared<KeyspaceDef>(*now.keyspaces.at(keyspace));
+  auto table = std::make_shared<TableDef>();
+  table->keyspace = keyspace;
+  table->name = name;
+  table->id = "5a1c395e-b41f-11e5-9f22-ba0be0483c18";
+  table->table_id = next.next_table_id++;
+  table->columns.push_back(
+      {"k", types::CqlType::simple(types::TypeKind::kInt), ColumnKind::kPartitionKey, 0, false, 0});
+  table->columns.push_back({"c", types::CqlType::simple(types::TypeKind::kText),
+                            ColumnKind::kClustering, 0, true, 1});
+  table->columns.push_back({"v", types::CqlType::map(types::CqlType::simple(types::TypeKind::kText),
+                                                     types::CqlType::simple(types::TypeKind::kInt)),
+                            ColumnKind::kRegular, 0, false, 2});
+  table->next_column_id = 3;
+  table->params.gc_grace_seconds = 100;
+  table->params.comment = "a comment";
+  table->params.compression = {{"class", "org.apache.cassandra.io.compress.ZstdCompressor"},
+                               {"compression_level", "5"}};
+  table->params.other = {{"caching", "{'keys': 'ALL', 'rows_per_partition': 'NONE'}"}};
+  ks->tables[name] = table;
+  next.keyspaces[keyspace] = ks;
+  return next;
+}
+
+Schema without_table(const Schema& now, const std::string& keyspace, const std::string& name) {
+  Schema next = now;
+  auto ks = std::make_shared<KeyspaceDef>(*now.keyspaces.at(keyspace));
+  ks->tables.erase(name);
+  next.keyspaces[keyspace] = ks;
+  return next;
+}
+
+TEST_CASE("catalog: a new store has an empty schema") {
+  TempDir dir;
+  auto catalog = Catalog::open(open_store(dir.path()));
+  REQUIRE(catalog.is_ok());
+  auto schema = (*catalog)->current();
+  REQUIRE(schema.is_ok());
+  CHECK((*schema)->keyspaces.empty());
+  CHECK((*schema)->version == 0);
+  CHECK((*schema)->next_table_id == 1);
+}
+
+TEST_CASE("catalog: changes persist across reopen") {
+  TempDir dir;
+  {
+    auto catalog = Catalog::open(open_store(dir.path())).value();
+    auto s1 = catalog->change([](const Schema& now) -> Result<Schema> {
+      return with_keyspace(now, "ks");
+    });
+    REQUIRE(s1.is_ok());
+    CHECK((*s1)->version == 1);
+    auto s2 = catalog->change([](const Schema& now) -> Result<Schema> {
+      return with_table(now, "ks", "t");
+    });
+    REQUIRE(s2.is_ok());
+    CHECK((*s2)->version == 2);
+    CHECK((*s2)->next_table_id == 2);
+  }
+  auto catalog = Catalog::open(open_store(dir.path())).value();
+  auto schema = catalog->current().value();
+  CHECK(schema->version == 2);
+  CHECK(schema->next_table_id == 2);
+  REQUIRE(schema->find_keyspace("ks") != nullptr);
+  CHECK(schema->find_keyspace("ks")->replication.at("replication_factor") == "1");
+  auto table = schema->find_table("ks", "t");
+  REQUIRE(table != nullptr);
+  CHECK(table->table_id == 1);
+  CHECK(table->id == "5a1c395e-b41f-11e5-9f22-ba0be0483c18");
+  REQUIRE(table->columns.size() == 3);
+  CHECK(table->columns[1].name == "c");
+  CHECK(table->columns[1].descending);
+  CHECK(table->columns[2].type ==
+        types::CqlType::map(types::CqlType::simple(types::TypeKind::kText),
+                            types::CqlType::simple(types::TypeKind::kInt)));
+  CHECK(table->next_column_id == 3);
+  CHECK(table->params.gc_grace_seconds == 100);
+  CHECK(table->params.comment == "a comment");
+  CHECK(table->params.compression.at("compression_level") == "5");
+  CHECK(table->params.other.at("caching") == "{'keys': 'ALL', 'rows_per_partition': 'NONE'}");
+  CHECK(table->partition_key().size() == 1);
+  CHECK(table->clustering().size() == 1);
+}
+
+TEST_CASE("catalog: a failed change writes nothing") {
+  TempDir dir;
+  auto catalog = Catalog::open(open_store(dir.path())).value();
+  auto failed = catalog->change(
+      [](const Schema&) -> Result<Schema> { return Status::invalid_argument("no"); });
+  REQUIRE(!failed.is_ok());
+  CHECK(failed.status().message() == "no");
+  CHECK(catalog->current().value()->version == 0);
+  // A change that changes nothing writes nothing either.
+  auto same = catalog->change([](const Schema& now) -> Result<Schema> { return now; });
+  REQUIRE(same.is_ok());
+  CHECK((*same)->version == 0);
+}
+
+TEST_CASE("catalog: another Catalog on the same store sees changes") {
+  TempDir dir;
+  auto store = open_store(dir.path());
+  auto first = Catalog::open(store).value();
+  auto second = Catalog::open(store).value();
+  CHECK(second->current().value()->keyspaces.empty());
+  REQUIRE(first->change([](const Schema& now) -> Result<Schema> {
+                 return with_keyspace(now, "ks");
+               }).is_ok());
+  CHECK(second->current().value()->find_keyspace("ks") != nullptr);
+  // The second builds its change on the latest schema, not on what it saw before.
+  REQUIRE(second->change([](const Schema& now) -> Result<Schema> {
+                  REQUIRE(now.find_keyspace("ks") != nullptr);
+                  return with_keyspace(now, "ks2");
+                }).is_ok());
+  auto schema = first->current().value();
+  CHECK(schema->keyspaces.size() == 2);
+  CHECK(schema->version == 2);
+}
+
+TEST_CASE("catalog: dropping a table removes its data and never reuses its id") {
+  TempDir dir;
+  auto store = open_store(dir.path());
+  auto catalog = Catalog::open(store).value();
+  REQUIRE(catalog->change([](const Schema& now) -> Result<Schema> {
+                   return with_table(with_keyspace(now, "ks"), "ks", "t");
+                 }).is_ok());
+  storage::TableId id = catalog->current().value()->find_table("ks", "t")->table_id;
+  test::put(*store, id, "pk", 1, test::insert_row("x"));
+  CHECK(test::read_table(*store, id).size() == 1);
+  auto dropped = catalog->change([](const Schema& now) -> Result<Schema> {
+    return without_table(now, "ks", "t");
+  });
+  REQUIRE(dropped.is_ok());
+  CHECK((*dropped)->find_table("ks", "t") == nullptr);
+  CHECK(test::read_table(*store, id).empty());
+  auto again = catalog->change([](const Schema& now) -> Result<Schema> {
+    return with_table(now, "ks", "t");
+  });
+  REQUIRE(again.is_ok());
+  CHECK((*again)->find_table("ks", "t")->table_id == id + 1);
+  store.reset();
+  catalog.reset();
+  auto reopened = Catalog::open(open_store(dir.path())).value()->current().value();
+  CHECK(reopened->find_table("ks", "t")->table_id == id + 1);
+  CHECK(reopened->next_table_id == id + 2);
+}
+
+TEST_CASE("catalog codec: records round-trip and reject unknown formats") {
+  UserTypeDef type;
+  type.keyspace = "ks";
+  type.name = "address";
+  type.field_names = {"street", "zip"};
+  type.field_types = {types::CqlType::simple(types::TypeKind::kText),
+                      types::CqlType::list(types::CqlType::simple(types::TypeKind::kInt), true)};
+  auto decoded = codec::decode_type(codec::encode_type(type));
+  REQUIRE(decoded.is_ok());
+  CHECK(decoded->field_names == type.field_names);
+  CHECK(decoded->field_types == type.field_types);
+
+  IndexDef index;
+  index.keyspace = "ks";
+  index.name = "t_m_idx";
+  index.table = "t";
+  index.column = "m";
+  index.target = IndexDef::Target::kKeys;
+  auto decoded_index = codec::decode_index(codec::encode_index(index));
+  REQUIRE(decoded_index.is_ok());
+  CHECK(decoded_index->target == IndexDef::Target::kKeys);
+  CHECK(decoded_index->column == "m");
+
+  std::string bad = codec::encode_index(index);
+  bad[0] = 9;
+  CHECK(codec::decode_index(bad).status().is_corruption());
+}
+
+}  // namespace
+}  // namespace cassette::schema
