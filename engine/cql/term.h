@@ -26,4 +26,8 @@ Result<types::Value> evaluate_term(const Term& term, const types::CqlType& recei
 // hint; nullopt for literals and null). Used to resolve overloads and to check selectors.
 std::optional<types::CqlType> term_type(const Term& term, const ExecutionContext& context);
 
+// A term as Cassandra prints it in messages (Term.Raw.getText()): 'text' quoted, 42, [1, 2],
+// {a: 1}, f(x), (int)3.
+std::string term_text(const Term& term);
+
 }  // namespace cassette::cql

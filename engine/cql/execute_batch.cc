@@ -1,0 +1,253 @@
+// BATCH: INSERT, UPDATE and DELETE statements applied as one write (one WriteBatch, one store
+// transaction, one timestamp unless statements give their own), with Cassandra's BatchStatement
+// rules: counter and non-counter statements do not mix, a timestamp is given on the batch or on
+// statements, and conditional batches stay within one partition of one table and answer
+// [applied] like a single conditional statement.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <variant>
+
+#include "engine/cql/execution_context.h"
+#include "engine/cql/modification_statement.h"
+#include "engine/cql/table_codec.h"
+
+namespace cassette::cql {
+
+namespace {
+
+bool has_own_timestamp(const std::variant<InsertStatement, UpdateStatement, DeleteStatement>& s) {
+  return std::visit([](const auto& statement) { return statement.using_clause.timestamp != nullptr; },
+                    s);
+}
+
+Result<PreparedModification> prepare_one(
+    const std::variant<InsertStatement, UpdateStatement, DeleteStatement>& s,
+    const ExecutionContext& context) {
+  return std::visit(
+      [&](const auto& statement) -> Result<PreparedModification> {
+        using T = std::decay_t<decltype(statement)>;
+        if constexpr (std::is_same_v<T, InsertStatement>) return prepare_insert(statement, context);
+        else if constexpr (std::is_same_v<T, UpdateStatement>) return prepare_update(statement, context);
+        else return prepare_delete(statement, context);
+      },
+      s);
+}
+
+// One row a conditional batch checks.
+struct CheckedRow {
+  std::optional<std::vector<std::string>> clustering_values;  // nullopt: the static row
+  std::optional<std::string> clustering;
+  CurrentRow current;
+};
+
+Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModification>& statements,
+                                                  const std::vector<WriteParameters>& params,
+                                                  ExecutionContext& context) {
+  const PreparedModification* first = nullptr;
+  std::vector<CheckedRow> rows;
+  std::vector<std::pair<const PreparedModification*, size_t>> checks;  // statement, row index
+  bool wildcard = false;
+  std::vector<const schema::ColumnDef*> condition_columns;
+  for (const PreparedModification& statement : statements) {
+    const char* what = statement.type == StatementType::kDelete ? "deletions" : "updates";
+    if (statement.targets.partition_keys.size() > 1) {
+      return Status::invalid_argument(
+          fmt::format("IN on the partition key is not supported with conditional {}", what));
+    }
+    if (first == nullptr) {
+      first = &statement;
+    } else if (statement.table->table_id != first->table->table_id) {
+      return Status::invalid_argument("Batch with conditions cannot span multiple tables");
+    } else if (statement.targets.partition_keys != first->targets.partition_keys) {
+      return Status::invalid_argument("Batch with conditions cannot span multiple partitions");
+    }
+    if (statement.conditions.empty()) continue;
+    if (statement.targets.clustering_has_in) {
+      return Status::invalid_argument(
+          fmt::format("IN on the clustering key columns is not supported with conditional {}", what));
+    }
+    CheckedRow row;
+    row.clustering_values = statement.condition_clustering();
+    if (row.clustering_values) {
+      CASSETTE_ASSIGN_OR_RETURN(row.clustering,
+                                clustering_key_bytes(*statement.table, *row.clustering_values));
+    }
+    auto same = std::find_if(rows.begin(), rows.end(),
+                             [&](const CheckedRow& r) { return r.clustering == row.clustering; });
+    size_t index = same - rows.begin();
+    if (same == rows.end()) rows.push_back(std::move(row));
+    checks.emplace_back(&statement, index);
+    if (statement.conditions.kind != PreparedConditions::Kind::kColumns) {
+      wildcard = true;
+    } else {
+      for (const schema::ColumnDef* c : statement.conditions.columns()) {
+        if (std::find(condition_columns.begin(), condition_columns.end(), c) ==
+            condition_columns.end()) {
+          condition_columns.push_back(c);
+        }
+      }
+    }
+  }
+  if (first == nullptr || first->targets.partition_keys.empty()) {
+    return conditional_result(false, {}, {});
+  }
+  const schema::TableDef& table = *first->table;
+  const std::string& key = first->targets.partition_keys.front();
+  storage::Store& store = *context.store;
+  bool applied = false;
+  auto written = store.apply_prepared(
+      [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) -> Result<bool> {
+        for (CheckedRow& row : rows) {
+          CASSETTE_ASSIGN_OR_RETURN(row.current,
+                                    read_current_row(store, snapshot, table, key, row.clustering));
+        }
+        applied = true;
+        for (const auto& [statement, index] : checks) {
+          const CheckedRow& row = rows[index];
+          bool exists = row.clustering ? row.current.row.has_value()
+                                       : row.current.static_row.has_value();
+          CASSETTE_ASSIGN_OR_RETURN(bool ok,
+                                    conditions_apply(statement->conditions, row.current, exists));
+          applied = applied && ok;
+        }
+        if (!applied) return false;
+        for (size_t i = 0; i < statements.size(); ++i) {
+          CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, &snapshot, batch));
+        }
+        return true;
+      });
+  CASSETTE_RETURN_IF_ERROR(written.status());
+  if (applied) return conditional_result(true, {}, {});
+
+  // Not applied: the primary key and the condition columns of each checked row that exists
+  // (every column when a statement used IF EXISTS / IF NOT EXISTS), in clustering order.
+  std::vector<const schema::ColumnDef*> columns;
+  if (wildcard) {
+    columns = columns_in_select_order(table);
+  } else {
+    for (const schema::ColumnDef* c : columns_in_select_order(table)) {
+      if (c->is_primary_key()) columns.push_back(c);
+    }
+    for (const schema::ColumnDef* c : condition_columns) {
+      if (std::find(columns.begin(), columns.end(), c) == columns.end()) columns.push_back(c);
+    }
+  }
+  std::vector<ResultColumn> result_columns;
+  for (const schema::ColumnDef* c : columns) result_columns.push_back({c->name, c->type});
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> partition_values,
+                            partition_key_values(table, key));
+  std::sort(rows.begin(), rows.end(), [](const CheckedRow& a, const CheckedRow& b) {
+    return a.clustering < b.clustering;
+  });
+  std::vector<std::vector<types::Value>> values;
+  for (const CheckedRow& row : rows) {
+    if (!row.clustering || !row.current.row) continue;
+    values.push_back(current_values(columns, partition_values, *row.clustering_values, row.current));
+  }
+  // Conditions on static columns only: Cassandra reads the partition's first row with them.
+  if (values.empty()) {
+    for (const CheckedRow& row : rows) {
+      if (row.clustering || !row.current.static_row) continue;
+      std::vector<std::string> clustering_values;
+      if (row.current.first_clustering) {
+        CASSETTE_ASSIGN_OR_RETURN(clustering_values,
+                                  cql::clustering_values(table, *row.current.first_clustering));
+      }
+      values.push_back(current_values(columns, partition_values, clustering_values, row.current));
+      break;
+    }
+  }
+  return conditional_result(false, result_columns, values);
+}
+
+}  // namespace
+
+Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionContext& context) {
+  std::vector<PreparedModification> statements;
+  for (const auto& s : batch.statements) {
+    CASSETTE_ASSIGN_OR_RETURN(PreparedModification prepared, prepare_one(s, context));
+    statements.push_back(std::move(prepared));
+  }
+  // Batch-level attributes (BatchStatement.validate).
+  if (batch.using_clause.ttl) {
+    return Status::invalid_argument("Global TTL on the BATCH statement is not supported.");
+  }
+  bool has_conditions = std::any_of(statements.begin(), statements.end(),
+                                    [](const PreparedModification& s) { return !s.conditions.empty(); });
+  std::optional<int64_t> batch_timestamp;
+  if (batch.using_clause.timestamp) {
+    if (has_conditions) {
+      return Status::invalid_argument("Cannot provide custom timestamp for conditional BATCH");
+    }
+    if (batch.type == BatchStatement::Type::kCounter) {
+      return Status::invalid_argument("Cannot provide custom timestamp for counter BATCH");
+    }
+    UsingClause only_timestamp;
+    only_timestamp.timestamp = batch.using_clause.timestamp;
+    CASSETTE_ASSIGN_OR_RETURN(WriteAttributes attributes,
+                              evaluate_attributes(only_timestamp, *statements.front().table, context));
+    batch_timestamp = attributes.timestamp;
+  }
+  bool has_counters = false, has_non_counters = false;
+  for (size_t i = 0; i < statements.size(); ++i) {
+    if (batch_timestamp && has_own_timestamp(batch.statements[i])) {
+      return Status::invalid_argument(
+          "Timestamp must be set either on BATCH or individual statements");
+    }
+    (statements[i].is_counter() ? has_counters : has_non_counters) = true;
+  }
+  if (batch.type == BatchStatement::Type::kCounter && has_non_counters) {
+    return Status::invalid_argument("Cannot include non-counter statement in a counter batch");
+  }
+  if (has_counters && has_non_counters) {
+    return Status::invalid_argument(
+        "Counter and non-counter mutations cannot exist in the same batch");
+  }
+  if (batch.type == BatchStatement::Type::kLogged && has_counters) {
+    return Status::invalid_argument("Cannot include a counter statement in a logged batch");
+  }
+  if (has_conditions) {
+    for (const PreparedModification& s : statements) {
+      if (s.table->table_id != statements.front().table->table_id) {
+        return Status::invalid_argument("Batch with conditions cannot span multiple tables");
+      }
+    }
+  }
+  std::vector<WriteParameters> params;
+  for (PreparedModification& statement : statements) {
+    if (batch_timestamp) {
+      statement.attributes.timestamp = *batch_timestamp;
+      statement.attributes.timestamp_set = true;
+    }
+    CASSETTE_RETURN_IF_ERROR(validate_modification(statement));
+    params.push_back(write_parameters(statement, context));
+  }
+  if (statements.empty()) return ExecutionResult{};
+  if (has_conditions) return execute_conditional_batch(statements, params, context);
+
+  storage::Store& store = *context.store;
+  bool needs_read = false;
+  for (size_t i = 0; i < statements.size(); ++i) {
+    needs_read = needs_read || modification_needs_read(statements[i], params[i]);
+  }
+  if (!needs_read) {
+    storage::WriteBatch write;
+    for (size_t i = 0; i < statements.size(); ++i) {
+      CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, nullptr, write));
+    }
+    if (!write.empty()) CASSETTE_RETURN_IF_ERROR(store.apply(write).status());
+    return ExecutionResult{};
+  }
+  auto written = store.apply_prepared(
+      [&](const storage::Snapshot& snapshot, storage::WriteBatch& write) -> Result<bool> {
+        for (size_t i = 0; i < statements.size(); ++i) {
+          CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, &snapshot, write));
+        }
+        return true;
+      });
+  CASSETTE_RETURN_IF_ERROR(written.status());
+  return ExecutionResult{};
+}
+
+}  // namespace cassette::cql

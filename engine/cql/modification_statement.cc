@@ -1,0 +1,314 @@
+// Running modification statements (see modification_statement.h).
+#include "engine/cql/modification_statement.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "engine/cql/table_codec.h"
+
+namespace cassette::cql {
+
+namespace {
+
+bool is_static_operation(const ColumnOperation& op) { return op.column->is_static(); }
+
+storage::DeletionTime deletion_at(const WriteParameters& params) {
+  return storage::DeletionTime{params.timestamp, params.now_seconds};
+}
+
+// The row and static row a statement's operations need, read once per partition and row.
+struct RowReader {
+  const storage::Store& store;
+  const storage::Snapshot* snapshot;
+  const schema::TableDef& table;
+
+  Result<CurrentRow> read(const std::string& partition_key,
+                          const std::optional<std::string>& clustering) const {
+    if (snapshot == nullptr) return CurrentRow{};
+    return read_current_row(store, *snapshot, table, partition_key, clustering);
+  }
+};
+
+Status apply_operations(const std::vector<const ColumnOperation*>& operations,
+                        const WriteParameters& params, const storage::Row* existing,
+                        RowBuilder& row) {
+  for (const ColumnOperation* op : operations) {
+    CASSETTE_RETURN_IF_ERROR(apply_operation(*op, params, existing, row));
+  }
+  return Status::ok();
+}
+
+bool any_needs_row(const std::vector<const ColumnOperation*>& operations,
+                   const WriteParameters& params) {
+  return std::any_of(operations.begin(), operations.end(), [&](const ColumnOperation* op) {
+    return operation_needs_row(*op, params);
+  });
+}
+
+void add_range_tombstone(storage::PartitionHeader& header, std::string start, std::string end,
+                         const storage::DeletionTime& deletion) {
+  for (storage::RangeTombstone& existing : header.range_tombstones) {
+    if (existing.start == start && existing.end == end) {
+      existing.deletion = storage::max_deletion(existing.deletion, deletion);
+      return;
+    }
+  }
+  header.range_tombstones.push_back(storage::RangeTombstone{std::move(start), std::move(end), deletion});
+  std::sort(header.range_tombstones.begin(), header.range_tombstones.end(),
+            [](const storage::RangeTombstone& a, const storage::RangeTombstone& b) {
+              return std::tie(a.start, a.end) < std::tie(b.start, b.end);
+            });
+}
+
+}  // namespace
+
+bool PreparedModification::has_static_operations() const {
+  return std::any_of(operations.begin(), operations.end(), is_static_operation);
+}
+
+bool PreparedModification::has_regular_operations() const {
+  // A DELETE naming no column deletes whole rows: regular columns too.
+  if (type == StatementType::kDelete && operations.empty()) return true;
+  return std::any_of(operations.begin(), operations.end(),
+                     [](const ColumnOperation& op) { return !is_static_operation(op); });
+}
+
+bool PreparedModification::updates_regular_rows() const {
+  return targets.clustering_column_count == 0 || targets.clustering_restricted;
+}
+
+std::optional<std::vector<std::string>> PreparedModification::condition_clustering() const {
+  bool static_only = !has_regular_operations() && !conditions.applies_to_regular_columns() &&
+                     (has_static_operations() || conditions.applies_to_static_columns());
+  // Cassandra's createClustering: the static row when only static columns are involved and no
+  // clustering column is given.
+  if (targets.clustering_column_count > 0 &&
+      ((static_only && !targets.clustering_restricted) || !targets.selects_rows())) {
+    return std::nullopt;
+  }
+  if (targets.clustering_prefixes.empty()) return std::vector<std::string>{};
+  return targets.clustering_prefixes.front();
+}
+
+Status validate_modification(const PreparedModification& statement) {
+  if (!statement.conditions.empty()) {
+    if (statement.is_counter()) {
+      return Status::invalid_argument("Conditional updates are not supported on counter tables");
+    }
+    if (statement.attributes.timestamp_set) {
+      return Status::invalid_argument("Cannot provide custom timestamp for conditional updates");
+    }
+  }
+  if (statement.is_counter() && statement.attributes.timestamp_set) {
+    return Status::invalid_argument("Cannot provide custom timestamp for counter updates");
+  }
+  if (statement.is_counter() && statement.attributes.ttl_set) {
+    return Status::invalid_argument("Cannot provide custom TTL for counter updates");
+  }
+  return Status::ok();
+}
+
+WriteParameters write_parameters(const PreparedModification& statement,
+                                 const ExecutionContext& context) {
+  WriteParameters params;
+  params.timestamp = statement.attributes.timestamp;
+  params.timestamp_set = statement.attributes.timestamp_set;
+  params.ttl = statement.is_counter() ? 0 : statement.attributes.ttl;
+  params.now_seconds = context.now_seconds();
+  params.now_micros = context.now_micros;
+  return params;
+}
+
+bool modification_needs_read(const PreparedModification& statement,
+                             const WriteParameters& params) {
+  return std::any_of(statement.operations.begin(), statement.operations.end(),
+                     [&](const ColumnOperation& op) { return operation_needs_row(op, params); });
+}
+
+Status add_modification(const PreparedModification& statement, const WriteParameters& params,
+                        const storage::Store& store, const storage::Snapshot* snapshot,
+                        storage::WriteBatch& batch) {
+  const schema::TableDef& table = *statement.table;
+  const ModificationTargets& targets = statement.targets;
+  RowReader reader{store, snapshot, table};
+  std::vector<const ColumnOperation*> regular, statics;
+  for (const ColumnOperation& op : statement.operations) {
+    (is_static_operation(op) ? statics : regular).push_back(&op);
+  }
+  bool read_regular = any_needs_row(regular, params);
+  bool read_static = any_needs_row(statics, params);
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> clusterings, encoded_prefixes(table, targets));
+  bool has_clustering = targets.clustering_column_count > 0;
+  bool range = statement.type == StatementType::kDelete && has_clustering &&
+               targets.clustering_restricted && !targets.selects_rows();
+
+  if (statement.type == StatementType::kDelete && range) {
+    if (!statement.operations.empty()) {
+      return Status::invalid_argument("Range deletions are not supported for specific columns");
+    }
+    CASSETTE_ASSIGN_OR_RETURN(auto ranges, clustering_ranges(table, targets));
+    for (const std::string& key : targets.partition_keys) {
+      storage::PartitionUpdate& update = batch.partition(table.table_id, key);
+      for (const auto& [start, end] : ranges) {
+        add_range_tombstone(update.header, start, end, deletion_at(params));
+      }
+    }
+    return Status::ok();
+  }
+  if (statement.type == StatementType::kDelete && !regular.empty() && has_clustering &&
+      !targets.clustering_restricted) {
+    return Status::invalid_argument("Range deletions are not supported for specific columns");
+  }
+
+  for (const std::string& key : targets.partition_keys) {
+    storage::PartitionUpdate& update = batch.partition(table.table_id, key);
+    if (statement.type == StatementType::kDelete && statement.operations.empty()) {
+      if (!has_clustering || !targets.clustering_restricted) {
+        update.header.deletion = storage::max_deletion(update.header.deletion, deletion_at(params));
+        continue;
+      }
+      for (const std::string& clustering : clusterings) {
+        RowBuilder row;
+        row.set_deletion(deletion_at(params));
+        merge_row(update, clustering, row.build());
+      }
+      continue;
+    }
+    if (statement.updates_regular_rows() && (!regular.empty() || statement.type == StatementType::kInsert)) {
+      for (const std::string& clustering : clusterings) {
+        RowBuilder row;
+        if (statement.type == StatementType::kInsert) {
+          storage::LivenessInfo liveness;
+          liveness.timestamp = params.timestamp;
+          if (params.ttl > 0) {
+            liveness.ttl = params.ttl;
+            liveness.local_expiration_time = params.now_seconds + params.ttl;
+          }
+          row.set_liveness(liveness);
+        }
+        std::optional<storage::Row> existing;
+        if (read_regular) {
+          CASSETTE_ASSIGN_OR_RETURN(CurrentRow current, reader.read(key, clustering));
+          existing = std::move(current.row);
+        }
+        CASSETTE_RETURN_IF_ERROR(
+            apply_operations(regular, params, existing ? &*existing : nullptr, row));
+        if (!row.empty()) merge_row(update, clustering, row.build());
+      }
+    }
+    if (!statics.empty()) {
+      RowBuilder row;
+      std::optional<storage::Row> existing;
+      if (read_static) {
+        CASSETTE_ASSIGN_OR_RETURN(CurrentRow current, reader.read(key, std::nullopt));
+        existing = std::move(current.static_row);
+      }
+      CASSETTE_RETURN_IF_ERROR(
+          apply_operations(statics, params, existing ? &*existing : nullptr, row));
+      if (!row.empty()) merge_row(update, std::nullopt, row.build());
+    }
+  }
+  return Status::ok();
+}
+
+ExecutionResult conditional_result(bool applied, const std::vector<ResultColumn>& columns,
+                                   const std::vector<std::vector<types::Value>>& rows) {
+  ExecutionResult result;
+  result.kind = ExecutionResult::Kind::kRows;
+  result.rows.columns.push_back(applied_column());
+  types::Value applied_value = std::string(1, applied ? '\x01' : '\x00');
+  if (applied || rows.empty()) {
+    result.rows.rows.push_back({applied_value});
+    return result;
+  }
+  for (const ResultColumn& c : columns) result.rows.columns.push_back(c);
+  for (const auto& row : rows) {
+    std::vector<types::Value> values{applied_value};
+    values.insert(values.end(), row.begin(), row.end());
+    result.rows.rows.push_back(std::move(values));
+  }
+  return result;
+}
+
+Result<ExecutionResult> execute_modification(const PreparedModification& statement,
+                                             ExecutionContext& context) {
+  WriteParameters params = write_parameters(statement, context);
+  storage::Store& store = *context.store;
+  if (statement.conditions.empty()) {
+    if (!modification_needs_read(statement, params)) {
+      storage::WriteBatch batch;
+      CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, nullptr, batch));
+      if (!batch.empty()) CASSETTE_RETURN_IF_ERROR(store.apply(batch).status());
+    } else {
+      auto written = store.apply_prepared(
+          [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) -> Result<bool> {
+            CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, &snapshot, batch));
+            return true;
+          });
+      CASSETTE_RETURN_IF_ERROR(written.status());
+    }
+    return ExecutionResult{};
+  }
+
+  const char* what = statement.type == StatementType::kDelete ? "deletions" : "updates";
+  if (statement.targets.partition_has_in) {
+    return Status::invalid_argument(
+        fmt::format("IN on the partition key is not supported with conditional {}", what));
+  }
+  if (statement.targets.clustering_has_in) {
+    return Status::invalid_argument(
+        fmt::format("IN on the clustering key columns is not supported with conditional {}", what));
+  }
+  if (statement.targets.partition_keys.empty()) return conditional_result(false, {}, {});
+  const schema::TableDef& table = *statement.table;
+  const std::string& key = statement.targets.partition_keys.front();
+  std::optional<std::vector<std::string>> clustering_values = statement.condition_clustering();
+  std::optional<std::string> clustering;
+  if (clustering_values) {
+    CASSETTE_ASSIGN_OR_RETURN(clustering, clustering_key_bytes(table, *clustering_values));
+  }
+  CurrentRow current;
+  bool applied = false;
+  auto written = store.apply_prepared(
+      [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) -> Result<bool> {
+        CASSETTE_ASSIGN_OR_RETURN(current, read_current_row(store, snapshot, table, key, clustering));
+        bool exists = clustering ? current.row.has_value() : current.static_row.has_value();
+        CASSETTE_ASSIGN_OR_RETURN(applied, conditions_apply(statement.conditions, current, exists));
+        if (!applied) return false;
+        CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, &snapshot, batch));
+        return true;
+      });
+  CASSETTE_RETURN_IF_ERROR(written.status());
+  // Cassandra answers with the values it read for the conditions: the targeted row, or the
+  // static row when a condition names a static column.
+  bool row_exists = clustering ? current.row.has_value() : current.static_row.has_value();
+  bool static_condition = std::any_of(
+      statement.conditions.conditions.begin(), statement.conditions.conditions.end(),
+      [](const ColumnCondition& c) { return c.column->is_static(); });
+  if (applied || !(row_exists || (static_condition && current.static_row))) {
+    return conditional_result(applied, {}, {});
+  }
+
+  std::vector<const schema::ColumnDef*> columns;
+  if (statement.conditions.kind == PreparedConditions::Kind::kColumns) {
+    columns = statement.conditions.columns();
+  } else {
+    columns = columns_in_select_order(table);
+  }
+  std::vector<ResultColumn> result_columns;
+  for (const schema::ColumnDef* c : columns) result_columns.push_back({c->name, c->type});
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> partition_values,
+                            partition_key_values(table, key));
+  std::vector<std::string> row_clustering;
+  if (current.row && clustering_values) row_clustering = *clustering_values;
+  if (!clustering_values && current.first_clustering) {
+    CASSETTE_ASSIGN_OR_RETURN(row_clustering,
+                              cql::clustering_values(table, *current.first_clustering));
+  }
+  return conditional_result(
+      false, result_columns,
+      {current_values(columns, partition_values, row_clustering, current)});
+}
+
+}  // namespace cassette::cql

@@ -1,0 +1,75 @@
+// A modification statement (INSERT, UPDATE or DELETE) checked against the schema and evaluated:
+// the partitions and rows it targets, its operations, attributes and conditions. BATCH runs
+// several of them as one write; a single statement runs alone with execute_modification().
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/cql/conditions.h"
+#include "engine/cql/execution_context.h"
+#include "engine/cql/modification.h"
+#include "engine/cql/modification_where.h"
+#include "engine/cql/result.h"
+
+namespace cassette::cql {
+
+struct PreparedModification {
+  StatementType type = StatementType::kUpdate;
+  std::shared_ptr<const schema::TableDef> table;
+  ModificationTargets targets;
+  std::vector<ColumnOperation> operations;
+  WriteAttributes attributes;
+  PreparedConditions conditions;
+
+  bool is_counter() const { return table->is_counter_table(); }
+  bool has_static_operations() const;
+  // Cassandra's Operations.appliesToRegularColumns(): some operation is on a regular column, or
+  // the statement is a DELETE of whole rows.
+  bool has_regular_operations() const;
+  // Cassandra's updatesRegularRows(): the table has no clustering columns or some are given.
+  bool updates_regular_rows() const;
+  // Conditional statements target one row: its clustering (nullopt for the static row).
+  std::optional<std::vector<std::string>> condition_clustering() const;
+};
+
+// Checking and evaluating each kind of statement (execute_insert.cc, execute_update.cc,
+// execute_delete.cc), for running it alone or in a BATCH.
+Result<PreparedModification> prepare_insert(const InsertStatement& statement,
+                                            const ExecutionContext& context);
+Result<PreparedModification> prepare_update(const UpdateStatement& statement,
+                                            const ExecutionContext& context);
+Result<PreparedModification> prepare_delete(const DeleteStatement& statement,
+                                            const ExecutionContext& context);
+
+// Statement-level checks shared by INSERT, UPDATE and DELETE (counters and timestamps,
+// conditions and IN), run once the statement is prepared.
+Status validate_modification(const PreparedModification& statement);
+
+// The write parameters of a statement: its attributes and the context's now.
+WriteParameters write_parameters(const PreparedModification& statement,
+                                 const ExecutionContext& context);
+
+// Whether adding the statement to a batch needs to read current rows (list operations, and
+// overwriting non-frozen collections without USING TIMESTAMP).
+bool modification_needs_read(const PreparedModification& statement,
+                             const WriteParameters& params);
+
+// Adds the statement's writes to `batch`. `snapshot` must be given when
+// modification_needs_read(); reads go through `store`.
+Status add_modification(const PreparedModification& statement, const WriteParameters& params,
+                        const storage::Store& store, const storage::Snapshot* snapshot,
+                        storage::WriteBatch& batch);
+
+// Runs one statement on its own: a plain write, a read-then-write, or a conditional write that
+// answers [applied].
+Result<ExecutionResult> execute_modification(const PreparedModification& statement,
+                                             ExecutionContext& context);
+
+// The result of a conditional statement: [applied] and, when it did not apply, the values.
+ExecutionResult conditional_result(bool applied, const std::vector<ResultColumn>& columns,
+                                   const std::vector<std::vector<types::Value>>& rows);
+
+}  // namespace cassette::cql
