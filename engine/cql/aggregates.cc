@@ -1,0 +1,266 @@
+// The native aggregates (see aggregates.h). Integral arithmetic follows the Java types Cassandra
+// uses: tinyint/smallint/int/bigint sums wrap at their width; avg of tinyint/smallint/int sums
+// in a long, avg of bigint in a BigInteger (here 128 bits); varint and decimal sums are exact
+// within 128 bits of unscaled value.
+#include "engine/cql/aggregates.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+namespace cassette::cql {
+
+namespace {
+
+using types::CqlType;
+using types::TypeKind;
+
+std::string_view strip_system(std::string_view name) {
+  if (name.starts_with("system.")) name.remove_prefix(7);
+  return name;
+}
+
+bool is_numeric(const CqlType& type) {
+  switch (type.kind) {
+    case TypeKind::kTinyint:
+    case TypeKind::kSmallint:
+    case TypeKind::kInt:
+    case TypeKind::kBigint:
+    case TypeKind::kFloat:
+    case TypeKind::kDouble:
+    case TypeKind::kDecimal:
+    case TypeKind::kVarint:
+    case TypeKind::kCounter:
+      return true;
+    default:
+      return false;
+  }
+}
+
+__int128 read_signed(std::string_view bytes, bool* overflow) {
+  if (bytes.empty()) return 0;
+  if (bytes.size() > 16) {
+    *overflow = true;
+    return 0;
+  }
+  __int128 v = static_cast<signed char>(bytes[0]);
+  for (size_t i = 1; i < bytes.size(); ++i) v = v * 256 + static_cast<unsigned char>(bytes[i]);
+  return v;
+}
+
+std::string write_fixed(__int128 v, size_t width) {
+  std::string out(width, '\0');
+  auto u = static_cast<unsigned __int128>(v);
+  for (size_t i = 0; i < width; ++i) {
+    out[width - 1 - i] = static_cast<char>(static_cast<uint8_t>(u & 0xFF));
+    u >>= 8;
+  }
+  return out;
+}
+
+// Minimal two's complement big-endian bytes, as Java's BigInteger.toByteArray().
+std::string write_varint(__int128 v) {
+  std::string full = write_fixed(v, 16);
+  size_t start = 0;
+  while (start < 15) {
+    auto b = static_cast<unsigned char>(full[start]);
+    auto next = static_cast<unsigned char>(full[start + 1]);
+    if ((b == 0x00 && !(next & 0x80)) || (b == 0xFF && (next & 0x80))) {
+      ++start;
+    } else {
+      break;
+    }
+  }
+  return full.substr(start);
+}
+
+double read_double(std::string_view bytes, TypeKind kind) {
+  if (kind == TypeKind::kFloat) {
+    uint32_t bits = 0;
+    for (unsigned char c : bytes) bits = (bits << 8) | c;
+    return static_cast<double>(std::bit_cast<float>(bits));
+  }
+  uint64_t bits = 0;
+  for (unsigned char c : bytes) bits = (bits << 8) | c;
+  return std::bit_cast<double>(bits);
+}
+
+std::string write_double(double v, TypeKind kind) {
+  if (kind == TypeKind::kFloat) {
+    return write_fixed(std::bit_cast<uint32_t>(static_cast<float>(v)), 4);
+  }
+  return write_fixed(static_cast<__int128>(std::bit_cast<uint64_t>(v)), 8);
+}
+
+size_t width_of(TypeKind kind) {
+  switch (kind) {
+    case TypeKind::kTinyint:
+      return 1;
+    case TypeKind::kSmallint:
+      return 2;
+    case TypeKind::kInt:
+      return 4;
+    default:
+      return 8;
+  }
+}
+
+__int128 pow10(int n) {
+  __int128 v = 1;
+  for (int i = 0; i < n; ++i) v *= 10;
+  return v;
+}
+
+std::string signatures(std::string_view name) {
+  static const char* kTypes[] = {"tinyint", "smallint", "int",    "bigint", "float",
+                                 "double",  "decimal",  "varint", "counter"};
+  std::string out;
+  for (const char* t : kTypes) {
+    if (!out.empty()) out += ", ";
+    std::string result = std::string_view(t) == "counter" ? "bigint" : t;
+    out += fmt::format("system.{} : ({}) -> {}", name, t, result);
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_aggregate_name(std::string_view name) {
+  name = strip_system(name);
+  return name == "count" || name == "min" || name == "max" || name == "sum" || name == "avg";
+}
+
+Result<AggregateFunction> resolve_aggregate(std::string_view name, const CqlType& argument) {
+  std::string_view base = strip_system(name);
+  AggregateFunction f;
+  f.name = fmt::format("system.{}", base);
+  f.argument = argument;
+  f.result = argument;
+  if (base == "count") {
+    f.kind = AggregateKind::kCount;
+    f.result = CqlType::simple(TypeKind::kBigint);
+  } else if (base == "min" || base == "max") {
+    f.kind = base == "min" ? AggregateKind::kMin : AggregateKind::kMax;
+  } else {
+    f.kind = base == "sum" ? AggregateKind::kSum : AggregateKind::kAvg;
+    if (!is_numeric(argument)) {
+      return Status::invalid_argument(
+          fmt::format("Invalid call to function {}, none of its type signatures match (known type "
+                      "signatures: {})",
+                      f.name, signatures(base)));
+    }
+    if (argument.kind == TypeKind::kCounter) f.result = CqlType::simple(TypeKind::kBigint);
+  }
+  return f;
+}
+
+void AggregateState::add(const types::Value& value) {
+  const AggregateFunction& f = *function_;
+  if (f.kind == AggregateKind::kCountRows) {
+    ++count_;
+    return;
+  }
+  if (!value) return;
+  switch (f.kind) {
+    case AggregateKind::kCount:
+      ++count_;
+      return;
+    case AggregateKind::kMin:
+    case AggregateKind::kMax: {
+      if (!best_) {
+        best_ = value;
+      } else {
+        int c = types::compare_values(f.argument, *value, *best_);
+        if ((f.kind == AggregateKind::kMin && c < 0) || (f.kind == AggregateKind::kMax && c > 0)) {
+          best_ = value;
+        }
+      }
+      return;
+    }
+    default:
+      break;
+  }
+  // sum / avg. Cassandra skips empty values of numeric types as nulls.
+  if (value->empty()) return;
+  ++count_;
+  switch (f.argument.kind) {
+    case TypeKind::kFloat:
+    case TypeKind::kDouble: {
+      double v = read_double(*value, f.argument.kind);
+      double y = v - compensation_;
+      double t = double_sum_ + y;
+      compensation_ = (t - double_sum_) - y;
+      double_sum_ = t;
+      simple_sum_ += v;
+      return;
+    }
+    case TypeKind::kDecimal: {
+      if (value->size() < 4) return;
+      int32_t scale = static_cast<int32_t>(read_signed(value->substr(0, 4), &overflow_));
+      __int128 unscaled = read_signed(std::string_view(*value).substr(4), &overflow_);
+      if (count_ == 1) {
+        decimal_scale_ = scale;
+        integer_sum_ = unscaled;
+      } else if (scale > decimal_scale_) {
+        integer_sum_ = integer_sum_ * pow10(scale - decimal_scale_) + unscaled;
+        decimal_scale_ = scale;
+      } else {
+        integer_sum_ += unscaled * pow10(decimal_scale_ - scale);
+      }
+      return;
+    }
+    default:
+      integer_sum_ += read_signed(*value, &overflow_);
+      return;
+  }
+}
+
+types::Value AggregateState::result() const {
+  const AggregateFunction& f = *function_;
+  switch (f.kind) {
+    case AggregateKind::kCountRows:
+    case AggregateKind::kCount:
+      return write_fixed(count_, 8);
+    case AggregateKind::kMin:
+    case AggregateKind::kMax:
+      return best_;
+    default:
+      break;
+  }
+  const bool avg = f.kind == AggregateKind::kAvg;
+  switch (f.argument.kind) {
+    case TypeKind::kFloat:
+    case TypeKind::kDouble: {
+      double sum = double_sum_ + compensation_;
+      if (std::isnan(sum) && std::isinf(simple_sum_)) sum = simple_sum_;
+      if (avg) sum = count_ == 0 ? 0 : sum / static_cast<double>(count_);
+      return write_double(sum, f.argument.kind);
+    }
+    case TypeKind::kDecimal: {
+      __int128 v = integer_sum_;
+      if (avg && count_ > 0) {
+        // BigDecimal.divide(count, RoundingMode.HALF_EVEN) keeps the sum's scale.
+        __int128 q = v / count_;
+        __int128 r = v % count_;
+        __int128 twice = (r < 0 ? -r : r) * 2;
+        if (twice > count_ || (twice == count_ && (q % 2 != 0))) q += (v < 0) ? -1 : 1;
+        v = q;
+      }
+      int32_t scale = count_ == 0 ? 0 : decimal_scale_;
+      return write_fixed(scale, 4) + write_varint(v);
+    }
+    case TypeKind::kVarint: {
+      __int128 v = integer_sum_;
+      if (avg && count_ > 0) v /= count_;
+      return write_varint(v);
+    }
+    default: {
+      size_t width = width_of(f.argument.kind);
+      __int128 v = integer_sum_;
+      if (avg && count_ > 0) v /= count_;
+      return write_fixed(v, width);  // truncation wraps as Java's narrowing does
+    }
+  }
+}
+
+}  // namespace cassette::cql

@@ -1,0 +1,53 @@
+// CQL's native aggregate functions: count(*) / count(1) / count(x), min, max, sum and avg, with
+// Cassandra's result types and arithmetic (AggregateFcts.java): sum of an int is an int that
+// wraps around as Java's int does, avg of an int is the truncated int quotient of a long sum,
+// sums of floating-point values use compensated summation, and over no rows count/sum/avg give 0
+// while min/max give null.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/types/cql_type.h"
+#include "engine/types/value.h"
+#include "engine/util/status.h"
+
+namespace cassette::cql {
+
+enum class AggregateKind { kCountRows, kCount, kMin, kMax, kSum, kAvg };
+
+struct AggregateFunction {
+  AggregateKind kind = AggregateKind::kCountRows;
+  std::string name;         // "system.sum"; "count" for count(*)
+  types::CqlType argument;  // unused for kCountRows
+  types::CqlType result;
+};
+
+// Whether `name` (already lower-cased unless quoted; "system." prefix allowed) is an aggregate.
+bool is_aggregate_name(std::string_view name);
+
+// The aggregate `name` applied to an argument of `argument` type, with Cassandra's message when
+// no signature matches (sum/avg of a non-numeric type).
+Result<AggregateFunction> resolve_aggregate(std::string_view name, const types::CqlType& argument);
+
+// The running state of one aggregate over one group of rows.
+class AggregateState {
+ public:
+  explicit AggregateState(const AggregateFunction* function) : function_(function) {}
+  void add(const types::Value& value);  // kCountRows ignores the value
+  types::Value result() const;
+
+ private:
+  const AggregateFunction* function_;
+  int64_t count_ = 0;
+  types::Value best_;         // min / max
+  __int128 integer_sum_ = 0;  // integral sums (and decimal unscaled sums)
+  int32_t decimal_scale_ = 0;
+  double double_sum_ = 0;
+  double compensation_ = 0;
+  double simple_sum_ = 0;
+  bool overflow_ = false;  // an integer beyond 128 bits (varint / decimal)
+};
+
+}  // namespace cassette::cql

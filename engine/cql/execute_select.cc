@@ -1,0 +1,526 @@
+// SELECT: prepares the selection and the restrictions, checks the statement-level rules
+// (DISTINCT, GROUP BY, ORDER BY, LIMIT, PER PARTITION LIMIT) with Cassandra 4.1's messages, then
+// reads the partitions and rows the restrictions name, filters them, and produces the result
+// rows (grouped and aggregated when the selection or GROUP BY asks for it, sorted in memory for
+// ORDER BY over an IN on the partition key, and as JSON for SELECT JSON).
+//
+//   SELECT k, max(v) FROM ks.t WHERE k IN (1, 2) GROUP BY k;
+#include <algorithm>
+
+#include "engine/cql/execution_context.h"
+#include "engine/cql/restrictions.h"
+#include "engine/cql/selection.h"
+#include "engine/cql/table_codec.h"
+#include "engine/cql/term.h"
+
+namespace cassette::cql {
+
+namespace {
+
+using schema::ColumnDef;
+using schema::TableDef;
+
+struct Limits {
+  std::optional<int64_t> limit;
+  std::optional<int64_t> per_partition;
+};
+
+Result<std::optional<int64_t>> evaluate_limit(const TermPtr& term, std::string_view receiver,
+                                              std::string_view null_name, std::string_view keyword,
+                                              const ExecutionContext& context) {
+  if (!term) return std::optional<int64_t>();
+  CASSETTE_ASSIGN_OR_RETURN(
+      types::Value v,
+      evaluate_term(*term, types::CqlType::simple(types::TypeKind::kInt), receiver, context));
+  if (!v) return Status::invalid_argument(fmt::format("Invalid null value of {}", null_name));
+  int32_t n = 0;
+  for (unsigned char c : *v) n = static_cast<int32_t>((static_cast<uint32_t>(n) << 8) | c);
+  if (n <= 0) return Status::invalid_argument(fmt::format("{} must be strictly positive", keyword));
+  return std::optional<int64_t>(n);
+}
+
+// The plan the checks produce, for the read loop.
+struct SelectPlan {
+  const TableDef* table = nullptr;
+  SelectRestrictions restrictions;
+  bool reversed = false;
+  size_t group_clustering_prefix = 0;  // GROUP BY: clustering columns in the group key
+  bool grouped = false;                // GROUP BY given
+  bool aggregate_everything = false;   // aggregates without GROUP BY
+  bool distinct = false;
+  Limits limits;
+  bool emit_static_only = true;
+  std::vector<std::pair<const ColumnDef*, bool>> ordering;  // ORDER BY (column, descending)
+  bool sort_in_memory = false;
+};
+
+Status check_distinct(const SelectStatement& statement, const Selection& selection,
+                      const SelectRestrictions& restrictions, const TableDef& table) {
+  if (statement.per_partition_limit) {
+    return Status::invalid_argument(
+        "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries");
+  }
+  bool non_pk_static_only = true;
+  for (const ColumnDef* c : restrictions.non_primary_key_columns) {
+    non_pk_static_only = non_pk_static_only && c->is_static();
+  }
+  if (restrictions.has_clustering_restrictions ||
+      (restrictions.has_non_primary_key_restrictions && !non_pk_static_only)) {
+    return Status::invalid_argument(
+        "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or "
+        "static columns.");
+  }
+  for (const ColumnDef* c : selection.referenced_columns()) {
+    if (c->kind != schema::ColumnKind::kPartitionKey && !c->is_static()) {
+      return Status::invalid_argument(fmt::format(
+          "SELECT DISTINCT queries must only request partition key columns and/or static columns "
+          "(not {})",
+          c->name));
+    }
+  }
+  if (restrictions.is_key_range) {
+    const auto& referenced = selection.referenced_columns();
+    for (const ColumnDef* c : table.partition_key()) {
+      if (std::find(referenced.begin(), referenced.end(), c) == referenced.end()) {
+        return Status::invalid_argument(fmt::format(
+            "SELECT DISTINCT queries must request all the partition key columns (missing {})",
+            c->name));
+      }
+    }
+  }
+  return Status::ok();
+}
+
+Status check_group_by(const SelectStatement& statement, const TableDef& table,
+                      const SelectRestrictions& restrictions, SelectPlan& plan) {
+  std::vector<const ColumnDef*> key = table.partition_key();
+  std::vector<const ColumnDef*> primary = key;
+  for (const ColumnDef* c : table.clustering()) primary.push_back(c);
+  size_t next = 0;
+  const char* kOrderMessage =
+      "Group by currently only support groups of columns following their declared order in the "
+      "PRIMARY KEY";
+  for (const std::string& name : statement.group_by) {
+    const ColumnDef* def = table.find_column(name);
+    if (def == nullptr) {
+      return Status::invalid_argument(fmt::format("Undefined column name {}", name));
+    }
+    if (!def->is_primary_key()) {
+      return Status::invalid_argument(fmt::format(
+          "Group by is currently only supported on the columns of the PRIMARY KEY, got {}",
+          def->name));
+    }
+    while (true) {
+      if (next >= primary.size()) return Status::invalid_argument(kOrderMessage);
+      const ColumnDef* pk = primary[next++];
+      if (pk->kind == schema::ColumnKind::kClustering) ++plan.group_clustering_prefix;
+      if (pk == def) break;
+      if (!restrictions.eq_restricted.count(pk)) return Status::invalid_argument(kOrderMessage);
+    }
+  }
+  if (next < primary.size() && primary[next]->kind == schema::ColumnKind::kPartitionKey) {
+    return Status::invalid_argument(
+        "Group by is not supported on only a part of the partition key");
+  }
+  if (plan.group_clustering_prefix > 0 && statement.distinct) {
+    return Status::invalid_argument(
+        "Grouping on clustering columns is not allowed for SELECT DISTINCT queries");
+  }
+  plan.grouped = true;
+  return Status::ok();
+}
+
+Status check_order_by(const SelectStatement& statement, const TableDef& table,
+                      const SelectRestrictions& restrictions, SelectPlan& plan) {
+  for (const OrderingClause& o : statement.order_by) {
+    const ColumnDef* def = table.find_column(o.column);
+    if (def == nullptr) {
+      return Status::invalid_argument(fmt::format("Undefined column name {}", o.column));
+    }
+    plan.ordering.emplace_back(def, o.descending);
+  }
+  if (restrictions.uses_secondary_index) {
+    return Status::invalid_argument("ORDER BY with 2ndary indexes is not supported.");
+  }
+  if (restrictions.is_key_range) {
+    return Status::invalid_argument(
+        "ORDER BY is only supported when the partition key is restricted by an EQ or an IN.");
+  }
+  std::vector<const ColumnDef*> clustering = table.clustering();
+  std::optional<bool> reversed;
+  size_t i = 0;
+  for (const auto& [def, descending] : plan.ordering) {
+    if (def->kind != schema::ColumnKind::kClustering) {
+      return Status::invalid_argument(fmt::format(
+          "Order by is currently only supported on the clustered columns of the PRIMARY KEY, got "
+          "{}",
+          def->name));
+    }
+    while (i != static_cast<size_t>(def->position)) {
+      if (i >= clustering.size() || !restrictions.eq_restricted.count(clustering[i++])) {
+        return Status::invalid_argument(
+            "Order by currently only supports the ordering of columns following their declared "
+            "order in the PRIMARY KEY");
+      }
+    }
+    ++i;
+    bool r = descending != def->descending;
+    if (reversed && *reversed != r)
+      return Status::invalid_argument("Unsupported order by relation");
+    reversed = r;
+  }
+  plan.reversed = reversed.value_or(false);
+  plan.sort_in_memory = restrictions.partition_key_has_in && restrictions.partition_keys &&
+                        restrictions.partition_keys->size() > 1;
+  return Status::ok();
+}
+
+// The read loop: feeds every matching row to a sink, partition by partition.
+class RowReader {
+ public:
+  enum class Next { kContinue, kSkipPartition, kStop };
+  using Sink = std::function<Result<Next>(const SelectionRow& row, const RowValues& values,
+                                          const std::string& partition_key,
+                                          const std::string& clustering, bool static_only)>;
+
+  RowReader(const SelectPlan& plan, const ExecutionContext& context)
+      : plan_(plan), table_(*plan.table), context_(context) {}
+
+  Status run(const Sink& sink) {
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
+                              context_.store->snapshot());
+    const SelectRestrictions& r = plan_.restrictions;
+    if (r.clustering_ranges.empty()) return Status::ok();
+    if (r.partition_keys) {
+      for (const std::string& key : *r.partition_keys) {
+        std::vector<std::pair<std::string, std::string>> ranges = r.clustering_ranges;
+        if (plan_.reversed) std::reverse(ranges.begin(), ranges.end());
+        bool partition_done = false;
+        for (const auto& [start, end] : ranges) {
+          storage::ReadSpec spec = storage::Store::partition_spec(key);
+          spec.clustering_start = start;
+          spec.clustering_end = end;
+          spec.reverse = plan_.reversed;
+          spec.emit_static_only = plan_.emit_static_only;
+          auto cursor = context_.store->read(*snapshot, table_.table_id, spec);
+          CASSETTE_ASSIGN_OR_RETURN(Next next, drain(*cursor, sink));
+          if (next == Next::kStop) return Status::ok();
+          if (next == Next::kSkipPartition) {
+            partition_done = true;
+            break;
+          }
+        }
+        (void)partition_done;
+        // A new partition starts with the next key.
+        current_partition_.clear();
+        skipping_ = false;
+      }
+      return Status::ok();
+    }
+    storage::ReadSpec spec = storage::Store::range_spec(r.token_range);
+    // One clustering hull over all ranges; the predicates drop what lies between them.
+    spec.clustering_start = r.clustering_ranges.front().first;
+    spec.clustering_end = r.clustering_ranges.back().second;
+    spec.reverse = plan_.reversed;
+    spec.emit_static_only = plan_.emit_static_only;
+    auto cursor = context_.store->read(*snapshot, table_.table_id, spec);
+    CASSETTE_ASSIGN_OR_RETURN(Next next, drain(*cursor, sink));
+    (void)next;
+    return Status::ok();
+  }
+
+ private:
+  Result<Next> drain(storage::RowCursor& cursor, const Sink& sink) {
+    RowValues values(table_.columns.size());
+    while (cursor.next()) {
+      if (cursor.partition_key() != current_partition_) {
+        current_partition_ = cursor.partition_key();
+        skipping_ = false;
+        CASSETTE_ASSIGN_OR_RETURN(key_values_, partition_key_values(table_, current_partition_));
+      } else if (skipping_) {
+        cursor.skip_partition();
+        continue;
+      }
+      std::fill(values.begin(), values.end(), types::Value());
+      size_t key_index = 0;
+      const bool static_only = cursor.is_static_only();
+      std::vector<std::string> clustering;
+      if (!static_only) {
+        CASSETTE_ASSIGN_OR_RETURN(clustering, clustering_values(table_, cursor.clustering()));
+      }
+      const storage::Row* static_row = cursor.static_row();
+      for (size_t i = 0; i < table_.columns.size(); ++i) {
+        const ColumnDef& c = table_.columns[i];
+        switch (c.kind) {
+          case schema::ColumnKind::kPartitionKey:
+            if (static_cast<size_t>(c.position) < key_values_.size()) {
+              values[i] = key_values_[static_cast<size_t>(c.position)];
+            }
+            ++key_index;
+            break;
+          case schema::ColumnKind::kClustering:
+            if (static_cast<size_t>(c.position) < clustering.size()) {
+              values[i] = clustering[static_cast<size_t>(c.position)];
+            }
+            break;
+          case schema::ColumnKind::kStatic:
+            if (static_row) values[i] = read_column(c, *static_row);
+            break;
+          case schema::ColumnKind::kRegular:
+            if (!static_only) values[i] = read_column(c, cursor.row());
+            break;
+        }
+      }
+      bool matches = true;
+      for (const RowPredicate& p : plan_.restrictions.predicates) {
+        if (!row_matches(p, table_, values)) {
+          matches = false;
+          break;
+        }
+      }
+      if (!matches) continue;
+      SelectionRow row;
+      row.values = &values;
+      row.row = static_only ? nullptr : &cursor.row();
+      row.static_row = static_row;
+      row.token = cursor.token();
+      row.now_seconds = context_.now_seconds();
+      CASSETTE_ASSIGN_OR_RETURN(
+          Next next, sink(row, values, current_partition_,
+                          static_only ? std::string() : cursor.clustering(), static_only));
+      if (next == Next::kStop) return next;
+      if (next == Next::kSkipPartition) {
+        skipping_ = true;
+        cursor.skip_partition();
+        if (plan_.restrictions.partition_keys) return next;
+      }
+    }
+    CASSETTE_RETURN_IF_ERROR(cursor.status());
+    return Next::kContinue;
+  }
+
+  const SelectPlan& plan_;
+  const TableDef& table_;
+  const ExecutionContext& context_;
+  std::string current_partition_;
+  std::vector<std::string> key_values_;
+  bool skipping_ = false;
+};
+
+// The group a row belongs to under GROUP BY: its partition and clustering prefix.
+std::string group_key(const std::string& partition_key, const std::vector<types::Value>& values,
+                      const TableDef& table, size_t prefix) {
+  std::string key = partition_key;
+  key += '\0';
+  for (const ColumnDef* c : table.clustering()) {
+    if (static_cast<size_t>(c->position) >= prefix) break;
+    const types::Value& v = values[static_cast<size_t>(c - table.columns.data())];
+    if (!v) {
+      key += "\x01";
+      continue;
+    }
+    key += fmt::format("{}:", v->size());
+    key += *v;
+  }
+  return key;
+}
+
+Result<std::vector<std::vector<types::Value>>> read_rows(SelectPlan& plan, Selection& selection,
+                                                         const ExecutionContext& context) {
+  const TableDef& table = *plan.table;
+  std::vector<std::vector<types::Value>> rows;
+  const bool grouping = plan.grouped || plan.aggregate_everything;
+  // LIMIT counts result rows; with ORDER BY sorted in memory it applies after sorting.
+  const std::optional<int64_t> limit = plan.sort_in_memory ? std::nullopt : plan.limits.limit;
+  const std::optional<int64_t> per_partition = plan.limits.per_partition;
+
+  std::string last_partition;
+  int64_t partition_count = 0;  // rows (or groups) emitted in the current partition
+  std::optional<Selection::Group> group;
+  std::string current_group;
+  std::string group_partition;
+
+  auto reached_limit = [&]() { return limit && static_cast<int64_t>(rows.size()) >= *limit; };
+  auto flush_group = [&]() -> Status {
+    if (!group || group->empty()) return Status::ok();
+    CASSETTE_ASSIGN_OR_RETURN(auto values, group->result());
+    rows.push_back(std::move(values));
+    group.reset();
+    return Status::ok();
+  };
+
+  RowReader reader(plan, context);
+  CASSETTE_RETURN_IF_ERROR(reader.run([&](const SelectionRow& row, const RowValues& values,
+                                          const std::string& partition_key, const std::string&,
+                                          bool) -> Result<RowReader::Next> {
+    if (partition_key != last_partition) {
+      last_partition = partition_key;
+      partition_count = 0;
+    }
+    if (grouping) {
+      if (plan.grouped) {
+        std::string key = group_key(partition_key, values, table, plan.group_clustering_prefix);
+        if (!group || key != current_group) {
+          if (group) {
+            CASSETTE_RETURN_IF_ERROR(flush_group());
+            if (group_partition == partition_key) ++partition_count;
+            if (reached_limit()) return RowReader::Next::kStop;
+          }
+          if (per_partition && group_partition == partition_key &&
+              partition_count >= *per_partition) {
+            return RowReader::Next::kSkipPartition;
+          }
+          current_group = key;
+          group_partition = partition_key;
+          group.emplace(selection);
+        }
+      } else if (!group) {
+        group.emplace(selection);
+      }
+      CASSETTE_RETURN_IF_ERROR(group->add(row));
+      // DISTINCT sees one row per partition, whatever the grouping.
+      return plan.distinct ? RowReader::Next::kSkipPartition : RowReader::Next::kContinue;
+    }
+    if (per_partition && partition_count >= *per_partition) {
+      return RowReader::Next::kSkipPartition;
+    }
+    CASSETTE_ASSIGN_OR_RETURN(auto out, selection.evaluate(row));
+    rows.push_back(std::move(out));
+    ++partition_count;
+    if (reached_limit()) return RowReader::Next::kStop;
+    if (plan.distinct) return RowReader::Next::kSkipPartition;
+    if (per_partition && partition_count >= *per_partition) {
+      return RowReader::Next::kSkipPartition;
+    }
+    return RowReader::Next::kContinue;
+  }));
+  if (grouping) {
+    if (plan.aggregate_everything && !group) group.emplace(selection);
+    if (group) {
+      if (plan.aggregate_everything) {
+        CASSETTE_ASSIGN_OR_RETURN(auto values, group->result());
+        rows.push_back(std::move(values));
+      } else if (!reached_limit()) {
+        CASSETTE_RETURN_IF_ERROR(flush_group());
+      }
+    }
+  }
+  return rows;
+}
+
+}  // namespace
+
+Result<ExecutionResult> execute_select(const SelectStatement& statement,
+                                       ExecutionContext& context) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const TableDef> table,
+                            context.resolve_table(statement.table));
+  // The steps in SelectStatement.RawStatement.prepare's order, so that a statement with several
+  // faults reports the one Cassandra reports: selected columns, ORDER BY columns, the WHERE
+  // clause, the selectors, then DISTINCT, GROUP BY, ORDER BY and filtering rules.
+  CASSETTE_ASSIGN_OR_RETURN(bool selects_only_static, Selection::check_columns(*table, statement));
+  for (const OrderingClause& o : statement.order_by) {
+    if (table->find_column(o.column) == nullptr) {
+      return Status::invalid_argument(fmt::format("Undefined column name {}", o.column));
+    }
+  }
+  SelectPlan plan;
+  plan.table = table.get();
+  plan.distinct = statement.distinct;
+  RestrictionOptions options;
+  options.allow_filtering = statement.allow_filtering;
+  options.selects_only_static_columns = selects_only_static;
+  CASSETTE_ASSIGN_OR_RETURN(plan.restrictions,
+                            analyze_restrictions(*table, statement.where, options, context));
+  const SelectRestrictions& restrictions = plan.restrictions;
+  CASSETTE_ASSIGN_OR_RETURN(Selection selection, Selection::prepare(*table, statement, context));
+
+  if (statement.distinct) {
+    CASSETTE_RETURN_IF_ERROR(check_distinct(statement, selection, restrictions, *table));
+  }
+  if (!statement.group_by.empty()) {
+    CASSETTE_RETURN_IF_ERROR(check_group_by(statement, *table, restrictions, plan));
+  } else if (selection.is_aggregate()) {
+    plan.aggregate_everything = true;
+    if (statement.per_partition_limit) {
+      return Status::invalid_argument("PER PARTITION LIMIT is not allowed with aggregate queries.");
+    }
+  }
+  if (!statement.order_by.empty()) {
+    CASSETTE_RETURN_IF_ERROR(check_order_by(statement, *table, restrictions, plan));
+  }
+  if (restrictions.requires_allow_filtering) {
+    return Status::invalid_argument(kRequiresAllowFilteringMessage);
+  }
+  CASSETTE_ASSIGN_OR_RETURN(plan.limits.limit,
+                            evaluate_limit(statement.limit, "[limit]", "limit", "LIMIT", context));
+  CASSETTE_ASSIGN_OR_RETURN(plan.limits.per_partition,
+                            evaluate_limit(statement.per_partition_limit, "[per_partition_limit]",
+                                           "per partition limit", "PER PARTITION LIMIT", context));
+
+  // A partition with only static data is a result row only when the query selects whole
+  // partitions (SelectStatement.queriesFullPartitions / returnStaticContentOnPartitionWithNoRows).
+  plan.emit_static_only =
+      !restrictions.has_clustering_restrictions && !restrictions.has_regular_restrictions;
+
+  std::vector<size_t> sort_indexes;
+  if (plan.sort_in_memory) {
+    for (const auto& [column, descending] : plan.ordering) {
+      sort_indexes.push_back(selection.index_of_column(*column));
+    }
+  }
+
+  CASSETTE_ASSIGN_OR_RETURN(auto rows, read_rows(plan, selection, context));
+
+  if (plan.sort_in_memory) {
+    // Cassandra sorts by the ordering columns in clustering order, reversed as a whole when the
+    // ORDER BY reverses the clustering order.
+    std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {
+      for (size_t i = 0; i < sort_indexes.size(); ++i) {
+        const ColumnDef* column = plan.ordering[i].first;
+        const types::Value& x = a[sort_indexes[i]];
+        const types::Value& y = b[sort_indexes[i]];
+        int c = 0;
+        if (!x || !y) {
+          c = x ? 1 : (y ? -1 : 0);
+        } else {
+          c = types::compare_values(column->type, *x, *y);
+        }
+        if (column->descending) c = -c;
+        if (plan.reversed) c = -c;
+        if (c != 0) return c < 0;
+      }
+      return false;
+    });
+    if (plan.limits.limit && static_cast<int64_t>(rows.size()) > *plan.limits.limit) {
+      rows.resize(static_cast<size_t>(*plan.limits.limit));
+    }
+  }
+
+  ExecutionResult result;
+  result.kind = ExecutionResult::Kind::kRows;
+  // The client warnings Cassandra gives for aggregation over several partitions.
+  if (plan.grouped || plan.aggregate_everything) {
+    if (!restrictions.has_partition_key_restrictions) {
+      result.warnings.push_back("Aggregation query used without partition key");
+    } else if (restrictions.partition_key_has_in) {
+      result.warnings.push_back(
+          "Aggregation query used on multiple partition keys (IN restriction)");
+    }
+  }
+  const size_t visible = selection.visible_count();
+  if (statement.json) {
+    result.rows.columns.push_back({"[json]", types::CqlType::simple(types::TypeKind::kText)});
+    for (const auto& row : rows) {
+      result.rows.rows.push_back({types::Value(row_to_json(selection.columns(), visible, row))});
+    }
+    return result;
+  }
+  result.rows.columns.assign(selection.columns().begin(), selection.columns().begin() + visible);
+  for (auto& row : rows) {
+    row.resize(visible);
+    result.rows.rows.push_back(std::move(row));
+  }
+  return result;
+}
+
+}  // namespace cassette::cql

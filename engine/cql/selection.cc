@@ -1,0 +1,478 @@
+// Preparing a SELECT's selectors: names, types and checks (see selection.h).
+#include "engine/cql/selection.h"
+
+#include <algorithm>
+
+#include "engine/cql/functions.h"
+#include "engine/cql/selection_internal.h"
+#include "engine/cql/selector_operators.h"
+#include "engine/cql/table_codec.h"
+#include "engine/cql/term.h"
+#include "engine/types/murmur3.h"
+
+namespace cassette::cql {
+
+using schema::ColumnDef;
+using types::CqlType;
+using types::TypeKind;
+using types::Value;
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string function_base_name(const QualifiedName& name) {
+  std::string base = name.name;
+  if (name.keyspace == "system" || name.keyspace.empty()) return base;
+  return name.keyspace + "." + base;
+}
+
+std::string join_arg_names(const std::vector<std::unique_ptr<SelectorNode>>& args) {
+  std::string out;
+  for (const auto& a : args) {
+    if (!out.empty()) out += ", ";
+    out += a->name;
+  }
+  return out;
+}
+
+}  // namespace
+
+class SelectionBuilder {
+ public:
+  SelectionBuilder(Selection& selection, const schema::TableDef& table,
+                   const ExecutionContext& context)
+      : selection_(selection), table_(table), context_(context) {}
+
+  Result<std::unique_ptr<SelectorNode>> build(const Selector& selector, bool in_aggregate);
+
+ private:
+  Result<const ColumnDef*> column(const std::string& name) {
+    const ColumnDef* c = table_.find_column(name);
+    if (c == nullptr)
+      return Status::invalid_argument(fmt::format("Undefined column name {}", name));
+    if (std::find(selection_.referenced_.begin(), selection_.referenced_.end(), c) ==
+        selection_.referenced_.end()) {
+      selection_.referenced_.push_back(c);
+    }
+    return c;
+  }
+  Result<std::unique_ptr<SelectorNode>> build_function(const Selector& selector, bool in_aggregate);
+  Result<std::unique_ptr<SelectorNode>> build_writetime(const Selector& selector, bool writetime);
+
+  Selection& selection_;
+  const schema::TableDef& table_;
+  const ExecutionContext& context_;
+};
+
+Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_writetime(const Selector& selector,
+                                                                        bool writetime) {
+  CASSETTE_ASSIGN_OR_RETURN(const ColumnDef* c, column(selector.column));
+  const char* fname = writetime ? "writeTime" : "ttl";
+  if (c->is_primary_key()) {
+    return Status::invalid_argument(
+        fmt::format("Cannot use selection function {} on PRIMARY KEY part {}", fname, c->name));
+  }
+  if (c->type.is_multi_cell()) {
+    return Status::invalid_argument(
+        fmt::format("Cannot use selection function {} on non-frozen {} {}", fname,
+                    c->type.is_collection() ? "collection" : "UDT", c->name));
+  }
+  auto node = std::make_unique<SelectorNode>();
+  node->kind = writetime ? SelectorNode::Kind::kWritetime : SelectorNode::Kind::kTtl;
+  node->column = c;
+  node->type = CqlType::simple(writetime ? TypeKind::kBigint : TypeKind::kInt);
+  node->name = fmt::format("{}({})", writetime ? "writetime" : "ttl", c->name);
+  return node;
+}
+
+Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_function(const Selector& selector,
+                                                                       bool in_aggregate) {
+  const std::string name = function_base_name(selector.function);
+  const std::string lname = lower(name);
+  auto node = std::make_unique<SelectorNode>();
+
+  if (lname == "token" && selector.function.keyspace.empty()) {
+    std::vector<const ColumnDef*> key = table_.partition_key();
+    std::vector<const ColumnDef*> given;
+    for (const SelectorPtr& a : selector.arguments) {
+      if (a->kind != Selector::Kind::kColumn) {
+        return Status::invalid_argument(fmt::format(
+            "Type error: {} cannot be passed as argument 0 of function system.token", a->source));
+      }
+      CASSETTE_ASSIGN_OR_RETURN(const ColumnDef* c, column(a->column));
+      given.push_back(c);
+    }
+    if (given != key) {
+      return Status::invalid_argument(fmt::format(
+          "Invalid number of arguments in call to function system.token: {} required but {} "
+          "provided",
+          key.size(), given.size()));
+    }
+    node->kind = SelectorNode::Kind::kToken;
+    node->type = CqlType::simple(TypeKind::kBigint);
+    std::string args;
+    for (const ColumnDef* c : key) {
+      if (!args.empty()) args += ", ";
+      args += c->name;
+    }
+    node->name = fmt::format("system.token({})", args);
+    return node;
+  }
+
+  if (is_aggregate_name(lname)) {
+    if (in_aggregate) {
+      return Status::invalid_argument(
+          "aggregate functions cannot be used as arguments of aggregate functions");
+    }
+    if (selector.arguments.size() != 1) {
+      return Status::invalid_argument(fmt::format(
+          "Invalid number of arguments in call to function system.{}: 1 required but {} provided",
+          lname.starts_with("system.") ? lname.substr(7) : lname, selector.arguments.size()));
+    }
+    CASSETTE_ASSIGN_OR_RETURN(auto arg, build(*selector.arguments[0], true));
+    CASSETTE_ASSIGN_OR_RETURN(AggregateFunction f, resolve_aggregate(lname, arg->type));
+    node->kind = SelectorNode::Kind::kAggregate;
+    node->aggregate = f;
+    node->type = f.result;
+    node->name = fmt::format("{}({})", f.name, arg->name);
+    node->args.push_back(std::move(arg));
+    node->contains_aggregate = true;
+    return node;
+  }
+
+  // Arguments first (their types drive overload resolution).
+  std::vector<FunctionArgument> resolver_args;
+  for (const SelectorPtr& a : selector.arguments) {
+    if (a->kind == Selector::Kind::kTerm) {
+      std::optional<CqlType> t = term_type(*a->term, context_);
+      resolver_args.push_back({t, a->source});
+      auto placeholder = std::make_unique<SelectorNode>();
+      placeholder->kind = SelectorNode::Kind::kTerm;
+      placeholder->name = a->source;
+      if (t) placeholder->type = *t;
+      node->args.push_back(std::move(placeholder));
+      continue;
+    }
+    CASSETTE_ASSIGN_OR_RETURN(auto arg, build(*a, in_aggregate));
+    resolver_args.push_back({arg->type, arg->name});
+    node->contains_aggregate = node->contains_aggregate || arg->contains_aggregate;
+    node->args.push_back(std::move(arg));
+  }
+
+  if (lname == "tojson" && selector.function.keyspace.empty() && node->args.size() == 1 &&
+      resolver_args[0].type) {
+    node->kind = SelectorNode::Kind::kToJson;
+    node->type = CqlType::simple(TypeKind::kText);
+    node->name = fmt::format("system.tojson({})", node->args[0]->name);
+    return node;
+  }
+
+  Result<std::shared_ptr<const ScalarFunction>> resolved =
+      resolve_function(name, resolver_args, std::nullopt);
+  if (!resolved.is_ok() && is_operator_function(lname)) {
+    // Arithmetic the function registry does not know: literal operands are int (bigint when
+    // too large) or double, as Cassandra types untyped numeric literals.
+    std::vector<CqlType> operand_types;
+    for (size_t i = 0; i < resolver_args.size(); ++i) {
+      if (resolver_args[i].type) {
+        operand_types.push_back(*resolver_args[i].type);
+        continue;
+      }
+      const Term* term = selector.arguments[i]->term.get();
+      if (term == nullptr || term->kind != Term::Kind::kConstant ||
+          (term->constant_kind != types::ConstantKind::kInteger &&
+           term->constant_kind != types::ConstantKind::kFloat)) {
+        return resolved.status();
+      }
+      if (term->constant_kind == types::ConstantKind::kFloat) {
+        operand_types.push_back(CqlType::simple(TypeKind::kDouble));
+      } else {
+        bool fits = types::parse_constant(CqlType::simple(TypeKind::kInt), term->constant_kind,
+                                          term->text, "")
+                        .is_ok();
+        operand_types.push_back(CqlType::simple(fits ? TypeKind::kInt : TypeKind::kBigint));
+      }
+    }
+    resolved = resolve_operator(lname, operand_types);
+  }
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const ScalarFunction> f, std::move(resolved));
+  // Literal arguments take the parameter's type.
+  for (size_t i = 0; i < selector.arguments.size(); ++i) {
+    if (selector.arguments[i]->kind != Selector::Kind::kTerm) continue;
+    const CqlType& parameter = f->parameter_types.at(i);
+    CASSETTE_ASSIGN_OR_RETURN(Value v, evaluate_term(*selector.arguments[i]->term, parameter,
+                                                     selector.arguments[i]->source, context_));
+    node->args[i]->type = parameter;
+    node->args[i]->constant = std::move(v);
+  }
+  node->kind = SelectorNode::Kind::kScalar;
+  node->function = f;
+  node->type = f->return_type;
+  node->name = fmt::format("{}({})", f->name, join_arg_names(node->args));
+  // Operators are named as written: "a + b", "-a" (OperationFcts / NegationFunction).
+  static const std::pair<const char*, const char*> kOperators[] = {
+      {"_add", "+"}, {"_substract", "-"}, {"_multiply", "*"}, {"_divide", "/"}, {"_modulo", "%"}};
+  for (const auto& [function_name, symbol] : kOperators) {
+    if (lname == function_name && node->args.size() == 2) {
+      node->name = fmt::format("{} {} {}", node->args[0]->name, symbol, node->args[1]->name);
+    }
+  }
+  if (lname == "_negate" && node->args.size() == 1) node->name = "-" + node->args[0]->name;
+  return node;
+}
+
+Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build(const Selector& selector,
+                                                              bool in_aggregate) {
+  auto node = std::make_unique<SelectorNode>();
+  switch (selector.kind) {
+    case Selector::Kind::kColumn: {
+      CASSETTE_ASSIGN_OR_RETURN(node->column, column(selector.column));
+      node->kind = SelectorNode::Kind::kColumn;
+      node->type = node->column->type;
+      node->name = node->column->name;
+      return node;
+    }
+    case Selector::Kind::kWritetime:
+    case Selector::Kind::kMaxWritetime:
+      return build_writetime(selector, true);
+    case Selector::Kind::kTtl:
+      return build_writetime(selector, false);
+    case Selector::Kind::kCountStar: {
+      if (in_aggregate) {
+        return Status::invalid_argument(
+            "aggregate functions cannot be used as arguments of aggregate functions");
+      }
+      node->kind = SelectorNode::Kind::kAggregate;
+      node->aggregate.kind = AggregateKind::kCountRows;
+      node->aggregate.name = "count";
+      node->aggregate.result = CqlType::simple(TypeKind::kBigint);
+      node->type = node->aggregate.result;
+      node->name = "count";
+      node->contains_aggregate = true;
+      return node;
+    }
+    case Selector::Kind::kFunction:
+      return build_function(selector, in_aggregate);
+    case Selector::Kind::kCast: {
+      CASSETTE_ASSIGN_OR_RETURN(auto arg, build(*selector.arguments.at(0), in_aggregate));
+      if (!types::can_cast(arg->type, selector.type)) {
+        return Status::invalid_argument(
+            fmt::format("{} cannot be cast to {}", arg->name,
+                        lower(types::cql_type_name(selector.type, table_.keyspace))));
+      }
+      node->kind = SelectorNode::Kind::kCast;
+      node->type = selector.type;
+      node->name = fmt::format("cast({} as {})", arg->name,
+                               lower(types::cql_type_name(selector.type, table_.keyspace)));
+      node->contains_aggregate = arg->contains_aggregate;
+      node->args.push_back(std::move(arg));
+      return node;
+    }
+    case Selector::Kind::kFieldAccess: {
+      CASSETTE_ASSIGN_OR_RETURN(auto arg, build(*selector.arguments.at(0), in_aggregate));
+      if (arg->type.kind != TypeKind::kUdt) {
+        return Status::invalid_argument(
+            fmt::format("Invalid field selection: {} of type {} is not a user type", arg->name,
+                        types::cql_type_name(arg->type, table_.keyspace)));
+      }
+      auto it =
+          std::find(arg->type.field_names.begin(), arg->type.field_names.end(), selector.field);
+      if (it == arg->type.field_names.end()) {
+        return Status::invalid_argument(
+            fmt::format("{} of type {} has no field {}", arg->name,
+                        types::cql_type_name(arg->type, table_.keyspace), selector.field));
+      }
+      node->kind = SelectorNode::Kind::kField;
+      node->field_index = static_cast<size_t>(it - arg->type.field_names.begin());
+      node->type = arg->type.params[node->field_index];
+      node->name = fmt::format("{}.{}", arg->name, selector.field);
+      node->contains_aggregate = arg->contains_aggregate;
+      node->args.push_back(std::move(arg));
+      return node;
+    }
+    case Selector::Kind::kElement:
+    case Selector::Kind::kSlice: {
+      CASSETTE_ASSIGN_OR_RETURN(auto arg, build(*selector.arguments.at(0), in_aggregate));
+      const CqlType& t = arg->type;
+      if (!t.is_collection()) {
+        return Status::invalid_argument(
+            fmt::format("Invalid element selection: {} is of type {} is not a collection",
+                        arg->name, types::cql_type_name(t, table_.keyspace)));
+      }
+      if (t.kind == TypeKind::kList) {
+        return Status::invalid_argument(fmt::format(
+            "{} selection is only allowed on sets and maps, but {} is a list",
+            selector.kind == Selector::Kind::kElement ? "Element" : "Slice", arg->name));
+      }
+      const CqlType& key_type = t.params[0];
+      auto key_of = [&](const TermPtr& term) -> Result<Value> {
+        if (!term) return Value();
+        return evaluate_term(*term, key_type, arg->name, context_);
+      };
+      CASSETTE_ASSIGN_OR_RETURN(node->constant, key_of(selector.key));
+      if (selector.kind == Selector::Kind::kElement) {
+        node->kind = SelectorNode::Kind::kElement;
+        node->type = t.kind == TypeKind::kMap ? t.params[1] : t.params[0];
+        node->name = fmt::format("{}[{}]", arg->name, selector.key ? selector.key->source : "");
+      } else {
+        CASSETTE_ASSIGN_OR_RETURN(node->constant_end, key_of(selector.key_end));
+        node->kind = SelectorNode::Kind::kSlice;
+        node->type = t;
+        node->type.frozen = true;
+        node->name = fmt::format("{}[{}..{}]", arg->name, selector.key ? selector.key->source : "",
+                                 selector.key_end ? selector.key_end->source : "");
+      }
+      node->contains_aggregate = arg->contains_aggregate;
+      node->args.push_back(std::move(arg));
+      return node;
+    }
+    case Selector::Kind::kTerm: {
+      std::optional<CqlType> t = term_type(*selector.term, context_);
+      if (!t) {
+        return Status::invalid_argument(fmt::format(
+            "Cannot infer type for term {} in selection clause (try using a cast to force a type)",
+            selector.source));
+      }
+      node->kind = SelectorNode::Kind::kTerm;
+      node->type = *t;
+      node->name = selector.source;
+      CASSETTE_ASSIGN_OR_RETURN(node->constant,
+                                evaluate_term(*selector.term, *t, selector.source, context_));
+      return node;
+    }
+  }
+  return Status::internal("unknown selector kind");
+}
+
+namespace {
+
+void collect_aggregates(const SelectorNode& node, std::vector<const SelectorNode*>* out) {
+  if (node.kind == SelectorNode::Kind::kAggregate) {
+    const_cast<SelectorNode&>(node).aggregate_index = out->size();
+    out->push_back(&node);
+    return;
+  }
+  for (const auto& a : node.args) collect_aggregates(*a, out);
+}
+
+}  // namespace
+
+namespace {
+
+Status collect_selector_columns(const schema::TableDef& table, const Selector& selector,
+                                std::vector<const ColumnDef*>* out) {
+  if (selector.kind == Selector::Kind::kColumn || selector.kind == Selector::Kind::kWritetime ||
+      selector.kind == Selector::Kind::kMaxWritetime || selector.kind == Selector::Kind::kTtl) {
+    const ColumnDef* c = table.find_column(selector.column);
+    if (c == nullptr) {
+      return Status::invalid_argument(fmt::format("Undefined column name {}", selector.column));
+    }
+    out->push_back(c);
+  }
+  for (const SelectorPtr& a : selector.arguments) {
+    CASSETTE_RETURN_IF_ERROR(collect_selector_columns(table, *a, out));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<bool> Selection::check_columns(const schema::TableDef& table,
+                                      const SelectStatement& statement) {
+  std::vector<const ColumnDef*> columns;
+  for (const SelectorPtr& s : statement.selectors) {
+    CASSETTE_RETURN_IF_ERROR(collect_selector_columns(table, *s, &columns));
+  }
+  if (statement.selectors.empty() || !table.has_static_columns()) return false;
+  bool any_static = false;
+  for (const ColumnDef* c : columns) {
+    if (c->is_static()) {
+      any_static = true;
+    } else if (c->kind != schema::ColumnKind::kPartitionKey) {
+      return false;
+    }
+  }
+  return any_static;
+}
+
+Selection::Selection() = default;
+Selection::~Selection() = default;
+Selection::Selection(Selection&&) noexcept = default;
+Selection& Selection::operator=(Selection&&) noexcept = default;
+
+Result<Selection> Selection::prepare(const schema::TableDef& table,
+                                     const SelectStatement& statement,
+                                     const ExecutionContext& context) {
+  Selection selection;
+  selection.table_ = &table;
+  selection.functions_ = context.functions;
+  SelectionBuilder builder(selection, table, context);
+  if (statement.selectors.empty()) {
+    selection.wildcard_ = true;
+    // TableMetadata.allColumnsInSelectOrder: partition key and clustering columns in key order,
+    // then static columns, then regular ones, each group by name (unsigned bytes).
+    std::vector<const ColumnDef*> ordered;
+    for (const ColumnDef& c : table.columns) ordered.push_back(&c);
+    auto rank = [](const ColumnDef* c) {
+      switch (c->kind) {
+        case schema::ColumnKind::kPartitionKey:
+          return 0;
+        case schema::ColumnKind::kClustering:
+          return 1;
+        case schema::ColumnKind::kStatic:
+          return 2;
+        case schema::ColumnKind::kRegular:
+          return 3;
+      }
+      return 3;
+    };
+    std::stable_sort(ordered.begin(), ordered.end(), [&](const ColumnDef* a, const ColumnDef* b) {
+      if (rank(a) != rank(b)) return rank(a) < rank(b);
+      if (a->is_primary_key()) return a->position < b->position;
+      return a->name < b->name;
+    });
+    for (const ColumnDef* c : ordered) {
+      Selector s;
+      s.kind = Selector::Kind::kColumn;
+      s.column = c->name;
+      CASSETTE_ASSIGN_OR_RETURN(auto node, builder.build(s, false));
+      selection.selectors_.push_back(std::move(node));
+    }
+  } else {
+    for (const SelectorPtr& s : statement.selectors) {
+      CASSETTE_ASSIGN_OR_RETURN(auto node, builder.build(*s, false));
+      if (s->alias) node->name = *s->alias;
+      selection.selectors_.push_back(std::move(node));
+    }
+  }
+  for (const auto& node : selection.selectors_) {
+    selection.columns_.push_back({node->name, node->type});
+    collect_aggregates(*node, &selection.aggregates_);
+    selection.aggregate_ = selection.aggregate_ || node->contains_aggregate;
+  }
+  selection.visible_count_ = selection.columns_.size();
+  return selection;
+}
+
+size_t Selection::index_of_column(const ColumnDef& column) {
+  for (size_t i = 0; i < selectors_.size(); ++i) {
+    if (selectors_[i]->kind == SelectorNode::Kind::kColumn && selectors_[i]->column == &column) {
+      return i;
+    }
+  }
+  auto node = std::make_unique<SelectorNode>();
+  node->kind = SelectorNode::Kind::kColumn;
+  node->column = &column;
+  node->type = column.type;
+  node->name = column.name;
+  columns_.push_back({node->name, node->type});
+  selectors_.push_back(std::move(node));
+  return selectors_.size() - 1;
+}
+
+}  // namespace cassette::cql

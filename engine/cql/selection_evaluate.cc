@@ -1,0 +1,218 @@
+// Evaluating prepared selectors on rows, and aggregating rows into groups (see selection.h).
+#include "engine/cql/selection_internal.h"
+#include "engine/cql/table_codec.h"
+
+namespace cassette::cql {
+
+using schema::ColumnDef;
+using types::CqlType;
+using types::TypeKind;
+using types::Value;
+
+namespace {
+
+Value int64_value(int64_t v) {
+  std::string out(8, '\0');
+  for (int i = 7; i >= 0; --i) {
+    out[static_cast<size_t>(i)] = static_cast<char>(v & 0xFF);
+    v >>= 8;
+  }
+  return out;
+}
+
+Value int32_value(int32_t v) {
+  std::string out(4, '\0');
+  auto u = static_cast<uint32_t>(v);
+  for (int i = 3; i >= 0; --i) {
+    out[static_cast<size_t>(i)] = static_cast<char>(u & 0xFF);
+    u >>= 8;
+  }
+  return out;
+}
+
+Value column_value(const SelectionRow& row, const schema::TableDef& table, const ColumnDef& c) {
+  return (*row.values)[static_cast<size_t>(&c - table.columns.data())];
+}
+
+// Evaluates a node: aggregates come from `states` (the group's results), everything else from
+// `row`.
+
+}  // namespace
+
+namespace selection_internal {
+
+Result<Value> evaluate_node(const SelectorNode& node, const schema::TableDef& table,
+                            const SelectionRow& row, const std::vector<AggregateState>* states,
+                            const FunctionContext* functions) {
+  switch (node.kind) {
+    case SelectorNode::Kind::kColumn:
+      return column_value(row, table, *node.column);
+    case SelectorNode::Kind::kWritetime:
+    case SelectorNode::Kind::kTtl: {
+      const storage::Row* source = node.column->is_static() ? row.static_row : row.row;
+      if (source == nullptr) return Value();
+      std::optional<int64_t> v = node.kind == SelectorNode::Kind::kWritetime
+                                     ? column_writetime(*node.column, *source)
+                                     : column_ttl(*node.column, *source, row.now_seconds);
+      if (!v) return Value();
+      return node.kind == SelectorNode::Kind::kWritetime ? int64_value(*v)
+                                                         : int32_value(static_cast<int32_t>(*v));
+    }
+    case SelectorNode::Kind::kToken:
+      return int64_value(row.token);
+    case SelectorNode::Kind::kAggregate:
+      if (states == nullptr) return Status::internal("aggregate evaluated outside a group");
+      return (*states)[node.aggregate_index].result();
+    case SelectorNode::Kind::kTerm:
+      return node.constant;
+    default:
+      break;
+  }
+  std::vector<Value> args;
+  for (const auto& a : node.args) {
+    CASSETTE_ASSIGN_OR_RETURN(Value v, evaluate_node(*a, table, row, states, functions));
+    args.push_back(std::move(v));
+  }
+  switch (node.kind) {
+    case SelectorNode::Kind::kScalar: {
+      if (!node.function->called_on_null_input) {
+        for (const Value& v : args) {
+          if (!v) return Value();
+        }
+      }
+      FunctionContext fc;
+      if (functions) fc = *functions;
+      return node.function->apply(args, fc);
+    }
+    case SelectorNode::Kind::kCast:
+      if (!args[0]) return Value();
+      return types::cast_value(node.args[0]->type, node.type, args[0]);
+    case SelectorNode::Kind::kToJson:
+      return Value(types::to_json(node.args[0]->type, args[0]));
+    case SelectorNode::Kind::kField: {
+      if (!args[0]) return Value();
+      CASSETTE_ASSIGN_OR_RETURN(std::vector<Value> fields, types::deserialize_tuple(*args[0]));
+      if (node.field_index >= fields.size()) return Value();
+      return fields[node.field_index];
+    }
+    case SelectorNode::Kind::kElement:
+    case SelectorNode::Kind::kSlice: {
+      if (!args[0]) return Value();
+      const CqlType& t = node.args[0]->type;
+      const CqlType& key_type = t.params[0];
+      auto in_slice = [&](std::string_view key) {
+        if (node.constant && types::compare_values(key_type, key, *node.constant) < 0) return false;
+        if (node.constant_end && types::compare_values(key_type, key, *node.constant_end) > 0) {
+          return false;
+        }
+        return true;
+      };
+      if (t.kind == TypeKind::kMap) {
+        CASSETTE_ASSIGN_OR_RETURN(auto entries, types::deserialize_map(*args[0]));
+        if (node.kind == SelectorNode::Kind::kElement) {
+          if (!node.constant) return Value();
+          for (auto& [k, v] : entries) {
+            if (types::compare_values(key_type, k, *node.constant) == 0) return Value(v);
+          }
+          return Value();
+        }
+        std::vector<std::pair<std::string, std::string>> kept;
+        for (auto& e : entries) {
+          if (in_slice(e.first)) kept.push_back(e);
+        }
+        if (kept.empty()) return Value();
+        return Value(types::serialize_map(key_type, std::move(kept)));
+      }
+      CASSETTE_ASSIGN_OR_RETURN(auto elements, types::deserialize_list(*args[0]));
+      if (node.kind == SelectorNode::Kind::kElement) {
+        if (!node.constant) return Value();
+        for (auto& e : elements) {
+          if (types::compare_values(key_type, e, *node.constant) == 0) return Value(e);
+        }
+        return Value();
+      }
+      std::vector<std::string> kept;
+      for (auto& e : elements) {
+        if (in_slice(e)) kept.push_back(e);
+      }
+      if (kept.empty()) return Value();
+      return Value(types::serialize_set(key_type, std::move(kept)));
+    }
+    default:
+      return Status::internal("unexpected selector");
+  }
+}
+
+}  // namespace selection_internal
+
+using selection_internal::evaluate_node;
+
+Result<std::vector<Value>> Selection::evaluate(const SelectionRow& row) const {
+  std::vector<Value> out;
+  out.reserve(selectors_.size());
+  for (const auto& node : selectors_) {
+    CASSETTE_ASSIGN_OR_RETURN(Value v, evaluate_node(*node, *table_, row, nullptr, &functions_));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+// The first row of a group, kept whole: non-aggregate selectors read it at the end.
+struct Selection::Group::FirstRow {
+  RowValues values;
+  std::optional<storage::Row> row;
+  std::optional<storage::Row> static_row;
+  int64_t token = 0;
+  int64_t now_seconds = 0;
+};
+
+Selection::Group::Group(const Selection& selection) : selection_(&selection) {
+  for (const SelectorNode* a : selection.aggregates_) states_.emplace_back(&a->aggregate);
+}
+
+Status Selection::Group::add(const SelectionRow& row) {
+  if (!first_) {
+    first_ = std::make_shared<FirstRow>();
+    first_->values = *row.values;
+    if (row.row) first_->row = *row.row;
+    if (row.static_row) first_->static_row = *row.static_row;
+    first_->token = row.token;
+    first_->now_seconds = row.now_seconds;
+  }
+  for (size_t i = 0; i < selection_->aggregates_.size(); ++i) {
+    const SelectorNode* a = selection_->aggregates_[i];
+    if (a->aggregate.kind == AggregateKind::kCountRows) {
+      states_[i].add(Value());
+      continue;
+    }
+    CASSETTE_ASSIGN_OR_RETURN(Value v, evaluate_node(*a->args[0], *selection_->table_, row, nullptr,
+                                                     &selection_->functions_));
+    states_[i].add(v);
+  }
+  return Status::ok();
+}
+
+Result<std::vector<Value>> Selection::Group::result() const {
+  RowValues empty(selection_->table_->columns.size());
+  SelectionRow row;
+  row.values = first_ ? &first_->values : &empty;
+  if (first_) {
+    row.row = first_->row ? &*first_->row : nullptr;
+    row.static_row = first_->static_row ? &*first_->static_row : nullptr;
+    row.token = first_->token;
+    row.now_seconds = first_->now_seconds;
+  }
+  std::vector<Value> out;
+  for (const auto& node : selection_->selectors_) {
+    if (!first_ && !node->contains_aggregate) {
+      out.emplace_back();
+      continue;
+    }
+    CASSETTE_ASSIGN_OR_RETURN(
+        Value v, evaluate_node(*node, *selection_->table_, row, &states_, &selection_->functions_));
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+}  // namespace cassette::cql

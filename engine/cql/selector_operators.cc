@@ -1,0 +1,208 @@
+// Arithmetic operators in the selection (see selector_operators.h).
+#include "engine/cql/selector_operators.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "engine/types/value.h"
+
+namespace cassette::cql {
+
+namespace {
+
+using types::CqlType;
+using types::TypeKind;
+
+char symbol_of(std::string_view name) {
+  if (name == "_add") return '+';
+  if (name == "_substract") return '-';
+  if (name == "_multiply") return '*';
+  if (name == "_divide") return '/';
+  if (name == "_modulo") return '%';
+  return 0;
+}
+
+// OperationFcts.size(): the byte size of a numeric type, 0 when not handled here.
+int size_of(TypeKind kind) {
+  switch (kind) {
+    case TypeKind::kTinyint:
+      return 1;
+    case TypeKind::kSmallint:
+      return 2;
+    case TypeKind::kInt:
+    case TypeKind::kFloat:
+      return 4;
+    case TypeKind::kBigint:
+    case TypeKind::kCounter:
+    case TypeKind::kDouble:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+bool is_floating(TypeKind kind) {
+  return kind == TypeKind::kFloat || kind == TypeKind::kDouble;
+}
+
+TypeKind result_kind(TypeKind left, TypeKind right) {
+  int size = std::max(size_of(left), size_of(right));
+  if (is_floating(left) || is_floating(right))
+    return size <= 4 ? TypeKind::kFloat : TypeKind::kDouble;
+  switch (size) {
+    case 1:
+      return TypeKind::kTinyint;
+    case 2:
+      return TypeKind::kSmallint;
+    case 4:
+      return TypeKind::kInt;
+    default:
+      return TypeKind::kBigint;
+  }
+}
+
+int64_t read_integer(std::string_view bytes) {
+  if (bytes.empty()) return 0;
+  int64_t v = static_cast<signed char>(bytes[0]);
+  for (size_t i = 1; i < bytes.size(); ++i) v = v * 256 + static_cast<unsigned char>(bytes[i]);
+  return v;
+}
+
+double read_floating(TypeKind kind, std::string_view bytes) {
+  if (!is_floating(kind)) return static_cast<double>(read_integer(bytes));
+  uint64_t bits = 0;
+  for (unsigned char c : bytes) bits = (bits << 8) | c;
+  if (kind == TypeKind::kFloat) return std::bit_cast<float>(static_cast<uint32_t>(bits));
+  return std::bit_cast<double>(bits);
+}
+
+std::string write_integer(uint64_t v, int size) {
+  std::string out(static_cast<size_t>(size), '\0');
+  for (int i = size - 1; i >= 0; --i) {
+    out[static_cast<size_t>(i)] = static_cast<char>(v & 0xFF);
+    v >>= 8;
+  }
+  return out;
+}
+
+std::string write_floating(TypeKind kind, double v) {
+  if (kind == TypeKind::kFloat)
+    return write_integer(std::bit_cast<uint32_t>(static_cast<float>(v)), 4);
+  return write_integer(std::bit_cast<uint64_t>(v), 8);
+}
+
+// Java's integer arithmetic at 64 bits (narrowed afterwards, which wraps as Java's casts do).
+Result<uint64_t> integer_op(char op, int64_t a, int64_t b, const std::string& what) {
+  auto ua = static_cast<uint64_t>(a);
+  auto ub = static_cast<uint64_t>(b);
+  switch (op) {
+    case '+':
+      return ua + ub;
+    case '-':
+      return ua - ub;
+    case '*':
+      return ua * ub;
+    default:
+      break;
+  }
+  if (b == 0)
+    return Status::invalid_argument(fmt::format("the operation '{}' failed: / by zero", what));
+  if (a == INT64_MIN && b == -1) return op == '/' ? ua : 0;
+  return static_cast<uint64_t>(op == '/' ? a / b : a % b);
+}
+
+}  // namespace
+
+bool is_operator_function(std::string_view name) {
+  return symbol_of(name) != 0 || name == "_negate";
+}
+
+Result<std::shared_ptr<const ScalarFunction>> resolve_operator(std::string_view name,
+                                                               std::span<const CqlType> arguments) {
+  auto f = std::make_shared<ScalarFunction>();
+  f->name = fmt::format("system.{}", name);
+  f->parameter_types.assign(arguments.begin(), arguments.end());
+  for (const CqlType& t : arguments) {
+    if (size_of(t.kind) == 0) {
+      return Status::invalid_argument(fmt::format("the '{}' operation is not supported between {}",
+                                                  name, types::cql_type_name(t)));
+    }
+  }
+  if (name == "_negate" && arguments.size() == 1) {
+    TypeKind kind = arguments[0].kind == TypeKind::kCounter ? TypeKind::kBigint : arguments[0].kind;
+    f->return_type = CqlType::simple(kind);
+    f->apply = [kind](std::span<const types::Value> args,
+                      const FunctionContext&) -> Result<types::Value> {
+      if (is_floating(kind))
+        return types::Value(write_floating(kind, -read_floating(kind, *args[0])));
+      return types::Value(
+          write_integer(0 - static_cast<uint64_t>(read_integer(*args[0])), size_of(kind)));
+    };
+    return std::shared_ptr<const ScalarFunction>(f);
+  }
+  const char op = symbol_of(name);
+  if (op == 0 || arguments.size() != 2) {
+    return Status::invalid_argument(fmt::format("Unknown function '{}'", name));
+  }
+  const TypeKind left = arguments[0].kind;
+  const TypeKind right = arguments[1].kind;
+  const TypeKind kind = result_kind(left, right);
+  const std::string what = fmt::format("{} {} {}", types::cql_type_name(arguments[0]), op,
+                                       types::cql_type_name(arguments[1]));
+  f->return_type = CqlType::simple(kind);
+  f->apply = [=](std::span<const types::Value> args,
+                 const FunctionContext&) -> Result<types::Value> {
+    if (is_floating(kind)) {
+      double a = read_floating(left, *args[0]);
+      double b = read_floating(right, *args[1]);
+      if (kind == TypeKind::kFloat) {
+        // Java float arithmetic: each operand and the result rounded to float.
+        float x = static_cast<float>(a), y = static_cast<float>(b), r = 0;
+        switch (op) {
+          case '+':
+            r = x + y;
+            break;
+          case '-':
+            r = x - y;
+            break;
+          case '*':
+            r = x * y;
+            break;
+          case '/':
+            r = x / y;
+            break;
+          default:
+            r = std::fmod(x, y);
+            break;
+        }
+        return types::Value(write_floating(kind, r));
+      }
+      double r = 0;
+      switch (op) {
+        case '+':
+          r = a + b;
+          break;
+        case '-':
+          r = a - b;
+          break;
+        case '*':
+          r = a * b;
+          break;
+        case '/':
+          r = a / b;
+          break;
+        default:
+          r = std::fmod(a, b);
+          break;
+      }
+      return types::Value(write_floating(kind, r));
+    }
+    CASSETTE_ASSIGN_OR_RETURN(uint64_t r,
+                              integer_op(op, read_integer(*args[0]), read_integer(*args[1]), what));
+    return types::Value(write_integer(r, size_of(kind)));
+  };
+  return std::shared_ptr<const ScalarFunction>(f);
+}
+
+}  // namespace cassette::cql

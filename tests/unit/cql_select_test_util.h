@@ -1,0 +1,162 @@
+// Helpers for the SELECT tests: a session on an in-memory store with a manual clock, rows written
+// straight through the storage API (so SELECT can be tested on its own), and results printed as
+// "a|b|c" strings in cqlsh's formatting.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/cql/session.h"
+#include "engine/cql/table_codec.h"
+#include "engine/storage/clock.h"
+#include "engine/storage/store.h"
+#include "engine/types/value.h"
+
+namespace cassette::test {
+
+class SelectFixture {
+ public:
+  SelectFixture() {
+    storage::StoreOptions options;
+    options.clock = &clock_;
+    options.background_threads = false;
+    store_ = storage::Store::open(":memory:", options).value();
+    session_ = cql::Session::open(store_).value();
+    ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
+       "'replication_factor': 1}");
+    ok("USE ks");
+  }
+
+  cql::Session& session() { return *session_; }
+  storage::ManualClock& clock() { return clock_; }
+
+  Result<cql::ExecutionResult> run(std::string_view statement) {
+    return session_->execute(statement);
+  }
+
+  void ok(std::string_view statement) {
+    auto r = run(statement);
+    INFO(statement);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+  }
+
+  // The error message of a statement that must fail.
+  std::string error(std::string_view statement) {
+    auto r = run(statement);
+    INFO(statement);
+    REQUIRE(!r.is_ok());
+    return r.status().message();
+  }
+
+  // Result rows as "v1|v2|..." (null as "null").
+  std::vector<std::string> rows(std::string_view statement) {
+    auto r = run(statement);
+    INFO(statement);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+    std::vector<std::string> out;
+    for (const auto& row : r->rows.rows) {
+      std::string line;
+      for (size_t i = 0; i < row.size(); ++i) {
+        if (i > 0) line += "|";
+        line += row[i] ? types::format_value(r->rows.columns[i].type, *row[i],
+                                             types::ValueStyle::kCqlsh)
+                       : "null";
+      }
+      out.push_back(line);
+    }
+    return out;
+  }
+
+  // The values of a one-column text result, as stored (no cqlsh escaping).
+  std::vector<std::string> texts(std::string_view statement) {
+    auto r = run(statement);
+    INFO(statement);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+    std::vector<std::string> out;
+    for (const auto& row : r->rows.rows) out.push_back(row.at(0).value_or("null"));
+    return out;
+  }
+
+  std::vector<std::string> column_names(std::string_view statement) {
+    auto r = run(statement);
+    INFO(statement);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+    std::vector<std::string> out;
+    for (const auto& c : r->rows.columns) out.push_back(c.name);
+    return out;
+  }
+
+  // Writes one row of `table` (values by column name, in Cassandra's string form, "null" for
+  // none) as an INSERT at `timestamp` would, with an optional TTL.
+  void put(const std::string& table_name, const std::map<std::string, std::string>& values,
+           int64_t timestamp = 1000, int64_t ttl = 0) {
+    auto schema = session_->catalog().current().value();
+    auto table = schema->find_table("ks", table_name);
+    REQUIRE(table != nullptr);
+    std::vector<std::string> key;
+    std::vector<std::string> clustering;
+    for (const schema::ColumnDef* c : table->partition_key()) key.push_back(parse(*c, values));
+    for (const schema::ColumnDef* c : table->clustering()) {
+      if (values.count(c->name)) clustering.push_back(parse(*c, values));
+    }
+    const int64_t now = clock_.now_seconds();
+    storage::WriteBatch batch;
+    auto& update = batch.partition(table->table_id, cql::partition_key_bytes(key));
+    storage::Row row;
+    storage::Row static_row;
+    bool has_row = clustering.size() == table->clustering().size();
+    if (has_row) {
+      row.liveness.timestamp = timestamp;
+      if (ttl > 0) {
+        row.liveness.ttl = ttl;
+        row.liveness.local_expiration_time = now + ttl;
+      }
+    }
+    std::vector<const schema::ColumnDef*> columns;
+    for (const auto& c : table->columns) columns.push_back(&c);
+    std::sort(columns.begin(), columns.end(), [](auto* a, auto* b) { return a->id < b->id; });
+    for (const schema::ColumnDef* c : columns) {
+      if (c->is_primary_key() || !values.count(c->name)) continue;
+      storage::ColumnData data;
+      data.id = c->id;
+      std::string text = values.at(c->name);
+      if (text == "null") {
+        data.cell = storage::Cell::tombstone(timestamp, now);
+      } else if (ttl > 0) {
+        data.cell = storage::Cell::expiring(timestamp, ttl, now, parse(*c, values));
+      } else {
+        data.cell = storage::Cell::live(timestamp, parse(*c, values));
+      }
+      (c->is_static() ? static_row : row).columns.push_back(std::move(data));
+    }
+    if (!static_row.columns.empty()) update.static_row = std::move(static_row);
+    if (has_row) {
+      update.rows.push_back(
+          {cql::clustering_key_bytes(*table, clustering).value(), std::move(row)});
+    }
+    REQUIRE(store_->apply(batch).is_ok());
+  }
+
+ private:
+  static std::string parse(const schema::ColumnDef& c,
+                           const std::map<std::string, std::string>& values) {
+    auto it = values.find(c.name);
+    REQUIRE_MESSAGE(it != values.end(), c.name);
+    auto v = types::parse_value_string(c.type, it->second);
+    REQUIRE_MESSAGE(v.is_ok(), v.status().message());
+    return *v;
+  }
+
+  storage::ManualClock clock_;
+  std::shared_ptr<storage::Store> store_;
+  std::unique_ptr<cql::Session> session_;
+};
+
+using Rows = std::vector<std::string>;
+
+}  // namespace cassette::test
