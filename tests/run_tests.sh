@@ -23,17 +23,22 @@ run_doctest() {  # run a doctest binary, add its case counts to the totals
 
 run_doctest "$build_dir/cassette_unit_tests"
 
-run_golden() {  # the CQL golden corpus: one case per tests/cql/*.cql file
-  local out line
+run_suite() {  # run a script suite whose last summary line is "NAME: N passed, M failed"
+  local name=$1 out line
+  shift
   out=$(mktemp)
-  tests/cql/run_golden.sh "$build_dir" 2>&1 | tee "$out"
-  line=$(grep -E '^golden:' "$out" | tail -1)
+  "$@" 2>&1 | tee "$out"
+  line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$out" | tail -1)
   rm -f "$out"
-  if [ -z "$line" ]; then echo "golden: no summary"; failed=$((failed + 1)); return; fi
-  passed=$((passed + $(echo "$line" | sed -E 's/golden: ([0-9]+) passed.*/\1/')))
+  if [ -z "$line" ]; then echo "$name: no summary (crashed?)"; failed=$((failed + 1)); return; fi
+  passed=$((passed + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
   failed=$((failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
 }
-if ls tests/cql/*.cql >/dev/null 2>&1; then run_golden; fi
+
+# The `cassette` shell: options, output formats, exit codes, COPY.
+run_suite cli tests/cli/test_cli.sh "$build_dir"
+# The CQL golden corpus: one case per tests/cql/*.cql file.
+if ls tests/cql/*.cql >/dev/null 2>&1; then run_suite golden tests/cql/run_golden.sh "$build_dir"; fi
 
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,110 @@
+// cassette: the Cassette CQL shell.
+//
+//   cassette app.cassette                         an interactive prompt (or a script on stdin)
+//   cassette app.cassette -e 'SELECT * FROM ks.t'
+//   cassette app.cassette -f schema.cql --keep-going
+//   cassette :memory: --format json -e "CREATE KEYSPACE ...; ...; SELECT ..."
+//
+// See ext/cli/USAGE.md.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/cql/parser.h"
+#include "engine/cql/session.h"
+#include "engine/storage/clock.h"
+#include "engine/storage/store.h"
+#include "ext/cli/cli_options.h"
+#include "ext/cli/console.h"
+#include "ext/cli/error_format.h"
+#include "ext/cli/interactive.h"
+#include "ext/cli/statement_runner.h"
+
+namespace {
+
+using namespace cassette;
+using namespace cassette::cli;
+
+int run(const CliOptions& options) {
+  // The manual clock must outlive the store that reads it.
+  std::unique_ptr<storage::ManualClock> clock;
+  storage::StoreOptions store_options;
+  if (options.clock_micros) {
+    clock = std::make_unique<storage::ManualClock>(*options.clock_micros);
+    store_options.clock = clock.get();
+  }
+  auto store = storage::Store::open(options.store, store_options);
+  if (!store.is_ok()) {
+    std::fprintf(stderr, "cassette: cannot open store %s: %s\n", options.store.c_str(),
+                 store.status().message().c_str());
+    return 1;
+  }
+  auto session = cql::Session::open(*store);
+  if (!session.is_ok()) {
+    std::fprintf(stderr, "cassette: cannot open store %s: %s\n", options.store.c_str(),
+                 session.status().message().c_str());
+    return 1;
+  }
+
+  const bool interactive = !options.execute && !options.file && isatty(STDIN_FILENO) != 0;
+  Console console;
+  RunnerOptions runner_options;
+  runner_options.format = options.format;
+  runner_options.echo = options.echo;
+  runner_options.keep_going = options.keep_going || interactive;
+  runner_options.tty = interactive;
+  StatementRunner runner(**session, console, clock.get(), runner_options);
+
+  if (!options.keyspace.empty()) {
+    // As cqlsh -k: the keyspace must exist.
+    SourceLocation where{interactive ? "" : "<stdin>", 1};
+    if (!runner.use_keyspace(options.keyspace, where)) return 1;
+  }
+
+  bool ok = true;
+  if (options.execute) {
+    ok = runner.run_script(*options.execute, "<stdin>");
+  } else if (options.file) {
+    auto script = read_script_file(*options.file);
+    if (!script.is_ok()) {
+      console.error_line("Can't open " + script.status().message());
+      return 1;
+    }
+    ok = runner.run_script(*script, *options.file);
+  } else if (interactive) {
+    return run_interactive(runner, options.store);
+  } else {
+    std::string script((std::istreambuf_iterator<char>(std::cin)),
+                       std::istreambuf_iterator<char>());
+    ok = runner.run_script(script, "<stdin>");
+  }
+  console.flush();
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  auto options = parse_cli_options(args);
+  if (!options.is_ok()) {
+    std::fprintf(stderr, "cassette: %s\nTry 'cassette --help' for more information.\n",
+                 options.status().message().c_str());
+    return 2;
+  }
+  if (options->help) {
+    std::fputs(usage_text().c_str(), stdout);
+    return 0;
+  }
+  if (options->version) {
+    std::fputs(version_text().c_str(), stdout);
+    return 0;
+  }
+  return run(*options);
+}

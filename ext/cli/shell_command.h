@@ -1,0 +1,57 @@
+// The shell's own commands, handled before CQL parsing (as cqlsh handles COPY, SOURCE, HELP...):
+//
+//   COPY [ks.]table [(col, ...)] TO 'file.csv' | STDOUT [WITH opt = value [AND ...]]
+//   COPY [ks.]table [(col, ...)] FROM 'file.csv' [WITH opt = value [AND ...]]
+//   SOURCE 'file.cql'
+//   CLOCK ADVANCE n          (seconds; only with --clock)
+//   HELP | ?
+//   EXIT | QUIT
+//
+// Everything else is CQL and goes to the parser.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/util/status.h"
+
+namespace cassette::cli {
+
+enum class ShellCommandKind { kCql, kCopy, kSource, kClock, kHelp, kExit };
+
+// Which command a statement is, from its first word (case-insensitive, after comments).
+ShellCommandKind classify_statement(std::string_view text);
+
+// A shell command's tokens: words (lower-cased unless "quoted"), 'strings' (unquoted, ''
+// unescaped), numbers, and single punctuation characters.
+struct ShellToken {
+  enum class Kind { kWord, kQuotedName, kString, kNumber, kSymbol };
+  Kind kind = Kind::kWord;
+  std::string text;
+};
+Result<std::vector<ShellToken>> tokenize_shell_command(std::string_view text);
+
+struct CopyCommand {
+  std::string keyspace;  // empty: the current keyspace
+  std::string table;
+  std::vector<std::string> columns;            // empty: all columns
+  bool to = false;                             // COPY ... TO (export); else FROM (import)
+  std::optional<std::string> file;             // nullopt: STDOUT / STDIN
+  std::map<std::string, std::string> options;  // lower-cased names, values unquoted
+};
+// Parses a COPY command; the error message is cqlsh's "Improper COPY command."
+Result<CopyCommand> parse_copy_command(std::string_view text);
+
+// SOURCE 'file': the file name.
+Result<std::string> parse_source_command(std::string_view text);
+
+// CLOCK ADVANCE n: the number of seconds.
+Result<int64_t> parse_clock_command(std::string_view text);
+
+// The text HELP prints.
+std::string help_text();
+
+}  // namespace cassette::cli

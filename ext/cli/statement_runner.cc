@@ -1,0 +1,196 @@
+// Running statements: dispatch to shell commands or CQL, printing, error reporting, echo.
+#include "ext/cli/statement_runner.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <type_traits>
+
+#include "engine/cql/parser.h"
+#include "ext/cli/copy_command.h"
+#include "ext/cli/describe_output.h"
+#include "ext/cli/output_format.h"
+#include "ext/cli/shell_command.h"
+
+namespace cassette::cli {
+
+namespace {
+
+std::string_view trim(std::string_view text) {
+  size_t begin = 0;
+  while (begin < text.size() && std::isspace(static_cast<unsigned char>(text[begin]))) ++begin;
+  size_t end = text.size();
+  while (end > begin && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  return text.substr(begin, end - begin);
+}
+
+constexpr int kMaxSourceDepth = 16;
+
+// The statement as cqlsh sends it to the server: with its ';' (cqlsh -e adds one when missing),
+// so that syntax errors point where Cassandra's would. A statement whose last line holds a line
+// comment gets the ';' on a line of its own.
+std::string with_terminator(std::string_view text) {
+  size_t last_line = text.rfind('\n');
+  std::string_view tail = last_line == std::string_view::npos ? text : text.substr(last_line);
+  bool comment =
+      tail.find("--") != std::string_view::npos || tail.find("//") != std::string_view::npos;
+  return std::string(text) + (comment ? "\n;" : ";");
+}
+
+}  // namespace
+
+bool StatementRunner::fail(std::string_view message, const SourceLocation& where) {
+  console_.error_line(format_shell_error(message, where));
+  return false;
+}
+
+bool StatementRunner::run_script(std::string_view script, const std::string& source) {
+  bool all_ok = true;
+  for (const cql::ScriptStatement& statement : cql::split_statements(script)) {
+    SourceLocation where{source, statement.line};
+    if (!run_statement(statement.text, where)) {
+      all_ok = false;
+      if (!options_.keep_going) break;
+    }
+    if (exit_requested_) break;
+  }
+  return all_ok;
+}
+
+Result<std::string> read_script_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::io_error(fmt::format("'{}': {}", path, std::strerror(errno)));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) return Status::io_error(fmt::format("'{}': {}", path, std::strerror(errno)));
+  std::string script = buffer.str();
+  if (script.starts_with("\xEF\xBB\xBF")) script.erase(0, 3);  // a UTF-8 byte-order mark
+  return script;
+}
+
+bool StatementRunner::run_file(const std::string& path, const SourceLocation& from) {
+  auto script = read_script_file(path);
+  if (!script.is_ok()) return fail("Could not open " + script.status().message(), from);
+  return run_script(*script, path);
+}
+
+bool StatementRunner::use_keyspace(const std::string& keyspace, const SourceLocation& where) {
+  cql::UseStatement use;
+  use.keyspace = keyspace;
+  auto result = session_.execute(cql::Statement(std::move(use)));
+  if (!result.is_ok()) {
+    console_.error_line(format_statement_error(result.status(), where));
+    return false;
+  }
+  return true;
+}
+
+bool StatementRunner::run_statement(std::string_view raw_text, const SourceLocation& where) {
+  std::string_view text = trim(raw_text);
+  if (text.empty()) return true;
+  if (options_.echo) console_.out(fmt::format("{};\n", text));
+  bool ok = classify_statement(text) == ShellCommandKind::kCql ? run_cql(text, where)
+                                                               : run_shell_command(text, where);
+  if (options_.echo && !console_.ends_with_blank_line()) console_.out("\n");
+  console_.flush();
+  return ok;
+}
+
+bool StatementRunner::run_shell_command(std::string_view text, const SourceLocation& where) {
+  switch (classify_statement(text)) {
+    case ShellCommandKind::kExit:
+      exit_requested_ = true;
+      return true;
+    case ShellCommandKind::kHelp:
+      console_.out(help_text());
+      return true;
+    case ShellCommandKind::kClock: {
+      auto seconds = parse_clock_command(text);
+      if (!seconds.is_ok()) return fail(seconds.status().message(), where);
+      if (clock_ == nullptr) {
+        return fail(
+            "CLOCK ADVANCE needs a manual clock: start cassette with --clock "
+            "'YYYY-MM-DD HH:MM:SS'",
+            where);
+      }
+      clock_->advance_seconds(*seconds);
+      return true;
+    }
+    case ShellCommandKind::kSource: {
+      auto file = parse_source_command(text);
+      if (!file.is_ok()) return fail(file.status().message(), where);
+      if (source_depth_ >= kMaxSourceDepth) return fail("SOURCE files nest too deeply", where);
+      ++source_depth_;
+      bool ok = run_file(*file, where);
+      --source_depth_;
+      return ok;
+    }
+    case ShellCommandKind::kCopy: {
+      auto command = parse_copy_command(text);
+      if (!command.is_ok()) return fail(command.status().message(), where);
+      CopyContext context;
+      context.session = &session_;
+      context.console = &console_;
+      context.where = where;
+      context.tty = options_.tty && isatty(STDOUT_FILENO) != 0;
+      return run_copy(*command, context);
+    }
+    case ShellCommandKind::kCql:
+      break;
+  }
+  return run_cql(text, where);
+}
+
+bool StatementRunner::run_cql(std::string_view text, const SourceLocation& where) {
+  auto statement = cql::parse_statement(with_terminator(text));
+  if (!statement.is_ok()) {
+    console_.error_line(format_statement_error(statement.status(), where));
+    return false;
+  }
+  auto result = session_.execute(*statement);
+  if (!result.is_ok()) {
+    // cqlsh prints a failed DESCRIBE with the server's message alone.
+    if (std::holds_alternative<cql::DescribeStatement>(*statement) &&
+        is_cql_error(result.status())) {
+      return fail(result.status().message(), where);
+    }
+    console_.error_line(format_statement_error(result.status(), where));
+    return false;
+  }
+  print_result(*result, *statement);
+  return true;
+}
+
+void StatementRunner::print_result(const cql::ExecutionResult& result,
+                                   const cql::Statement& statement) {
+  if (result.kind == cql::ExecutionResult::Kind::kRows) {
+    const bool is_select = std::holds_alternative<cql::SelectStatement>(statement);
+    const auto* describe = std::get_if<cql::DescribeStatement>(&statement);
+    switch (options_.format) {
+      case OutputFormat::kJson:
+        console_.out(format_json(result.rows));
+        break;
+      case OutputFormat::kCsv:
+        console_.out(format_csv(result.rows));
+        break;
+      case OutputFormat::kTable:
+        if (describe != nullptr || result.is_describe) {
+          auto kind = describe != nullptr ? describe->kind : cql::DescribeStatement::Kind::kName;
+          console_.out(format_describe(result.rows, kind, !session_.keyspace().empty()));
+        } else if (is_select) {
+          console_.out(format_table(result.rows, /*with_row_count=*/true, options_.tty));
+        } else if (!result.rows.rows.empty()) {
+          // A conditional write's [applied] row: the table alone, as cqlsh.
+          console_.out(format_table(result.rows, /*with_row_count=*/false, options_.tty));
+        }
+        break;
+    }
+  }
+  if (!result.warnings.empty()) console_.err(format_warnings(result.warnings));
+}
+
+}  // namespace cassette::cli
