@@ -37,6 +37,11 @@ run_suite() {  # run a script suite whose last summary line is "NAME: N passed, 
 
 # The `cassette` shell: options, output formats, exit codes, COPY.
 run_suite cli tests/cli/test_cli.sh "$build_dir"
+# The SQLite extension, the PostgreSQL wrapper and the libpqxx bridge: each folder's run.sh
+# prints "<folder>: N passed, M failed" last.
+for suite in sqlite postgres bridge; do
+  if [ -x "tests/$suite/run.sh" ]; then run_suite "$suite" "tests/$suite/run.sh" "$build_dir"; fi
+done
 # The CQL golden corpus: one case per tests/cql/*.cql file.
 if ls tests/cql/*.cql >/dev/null 2>&1; then run_suite golden tests/cql/run_golden.sh "$build_dir"; fi
 
