@@ -13,7 +13,7 @@ set -uo pipefail
 build_dir=${1:-build}
 filter=${2:-}
 here=$(cd "$(dirname "$0")" && pwd)
-cassette="$build_dir/cassette"
+cassette="$(cd "$build_dir" && pwd)/cassette"
 passed=0
 failed=0
 work=$(mktemp -d)
