@@ -66,6 +66,17 @@ bool decode_entry_key(std::string_view key, DecodedKey* out) {
   return true;
 }
 
+bool decode_partition_prefix(std::string_view prefix, int64_t* token, std::string* partition_key) {
+  if (prefix.size() < 10 || partition_prefix_length(prefix) != prefix.size()) return false;
+  *token = decode_token(prefix.substr(0, 8));
+  partition_key->clear();
+  for (size_t i = 8; i < prefix.size() - 2; ++i) {
+    partition_key->push_back(prefix[i]);
+    if (prefix[i] == '\0') ++i;
+  }
+  return true;
+}
+
 std::string token_lower_bound(int64_t token) {
   std::string out;
   append_token(&out, token);

@@ -44,6 +44,8 @@ struct DecodedKey {
 size_t partition_prefix_length(std::string_view key);
 // Returns false when the key is malformed.
 bool decode_entry_key(std::string_view key, DecodedKey* out);
+// The token and (unescaped) partition key of a whole partition prefix; false when malformed.
+bool decode_partition_prefix(std::string_view prefix, int64_t* token, std::string* partition_key);
 
 // The smallest key of any partition whose token is >= `token`.
 std::string token_lower_bound(int64_t token);

@@ -6,10 +6,16 @@
 
 namespace cassette::storage {
 
-// A node holds its entry inline after the tower of next pointers:
-//   [varint32 full key length][full key][fixed64 seq][varint32 value length][value]
+// A node holds its entry right after the tower of next pointers: [full key][value]. The node
+// caches what a comparison needs first: the key's first 16 bytes as two big-endian words (the
+// table id and, for entry keys, the partition token), so that most comparisons of a skiplist
+// search are two integer compares that never touch the key bytes; and the sequence number.
 struct Memtable::Node {
-  const char* entry;
+  const char* key;
+  uint32_t key_size;
+  uint32_t value_size;
+  uint64_t w0, w1;  // prefix_words(full key)
+  SequenceNumber seq_;
   std::atomic<Node*> next_[1];  // really `height` of them
 
   Node* next(int level) const { return next_[level].load(std::memory_order_acquire); }
@@ -17,23 +23,9 @@ struct Memtable::Node {
   Node* relaxed_next(int level) const { return next_[level].load(std::memory_order_relaxed); }
   void relaxed_set_next(int level, Node* n) { next_[level].store(n, std::memory_order_relaxed); }
 
-  std::string_view full_key() const {
-    std::string_view in(entry, 5);
-    uint32_t len = 0;
-    coding::get_varint32(&in, &len);
-    return {in.data(), len};
-  }
-  SequenceNumber seq() const {
-    std::string_view k = full_key();
-    return coding::decode_fixed64(k.data() + k.size());
-  }
-  std::string_view value() const {
-    std::string_view k = full_key();
-    std::string_view in(k.data() + k.size() + 8, 5);
-    uint32_t len = 0;
-    coding::get_varint32(&in, &len);
-    return {in.data(), len};
-  }
+  std::string_view full_key() const { return {key, key_size}; }
+  SequenceNumber seq() const { return seq_; }
+  std::string_view value() const { return {key + key_size, value_size}; }
 };
 
 namespace {
@@ -42,32 +34,52 @@ std::string table_prefix(TableId table) {
   coding::put_big_endian64(&p, table);
   return p;
 }
+
+uint64_t load_big_endian64(const char* p) {
+  uint64_t v;
+  std::memcpy(&v, p, 8);
+  return __builtin_bswap64(v);
+}
+
+// The first 16 bytes of `k` as two big-endian words, zero padded. Where two keys' words differ
+// they order as the keys do (a shorter key padded with zeros is a prefix of the other, or
+// differs from it at a real byte); where they are equal only the full bytes decide.
+inline void prefix_words(std::string_view k, uint64_t* w0, uint64_t* w1) {
+  if (k.size() >= 16) {
+    *w0 = load_big_endian64(k.data());
+    *w1 = load_big_endian64(k.data() + 8);
+    return;
+  }
+  char buf[16] = {};
+  if (!k.empty()) std::memcpy(buf, k.data(), k.size());
+  *w0 = load_big_endian64(buf);
+  *w1 = load_big_endian64(buf + 8);
+}
 }  // namespace
 
-Memtable::Memtable() : head_(new_node({}, 0, {}, kMaxHeight)) {
+Memtable::Memtable() : head_(new_node({}, {}, 0, {}, kMaxHeight)) {
   for (int i = 0; i < kMaxHeight; ++i) head_->set_next(i, nullptr);
 }
 
 Memtable::~Memtable() = default;  // nodes live in the arena
 
-Memtable::Node* Memtable::new_node(std::string_view full_key, SequenceNumber seq,
-                                   std::string_view value, int height) {
-  std::string header;
-  coding::put_varint32(&header, static_cast<uint32_t>(full_key.size()));
-  std::string middle;
-  coding::put_fixed64(&middle, seq);
-  coding::put_varint32(&middle, static_cast<uint32_t>(value.size()));
-  size_t entry_size = header.size() + full_key.size() + middle.size() + value.size();
-  char* entry = arena_.allocate(entry_size);
-  char* p = entry;
-  for (std::string_view part : {std::string_view(header), full_key, std::string_view(middle), value}) {
+Memtable::Node* Memtable::new_node(std::string_view prefix, std::string_view key,
+                                   SequenceNumber seq, std::string_view value, int height) {
+  // One allocation: the node, its tower, then the entry (close together in memory).
+  size_t node_size = sizeof(Node) + sizeof(std::atomic<Node*>) * (height - 1);
+  size_t key_size = prefix.size() + key.size();
+  char* mem = arena_.allocate_aligned(node_size + key_size + value.size());
+  Node* node = new (mem) Node;
+  char* p = mem + node_size;
+  node->key = p;
+  node->key_size = static_cast<uint32_t>(key_size);
+  node->value_size = static_cast<uint32_t>(value.size());
+  node->seq_ = seq;
+  for (std::string_view part : {prefix, key, value}) {
     if (!part.empty()) std::memcpy(p, part.data(), part.size());  // an empty view may be null
     p += part.size();
   }
-
-  char* mem = arena_.allocate_aligned(sizeof(Node) + sizeof(std::atomic<Node*>) * (height - 1));
-  Node* node = new (mem) Node;
-  node->entry = entry;
+  prefix_words(node->full_key(), &node->w0, &node->w1);
   for (int i = 1; i < height; ++i) new (&node->next_[i]) std::atomic<Node*>(nullptr);
   return node;
 }
@@ -85,6 +97,10 @@ int Memtable::random_height() {
 }
 
 int Memtable::compare(const Node* n, std::string_view key, SequenceNumber seq) {
+  uint64_t k0, k1;
+  prefix_words(key, &k0, &k1);
+  if (n->w0 != k0) return n->w0 < k0 ? -1 : 1;
+  if (n->w1 != k1) return n->w1 < k1 ? -1 : 1;
   int c = n->full_key().compare(key);
   if (c != 0) return c;
   SequenceNumber ns = n->seq();
@@ -121,6 +137,22 @@ Memtable::Node* Memtable::find_less_than(std::string_view key, SequenceNumber se
   }
 }
 
+Memtable::Node* Memtable::find_before_at_level(const Node* n, int min_level) const {
+  std::string_view key = n->full_key();
+  SequenceNumber seq = n->seq();
+  Node* x = head_;
+  int level = max_height_.load(std::memory_order_relaxed) - 1;
+  while (true) {
+    Node* next = x->next(level);
+    if (next != nullptr && next != n && compare(next, key, seq) < 0) {
+      x = next;
+    } else {
+      if (level <= min_level) return x;
+      --level;
+    }
+  }
+}
+
 Memtable::Node* Memtable::find_last() const {
   Node* x = head_;
   int level = max_height_.load(std::memory_order_relaxed) - 1;
@@ -137,22 +169,25 @@ Memtable::Node* Memtable::find_last() const {
 
 void Memtable::add(SequenceNumber seq, TableId table, std::string_view key,
                    std::string_view value) {
-  std::string full_key = table_prefix(table);
-  full_key.append(key);
-  Node* prev[kMaxHeight];
-  find_greater_or_equal(full_key, seq, prev);
+  char prefix[8];
+  std::string_view prefix_view(prefix, 8);
+  uint64_t be = __builtin_bswap64(table);
+  std::memcpy(prefix, &be, 8);
   int height = random_height();
+  Node* node = new_node(prefix_view, key, seq, value, height);
+  Node* prev[kMaxHeight];
+  find_greater_or_equal(node->full_key(), seq, prev);
   int max_height = max_height_.load(std::memory_order_relaxed);
   if (height > max_height) {
     for (int i = max_height; i < height; ++i) prev[i] = head_;
     // Readers that see the new height before the new node find nullptr at those levels: fine.
     max_height_.store(height, std::memory_order_relaxed);
   }
-  Node* node = new_node(full_key, seq, value, height);
   for (int i = 0; i < height; ++i) {
     node->relaxed_set_next(i, prev[i]->relaxed_next(i));
     prev[i]->set_next(i, node);  // publish
   }
+  table_entries_[table % kTableBuckets].fetch_add(1, std::memory_order_relaxed);
   entries_.fetch_add(1, std::memory_order_release);
 }
 
@@ -162,7 +197,9 @@ Memtable::Iterator::Iterator(const Memtable* mem, TableId table, SequenceNumber 
     : mem_(mem), table_prefix_(table_prefix(table)), snapshot_(snapshot) {}
 
 bool Memtable::Iterator::in_table() const {
-  return node_ != nullptr && node_->full_key().starts_with(table_prefix_);
+  if (node_ == nullptr) return false;
+  std::string_view k = node_->full_key();
+  return k.size() >= 8 && std::memcmp(k.data(), table_prefix_.data(), 8) == 0;  // inlined: 8 bytes
 }
 
 bool Memtable::Iterator::valid() const { return in_table(); }
@@ -172,13 +209,28 @@ void Memtable::Iterator::skip_invisible_forward() {
 }
 
 void Memtable::Iterator::skip_invisible_backward() {
-  while (in_table() && node_->seq() > snapshot_) {
-    std::string_view k = node_->full_key();
-    node_ = mem_->find_less_than(k, node_->seq());
+  while (in_table() && node_->seq() > snapshot_) step_back();
+}
+
+// Moves node_ to the node before it (nullptr before the first).
+void Memtable::Iterator::step_back() {
+  if (before_.empty()) {
+    // Search for a node about 16 entries back (two levels up the tower of a branching factor 4
+    // skiplist) and collect the nodes from there up to node_.
+    const Node* from = mem_->find_before_at_level(node_, 2);
+    const Node* x = from == mem_->head_ ? mem_->head_->next(0) : from;
+    for (; x != nullptr && x != node_; x = x->next(0)) before_.push_back(x);
+    if (before_.empty()) {
+      node_ = nullptr;  // node_ was the first node
+      return;
+    }
   }
+  node_ = before_.back();
+  before_.pop_back();
 }
 
 void Memtable::Iterator::seek(std::string_view key) {
+  before_.clear();
   scratch_ = table_prefix_;
   scratch_.append(key);
   node_ = mem_->find_greater_or_equal(scratch_, UINT64_MAX, nullptr);
@@ -186,20 +238,25 @@ void Memtable::Iterator::seek(std::string_view key) {
 }
 
 void Memtable::Iterator::seek_for_prev(std::string_view key) {
+  before_.clear();
   scratch_ = table_prefix_;
   scratch_.append(key);
-  // The last node <= key is the one just before the first node > key: seek past every
-  // sequence number of `key` (seq 0 sorts last among equal keys).
-  Node* after = mem_->find_greater_or_equal(scratch_, 0, nullptr);
-  if (after != nullptr && compare(after, scratch_, 0) == 0) after = after->next(0);
-  node_ = after == nullptr ? mem_->find_last()
-                           : mem_->find_less_than(after->full_key(), after->seq());
+  // The last node <= key: every fragment of `key` sorts before (key, seq 0) but those at seq 0
+  // (an overlay's), which sort last among equal keys and are stepped over after one search.
+  const Node* x = mem_->find_less_than(scratch_, 0);
+  const Node* next = x == nullptr ? mem_->head_->next(0) : x->next(0);
+  while (next != nullptr && compare(next, scratch_, 0) == 0) {
+    x = next;
+    next = next->next(0);
+  }
+  node_ = x;
   skip_invisible_backward();
 }
 
 void Memtable::Iterator::seek_to_first() { seek({}); }
 
 void Memtable::Iterator::seek_to_last() {
+  before_.clear();
   TableId table = coding::decode_big_endian64(table_prefix_.data());
   Node* after = nullptr;
   if (table != UINT64_MAX) {  // the first node of the next table id
@@ -212,12 +269,13 @@ void Memtable::Iterator::seek_to_last() {
 }
 
 void Memtable::Iterator::next() {
+  before_.clear();
   node_ = node_->next(0);
   skip_invisible_forward();
 }
 
 void Memtable::Iterator::prev() {
-  node_ = mem_->find_less_than(node_->full_key(), node_->seq());
+  step_back();
   skip_invisible_backward();
 }
 

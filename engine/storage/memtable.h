@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/storage/arena.h"
 
@@ -37,6 +38,11 @@ class Memtable {
   size_t memory_usage() const { return arena_.memory_usage(); }
   bool empty() const { return entries_.load(std::memory_order_acquire) == 0; }
   uint64_t entry_count() const { return entries_.load(std::memory_order_acquire); }
+  // Entries added for `table` (an estimate for query planning: tables whose ids share a bucket
+  // are counted together).
+  uint64_t table_entry_count(TableId table) const {
+    return table_entries_[table % kTableBuckets].load(std::memory_order_relaxed);
+  }
   // Smallest write timestamp of anything added (purge decisions), tracked by the store.
   std::atomic<int64_t> min_timestamp{INT64_MAX};
   // Whether any partition header or static row was added: reads skip looking them up otherwise.
@@ -60,12 +66,17 @@ class Memtable {
    private:
     void skip_invisible_forward();
     void skip_invisible_backward();
+    void step_back();
     bool in_table() const;
     const Memtable* mem_;
     std::string table_prefix_;
     SequenceNumber snapshot_;
     const Node* node_ = nullptr;
     std::string scratch_;
+    // The nodes just before node_, in key order, for prev(): a skiplist has no back links, so
+    // one search finds a node some way back and a forward walk fills this (LevelDB searches
+    // again for every step, which makes a reverse read O(log n) per entry).
+    std::vector<const Node*> before_;
   };
 
   // Iterates every entry of every table (for flushing): table, key, seq, value.
@@ -86,18 +97,24 @@ class Memtable {
  private:
   static constexpr int kMaxHeight = 12;
 
-  Node* new_node(std::string_view full_key, SequenceNumber seq, std::string_view value, int height);
+  // A node for the full key prefix + key, allocated in the arena (not yet linked).
+  Node* new_node(std::string_view prefix, std::string_view key, SequenceNumber seq,
+                 std::string_view value, int height);
   int random_height();
   // Orders by key bytes, then by sequence number descending.
   static int compare(const Node* n, std::string_view key, SequenceNumber seq);
   Node* find_greater_or_equal(std::string_view key, SequenceNumber seq, Node** prev) const;
   Node* find_less_than(std::string_view key, SequenceNumber seq) const;
+  // The last node before `n` among those of height > `level` (head_ when there is none).
+  Node* find_before_at_level(const Node* n, int level) const;
   Node* find_last() const;
 
   Arena arena_;
   Node* head_;
   std::atomic<int> max_height_{1};
   std::atomic<uint64_t> entries_{0};
+  static constexpr size_t kTableBuckets = 64;
+  std::atomic<uint64_t> table_entries_[kTableBuckets];  // zero: C++20 value-initializes
   uint32_t rnd_ = 0xdeadbeef;
 };
 

@@ -145,6 +145,10 @@ void reconcile_column(ColumnData& into, const ColumnData& other) {
   }
   if (into.complex) {
     reconcile_complex(into, other);
+  } else if (!into.cell.is_counter() && !other.cell.is_counter()) {
+    // The read path's common case: pick the winner, copying only when it is the other one.
+    const Cell& winner = resolve_regular(into.cell, other.cell);
+    if (&winner != &into.cell) into.cell = winner;
   } else {
     into.cell = reconcile_cells(into.cell, other.cell);
   }
@@ -155,6 +159,15 @@ void reconcile_column(ColumnData& into, const ColumnData& other) {
 void reconcile_rows(Row& into, const Row& other) {
   if (other.liveness.supersedes(into.liveness)) into.liveness = other.liveness;
   into.deletion = max_deletion(into.deletion, other.deletion);
+  // Versions of a row usually carry the same columns: reconcile them in place, allocating nothing.
+  bool same_columns = into.columns.size() == other.columns.size();
+  for (size_t i = 0; same_columns && i < into.columns.size(); ++i) {
+    same_columns = into.columns[i].id == other.columns[i].id;
+  }
+  if (same_columns) {
+    for (size_t i = 0; i < into.columns.size(); ++i) reconcile_column(into.columns[i], other.columns[i]);
+    return;
+  }
   std::vector<ColumnData> merged;
   merged.reserve(into.columns.size() + other.columns.size());
   auto a = into.columns.begin();
@@ -219,6 +232,15 @@ bool purge_for_read(Row& row, const DeletionTime& outer, int64_t now_seconds) {
   if (effective.deletes(row.liveness.timestamp) || !row.liveness.is_live(now_seconds)) {
     row.liveness = LivenessInfo{};
   }
+  // The common case on the read path: simple live cells, nothing to remove.
+  bool clean = true;
+  for (const ColumnData& col : row.columns) {
+    if (col.complex || effective.deletes(col.cell.timestamp) || !col.cell.is_live(now_seconds)) {
+      clean = false;
+      break;
+    }
+  }
+  if (clean) return !row.liveness.is_empty() || !row.columns.empty();
   std::erase_if(row.columns, [&](ColumnData& col) {
     if (!col.complex) {
       return effective.deletes(col.cell.timestamp) || !col.cell.is_live(now_seconds);

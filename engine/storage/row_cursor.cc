@@ -1,5 +1,7 @@
 #include "engine/storage/row_cursor.h"
 
+#include <cstring>
+
 #include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
 
@@ -8,6 +10,29 @@ namespace cassette::storage {
 namespace {
 // A byte greater than every entry kind: prefix + kPastKinds sorts after the whole partition.
 constexpr char kPastKinds = 0x40;
+
+// Equality of two short keys without a call to memcmp: the per-row checks compare keys that
+// share a long prefix (the partition) and usually differ in their last bytes (the clustering),
+// so the last eight bytes are compared first.
+inline bool same_key(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  size_t n = a.size();
+  if (n < 8) return a == b;
+  uint64_t x, y;
+  std::memcpy(&x, a.data() + n - 8, 8);
+  std::memcpy(&y, b.data() + n - 8, 8);
+  if (x != y) return false;
+  for (size_t i = 0; i + 8 < n; i += 8) {  // the rest, in words (overlapping the tail is fine)
+    std::memcpy(&x, a.data() + i, 8);
+    std::memcpy(&y, b.data() + i, 8);
+    if (x != y) return false;
+  }
+  return true;
+}
+
+inline bool has_prefix(std::string_view key, std::string_view prefix) {
+  return key.size() >= prefix.size() && same_key(key.substr(0, prefix.size()), prefix);
+}
 }  // namespace
 
 bool TokenRange::to_key_bounds(std::string* start_key, std::string* end_key) const {
@@ -33,22 +58,6 @@ bool TokenRange::to_key_bounds(std::string* start_key, std::string* end_key) con
   return true;
 }
 
-// All versions of one entry key, gathered from every source.
-// The strings are reused from row to row (count says how many are current).
-struct RowCursor::Group {
-  std::string key;
-  std::vector<std::string> values;
-  size_t count = 0;
-  void add(std::string_view value) {
-    if (count < values.size()) {
-      values[count].assign(value);
-    } else {
-      values.emplace_back(value);
-    }
-    ++count;
-  }
-};
-
 RowCursor::RowCursor(ReadSpec spec, std::vector<std::unique_ptr<EntryIterator>> sources,
                      std::vector<std::unique_ptr<EntryIterator>> lookups, int64_t now_seconds)
     : spec_(std::move(spec)),
@@ -64,6 +73,7 @@ RowCursor::RowCursor(ReadSpec spec, std::vector<std::unique_ptr<EntryIterator>> 
     lower_ = spec_.start_key;
     upper_ = spec_.end_key;
   }
+  members_.reserve(sources_.size());
 }
 
 RowCursor::~RowCursor() = default;
@@ -74,8 +84,11 @@ bool RowCursor::fail(Status status) {
   return false;
 }
 
+// Whether `key` is inside the read, given that it came from a source positioned at the near
+// bound and moving away from it: only the far bound needs checking.
 bool RowCursor::in_bounds(std::string_view key) const {
-  return key >= std::string_view(lower_) && (upper_.empty() || key < std::string_view(upper_));
+  if (spec_.reverse) return lower_.empty() || key >= std::string_view(lower_);
+  return upper_.empty() || key < std::string_view(upper_);
 }
 
 void RowCursor::position_sources() {
@@ -86,33 +99,65 @@ void RowCursor::position_sources() {
       s->seek_to_last();
     } else {
       s->seek_for_prev(upper_);
-      if (s->valid() && s->key() == std::string_view(upper_)) s->prev();  // upper is exclusive
+      // upper is exclusive (a memtable may hold several fragments of it)
+      while (s->valid() && s->key() == std::string_view(upper_)) s->prev();
     }
   }
 }
 
-// Reads the next entry key (smallest forward, largest in reverse) with all its versions.
-bool RowCursor::read_group(Group* group) {
-  const EntryIterator* best = nullptr;
+// Finds the next entry key (smallest forward, largest in reverse) and the sources positioned on
+// it, without moving any source. Returns false at the end of the read (or on error: done_).
+bool RowCursor::find_group() {
+  if (group_pending_) return true;
+  members_.clear();
+  std::string_view best;
   for (auto& s : sources_) {
-    if (!s->valid()) {
-      if (!s->status().is_ok()) return fail(s->status());
+    EntryIterator* source = s.get();
+    if (!source->valid()) {
+      if (Status st = source->status(); !st.is_ok()) return fail(std::move(st));
       continue;
     }
-    if (best == nullptr || (spec_.reverse ? s->key() > best->key() : s->key() < best->key())) {
-      best = s.get();
+    std::string_view key = source->key();
+    if (!members_.empty()) {
+      int c = key.compare(best);
+      if (spec_.reverse) c = -c;
+      if (c > 0) continue;
+      if (c < 0) members_.clear();
+    }
+    best = key;
+    members_.push_back(source);
+  }
+  if (members_.empty() || !in_bounds(best)) {
+    members_.clear();
+    return false;
+  }
+  group_key_.assign(best);
+  group_pending_ = true;
+  return true;
+}
+
+// Moves the group's sources past every version of its key. With `into`, first decodes those
+// versions into it and reconciles them: the sources' bytes are read in place, never copied.
+bool RowCursor::consume_group(Row* into) {
+  bool first = true;
+  const std::string_view key = group_key_;
+  for (EntryIterator* source : members_) {
+    do {
+      if (into != nullptr) {
+        if (!decode_row(source->value(), first ? into : &version_)) {
+          return fail(Status::corruption("malformed row in table data"));
+        }
+        if (!first) reconcile_rows(*into, version_);
+        first = false;
+      }
+      spec_.reverse ? source->prev() : source->next();
+    } while (source->valid() && same_key(source->key(), key));
+    if (!source->valid()) {
+      if (Status st = source->status(); !st.is_ok()) return fail(std::move(st));
     }
   }
-  if (best == nullptr || !in_bounds(best->key())) return false;
-  group->key.assign(best->key());
-  group->count = 0;
-  for (auto& s : sources_) {
-    while (s->valid() && s->key() == std::string_view(group->key)) {
-      group->add(s->value());
-      spec_.reverse ? s->prev() : s->next();
-    }
-    if (!s->status().is_ok()) return fail(s->status());
-  }
+  members_.clear();
+  group_pending_ = false;
   return true;
 }
 
@@ -129,15 +174,15 @@ bool RowCursor::merge_lookup(std::string_view key, std::vector<std::string>* val
 bool RowCursor::enter_partition(std::string_view prefix) {
   current_prefix_.assign(prefix);
   emitted_in_partition_ = false;
-  DecodedKey decoded;
-  if (!decode_entry_key(entry_key(prefix, EntryKind::kRow), &decoded)) {
+  if (!decode_partition_prefix(prefix, &token_, &partition_key_)) {
     return fail(Status::corruption("malformed partition key in table data"));
   }
-  token_ = decoded.token;
-  partition_key_ = std::move(decoded.partition_key);
+  header_.deletion = DeletionTime{};
+  header_.range_tombstones.clear();
+  static_live_ = false;
+  if (lookups_.empty()) return true;  // no source holds partition headers or static rows
 
   std::vector<std::string> values;
-  header_ = PartitionHeader{};
   if (!merge_lookup(entry_key(prefix, EntryKind::kPartitionHeader), &values)) return false;
   for (const std::string& v : values) {
     PartitionHeader h;
@@ -161,33 +206,25 @@ bool RowCursor::next() {
     started_ = true;
     position_sources();
     if (spec_.single_partition() && !enter_partition(spec_.partition_prefix)) return false;
-    if (spec_.single_partition()) current_prefix_ = spec_.partition_prefix;
   }
   static_only_ = false;
-  if (group_ == nullptr) group_ = std::make_unique<Group>();
-  Group& group = *group_;
   while (true) {
-    bool have = false;
-    if (held_) {
-      std::swap(group, *held_);
-      held_.reset();
-      have = true;
-    } else {
-      have = read_group(&group);
-      if (done_) return false;
+    const bool have = find_group();
+    if (done_) return false;
+    const std::string_view key = group_key_;
+    // Partition prefixes are prefix-free (internal_key.h), so a key that starts with the
+    // current prefix belongs to the current partition.
+    const bool same = have && !current_prefix_.empty() && has_prefix(key, current_prefix_);
+    size_t prefix_length = current_prefix_.size();
+    if (have && !same) {
+      prefix_length = partition_prefix_length(key);
+      if (prefix_length == 0) return fail(Status::corruption("malformed entry key in table data"));
     }
-    std::string_view prefix =
-        have ? std::string_view(group.key).substr(0, partition_prefix_length(group.key))
-             : std::string_view();
-    if (have && prefix.empty()) return fail(Status::corruption("malformed entry key in table data"));
-    bool partition_ends = !current_prefix_.empty() && (!have || prefix != current_prefix_);
+    const bool partition_ends = !current_prefix_.empty() && !same;
     if (partition_ends && !emitted_in_partition_ && static_live_ && spec_.emit_static_only) {
-      // The partition had a static row and no live rows: report it once.
+      // The partition had a static row and no live rows: report it once. The group found past
+      // it stays pending for the next call.
       emitted_in_partition_ = true;
-      if (have) {
-        held_ = std::make_unique<Group>();
-        std::swap(*held_, group);
-      }
       static_only_ = true;
       clustering_.clear();
       row_ = Row{};
@@ -197,27 +234,22 @@ bool RowCursor::next() {
       done_ = true;
       return false;
     }
-    if (prefix != current_prefix_ && !enter_partition(prefix)) return false;
+    if (!same && !enter_partition(key.substr(0, prefix_length))) return false;
 
-    std::string_view rest = std::string_view(group.key).substr(prefix.size());
-    if (rest.empty() || rest[0] != static_cast<char>(EntryKind::kRow)) continue;
-    std::string_view clustering = rest.substr(1);
-    if (!spec_.single_partition()) {  // clustering bounds of a scan filter each partition
-      if (clustering < std::string_view(spec_.clustering_start)) continue;
-      if (!spec_.clustering_end.empty() && clustering >= std::string_view(spec_.clustering_end)) {
-        continue;
-      }
+    const std::string_view rest = key.substr(prefix_length);
+    const bool wanted = !rest.empty() && rest[0] == static_cast<char>(EntryKind::kRow);
+    const std::string_view clustering = wanted ? rest.substr(1) : std::string_view();
+    // The clustering bounds of a scan filter each partition (a single-partition read has them
+    // in its key bounds already).
+    const bool in_slice =
+        spec_.single_partition() ||
+        ((spec_.clustering_start.empty() || clustering >= std::string_view(spec_.clustering_start)) &&
+         (spec_.clustering_end.empty() || clustering < std::string_view(spec_.clustering_end)));
+    if (!wanted || !in_slice) {
+      if (!consume_group(nullptr)) return false;
+      continue;
     }
-    if (group.count == 1) {  // the common case: one version, decoded in place
-      if (!decode_row(group.values[0], &row_)) return fail(Status::corruption("malformed row in table data"));
-    } else {
-      row_ = Row{};
-      for (size_t i = 0; i < group.count; ++i) {
-        Row r;
-        if (!decode_row(group.values[i], &r)) return fail(Status::corruption("malformed row in table data"));
-        reconcile_rows(row_, r);
-      }
-    }
+    if (!consume_group(&row_)) return false;
     if (!purge_for_read(row_, header_.deletion_for(clustering), now_seconds_)) continue;
     clustering_.assign(clustering);
     emitted_in_partition_ = true;
@@ -230,7 +262,8 @@ void RowCursor::skip_partition() {
     done_ = spec_.single_partition() ? true : done_;
     return;
   }
-  held_.reset();
+  members_.clear();
+  group_pending_ = false;
   emitted_in_partition_ = true;  // do not report it as static-only
   std::string past = current_prefix_ + kPastKinds;
   for (auto& s : sources_) {

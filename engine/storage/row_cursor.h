@@ -6,6 +6,11 @@
 // A cursor reads one partition (optionally a clustering slice of it) or every partition of a key
 // range (a token range scan). It is a stream: a LIMIT is the caller stopping early, so a slice
 // of 50 rows reads a few blocks whatever the partition's size.
+//
+// Per row it copies nothing but the entry key: the sources stay positioned on the versions of the
+// current entry key (the "group") until the cursor has decided whether it wants the row, and the
+// row is then decoded straight from the sources' bytes (one source holding the key, the usual
+// case, is decoded in place with no reconciliation at all).
 #pragma once
 
 #include <memory>
@@ -73,8 +78,8 @@ class RowCursor {
   const Row& row() const { return row_; }
 
  private:
-  struct Group;
-  bool read_group(Group* group);
+  bool find_group();
+  bool consume_group(Row* into);
   bool enter_partition(std::string_view prefix);
   bool merge_lookup(std::string_view key, std::vector<std::string>* values);
   bool in_bounds(std::string_view key) const;
@@ -91,6 +96,13 @@ class RowCursor {
   bool done_ = false;
   Status status_;
 
+  // The group: the entry key the sources in members_ are positioned on (each at its newest
+  // version of it), not yet consumed. A group found past a partition boundary stays pending
+  // while the cursor reports the previous partition as static-only.
+  std::string group_key_;
+  std::vector<EntryIterator*> members_;
+  bool group_pending_ = false;
+
   std::string current_prefix_;
   bool emitted_in_partition_ = false;
   int64_t token_ = 0;
@@ -101,8 +113,7 @@ class RowCursor {
   bool static_only_ = false;
   std::string clustering_;
   Row row_;
-  std::unique_ptr<Group> group_;  // the row group being read, reused
-  std::unique_ptr<Group> held_;  // a row group read past a partition boundary, not yet used
+  Row version_;  // scratch for a second version of a row, reused
 };
 
 }  // namespace cassette::storage

@@ -260,6 +260,7 @@ std::unique_ptr<RowCursor> Store::read(const Snapshot& snap, TableId table, Read
   };
   add_memtable(snap.memtable);
   add_memtable(snap.flushing);
+  add_memtable(snap.overlay);
   for (const auto& file : snap.version->files(table)) {
     if (!file_may_match(*file, spec)) continue;
     sources.push_back(file->reader->new_iterator());

@@ -82,6 +82,9 @@ struct Snapshot {
   SequenceNumber seq = 0;
   std::shared_ptr<Memtable> memtable;
   std::shared_ptr<Memtable> flushing;  // the memtable being flushed, if any
+  // Uncommitted writes a reader should see on top (a SQL transaction reading its own writes);
+  // entries at sequence 0. Set by the caller on a copy of a snapshot; never by the store.
+  std::shared_ptr<Memtable> overlay;
   std::shared_ptr<const Version> version;
   int64_t now_seconds = 0;
 };

@@ -90,7 +90,7 @@ Result<std::vector<PendingFile>> Store::Private::write_memtable(const Memtable& 
   Memtable::RawIterator it(&source);
   while (it.valid()) {
     TableId table = it.table();
-    std::string key(it.key());
+    std::string_view key = it.key();  // in the memtable's arena: stable while `source` lives
     fragments.clear();
     for (; it.valid() && it.table() == table && it.key() == key; it.next()) {
       fragments.push_back(it.value());

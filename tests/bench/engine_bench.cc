@@ -14,6 +14,11 @@
 // throughput (above 1: we are faster), peer / ours for bytes. With BENCH_MEMORY_ROWS (default
 // 5M, 0 skips) it also ingests that many rows into a fresh store and reports
 // `RESULT peak_memory_5m budget <(memtable + cache budgets + 64 MB) / peak>`.
+//
+// BENCH_SCAN_DETAIL=N instead runs only the read-path micro-benchmark (no RocksDB): N rows in
+// partitions of 100 (the FDW bench's shape), scanned from the memtable, from one SSTable, from
+// an SSTable plus a memtable of updates to 10% of the rows, and read partition by partition in
+// reverse; prints `# scan ... ns/row` lines (thread CPU time, best of BENCH_SCAN_RUNS, default 5).
 #include <fcntl.h>
 #include <malloc.h>
 #include <rocksdb/cache.h>
@@ -22,6 +27,7 @@
 #include <rocksdb/table.h>
 #include <rocksdb/write_batch.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -208,6 +214,80 @@ Figures run_cassette(const Workload& w, const std::string& dir) {
   return f;
 }
 
+// ---- read-path micro-benchmark -----------------------------------------------------------
+
+double best_scan_ns_per_row(Store& store, uint64_t want_rows, uint64_t runs, bool by_partition,
+                            const std::vector<std::string>& partitions) {
+  double best = 1e18;
+  for (uint64_t r = 0; r < runs; ++r) {
+    auto snap = store.snapshot().value();
+    uint64_t rows = 0, bytes = 0;
+    // CPU time of this thread: the figure stays meaningful on a machine busy with other work.
+    auto cpu_ns = [] {
+      timespec t;
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+      return static_cast<double>(t.tv_sec) * 1e9 + static_cast<double>(t.tv_nsec);
+    };
+    const double start = cpu_ns();
+    auto drain = [&](RowCursor& cursor) {
+      while (cursor.next()) {
+        ++rows;
+        const ColumnData* value = cursor.row().find_column(kValue);
+        if (value == nullptr) fail(fmt::format("row {} has no value", rows));
+        bytes += value->cell.value.size();
+      }
+      if (!cursor.status().is_ok()) fail(cursor.status().message());
+    };
+    if (by_partition) {
+      for (const std::string& p : partitions) {
+        ReadSpec spec = Store::partition_spec(p);
+        spec.reverse = true;
+        drain(*store.read(*snap, kTable, spec));
+      }
+    } else {
+      drain(*store.read(*snap, kTable, Store::range_spec({})));
+    }
+    double ns = (cpu_ns() - start) / static_cast<double>(std::max<uint64_t>(rows, 1));
+    if (rows != want_rows || bytes == 0) fail(fmt::format("scan read {} rows, want {}", rows, want_rows));
+    best = std::min(best, ns);
+  }
+  return best;
+}
+
+void run_scan_detail(uint64_t rows, const std::string& dir) {
+  const uint64_t runs = env_or("BENCH_SCAN_RUNS", 5);
+  const uint64_t per_partition = 100;
+  StoreOptions options;
+  options.sync = SyncMode::kOff;
+  options.memtable_budget_bytes = 1ull << 30;  // everything stays in the memtable until flushed
+  options.block_cache_bytes = kCacheBudget;
+  auto opened = Store::open(dir, options);
+  if (!opened.is_ok()) fail(opened.status().message());
+  Store& store = **opened;
+  std::vector<std::string> partitions;
+  for (uint64_t p = 0; p * per_partition < rows; ++p) partitions.push_back(fmt::format("source-{}", p));
+  auto write = [&](uint64_t every) {
+    for (uint64_t p = 0; p < partitions.size(); ++p) {
+      WriteBatch batch;
+      for (uint64_t i = 0; i < per_partition && p * per_partition + i < rows; i += every) {
+        Row row;
+        row.liveness.timestamp = kAutoTimestamp;
+        row.columns.push_back({kValue, false, Cell::live(kAutoTimestamp, std::string(8, 'v')), {}, {}});
+        batch.partition(kTable, partitions[p]).rows.push_back({ts_clustering(static_cast<int64_t>(i)), std::move(row)});
+      }
+      if (auto r = store.apply(batch); !r.is_ok()) fail(r.status().message());
+    }
+  };
+  write(1);
+  fmt::print("# scan memtable          {:7.1f} ns/row ({} rows)\n", best_scan_ns_per_row(store, rows, runs, false, partitions), rows);
+  fmt::print("# partitions memtable    {:7.1f} ns/row (reverse, one read per partition)\n", best_scan_ns_per_row(store, rows, runs, true, partitions));
+  if (Status s = store.flush(); !s.is_ok()) fail(s.message());
+  fmt::print("# scan one sstable       {:7.1f} ns/row\n", best_scan_ns_per_row(store, rows, runs, false, partitions));
+  fmt::print("# partitions one sstable {:7.1f} ns/row (reverse, one read per partition)\n", best_scan_ns_per_row(store, rows, runs, true, partitions));
+  write(10);
+  fmt::print("# scan sstable+memtable  {:7.1f} ns/row (10% of rows updated in the memtable)\n", best_scan_ns_per_row(store, rows, runs, false, partitions));
+}
+
 // ---- RocksDB -----------------------------------------------------------------------------
 
 std::string rocks_key(int p, int64_t ts) {
@@ -307,6 +387,12 @@ std::string make_temp_dir() {
 }  // namespace
 
 int main() {
+  if (uint64_t detail = env_or("BENCH_SCAN_DETAIL", 0); detail > 0) {
+    std::string root = make_temp_dir();
+    run_scan_detail(detail, root + "/scan");
+    std::filesystem::remove_all(root);
+    return 0;
+  }
   Workload w(env_or("BENCH_ROWS", 1'000'000), env_or("BENCH_BATCH", 100), env_or("BENCH_SLICES", 100'000));
   uint64_t memory_rows = env_or("BENCH_MEMORY_ROWS", 5'000'000);
   std::string root = make_temp_dir();
