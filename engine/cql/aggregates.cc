@@ -4,6 +4,7 @@
 // within 128 bits of unscaled value.
 #include "engine/cql/aggregates.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -123,6 +124,15 @@ std::string signatures(std::string_view name) {
   return out;
 }
 
+// n / d rounded as BigDecimal's RoundingMode.HALF_EVEN at the dividend's scale (d > 0).
+__int128 divide_half_even(__int128 n, int64_t d) {
+  __int128 q = n / d;
+  __int128 r = n % d;
+  __int128 twice = (r < 0 ? -r : r) * 2;
+  if (twice > d || (twice == d && (q % 2 != 0))) q += (n < 0) ? -1 : 1;
+  return q;
+}
+
 }  // namespace
 
 bool is_aggregate_name(std::string_view name) {
@@ -187,26 +197,43 @@ void AggregateState::add(const types::Value& value) {
     case TypeKind::kFloat:
     case TypeKind::kDouble: {
       double v = read_double(*value, f.argument.kind);
+      if (float_overflow_) {
+        wide_sum_ += v;
+        return;
+      }
+      double previous = double_sum_;
       double y = v - compensation_;
       double t = double_sum_ + y;
       compensation_ = (t - double_sum_) - y;
       double_sum_ = t;
       simple_sum_ += v;
+      // avg switches to an exact sum when the double sum overflows (FloatAvgAggregate).
+      if (f.kind == AggregateKind::kAvg && std::isinf(double_sum_) && !std::isinf(v)) {
+        float_overflow_ = true;
+        wide_sum_ = static_cast<long double>(previous) + v;
+      }
       return;
     }
     case TypeKind::kDecimal: {
       if (value->size() < 4) return;
       int32_t scale = static_cast<int32_t>(read_signed(value->substr(0, 4), &overflow_));
       __int128 unscaled = read_signed(std::string_view(*value).substr(4), &overflow_);
-      if (count_ == 1) {
-        decimal_scale_ = scale;
-        integer_sum_ = unscaled;
-      } else if (scale > decimal_scale_) {
-        integer_sum_ = integer_sum_ * pow10(scale - decimal_scale_) + unscaled;
-        decimal_scale_ = scale;
-      } else {
-        integer_sum_ += unscaled * pow10(decimal_scale_ - scale);
+      // Both start from BigDecimal.ZERO (scale 0), and BigDecimal addition keeps the larger
+      // scale, so a negative input scale is rescaled to 0.
+      const int32_t common = std::max(scale, decimal_scale_);
+      const __int128 value_at_common = unscaled * pow10(common - scale);
+      if (f.kind == AggregateKind::kSum) {
+        integer_sum_ = integer_sum_ * pow10(common - decimal_scale_) + value_at_common;
+        decimal_scale_ = common;
+        return;
       }
+      // avg = avg + (value - avg) / count, the division rounded HALF_EVEN at the scale of the
+      // difference: Cassandra's running average, which loses precision at every step (avg of
+      // the decimals 1 and 2 is 1).
+      const __int128 avg_at_common = integer_sum_ * pow10(common - decimal_scale_);
+      const __int128 difference = value_at_common - avg_at_common;
+      integer_sum_ = avg_at_common + divide_half_even(difference, count_);
+      decimal_scale_ = common;
       return;
     }
     default:
@@ -231,24 +258,18 @@ types::Value AggregateState::result() const {
   switch (f.argument.kind) {
     case TypeKind::kFloat:
     case TypeKind::kDouble: {
+      if (float_overflow_) {
+        return write_double(static_cast<double>(wide_sum_ / static_cast<long double>(count_)),
+                            f.argument.kind);
+      }
       double sum = double_sum_ + compensation_;
       if (std::isnan(sum) && std::isinf(simple_sum_)) sum = simple_sum_;
       if (avg) sum = count_ == 0 ? 0 : sum / static_cast<double>(count_);
       return write_double(sum, f.argument.kind);
     }
-    case TypeKind::kDecimal: {
-      __int128 v = integer_sum_;
-      if (avg && count_ > 0) {
-        // BigDecimal.divide(count, RoundingMode.HALF_EVEN) keeps the sum's scale.
-        __int128 q = v / count_;
-        __int128 r = v % count_;
-        __int128 twice = (r < 0 ? -r : r) * 2;
-        if (twice > count_ || (twice == count_ && (q % 2 != 0))) q += (v < 0) ? -1 : 1;
-        v = q;
-      }
-      int32_t scale = count_ == 0 ? 0 : decimal_scale_;
-      return write_fixed(scale, 4) + write_varint(v);
-    }
+    case TypeKind::kDecimal:
+      // The sum, or the running average; both BigDecimal.ZERO over no rows.
+      return write_fixed(decimal_scale_, 4) + write_varint(integer_sum_);
     case TypeKind::kVarint: {
       __int128 v = integer_sum_;
       if (avg && count_ > 0) v /= count_;

@@ -1,7 +1,8 @@
 // CQL's native aggregate functions: count(*) / count(1) / count(x), min, max, sum and avg, with
 // Cassandra's result types and arithmetic (AggregateFcts.java): sum of an int is an int that
 // wraps around as Java's int does, avg of an int is the truncated int quotient of a long sum,
-// sums of floating-point values use compensated summation, and over no rows count/sum/avg give 0
+// sums of floating-point values use compensated summation, avg of decimals is a running average
+// rounded HALF_EVEN at every step, and over no rows count/sum/avg give 0
 // while min/max give null.
 #pragma once
 
@@ -42,12 +43,14 @@ class AggregateState {
   const AggregateFunction* function_;
   int64_t count_ = 0;
   types::Value best_;         // min / max
-  __int128 integer_sum_ = 0;  // integral sums (and decimal unscaled sums)
+  __int128 integer_sum_ = 0;  // integral sums; decimal: unscaled sum, or running average
   int32_t decimal_scale_ = 0;
   double double_sum_ = 0;
   double compensation_ = 0;
   double simple_sum_ = 0;
   bool overflow_ = false;  // an integer beyond 128 bits (varint / decimal)
+  bool float_overflow_ = false;  // avg of float/double: the double sum overflowed
+  long double wide_sum_ = 0;     // ... so the sum continues in extended precision
 };
 
 }  // namespace cassette::cql

@@ -173,8 +173,10 @@ Result<bool> satisfies(Operator op, const CqlType& type, const types::Value& val
             fmt::format("Invalid comparison with null for operator \"{}\"", operator_text(op)));
     }
   }
-  if (!current) return op == Operator::kNeq;
-  int cmp = types::compare_values(type, *current, *value);
+  // A non-frozen collection without elements compares as the empty collection (Cassandra's
+  // multi-cell bounds); any other missing value only satisfies !=.
+  if (!current && !(type.is_collection() && type.is_multi_cell())) return op == Operator::kNeq;
+  int cmp = current ? types::compare_values(type, *current, *value) : -1;
   switch (op) {
     case Operator::kEq: return cmp == 0;
     case Operator::kNeq: return cmp != 0;
@@ -188,12 +190,42 @@ Result<bool> satisfies(Operator op, const CqlType& type, const types::Value& val
   }
 }
 
+// IF c CONTAINS v / IF m CONTAINS KEY k: whether the collection `current` holds the element.
+Result<bool> contains(const ColumnCondition& c, const types::Value& current) {
+  if (!c.value) {
+    return Status::invalid_argument(fmt::format("Invalid comparison with null for operator \"{}\"",
+                                                operator_text(c.op)));
+  }
+  if (!current) return false;
+  const CqlType& type = c.column->type;
+  if (type.kind == TypeKind::kMap) {
+    auto entries = types::deserialize_map(*current);
+    if (!entries.is_ok()) return entries.status();
+    bool key = c.op == Operator::kContainsKey;
+    const CqlType& element_type = key ? type.params[0] : type.params[1];
+    for (const auto& [k, v] : *entries) {
+      if (types::compare_values(element_type, key ? k : v, *c.value) == 0) return true;
+    }
+    return false;
+  }
+  auto elements = types::deserialize_list(*current);
+  if (!elements.is_ok()) return elements.status();
+  for (const std::string& e : *elements) {
+    if (types::compare_values(type.params[0], e, *c.value) == 0) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
+// Cassandra's ColumnConditions.getColumns(): the regular columns, then the static ones.
 std::vector<const schema::ColumnDef*> PreparedConditions::columns() const {
   std::vector<const schema::ColumnDef*> out;
-  for (const ColumnCondition& c : conditions) {
-    if (std::find(out.begin(), out.end(), c.column) == out.end()) out.push_back(c.column);
+  for (bool statics : {false, true}) {
+    for (const ColumnCondition& c : conditions) {
+      if (c.column->is_static() != statics) continue;
+      if (std::find(out.begin(), out.end(), c.column) == out.end()) out.push_back(c.column);
+    }
   }
   return out;
 }
@@ -254,6 +286,10 @@ Result<PreparedConditions> prepare_conditions(const schema::TableDef& table, boo
         return Status::invalid_argument(
             fmt::format("Invalid null value for {} element access", list ? "list" : "map"));
       }
+      if (list && decode_int32(*element) < 0) {
+        return Status::invalid_argument(
+            fmt::format("Invalid negative list index {}", decode_int32(*element)));
+      }
       c.target = ColumnCondition::Target::kElement;
       c.element = *element;
       value_type = list ? type.params[0] : type.params[1];
@@ -275,7 +311,24 @@ Result<PreparedConditions> prepare_conditions(const schema::TableDef& table, boo
       value_name = fmt::format("{}.{}", column->name, raw.field);
     }
     CASSETTE_RETURN_IF_ERROR(check_duration_slice(value_type, raw.op));
-    if (raw.op == Operator::kIn) {
+    bool contains = raw.op == Operator::kContains || raw.op == Operator::kContainsKey;
+    if (raw.op == Operator::kContainsKey && type.kind != TypeKind::kMap) {
+      return Status::invalid_argument(
+          fmt::format("Cannot use CONTAINS KEY on non-map column {}", column->name));
+    }
+    if (raw.op == Operator::kContains && !type.is_collection()) {
+      return Status::invalid_argument(
+          fmt::format("Cannot use CONTAINS on non-collection column {}", column->name));
+    }
+    if (contains) {
+      // The value is an element (a map key for CONTAINS KEY, a value for CONTAINS).
+      bool key = raw.op == Operator::kContainsKey || type.kind != TypeKind::kMap;
+      value_type = key ? type.params[0] : type.params[1];
+      value_name = fmt::format("{}({})", raw.op == Operator::kContainsKey ? "key" : "value",
+                               column->name);
+      CASSETTE_ASSIGN_OR_RETURN(c.value,
+                                evaluate_term(*raw.value, value_type, value_name, context));
+    } else if (raw.op == Operator::kIn) {
       for (const TermPtr& t : raw.in_values) {
         CASSETTE_ASSIGN_OR_RETURN(types::Value v, evaluate_term(*t, value_type, value_name, context));
         c.in_values.push_back(normalized(value_type, std::move(v)));
@@ -288,6 +341,7 @@ Result<PreparedConditions> prepare_conditions(const schema::TableDef& table, boo
       return Status::invalid_argument(fmt::format("Unsupported operator {} in condition on {}",
                                                   operator_text(raw.op), column->name));
     }
+    // Checked once the condition is prepared, as Cassandra's prepareColumnConditions does.
     if (column->is_primary_key()) {
       return Status::invalid_argument(
           fmt::format("PRIMARY KEY column '{}' cannot have IF conditions", column->name));
@@ -315,6 +369,11 @@ Result<bool> conditions_apply(const PreparedConditions& conditions, const Curren
         any = any || ok;
       }
       if (!any) return false;
+      continue;
+    }
+    if (c.op == Operator::kContains || c.op == Operator::kContainsKey) {
+      CASSETTE_ASSIGN_OR_RETURN(bool ok, contains(c, value));
+      if (!ok) return false;
       continue;
     }
     CASSETTE_ASSIGN_OR_RETURN(bool ok, satisfies(c.op, type, c.value, value));

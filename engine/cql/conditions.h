@@ -33,7 +33,8 @@ struct PreparedConditions {
   std::vector<ColumnCondition> conditions;
 
   bool empty() const { return kind == Kind::kNone; }
-  // The columns the conditions name, once each, in the order of the IF clause.
+  // The columns the conditions name, once each: regular columns in the order of the IF clause,
+  // then static ones (the order Cassandra answers them in when a condition does not apply).
   std::vector<const schema::ColumnDef*> columns() const;
   bool applies_to_regular_columns() const;
   bool applies_to_static_columns() const;

@@ -38,8 +38,21 @@ Result<PreparedModification> prepare_one(
 struct CheckedRow {
   std::optional<std::vector<std::string>> clustering_values;  // nullopt: the static row
   std::optional<std::string> clustering;
+  PreparedConditions::Kind kind = PreparedConditions::Kind::kNone;  // of the first check
   CurrentRow current;
 };
+
+// Cassandra's CQL3CasRequest.addExistsCondition / addConditions: the checks of one row must be
+// all IF EXISTS, all IF NOT EXISTS, or all column conditions.
+Status check_compatible(PreparedConditions::Kind previous, PreparedConditions::Kind next) {
+  using Kind = PreparedConditions::Kind;
+  if (previous == next) return Status::ok();
+  if (previous == Kind::kIfNotExists && next == Kind::kIfExists) {
+    return Status::invalid_argument(
+        "Cannot mix IF EXISTS and IF NOT EXISTS conditions for the same row");
+  }
+  return Status::invalid_argument("Cannot mix IF conditions and IF NOT EXISTS for the same row");
+}
 
 Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModification>& statements,
                                                   const std::vector<WriteParameters>& params,
@@ -51,9 +64,10 @@ Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModi
   std::vector<const schema::ColumnDef*> condition_columns;
   for (const PreparedModification& statement : statements) {
     const char* what = statement.type == StatementType::kDelete ? "deletions" : "updates";
-    if (statement.targets.partition_keys.size() > 1) {
+    if (statement.targets.partition_has_in) {
       return Status::invalid_argument(
-          fmt::format("IN on the partition key is not supported with conditional {}", what));
+          "Batch with conditions cannot span multiple partitions (you cannot use IN on the "
+          "partition key)");
     }
     if (first == nullptr) {
       first = &statement;
@@ -62,11 +76,11 @@ Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModi
     } else if (statement.targets.partition_keys != first->targets.partition_keys) {
       return Status::invalid_argument("Batch with conditions cannot span multiple partitions");
     }
-    if (statement.conditions.empty()) continue;
     if (statement.targets.clustering_has_in) {
       return Status::invalid_argument(
           fmt::format("IN on the clustering key columns is not supported with conditional {}", what));
     }
+    if (statement.conditions.empty()) continue;
     CheckedRow row;
     row.clustering_values = statement.condition_clustering();
     if (row.clustering_values) {
@@ -76,7 +90,12 @@ Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModi
     auto same = std::find_if(rows.begin(), rows.end(),
                              [&](const CheckedRow& r) { return r.clustering == row.clustering; });
     size_t index = same - rows.begin();
-    if (same == rows.end()) rows.push_back(std::move(row));
+    if (same == rows.end()) {
+      row.kind = statement.conditions.kind;
+      rows.push_back(std::move(row));
+    } else {
+      CASSETTE_RETURN_IF_ERROR(check_compatible(same->kind, statement.conditions.kind));
+    }
     checks.emplace_back(&statement, index);
     if (statement.conditions.kind != PreparedConditions::Kind::kColumns) {
       wildcard = true;
@@ -140,6 +159,15 @@ Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModi
   std::sort(rows.begin(), rows.end(), [](const CheckedRow& a, const CheckedRow& b) {
     return a.clustering < b.clustering;
   });
+  // What Cassandra reads for IF EXISTS / IF NOT EXISTS: regular columns when some statement writes
+  // regular rows, static ones when some conditional statement writes the static row.
+  bool read_regulars = false, read_statics = false;
+  for (const PreparedModification& statement : statements) {
+    read_regulars = read_regulars || statement.updates_regular_rows();
+    if (!statement.conditions.empty()) {
+      read_statics = read_statics || statement.has_static_operations();
+    }
+  }
   std::vector<std::vector<types::Value>> values;
   for (const CheckedRow& row : rows) {
     if (!row.clustering || !row.current.row) continue;
@@ -148,7 +176,7 @@ Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModi
   // Conditions on static columns only: Cassandra reads the partition's first row with them.
   if (values.empty()) {
     for (const CheckedRow& row : rows) {
-      if (row.clustering || !row.current.static_row) continue;
+      if (row.clustering || !row.current.partition_exists) continue;
       std::vector<std::string> clustering_values;
       if (row.current.first_clustering) {
         CASSETTE_ASSIGN_OR_RETURN(clustering_values,
@@ -156,6 +184,11 @@ Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModi
       }
       values.push_back(current_values(columns, partition_values, clustering_values, row.current));
       break;
+    }
+  }
+  if (wildcard) {
+    for (std::vector<types::Value>& row : values) {
+      clear_unread_columns(columns, read_statics, read_regulars, row);
     }
   }
   return conditional_result(false, result_columns, values);
@@ -196,6 +229,9 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
           "Timestamp must be set either on BATCH or individual statements");
     }
     (statements[i].is_counter() ? has_counters : has_non_counters) = true;
+  }
+  if (batch_timestamp && has_counters) {
+    return Status::invalid_argument("Cannot provide custom timestamp for a BATCH containing counters");
   }
   if (batch.type == BatchStatement::Type::kCounter && has_non_counters) {
     return Status::invalid_argument("Cannot include non-counter statement in a counter batch");

@@ -12,7 +12,8 @@ namespace {
 // StatementRestrictions.hasAllPKColumnsRestrictedByEqualities (IN counts as an equality).
 bool all_key_columns_by_equality(const PreparedModification& prepared) {
   const ModificationTargets& targets = prepared.targets;
-  return targets.clustering_column_count == 0 || targets.selects_rows();
+  return targets.clustering_column_count == 0 ||
+         (!targets.slice && targets.clustering_equality_columns == targets.clustering_column_count);
 }
 
 }  // namespace

@@ -4,6 +4,10 @@
 // rows (grouped and aggregated when the selection or GROUP BY asks for it, sorted in memory for
 // ORDER BY over an IN on the partition key, and as JSON for SELECT JSON).
 //
+// ORDER BY with an IN on the partition key: Cassandra refuses it only for paged queries ("Cannot
+// page queries with both ORDER BY and a IN restriction on the partition key; ..."); with paging
+// disabled it sorts the rows in memory. Results here are never paged, so they are sorted.
+//
 //   SELECT k, max(v) FROM ks.t WHERE k IN (1, 2) GROUP BY k;
 #include <algorithm>
 
@@ -451,11 +455,13 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
   if (restrictions.requires_allow_filtering) {
     return Status::invalid_argument(kRequiresAllowFilteringMessage);
   }
+  // SelectStatement.getLimit serves both limits, with the same messages.
   CASSETTE_ASSIGN_OR_RETURN(plan.limits.limit,
                             evaluate_limit(statement.limit, "[limit]", "limit", "LIMIT", context));
   CASSETTE_ASSIGN_OR_RETURN(plan.limits.per_partition,
                             evaluate_limit(statement.per_partition_limit, "[per_partition_limit]",
-                                           "per partition limit", "PER PARTITION LIMIT", context));
+                                           "limit", "LIMIT", context));
+  CASSETTE_RETURN_IF_ERROR(restrictions.bind_error);
 
   // A partition with only static data is a result row only when the query selects whole
   // partitions (SelectStatement.queriesFullPartitions / returnStaticContentOnPartitionWithNoRows).

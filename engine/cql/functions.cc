@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "engine/cql/functions_internal.h"
+#include "engine/cql/selector_operators.h"
 #include "engine/types/value_internal.h"
 
 namespace cassette::cql {
@@ -300,8 +301,8 @@ Literal infer_literal(std::string_view text) {
   std::string_view unsigned_text = std::string_view(lower).substr(lower.starts_with("-") ? 1 : 0);
   if (lower == "true" || lower == "false") {
     lit.kind = ConstantKind::kBoolean;
-  } else if (lower.starts_with("0x") &&
-             all_of(std::string_view(lower).substr(2), "0123456789abcdef")) {
+  } else if (lower.starts_with("0x") && std::string_view(lower).substr(2).find_first_not_of(
+                                            "0123456789abcdef") == std::string_view::npos) {
     lit.kind = ConstantKind::kHex;
   } else if (lower.size() == 36 && types::internal::parse_uuid_text(lower)) {
     lit.kind = ConstantKind::kUuid;
@@ -448,9 +449,19 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_function(
     std::string_view name, std::span<const FunctionArgument> arguments,
     const std::optional<CqlType>& receiver) {
   const auto native = native_name(name);
-  if (native && *native == "tojson")
-    return Status::invalid_argument(
-        "toJson() may only be used within the selection clause of SELECT statements");
+  if (native && *native == "tojson") {
+    // Only a selector can call toJson() (Selectable.WithToJSonFunction); a selector has no
+    // receiver, and the selection resolves a one-argument call with a known type itself.
+    if (receiver || (arguments.size() == 1 && arguments[0].type))
+      return Status::invalid_argument(
+          "toJson() may only be used within the selection clause of SELECT statements");
+    if (arguments.size() != 1)
+      return Status::invalid_argument(
+          fmt::format("toJson() only accepts one argument (got {})", arguments.size()));
+    return Status::invalid_argument(fmt::format(
+        "Cannot infer type for term {} in selection clause (try using a cast to force a type)",
+        arguments[0].text));
+  }
   if (native && *native == "fromjson") {
     if (!receiver)
       return Status::invalid_argument(
@@ -459,6 +470,14 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_function(
       return Status::invalid_argument(
           fmt::format("fromJson() only accepts one argument (got {})", arguments.size()));
     return from_json_function(*receiver);
+  }
+  if (native && receiver && is_operator_function(*native)) {
+    // Arithmetic in a term (WHERE c = 1 + 2, SET v = 2 * 3): FunctionResolver picks, among the
+    // operations its untyped operands fit, the one whose parameters are both the receiver's type.
+    // (The selection has no receiver: it types literal operands itself.)
+    std::vector<CqlType> operand_types;
+    for (const FunctionArgument& a : arguments) operand_types.push_back(a.type ? *a.type : *receiver);
+    return resolve_operator(*native, operand_types);
   }
   if (native && functions_internal::is_collection_function(*native))
     return functions_internal::make_collection_function(*native, arguments);

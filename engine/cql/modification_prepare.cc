@@ -193,6 +193,11 @@ Result<ColumnOperation> prepare_assignment(const Assignment& assignment,
       std::string text =
           fmt::format("{} = {} {} {}", name, name, add ? "+" : "-", value_text);
       if (!type.is_collection()) {
+        // Cassandra's Addition names tuples (and UDTs, which are tuples there) apart.
+        if (add && (type.kind == TypeKind::kTuple || type.kind == TypeKind::kUdt)) {
+          return Status::invalid_argument(
+              fmt::format("Invalid operation ({}) for tuple column {}", text, name));
+        }
         if (!type.is_counter()) {
           return Status::invalid_argument(
               fmt::format("Invalid operation ({}) for non counter column {}", text, name));
@@ -244,7 +249,10 @@ Result<ColumnOperation> prepare_assignment(const Assignment& assignment,
       return op;
     }
     case Kind::kPrepend: {
-      std::string text = fmt::format("{} = {} + {}", name, value_text, name);
+      // Cassandra's Operation.Prepend evaluates the value first, and prints itself with a '-'
+      // (its toString is "%s = %s - %s"); messages keep both quirks.
+      CASSETTE_ASSIGN_OR_RETURN(op.value, evaluate_term(*assignment.value, type, name, context));
+      std::string text = fmt::format("{} = {} - {}", name, value_text, name);
       if (type.kind != TypeKind::kList) {
         return Status::invalid_argument(
             fmt::format("Invalid operation ({}) for non list column {}", text, name));
@@ -253,7 +261,6 @@ Result<ColumnOperation> prepare_assignment(const Assignment& assignment,
         return Status::invalid_argument(
             fmt::format("Invalid operation ({}) for frozen list column {}", text, name));
       }
-      CASSETTE_ASSIGN_OR_RETURN(op.value, evaluate_term(*assignment.value, type, name, context));
       op.kind = ColumnOperation::Kind::kPrepend;
       return op;
     }

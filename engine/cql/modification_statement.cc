@@ -231,6 +231,14 @@ ExecutionResult conditional_result(bool applied, const std::vector<ResultColumn>
   return result;
 }
 
+void clear_unread_columns(const std::vector<const schema::ColumnDef*>& columns, bool read_statics,
+                          bool read_regulars, std::vector<types::Value>& values) {
+  for (size_t i = 0; i < columns.size() && i < values.size(); ++i) {
+    if (columns[i]->is_primary_key()) continue;
+    if (columns[i]->is_static() ? !read_statics : !read_regulars) values[i] = std::nullopt;
+  }
+}
+
 Result<ExecutionResult> execute_modification(const PreparedModification& statement,
                                              ExecutionContext& context) {
   WriteParameters params = write_parameters(statement, context);
@@ -286,7 +294,11 @@ Result<ExecutionResult> execute_modification(const PreparedModification& stateme
   bool static_condition = std::any_of(
       statement.conditions.conditions.begin(), statement.conditions.conditions.end(),
       [](const ColumnCondition& c) { return c.column->is_static(); });
-  if (applied || !(row_exists || (static_condition && current.static_row))) {
+  // A statement on the static row only reads the partition's first live row too (Cassandra's
+  // CQL3CasRequest), so a partition with rows but no static values still answers its nulls.
+  bool has_values = clustering ? row_exists || (static_condition && current.static_row)
+                               : current.partition_exists;
+  if (applied || !has_values) {
     return conditional_result(applied, {}, {});
   }
 
@@ -306,9 +318,13 @@ Result<ExecutionResult> execute_modification(const PreparedModification& stateme
     CASSETTE_ASSIGN_OR_RETURN(row_clustering,
                               cql::clustering_values(table, *current.first_clustering));
   }
-  return conditional_result(
-      false, result_columns,
-      {current_values(columns, partition_values, row_clustering, current)});
+  std::vector<types::Value> values =
+      current_values(columns, partition_values, row_clustering, current);
+  if (statement.conditions.kind != PreparedConditions::Kind::kColumns) {
+    clear_unread_columns(columns, statement.has_static_operations(),
+                         statement.updates_regular_rows(), values);
+  }
+  return conditional_result(false, result_columns, {values});
 }
 
 }  // namespace cassette::cql

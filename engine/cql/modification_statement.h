@@ -72,4 +72,10 @@ Result<ExecutionResult> execute_modification(const PreparedModification& stateme
 ExecutionResult conditional_result(bool applied, const std::vector<ResultColumn>& columns,
                                    const std::vector<std::vector<types::Value>>& rows);
 
+// Cassandra's CQL3CasRequest.columnsToRead(): with IF EXISTS / IF NOT EXISTS the answer holds the
+// static columns only when the statement (or batch) writes the static row, and the regular ones
+// only when it writes regular rows; the others are not read and answer null.
+void clear_unread_columns(const std::vector<const schema::ColumnDef*>& columns, bool read_statics,
+                          bool read_regulars, std::vector<types::Value>& values);
+
 }  // namespace cassette::cql

@@ -377,6 +377,7 @@ Result<ModificationTargets> resolve_modification_where(
       break;
     }
   }
+  targets.clustering_equality_columns = position;
   if (position < clustering.size() &&
       restrictions[clustering[position]].kind == ColumnRestriction::Kind::kSlice) {
     if (!slices_allowed) {

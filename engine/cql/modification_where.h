@@ -45,6 +45,7 @@ struct ModificationTargets {
   std::vector<std::vector<std::string>> clustering_prefixes;
   std::optional<ClusteringSlice> slice;
   size_t clustering_column_count = 0;
+  size_t clustering_equality_columns = 0;   // leading clustering columns restricted by = or IN
 
   // Whether the statement names whole rows: every clustering column given by = / IN.
   bool selects_rows() const {

@@ -117,8 +117,11 @@ SelectorPtr Parser::parse_selection_function() {
   size_t begin = start_offset();
   std::string word = to_lower(peek().text);
   if (word == "count" && at_symbol("(", 1) &&
-      (at_symbol("*", 2) || (peek(2).kind == TokenKind::kInteger && peek(2).text == "1")) &&
-      at_symbol(")", 3)) {
+      (at_symbol("*", 2) || peek(2).kind == TokenKind::kInteger) && at_symbol(")", 3)) {
+    // Cassandra's countArgument rule: '*' or the integer 1, anything else a recognition error.
+    if (peek(2).kind == TokenKind::kInteger && peek(2).text != "1") {
+      recognition_error(fmt::format("Only COUNT(1) is supported, got COUNT({})", peek(2).text));
+    }
     advance();
     advance();
     advance();

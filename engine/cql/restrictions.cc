@@ -21,16 +21,38 @@ const char* const kRequiresAllowFilteringMessage =
 
 namespace restrictions_internal {
 
+namespace {
+
+// AbstractType.referencesDuration: the type is, or contains, a duration.
+bool references_duration(const types::CqlType& type) {
+  if (type.kind == types::TypeKind::kDuration) return true;
+  for (const types::CqlType& p : type.params) {
+    if (references_duration(p)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Analyzer::defer_bind_error(Status error) {
+  if (deferred_bind_error_.is_ok()) deferred_bind_error_ = std::move(error);
+}
+
 Result<std::string> Analyzer::value_for(const Term& term, const ColumnDef& column,
-                                        const types::CqlType& type, std::string_view receiver) {
+                                        const types::CqlType& type, std::string_view receiver,
+                                        std::string_view null_what) {
   CASSETTE_ASSIGN_OR_RETURN(types::Value value, evaluate_term(term, type, receiver, context_));
   if (!value) {
+    // Cassandra finds null values when it binds them, after every preparation check (an
+    // unfiltered `v = null` reports ALLOW FILTERING first): remember the first, go on.
     if (column.is_primary_key()) {
-      return Status::invalid_argument(
-          fmt::format("Invalid null value in condition for column {}", column.name));
+      defer_bind_error(Status::invalid_argument(
+          fmt::format("Invalid null value in condition for column {}", column.name)));
+    } else {
+      defer_bind_error(Status::invalid_argument(
+          fmt::format("Unsupported null {} for column {}", null_what, column.name)));
     }
-    return Status::invalid_argument(
-        fmt::format("Unsupported null value for column {}", column.name));
+    return std::string();
   }
   return *value;
 }
@@ -41,7 +63,8 @@ Result<std::string> Analyzer::key_value(const Term& term, const ColumnDef& colum
 
 Result<int64_t> Analyzer::token_value(const Term& term) {
   // token(1, 2) on the right side: the token of that partition key.
-  if (term.kind == Term::Kind::kFunctionCall && term.function.keyspace.empty() &&
+  if (term.kind == Term::Kind::kFunctionCall &&
+      (term.function.keyspace.empty() || term.function.keyspace == "system") &&
       (term.function.name == "token" || term.function.name == "system.token")) {
     std::vector<const ColumnDef*> key = table_.partition_key();
     if (term.elements.size() != key.size()) {
@@ -52,8 +75,14 @@ Result<int64_t> Analyzer::token_value(const Term& term) {
     }
     std::vector<std::string> components;
     for (size_t i = 0; i < key.size(); ++i) {
-      CASSETTE_ASSIGN_OR_RETURN(std::string v, key_value(*term.elements[i], *key[i]));
-      components.push_back(std::move(v));
+      CASSETTE_ASSIGN_OR_RETURN(
+          types::Value v, evaluate_term(*term.elements[i], key[i]->type, key[i]->name, context_));
+      if (!v) {
+        // TokenFct returns null for a null component: a null token bound.
+        defer_bind_error(Status::invalid_argument("Invalid null token value"));
+        return int64_t{0};
+      }
+      components.push_back(std::move(*v));
     }
     return types::murmur3_token(partition_key_bytes(components));
   }
@@ -61,7 +90,9 @@ Result<int64_t> Analyzer::token_value(const Term& term) {
                             evaluate_term(term, types::CqlType::simple(types::TypeKind::kBigint),
                                           "partition key token", context_));
   if (!value || value->size() != 8) {
-    return Status::invalid_argument("Invalid null token value");
+    // Found when binding, after the preparation checks, like the other null values.
+    defer_bind_error(Status::invalid_argument("Invalid null token value"));
+    return int64_t{0};
   }
   uint64_t bits = 0;
   for (unsigned char c : *value) bits = (bits << 8) | c;
@@ -152,6 +183,11 @@ Status Analyzer::add_token_relation(const Relation& relation) {
 }
 
 Status Analyzer::add_multi_column_relation(const Relation& relation) {
+  // Relation.toRestriction rejects the operator before MultiColumnRelation checks its columns.
+  if (relation.op == Operator::kNeq || relation.op == Operator::kNotIn) {
+    return Status::invalid_argument(fmt::format(
+        "Unsupported \"{}\" relation: {}", operator_text(relation.op), relation_text(relation)));
+  }
   Restriction r;
   r.multi = true;
   int previous = -1;
@@ -178,7 +214,9 @@ Status Analyzer::add_multi_column_relation(const Relation& relation) {
     previous = c->position;
     r.columns.push_back(c);
   }
-  const bool in = relation.op == Operator::kIn;
+  // MultiColumnRelation.newINRestriction turns an IN of one tuple into an EQRestriction.
+  const bool in = relation.op == Operator::kIn && relation.in_values.size() != 1;
+  const bool eq = relation.op == Operator::kEq || (relation.op == Operator::kIn && !in);
   auto tuple_of = [&](const Term& term) -> Result<std::vector<std::string>> {
     if (term.kind != Term::Kind::kTuple) {
       return Status::invalid_argument(
@@ -197,12 +235,18 @@ Status Analyzer::add_multi_column_relation(const Relation& relation) {
                                 evaluate_term(*term.elements[i], c.type, c.name, context_));
       if (!v) {
         // MultiColumnRestriction.INRestriction names every column; EQ and slices name one.
+        // Reported after the preparation checks, as value_for does.
         if (in) {
-          return Status::invalid_argument(fmt::format(
-              "Invalid null value in condition for columns: [{}]", join_names(r.columns)));
+          defer_bind_error(Status::invalid_argument(fmt::format(
+              "Invalid null value in condition for columns: [{}]", join_names(r.columns))));
+        } else if (eq) {
+          defer_bind_error(
+              Status::invalid_argument(fmt::format("Invalid null value for column {}", c.name)));
+        } else {
+          defer_bind_error(Status::invalid_argument(
+              fmt::format("Invalid null value in condition for column {}", c.name)));
         }
-        return Status::invalid_argument(
-            fmt::format("Invalid null value in condition for column {}", c.name));
+        v = std::string();
       }
       out.push_back(std::move(*v));
     }
@@ -211,6 +255,10 @@ Status Analyzer::add_multi_column_relation(const Relation& relation) {
   if (relation.op == Operator::kEq) {
     r.kind = Restriction::Kind::kEq;
     CASSETTE_ASSIGN_OR_RETURN(auto tuple, tuple_of(*relation.value));
+    r.values.push_back(std::move(tuple));
+  } else if (eq) {
+    r.kind = Restriction::Kind::kEq;
+    CASSETTE_ASSIGN_OR_RETURN(auto tuple, tuple_of(*relation.in_values.front()));
     r.values.push_back(std::move(tuple));
   } else if (relation.op == Operator::kIn) {
     r.kind = Restriction::Kind::kIn;
@@ -246,12 +294,17 @@ Status Analyzer::add_single_column_relation(const Relation& relation) {
     case Operator::kIsNotNull:
       return Status::invalid_argument(
           fmt::format("Unsupported restriction: {}", relation_text(relation)));
-    case Operator::kLike:
-      return Status::invalid_argument(fmt::format(
-          "LIKE restriction is only supported on properly indexed columns. {} is not valid.",
-          relation_text(relation)));
     default:
       break;
+  }
+  // SingleColumnRelation.newSliceRestriction rejects durations before any receiver check.
+  if (is_slice_operator(relation.op) && !relation.map_key && references_duration(type)) {
+    const char* what = type.is_collection()                 ? "collections containing durations"
+                       : type.kind == types::TypeKind::kTuple ? "tuples containing durations"
+                       : type.kind == types::TypeKind::kUdt   ? "UDTs containing durations"
+                                                              : "duration columns";
+    return Status::invalid_argument(
+        fmt::format("Slice restrictions are not supported on {}", what));
   }
   if (relation.op == Operator::kContainsKey && type.kind != types::TypeKind::kMap) {
     return Status::invalid_argument(
@@ -284,8 +337,17 @@ Status Analyzer::add_single_column_relation(const Relation& relation) {
         "Collection column '{}' ({}) cannot be restricted by a '{}' relation", column->name,
         types::cql_type_name(type, table_.keyspace), operator_text(relation.op)));
   }
-  if (is_slice_operator(relation.op) && type.kind == types::TypeKind::kDuration) {
-    return Status::invalid_argument("Slice restrictions are not supported on duration columns");
+  if (type.kind == types::TypeKind::kUdt && type.is_multi_cell()) {
+    return Status::invalid_argument(fmt::format(
+        "Non-frozen UDT column '{}' ({}) cannot be restricted by any relation", column->name,
+        types::cql_type_name(type, table_.keyspace)));
+  }
+  // LIKE needs a SASI index, which a single node shell does not have; the receiver checks above
+  // come first, as in SingleColumnRelation.toReceivers.
+  if (relation.op == Operator::kLike) {
+    return Status::invalid_argument(fmt::format(
+        "LIKE restriction is only supported on properly indexed columns. {} is not valid.",
+        relation_text(relation)));
   }
 
   Restriction r;
@@ -296,9 +358,11 @@ Status Analyzer::add_single_column_relation(const Relation& relation) {
     p.kind = RowPredicate::Kind::kMapEntry;
     p.columns = {column};
     CASSETTE_ASSIGN_OR_RETURN(std::string key,
-                              value_for(*relation.map_key, *column, type.params[0], column->name));
+                              value_for(*relation.map_key, *column, type.params[0], column->name,
+                                        "map key"));
     CASSETTE_ASSIGN_OR_RETURN(std::string value,
-                              value_for(*relation.value, *column, type.params[1], column->name));
+                              value_for(*relation.value, *column, type.params[1], column->name,
+                                        "map value"));
     p.values.push_back({std::move(key), std::move(value)});
     r.contains.push_back(std::move(p));
   } else if (relation.op == Operator::kContains || relation.op == Operator::kContainsKey) {
@@ -319,6 +383,12 @@ Status Analyzer::add_single_column_relation(const Relation& relation) {
   } else if (relation.op == Operator::kEq) {
     r.kind = Restriction::Kind::kEq;
     CASSETTE_ASSIGN_OR_RETURN(std::string v, key_value(*relation.value, *column));
+    r.values.push_back({std::move(v)});
+  } else if (relation.op == Operator::kIn && !relation.in_marker &&
+             relation.in_values.size() == 1) {
+    // SingleColumnRelation.newINRestriction: an IN of one value is an EQRestriction.
+    r.kind = Restriction::Kind::kEq;
+    CASSETTE_ASSIGN_OR_RETURN(std::string v, key_value(*relation.in_values.front(), *column));
     r.values.push_back({std::move(v)});
   } else if (relation.op == Operator::kIn) {
     r.kind = Restriction::Kind::kIn;
@@ -345,7 +415,19 @@ Status Analyzer::add_single_column_relation(const Relation& relation) {
 }
 
 bool Analyzer::supported_by_index(const Restriction& r) const {
-  if (r.multi || r.columns.size() != 1) return false;
+  if (r.multi) {
+    // A tuple equality is answered by indexes only when every column it names has one (a
+    // CassandraIndex supports EQ only): `(b) = (1)` uses an index on b, `(b, c) = (1, 1)` filters.
+    if (r.kind != Restriction::Kind::kEq) return false;
+    for (const ColumnDef* column : r.columns) {
+      Restriction single;
+      single.kind = Restriction::Kind::kEq;
+      single.columns = {column};
+      if (!supported_by_index(single)) return false;
+    }
+    return true;
+  }
+  if (r.columns.size() != 1) return false;
   const ColumnDef* column = r.columns.front();
   for (const auto& index : indexes_) {
     if (index->column != column->name) continue;
@@ -401,6 +483,7 @@ Result<SelectRestrictions> Analyzer::run(const std::vector<Relation>& where) {
   for (const Relation& relation : where) CASSETTE_RETURN_IF_ERROR(add_relation(relation));
   SelectRestrictions out;
   CASSETTE_RETURN_IF_ERROR(process(out));
+  out.bind_error = deferred_bind_error_;
   return out;
 }
 
@@ -441,10 +524,7 @@ Status Analyzer::process(SelectRestrictions& out) {
     if (!allow_filtering && !has_index) {
       return Status::invalid_argument(kRequiresAllowFilteringMessage);
     }
-    if (pk_has_in) {
-      return Status::invalid_argument(
-          "IN restrictions are not supported when the query involves filtering");
-    }
+    // Cassandra 4.1 filters with IN on partition key columns too (CASSANDRA-14344).
     out.is_key_range = true;
     uses_index = has_index;
   }
@@ -562,6 +642,8 @@ Status Analyzer::process(SelectRestrictions& out) {
     }
     out.token_range = range;
   }
+  // With a null value the statement fails when the executor reports it; no keys to build.
+  if (!deferred_bind_error_.is_ok()) return Status::ok();
   if (!out.is_key_range) CASSETTE_RETURN_IF_ERROR(compute_partition_keys(out));
   return compute_clustering_ranges(out);
 }

@@ -82,6 +82,11 @@ struct SelectRestrictions {
 
   // Columns restricted by = (single column or a multi-column =), for ORDER BY / GROUP BY checks.
   std::set<const schema::ColumnDef*> eq_restricted;
+
+  // A null restriction value ("Invalid null value in condition for column k", "Unsupported null
+  // value for column v"): Cassandra meets it when binding values at execution, so the executor
+  // reports it after every statement check, and nothing here may be used if it is an error.
+  Status bind_error;
 };
 
 struct RestrictionOptions {

@@ -59,8 +59,11 @@ class Analyzer {
   Result<SelectRestrictions> run(const std::vector<Relation>& where);
 
  private:
+  // A restriction value; a null one is recorded (defer_bind_error) and read as empty.
   Result<std::string> value_for(const Term& term, const ColumnDef& column,
-                                const types::CqlType& type, std::string_view receiver);
+                                const types::CqlType& type, std::string_view receiver,
+                                std::string_view null_what = "value");
+  void defer_bind_error(Status error);
   Result<std::string> key_value(const Term& term, const ColumnDef& column);
   Result<int64_t> token_value(const Term& term);
   Status add_relation(const Relation& relation);
@@ -86,6 +89,7 @@ class Analyzer {
   std::optional<Restriction> token_;
   std::vector<Restriction> clustering_;  // kept sorted by first column position
   std::vector<Restriction> others_;      // static and regular columns
+  Status deferred_bind_error_;           // the first null value met
 };
 
 }  // namespace cassette::cql::restrictions_internal

@@ -31,6 +31,11 @@ std::string function_base_name(const QualifiedName& name) {
   return name.keyspace + "." + base;
 }
 
+// An unqualified or system.-qualified function name: a native function.
+bool is_native(const QualifiedName& name) {
+  return name.keyspace.empty() || name.keyspace == "system";
+}
+
 std::string join_arg_names(const std::vector<std::unique_ptr<SelectorNode>>& args) {
   std::string out;
   for (const auto& a : args) {
@@ -96,31 +101,41 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_function(const Sel
   const std::string lname = lower(name);
   auto node = std::make_unique<SelectorNode>();
 
-  if (lname == "token" && selector.function.keyspace.empty()) {
+  if (lname == "token" && is_native(selector.function)) {
+    // TokenFct: a scalar function whose parameters are the partition key's types. On the key
+    // columns themselves it is the row's token; on any other values of those types it is the
+    // token those values would have as a key.
     std::vector<const ColumnDef*> key = table_.partition_key();
-    std::vector<const ColumnDef*> given;
-    for (const SelectorPtr& a : selector.arguments) {
-      if (a->kind != Selector::Kind::kColumn) {
-        return Status::invalid_argument(fmt::format(
-            "Type error: {} cannot be passed as argument 0 of function system.token", a->source));
-      }
-      CASSETTE_ASSIGN_OR_RETURN(const ColumnDef* c, column(a->column));
-      given.push_back(c);
-    }
-    if (given != key) {
+    if (selector.arguments.size() != key.size()) {
       return Status::invalid_argument(fmt::format(
           "Invalid number of arguments in call to function system.token: {} required but {} "
           "provided",
-          key.size(), given.size()));
+          key.size(), selector.arguments.size()));
+    }
+    for (size_t i = 0; i < key.size(); ++i) {
+      const Selector& a = *selector.arguments[i];
+      std::unique_ptr<SelectorNode> arg;
+      if (a.kind == Selector::Kind::kTerm) {
+        arg = std::make_unique<SelectorNode>();
+        arg->kind = SelectorNode::Kind::kTerm;
+        arg->name = a.source;
+        arg->type = key[i]->type;
+        CASSETTE_ASSIGN_OR_RETURN(arg->constant,
+                                  evaluate_term(*a.term, key[i]->type, a.source, context_));
+      } else {
+        CASSETTE_ASSIGN_OR_RETURN(arg, build(a, in_aggregate));
+        if (!(arg->type == key[i]->type)) {
+          return Status::invalid_argument(fmt::format(
+              "Type error: {} cannot be passed as argument {} of function system.token of type {}",
+              arg->name, i, types::cql_type_name(key[i]->type, table_.keyspace)));
+        }
+      }
+      node->contains_aggregate = node->contains_aggregate || arg->contains_aggregate;
+      node->args.push_back(std::move(arg));
     }
     node->kind = SelectorNode::Kind::kToken;
     node->type = CqlType::simple(TypeKind::kBigint);
-    std::string args;
-    for (const ColumnDef* c : key) {
-      if (!args.empty()) args += ", ";
-      args += c->name;
-    }
-    node->name = fmt::format("system.token({})", args);
+    node->name = fmt::format("system.token({})", join_arg_names(node->args));
     return node;
   }
 
@@ -164,7 +179,7 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_function(const Sel
     node->args.push_back(std::move(arg));
   }
 
-  if (lname == "tojson" && selector.function.keyspace.empty() && node->args.size() == 1 &&
+  if (lname == "tojson" && is_native(selector.function) && node->args.size() == 1 &&
       resolver_args[0].type) {
     node->kind = SelectorNode::Kind::kToJson;
     node->type = CqlType::simple(TypeKind::kText);
@@ -260,6 +275,11 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build(const Selector& se
       return build_function(selector, in_aggregate);
     case Selector::Kind::kCast: {
       CASSETTE_ASSIGN_OR_RETURN(auto arg, build(*selector.arguments.at(0), in_aggregate));
+      // Selectable.WithCast: a cast to the selector's own type is ignored (the column keeps its
+      // name); a DESC clustering column's type is reversed, so it is never the same type.
+      const bool reversed = arg->kind == SelectorNode::Kind::kColumn && arg->column != nullptr &&
+                            arg->column->descending;
+      if (arg->type == selector.type && !reversed) return arg;
       if (!types::can_cast(arg->type, selector.type)) {
         return Status::invalid_argument(
             fmt::format("{} cannot be cast to {}", arg->name,
@@ -341,6 +361,12 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build(const Selector& se
       node->kind = SelectorNode::Kind::kTerm;
       node->type = *t;
       node->name = selector.source;
+      // TypeCast.getText(): "(int)3", whatever the spacing written.
+      if (selector.term->kind == Term::Kind::kTypeHint && !selector.term->elements.empty()) {
+        node->name = fmt::format("({}){}",
+                                 lower(types::cql_type_name(selector.term->type, table_.keyspace)),
+                                 selector.term->elements[0]->source);
+      }
       CASSETTE_ASSIGN_OR_RETURN(node->constant,
                                 evaluate_term(*selector.term, *t, selector.source, context_));
       return node;

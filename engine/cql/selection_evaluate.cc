@@ -1,6 +1,7 @@
 // Evaluating prepared selectors on rows, and aggregating rows into groups (see selection.h).
 #include "engine/cql/selection_internal.h"
 #include "engine/cql/table_codec.h"
+#include "engine/types/murmur3.h"
 
 namespace cassette::cql {
 
@@ -58,8 +59,23 @@ Result<Value> evaluate_node(const SelectorNode& node, const schema::TableDef& ta
       return node.kind == SelectorNode::Kind::kWritetime ? int64_value(*v)
                                                          : int32_value(static_cast<int32_t>(*v));
     }
-    case SelectorNode::Kind::kToken:
-      return int64_value(row.token);
+    case SelectorNode::Kind::kToken: {
+      bool on_key = true;
+      for (size_t i = 0; i < node.args.size(); ++i) {
+        const SelectorNode& a = *node.args[i];
+        on_key = on_key && a.kind == SelectorNode::Kind::kColumn &&
+                 a.column->kind == schema::ColumnKind::kPartitionKey &&
+                 static_cast<size_t>(a.column->position) == i;
+      }
+      if (on_key) return int64_value(row.token);
+      std::vector<std::string> components;
+      for (const auto& a : node.args) {
+        CASSETTE_ASSIGN_OR_RETURN(Value v, evaluate_node(*a, table, row, states, functions));
+        if (!v) return Value();  // TokenFct returns null for a null component
+        components.push_back(std::move(*v));
+      }
+      return int64_value(types::murmur3_token(partition_key_bytes(components)));
+    }
     case SelectorNode::Kind::kAggregate:
       if (states == nullptr) return Status::internal("aggregate evaluated outside a group");
       return (*states)[node.aggregate_index].result();

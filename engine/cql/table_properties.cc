@@ -140,6 +140,17 @@ Result<std::map<std::string, std::string>> normalize_compression(
   }
   if (cls->second.empty()) return std::map<std::string, std::string>{{"enabled", "false"}};
   cls->second = expand_class(cls->second, "org.apache.cassandra.io.compress.");
+  // The compressors Cassandra 4.1 ships (CompressionParams fails to load any other class).
+  static const std::set<std::string> kCompressors = {
+      "org.apache.cassandra.io.compress.LZ4Compressor",
+      "org.apache.cassandra.io.compress.SnappyCompressor",
+      "org.apache.cassandra.io.compress.DeflateCompressor",
+      "org.apache.cassandra.io.compress.ZstdCompressor",
+      "org.apache.cassandra.io.compress.NoopCompressor"};
+  if (!kCompressors.contains(cls->second)) {
+    return Status::configuration(
+        fmt::format("Could not create Compression for type {}", cls->second));
+  }
   if (auto it = options.find("chunk_length_in_kb"); it != options.end()) {
     std::optional<int64_t> kb = parse_java_int(it->second);
     if (!kb || *kb <= 0) {
@@ -163,12 +174,22 @@ Result<std::map<std::string, std::string>> normalize_compression(
   return options;
 }
 
-std::map<std::string, std::string> normalize_compaction(std::map<std::string, std::string> options) {
+Result<std::map<std::string, std::string>> normalize_compaction(
+    std::map<std::string, std::string> options) {
   auto cls = options.find("class");
   if (cls != options.end()) {
     cls->second = expand_class(cls->second, "org.apache.cassandra.db.compaction.");
   } else {
     options["class"] = "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy";
+  }
+  // The strategies Cassandra 4.1 ships (FBUtilities.classForName fails on any other class).
+  static const std::set<std::string> kStrategies = {
+      "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy",
+      "org.apache.cassandra.db.compaction.LeveledCompactionStrategy",
+      "org.apache.cassandra.db.compaction.TimeWindowCompactionStrategy"};
+  if (!kStrategies.contains(options["class"])) {
+    return Status::configuration(fmt::format("Unable to find compaction strategy class '{}'",
+                                             options["class"]));
   }
   options.try_emplace("max_threshold", "32");
   options.try_emplace("min_threshold", "4");
@@ -324,7 +345,8 @@ Status apply_table_properties(const PropertyList& properties, schema::TableParam
       if (!options.contains("class")) {
         return Status::configuration("Missing sub-option 'class' for the 'compaction' option.");
       }
-      next.other[name] = format_option_map(normalize_compaction(std::move(options)));
+      CASSETTE_ASSIGN_OR_RETURN(auto compaction, normalize_compaction(std::move(options)));
+      next.other[name] = format_option_map(compaction);
     } else if (name == "caching") {
       CASSETTE_ASSIGN_OR_RETURN(auto options, map_value(name, value));
       std::map<std::string, std::string> caching = default_caching();

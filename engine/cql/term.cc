@@ -96,6 +96,8 @@ bool value_compatible(const CqlType& receiver, const CqlType& other) {
   if (kinds(TypeKind::kText, TypeKind::kAscii)) return true;
   if (kinds(TypeKind::kBigint, TypeKind::kTimestamp)) return true;
   if (kinds(TypeKind::kTimestamp, TypeKind::kBigint)) return true;
+  if (kinds(TypeKind::kUuid, TypeKind::kTimeuuid)) return true;     // UUIDType
+  if (kinds(TypeKind::kVarint, TypeKind::kTimestamp)) return true;  // via LongType
   if (receiver.kind == TypeKind::kVarint &&
       (other.kind == TypeKind::kInt || other.kind == TypeKind::kBigint ||
        other.kind == TypeKind::kSmallint || other.kind == TypeKind::kTinyint)) {
@@ -335,10 +337,11 @@ Result<types::Value> evaluate_collection(const Term& term, const CqlType& receiv
     }
     return types::Value(types::serialize_set(element, std::move(values)));
   }
-  // kMap
+  // kMap. Cassandra parses an empty {} as a set literal, and names it so.
   if (receiver.kind != TypeKind::kMap) {
     return Status::invalid_argument(
-        fmt::format("Invalid map literal for {} of type {}", name, receiver_type));
+        fmt::format("Invalid {} literal for {} of type {}", term.entries.empty() ? "set" : "map",
+                    name, receiver_type));
   }
   const CqlType& key_type = receiver.params[0];
   const CqlType& value_type = receiver.params[1];

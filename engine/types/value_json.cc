@@ -351,6 +351,9 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
       if (list.elements.size() > type.params.size())
         return Status::invalid_argument(fmt::format("Tuple contains extra items (expected {}): {}",
                                                     type.params.size(), java_string(list)));
+      if (list.elements.size() < type.params.size())
+        return Status::invalid_argument(fmt::format("Tuple is missing items (expected {}): {}",
+                                                    type.params.size(), java_string(list)));
       std::vector<Value> components;
       for (size_t i = 0; i < list.elements.size(); ++i) {
         if (list.elements[i].is_null()) {

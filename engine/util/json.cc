@@ -63,6 +63,16 @@ class Parser {
     } else if (consume_word("null")) {
       out->kind = JsonValue::Kind::kNull;
     } else {
+      // A non-ASCII character is shown whole (all its UTF-8 bytes, up to the next separator),
+      // never as a lone byte that would make the message invalid UTF-8.
+      if (static_cast<unsigned char>(c) >= 0x80) {
+        size_t end = pos_;
+        while (end < text_.size() && std::string_view(" \t\r\n,:[]{}\"").find(text_[end]) ==
+                                         std::string_view::npos) {
+          ++end;
+        }
+        return error(fmt::format("unexpected text '{}'", text_.substr(pos_, end - pos_)));
+      }
       return error(fmt::format("unexpected character '{}'", c));
     }
     CASSETTE_RETURN_IF_ERROR(st);

@@ -302,5 +302,79 @@ TYPES="CREATE TABLE ks.types (k int PRIMARY KEY, b bigint, d double, f float, de
 check "copy round trip" 0 '[{"k": 1, "b": 9000000000, "bl": "0xcafe", "bo": true, "d": 3.25, "dec": 12.345, "dt": "2024-02-29", "f": 1.5, "i": "127.0.0.1", "l": [1, 2], "m": {"x": 1}, "s": ["a", "b c"], "tm": "12:34:56.789000000", "ts": "2024-01-02 03:04:05.678Z", "u": "123e4567-e89b-12d3-a456-426614174000"}]' "" -- \
   "$cassette" "$work/copy" --format json -e "SELECT k, b, bl, bo, d, dec, dt, f, i, l, m, s, tm, ts, u FROM ks.types"
 
+
+# ---- every type in --format json and csv (json values as Cassandra's toJson()) -------------
+ALL="CREATE TYPE ks.pt (x int, \"Y\" text); CREATE TABLE ks.all (k int PRIMARY KEY, a ascii, b bigint, bl blob, bo boolean, d decimal, db double, dt date, du duration, f float, i inet, l list<int>, m map<int, text>, s set<text>, si smallint, t text, ti tinyint, tm time, tp tuple<int, text>, ts timestamp, tu timeuuid, u uuid, ud frozen<pt>, vi varint)"
+ALLROW="INSERT INTO ks.all (k, a, b, bl, bo, d, db, dt, du, f, i, l, m, s, si, t, ti, tm, tp, ts, tu, u, ud, vi) VALUES (1, 'a\"b', -5, 0xcafe, true, 1.50, 2.5e-7, '2024-01-01', 1h2m, 1.5, '::1', [1, 2], {2: 'x', 1: 'y'}, {'b', 'a,c'}, 7, 'back\\slash', -1, '12:34:56', (1, null), '2024-01-01 00:00:00+0000', 50554d6e-29bb-11e5-b345-feff819cdc9f, 123e4567-e89b-12d3-a456-426614174000, {x: 1, \"Y\": 'q'}, 12345678901234567890); INSERT INTO ks.all (k) VALUES (2)"
+"$cassette" "$work/types" -e "$KS; $ALL; $ALLROW" >/dev/null 2>&1
+check "json every type" 0 '[{"k": 1, "a": "a\"b", "b": -5, "bl": "0xcafe", "bo": true, "d": 1.50, "db": 2.5E-7, "dt": "2024-01-01", "du": "1h2m", "f": 1.5, "i": "0:0:0:0:0:0:0:1", "l": [1, 2], "m": {"1": "y", "2": "x"}, "s": ["a,c", "b"], "si": 7, "t": "back\\slash", "ti": -1, "tm": "12:34:56.000000000", "tp": [1, null], "ts": "2024-01-01 00:00:00.000Z", "tu": "50554d6e-29bb-11e5-b345-feff819cdc9f", "u": "123e4567-e89b-12d3-a456-426614174000", "ud": {"x": 1, "\"Y\"": "q"}, "vi": 12345678901234567890}, {"k": 2, "a": null, "b": null, "bl": null, "bo": null, "d": null, "db": null, "dt": null, "du": null, "f": null, "i": null, "l": null, "m": null, "s": null, "si": null, "t": null, "ti": null, "tm": null, "tp": null, "ts": null, "tu": null, "u": null, "ud": null, "vi": null}]' "" -- \
+  "$cassette" "$work/types" --format json -e "SELECT * FROM ks.all"
+check "json toJson equals SELECT JSON" 0 '[{"[json]": "{\"k\": 1, \"d\": 1.50, \"m\": {\"1\": \"y\", \"2\": \"x\"}, \"ud\": {\"x\": 1, \"\\\"Y\\\"\": \"q\"}}"}]
+[{"system.tojson(d)": "1.50", "system.tojson(m)": "{\"1\": \"y\", \"2\": \"x\"}"}]' "" -- \
+  "$cassette" "$work/types" --format json -e "SELECT JSON k, d, m, ud FROM ks.all WHERE k = 1; SELECT toJson(d), toJson(m) FROM ks.all WHERE k = 1"
+check "csv every type" 0 'k,a,b,bl,bo,d,db,dt,du,f,i,l,m,s,si,t,ti,tm,tp,ts,tu,u,ud,vi
+1,"a""b",-5,0xcafe,True,1.50,2.5e-07,2024-01-01,1h2m,1.5,::1,"[1, 2]","{1: '"'y'"', 2: '"'x'"'}","{'"'a,c'"', '"'b'"'}",7,back\\slash,-1,12:34:56.000000000,"(1, null)",2024-01-01 00:00:00.000000+0000,50554d6e-29bb-11e5-b345-feff819cdc9f,123e4567-e89b-12d3-a456-426614174000,"{x: 1, Y: '"'q'"'}",12345678901234567890
+2,,,,,,,,,,,,,,,,,,,,,,,' "" -- \
+  "$cassette" "$work/types" --format csv -e "SELECT * FROM ks.all"
+
+# ---- the catalog survives a restart: schema changes in one run, read back in the next ---------
+"$cassette" "$work/types" -e "CREATE INDEX ON ks.all (t); ALTER TABLE ks.all ADD extra text; ALTER TABLE ks.all DROP bo; ALTER TYPE ks.pt ADD z int; CREATE KEYSPACE ks2 WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 2} AND durable_writes = false; CREATE TABLE ks2.c (k text, c int, n counter, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC) AND comment = 'x'; UPDATE ks2.c SET n = n + 3 WHERE k = 'a' AND c = 1; CREATE KEYSPACE gone WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}; DROP KEYSPACE gone" >/dev/null 2>&1
+check "catalog after restart" 0 "
+ks  ks2
+
+
+CREATE KEYSPACE ks2 WITH replication = {'class': 'org.apache.cassandra.locator.NetworkTopologyStrategy', 'dc1': '2'}  AND durable_writes = false;
+
+CREATE TABLE ks2.c (
+    k text,
+    c int,
+    n counter,
+    PRIMARY KEY (k, c)
+) WITH CLUSTERING ORDER BY (c DESC)
+    AND additional_write_policy = '99p'
+    AND bloom_filter_fp_chance = 0.01
+    AND caching = {'keys': 'ALL', 'rows_per_partition': 'NONE'}
+    AND cdc = false
+    AND comment = 'x'
+    AND compaction = {'class': 'org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy', 'max_threshold': '32', 'min_threshold': '4'}
+    AND compression = {'chunk_length_in_kb': '16', 'class': 'org.apache.cassandra.io.compress.LZ4Compressor'}
+    AND memtable = 'default'
+    AND crc_check_chance = 1.0
+    AND default_time_to_live = 0
+    AND extensions = {}
+    AND gc_grace_seconds = 864000
+    AND max_index_interval = 2048
+    AND memtable_flush_period_in_ms = 0
+    AND min_index_interval = 128
+    AND read_repair = 'BLOCKING'
+    AND speculative_retry = '99p';
+
+CREATE TYPE ks.pt (
+    x int,
+    \"Y\" text,
+    z int
+);
+
+ k | ud                      | extra
+---+-------------------------+-------
+ 1 | {x: 1, Y: 'q', z: null} |  null
+
+(1 rows)
+
+ k | c | n
+---+---+---
+ a | 1 | 3
+
+(1 rows)" "" -- \
+  "$cassette" "$work/types" -e "DESCRIBE KEYSPACES; DESCRIBE KEYSPACE ks2; DESCRIBE TYPE ks.pt; SELECT k, ud, extra FROM ks.all WHERE k = 1; SELECT * FROM ks2.c"
+check_match "catalog after restart: table" 0 'CREATE TABLE ks.all \(
+    k int PRIMARY KEY,
+    a ascii,(.|
+)*    extra text,(.|
+)*    AND comment = '"''"'(.|
+)*CREATE INDEX all_t_idx ON ks.all \(t\);$' '^$' -- "$cassette" "$work/types" -e "DESCRIBE TABLE ks.all"
+check "catalog after restart: dropped column" 1 "" "<stdin>:1:InvalidRequest: Error from server: code=2200 [Invalid query] message=\"Undefined column name bo\"" -- \
+  "$cassette" "$work/types" -e "SELECT bo FROM ks.all"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -152,3 +152,35 @@ TEST_CASE("cql write collections: TTL on elements, counters summed, UDT conditio
     CHECK(f.rows("UPDATE u SET v = {a: 0} WHERE k = 0 IF v = {a: 0, b: null}") == Rows{"True"});
   }
 }
+
+TEST_CASE("cql write: an empty {} literal is a set literal in messages") {
+  WriteFixture f;
+  f.ok("CREATE TYPE addr (street text, zip int)");
+  f.ok("CREATE TABLE t (k int PRIMARY KEY, a addr, l list<int>, m map<int, int>, s set<int>)");
+  CHECK(f.error("UPDATE t SET a = {} WHERE k = 0") == "Invalid set literal for a of type addr");
+  CHECK(f.error("UPDATE t SET l = {} WHERE k = 0") ==
+        "Invalid set literal for l of type list<int>");
+  CHECK(f.error("UPDATE t SET l = {1: 2} WHERE k = 0") ==
+        "Invalid map literal for l of type list<int>");
+  f.ok("UPDATE t SET m = {}, s = {} WHERE k = 0");
+  CHECK(f.rows("SELECT * FROM t").empty());
+}
+
+TEST_CASE("cql write: prepend and tuple additions use Cassandra's operation texts") {
+  WriteFixture f;
+  f.ok("CREATE TABLE t (k int PRIMARY KEY, v int, s set<int>, fl frozen<list<int>>, "
+       "tu tuple<int, int>)");
+  // Operation.Prepend prints itself with a '-' and checks the value first.
+  CHECK(f.error("UPDATE t SET v = 1 + v WHERE k = 0") ==
+        "Invalid operation (v = 1 - v) for non list column v");
+  CHECK(f.error("UPDATE t SET s = {1} + s WHERE k = 0") ==
+        "Invalid operation (s = {1} - s) for non list column s");
+  CHECK(f.error("UPDATE t SET fl = [1] + fl WHERE k = 0") ==
+        "Invalid operation (fl = [1] - fl) for frozen list column fl");
+  CHECK(f.error("UPDATE t SET v = 'a' + v WHERE k = 0") ==
+        "Invalid STRING constant (a) for \"v\" of type int");
+  CHECK(f.error("UPDATE t SET tu = tu + (1, 1) WHERE k = 0") ==
+        "Invalid operation (tu = tu + (1, 1)) for tuple column tu");
+  CHECK(f.error("UPDATE t SET tu = tu - (1, 1) WHERE k = 0") ==
+        "Invalid operation (tu = tu - (1, 1)) for non counter column tu");
+}

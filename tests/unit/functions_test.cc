@@ -63,6 +63,23 @@ TEST_CASE("functions resolution messages") {
         "casts to disambiguate");
   CHECK(resolve_error("tojson", {typed(TypeKind::kInt, "k")}) ==
         "toJson() may only be used within the selection clause of SELECT statements");
+  CHECK(resolve_error("tojson", {literal(ConstantKind::kInteger, "1")}, t(TypeKind::kText)) ==
+        "toJson() may only be used within the selection clause of SELECT statements");
+  CHECK(resolve_error("tojson", {typed(TypeKind::kInt, "k"), typed(TypeKind::kInt, "v")}) ==
+        "toJson() only accepts one argument (got 2)");
+  CHECK(resolve_error("tojson", {literal(ConstantKind::kInteger, "1")}) ==
+        "Cannot infer type for term 1 in selection clause (try using a cast to force a type)");
+  // an operation in a term: untyped operands take the receiver's type
+  CHECK(resolve("system._add", {literal(ConstantKind::kInteger, "1"),
+                                literal(ConstantKind::kInteger, "2")},
+                t(TypeKind::kSmallint))
+            ->return_type == t(TypeKind::kSmallint));
+  CHECK(resolve("_multiply", {typed(TypeKind::kInt, "x"), literal(ConstantKind::kInteger, "2")},
+                t(TypeKind::kBigint))
+            ->return_type == t(TypeKind::kBigint));
+  // an empty hex literal is a blob (a HEX constant of no digits)
+  CHECK(resolve("blobasint", {FunctionArgument{std::nullopt, "0x"}})->return_type ==
+        t(TypeKind::kInt));
   CHECK(resolve_error("fromjson", {typed(TypeKind::kText, "k")}) ==
         "fromJson() cannot be used in the selection clause of a SELECT statement");
   CHECK(resolve("system.now", {})->name == "system.now");

@@ -40,6 +40,12 @@ TEST_CASE("json rejects malformed documents") {
   }
 }
 
+TEST_CASE("json errors never cut a multi-byte character") {
+  auto r = parse_json("\u038e\u0394x");  // escaped in C++: the document is "ΎΔx" as UTF-8
+  REQUIRE_FALSE(r.is_ok());
+  CHECK(r.status().message() == "unexpected text '\u038e\u0394x' at character 1");
+}
+
 TEST_CASE("json escapes strings as Jackson does") {
   CHECK(escape_json_string("a\"b\\c") == "a\\\"b\\\\c");
   CHECK(escape_json_string("\n\t\r\b\f") == "\\n\\t\\r\\b\\f");

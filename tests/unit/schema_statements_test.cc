@@ -199,6 +199,10 @@ TEST_CASE("schema statements: CREATE TABLE errors") {
   CHECK(f.error("CREATE TABLE t (k int PRIMARY KEY, v list<list<int>>)") ==
         "Non-frozen collections are not allowed inside collections: list<list<int>>");
   CHECK(f.error("CREATE TABLE t (k int PRIMARY KEY, v frozen<foo>)") == "Unknown type ks.foo");
+  CHECK(f.error("CREATE TABLE t (k int PRIMARY KEY) WITH compression = {'class': 'Foo'}") ==
+        "Could not create Compression for type org.apache.cassandra.io.compress.Foo");
+  CHECK(f.error("CREATE TABLE t (k int PRIMARY KEY) WITH compaction = {'class': 'Foo'}") ==
+        "Unable to find compaction strategy class 'org.apache.cassandra.db.compaction.Foo'");
   // Nothing was created by any of the failures.
   CHECK(f.schema()->find_keyspace("ks")->tables.empty());
 }

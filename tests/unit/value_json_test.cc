@@ -109,6 +109,7 @@ TEST_CASE("value fromJson of collections, tuples and UDTs") {
   const CqlType tuple = CqlType::tuple({i, text});
   CHECK(cqlsh_of(tuple, R"([1, null])") == "(1, null)");
   CHECK(error(tuple, R"([1, "a", 3])") == "Tuple contains extra items (expected 2): [1, a, 3]");
+  CHECK(error(tuple, R"([1])") == "Tuple is missing items (expected 2): [1]");
   CHECK(error(tuple, "{}") ==
         "Expected a list representation of a tuple, but got a LinkedHashMap: {}");
   CqlType udt{TypeKind::kUdt, {i, text}, true, "ks", "u", {"a", "B"}};
