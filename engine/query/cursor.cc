@@ -1,0 +1,458 @@
+// QueryCursor: executes a Plan as a sequence of storage reads, each a RowCursor (one partition
+// and clustering range, or one token-range scan), and decodes the columns a host asks for,
+// lazily, from the current storage row.
+//
+// The reads are computed up front from the bindings (partition keys x clustering ranges, at most
+// the product of the IN lists), never the rows: a full scan is one RowCursor over the table.
+#include <algorithm>
+
+#include "engine/cql/table_codec.h"
+#include "engine/query/query.h"
+#include "engine/storage/internal_key.h"
+#include "engine/types/byte_comparable.h"
+#include "engine/types/murmur3.h"
+#include "engine/types/partition_key.h"
+#include "engine/util/coding.h"
+
+namespace cassette::query {
+
+namespace {
+
+using schema::ColumnDef;
+using schema::ColumnKind;
+using schema::TableDef;
+
+using Range = std::pair<std::string, std::string>;  // [start, end) of encoded clustering keys
+
+// The cartesian product of value lists, in list order.
+std::vector<std::vector<std::string>> product(const std::vector<std::vector<std::string>>& lists) {
+  std::vector<std::vector<std::string>> out(1);
+  for (const auto& list : lists) {
+    std::vector<std::vector<std::string>> next;
+    next.reserve(out.size() * list.size());
+    for (const auto& prefix : out) {
+      for (const std::string& v : list) {
+        next.push_back(prefix);
+        next.back().push_back(v);
+      }
+    }
+    out = std::move(next);
+  }
+  return out;
+}
+
+// Sorted, disjoint ranges (an empty end means "to the last row").
+std::vector<Range> normalize(std::vector<Range> ranges) {
+  ranges.erase(std::remove_if(ranges.begin(), ranges.end(),
+                              [](const Range& r) { return !r.second.empty() && r.first >= r.second; }),
+               ranges.end());
+  std::sort(ranges.begin(), ranges.end());
+  std::vector<Range> merged;
+  for (Range& r : ranges) {
+    if (!merged.empty() && (merged.back().second.empty() || r.first <= merged.back().second)) {
+      if (r.second.empty() || merged.back().second.empty()) {
+        merged.back().second.clear();
+      } else {
+        merged.back().second = std::max(merged.back().second, r.second);
+      }
+      continue;
+    }
+    merged.push_back(std::move(r));
+  }
+  return merged;
+}
+
+int64_t decode_bigint(std::string_view bytes) {
+  uint64_t v = 0;
+  for (unsigned char c : bytes) v = (v << 8) | c;
+  return static_cast<int64_t>(v);
+}
+
+class Cursor final : public QueryCursor {
+ public:
+  Cursor(const storage::Store& store, std::shared_ptr<const storage::Snapshot> snapshot,
+         std::shared_ptr<const TableDef> table)
+      : store_(store), snapshot_(std::move(snapshot)), table_(std::move(table)) {
+    values_.resize(table_->columns.size());
+    decoded_.resize(table_->columns.size());
+    // The clustering layout, once: decoding a row's clustering key must not rebuild it.
+    std::vector<const ColumnDef*> clustering = table_->clustering();
+    clustering_descending_ = std::make_unique<bool[]>(clustering.size() + 1);
+    for (size_t i = 0; i < clustering.size(); ++i) {
+      clustering_types_.push_back(clustering[i]->type);
+      clustering_descending_[i] = clustering[i]->descending;
+    }
+  }
+
+  Status prepare(const Plan& plan, Bindings bindings);
+
+  bool next() override {
+    if (!status_.is_ok() || done_) return false;
+    while (true) {
+      if (limit_ && emitted_ >= *limit_) return finish();
+      if (!cursor_ && !open_next_read()) return finish();
+      if (!cursor_->next()) {
+        if (!cursor_->status().is_ok()) return fail(cursor_->status());
+        cursor_.reset();
+        continue;
+      }
+      if (cursor_->partition_key() != partition_key_) {
+        partition_key_ = cursor_->partition_key();
+        auto key = cql::partition_key_values(*table_, partition_key_);
+        if (!key.is_ok()) return fail(key.status());
+        key_values_ = std::move(key).value();
+      }
+      std::fill(decoded_.begin(), decoded_.end(), false);
+      clustering_decoded_ = false;
+      if (!matches_filters()) {
+        if (!status_.is_ok()) return false;
+        continue;
+      }
+      if (skip_ > 0) {
+        --skip_;
+        continue;
+      }
+      ++emitted_;
+      return true;
+    }
+  }
+  Status status() const override { return status_; }
+  int64_t token() const override { return cursor_->token(); }
+
+  std::optional<std::string_view> value(size_t column) override {
+    const ColumnDef& c = table_->columns[column];
+    switch (c.kind) {
+      case ColumnKind::kPartitionKey:
+        return std::string_view(key_values_[static_cast<size_t>(c.position)]);
+      case ColumnKind::kClustering: {
+        if (cursor_->is_static_only()) return std::nullopt;
+        if (!clustering_decoded_) {
+          auto values = types::decode_clustering(
+              clustering_types_,
+              std::span<const bool>(clustering_descending_.get(), clustering_types_.size()),
+              cursor_->clustering());
+          if (!values.is_ok()) {
+            status_ = values.status();
+            return std::nullopt;
+          }
+          clustering_values_ = std::move(values).value();
+          clustering_decoded_ = true;
+        }
+        size_t p = static_cast<size_t>(c.position);
+        if (p >= clustering_values_.size()) return std::nullopt;
+        return std::string_view(clustering_values_[p]);
+      }
+      case ColumnKind::kStatic:
+      case ColumnKind::kRegular: {
+        const storage::Row* row = row_for(c);
+        if (row == nullptr) return std::nullopt;
+        const storage::ColumnData* data = row->find_column(c.id);
+        if (data == nullptr) return std::nullopt;
+        // The common case, a simple non-counter cell: a view of the stored bytes, no copy.
+        if (!data->complex && !data->cell.is_counter()) {
+          if (data->cell.is_tombstone()) return std::nullopt;
+          return std::string_view(data->cell.value);
+        }
+        if (!decoded_[column]) {
+          values_[column] = cql::read_column(c, *row);
+          decoded_[column] = true;
+        }
+        if (!values_[column]) return std::nullopt;
+        return std::string_view(*values_[column]);
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<int64_t> writetime(size_t column) const override {
+    const ColumnDef& c = table_->columns[column];
+    const storage::Row* row = row_for(c);
+    if (row == nullptr) return std::nullopt;
+    return cql::column_writetime(c, *row);
+  }
+  std::optional<int64_t> ttl(size_t column) const override {
+    const ColumnDef& c = table_->columns[column];
+    const storage::Row* row = row_for(c);
+    if (row == nullptr) return std::nullopt;
+    return cql::column_ttl(c, *row, snapshot_->now_seconds);
+  }
+  const std::string& partition_key() const override { return partition_key_; }
+  const std::string& clustering() const override { return cursor_->clustering(); }
+  bool is_static_only() const override { return cursor_->is_static_only(); }
+
+ private:
+  struct Filter {
+    size_t column;
+    std::vector<std::string> values;  // EQ: one value
+  };
+
+  const storage::Row* row_for(const ColumnDef& c) const {
+    if (c.kind == ColumnKind::kStatic) return cursor_->static_row();
+    if (c.kind == ColumnKind::kRegular && !cursor_->is_static_only()) return &cursor_->row();
+    return nullptr;
+  }
+
+  bool matches_filters() {
+    for (const Filter& f : filters_) {
+      std::optional<std::string_view> v = value(f.column);
+      if (!status_.is_ok()) return false;
+      if (!v) return false;
+      const types::CqlType& type = table_->columns[f.column].type;
+      bool any = false;
+      for (const std::string& candidate : f.values) {
+        if (types::compare_values(type, *v, candidate) == 0) {
+          any = true;
+          break;
+        }
+      }
+      if (!any) return false;
+    }
+    return true;
+  }
+
+  bool open_next_read() {
+    if (next_read_ >= reads_.size()) return false;
+    cursor_ = store_.read(*snapshot_, table_->table_id, reads_[next_read_++]);
+    return true;
+  }
+  bool finish() {
+    done_ = true;
+    cursor_.reset();
+    return false;
+  }
+  bool fail(Status status) {
+    status_ = std::move(status);
+    done_ = true;
+    return false;
+  }
+
+  const storage::Store& store_;
+  std::shared_ptr<const storage::Snapshot> snapshot_;
+  std::shared_ptr<const TableDef> table_;
+
+  std::vector<storage::ReadSpec> reads_;
+  size_t next_read_ = 0;
+  std::vector<Filter> filters_;
+  std::optional<int64_t> limit_;
+  int64_t skip_ = 0;
+  int64_t emitted_ = 0;
+  bool done_ = false;
+  Status status_;
+
+  std::unique_ptr<storage::RowCursor> cursor_;
+  std::string partition_key_;
+  std::vector<std::string> key_values_;
+  std::vector<types::CqlType> clustering_types_;
+  std::unique_ptr<bool[]> clustering_descending_;
+  std::vector<std::string> clustering_values_;
+  bool clustering_decoded_ = false;
+  std::vector<types::Value> values_;  // decoded complex and counter columns of the current row
+  std::vector<bool> decoded_;
+};
+
+Status Cursor::prepare(const Plan& plan, Bindings bindings) {
+  const TableDef& table = *table_;
+  if (bindings.values.size() != plan.arguments.size() ||
+      plan.limit_consumed != bindings.limit.has_value() ||
+      plan.offset_consumed != bindings.offset.has_value()) {
+    return Status::invalid_argument("The values bound to a query plan do not match its arguments.");
+  }
+  if (bindings.limit && *bindings.limit >= 0) limit_ = bindings.limit;  // negative: no limit (SQL)
+  if (bindings.offset) skip_ = std::max<int64_t>(0, *bindings.offset);
+
+  // Group the argument values by column, dropping nulls (they match nothing).
+  const size_t n = table.columns.size();
+  std::vector<std::optional<std::vector<std::string>>> equal(n);  // EQ/IN: the allowed values
+  struct Bound {
+    std::optional<std::string> value;
+    bool inclusive = false;
+  };
+  std::vector<Bound> lower(n), upper(n);
+  storage::TokenRange tokens;
+  bool nothing = false;
+  for (size_t i = 0; i < plan.arguments.size(); ++i) {
+    const Constraint& a = plan.arguments[i];
+    std::vector<std::string> present;
+    for (types::Value& v : bindings.values[i]) {
+      if (!v) continue;
+      const types::CqlType type = a.column == kTokenColumn
+                                      ? types::CqlType::simple(types::TypeKind::kBigint)
+                                      : table.columns[static_cast<size_t>(a.column)].type;
+      Status valid = types::validate_value(type, *v);
+      if (!valid.is_ok()) return valid;
+      present.push_back(std::move(*v));
+    }
+    if (a.op != Operator::kIn && bindings.values[i].size() != 1) {
+      return Status::invalid_argument("A query plan argument needs exactly one value.");
+    }
+    if (present.empty()) {
+      nothing = true;
+      continue;
+    }
+    if (a.column == kTokenColumn) {
+      int64_t t = decode_bigint(present.front());
+      if (a.op == Operator::kEq || a.op == Operator::kGt || a.op == Operator::kGe) {
+        if (!tokens.start || t > *tokens.start) {
+          tokens.start = t;
+          tokens.start_inclusive = a.op != Operator::kGt;
+        }
+      }
+      if (a.op == Operator::kEq || a.op == Operator::kLt || a.op == Operator::kLe) {
+        if (!tokens.end || t < *tokens.end) {
+          tokens.end = t;
+          tokens.end_inclusive = a.op != Operator::kLt;
+        }
+      }
+      continue;
+    }
+    size_t column = static_cast<size_t>(a.column);
+    const types::CqlType& type = table.columns[column].type;
+    switch (a.op) {
+      case Operator::kEq:
+      case Operator::kIn: {
+        // Sorted and unique, in the type's order (so IN lists read in clustering order).
+        std::sort(present.begin(), present.end(), [&](const std::string& x, const std::string& y) {
+          return types::compare_values(type, x, y) < 0;
+        });
+        present.erase(std::unique(present.begin(), present.end(),
+                                  [&](const std::string& x, const std::string& y) {
+                                    return types::compare_values(type, x, y) == 0;
+                                  }),
+                      present.end());
+        if (equal[column]) {  // two EQ/IN on one column: their intersection
+          std::vector<std::string> both;
+          for (const std::string& v : present) {
+            for (const std::string& w : *equal[column]) {
+              if (types::compare_values(type, v, w) == 0) both.push_back(v);
+            }
+          }
+          present = std::move(both);
+        }
+        equal[column] = std::move(present);
+        break;
+      }
+      case Operator::kGt:
+      case Operator::kGe:
+        lower[column] = {std::move(present.front()), a.op == Operator::kGe};
+        break;
+      case Operator::kLt:
+      case Operator::kLe:
+        upper[column] = {std::move(present.front()), a.op == Operator::kLe};
+        break;
+      default: break;
+    }
+  }
+  if (nothing) return Status::ok();  // no reads: no rows
+
+  // Regular-column EQ (an index scan): a filter on every row.
+  bool clustering_restricted = false;
+  for (size_t c = 0; c < n; ++c) {
+    if (!equal[c]) continue;
+    if (table.columns[c].kind == ColumnKind::kRegular || table.columns[c].kind == ColumnKind::kStatic) {
+      filters_.push_back({c, *equal[c]});
+    }
+  }
+
+  // Clustering ranges: the product of the EQ/IN prefix, then a slice on the next column.
+  std::vector<const ColumnDef*> clustering = table.clustering();
+  std::vector<std::vector<std::string>> prefix_lists;
+  size_t position = 0;
+  for (; position < clustering.size(); ++position) {
+    size_t c = static_cast<size_t>(clustering[position] - table.columns.data());
+    if (!equal[c]) break;
+    prefix_lists.push_back(*equal[c]);
+  }
+  std::vector<Range> ranges;
+  const ColumnDef* sliced = position < clustering.size() ? clustering[position] : nullptr;
+  size_t sliced_index = sliced ? static_cast<size_t>(sliced - table.columns.data()) : 0;
+  clustering_restricted =
+      !prefix_lists.empty() || (sliced && (lower[sliced_index].value || upper[sliced_index].value));
+  for (const std::vector<std::string>& prefix : product(prefix_lists)) {
+    CASSETTE_ASSIGN_OR_RETURN(std::string encoded, cql::clustering_key_bytes(table, prefix));
+    Range range{encoded, prefix.empty() ? std::string() : types::prefix_end_bound(encoded)};
+    if (sliced) {
+      auto bound = [&](const Bound& b, bool value_lower) -> Status {
+        if (!b.value) return Status::ok();
+        std::vector<std::string> values = prefix;
+        values.push_back(*b.value);
+        CASSETTE_ASSIGN_OR_RETURN(std::string key, cql::clustering_key_bytes(table, values));
+        // A DESC column turns value order around in byte order.
+        bool byte_lower = value_lower != sliced->descending;
+        if (byte_lower) {
+          std::string start = b.inclusive ? key : types::prefix_end_bound(key);
+          range.first = std::max(range.first, start);
+        } else {
+          std::string end = b.inclusive ? types::prefix_end_bound(key) : key;
+          if (range.second.empty() || end < range.second) range.second = end;
+        }
+        return Status::ok();
+      };
+      CASSETTE_RETURN_IF_ERROR(bound(lower[sliced_index], true));
+      CASSETTE_RETURN_IF_ERROR(bound(upper[sliced_index], false));
+    }
+    ranges.push_back(std::move(range));
+  }
+  ranges = normalize(std::move(ranges));
+  if (ranges.empty()) return Status::ok();
+  if (plan.reverse) std::reverse(ranges.begin(), ranges.end());
+
+  auto add_read = [&](storage::ReadSpec spec, const Range& range) {
+    spec.clustering_start = range.first;
+    spec.clustering_end = range.second;
+    spec.reverse = plan.reverse;
+    spec.emit_static_only = !clustering_restricted;
+    reads_.push_back(std::move(spec));
+  };
+
+  if (plan.access == AccessKind::kPartitions) {
+    std::vector<std::vector<std::string>> key_lists;
+    for (const ColumnDef* c : table.partition_key()) {
+      size_t index = static_cast<size_t>(c - table.columns.data());
+      if (!equal[index]) {
+        return Status::invalid_argument(
+            fmt::format("A partition lookup plan has no value for partition key column {}.", c->name));
+      }
+      key_lists.push_back(*equal[index]);
+    }
+    // Partitions in storage order (token, key), as a scan would return them.
+    std::vector<std::string> prefixes;
+    for (const std::vector<std::string>& key : product(key_lists)) {
+      bool fits = true;
+      for (const std::string& component : key) {
+        fits = fits && (key.size() == 1 || component.size() <= types::kMaxPartitionKeyComponentSize);
+      }
+      if (!fits) continue;  // such a key cannot have been written
+      std::string bytes = cql::partition_key_bytes(key);
+      prefixes.push_back(storage::partition_prefix(types::murmur3_token(bytes), bytes));
+    }
+    std::sort(prefixes.begin(), prefixes.end());
+    prefixes.erase(std::unique(prefixes.begin(), prefixes.end()), prefixes.end());
+    if (plan.reverse) std::reverse(prefixes.begin(), prefixes.end());
+    for (const std::string& prefix : prefixes) {
+      for (const Range& range : ranges) {
+        storage::ReadSpec spec;
+        spec.partition_prefix = prefix;
+        add_read(std::move(spec), range);
+      }
+    }
+    return Status::ok();
+  }
+  // A scan reads one clustering range per partition (the planner never gives a scan an IN).
+  if (ranges.size() != 1) {
+    return Status::invalid_argument("A scan plan can read only one clustering range.");
+  }
+  add_read(storage::Store::range_spec(tokens), ranges.front());
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<QueryCursor>> QueryCursor::open(
+    const storage::Store& store, std::shared_ptr<const storage::Snapshot> snapshot,
+    std::shared_ptr<const TableDef> table, const Plan& plan, Bindings bindings) {
+  auto cursor = std::make_unique<Cursor>(store, std::move(snapshot), std::move(table));
+  CASSETTE_RETURN_IF_ERROR(cursor->prepare(plan, std::move(bindings)));
+  return std::unique_ptr<QueryCursor>(std::move(cursor));
+}
+
+}  // namespace cassette::query

@@ -1,0 +1,58 @@
+#include "ext/sqlite/connection.h"
+
+#include <filesystem>
+
+namespace cassette::sqlite {
+
+Result<std::shared_ptr<storage::Store>> Connection::store_for(const std::string& db_name,
+                                                              const std::string& store_argument) {
+  std::string path = store_argument;
+  if (path.empty()) {
+    const char* file = sqlite3_db_filename(db_, db_name.c_str());
+    if (file != nullptr && file[0] != '\0') path = std::string(file) + ".cassette";
+  }
+  if (path.empty() || path == ":memory:") {
+    if (!memory_store_) {
+      CASSETTE_ASSIGN_OR_RETURN(memory_store_, storage::Store::open(":memory:"));
+    }
+    return memory_store_;
+  }
+  std::error_code error;
+  std::filesystem::path canonical = std::filesystem::weakly_canonical(path, error);
+  std::string key = error ? path : canonical.string();
+  auto it = stores_.find(key);
+  if (it != stores_.end()) return it->second;
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store, storage::Store::open(key));
+  stores_[key] = store;
+  return store;
+}
+
+Result<cql::Session*> Connection::session(const std::shared_ptr<storage::Store>& store) {
+  auto it = sessions_.find(store.get());
+  if (it != sessions_.end()) return it->second.get();
+  CASSETTE_ASSIGN_OR_RETURN(std::unique_ptr<cql::Session> session, cql::Session::open(store));
+  cql::Session* raw = session.get();
+  sessions_[store.get()] = std::move(session);
+  return raw;
+}
+
+PendingWrites& Connection::pending(storage::Store* store) {
+  auto& slot = pending_[store];
+  if (!slot) slot = std::make_unique<PendingWrites>(store);
+  return *slot;
+}
+
+Status Connection::commit_all() {
+  Status first;
+  for (auto& [store, writes] : pending_) {
+    Status s = writes->commit();
+    if (!s.is_ok() && first.is_ok()) first = s;
+  }
+  return first;
+}
+
+void Connection::discard_all() {
+  for (auto& [store, writes] : pending_) writes->clear();
+}
+
+}  // namespace cassette::sqlite

@@ -1,0 +1,109 @@
+// The `cql` virtual table module: a CQL table as an SQLite table (README.md for the surface).
+//
+//   cql_table_create.cc  xCreate/xConnect (module arguments -> CQL DDL), xDestroy, xRename
+//   cql_table_read.cc    xBestIndex (engine/query plans), xFilter/xNext/xColumn/xRowid
+//   cql_table_write.cc   xUpdate and the transaction callbacks
+//
+// Column numbering: 0..n-1 are the CQL columns in TableDef order; then the hidden columns, in
+// the order `token`, writetime_<c>/ttl_<c> per non-key column, cql_ttl, cql_timestamp (a hidden
+// column whose name a real column has is left out, so `hidden` maps SQL index -> meaning).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/query/query.h"
+#include "ext/sqlite/connection.h"
+#include "ext/sqlite/sqlite_api.h"
+
+namespace cassette::sqlite {
+
+struct HiddenColumn {
+  enum class Kind : uint8_t { kToken, kWritetime, kTtl, kCqlTtl, kCqlTimestamp };
+  Kind kind;
+  size_t column = 0;  // kWritetime/kTtl: the CQL column
+};
+
+// The key of a row SQLite saw through xRowid, for xUpdate's DELETE/UPDATE by rowid.
+struct RowKey {
+  std::string partition_key;
+  std::string clustering;
+  bool static_only = false;
+};
+
+struct CqlTable {
+  sqlite3_vtab base;  // must come first: SQLite sees a sqlite3_vtab*
+  Connection* connection = nullptr;
+  std::shared_ptr<storage::Store> store;
+  cql::Session* session = nullptr;
+  std::shared_ptr<const schema::TableDef> table;
+  std::string keyspace;
+  std::string name;             // the CQL table name
+  bool owns_table = false;      // created by this virtual table: DROP TABLE drops it
+  std::vector<HiddenColumn> hidden;  // SQL column n + i
+  std::vector<int> indexed_columns;
+  std::unordered_map<int64_t, RowKey> rowids;  // rowids handed out by xRowid
+  bool in_transaction = false;
+
+  size_t cql_columns() const { return table->columns.size(); }
+  // Sets zErrMsg (sqlite3_mprintf'd) and returns SQLITE_ERROR.
+  int error(const std::string& message);
+};
+
+struct CqlCursor {
+  sqlite3_vtab_cursor base;  // must come first
+  std::unique_ptr<query::QueryCursor> rows;
+  bool eof = true;
+  CqlTable* table() { return reinterpret_cast<CqlTable*>(base.pVtab); }
+};
+
+// The module's callbacks, by file.
+int cql_create(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** vtab,
+               char** error);
+int cql_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** vtab,
+                char** error);
+int cql_disconnect(sqlite3_vtab* vtab);
+int cql_destroy(sqlite3_vtab* vtab);
+int cql_rename(sqlite3_vtab* vtab, const char* new_name);
+int cql_shadow_name(const char* name);
+
+int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info);
+int cql_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** cursor);
+int cql_close(sqlite3_vtab_cursor* cursor);
+int cql_filter(sqlite3_vtab_cursor* cursor, int idx_num, const char* idx_str, int argc,
+               sqlite3_value** argv);
+int cql_next(sqlite3_vtab_cursor* cursor);
+int cql_eof(sqlite3_vtab_cursor* cursor);
+int cql_column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int column);
+int cql_rowid(sqlite3_vtab_cursor* cursor, sqlite3_int64* rowid);
+
+int cql_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* rowid);
+int cql_begin(sqlite3_vtab* vtab);
+int cql_sync(sqlite3_vtab* vtab);
+int cql_commit(sqlite3_vtab* vtab);
+int cql_rollback(sqlite3_vtab* vtab);
+int cql_savepoint(sqlite3_vtab* vtab, int level);
+int cql_release(sqlite3_vtab* vtab, int level);
+int cql_rollback_to(sqlite3_vtab* vtab, int level);
+
+const sqlite3_module& cql_module();
+
+// Runs `body`, turning any C++ exception into an SQLite error on `vtab` (never let one escape).
+template <typename Body>
+int guarded(sqlite3_vtab* vtab, Body&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    if (vtab) {
+      sqlite3_free(vtab->zErrMsg);
+      vtab->zErrMsg = sqlite3_mprintf("Internal error in the cql module: %s", e.what());
+    }
+    return SQLITE_ERROR;
+  } catch (...) {
+    return SQLITE_ERROR;
+  }
+}
+
+}  // namespace cassette::sqlite

@@ -1,0 +1,351 @@
+// xCreate / xConnect: the module arguments become a CQL table (or name one), and the table's
+// columns plus the hidden ones are declared to SQLite.
+//
+// SQLite splits the arguments at commas outside parentheses, so `map<text, int>` and
+// `compression = {'a': 1, 'b': 2}` arrive in pieces; pieces are joined back while a `<`, `{`,
+// `[` or quote is open.
+#include <cctype>
+
+#include "engine/cql/execution_context.h"
+#include "ext/sqlite/cql_table.h"
+#include "ext/sqlite/value_mapping.h"
+
+namespace cassette::sqlite {
+
+namespace {
+
+std::string trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Nesting depth change of a piece, ignoring quoted text; *quote carries an open quote.
+int depth_change(std::string_view piece, char* quote) {
+  int depth = 0;
+  for (char c : piece) {
+    if (*quote) {
+      if (c == *quote) *quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') *quote = c;
+    else if (c == '<' || c == '{' || c == '[' || c == '(') ++depth;
+    else if (c == '>' || c == '}' || c == ']' || c == ')') --depth;
+  }
+  return depth;
+}
+
+// Position of a top-level '=' (outside quotes and brackets), or npos.
+size_t top_level_equals(std::string_view s) {
+  char quote = 0;
+  int depth = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (quote) {
+      if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    else if (c == '<' || c == '{' || c == '[' || c == '(') ++depth;
+    else if (c == '>' || c == '}' || c == ']' || c == ')') --depth;
+    else if (c == '=' && depth == 0) return i;
+  }
+  return std::string_view::npos;
+}
+
+std::string unquote(std::string value) {
+  if (value.size() >= 2 && (value.front() == '\'' || value.front() == '"') &&
+      value.back() == value.front()) {
+    return value.substr(1, value.size() - 2);
+  }
+  return value;
+}
+
+// SQLite's tokenizer rejects `{` in module arguments, so a map option is written as a string:
+// compression = '{''compression_level'': 6}' -> compression = {'compression_level': 6}.
+std::string map_option_value(const std::string& value) {
+  if (value.size() < 4 || value.front() != '\'' || value.back() != '\'' || value[1] != '{') {
+    return value;
+  }
+  std::string out;
+  for (size_t i = 1; i + 1 < value.size(); ++i) {
+    out += value[i];
+    if (value[i] == '\'' && value[i + 1] == '\'') ++i;
+  }
+  return out;
+}
+
+std::string quote_name(std::string_view name) {
+  bool plain = !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  for (char c : name) {
+    plain = plain && (std::islower(static_cast<unsigned char>(c)) ||
+                      std::isdigit(static_cast<unsigned char>(c)) || c == '_');
+  }
+  if (plain) return std::string(name);
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string sql_quote(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+struct Arguments {
+  std::vector<std::string> columns;  // column definitions
+  std::string primary_key;           // "PRIMARY KEY (...)"
+  std::vector<std::string> with;     // CLUSTERING ORDER BY ..., option = value
+  std::string keyspace = "main";
+  std::string store;
+  std::string table;  // table = '...'
+};
+
+Result<Arguments> parse_arguments(int argc, const char* const* argv) {
+  std::vector<std::string> pieces;
+  std::string current;
+  int depth = 0;
+  char quote = 0;
+  for (int i = 3; i < argc; ++i) {
+    std::string_view piece = argv[i];
+    if (!current.empty() || depth > 0 || quote) {
+      current += ",";
+      current += piece;
+    } else {
+      current = std::string(piece);
+    }
+    depth += depth_change(piece, &quote);
+    if (depth <= 0 && !quote) {
+      pieces.push_back(trim(current));
+      current.clear();
+      depth = 0;
+    }
+  }
+  if (!current.empty()) pieces.push_back(trim(current));
+
+  Arguments out;
+  for (const std::string& piece : pieces) {
+    if (piece.empty()) continue;
+    std::string head = upper(piece.substr(0, 20));
+    if (head.starts_with("PRIMARY KEY")) {
+      out.primary_key = piece;
+      continue;
+    }
+    if (head.starts_with("CLUSTERING ORDER")) {
+      out.with.push_back(piece);
+      continue;
+    }
+    size_t eq = top_level_equals(piece);
+    if (eq != std::string::npos) {
+      std::string name = trim(std::string_view(piece).substr(0, eq));
+      std::string value = trim(std::string_view(piece).substr(eq + 1));
+      std::string lower = name;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (lower == "keyspace") out.keyspace = unquote(value);
+      else if (lower == "store") out.store = unquote(value);
+      else if (lower == "table") out.table = unquote(value);
+      else out.with.push_back(name + " = " + map_option_value(value));
+      continue;
+    }
+    out.columns.push_back(piece);
+  }
+  if (!out.table.empty()) {
+    if (!out.columns.empty() || !out.primary_key.empty() || !out.with.empty()) {
+      return Status::invalid_argument(
+          "A cql virtual table takes either table = '...' or column definitions, not both.");
+    }
+    size_t dot = out.table.find('.');
+    if (dot != std::string::npos) {
+      out.keyspace = out.table.substr(0, dot);
+      out.table = out.table.substr(dot + 1);
+    }
+  } else if (out.columns.empty()) {
+    return Status::invalid_argument(
+        "A cql virtual table needs CQL column definitions and a PRIMARY KEY, or table = 'ks.t'.");
+  }
+  return out;
+}
+
+// An identifier as CQL resolves it: unquoted ones lower-cased, quoted ones as written.
+std::string cql_identifier(std::string_view text) {
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
+    std::string out;
+    for (size_t i = 1; i + 1 < text.size(); ++i) {
+      out += text[i];
+      if (text[i] == '"' && i + 2 < text.size() && text[i + 1] == '"') ++i;
+    }
+    return out;
+  }
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+int fail(char** error, const std::string& message) {
+  *error = sqlite3_mprintf("%s", message.c_str());
+  return SQLITE_ERROR;
+}
+
+int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** vtab,
+         char** error, bool create) {
+  auto* connection = static_cast<Connection*>(aux);
+  Result<Arguments> parsed = parse_arguments(argc, argv);
+  if (!parsed.is_ok()) return fail(error, parsed.status().message());
+  Arguments& args = parsed.value();
+  auto store = connection->store_for(argv[1], args.store);
+  if (!store.is_ok()) return fail(error, store.status().message());
+  auto session = connection->session(store.value());
+  if (!session.is_ok()) return fail(error, session.status().message());
+  cql::Session* s = session.value();
+
+  const bool owns = args.table.empty();
+  std::string keyspace = cql_identifier(args.keyspace);
+  std::string name = owns ? std::string(argv[2]) : cql_identifier(args.table);
+  if (owns && create) {
+    auto schema = s->catalog().current();
+    if (!schema.is_ok()) return fail(error, schema.status().message());
+    if (schema.value()->find_keyspace(keyspace) == nullptr) {
+      auto r = s->execute(fmt::format(
+          "CREATE KEYSPACE IF NOT EXISTS {} WITH replication = {{'class': 'SimpleStrategy', "
+          "'replication_factor': 1}}",
+          quote_name(keyspace)));
+      if (!r.is_ok()) return fail(error, r.status().message());
+    }
+    std::string ddl = fmt::format("CREATE TABLE {}.{} (", quote_name(keyspace), quote_name(name));
+    for (size_t i = 0; i < args.columns.size(); ++i) ddl += (i ? ", " : "") + args.columns[i];
+    if (!args.primary_key.empty()) ddl += ", " + args.primary_key;
+    ddl += ")";
+    for (size_t i = 0; i < args.with.size(); ++i) ddl += (i ? " AND " : " WITH ") + args.with[i];
+    auto r = s->execute(ddl);
+    if (!r.is_ok()) return fail(error, r.status().message());
+  }
+  auto schema = s->catalog().current();
+  if (!schema.is_ok()) return fail(error, schema.status().message());
+  std::shared_ptr<const schema::TableDef> table = schema.value()->find_table(keyspace, name);
+  if (!table) {
+    if (schema.value()->find_keyspace(keyspace) == nullptr) {
+      return fail(error, fmt::format("Keyspace {} does not exist", keyspace));
+    }
+    return fail(error, fmt::format("table {}.{} does not exist", keyspace, name));
+  }
+
+  auto t = std::make_unique<CqlTable>();
+  t->connection = connection;
+  t->store = store.value();
+  t->session = s;
+  t->table = table;
+  t->keyspace = keyspace;
+  t->name = name;
+  t->owns_table = owns;
+  for (const auto& index : schema.value()->indexes_on(*table)) {
+    if (index->target != schema::IndexDef::Target::kValues && index->target != schema::IndexDef::Target::kFull) continue;
+    const schema::ColumnDef* c = table->find_column(index->column);
+    if (c && !c->is_primary_key()) t->indexed_columns.push_back(static_cast<int>(c - table->columns.data()));
+  }
+
+  // The declaration: real columns, then the hidden ones whose names are free.
+  std::string declaration = "CREATE TABLE x(";
+  for (size_t i = 0; i < table->columns.size(); ++i) {
+    const schema::ColumnDef& c = table->columns[i];
+    declaration += fmt::format("{}{} {}", i ? ", " : "", sql_quote(c.name), declared_sql_type(c.type));
+  }
+  auto add_hidden = [&](const std::string& hidden_name, HiddenColumn h) {
+    if (table->find_column(hidden_name) != nullptr) return;
+    for (const schema::ColumnDef& c : table->columns) {
+      if (upper(c.name) == upper(hidden_name)) return;  // SQL names are case-insensitive
+    }
+    declaration += fmt::format(", {} INTEGER HIDDEN", sql_quote(hidden_name));
+    t->hidden.push_back(h);
+  };
+  add_hidden("token", {HiddenColumn::Kind::kToken, 0});
+  for (size_t i = 0; i < table->columns.size(); ++i) {
+    const schema::ColumnDef& c = table->columns[i];
+    if (c.is_primary_key()) continue;
+    add_hidden("writetime_" + c.name, {HiddenColumn::Kind::kWritetime, i});
+    add_hidden("ttl_" + c.name, {HiddenColumn::Kind::kTtl, i});
+  }
+  add_hidden("cql_ttl", {HiddenColumn::Kind::kCqlTtl, 0});
+  add_hidden("cql_timestamp", {HiddenColumn::Kind::kCqlTimestamp, 0});
+  declaration += ")";
+  int rc = sqlite3_declare_vtab(db, declaration.c_str());
+  if (rc != SQLITE_OK) {
+    return fail(error, fmt::format("Could not declare the columns of {}.{}: {}", keyspace, name,
+                                   sqlite3_errmsg(db)));
+  }
+  sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
+  *vtab = &t.release()->base;
+  return SQLITE_OK;
+}
+
+}  // namespace
+
+int CqlTable::error(const std::string& message) {
+  sqlite3_free(base.zErrMsg);
+  base.zErrMsg = sqlite3_mprintf("%s", message.c_str());
+  return SQLITE_ERROR;
+}
+
+int cql_create(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** vtab,
+               char** error) {
+  try {
+    return init(db, aux, argc, argv, vtab, error, true);
+  } catch (const std::exception& e) {
+    return fail(error, e.what());
+  }
+}
+
+int cql_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** vtab,
+                char** error) {
+  try {
+    return init(db, aux, argc, argv, vtab, error, false);
+  } catch (const std::exception& e) {
+    return fail(error, e.what());
+  }
+}
+
+int cql_disconnect(sqlite3_vtab* vtab) {
+  delete reinterpret_cast<CqlTable*>(vtab);
+  return SQLITE_OK;
+}
+
+int cql_destroy(sqlite3_vtab* vtab) {
+  return guarded(vtab, [&] {
+    auto* t = reinterpret_cast<CqlTable*>(vtab);
+    if (t->owns_table) {
+      auto r = t->session->execute(
+          fmt::format("DROP TABLE IF EXISTS {}.{}", quote_name(t->keyspace), quote_name(t->name)));
+      if (!r.is_ok()) return t->error(r.status().message());
+    }
+    delete t;
+    return SQLITE_OK;
+  });
+}
+
+// A created table is found again by its virtual table's name, and CQL cannot rename tables, so
+// only a table = '...' virtual table can be renamed.
+int cql_rename(sqlite3_vtab* vtab, const char*) {
+  auto* t = reinterpret_cast<CqlTable*>(vtab);
+  if (!t->owns_table) return SQLITE_OK;
+  return t->error(fmt::format(
+      "Cannot rename {}: CQL tables cannot be renamed; expose it under another name with "
+      "CREATE VIRTUAL TABLE ... USING cql(table = '{}.{}')",
+      t->name, t->keyspace, t->name));
+}
+
+int cql_shadow_name(const char*) { return 0; }  // no shadow tables
+
+}  // namespace cassette::sqlite

@@ -1,0 +1,254 @@
+// Reading a cql virtual table: xBestIndex turns SQLite's constraints into an engine/query
+// PlanRequest and reports the plan (idxNum = access path, idxStr = Plan::encode, README.md),
+// xFilter binds the argument values and opens a streaming QueryCursor.
+#include <cstring>
+
+#include "engine/util/hash64.h"
+#include "ext/sqlite/cql_table.h"
+#include "ext/sqlite/value_mapping.h"
+
+namespace cassette::sqlite {
+
+namespace {
+
+// The engine/query column for an SQL column index: a CQL column, the token, or -2 (none).
+int query_column(const CqlTable& t, int sql_column) {
+  if (sql_column < 0) return -2;
+  size_t n = t.cql_columns();
+  if (static_cast<size_t>(sql_column) < n) return sql_column;
+  size_t h = static_cast<size_t>(sql_column) - n;
+  if (h < t.hidden.size() && t.hidden[h].kind == HiddenColumn::Kind::kToken) return query::kTokenColumn;
+  return -2;
+}
+
+}  // namespace
+
+int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+  return guarded(vtab, [&] {
+    auto* t = reinterpret_cast<CqlTable*>(vtab);
+    const schema::TableDef& table = *t->table;
+    query::PlanRequest request;
+    request.indexed_columns = t->indexed_columns;
+    std::vector<int> sqlite_index;  // request constraint -> aConstraint index
+    for (int i = 0; i < info->nConstraint; ++i) {
+      const auto& c = info->aConstraint[i];
+      query::Constraint q;
+      q.usable = c.usable != 0;
+      switch (c.op) {
+        case SQLITE_INDEX_CONSTRAINT_LIMIT:
+        case SQLITE_INDEX_CONSTRAINT_OFFSET: {
+          q.op = c.op == SQLITE_INDEX_CONSTRAINT_LIMIT ? query::Operator::kLimit : query::Operator::kOffset;
+          sqlite3_value* v = nullptr;
+          if (sqlite3_vtab_rhs_value(info, i, &v) == SQLITE_OK && v &&
+              sqlite3_value_type(v) == SQLITE_INTEGER) {
+            q.known_count = sqlite3_value_int64(v);
+          }
+          request.constraints.push_back(q);
+          sqlite_index.push_back(i);
+          continue;
+        }
+        default: break;
+      }
+      int column = query_column(*t, c.iColumn);
+      if (column == -2) continue;
+      const types::CqlType* type =
+          column == query::kTokenColumn ? nullptr : &table.columns[static_cast<size_t>(column)].type;
+      bool text_like = type && (type->kind == types::TypeKind::kText || type->kind == types::TypeKind::kAscii);
+      if (text_like) {
+        const char* collation = sqlite3_vtab_collation(info, i);
+        if (collation && sqlite3_stricmp(collation, "BINARY") != 0) continue;
+      }
+      q.column = column;
+      switch (c.op) {
+        case SQLITE_INDEX_CONSTRAINT_EQ:
+          q.op = sqlite3_vtab_in(info, i, -1) ? query::Operator::kIn : query::Operator::kEq;
+          break;
+        case SQLITE_INDEX_CONSTRAINT_LT: q.op = query::Operator::kLt; break;
+        case SQLITE_INDEX_CONSTRAINT_LE: q.op = query::Operator::kLe; break;
+        case SQLITE_INDEX_CONSTRAINT_GT: q.op = query::Operator::kGt; break;
+        case SQLITE_INDEX_CONSTRAINT_GE: q.op = query::Operator::kGe; break;
+        default: continue;
+      }
+      bool range = q.op != query::Operator::kEq && q.op != query::Operator::kIn;
+      if (range && type && !sql_order_matches_cql(*type)) continue;
+      if (type && (type->is_multi_cell() || type->kind == types::TypeKind::kCounter)) continue;
+      request.constraints.push_back(q);
+      sqlite_index.push_back(i);
+    }
+    bool order_mappable = true;
+    for (int i = 0; i < info->nOrderBy; ++i) {
+      int column = query_column(*t, info->aOrderBy[i].iColumn);
+      if (column == -2) order_mappable = false;
+      request.order_by.push_back({column == -2 ? 0 : column, info->aOrderBy[i].desc != 0});
+    }
+    auto snapshot = t->store->snapshot();
+    if (!snapshot.is_ok()) return t->error(snapshot.status().message());
+    query::TableStatistics stats = query::table_statistics(*snapshot.value(), table);
+    query::Plan plan = query::plan_query(table, request, stats);
+    if (!order_mappable) plan.order_satisfied = false;
+
+    for (size_t r = 0; r < request.constraints.size(); ++r) {
+      int argument = plan.argument_of[r];
+      if (argument < 0) continue;
+      int i = sqlite_index[r];
+      info->aConstraintUsage[i].argvIndex = argument + 1;
+      info->aConstraintUsage[i].omit = 1;
+      if (request.constraints[r].op == query::Operator::kIn) sqlite3_vtab_in(info, i, 1);
+    }
+    info->idxNum = static_cast<int>(plan.access) + 1;
+    std::string encoded = plan.encode(table);
+    info->idxStr = sqlite3_mprintf("%s", encoded.c_str());
+    info->needToFreeIdxStr = 1;
+    info->orderByConsumed = plan.order_satisfied && info->nOrderBy > 0 ? 1 : 0;
+    info->estimatedCost = plan.estimated_cost;
+    info->estimatedRows = static_cast<sqlite3_int64>(plan.estimated_rows);
+    // One row at most: every primary key column given by equality.
+    if (plan.access == query::AccessKind::kPartitions) {
+      size_t eq = 0;
+      for (const query::Constraint& a : plan.arguments) {
+        if (a.op == query::Operator::kEq && a.column >= 0 &&
+            table.columns[static_cast<size_t>(a.column)].is_primary_key()) {
+          ++eq;
+        }
+      }
+      size_t keys = table.partition_key().size() + table.clustering().size();
+      if (eq == keys) info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
+    }
+    return SQLITE_OK;
+  });
+}
+
+int cql_open(sqlite3_vtab*, sqlite3_vtab_cursor** cursor) {
+  auto* c = new (std::nothrow) CqlCursor();
+  if (c == nullptr) return SQLITE_NOMEM;
+  *cursor = &c->base;
+  return SQLITE_OK;
+}
+
+int cql_close(sqlite3_vtab_cursor* cursor) {
+  delete reinterpret_cast<CqlCursor*>(cursor);
+  return SQLITE_OK;
+}
+
+int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
+               sqlite3_value** argv) {
+  auto* c = reinterpret_cast<CqlCursor*>(cursor);
+  CqlTable* t = c->table();
+  return guarded(&t->base, [&] {
+    c->rows.reset();
+    c->eof = true;
+    const schema::TableDef& table = *t->table;
+    Result<query::Plan> decoded = query::Plan::decode(idx_str ? idx_str : "scan", table);
+    if (!decoded.is_ok()) return t->error(decoded.status().message());
+    query::Plan& plan = decoded.value();
+    query::Bindings bindings;
+    size_t needed = plan.arguments.size() + plan.limit_consumed + plan.offset_consumed;
+    if (static_cast<size_t>(argc) != needed) {
+      return t->error("The cql module got a different number of values than its plan needs.");
+    }
+    for (size_t i = 0; i < plan.arguments.size(); ++i) {
+      const query::Constraint& a = plan.arguments[i];
+      types::CqlType type = a.column == query::kTokenColumn
+                                ? types::CqlType::simple(types::TypeKind::kBigint)
+                                : table.columns[static_cast<size_t>(a.column)].type;
+      bool range = a.op != query::Operator::kEq && a.op != query::Operator::kIn;
+      bool round_up = a.op == query::Operator::kGe || a.op == query::Operator::kLt;
+      std::vector<types::Value> values;
+      if (a.op == query::Operator::kIn) {
+        sqlite3_value* v = nullptr;
+        for (int rc = sqlite3_vtab_in_first(argv[i], &v); rc == SQLITE_OK && v;
+             rc = sqlite3_vtab_in_next(argv[i], &v)) {
+          values.push_back(constraint_value(type, v, false, false));
+        }
+      } else {
+        values.push_back(constraint_value(type, argv[i], range, round_up));
+      }
+      bindings.values.push_back(std::move(values));
+    }
+    size_t next = plan.arguments.size();
+    if (plan.limit_consumed) bindings.limit = sqlite3_value_int64(argv[next++]);
+    if (plan.offset_consumed) bindings.offset = sqlite3_value_int64(argv[next++]);
+    auto committed = t->store->snapshot();
+    if (!committed.is_ok()) return t->error(committed.status().message());
+    // Reads see the transaction's own pending writes.
+    auto snapshot = t->connection->pending(t->store.get()).with_overlay(committed.value());
+    if (!snapshot.is_ok()) return t->error(snapshot.status().message());
+    auto rows = query::QueryCursor::open(*t->store, snapshot.value(), t->table, plan,
+                                         std::move(bindings));
+    if (!rows.is_ok()) return t->error(rows.status().message());
+    c->rows = std::move(rows).value();
+    return cql_next(cursor);
+  });
+}
+
+int cql_next(sqlite3_vtab_cursor* cursor) {
+  auto* c = reinterpret_cast<CqlCursor*>(cursor);
+  return guarded(cursor->pVtab, [&] {
+    c->eof = !c->rows || !c->rows->next();
+    if (c->eof && c->rows && !c->rows->status().is_ok()) {
+      return c->table()->error(c->rows->status().message());
+    }
+    return SQLITE_OK;
+  });
+}
+
+int cql_eof(sqlite3_vtab_cursor* cursor) { return reinterpret_cast<CqlCursor*>(cursor)->eof; }
+
+int cql_column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int column) {
+  auto* c = reinterpret_cast<CqlCursor*>(cursor);
+  return guarded(cursor->pVtab, [&] {
+    CqlTable* t = c->table();
+    size_t n = t->cql_columns();
+    size_t i = static_cast<size_t>(column);
+    if (i < n) {
+      const schema::ColumnDef& def = t->table->columns[i];
+      // An UPDATE that does not assign this column: no need to produce it (xUpdate keeps it).
+      if (!def.is_primary_key() && sqlite3_vtab_nochange(context)) return SQLITE_OK;
+      std::optional<std::string_view> v = c->rows->value(i);
+      if (!c->rows->status().is_ok()) return t->error(c->rows->status().message());
+      if (v) result_value(context, def.type, *v);
+      return SQLITE_OK;
+    }
+    if (i - n >= t->hidden.size()) return SQLITE_OK;
+    const HiddenColumn& h = t->hidden[i - n];
+    std::optional<int64_t> v;
+    switch (h.kind) {
+      case HiddenColumn::Kind::kToken: v = c->rows->token(); break;
+      case HiddenColumn::Kind::kWritetime: v = c->rows->writetime(h.column); break;
+      case HiddenColumn::Kind::kTtl: v = c->rows->ttl(h.column); break;
+      default: break;
+    }
+    if (v) sqlite3_result_int64(context, *v);
+    return SQLITE_OK;
+  });
+}
+
+int cql_rowid(sqlite3_vtab_cursor* cursor, sqlite3_int64* rowid) {
+  auto* c = reinterpret_cast<CqlCursor*>(cursor);
+  return guarded(cursor->pVtab, [&] {
+    CqlTable* t = c->table();
+    const std::string& key = c->rows->partition_key();
+    const std::string& clustering = c->rows->clustering();
+    bool static_only = c->rows->is_static_only();
+    uint64_t h = hash64(key, 0x5eed) ^ (hash64(clustering, 0xc1a5) * 31) ^ (static_only ? 1 : 0);
+    int64_t id = static_cast<int64_t>(h >> 1);  // non-negative
+    // Probe past the (astronomically rare) collision with another row.
+    while (true) {
+      auto it = t->rowids.find(id);
+      if (it == t->rowids.end()) {
+        if (t->rowids.size() > 4'000'000 && !t->in_transaction) t->rowids.clear();
+        t->rowids.emplace(id, RowKey{key, static_only ? std::string() : clustering, static_only});
+        break;
+      }
+      if (it->second.partition_key == key && it->second.static_only == static_only &&
+          (static_only || it->second.clustering == clustering)) {
+        break;
+      }
+      ++id;
+    }
+    *rowid = id;
+    return SQLITE_OK;
+  });
+}
+
+}  // namespace cassette::sqlite

@@ -1,0 +1,310 @@
+// Writing a cql virtual table: xUpdate turns each SQL row change into a CQL mutation appended to
+// the connection's pending writes for the store (pending_writes.h); the transaction callbacks
+// commit them (xSync: one atomic store write per transaction), discard them, or mark and
+// truncate them for savepoints.
+//
+// INSERT = CQL INSERT (row marker + every non-key column; NULL writes a null, except a NULL
+// static column, which is left unset so inserting rows does not erase the partition's static
+// values). UPDATE = CQL UPDATE of the assigned columns (sqlite3_vtab_nochange tells which).
+// DELETE = CQL row deletion. INSERT OR IGNORE / ON CONFLICT DO NOTHING = IF NOT EXISTS.
+#include "engine/cql/modification.h"
+#include "engine/cql/table_codec.h"
+#include "engine/types/partition_key.h"
+#include "ext/sqlite/cql_table.h"
+#include "ext/sqlite/value_mapping.h"
+
+namespace cassette::sqlite {
+
+namespace {
+
+using schema::ColumnDef;
+using schema::ColumnKind;
+
+struct RowWriter {
+  CqlTable& t;
+  const schema::TableDef& table;
+  int64_t timestamp = storage::kAutoTimestamp;
+  bool timestamp_set = false;
+  int64_t ttl = 0;
+  int64_t now_seconds = 0;
+  int64_t now_micros = 0;
+
+  storage::Cell cell(const std::optional<std::string>& value) const {
+    if (!value) return storage::Cell::tombstone(timestamp, now_seconds);
+    if (ttl > 0) return storage::Cell::expiring(timestamp, ttl, now_seconds, *value);
+    return storage::Cell::live(timestamp, *value);
+  }
+
+  // Adds column `c` set to `value` to `row` (columns kept sorted by id).
+  Status set(const ColumnDef& c, types::Value value, storage::Row& row,
+             const storage::Row* existing) const {
+    storage::ColumnData data;
+    data.id = c.id;
+    if (c.type.is_multi_cell()) {
+      cql::RowBuilder builder;
+      cql::ColumnOperation op;
+      op.kind = cql::ColumnOperation::Kind::kSetValue;
+      op.column = &c;
+      op.value = std::move(value);
+      cql::WriteParameters params{timestamp, timestamp_set, ttl, now_seconds, now_micros};
+      CASSETTE_RETURN_IF_ERROR(cql::apply_operation(op, params, existing, builder));
+      storage::Row built = builder.build();
+      if (built.columns.empty()) return Status::ok();
+      data = std::move(built.columns.front());
+    } else {
+      data.cell = cell(value);
+    }
+    auto pos = std::lower_bound(row.columns.begin(), row.columns.end(), c.id,
+                                [](const storage::ColumnData& d, storage::ColumnId id) { return d.id < id; });
+    row.columns.insert(pos, std::move(data));
+    return Status::ok();
+  }
+};
+
+Status key_component_error(const ColumnDef& c, const std::string& v) {
+  if (v.size() > types::kMaxPartitionKeyComponentSize) {
+    return Status::invalid_argument(fmt::format("Key length of {} is longer than maximum of {}",
+                                                v.size(), types::kMaxPartitionKeyComponentSize));
+  }
+  return Status::ok();
+}
+
+// The current row at (key, clustering), for counters and collection overwrites.
+Result<std::optional<storage::Row>> current_row(CqlTable& t, const std::string& key,
+                                                const std::optional<std::string>& clustering,
+                                                bool static_row) {
+  CASSETTE_ASSIGN_OR_RETURN(auto committed, t.store->snapshot());
+  // As this transaction sees it: its own pending writes included (a counter's earlier deltas).
+  CASSETTE_ASSIGN_OR_RETURN(auto snapshot,
+                            t.connection->pending(t.store.get()).with_overlay(committed));
+  CASSETTE_ASSIGN_OR_RETURN(cql::CurrentRow current,
+                            cql::read_current_row(*t.store, *snapshot, *t.table, key,
+                                                  static_row ? std::nullopt : clustering));
+  return static_row ? std::move(current.static_row) : std::move(current.row);
+}
+
+int64_t counter_of(const ColumnDef& c, const std::optional<storage::Row>& row) {
+  if (!row) return 0;
+  types::Value v = cql::read_column(c, *row);
+  if (!v || v->size() != 8) return 0;
+  uint64_t x = 0;
+  for (unsigned char b : *v) x = (x << 8) | b;
+  return static_cast<int64_t>(x);
+}
+
+Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
+  const schema::TableDef& table = *t.table;
+  const size_t n = t.cql_columns();
+  sqlite3_value** values = argv + 2;
+  const bool is_update = sqlite3_value_type(argv[0]) != SQLITE_NULL;
+  if (static_cast<size_t>(argc) < 2 + n) return Status::internal("xUpdate got too few values.");
+
+  RowWriter w{t, table};
+  w.now_micros = t.store->clock().now_micros();
+  w.now_seconds = w.now_micros / 1'000'000;
+  w.ttl = table.params.default_time_to_live;
+  for (size_t h = 0; h < t.hidden.size(); ++h) {
+    sqlite3_value* v = values[n + h];
+    if (sqlite3_value_type(v) == SQLITE_NULL) continue;
+    if (t.hidden[h].kind == HiddenColumn::Kind::kCqlTtl) {
+      if (sqlite3_value_type(v) != SQLITE_INTEGER) {
+        return Status::invalid_argument("cql_ttl must be an integer number of seconds");
+      }
+      int64_t ttl = sqlite3_value_int64(v);
+      if (ttl < 0) {
+        return Status::invalid_argument(fmt::format("A TTL must be greater or equal to 0, but was {}", ttl));
+      }
+      if (ttl > storage::kMaxTtlSeconds) {
+        return Status::invalid_argument(
+            fmt::format("ttl is too large. requested ({}) maximum ({})", ttl, storage::kMaxTtlSeconds));
+      }
+      w.ttl = ttl;
+    } else if (t.hidden[h].kind == HiddenColumn::Kind::kCqlTimestamp) {
+      if (sqlite3_value_type(v) != SQLITE_INTEGER) {
+        return Status::invalid_argument("cql_timestamp must be an integer number of microseconds");
+      }
+      w.timestamp = sqlite3_value_int64(v);
+      w.timestamp_set = true;
+    }
+  }
+  if (table.is_counter_table()) w.ttl = 0;
+
+  // The primary key.
+  std::vector<std::string> key_parts, clustering_parts;
+  for (size_t i = 0; i < n; ++i) {
+    const ColumnDef& c = table.columns[i];
+    if (!c.is_primary_key()) continue;
+    CASSETTE_ASSIGN_OR_RETURN(types::Value v, cql_value(c.type, values[i], c.name));
+    if (!v) {
+      return Status::invalid_argument(fmt::format("Invalid null value in condition for column {}", c.name));
+    }
+    CASSETTE_RETURN_IF_ERROR(key_component_error(c, *v));
+    (c.kind == ColumnKind::kPartitionKey ? key_parts : clustering_parts).push_back(std::move(*v));
+  }
+  if (key_parts.size() == 1 && key_parts[0].empty()) {
+    return Status::invalid_argument("Key may not be empty");
+  }
+  std::string key = cql::partition_key_bytes(key_parts);
+  CASSETTE_ASSIGN_OR_RETURN(std::string clustering, cql::clustering_key_bytes(table, clustering_parts));
+
+  PendingWrites& pending = t.connection->pending(t.store.get());
+  const uint64_t statement = pending.next_statement();
+  if (is_update) {
+    auto old = t.rowids.find(sqlite3_value_int64(argv[0]));
+    bool same = old != t.rowids.end() && old->second.partition_key == key &&
+                (old->second.static_only || old->second.clustering == clustering);
+    if (!same) {
+      return Status::invalid_argument(
+          "UPDATE cannot change the primary key of a row of a cql table (CQL keys are "
+          "immutable); DELETE the row and INSERT the new one");
+    }
+  } else if (table.is_counter_table()) {
+    return Status::invalid_argument("INSERT statements are not allowed on counter tables, use UPDATE instead");
+  }
+  const bool if_not_exists =
+      !is_update && sqlite3_vtab_on_conflict(t.connection->db()) == SQLITE_IGNORE;
+
+  storage::Row row, static_row;
+  if (!is_update) {
+    storage::LivenessInfo liveness;
+    liveness.timestamp = w.timestamp;
+    if (w.ttl > 0) {
+      liveness.ttl = w.ttl;
+      liveness.local_expiration_time = w.now_seconds + w.ttl;
+    }
+    row.liveness = liveness;
+  }
+  std::optional<std::optional<storage::Row>> existing, existing_static;  // read lazily
+  for (size_t i = 0; i < n; ++i) {
+    const ColumnDef& c = table.columns[i];
+    if (c.is_primary_key()) continue;
+    if (is_update && sqlite3_value_nochange(values[i])) continue;
+    CASSETTE_ASSIGN_OR_RETURN(types::Value v, cql_value(c.type, values[i], c.name));
+    const bool is_static = c.is_static();
+    if (is_static && !v && !is_update) continue;  // a NULL static in INSERT: left unset
+    auto& cache = is_static ? existing_static : existing;
+    bool needs_row = c.type.is_counter() || (c.type.is_multi_cell() && !w.timestamp_set);
+    if (needs_row && !cache) {
+      CASSETTE_ASSIGN_OR_RETURN(auto r, current_row(t, key, clustering, is_static));
+      cache = std::move(r);
+    }
+    storage::Row& target = is_static ? static_row : row;
+    if (c.type.is_counter()) {
+      if (!v) return Status::invalid_argument(fmt::format("Invalid null value for counter increment"));
+      int64_t now_value = 0;
+      for (unsigned char b : *v) now_value = static_cast<int64_t>((static_cast<uint64_t>(now_value) << 8) | b);
+      int64_t delta = now_value - counter_of(c, *cache);
+      storage::ColumnData data;
+      data.id = c.id;
+      data.cell = storage::Cell::counter(w.timestamp, delta);
+      auto pos = std::lower_bound(target.columns.begin(), target.columns.end(), c.id,
+                                  [](const storage::ColumnData& d, storage::ColumnId id) { return d.id < id; });
+      target.columns.insert(pos, std::move(data));
+      continue;
+    }
+    const storage::Row* current = cache && *cache ? &**cache : nullptr;
+    CASSETTE_RETURN_IF_ERROR(w.set(c, std::move(v), target, current));
+  }
+
+  const auto kind = if_not_exists ? PendingWrite::Kind::kInsertIfNotExists : PendingWrite::Kind::kWrite;
+  const bool has_clustering_row = !table.clustering().empty() || !is_update || !row.columns.empty();
+  if (!row.is_empty() || (kind == PendingWrite::Kind::kInsertIfNotExists && has_clustering_row)) {
+    pending.add({kind, t.table, key, false, clustering, std::move(row), statement});
+  }
+  if (!static_row.is_empty()) {
+    pending.add({kind, t.table, key, true, clustering, std::move(static_row), statement});
+  }
+  return Status::ok();
+}
+
+Status delete_row(CqlTable& t, sqlite3_int64 rowid) {
+  auto it = t.rowids.find(rowid);
+  if (it == t.rowids.end()) return Status::ok();  // a row SQLite never saw here: nothing to do
+  const RowKey& k = it->second;
+  const schema::TableDef& table = *t.table;
+  PendingWrites& pending = t.connection->pending(t.store.get());
+  const uint64_t statement = pending.next_statement();
+  int64_t now = t.store->clock().now_seconds();
+  storage::Row row;
+  if (k.static_only) {
+    // A partition shown only through its static row: deleting it nulls the static columns.
+    for (const ColumnDef& c : table.columns) {
+      if (!c.is_static()) continue;
+      storage::ColumnData data;
+      data.id = c.id;
+      data.complex = c.type.is_multi_cell();
+      if (data.complex) {
+        data.complex_deletion = {storage::kAutoTimestamp, now};
+      } else {
+        data.cell = storage::Cell::tombstone(storage::kAutoTimestamp, now);
+      }
+      row.columns.push_back(std::move(data));
+    }
+    pending.add({PendingWrite::Kind::kWrite, t.table, k.partition_key, true, {}, std::move(row), statement});
+    return Status::ok();
+  }
+  row.deletion = {storage::kAutoTimestamp, now};
+  pending.add({PendingWrite::Kind::kDeleteRow, t.table, k.partition_key, false, k.clustering,
+               std::move(row), statement});
+  return Status::ok();
+}
+
+}  // namespace
+
+int cql_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64*) {
+  return guarded(vtab, [&] {
+    auto* t = reinterpret_cast<CqlTable*>(vtab);
+    Status s = argc == 1 ? delete_row(*t, sqlite3_value_int64(argv[0])) : write_row(*t, argc, argv);
+    if (!s.is_ok()) return t->error(s.message());
+    return SQLITE_OK;
+  });
+}
+
+int cql_begin(sqlite3_vtab* vtab) {
+  reinterpret_cast<CqlTable*>(vtab)->in_transaction = true;
+  return SQLITE_OK;
+}
+
+int cql_sync(sqlite3_vtab* vtab) {
+  return guarded(vtab, [&] {
+    auto* t = reinterpret_cast<CqlTable*>(vtab);
+    Status s = t->connection->pending(t->store.get()).commit();
+    if (!s.is_ok()) return t->error(s.message());
+    return SQLITE_OK;
+  });
+}
+
+int cql_commit(sqlite3_vtab* vtab) {
+  auto* t = reinterpret_cast<CqlTable*>(vtab);
+  t->in_transaction = false;
+  t->rowids.clear();
+  return SQLITE_OK;
+}
+
+int cql_rollback(sqlite3_vtab* vtab) {
+  auto* t = reinterpret_cast<CqlTable*>(vtab);
+  t->connection->pending(t->store.get()).clear();
+  t->in_transaction = false;
+  t->rowids.clear();
+  return SQLITE_OK;
+}
+
+int cql_savepoint(sqlite3_vtab* vtab, int level) {
+  auto* t = reinterpret_cast<CqlTable*>(vtab);
+  t->connection->pending(t->store.get()).savepoint(level);
+  return SQLITE_OK;
+}
+
+int cql_release(sqlite3_vtab* vtab, int level) {
+  auto* t = reinterpret_cast<CqlTable*>(vtab);
+  t->connection->pending(t->store.get()).release(level);
+  return SQLITE_OK;
+}
+
+int cql_rollback_to(sqlite3_vtab* vtab, int level) {
+  auto* t = reinterpret_cast<CqlTable*>(vtab);
+  t->connection->pending(t->store.get()).rollback_to(level);
+  return SQLITE_OK;
+}
+
+}  // namespace cassette::sqlite

@@ -1,0 +1,142 @@
+// The SQL functions: cql(statement) -> JSON text, cql_import_schema(keyspace) -> count.
+//
+// cql() runs on the store of the connection's main database (README.md, "Stores") in a session
+// kept per connection, so USE carries over between calls.
+#include "engine/util/json.h"
+#include "ext/sqlite/functions.h"
+
+namespace cassette::sqlite {
+
+namespace {
+
+void result_error(sqlite3_context* context, const std::string& message) {
+  sqlite3_result_error(context, message.c_str(), static_cast<int>(message.size()));
+}
+
+std::string text_argument(sqlite3_value* value) {
+  const unsigned char* text = sqlite3_value_text(value);
+  return text ? std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_value_bytes(value)))
+              : std::string();
+}
+
+}  // namespace
+
+Result<cql::Session*> main_session(Connection& connection) {
+  CASSETTE_ASSIGN_OR_RETURN(auto store, connection.store_for("main", ""));
+  return connection.session(store);
+}
+
+std::string row_json(const cql::ResultSet& rows, size_t r) {
+  const auto& columns = rows.columns;
+  const auto& row = rows.rows[r];
+  if (columns.size() == 1 && columns[0].name == "[json]" && row[0]) return *row[0];
+  std::string out = "{";
+  for (size_t c = 0; c < columns.size(); ++c) {
+    if (c) out += ", ";
+    out += json::quote_json_string(columns[c].name);
+    out += ": ";
+    out += types::to_json(columns[c].type, row[c]);
+  }
+  return out + "}";
+}
+
+std::string result_json(const cql::ExecutionResult& result) {
+  std::string warnings;
+  if (!result.warnings.empty()) {
+    warnings = ", \"warnings\": [";
+    for (size_t i = 0; i < result.warnings.size(); ++i) {
+      warnings += (i ? ", " : "") + json::quote_json_string(result.warnings[i]);
+    }
+    warnings += "]";
+  }
+  switch (result.kind) {
+    case cql::ExecutionResult::Kind::kRows: {
+      std::string out = "[";
+      for (size_t r = 0; r < result.rows.rows.size(); ++r) {
+        if (r) out += ", ";
+        out += row_json(result.rows, r);
+      }
+      return out + "]";
+    }
+    case cql::ExecutionResult::Kind::kVoid: return "{\"result\": \"void\"" + warnings + "}";
+    case cql::ExecutionResult::Kind::kSchemaChange:
+      return "{\"result\": \"schema_change\"" + warnings + "}";
+    case cql::ExecutionResult::Kind::kSetKeyspace:
+      return "{\"result\": \"set_keyspace\", \"keyspace\": " + json::quote_json_string(result.keyspace) +
+             warnings + "}";
+  }
+  return "{}";
+}
+
+void cql_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
+  try {
+    auto* connection = static_cast<Connection*>(sqlite3_user_data(context));
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+      return result_error(context, "cql() needs a CQL statement, not NULL.");
+    }
+    auto session = main_session(*connection);
+    if (!session.is_ok()) return result_error(context, session.status().message());
+    auto result = session.value()->execute(text_argument(argv[0]));
+    if (!result.is_ok()) return result_error(context, result.status().message());
+    std::string json = result_json(result.value());
+    sqlite3_result_text(context, json.data(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
+  } catch (const std::exception& e) {
+    result_error(context, std::string("Internal error in cql(): ") + e.what());
+  }
+}
+
+void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
+  try {
+    auto* connection = static_cast<Connection*>(sqlite3_user_data(context));
+    std::string keyspace = text_argument(argv[0]);
+    auto session = main_session(*connection);
+    if (!session.is_ok()) return result_error(context, session.status().message());
+    auto schema = session.value()->catalog().current();
+    if (!schema.is_ok()) return result_error(context, schema.status().message());
+    const schema::KeyspaceDef* ks = schema.value()->find_keyspace(keyspace);
+    if (ks == nullptr) return result_error(context, "Keyspace " + keyspace + " does not exist");
+    int created = 0;
+    for (const auto& [name, table] : ks->tables) {
+      // A name SQLite already uses for something else is an error; our own earlier import is not.
+      sqlite3_stmt* stmt = nullptr;
+      std::string sql_name = "\"" + name + "\"";
+      std::string check =
+          "SELECT sql FROM sqlite_schema WHERE lower(name) = lower(?1)";
+      int exists = 0;
+      std::string existing_sql;
+      if (sqlite3_prepare_v2(connection->db(), check.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
+        sqlite3_bind_text(stmt, 1, name.c_str(), -1, SQLITE_TRANSIENT);
+        if (sqlite3_step(stmt) == SQLITE_ROW) {
+          exists = 1;
+          const unsigned char* s = sqlite3_column_text(stmt, 0);
+          existing_sql = s ? reinterpret_cast<const char*>(s) : "";
+        }
+      }
+      sqlite3_finalize(stmt);
+      if (exists) {
+        if (existing_sql.find("cql") != std::string::npos) continue;
+        return result_error(context, "Cannot import " + keyspace + "." + name + ": an SQLite table named " +
+                                         name + " exists already.");
+      }
+      std::string escaped_ks, escaped_name;
+      for (char c : keyspace) escaped_ks += c == '\'' ? std::string("''") : std::string(1, c);
+      for (char c : name) escaped_name += c == '\'' ? std::string("''") : std::string(1, c);
+      std::string ddl;
+      for (char c : name) ddl += c == '"' ? std::string("\"\"") : std::string(1, c);
+      ddl = "CREATE VIRTUAL TABLE \"" + ddl + "\" USING cql(table = '\"" + escaped_ks + "\".\"" +
+            escaped_name + "\"')";
+      char* error = nullptr;
+      if (sqlite3_exec(connection->db(), ddl.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+        std::string message = error ? error : "unknown error";
+        sqlite3_free(error);
+        return result_error(context, message);
+      }
+      ++created;
+    }
+    sqlite3_result_int(context, created);
+  } catch (const std::exception& e) {
+    result_error(context, std::string("Internal error in cql_import_schema(): ") + e.what());
+  }
+}
+
+}  // namespace cassette::sqlite

@@ -1,0 +1,26 @@
+// The SQL functions (functions.cc) and the cql_rows table-valued function (cql_rows.cc), and the
+// JSON form of CQL results they share (README.md, "SQL functions").
+#pragma once
+
+#include <string>
+
+#include "engine/cql/result.h"
+#include "ext/sqlite/connection.h"
+#include "ext/sqlite/sqlite_api.h"
+
+namespace cassette::sqlite {
+
+// The connection's session on its main database's store.
+Result<cql::Session*> main_session(Connection& connection);
+
+// One result row as a JSON object ({"k": 1, "v": "a"}; a SELECT JSON row as itself).
+std::string row_json(const cql::ResultSet& rows, size_t row);
+// The whole result: an array of row objects, or {"result": "void" | "schema_change" | ...}.
+std::string result_json(const cql::ExecutionResult& result);
+
+void cql_function(sqlite3_context* context, int argc, sqlite3_value** argv);
+void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_value** argv);
+
+const sqlite3_module& cql_rows_module();
+
+}  // namespace cassette::sqlite

@@ -1,0 +1,336 @@
+// The type mapping (value_mapping.h). Reading is on the hot path of every scan: integers and text
+// go straight from the stored bytes to sqlite3_result_*, without a temporary string.
+#include "ext/sqlite/value_mapping.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace cassette::sqlite {
+
+namespace {
+
+using types::CqlType;
+using types::TypeKind;
+
+int64_t signed_big_endian(std::string_view bytes) {
+  if (bytes.empty()) return 0;
+  uint64_t v = static_cast<signed char>(bytes[0]) < 0 ? ~uint64_t{0} : 0;
+  for (unsigned char c : bytes) v = (v << 8) | c;
+  return static_cast<int64_t>(v);
+}
+
+std::string big_endian(int64_t v, size_t width) {
+  std::string out(width, '\0');
+  for (size_t i = 0; i < width; ++i) {
+    out[width - 1 - i] = static_cast<char>(static_cast<uint64_t>(v) >> (8 * i));
+  }
+  return out;
+}
+
+// The shortest two's complement big-endian bytes of v (varint).
+std::string varint_bytes(int64_t v) {
+  std::string out = big_endian(v, 8);
+  size_t skip = 0;
+  while (skip < 7) {
+    unsigned char b = static_cast<unsigned char>(out[skip]);
+    unsigned char next = static_cast<unsigned char>(out[skip + 1]);
+    if ((b == 0 && !(next & 0x80)) || (b == 0xff && (next & 0x80))) {
+      ++skip;
+    } else {
+      break;
+    }
+  }
+  return out.substr(skip);
+}
+
+bool is_integer_kind(TypeKind k) {
+  return k == TypeKind::kTinyint || k == TypeKind::kSmallint || k == TypeKind::kInt ||
+         k == TypeKind::kBigint || k == TypeKind::kCounter;
+}
+
+size_t integer_width(TypeKind k) {
+  switch (k) {
+    case TypeKind::kTinyint: return 1;
+    case TypeKind::kSmallint: return 2;
+    case TypeKind::kInt: return 4;
+    default: return 8;
+  }
+}
+
+// The text SQL shows for a value of a text-mapped type (uuid, inet, timestamp, ...).
+std::string sql_text(const CqlType& type, std::string_view bytes) {
+  std::string text = types::format_value(type, bytes, types::ValueStyle::kString);
+  if (type.kind == TypeKind::kTimestamp && text.size() == 24 && text[10] == 'T' && text.back() == 'Z') {
+    text[10] = ' ';
+    text.pop_back();
+  }
+  return text;
+}
+
+std::string_view value_text(sqlite3_value* value) {
+  const unsigned char* text = sqlite3_value_text(value);
+  return {reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_value_bytes(value))};
+}
+
+Status invalid(const CqlType& type, sqlite3_value* value, std::string_view column,
+               std::string_view reason = {}) {
+  std::string shown;
+  switch (sqlite3_value_type(value)) {
+    case SQLITE_BLOB: shown = fmt::format("a blob of {} bytes", sqlite3_value_bytes(value)); break;
+    default: shown = fmt::format("'{}'", value_text(value)); break;
+  }
+  std::string message = fmt::format("Invalid value for column \"{}\" of type {}: {}", column,
+                                    types::cql_type_name(type), shown);
+  if (!reason.empty()) message += fmt::format(" ({})", reason);
+  return Status::invalid_argument(std::move(message));
+}
+
+// An exact integer from an SQL value (INTEGER, integral REAL, or integer TEXT).
+std::optional<int64_t> exact_integer(sqlite3_value* value) {
+  switch (sqlite3_value_type(value)) {
+    case SQLITE_INTEGER: return sqlite3_value_int64(value);
+    case SQLITE_FLOAT: {
+      double d = sqlite3_value_double(value);
+      if (std::floor(d) != d || d < -9.2233720368547758e18 || d >= 9.2233720368547758e18) return std::nullopt;
+      return static_cast<int64_t>(d);
+    }
+    case SQLITE_TEXT: {
+      std::string text(value_text(value));
+      if (text.empty()) return std::nullopt;
+      char* end = nullptr;
+      errno = 0;
+      long long v = std::strtoll(text.c_str(), &end, 10);
+      if (errno != 0 || *end != '\0' || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
+      return static_cast<int64_t>(v);
+    }
+    default: return std::nullopt;
+  }
+}
+
+std::optional<double> real_value(sqlite3_value* value) {
+  switch (sqlite3_value_type(value)) {
+    case SQLITE_INTEGER:
+    case SQLITE_FLOAT: return sqlite3_value_double(value);
+    case SQLITE_TEXT: {
+      std::string text(value_text(value));
+      char* end = nullptr;
+      double d = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end != '\0') return std::nullopt;
+      return d;
+    }
+    default: return std::nullopt;
+  }
+}
+
+std::string double_bytes(double d) {
+  uint64_t bits;
+  std::memcpy(&bits, &d, 8);
+  return big_endian(static_cast<int64_t>(bits), 8);
+}
+std::string float_bytes(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, 4);
+  return big_endian(static_cast<int64_t>(bits), 4);
+}
+
+}  // namespace
+
+const char* declared_sql_type(const CqlType& type) {
+  switch (type.kind) {
+    case TypeKind::kTinyint:
+    case TypeKind::kSmallint:
+    case TypeKind::kInt:
+    case TypeKind::kBigint:
+    case TypeKind::kCounter:
+    case TypeKind::kVarint:
+    case TypeKind::kBoolean: return "INTEGER";
+    case TypeKind::kFloat:
+    case TypeKind::kDouble: return "REAL";
+    case TypeKind::kBlob: return "BLOB";
+    default: return "TEXT";
+  }
+}
+
+void result_value(sqlite3_context* context, const CqlType& type, std::string_view bytes) {
+  TypeKind k = type.kind;
+  if (bytes.empty() && k != TypeKind::kText && k != TypeKind::kAscii && k != TypeKind::kBlob) {
+    // Cassandra's "empty" value of a non-string type: shown as an empty blob.
+    sqlite3_result_zeroblob(context, 0);
+    return;
+  }
+  switch (k) {
+    case TypeKind::kTinyint:
+    case TypeKind::kSmallint:
+    case TypeKind::kInt:
+    case TypeKind::kBigint:
+    case TypeKind::kCounter:
+      sqlite3_result_int64(context, signed_big_endian(bytes));
+      return;
+    case TypeKind::kVarint:
+      if (bytes.size() <= 8) {
+        sqlite3_result_int64(context, signed_big_endian(bytes));
+      } else {
+        std::string text = sql_text(type, bytes);
+        sqlite3_result_text(context, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+      }
+      return;
+    case TypeKind::kBoolean:
+      sqlite3_result_int(context, bytes[0] != 0);
+      return;
+    case TypeKind::kFloat: {
+      uint32_t bits = static_cast<uint32_t>(signed_big_endian(bytes));
+      float f;
+      std::memcpy(&f, &bits, 4);
+      sqlite3_result_double(context, f);
+      return;
+    }
+    case TypeKind::kDouble: {
+      uint64_t bits = static_cast<uint64_t>(signed_big_endian(bytes));
+      double d;
+      std::memcpy(&d, &bits, 8);
+      sqlite3_result_double(context, d);
+      return;
+    }
+    case TypeKind::kText:
+    case TypeKind::kAscii:
+      sqlite3_result_text(context, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+      return;
+    case TypeKind::kBlob:
+      sqlite3_result_blob(context, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+      return;
+    case TypeKind::kList:
+    case TypeKind::kSet:
+    case TypeKind::kMap:
+    case TypeKind::kTuple:
+    case TypeKind::kUdt: {
+      std::string json = types::to_json(type, std::string(bytes));
+      sqlite3_result_text(context, json.data(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
+      return;
+    }
+    default: {
+      std::string text = sql_text(type, bytes);
+      sqlite3_result_text(context, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+      return;
+    }
+  }
+}
+
+Result<types::Value> cql_value(const CqlType& type, sqlite3_value* value, std::string_view column) {
+  int sql_type = sqlite3_value_type(value);
+  if (sql_type == SQLITE_NULL) return types::Value();
+  TypeKind k = type.kind;
+  std::string out;
+  if (is_integer_kind(k)) {
+    std::optional<int64_t> v = exact_integer(value);
+    size_t width = integer_width(k);
+    if (!v || (width < 8 && (*v < -(int64_t{1} << (8 * width - 1)) ||
+                             *v >= (int64_t{1} << (8 * width - 1))))) {
+      return invalid(type, value, column);
+    }
+    out = big_endian(*v, width);
+  } else if (k == TypeKind::kVarint && sql_type != SQLITE_TEXT) {
+    std::optional<int64_t> v = exact_integer(value);
+    if (!v) return invalid(type, value, column);
+    out = varint_bytes(*v);
+  } else if (k == TypeKind::kFloat || k == TypeKind::kDouble) {
+    std::optional<double> d = real_value(value);
+    if (!d) return invalid(type, value, column);
+    out = k == TypeKind::kFloat ? float_bytes(static_cast<float>(*d)) : double_bytes(*d);
+  } else if (k == TypeKind::kBoolean) {
+    std::optional<int64_t> v = exact_integer(value);
+    if (v && (*v == 0 || *v == 1)) {
+      out = std::string(1, static_cast<char>(*v));
+    } else if (sql_type == SQLITE_TEXT && (value_text(value) == "true" || value_text(value) == "false")) {
+      out = std::string(1, static_cast<char>(value_text(value) == "true"));
+    } else {
+      return invalid(type, value, column);
+    }
+  } else if (k == TypeKind::kBlob) {
+    const void* blob = sqlite3_value_blob(value);
+    out.assign(static_cast<const char*>(blob), static_cast<size_t>(sqlite3_value_bytes(value)));
+  } else if (k == TypeKind::kText || k == TypeKind::kAscii) {
+    if (sql_type == SQLITE_BLOB) return invalid(type, value, column);
+    out = std::string(value_text(value));
+  } else if (k == TypeKind::kTimestamp && sql_type == SQLITE_INTEGER) {
+    out = big_endian(sqlite3_value_int64(value), 8);
+  } else if (k == TypeKind::kTime && sql_type == SQLITE_INTEGER) {
+    int64_t nanos = sqlite3_value_int64(value);
+    if (nanos < 0 || nanos >= 86'400'000'000'000) return invalid(type, value, column);
+    out = big_endian(nanos, 8);
+  } else if (type.is_collection() || k == TypeKind::kTuple || k == TypeKind::kUdt) {
+    if (sql_type != SQLITE_TEXT) return invalid(type, value, column);
+    Result<types::Value> v = types::from_json(type, value_text(value), column);
+    if (!v.is_ok()) return invalid(type, value, column, v.status().message());
+    if (!*v) return invalid(type, value, column);
+    out = std::move(**v);
+  } else {
+    // uuid, timeuuid, inet, decimal, duration, date, time, timestamp, varint as text.
+    if (sql_type == SQLITE_BLOB) return invalid(type, value, column);
+    Result<std::string> v = types::parse_value_string(type, value_text(value));
+    if (!v.is_ok()) return invalid(type, value, column, v.status().message());
+    out = std::move(v).value();
+  }
+  Status valid = types::validate_value(type, out);
+  if (!valid.is_ok()) return invalid(type, value, column, valid.message());
+  return types::Value(std::move(out));
+}
+
+bool sql_order_matches_cql(const CqlType& type) {
+  switch (type.kind) {
+    case TypeKind::kTinyint:
+    case TypeKind::kSmallint:
+    case TypeKind::kInt:
+    case TypeKind::kBigint:
+    case TypeKind::kFloat:
+    case TypeKind::kDouble:
+    case TypeKind::kText:
+    case TypeKind::kAscii:
+    case TypeKind::kBlob:
+    case TypeKind::kBoolean:
+    case TypeKind::kTimestamp:
+    case TypeKind::kDate:
+    case TypeKind::kTime: return true;
+    default: return false;
+  }
+}
+
+types::Value constraint_value(const CqlType& type, sqlite3_value* value, bool is_range,
+                              bool round_up) {
+  int sql_type = sqlite3_value_type(value);
+  if (sql_type == SQLITE_NULL) return std::nullopt;
+  TypeKind k = type.kind;
+  if (is_integer_kind(k) && is_range && sql_type == SQLITE_FLOAT) {
+    double d = sqlite3_value_double(value);
+    if (std::isnan(d)) return std::nullopt;
+    d = round_up ? std::ceil(d) : std::floor(d);
+    size_t width = integer_width(k);
+    double lo = -std::ldexp(1.0, static_cast<int>(8 * width - 1));
+    double hi = std::ldexp(1.0, static_cast<int>(8 * width - 1)) - 1;
+    d = std::clamp(d, lo, hi);
+    return big_endian(static_cast<int64_t>(d), width);
+  }
+  if ((k == TypeKind::kText || k == TypeKind::kAscii) &&
+      (sql_type == SQLITE_INTEGER || sql_type == SQLITE_FLOAT)) {
+    return std::string(value_text(value));  // TEXT affinity: the number's text
+  }
+  if (k == TypeKind::kBlob && sql_type != SQLITE_BLOB) return std::nullopt;
+  Result<types::Value> v = cql_value(type, value, "");
+  if (!v.is_ok() || !*v) return std::nullopt;
+  // A text-mapped value matches only its canonical text, as SQL's text comparison would.
+  if (sql_type == SQLITE_TEXT && std::string_view(declared_sql_type(type)) == "TEXT" &&
+      k != TypeKind::kText && k != TypeKind::kAscii) {
+    std::string shown = (type.is_collection() || k == TypeKind::kTuple || k == TypeKind::kUdt)
+                            ? types::to_json(type, *v)
+                            : sql_text(type, **v);
+    if (shown != value_text(value)) return std::nullopt;
+  }
+  if (sql_type == SQLITE_TEXT && std::string_view(declared_sql_type(type)) != "TEXT" &&
+      k == TypeKind::kBoolean) {
+    return std::nullopt;  // SQL compares INTEGER 0/1 with text as different
+  }
+  return std::move(v).value();
+}
+
+}  // namespace cassette::sqlite

@@ -1,0 +1,38 @@
+// The type mapping between CQL values (serialized, engine/types) and SQLite values (README.md,
+// "Type mapping"): reading a CQL value into an SQL result, and turning an SQL value back into the
+// CQL value of a column's type, exactly round-tripping what was read.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "engine/types/cql_type.h"
+#include "engine/types/value.h"
+#include "ext/sqlite/sqlite_api.h"
+
+namespace cassette::sqlite {
+
+// The SQL type a column is declared with: INTEGER, REAL, TEXT or BLOB.
+const char* declared_sql_type(const types::CqlType& type);
+
+// Sets the result of `context` to the SQL form of `bytes` (a serialized value of `type`).
+void result_value(sqlite3_context* context, const types::CqlType& type, std::string_view bytes);
+
+// The CQL value for an SQL value written to a column (NULL gives nullopt). `column` names it in
+// the message: Invalid value for column "hour" of type int: 'abc' (Unable to make int from 'abc')
+Result<types::Value> cql_value(const types::CqlType& type, sqlite3_value* value,
+                               std::string_view column);
+
+// Whether SQLite's comparison of the mapped SQL values agrees with CQL's order for the type (so
+// range constraints can be pushed down): integers, floats, text, blob, boolean, timestamp, date,
+// time.
+bool sql_order_matches_cql(const types::CqlType& type);
+
+// The CQL value a constraint compares with, or nullopt when no value of the column can equal
+// it (a value of another type, or a non-canonical text form), for EQ/IN. For ranges on numeric
+// columns a REAL bound is rounded so that the comparison keeps its meaning: `round_up` asks for
+// the ceiling (GE, LT), otherwise the floor (GT, LE).
+types::Value constraint_value(const types::CqlType& type, sqlite3_value* value, bool is_range,
+                              bool round_up);
+
+}  // namespace cassette::sqlite

@@ -1,0 +1,213 @@
+// engine/query: the access-path planner (plan_query), the plan's text form, and the cursor that
+// executes a plan against real data written through CQL.
+#include <doctest/doctest.h>
+
+#include "engine/cql/session.h"
+#include "engine/query/query.h"
+#include "engine/util/coding.h"
+
+namespace cassette::test {
+
+namespace {
+
+using query::AccessKind;
+using query::Constraint;
+using query::Operator;
+using query::Plan;
+using query::PlanRequest;
+
+std::string int_value(int32_t v) {
+  std::string out;
+  for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((static_cast<uint32_t>(v) >> shift) & 0xff);
+  return out;
+}
+std::string bigint_value(int64_t v) {
+  std::string out;
+  coding::put_big_endian64(&out, static_cast<uint64_t>(v));
+  return out;
+}
+int64_t as_int(std::string_view bytes) {
+  int64_t v = (bytes.size() && static_cast<signed char>(bytes[0]) < 0) ? -1 : 0;
+  for (unsigned char c : bytes) v = static_cast<int64_t>((static_cast<uint64_t>(v) << 8) | c);
+  return v;
+}
+
+Constraint C(int column, Operator op, bool usable = true, std::optional<int64_t> count = {}) {
+  Constraint c;
+  c.column = column;
+  c.op = op;
+  c.usable = usable;
+  c.known_count = count;
+  return c;
+}
+
+// events(source text, hour int, ts bigint, kind text, payload text,
+//        PRIMARY KEY ((source, hour), ts)) WITH CLUSTERING ORDER BY (ts DESC)
+struct Fixture {
+  std::shared_ptr<storage::Store> store = storage::Store::open(":memory:").value();
+  std::unique_ptr<cql::Session> session = cql::Session::open(store).value();
+  std::shared_ptr<const schema::TableDef> table;
+
+  Fixture() {
+    ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+    ok("CREATE TABLE ks.events (source text, hour int, ts bigint, kind text, payload text, "
+       "PRIMARY KEY ((source, hour), ts)) WITH CLUSTERING ORDER BY (ts DESC)");
+    ok("CREATE INDEX ON ks.events (kind)");
+    for (const char* source : {"a", "b"}) {
+      for (int hour = 0; hour < 3; ++hour) {
+        for (int ts = 0; ts < 10; ++ts) {
+          ok(fmt::format("INSERT INTO ks.events (source, hour, ts, kind, payload) VALUES ('{}', {}, "
+                         "{}, '{}', 'p') USING TTL 100",
+                         source, hour, ts, ts % 2 ? "odd" : "even"));
+        }
+      }
+    }
+    table = session->catalog().current().value()->find_table("ks", "events");
+  }
+  void ok(const std::string& cql) {
+    auto r = session->execute(cql);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+  }
+  // Runs the plan; each row as "source|hour|ts".
+  std::vector<std::string> run(const Plan& plan, query::Bindings bindings) {
+    auto snapshot = store->snapshot().value();
+    auto cursor = query::QueryCursor::open(*store, snapshot, table, plan, std::move(bindings));
+    REQUIRE_MESSAGE(cursor.is_ok(), cursor.status().message());
+    std::vector<std::string> rows;
+    while (cursor.value()->next()) {
+      auto& c = *cursor.value();
+      rows.push_back(fmt::format("{}|{}|{}", std::string(*c.value(0)), as_int(*c.value(1)),
+                                 as_int(*c.value(2))));
+    }
+    REQUIRE(cursor.value()->status().is_ok());
+    return rows;
+  }
+  query::TableStatistics stats() {
+    return query::table_statistics(*store->snapshot().value(), *table);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("query planner: partition lookups, clustering slices, order and limit") {
+  Fixture f;
+  query::TableStatistics stats = f.stats();
+  CHECK(stats.rows == 60);
+
+  PlanRequest request;
+  request.constraints = {C(0, Operator::kEq), C(1, Operator::kEq), C(2, Operator::kLt),
+                         C(-1, Operator::kLimit, true, 3)};
+  request.order_by = {{2, true}};
+  Plan plan = query::plan_query(*f.table, request, stats);
+  CHECK(plan.access == AccessKind::kPartitions);
+  CHECK(plan.order_satisfied);
+  CHECK_FALSE(plan.reverse);  // ts DESC is the clustering order
+  CHECK(plan.limit_consumed);
+  CHECK(plan.argument_of == std::vector<int>{0, 1, 2, 3});
+  CHECK(plan.encode(*f.table) == "partitions source= hour= ts< limit");
+  CHECK(plan.explain(*f.table) == "partition lookup on (source, hour), clustering slice on ts, limit");
+  query::Bindings b;
+  b.values = {{"a"}, {int_value(1)}, {bigint_value(7)}};
+  b.limit = 3;
+  CHECK(f.run(plan, b) == std::vector<std::string>{"a|1|6", "a|1|5", "a|1|4"});
+
+  // ORDER BY ts ASC: the reverse of the clustering order.
+  request.order_by = {{2, false}};
+  plan = query::plan_query(*f.table, request, stats);
+  CHECK(plan.order_satisfied);
+  CHECK(plan.reverse);
+  CHECK(plan.encode(*f.table) == "partitions source= hour= ts< reverse limit");
+  CHECK(f.run(plan, b) == std::vector<std::string>{"a|1|0", "a|1|1", "a|1|2"});
+
+  // The text form decodes to the same plan.
+  Plan decoded = Plan::decode(plan.encode(*f.table), *f.table).value();
+  CHECK(decoded.encode(*f.table) == plan.encode(*f.table));
+  CHECK(f.run(decoded, b) == std::vector<std::string>{"a|1|0", "a|1|1", "a|1|2"});
+  CHECK(Plan::decode("partitions nope=", *f.table).status().message() ==
+        "Malformed query plan \"partitions nope=\"");
+}
+
+TEST_CASE("query planner: IN lists, unusable constraints and filters left to the host") {
+  Fixture f;
+  PlanRequest request;
+  request.constraints = {C(0, Operator::kIn), C(1, Operator::kEq), C(2, Operator::kGe),
+                         C(2, Operator::kLe), C(3, Operator::kEq, false), C(-1, Operator::kLimit)};
+  Plan plan = query::plan_query(*f.table, request, f.stats());
+  CHECK(plan.access == AccessKind::kPartitions);
+  CHECK(plan.argument_of == std::vector<int>{0, 1, 2, 3, -1, -1});  // kind unusable: no LIMIT
+  CHECK_FALSE(plan.limit_consumed);
+  query::Bindings b;
+  b.values = {{"b", "a", "b", std::nullopt}, {int_value(2)}, {bigint_value(3)}, {bigint_value(4)}};
+  // Partitions in token order; rows in clustering (DESC) order.
+  std::vector<std::string> rows = f.run(plan, b);
+  CHECK(rows.size() == 4);
+  CHECK(std::count(rows.begin(), rows.end(), "a|2|4") == 1);
+  CHECK(std::count(rows.begin(), rows.end(), "b|2|3") == 1);
+
+  // ORDER BY over several partitions is not the store's order.
+  request.order_by = {{2, true}};
+  plan = query::plan_query(*f.table, request, f.stats());
+  CHECK_FALSE(plan.order_satisfied);
+
+  // A null bound matches nothing.
+  b.values = {{"a"}, {int_value(2)}, {std::nullopt}, {bigint_value(4)}};
+  CHECK(f.run(plan, b).empty());
+}
+
+TEST_CASE("query planner: scans, token ranges, index and costs") {
+  Fixture f;
+  query::TableStatistics stats = f.stats();
+  PlanRequest scan;
+  Plan full = query::plan_query(*f.table, scan, stats);
+  CHECK(full.access == AccessKind::kFullScan);
+  CHECK(full.encode(*f.table) == "scan");
+  CHECK(f.run(full, {}).size() == 60);
+
+  PlanRequest lookup;
+  lookup.constraints = {C(0, Operator::kEq), C(1, Operator::kEq)};
+  Plan by_key = query::plan_query(*f.table, lookup, stats);
+  CHECK(by_key.estimated_cost < full.estimated_cost);
+
+  PlanRequest range;
+  range.constraints = {C(query::kTokenColumn, Operator::kGe), C(query::kTokenColumn, Operator::kLt),
+                       C(2, Operator::kGt)};
+  range.order_by = {{query::kTokenColumn, false}};
+  Plan tokens = query::plan_query(*f.table, range, stats);
+  CHECK(tokens.access == AccessKind::kTokenRange);
+  CHECK(tokens.order_satisfied);
+  CHECK(tokens.encode(*f.table) == "token-range token()>= token()< ts>");
+  query::Bindings b;
+  b.values = {{bigint_value(INT64_MIN)}, {bigint_value(INT64_MAX)}, {bigint_value(7)}};
+  CHECK(f.run(tokens, b).size() == 12);  // 6 partitions x ts 8, 9
+  // Token order: nondecreasing tokens.
+  auto snapshot = f.store->snapshot().value();
+  auto cursor = query::QueryCursor::open(*f.store, snapshot, f.table, tokens, b).value();
+  int64_t last = INT64_MIN;
+  while (cursor->next()) {
+    CHECK(cursor->token() >= last);
+    last = cursor->token();
+    CHECK(cursor->ttl(3).has_value());
+    CHECK(*cursor->ttl(3) <= 100);
+    CHECK(cursor->writetime(3).has_value());
+    CHECK_FALSE(cursor->writetime(0).has_value());
+  }
+
+  PlanRequest indexed;
+  indexed.constraints = {C(3, Operator::kEq)};
+  Plan no_index = query::plan_query(*f.table, indexed, stats);
+  CHECK(no_index.access == AccessKind::kFullScan);
+  CHECK(no_index.argument_of == std::vector<int>{-1});
+  indexed.indexed_columns = {3};
+  Plan index = query::plan_query(*f.table, indexed, stats);
+  CHECK(index.access == AccessKind::kIndexScan);
+  CHECK(index.encode(*f.table) == "index kind=");
+  query::Bindings odd;
+  odd.values = {{"odd"}};
+  CHECK(f.run(index, odd).size() == 30);
+
+  // Bindings must fit the plan.
+  CHECK(query::QueryCursor::open(*f.store, snapshot, f.table, index, {}).status().message() ==
+        "The values bound to a query plan do not match its arguments.");
+}
+
+}  // namespace cassette::test
