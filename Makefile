@@ -3,7 +3,7 @@
 #   make build   configure and build everything into build/
 #   make test    build, then run every test suite; prints "N passed, N failed"
 #   make bench   build the benchmarks (RocksDB peer) and print RESULT lines
-#   make demo    the main job: an example store written and queried
+#   make demo    the main job: Twissandra in the sqlite3 shell, printing a home timeline
 #   make install install the binaries (and, once built, the extensions)
 #   make clean   remove build/
 
@@ -47,10 +47,11 @@ bench: bench-deps
 	@for script in tests/bench/bench_*.sh; do \
 	  if [ -x "$$script" ]; then "$$script" $(BUILD_DIR) || exit 1; fi; done
 
-# Until the SQLite extension lands, the demo drives the engine from C++ (examples/engine).
+# The main job: build everything, then load the SQLite extension in the sqlite3 shell, create
+# the Twissandra tables (examples/twissandra: users, followers, tweets, timelines), fan 3,000
+# tweets out to followers' timelines, and print one user's timeline, newest first.
 demo: build
-	rm -rf $(BUILD_DIR)/demo.cassette
-	$(BUILD_DIR)/cassette_engine_demo $(BUILD_DIR)/demo.cassette
+	examples/twissandra/run.sh $(BUILD_DIR) $(BUILD_DIR)/twissandra
 
 install: build
 	cmake --install $(BUILD_DIR)

@@ -1,0 +1,145 @@
+"""The SQLite extension against native SQLite, same SQL, same run (`make bench`).
+
+    python3 tests/bench/sqlite_bench.py BUILD_DIR
+
+Both sides get the same table shape and the same statements:
+  - Cassette: CREATE VIRTUAL TABLE events USING cql(source text, hour int, ts bigint, kind text,
+    payload text, PRIMARY KEY ((source, hour), ts), CLUSTERING ORDER BY (ts DESC))
+  - native:   CREATE TABLE events (source TEXT, hour INTEGER, ts INTEGER, kind TEXT, payload TEXT,
+    PRIMARY KEY (source, hour, ts DESC)) WITHOUT ROWID
+each in its own fresh database file (SQLite's defaults: rollback journal, synchronous=FULL).
+
+Workloads:
+  ingest   BENCH_SQLITE_ROWS rows (default 1,000,000) in 1,000 partitions (100 sources x 10
+           hours), written by one INSERT ... SELECT from a recursive CTE inside BEGIN/COMMIT
+  slices   BENCH_SQLITE_SLICES (default 100,000) queries
+           SELECT * FROM events WHERE source = ? AND hour = ? ORDER BY ts DESC LIMIT 50
+           on random partitions (same seed for both), every row fetched
+  scan     SELECT kind, count(*), sum(ts), max(length(payload)) FROM events GROUP BY kind
+           (a full scan, every row)
+  disk     bytes on disk after the ingest, once each side is closed and settled: the native
+           database file, against the Cassette store directory (flushed with cql_flush() when
+           the extension has it, so the directory holds SSTables rather than commit log)
+
+Prints the raw figures as "# ..." lines and `RESULT <workload> sqlite-native <ratio>`, ratio > 1
+meaning Cassette is better (native time / ours; for disk, native bytes / ours).
+"""
+import os
+import random
+import shutil
+import sqlite3
+import sys
+import tempfile
+import time
+
+build_dir = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+ext = os.path.join(build_dir, "cassette")
+rows = int(os.environ.get("BENCH_SQLITE_ROWS", "1000000"))
+slices = int(os.environ.get("BENCH_SQLITE_SLICES", "100000"))
+work = tempfile.mkdtemp(prefix="cassette-sqlite-bench-", dir=os.environ.get("BENCH_DIR"))
+SOURCES, HOURS = 100, 10
+
+CREATE = {
+    "cassette": "CREATE VIRTUAL TABLE events USING cql(source text, hour int, ts bigint, kind text, "
+                "payload text, PRIMARY KEY ((source, hour), ts), CLUSTERING ORDER BY (ts DESC))",
+    "native": "CREATE TABLE events (source TEXT, hour INTEGER, ts INTEGER, kind TEXT, payload TEXT, "
+              "PRIMARY KEY (source, hour, ts DESC)) WITHOUT ROWID",
+}
+# Row i goes to partition (source i % 100, hour (i / 100) % 10): every partition grows evenly,
+# arriving interleaved as a live feed would. About 60 bytes of payload per row.
+INGEST = f"""
+INSERT INTO events (source, hour, ts, kind, payload)
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {rows - 1})
+SELECT 'source-' || (i % {SOURCES}), (i / {SOURCES}) % {HOURS}, 1700000000000 + i,
+       CASE i % 4 WHEN 0 THEN 'click' WHEN 1 THEN 'view' WHEN 2 THEN 'buy' ELSE 'scroll' END,
+       'user=' || (i * 7919 % 100003) || ';page=/products/' || (i % 997) || ';ref=campaign-' || (i % 13)
+FROM n"""
+SLICE = "SELECT * FROM events WHERE source = ? AND hour = ? ORDER BY ts DESC LIMIT 50"
+SCAN = "SELECT kind, count(*), sum(ts), max(length(payload)) FROM events GROUP BY kind ORDER BY kind"
+
+
+def connect(side, path):
+    conn = sqlite3.connect(path, isolation_level=None)
+    if side == "cassette":
+        conn.enable_load_extension(True)
+        conn.load_extension(ext)
+    return conn
+
+
+def dir_bytes(path):
+    if os.path.isfile(path):
+        return os.path.getsize(path)
+    total = 0
+    for root, _, files in os.walk(path):
+        for name in files:
+            total += os.path.getsize(os.path.join(root, name))
+    return total
+
+
+def run(side):
+    path = os.path.join(work, side + ".db")
+    conn = connect(side, path)
+    conn.execute(CREATE[side])
+    out = {}
+
+    start = time.perf_counter()
+    conn.execute("BEGIN")
+    conn.execute(INGEST)
+    conn.execute("COMMIT")
+    out["ingest"] = time.perf_counter() - start
+    count = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+    assert count == rows, f"{side}: {count} rows after the ingest, want {rows}"
+
+    rng = random.Random(42)
+    keys = [("source-%d" % rng.randrange(SOURCES), rng.randrange(HOURS)) for _ in range(slices)]
+    fetched = 0
+    start = time.perf_counter()
+    for key in keys:
+        fetched += len(conn.execute(SLICE, key).fetchall())
+    out["slices"] = time.perf_counter() - start
+    out["slice_rows"] = fetched
+
+    start = time.perf_counter()
+    out["scan_result"] = conn.execute(SCAN).fetchall()
+    out["scan"] = time.perf_counter() - start
+    conn.close()
+
+    if side == "cassette":
+        # Settle the store: flush the memtable to SSTables when the extension offers it
+        # (cql_flush()); otherwise what the last flush left is still in the commit log.
+        conn = connect(side, path)
+        try:
+            conn.execute("SELECT cql_flush()").fetchall()
+            out["settled"] = "flushed"
+        except sqlite3.OperationalError:
+            out["settled"] = "not flushed (no cql_flush())"
+        conn.close()
+        out["disk"] = dir_bytes(path + ".cassette")
+    else:
+        out["disk"] = dir_bytes(path)
+    return out
+
+
+def main():
+    print(f"# sqlite bench: {rows} rows, {slices} slices, SQLite {sqlite3.sqlite_version}, in {work}")
+    results = {}
+    for side in ("native", "cassette"):
+        results[side] = run(side)
+        r = results[side]
+        print(f"# {side:8s} ingest {r['ingest']:.2f} s ({rows / r['ingest']:,.0f} rows/s), "
+              f"slices {r['slices']:.2f} s ({slices / r['slices']:,.0f}/s, {r['slice_rows']} rows), "
+              f"scan {r['scan']:.2f} s, disk {r['disk']:,} bytes {r.get('settled', '')}")
+    native, ours = results["native"], results["cassette"]
+    if native["scan_result"] != ours["scan_result"] or native["slice_rows"] != ours["slice_rows"]:
+        print("# results differ between native SQLite and Cassette:")
+        print("#   native  ", native["scan_result"], native["slice_rows"])
+        print("#   cassette", ours["scan_result"], ours["slice_rows"])
+        sys.exit(1)
+    for workload in ("ingest", "slices", "scan"):
+        print(f"RESULT {workload} sqlite-native {native[workload] / ours[workload]:.2f}")
+    print(f"RESULT disk sqlite-native {native['disk'] / ours['disk']:.2f}")
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
