@@ -1,0 +1,79 @@
+// What the C++ side of the C interface (cassette_api.h) shares between its files: the error
+// slot, the registry of open stores and tables, and the guard that turns any exception into an
+// error code. Nothing here is visible to the C glue.
+#pragma once
+
+#include <exception>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <string>
+#include <vector>
+
+#include "engine/cql/session.h"
+#include "engine/schema/catalog.h"
+#include "engine/storage/store.h"
+#include "engine/util/status.h"
+#include "ext/postgres/cassette_api.h"
+
+// One CQL table as resolved at one schema version, with its columns as the glue sees them. A
+// handle never changes once handed out (a changed definition gets a new handle) and lives as long
+// as the process, so the glue may keep pointers into it for a whole query.
+struct cas_table {
+  std::string store_path;
+  std::string qualified_name;  // "ks.t"
+  std::shared_ptr<cassette::storage::Store> store;
+  std::shared_ptr<cassette::schema::Catalog> catalog;
+  std::shared_ptr<const cassette::schema::TableDef> def;
+  uint64_t schema_version = 0;
+  std::vector<std::string> names;  // storage for cas_column_info strings
+  std::vector<std::string> cql_types;
+  std::vector<std::string> pg_types;
+  std::vector<cas_column_info> columns;
+};
+
+namespace cassette::pg {
+
+// Records the message of a failed call; returns the non-zero code the C functions return.
+int set_error(const Status& status);
+int set_error(const std::string& message);
+
+// Runs `body` (returning Status), catching every exception: the only way C++ code is entered
+// from the glue.
+template <typename F>
+int guarded(F&& body) {
+  try {
+    Status status = body();
+    return status.is_ok() ? 0 : set_error(status);
+  } catch (const std::exception& e) {
+    return set_error(std::string("internal error in cassette_fdw: ") + e.what());
+  } catch (...) {
+    return set_error(std::string("internal error in cassette_fdw"));
+  }
+}
+
+// The store at `path`, opened once per process without background threads. `must_exist`
+// refuses to create a missing store directory.
+Result<std::shared_ptr<storage::Store>> open_store(const std::string& path, bool must_exist);
+Result<std::shared_ptr<schema::Catalog>> open_catalog(const std::string& path, bool must_exist);
+
+// ---- values (api_values.cc) ----
+// The PostgreSQL type of a CQL type (DESIGN §7) and how its values travel.
+std::string pg_type_name(const types::CqlType& type);
+cas_repr natural_repr(const types::CqlType& type);
+// Whether PostgreSQL's default btree order of pg_type_name(type) is CQL's comparator order.
+bool pg_order_matches(const types::CqlType& type);
+
+// A CQL value as a cas_value in representation `repr`; text forms are built in *buffer, which
+// must outlive the use of `out`.
+Status to_pg_value(const types::CqlType& type, std::optional<std::string_view> value,
+                   cas_repr repr, cas_value* out, std::string* buffer);
+// A cas_value in representation `repr` as a CQL value of `type`; `column` names it in messages.
+Result<types::Value> from_pg_value(const types::CqlType& type, const cas_value& value,
+                                   cas_repr repr, std::string_view column);
+
+// Frees every scan still open (the end of a transaction, which may have failed mid-scan).
+void release_open_scans();
+
+
+}  // namespace cassette::pg

@@ -1,0 +1,200 @@
+// Scans for the PostgreSQL glue (cassette_api.h), on the shared planner engine/query: the glue's
+// restrictions, ORDER BY and LIMIT become a query::PlanRequest, plan_query() chooses the access
+// path (partition lookups, clustering prefix and slice, order, limit), and a QueryCursor streams
+// its rows. The plan travels to the executor in its encoded text form (Plan::encode/decode),
+// which is what PostgreSQL keeps in the plan tree.
+#include <algorithm>
+#include <cstring>
+#include <set>
+
+#include "engine/query/query.h"
+#include "ext/postgres/api_internal.h"
+
+struct cas_scan {
+  cas_table* table = nullptr;
+  std::shared_ptr<const cassette::schema::TableDef> def;
+  std::unique_ptr<cassette::query::QueryCursor> cursor;
+  std::vector<cas_repr> reprs;
+  std::vector<int> wanted;
+  std::vector<std::string> buffers;  // text forms of the current row
+};
+
+namespace cassette::pg {
+
+namespace {
+
+using query::Operator;
+
+std::set<cas_scan*>& open_scans() {
+  static std::set<cas_scan*> scans;
+  return scans;
+}
+
+struct PlanText {
+  std::string description;
+  std::string encoded;
+};
+
+PlanText& plan_text() {
+  static PlanText text;
+  return text;
+}
+
+Operator to_operator(cas_op op) {
+  switch (op) {
+    case CAS_OP_EQ: return Operator::kEq;
+    case CAS_OP_LT: return Operator::kLt;
+    case CAS_OP_LE: return Operator::kLe;
+    case CAS_OP_GT: return Operator::kGt;
+    case CAS_OP_GE: return Operator::kGe;
+    case CAS_OP_IN: return Operator::kIn;
+  }
+  return Operator::kEq;
+}
+
+// A value bound to argument `op` on `column`. CQL timestamps are milliseconds: a PostgreSQL
+// bound with microseconds moves to the millisecond that keeps the comparison exact (t >= x.5
+// is t >= x+1, t > x.5 is t > x, t < x.5 is t < x+1, t <= x.5 is t <= x) and an = on it
+// matches nothing (null). A value the column cannot hold (out of range) equals no row.
+Result<types::Value> bound_value(const schema::ColumnDef& column, Operator op, cas_value v,
+                                 cas_repr repr) {
+  if (v.isnull) return types::Value();
+  bool equality = op == Operator::kEq || op == Operator::kIn;
+  if (repr == CAS_REPR_TIMESTAMPTZ && v.i % 1000 != 0) {
+    if (equality) return types::Value();
+    int64_t floor = v.i - ((v.i % 1000) + 1000) % 1000;
+    v.i = (op == Operator::kGe || op == Operator::kLt) ? floor + 1000 : floor;
+  }
+  auto value = from_pg_value(column.type, v, repr, column.name);
+  if (!value && equality) return types::Value();
+  return value;
+}
+
+}  // namespace
+
+void release_open_scans() {
+  for (cas_scan* scan : open_scans()) delete scan;
+  open_scans().clear();
+}
+
+}  // namespace cassette::pg
+
+using namespace cassette;
+using namespace cassette::pg;
+
+extern "C" {
+
+int cas_plan(cas_table* table, const cas_constraint* constraints, int count,
+             const cas_order_term* order, int norder, int64_t limit, cas_plan_info* out) {
+  return guarded([&]() -> Status {
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
+                              table->store->snapshot());
+    query::TableStatistics stats = query::table_statistics(*snapshot, *table->def);
+    query::PlanRequest request;
+    count = std::min(count, CAS_MAX_CONSTRAINTS);
+    for (int i = 0; i < count; ++i) {
+      query::Constraint c;
+      c.column = constraints[i].column;
+      c.op = to_operator(constraints[i].op);
+      if (constraints[i].known_count >= 0) c.known_count = constraints[i].known_count;
+      request.constraints.push_back(c);
+    }
+    if (limit >= 0) {
+      query::Constraint c;
+      c.column = 0;
+      c.op = Operator::kLimit;
+      c.known_count = limit;
+      request.constraints.push_back(c);
+    }
+    for (int i = 0; i < norder; ++i) {
+      request.order_by.push_back(query::OrderTerm{order[i].column, order[i].descending != 0});
+    }
+    query::Plan plan = query::plan_query(*table->def, request, stats);
+    out->partition_lookup = plan.access == query::AccessKind::kPartitions ? 1 : 0;
+    for (int i = 0; i < CAS_MAX_CONSTRAINTS; ++i) {
+      out->argument_of[i] = i < count ? plan.argument_of[static_cast<size_t>(i)] : -1;
+    }
+    out->arguments = static_cast<int>(plan.arguments.size());  // LIMIT/OFFSET are not among them
+    out->order_satisfied = plan.order_satisfied ? 1 : 0;
+    out->limit_consumed = plan.limit_consumed ? 1 : 0;
+    out->rows = plan.estimated_rows;
+    out->cost = plan.estimated_cost;
+    out->table_rows = stats.rows;
+    PlanText& text = plan_text();
+    text.description = plan.explain(*table->def);
+    text.encoded = plan.encode(*table->def);
+    out->description = text.description.c_str();
+    out->encoded = text.encoded.c_str();
+    return Status::ok();
+  });
+}
+
+int cas_scan_open(cas_table* table, const char* encoded, const cas_value* const* values,
+                  const int* value_counts, const cas_repr* value_reprs, int nargs, int64_t limit,
+                  const cas_repr* reprs, const int* wanted, cas_scan** out) {
+  return guarded([&]() -> Status {
+    const schema::TableDef& def = *table->def;
+    CASSETTE_ASSIGN_OR_RETURN(query::Plan plan, query::Plan::decode(encoded, def));
+    query::Bindings bindings;
+    for (int p = 0; p < nargs && static_cast<size_t>(p) < plan.arguments.size(); ++p) {
+      const query::Constraint& argument = plan.arguments[static_cast<size_t>(p)];
+      const schema::ColumnDef& column = def.columns[static_cast<size_t>(argument.column)];
+      std::vector<types::Value> bound;
+      for (int j = 0; j < value_counts[p]; ++j) {
+        CASSETTE_ASSIGN_OR_RETURN(types::Value v,
+                                  bound_value(column, argument.op, values[p][j], value_reprs[p]));
+        bound.push_back(std::move(v));
+      }
+      bindings.values.push_back(std::move(bound));
+    }
+    if (plan.limit_consumed) bindings.limit = limit;
+    auto scan = std::make_unique<cas_scan>();
+    scan->table = table;
+    scan->def = table->def;
+    size_t n = def.columns.size();
+    scan->reprs.assign(reprs, reprs + n);
+    scan->wanted.assign(wanted, wanted + n);
+    scan->buffers.resize(n);
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
+                              table->store->snapshot());
+    CASSETTE_ASSIGN_OR_RETURN(scan->cursor, query::QueryCursor::open(*table->store, snapshot,
+                                                                     table->def, plan,
+                                                                     std::move(bindings)));
+    open_scans().insert(scan.get());
+    *out = scan.release();
+    return Status::ok();
+  });
+}
+
+int cas_scan_next(cas_scan* scan, cas_value* out, int* has_row) {
+  return guarded([&]() -> Status {
+    *has_row = 0;
+    if (!scan->cursor->next()) return scan->cursor->status();
+    const schema::TableDef& def = *scan->def;
+    for (size_t i = 0; i < def.columns.size(); ++i) {
+      if (!scan->wanted[i]) {
+        out[i].isnull = 1;
+        continue;
+      }
+      CASSETTE_RETURN_IF_ERROR(to_pg_value(def.columns[i].type, scan->cursor->value(i),
+                                           scan->reprs[i], &out[i], &scan->buffers[i]));
+    }
+    *has_row = 1;
+    return Status::ok();
+  });
+}
+
+void cas_scan_close(cas_scan* scan) {
+  if (open_scans().erase(scan)) delete scan;
+}
+
+int cas_table_estimate(cas_table* table, double* rows) {
+  return guarded([&]() -> Status {
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
+                              table->store->snapshot());
+    *rows = query::table_statistics(*snapshot, *table->def).rows;
+    return Status::ok();
+  });
+}
+
+}  // extern "C"

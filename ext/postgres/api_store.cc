@@ -1,0 +1,264 @@
+// Stores, tables and cql() for the PostgreSQL glue (cassette_api.h): the error slot, the
+// per-process registry of open stores (one Store per directory, no background threads) and of
+// resolved tables, the keyspace listing IMPORT FOREIGN SCHEMA uses, and cql(text) -> JSON.
+#include <sys/stat.h>
+
+#include <map>
+#include <mutex>
+
+#include "engine/util/json.h"
+#include "ext/postgres/api_internal.h"
+
+namespace cassette::pg {
+
+namespace {
+
+std::string& last_error() {
+  static std::string message;
+  return message;
+}
+
+struct Registry {
+  std::map<std::string, std::shared_ptr<storage::Store>> stores;
+  std::map<std::string, std::shared_ptr<schema::Catalog>> catalogs;
+  // Every handle stays alive for the process's life; the last one is the current definition.
+  std::map<std::pair<std::string, std::string>, std::vector<std::unique_ptr<cas_table>>> tables;
+  std::vector<std::string> table_names;  // the last cas_keyspace_tables answer
+  std::vector<const char*> table_name_pointers;
+  std::string cql_json;  // the last cas_cql answer
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+bool directory_exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Splits "ks.t" (or "\"Ks\".\"T\"") into keyspace and table; unquoted names are lower-cased as
+// CQL resolves identifiers.
+Status split_table_name(const std::string& qualified, std::string* keyspace, std::string* table) {
+  std::vector<std::string> parts(1);
+  bool quoted = false, was_quoted = false;
+  for (size_t i = 0; i < qualified.size(); ++i) {
+    char c = qualified[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < qualified.size() && qualified[i + 1] == '"') {
+        parts.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        parts.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = was_quoted = true;
+    } else if (c == '.') {
+      parts.emplace_back();
+    } else {
+      parts.back() += was_quoted ? c : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
+    return Status::invalid_argument(fmt::format(
+        "invalid table option \"{}\": name the CQL table as keyspace.table", qualified));
+  }
+  *keyspace = parts[0];
+  *table = parts[1];
+  return Status::ok();
+}
+
+void describe_columns(cas_table* t) {
+  const schema::TableDef& def = *t->def;
+  size_t n = def.columns.size();
+  t->names.assign(n, {});
+  t->cql_types.assign(n, {});
+  t->pg_types.assign(n, {});
+  t->columns.assign(n, {});
+  for (size_t i = 0; i < n; ++i) {
+    const schema::ColumnDef& c = def.columns[i];
+    t->names[i] = c.name;
+    t->cql_types[i] = types::cql_type_name(c.type, def.keyspace);
+    t->pg_types[i] = pg_type_name(c.type);
+    cas_column_info& info = t->columns[i];
+    info.name = t->names[i].c_str();
+    info.cql_type = t->cql_types[i].c_str();
+    info.pg_type = t->pg_types[i].c_str();
+    info.natural_repr = natural_repr(c.type);
+    info.kind = static_cast<cas_column_kind>(static_cast<int>(c.kind));
+    info.position = c.position;
+    info.descending = c.descending ? 1 : 0;
+    info.orderable = pg_order_matches(c.type) ? 1 : 0;
+  }
+}
+
+}  // namespace
+
+int set_error(const Status& status) { return set_error(status.message()); }
+int set_error(const std::string& message) {
+  last_error() = message;
+  return 1;
+}
+
+Result<std::shared_ptr<storage::Store>> open_store(const std::string& path, bool must_exist) {
+  Registry& r = registry();
+  auto it = r.stores.find(path);
+  if (it != r.stores.end()) return it->second;
+  if (path.empty()) return Status::invalid_argument("the cassette server has no store option");
+  if (must_exist && !directory_exists(path)) {
+    return Status::not_found(fmt::format("Cassette store \"{}\" does not exist", path));
+  }
+  storage::StoreOptions options;
+  options.background_threads = false;  // no engine thread ever runs inside a backend
+  // A backend is one of many processes: a modest memtable (each backend replays the commit log
+  // tail into its own), and a block cache (a cap, filled only by use) large enough that
+  // repeated scans of a mid-sized table do not decompress its blocks again.
+  options.block_cache_bytes = 64 << 20;
+  options.memtable_budget_bytes = 16 << 20;
+  auto store = storage::Store::open(path, options);
+  if (!store) {
+    return Status(Status::io_error(
+        fmt::format("cannot open Cassette store \"{}\": {}", path, store.status().message())));
+  }
+  r.stores[path] = *store;
+  return *store;
+}
+
+Result<std::shared_ptr<schema::Catalog>> open_catalog(const std::string& path, bool must_exist) {
+  Registry& r = registry();
+  auto it = r.catalogs.find(path);
+  if (it != r.catalogs.end()) return it->second;
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store, open_store(path, must_exist));
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<schema::Catalog> catalog, cql::catalog_for(store));
+  r.catalogs[path] = catalog;
+  return catalog;
+}
+
+Result<std::shared_ptr<const schema::TableDef>> resolve_table(cas_table* t) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Schema> schema, t->catalog->current());
+  std::string keyspace, name;
+  CASSETTE_RETURN_IF_ERROR(split_table_name(t->qualified_name, &keyspace, &name));
+  if (!schema->find_keyspace(keyspace)) {
+    return Status::not_found(fmt::format("Keyspace {} does not exist", keyspace));
+  }
+  std::shared_ptr<const schema::TableDef> def = schema->find_table(keyspace, name);
+  if (!def) return Status::not_found(fmt::format("table {}.{} does not exist", keyspace, name));
+  t->schema_version = schema->version;
+  return def;
+}
+
+}  // namespace cassette::pg
+
+using namespace cassette;
+using namespace cassette::pg;
+
+extern "C" {
+
+const char* cas_last_error(void) { return last_error().c_str(); }
+
+int cas_table_open(const char* store_path, const char* qualified_name, cas_table** out) {
+  return guarded([&]() -> Status {
+    Registry& r = registry();
+    auto key = std::make_pair(std::string(store_path), std::string(qualified_name));
+    auto it = r.tables.find(key);
+    cas_table* current = it == r.tables.end() ? nullptr : it->second.back().get();
+    std::shared_ptr<schema::Catalog> catalog;
+    if (current) {
+      catalog = current->catalog;
+    } else {
+      CASSETTE_ASSIGN_OR_RETURN(catalog, open_catalog(store_path, true));
+    }
+    auto probe = std::make_unique<cas_table>();
+    probe->store_path = store_path;
+    probe->qualified_name = qualified_name;
+    probe->catalog = catalog;
+    probe->store = catalog->shared_store();
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::TableDef> def, resolve_table(probe.get()));
+    // A table handle never changes once handed out (the glue keeps pointers into its column
+    // descriptions for a whole query); a changed definition gets a new handle.
+    if (current && current->def == def) {
+      *out = current;
+      return Status::ok();
+    }
+    probe->def = def;
+    describe_columns(probe.get());
+    *out = probe.get();
+    r.tables[key].push_back(std::move(probe));
+    return Status::ok();
+  });
+}
+
+int cas_table_columns(cas_table* table, const cas_column_info** columns, int* count) {
+  *columns = table->columns.data();
+  *count = static_cast<int>(table->columns.size());
+  return 0;
+}
+
+const char* cas_table_name(cas_table* table) { return table->qualified_name.c_str(); }
+
+int cas_keyspace_tables(const char* store_path, const char* keyspace, const char* const** names,
+                        int* count) {
+  return guarded([&]() -> Status {
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<schema::Catalog> catalog,
+                              open_catalog(store_path, true));
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Schema> schema, catalog->current());
+    const schema::KeyspaceDef* ks = schema->find_keyspace(keyspace);
+    if (!ks) {
+      return Status::not_found(fmt::format("Keyspace {} does not exist", keyspace));
+    }
+    Registry& r = registry();
+    r.table_names.clear();
+    r.table_name_pointers.clear();
+    for (const auto& [name, def] : ks->tables) r.table_names.push_back(name);
+    for (const std::string& name : r.table_names) r.table_name_pointers.push_back(name.c_str());
+    *names = r.table_name_pointers.data();
+    *count = static_cast<int>(r.table_names.size());
+    return Status::ok();
+  });
+}
+
+int cas_cql(const char* store_path, const char* statement, const char** json_out) {
+  return guarded([&]() -> Status {
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store, open_store(store_path, false));
+    CASSETTE_ASSIGN_OR_RETURN(std::unique_ptr<cql::Session> session, cql::Session::open(store));
+    CASSETTE_ASSIGN_OR_RETURN(cql::ExecutionResult result, session->execute(statement));
+    std::string& out = registry().cql_json;
+    out.clear();
+    switch (result.kind) {
+      case cql::ExecutionResult::Kind::kRows: {
+        out += '[';
+        const cql::ResultSet& rs = result.rows;
+        for (size_t r = 0; r < rs.rows.size(); ++r) {
+          if (r) out += ", ";
+          out += '{';
+          for (size_t c = 0; c < rs.columns.size(); ++c) {
+            if (c) out += ", ";
+            out += json::quote_json_string(rs.columns[c].name);
+            out += ": ";
+            out += types::to_json(rs.columns[c].type, rs.rows[r][c]);
+          }
+          out += '}';
+        }
+        out += ']';
+        break;
+      }
+      case cql::ExecutionResult::Kind::kVoid:
+        out = R"({"result": "ok"})";
+        break;
+      case cql::ExecutionResult::Kind::kSetKeyspace:
+        out = fmt::format(R"({{"result": "keyspace", "keyspace": {}}})",
+                          json::quote_json_string(result.keyspace));
+        break;
+      case cql::ExecutionResult::Kind::kSchemaChange:
+        out = R"({"result": "schema changed"})";
+        break;
+    }
+    *json_out = out.c_str();
+    return Status::ok();
+  });
+}
+
+}  // extern "C"

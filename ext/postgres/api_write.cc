@@ -1,0 +1,296 @@
+// The write buffer of a PostgreSQL transaction (cassette_api.h). INSERT, UPDATE, DELETE and
+// TRUNCATE on foreign tables are logged here, in statement order, and applied at pre-commit as
+// one atomic write per store (Store::apply_prepared: one commit-log record under the store
+// lock), so an aborted transaction writes nothing and a committed one is all-or-nothing.
+//
+// All writes of a transaction get the store's one timestamp, as a CQL BATCH does; so that later
+// statements still win over earlier ones of the same transaction (PostgreSQL's semantics), the
+// log is first folded row by row: an UPDATE after an INSERT of the same row replaces the value,
+// a DELETE forgets what came before it, and an INSERT after a DELETE writes the whole row,
+// with tombstones for the columns it leaves null, instead of a deletion that would shadow it.
+#include <map>
+
+#include "engine/cql/modification.h"
+#include "engine/cql/table_codec.h"
+#include "ext/postgres/api_internal.h"
+
+namespace cassette::pg {
+
+namespace {
+
+using schema::ColumnDef;
+using schema::TableDef;
+
+struct WriteEntry {
+  enum class Kind { kInsert, kUpdate, kDelete, kTruncate };
+  Kind kind = Kind::kInsert;
+  cas_table* table = nullptr;
+  std::shared_ptr<const TableDef> def;
+  std::string partition_key;
+  std::string clustering;
+  std::vector<std::pair<size_t, types::Value>> sets;  // column index, value (null: delete)
+  int level = 1;
+};
+
+std::vector<WriteEntry>& write_log() {
+  static std::vector<WriteEntry> log;
+  return log;
+}
+
+// The primary key of a row from the glue's values; Cassandra's messages for missing parts.
+Status row_key(const TableDef& table, const cas_value* values, const cas_repr* reprs,
+               WriteEntry* entry) {
+  std::vector<std::string> key, clustering;
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    const ColumnDef& c = table.columns[i];
+    if (!c.is_primary_key()) continue;
+    CASSETTE_ASSIGN_OR_RETURN(types::Value v, from_pg_value(c.type, values[i], reprs[i], c.name));
+    if (!v) {
+      return Status::invalid_argument(
+          fmt::format("Invalid null value in condition for column {}", c.name));
+    }
+    (c.kind == schema::ColumnKind::kPartitionKey ? key : clustering).push_back(std::move(*v));
+  }
+  if (key.size() == 1 && key[0].empty()) return Status::invalid_argument("Key may not be empty");
+  entry->partition_key = cql::partition_key_bytes(key);
+  CASSETTE_ASSIGN_OR_RETURN(entry->clustering, cql::clustering_key_bytes(table, clustering));
+  return Status::ok();
+}
+
+Status check_writable(const ColumnDef& c) {
+  if (c.type.is_counter()) {
+    return Status::invalid_argument(fmt::format(
+        "counter column {} cannot be written through cassette_fdw: counters change by increments; "
+        "use cql('UPDATE ... SET {} = {} + 1 WHERE ...')",
+        c.name, c.name, c.name));
+  }
+  return Status::ok();
+}
+
+Status log_row(cas_table* table, WriteEntry::Kind kind, const cas_value* values,
+               const cas_repr* reprs, const int* present, int level) {
+  WriteEntry entry;
+  entry.kind = kind;
+  entry.table = table;
+  entry.def = table->def;
+  entry.level = level;
+  const TableDef& def = *entry.def;
+  CASSETTE_RETURN_IF_ERROR(row_key(def, values, reprs, &entry));
+  if (kind != WriteEntry::Kind::kDelete) {
+    for (size_t i = 0; i < def.columns.size(); ++i) {
+      const ColumnDef& c = def.columns[i];
+      if (kind == WriteEntry::Kind::kUpdate && !present[i]) continue;
+      if (c.is_primary_key()) {
+        if (kind == WriteEntry::Kind::kUpdate) {
+          return Status::invalid_argument(fmt::format("PRIMARY KEY part {} found in SET part", c.name));
+        }
+        continue;
+      }
+      CASSETTE_ASSIGN_OR_RETURN(types::Value v, from_pg_value(c.type, values[i], reprs[i], c.name));
+      if (kind == WriteEntry::Kind::kInsert && !v) continue;  // a null INSERT value is unset
+      CASSETTE_RETURN_IF_ERROR(check_writable(c));
+      entry.sets.emplace_back(i, std::move(v));
+    }
+  }
+  write_log().push_back(std::move(entry));
+  return Status::ok();
+}
+
+// One row's writes of the transaction, folded.
+struct PendingRow {
+  std::shared_ptr<const TableDef> def;
+  std::string partition_key;
+  std::string clustering;
+  bool deleted = false;
+  bool live = false;
+  std::map<size_t, types::Value> sets;
+};
+
+using RowKey = std::tuple<storage::TableId, std::string, std::string>;
+
+Status add_row(const PendingRow& p, const cql::WriteParameters& params,
+               const storage::Store& store, const storage::Snapshot& snapshot,
+               storage::WriteBatch& batch) {
+  const TableDef& table = *p.def;
+  storage::PartitionUpdate& update = batch.partition(table.table_id, p.partition_key);
+  storage::DeletionTime deletion{params.timestamp, params.now_seconds};
+  bool has_clustering = !table.clustering().empty();
+  if (p.deleted && !p.live && p.sets.empty()) {
+    if (!has_clustering) {
+      update.header.deletion = storage::max_deletion(update.header.deletion, deletion);
+    } else {
+      cql::RowBuilder row;
+      row.set_deletion(deletion);
+      cql::merge_row(update, p.clustering, row.build());
+    }
+    return Status::ok();
+  }
+  std::vector<cql::ColumnOperation> regular, statics;
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    const ColumnDef& c = table.columns[i];
+    if (c.is_primary_key()) continue;
+    auto it = p.sets.find(i);
+    // A row re-inserted after its deletion: the columns it leaves out are deleted too.
+    if (it == p.sets.end() && !(p.deleted && !c.is_static() && !c.type.is_counter())) continue;
+    cql::ColumnOperation op;
+    op.kind = cql::ColumnOperation::Kind::kSetValue;
+    op.column = &c;
+    if (it != p.sets.end()) op.value = it->second;
+    (c.is_static() ? statics : regular).push_back(std::move(op));
+  }
+  auto build = [&](const std::vector<cql::ColumnOperation>& ops, bool is_static) -> Status {
+    if (ops.empty() && (is_static || !p.live)) return Status::ok();
+    std::optional<std::string> clustering;
+    if (!is_static) clustering = p.clustering;
+    std::optional<storage::Row> existing;
+    bool needs = false;
+    for (const auto& op : ops) needs = needs || cql::operation_needs_row(op, params);
+    if (needs) {
+      CASSETTE_ASSIGN_OR_RETURN(cql::CurrentRow current,
+                                cql::read_current_row(store, snapshot, table, p.partition_key, clustering));
+      existing = is_static ? std::move(current.static_row) : std::move(current.row);
+    }
+    cql::RowBuilder row;
+    if (!is_static && p.live) {
+      storage::LivenessInfo liveness;
+      liveness.timestamp = params.timestamp;
+      if (params.ttl > 0) {
+        liveness.ttl = params.ttl;
+        liveness.local_expiration_time = params.now_seconds + params.ttl;
+      }
+      row.set_liveness(liveness);
+    }
+    for (const auto& op : ops) {
+      CASSETTE_RETURN_IF_ERROR(cql::apply_operation(op, params, existing ? &*existing : nullptr, row));
+    }
+    if (!row.empty()) cql::merge_row(update, clustering, row.build());
+    return Status::ok();
+  };
+  CASSETTE_RETURN_IF_ERROR(build(regular, false));
+  CASSETTE_RETURN_IF_ERROR(build(statics, true));
+  return Status::ok();
+}
+
+Status commit_store(storage::Store& store, const std::vector<const WriteEntry*>& entries) {
+  std::map<RowKey, PendingRow> rows;
+  std::map<storage::TableId, std::shared_ptr<const TableDef>> truncated;
+  for (const WriteEntry* e : entries) {
+    storage::TableId id = e->def->table_id;
+    if (e->kind == WriteEntry::Kind::kTruncate) {
+      truncated[id] = e->def;
+      std::erase_if(rows, [&](const auto& r) { return std::get<0>(r.first) == id; });
+      continue;
+    }
+    PendingRow& p = rows[RowKey{id, e->partition_key, e->clustering}];
+    if (!p.def) {
+      p.def = e->def;
+      p.partition_key = e->partition_key;
+      p.clustering = e->clustering;
+    }
+    switch (e->kind) {
+      case WriteEntry::Kind::kInsert:
+        p.live = true;
+        break;
+      case WriteEntry::Kind::kDelete:
+        p.deleted = true;
+        p.live = false;
+        p.sets.clear();
+        break;
+      default:
+        break;
+    }
+    for (const auto& [column, value] : e->sets) p.sets[column] = value;
+  }
+  for (const auto& [id, def] : truncated) CASSETTE_RETURN_IF_ERROR(store.truncate(id));
+  if (rows.empty()) return Status::ok();
+  int64_t now_micros = store.clock().now_micros();
+  auto written = store.apply_prepared(
+      [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) -> Result<bool> {
+        for (const auto& [key, p] : rows) {
+          cql::WriteParameters params;
+          params.timestamp = storage::kAutoTimestamp;
+          params.ttl = p.def->params.default_time_to_live;
+          params.now_seconds = now_micros / 1'000'000;
+          params.now_micros = now_micros;
+          CASSETTE_RETURN_IF_ERROR(add_row(p, params, store, snapshot, batch));
+        }
+        return !batch.empty();
+      });
+  return written.status();
+}
+
+}  // namespace
+
+}  // namespace cassette::pg
+
+using namespace cassette;
+using namespace cassette::pg;
+
+extern "C" {
+
+int cas_write_insert(cas_table* table, const cas_value* values, const cas_repr* reprs, int level) {
+  return guarded([&] { return log_row(table, WriteEntry::Kind::kInsert, values, reprs, nullptr, level); });
+}
+
+int cas_write_update(cas_table* table, const cas_value* values, const cas_repr* reprs,
+                     const int* present, int level) {
+  return guarded([&] { return log_row(table, WriteEntry::Kind::kUpdate, values, reprs, present, level); });
+}
+
+int cas_write_delete(cas_table* table, const cas_value* values, const cas_repr* reprs, int level) {
+  return guarded([&] { return log_row(table, WriteEntry::Kind::kDelete, values, reprs, nullptr, level); });
+}
+
+int cas_write_truncate(cas_table* table, int level) {
+  return guarded([&]() -> Status {
+    WriteEntry entry;
+    entry.kind = WriteEntry::Kind::kTruncate;
+    entry.table = table;
+    entry.def = table->def;
+    entry.level = level;
+    write_log().push_back(std::move(entry));
+    return Status::ok();
+  });
+}
+
+int cas_transaction_commit(void) {
+  return guarded([&]() -> Status {
+    std::map<storage::Store*, std::vector<const WriteEntry*>> by_store;
+    std::vector<storage::Store*> order;
+    for (const WriteEntry& e : write_log()) {
+      auto& list = by_store[e.table->store.get()];
+      if (list.empty()) order.push_back(e.table->store.get());
+      list.push_back(&e);
+    }
+    Status status;
+    for (storage::Store* store : order) {
+      status = commit_store(*store, by_store[store]);
+      if (!status) break;
+    }
+    write_log().clear();
+    return status;
+  });
+}
+
+void cas_subtransaction_end(int level, int committed) {
+  try {
+    for (WriteEntry& e : write_log()) {
+      if (e.level >= level && committed) e.level = level - 1;
+    }
+    if (!committed) std::erase_if(write_log(), [&](const WriteEntry& e) { return e.level >= level; });
+  } catch (...) {
+  }
+}
+
+void cas_end_of_transaction(void) {
+  try {
+    write_log().clear();
+    write_log().shrink_to_fit();
+    release_open_scans();
+  } catch (...) {
+  }
+}
+
+int cas_transaction_has_writes(void) { return write_log().empty() ? 0 : 1; }
+
+}  // extern "C"

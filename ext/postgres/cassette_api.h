@@ -1,0 +1,198 @@
+/*
+ * The C interface between the PostgreSQL glue (fdw_*.c, compiled as C against PostgreSQL's
+ * headers) and the engine (api_*.cc, C++). It is the only door between the two, and it is built
+ * so that nothing of C++ leaks into a backend:
+ *  - every function is extern "C", catches every exception, and reports failure as a non-zero
+ *    return code with a message readable through cas_last_error() (the glue turns it into
+ *    ereport(ERROR)); no function calls back into PostgreSQL (no palloc, no elog), so a
+ *    PostgreSQL longjmp never crosses a C++ frame;
+ *  - stores are opened with StoreOptions::background_threads = false: no engine thread runs in
+ *    a backend, flushes and compactions happen inline in the writer;
+ *  - memory the engine hands out (cursors, plans, value buffers) is owned by handles the glue
+ *    frees, and cas_end_of_transaction() frees whatever a failed transaction left behind.
+ *
+ * Values cross the boundary as cas_value: a scalar the glue turns into a Datum directly (ints,
+ * floats, bool, text, bytea, uuid, timestamptz, date, time, interval), or the PostgreSQL text
+ * form of the value (numeric, inet, arrays, jsonb, or any column declared with another type),
+ * which the glue passes to the column type's input function. Writes go the other way.
+ */
+#ifndef CASSETTE_API_H
+#define CASSETTE_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* How a value is represented in a cas_value (chosen per column by the glue). */
+typedef enum cas_repr {
+	CAS_REPR_TEXT = 0,	  /* data/len: PostgreSQL text input form of the value */
+	CAS_REPR_INT2,		  /* i */
+	CAS_REPR_INT4,		  /* i */
+	CAS_REPR_INT8,		  /* i */
+	CAS_REPR_FLOAT4,	  /* d */
+	CAS_REPR_FLOAT8,	  /* d */
+	CAS_REPR_BOOL,		  /* i (0/1) */
+	CAS_REPR_VARLENA,	  /* data/len: raw bytes (text contents, bytea contents) */
+	CAS_REPR_UUID,		  /* data: 16 bytes */
+	CAS_REPR_TIMESTAMPTZ, /* i: microseconds since 2000-01-01 UTC (PostgreSQL's epoch) */
+	CAS_REPR_DATE,		  /* i: days since 2000-01-01 */
+	CAS_REPR_TIME,		  /* i: microseconds since midnight */
+	CAS_REPR_INTERVAL	  /* months, days, i: microseconds */
+} cas_repr;
+
+typedef struct cas_value
+{
+	int			isnull;
+	int64_t		i;
+	double		d;
+	int32_t		months;
+	int32_t		days;
+	const char *data;
+	size_t		len;
+} cas_value;
+
+/* Every function returns 0 on success and non-zero on failure; the message (a full sentence,
+ * Cassandra's wording for CQL errors) stays readable until the next call. */
+const char *cas_last_error(void);
+
+/* ---- stores and tables ---------------------------------------------------------------------- */
+
+typedef struct cas_table cas_table; /* a table of an open store; owned by the API, never freed */
+
+/* Opens (or finds already open in this process) the store at `path` and resolves "ks.table"
+ * (CQL quoting for mixed case: 'ks."T"') to the handle of the table's current definition.
+ * Handles stay valid for the process's life. Fails naming the missing store, keyspace or table. */
+int			cas_table_open(const char *store_path, const char *qualified_name, cas_table **out);
+
+/* Column metadata, in the table's column order (partition key, clustering, static, regular). */
+typedef enum cas_column_kind
+{
+	CAS_PARTITION_KEY = 0,
+	CAS_CLUSTERING = 1,
+	CAS_STATIC = 2,
+	CAS_REGULAR = 3
+} cas_column_kind;
+
+typedef struct cas_column_info
+{
+	const char *name;
+	const char *cql_type;	  /* "int", "frozen<map<text, int>>" */
+	const char *pg_type;	  /* the PostgreSQL type of DESIGN §7: "integer", "text[]", "jsonb" */
+	cas_repr	natural_repr; /* how a value of pg_type travels (CAS_REPR_TEXT: via text) */
+	cas_column_kind kind;
+	int			position;	  /* among the partition key / clustering columns */
+	int			descending;	  /* clustering order */
+	int			orderable;	  /* PostgreSQL's order of pg_type is CQL's order (ORDER BY pushdown) */
+} cas_column_info;
+
+int			cas_table_columns(cas_table *table, const cas_column_info **columns, int *count);
+const char *cas_table_name(cas_table *table); /* "ks.t" */
+
+/* Tables of a keyspace, for IMPORT FOREIGN SCHEMA: names in name order. The array stays valid
+ * until the next call. Fails when the keyspace does not exist. */
+int			cas_keyspace_tables(const char *store_path, const char *keyspace,
+								const char *const **names, int *count);
+
+/* ---- scans (planned by engine/query) ---------------------------------------------------------- */
+
+/* A restriction the glue found in a WHERE or join clause: column `column` (index into the
+ * table's columns) compared with a value, or equal to one of several (IN / = ANY). */
+typedef enum cas_op
+{
+	CAS_OP_EQ = 0,
+	CAS_OP_LT,
+	CAS_OP_LE,
+	CAS_OP_GT,
+	CAS_OP_GE,
+	CAS_OP_IN
+} cas_op;
+
+#define CAS_MAX_CONSTRAINTS 64
+
+typedef struct cas_constraint
+{
+	int			column;
+	cas_op		op;
+	int64_t		known_count;	/* IN: number of values when known at plan time, else -1 */
+} cas_constraint;
+
+typedef struct cas_order_term
+{
+	int			column;
+	int			descending;
+} cas_order_term;
+
+/* The access path the shared planner (engine/query) chose. The strings stay valid until the
+ * next cas_plan call. */
+typedef struct cas_plan_info
+{
+	int			partition_lookup; /* complete partition key by = / IN */
+	int			argument_of[CAS_MAX_CONSTRAINTS]; /* per constraint: its value's position, or -1
+												   * when the glue must check it itself */
+	int			arguments;		/* number of bound values (without the limit) */
+	int			order_satisfied; /* rows come in the requested order */
+	int			limit_consumed;
+	double		rows;			/* estimated rows returned */
+	double		cost;			/* estimated rows touched, seeks included */
+	double		table_rows;		/* the table's estimated size */
+	const char *description;	/* Plan::explain(): "partition lookup on (source, hour), ..." */
+	const char *encoded;		/* Plan::encode(): what cas_scan_open takes back */
+} cas_plan_info;
+
+/* Plans constraints[0..count) (at most CAS_MAX_CONSTRAINTS), an ORDER BY (norder terms, may be
+ * 0) and a LIMIT (-1: none). */
+int			cas_plan(cas_table *table, const cas_constraint *constraints, int count,
+					 const cas_order_term *order, int norder, int64_t limit, cas_plan_info *out);
+
+/* Opens a scan of the plan `encoded` (from cas_plan) with its arguments' values: values[p] holds
+ * value_counts[p] values (several for IN) in representation value_reprs[p]. `limit` is the
+ * consumed limit (-1: none). reprs[c] says how column c's values are wanted, wanted[c] whether
+ * column c is read at all. The scan reads a snapshot taken now. */
+typedef struct cas_scan cas_scan;
+int			cas_scan_open(cas_table *table, const char *encoded, const cas_value *const *values,
+						  const int *value_counts, const cas_repr *value_reprs, int nargs,
+						  int64_t limit, const cas_repr *reprs, const int *wanted, cas_scan **out);
+/* Advances to the next row: *has_row = 0 at the end. values[c] for every wanted column stays
+ * valid until the next call. */
+int			cas_scan_next(cas_scan *scan, cas_value *values, int *has_row);
+void		cas_scan_close(cas_scan *scan);
+
+/* The table's estimated row count (from the store's statistics; cheap). */
+int			cas_table_estimate(cas_table *table, double *rows);
+
+/* ---- writes (buffered per transaction, applied at commit) --------------------------------------- */
+
+/* values[c] for every column c of the table (in the table's order) with reprs[c]; `present[c]`
+ * says the statement sets column c. INSERT: key columns required, nulls leave columns unset.
+ * UPDATE: key columns identify the row, present non-key columns are set (null deletes the cell).
+ * DELETE: only key columns are read. `level` is the (sub)transaction nesting level. */
+int			cas_write_insert(cas_table *table, const cas_value *values, const cas_repr *reprs,
+							 int level);
+int			cas_write_update(cas_table *table, const cas_value *values, const cas_repr *reprs,
+							 const int *present, int level);
+int			cas_write_delete(cas_table *table, const cas_value *values, const cas_repr *reprs,
+							 int level);
+int			cas_write_truncate(cas_table *table, int level);
+/* Applies everything buffered as one atomic write per store (truncations first). */
+int			cas_transaction_commit(void);
+/* Forgets the writes of levels >= level (ROLLBACK TO SAVEPOINT), or moves them to level - 1. */
+void		cas_subtransaction_end(int level, int committed);
+/* End of the top-level transaction: drops buffered writes and frees open scans. */
+void		cas_end_of_transaction(void);
+int			cas_transaction_has_writes(void);
+
+/* ---- cql() ---------------------------------------------------------------------------------------- */
+
+/* Runs one CQL statement against the store and returns its result as JSON text: an array of
+ * row objects for statements that return rows, else {"result": "..."} for others. The text stays
+ * valid until the next call. */
+int			cas_cql(const char *store_path, const char *statement, const char **json);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* CASSETTE_API_H */

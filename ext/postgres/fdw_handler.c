@@ -1,0 +1,402 @@
+/*
+ * cassette_fdw: Cassandra tables of a Cassette store as PostgreSQL foreign tables.
+ *
+ *   CREATE EXTENSION cassette_fdw;
+ *   CREATE SERVER s FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '/srv/app.cassette');
+ *   IMPORT FOREIGN SCHEMA ks FROM SERVER s INTO public;          -- one foreign table per CQL table
+ *   CREATE FOREIGN TABLE t (k int, v text) SERVER s OPTIONS (table 'ks.t');
+ *   SELECT cql('SELECT * FROM ks.t WHERE k = 1');                -- any CQL statement, as jsonb
+ *
+ * This file: the handler and validator, option lookup, resolving a foreign table against its
+ * CQL table, and the cql() function. Scans are in fdw_scan.c, writes in fdw_modify.c.
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/reloptions.h"
+#include "access/table.h"
+#include "catalog/pg_foreign_server.h"
+#include "catalog/pg_foreign_table.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "foreign/fdwapi.h"
+#include "foreign/foreign.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/jsonb.h"
+#include "utils/lsyscache.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "fdw_internal.h"
+
+PG_MODULE_MAGIC;
+
+PG_FUNCTION_INFO_V1(cassette_fdw_handler);
+PG_FUNCTION_INFO_V1(cassette_fdw_validator);
+PG_FUNCTION_INFO_V1(cassette_cql);
+
+void		_PG_init(void);
+static void cassette_register_cache_callbacks(void);
+
+void
+_PG_init(void)
+{
+	cassette_register_callbacks();
+	cassette_register_cache_callbacks();
+}
+
+void
+cassette_raise(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FDW_ERROR),
+			 errmsg("%s", cas_last_error())));
+	pg_unreachable();
+}
+
+Datum
+cassette_fdw_handler(PG_FUNCTION_ARGS)
+{
+	FdwRoutine *routine = makeNode(FdwRoutine);
+
+	cassette_scan_routines(routine);
+	cassette_modify_routines(routine);
+	routine->ImportForeignSchema = cassette_import_foreign_schema;
+	PG_RETURN_POINTER(routine);
+}
+
+/* The options each object accepts. */
+typedef struct CassetteOption
+{
+	const char *name;
+	Oid			context;
+} CassetteOption;
+
+static const CassetteOption valid_options[] = {
+	{"store", ForeignServerRelationId},
+	{"table", ForeignTableRelationId},
+	{"column_name", AttributeRelationId},
+	{NULL, InvalidOid}
+};
+
+Datum
+cassette_fdw_validator(PG_FUNCTION_ARGS)
+{
+	List	   *options = untransformRelOptions(PG_GETARG_DATUM(0));
+	Oid			catalog = PG_GETARG_OID(1);
+	ListCell   *cell;
+
+	foreach(cell, options)
+	{
+		DefElem    *def = (DefElem *) lfirst(cell);
+		const CassetteOption *opt;
+		bool		found = false;
+
+		for (opt = valid_options; opt->name; opt++)
+			if (opt->context == catalog && strcmp(opt->name, def->defname) == 0)
+				found = true;
+		if (!found)
+		{
+			StringInfoData valid;
+
+			initStringInfo(&valid);
+			for (opt = valid_options; opt->name; opt++)
+				if (opt->context == catalog)
+					appendStringInfo(&valid, "%s%s", valid.len > 0 ? ", " : "", opt->name);
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+					 errmsg("invalid option \"%s\"", def->defname),
+					 valid.len > 0 ? errhint("Valid options in this context are: %s", valid.data)
+					 : errhint("There are no valid options in this context.")));
+		}
+		if (strcmp(def->defname, "store") == 0)
+		{
+			char	   *path = defGetString(def);
+
+			if (path[0] != '/' && strcmp(path, ":memory:") != 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+						 errmsg("store must be an absolute path, not \"%s\"", path)));
+		}
+		if (strcmp(def->defname, "table") == 0 && strchr(defGetString(def), '.') == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+					 errmsg("invalid table option \"%s\": name the CQL table as keyspace.table",
+							defGetString(def))));
+	}
+	PG_RETURN_VOID();
+}
+
+static char *
+option_value(List *options, const char *name)
+{
+	ListCell   *cell;
+
+	foreach(cell, options)
+	{
+		DefElem    *def = (DefElem *) lfirst(cell);
+
+		if (strcmp(def->defname, name) == 0)
+			return defGetString(def);
+	}
+	return NULL;
+}
+
+char *
+cassette_server_store(Oid serverid)
+{
+	ForeignServer *server = GetForeignServer(serverid);
+	char	   *store = option_value(server->options, "store");
+
+	if (store == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_OPTION_NAME_NOT_FOUND),
+				 errmsg("server \"%s\" has no store option", server->servername),
+				 errhint("ALTER SERVER %s OPTIONS (ADD store '/path/to/store')",
+						 quote_identifier(server->servername))));
+	return store;
+}
+
+/* Resolves a foreign table in the current memory context. */
+static CassetteRelation *
+build_relation(Oid relid, TupleDesc tupdesc, char **store_out, char **name_out)
+{
+	ForeignTable *ft = GetForeignTable(relid);
+	char	   *store = cassette_server_store(ft->serverid);
+	char	   *name = option_value(ft->options, "table");
+	CassetteRelation *rel = palloc0(sizeof(CassetteRelation));
+	int			i;
+
+	if (name == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_OPTION_NAME_NOT_FOUND),
+				 errmsg("foreign table \"%s\" has no table option", get_rel_name(relid)),
+				 errhint("Name its CQL table: ALTER FOREIGN TABLE %s OPTIONS (ADD table 'ks.t')",
+						 quote_identifier(get_rel_name(relid)))));
+	*store_out = pstrdup(store);
+	*name_out = pstrdup(name);
+	CAS_CHECK(cas_table_open(store, name, &rel->table));
+	CAS_CHECK(cas_table_columns(rel->table, &rel->columns, &rel->ncolumns));
+	rel->natts = tupdesc->natts;
+	rel->att_column = palloc(sizeof(int) * Max(rel->natts, 1));
+	rel->column_att = palloc(sizeof(int) * Max(rel->ncolumns, 1));
+	rel->column_repr = palloc0(sizeof(cas_repr) * Max(rel->ncolumns, 1));
+	rel->att_natural = palloc0(sizeof(bool) * Max(rel->natts, 1));
+	for (i = 0; i < rel->ncolumns; i++)
+		rel->column_att[i] = -1;
+	rel->att_input = palloc0(sizeof(FmgrInfo) * Max(rel->natts, 1));
+	rel->att_output = palloc0(sizeof(FmgrInfo) * Max(rel->natts, 1));
+	rel->att_ioparam = palloc0(sizeof(Oid) * Max(rel->natts, 1));
+	for (i = 0; i < rel->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+		const char *colname = NameStr(att->attname);
+		List	   *colopts;
+		char	   *renamed;
+		int			c;
+
+		rel->att_column[i] = -1;
+		if (att->attisdropped)
+			continue;
+		colopts = GetForeignColumnOptions(relid, att->attnum);
+		renamed = option_value(colopts, "column_name");
+		if (renamed)
+			colname = renamed;
+		for (c = 0; c < rel->ncolumns; c++)
+			if (strcmp(rel->columns[c].name, colname) == 0)
+				break;
+		if (c == rel->ncolumns)
+			ereport(ERROR,
+					(errcode(ERRCODE_FDW_COLUMN_NAME_NOT_FOUND),
+					 errmsg("column \"%s\" of foreign table \"%s\" does not exist in CQL table %s",
+							colname, get_rel_name(relid), cas_table_name(rel->table))));
+		rel->att_column[i] = c;
+		rel->column_att[c] = i;
+		rel->att_natural[i] = strcmp(format_type_be(att->atttypid), rel->columns[c].pg_type) == 0;
+		rel->column_repr[c] = rel->att_natural[i] ? rel->columns[c].natural_repr : CAS_REPR_TEXT;
+		{
+			Oid			func;
+			bool		varlena;
+
+			getTypeInputInfo(att->atttypid, &func, &rel->att_ioparam[i]);
+			fmgr_info(func, &rel->att_input[i]);
+			getTypeOutputInfo(att->atttypid, &func, &varlena);
+			fmgr_info(func, &rel->att_output[i]);
+		}
+	}
+	return rel;
+}
+
+/*
+ * Resolving a foreign table (options, CQL columns, types, I/O functions) costs more than a
+ * partition lookup, so each backend keeps the result per relation until PostgreSQL invalidates
+ * the relation or a server, or the CQL table's definition changes (cas_table_open then returns
+ * another handle).
+ */
+typedef struct RelationCacheEntry
+{
+	Oid			relid;			/* hash key */
+	bool		valid;
+	MemoryContext context;
+	CassetteRelation *rel;
+	char	   *store;
+	char	   *name;
+	LocalTransactionId checked;	/* the transaction that last checked the CQL definition */
+} RelationCacheEntry;
+
+static HTAB *relation_cache = NULL;
+
+static void
+invalidate_relation(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	RelationCacheEntry *entry;
+
+	if (relation_cache == NULL)
+		return;
+	hash_seq_init(&status, relation_cache);
+	while ((entry = hash_seq_search(&status)) != NULL)
+		if (relid == InvalidOid || entry->relid == relid)
+			entry->valid = false;
+}
+
+static void
+invalidate_servers(Datum arg, int cacheid, uint32 hashvalue)
+{
+	invalidate_relation(arg, InvalidOid);
+}
+
+static void
+cassette_register_cache_callbacks(void)
+{
+	CacheRegisterRelcacheCallback(invalidate_relation, (Datum) 0);
+	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, invalidate_servers, (Datum) 0);
+	CacheRegisterSyscacheCallback(FOREIGNTABLEREL, invalidate_servers, (Datum) 0);
+}
+
+CassetteRelation *
+cassette_relation(Oid relid, TupleDesc tupdesc, bool with_io)
+{
+	RelationCacheEntry *entry;
+	bool		found;
+	MemoryContext context,
+				old;
+	CassetteRelation *rel;
+	char	   *store,
+			   *name;
+
+	if (relation_cache == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(RelationCacheEntry);
+		ctl.hcxt = CacheMemoryContext;
+		relation_cache = hash_create("cassette_fdw relations", 64, &ctl,
+									 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	entry = hash_search(relation_cache, &relid, HASH_ENTER, &found);
+	if (!found)
+	{
+		entry->valid = false;
+		entry->context = NULL;
+		entry->rel = NULL;
+	}
+	if (entry->valid && entry->rel->natts == tupdesc->natts)
+	{
+		cas_table  *table;
+
+		/* A transaction sees one CQL definition of the table: checked once per transaction. */
+		if (entry->checked == MyProc->lxid)
+			return entry->rel;
+		CAS_CHECK(cas_table_open(entry->store, entry->name, &table));
+		if (table == entry->rel->table)
+		{
+			entry->checked = MyProc->lxid;
+			return entry->rel;
+		}
+	}
+	/* (Re)build in a context of its own; the entry changes only once that succeeded. */
+	context = AllocSetContextCreate(CacheMemoryContext, "cassette_fdw relation",
+									ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(context);
+	PG_TRY();
+	{
+		rel = build_relation(relid, tupdesc, &store, &name);
+	}
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(context);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(old);
+	if (entry->context)
+		MemoryContextDelete(entry->context);
+	entry->context = context;
+	entry->rel = rel;
+	entry->store = store;
+	entry->name = name;
+	entry->valid = true;
+	entry->checked = MyProc->lxid;
+	return rel;
+}
+
+/* The store of the only cassette_fdw server (cql() without a server name). */
+static char *
+only_server_store(void)
+{
+	ForeignDataWrapper *fdw = GetForeignDataWrapperByName("cassette_fdw", false);
+	Relation	rel = table_open(ForeignServerRelationId, AccessShareLock);
+	SysScanDesc scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	HeapTuple	tuple;
+	Oid			found = InvalidOid;
+	int			count = 0;
+
+	while (HeapTupleIsValid(tuple = systable_getnext(scan)))
+	{
+		Form_pg_foreign_server server = (Form_pg_foreign_server) GETSTRUCT(tuple);
+
+		if (server->srvfdw == fdw->fdwid)
+		{
+			found = server->oid;
+			count++;
+		}
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (count == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FDW_UNABLE_TO_ESTABLISH_CONNECTION),
+				 errmsg("no cassette_fdw server exists"),
+				 errhint("CREATE SERVER s FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '/path')")));
+	if (count > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_AMBIGUOUS_PARAMETER),
+				 errmsg("there are %d cassette_fdw servers; name one: cql(statement, 'server')", count)));
+	return cassette_server_store(found);
+}
+
+Datum
+cassette_cql(PG_FUNCTION_ARGS)
+{
+	char	   *statement;
+	char	   *store;
+	const char *json;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	statement = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
+		store = cassette_server_store(GetForeignServerByName(NameStr(*PG_GETARG_NAME(1)), false)->serverid);
+	else
+		store = only_server_store();
+	CAS_CHECK(cas_cql(store, statement, &json));
+	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(pstrdup(json))));
+}

@@ -1,0 +1,106 @@
+/*
+ * IMPORT FOREIGN SCHEMA ks FROM SERVER s INTO public [LIMIT TO (t1, ...) | EXCEPT (...)]:
+ * one foreign table per CQL table of keyspace ks, with the column types of DESIGN §7 and
+ * NOT NULL on primary key columns:
+ *
+ *   CREATE FOREIGN TABLE public.events (source text NOT NULL, hour integer NOT NULL,
+ *     ts timestamp with time zone NOT NULL, value double precision)
+ *     SERVER s OPTIONS (table 'ks.events');
+ */
+#include "postgres.h"
+
+#include "foreign/foreign.h"
+#include "lib/stringinfo.h"
+#include "nodes/parsenodes.h"
+#include "utils/builtins.h"
+
+#include "fdw_internal.h"
+
+/* A CQL name as the table option writes it: bare when CQL would read it back unchanged. */
+static void
+append_cql_name(StringInfo out, const char *name)
+{
+	const char *p;
+	bool		bare = (name[0] >= 'a' && name[0] <= 'z');
+
+	for (p = name; *p && bare; p++)
+		bare = (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_';
+	if (bare)
+	{
+		appendStringInfoString(out, name);
+		return;
+	}
+	appendStringInfoChar(out, '"');
+	for (p = name; *p; p++)
+	{
+		if (*p == '"')
+			appendStringInfoChar(out, '"');
+		appendStringInfoChar(out, *p);
+	}
+	appendStringInfoChar(out, '"');
+}
+
+static bool
+listed(List *tables, const char *name)
+{
+	ListCell   *lc;
+
+	foreach(lc, tables)
+		if (strcmp(((RangeVar *) lfirst(lc))->relname, name) == 0)
+			return true;
+	return false;
+}
+
+List *
+cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
+{
+	ForeignServer *server = GetForeignServer(serverOid);
+	char	   *store = cassette_server_store(serverOid);
+	const char *const *names;
+	int			count;
+	int			i;
+	List	   *commands = NIL;
+	char	  **copies;
+
+	CAS_CHECK(cas_keyspace_tables(store, stmt->remote_schema, &names, &count));
+	/* cas_table_open reuses the name buffer: copy the names first. */
+	copies = palloc(sizeof(char *) * Max(count, 1));
+	for (i = 0; i < count; i++)
+		copies[i] = pstrdup(names[i]);
+	for (i = 0; i < count; i++)
+	{
+		const char *name = copies[i];
+		StringInfoData qualified;
+		StringInfoData sql;
+		cas_table  *table;
+		const cas_column_info *columns;
+		int			ncolumns,
+					c;
+
+		if (stmt->list_type == FDW_IMPORT_SCHEMA_LIMIT_TO && !listed(stmt->table_list, name))
+			continue;
+		if (stmt->list_type == FDW_IMPORT_SCHEMA_EXCEPT && listed(stmt->table_list, name))
+			continue;
+		initStringInfo(&qualified);
+		append_cql_name(&qualified, stmt->remote_schema);
+		appendStringInfoChar(&qualified, '.');
+		append_cql_name(&qualified, name);
+		CAS_CHECK(cas_table_open(store, qualified.data, &table));
+		CAS_CHECK(cas_table_columns(table, &columns, &ncolumns));
+
+		initStringInfo(&sql);
+		appendStringInfo(&sql, "CREATE FOREIGN TABLE %s.%s (",
+						 quote_identifier(stmt->local_schema), quote_identifier(name));
+		for (c = 0; c < ncolumns; c++)
+		{
+			appendStringInfo(&sql, "%s%s %s", c > 0 ? ", " : "", quote_identifier(columns[c].name),
+							 columns[c].pg_type);
+			if (columns[c].kind == CAS_PARTITION_KEY || columns[c].kind == CAS_CLUSTERING)
+				appendStringInfoString(&sql, " NOT NULL");
+		}
+		appendStringInfo(&sql, ") SERVER %s OPTIONS (table %s)",
+						 quote_identifier(server->servername), quote_literal_cstr(qualified.data));
+		commands = lappend(commands, sql.data);
+	}
+	return commands;
+}

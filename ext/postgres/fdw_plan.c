@@ -1,0 +1,591 @@
+/*
+ * Planning scans of cassette foreign tables. Restrictions on primary key columns that the engine
+ * may enforce are collected here and handed to the shared planner (engine/query, through
+ * cas_plan), which chooses the access path and says which restrictions, ORDER BY and LIMIT it
+ * consumed:
+ *
+ *   EXPLAIN (VERBOSE, COSTS OFF)
+ *     SELECT ts FROM events WHERE source = 'a' AND hour = 3 ORDER BY ts DESC LIMIT 50;
+ *   Limit
+ *     ->  Foreign Scan on public.events
+ *           Cassette Access: partition lookup on (source, hour), limit
+ *           Cassette Limit: 50
+ *           Cassette Plan: partitions source= hour= limit
+ *
+ * Candidates: = and IN (= ANY(array)) on primary key columns, <, <=, >, >= on clustering
+ * columns (with built-in operators, values of the column's own type, and an order PostgreSQL
+ * shares with CQL for slices). Paths: the plain one; one carrying the query's pathkeys when the
+ * engine yields rows in that order (clustering order or its reverse inside one partition), so
+ * PostgreSQL needs no Sort; and parameterized ones for join clauses on the partition key (a
+ * nested loop from a native table does one partition lookup per outer row). Everything the
+ * engine does not enforce stays a PostgreSQL filter. The plan keeps the engine's encoded plan
+ * and the expressions of the values it binds, in binding order; fdw_scan.c executes it.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/sysattr.h"
+#include "access/table.h"
+#include "catalog/pg_type.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "foreign/fdwapi.h"
+#include "foreign/foreign.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/pg_locale.h"
+#include "utils/rel.h"
+#include "utils/sampling.h"
+
+#include "fdw_internal.h"
+
+/* Costs, in PostgreSQL's units. The engine's estimate counts rows touched (a partition seek is
+ * worth a few rows); each costs a little more than a heap tuple, which PostgreSQL charges 0.01. */
+#define CAS_STARTUP_COST 5.0
+#define CAS_SCAN_ROW_COST 0.012
+#define CAS_DEFAULT_ROWS 1000.0
+
+/* A restriction that may be pushed down. */
+typedef struct CassetteCond
+{
+	RestrictInfo *rinfo;
+	int			column;			/* CQL column */
+	cas_op		op;
+	Expr	   *value;			/* the other side: no Var of this relation, not volatile */
+	int			in_count;		/* IN with a constant array: its length, else -1 */
+} CassetteCond;
+
+typedef struct CassettePlanState
+{
+	CassetteRelation *rel;
+	List	   *conds;			/* CassetteCond * from baserestrictinfo */
+} CassettePlanState;
+
+static bool
+same_integer_family(Oid a, Oid b)
+{
+	return (a == INT2OID || a == INT4OID || a == INT8OID) &&
+		(b == INT2OID || b == INT4OID || b == INT8OID);
+}
+
+static Expr *
+strip_relabel(Expr *e)
+{
+	while (e && IsA(e, RelabelType))
+		e = ((RelabelType *) e)->arg;
+	return e;
+}
+
+/* Whether `clause` is  column op value  with a primary key column this path can push down. */
+static bool
+classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
+				RestrictInfo *rinfo, CassetteCond *out)
+{
+	Expr	   *clause = rinfo->clause;
+	Expr	   *left,
+			   *right;
+	Var		   *var;
+	Expr	   *value;
+	char	   *opname;
+	Oid			opno,
+				value_type,
+				collation;
+	bool		commuted = false;
+	bool		is_in = false;
+	int			att,
+				column;
+	const cas_column_info *info;
+
+	if (rinfo->pseudoconstant)
+		return false;
+	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) clause;
+
+		left = strip_relabel(linitial(op->args));
+		right = strip_relabel(lsecond(op->args));
+		opno = op->opno;
+		collation = op->inputcollid;
+		if (!(IsA(left, Var) && ((Var *) left)->varno == baserel->relid))
+		{
+			Expr	   *t = left;
+
+			left = right;
+			right = t;
+			commuted = true;
+		}
+	}
+	else if (IsA(clause, ScalarArrayOpExpr))
+	{
+		ScalarArrayOpExpr *op = (ScalarArrayOpExpr *) clause;
+
+		if (!op->useOr || list_length(op->args) != 2)
+			return false;
+		left = strip_relabel(linitial(op->args));
+		right = lsecond(op->args);
+		opno = op->opno;
+		collation = op->inputcollid;
+		is_in = true;
+	}
+	else
+		return false;
+
+	if (!IsA(left, Var))
+		return false;
+	var = (Var *) left;
+	if (var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0)
+		return false;
+	value = right;
+	if (bms_is_member(baserel->relid, pull_varnos(root, (Node *) value)) ||
+		contain_volatile_functions((Node *) value) || contain_subplans((Node *) value))
+		return false;
+	if (opno >= FirstNormalObjectId)
+		return false;			/* only built-in operators have known semantics */
+	att = var->varattno - 1;
+	if (att >= rel->natts || (column = rel->att_column[att]) < 0 || !rel->att_natural[att])
+		return false;
+	info = &rel->columns[column];
+	if (info->kind != CAS_PARTITION_KEY && info->kind != CAS_CLUSTERING)
+		return false;
+
+	value_type = exprType((Node *) value);
+	if (is_in)
+		value_type = get_element_type(value_type);
+	if (value_type != var->vartype && !same_integer_family(value_type, var->vartype))
+		return false;
+
+	opname = get_opname(opno);
+	if (opname == NULL)
+		return false;
+	if (strcmp(opname, "=") == 0)
+		out->op = is_in ? CAS_OP_IN : CAS_OP_EQ;
+	else if (is_in)
+		return false;
+	else if (strcmp(opname, "<") == 0)
+		out->op = commuted ? CAS_OP_GT : CAS_OP_LT;
+	else if (strcmp(opname, "<=") == 0)
+		out->op = commuted ? CAS_OP_GE : CAS_OP_LE;
+	else if (strcmp(opname, ">") == 0)
+		out->op = commuted ? CAS_OP_LT : CAS_OP_GT;
+	else if (strcmp(opname, ">=") == 0)
+		out->op = commuted ? CAS_OP_LE : CAS_OP_GE;
+	else
+		return false;
+	/* Equality is byte equality only under a deterministic collation. */
+	if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
+		return false;
+	if (out->op != CAS_OP_EQ && out->op != CAS_OP_IN)
+	{
+		/* A slice needs PostgreSQL's order to be CQL's (bytes for text: a C collation). */
+		if (info->kind != CAS_CLUSTERING || !info->orderable)
+			return false;
+		if (OidIsValid(collation) && !lc_collate_is_c(collation))
+			return false;
+	}
+	out->rinfo = rinfo;
+	out->column = column;
+	out->value = value;
+	out->in_count = -1;
+	if (is_in && IsA(value, Const) && !((Const *) value)->constisnull)
+		out->in_count = ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(((Const *) value)->constvalue)),
+									   ARR_DIMS(DatumGetArrayTypeP(((Const *) value)->constvalue)));
+	return true;
+}
+
+static List *
+classify_clauses(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel, List *clauses)
+{
+	List	   *conds = NIL;
+	ListCell   *lc;
+
+	foreach(lc, clauses)
+	{
+		CassetteCond cond;
+
+		if (classify_clause(root, baserel, rel, lfirst_node(RestrictInfo, lc), &cond))
+		{
+			CassetteCond *copy = palloc(sizeof(CassetteCond));
+
+			*copy = cond;
+			conds = lappend(conds, copy);
+		}
+	}
+	return conds;
+}
+
+/* Asks the engine (engine/query) for the access path of `conds` with an ORDER BY and a LIMIT. */
+static void
+plan_conds(CassetteRelation *rel, List *conds, const cas_order_term *order, int norder,
+		   int64 limit, cas_plan_info *plan)
+{
+	int			n = Min(list_length(conds), CAS_MAX_CONSTRAINTS);
+	cas_constraint *constraints = palloc0(sizeof(cas_constraint) * Max(n, 1));
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, conds)
+	{
+		CassetteCond *cond = lfirst(lc);
+
+		if (i >= n)
+			break;
+		constraints[i].column = cond->column;
+		constraints[i].op = cond->op;
+		constraints[i].known_count = cond->in_count;
+		i++;
+	}
+	CAS_CHECK(cas_plan(rel->table, constraints, n, order, norder, limit, plan));
+	/* the strings live only until the next cas_plan call */
+	plan->description = pstrdup(plan->description);
+	plan->encoded = pstrdup(plan->encoded);
+}
+
+static bool
+cond_used(const cas_plan_info *plan, int i)
+{
+	return i < CAS_MAX_CONSTRAINTS && plan->argument_of[i] >= 0;
+}
+
+static void
+cassetteGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
+{
+	CassettePlanState *state = palloc0(sizeof(CassettePlanState));
+	RangeTblEntry *rte = planner_rt_fetch(baserel->relid, root);
+	Relation	relation = table_open(rte->relid, NoLock);
+
+	state->rel = cassette_relation(foreigntableid, RelationGetDescr(relation), false);
+	table_close(relation, NoLock);
+	state->conds = classify_clauses(root, baserel, state->rel, baserel->baserestrictinfo);
+	baserel->fdw_private = state;
+	/* ANALYZE sets reltuples; before it, the store's own statistics. */
+	if (baserel->tuples < 0 || (baserel->pages == 0 && baserel->tuples == 0))
+	{
+		double		rows = 0;
+
+		CAS_CHECK(cas_table_estimate(state->rel->table, &rows));
+		baserel->tuples = rows > 0 ? rows : CAS_DEFAULT_ROWS;
+	}
+	set_baserel_size_estimates(root, baserel);
+}
+
+/* The engine's estimate is in rows touched (a partition seek counts as several); a row costs
+ * about what PostgreSQL charges for a heap tuple read and returned. */
+static void
+path_costs(const cas_plan_info *plan, double rows, Cost *startup, Cost *total)
+{
+	*startup = CAS_STARTUP_COST;
+	*total = *startup + plan->cost * CAS_SCAN_ROW_COST + rows * cpu_tuple_cost;
+}
+
+/* The CQL column a pathkey orders by, or -1. */
+static int
+pathkey_column(RelOptInfo *baserel, CassetteRelation *rel, PathKey *pathkey)
+{
+	EquivalenceClass *ec = pathkey->pk_eclass;
+	ListCell   *lc;
+
+	if (ec->ec_has_volatile)
+		return -1;
+	foreach(lc, ec->ec_members)
+	{
+		EquivalenceMember *em = lfirst(lc);
+		Expr	   *e = strip_relabel(em->em_expr);
+
+		if (IsA(e, Var) && ((Var *) e)->varno == baserel->relid &&
+			((Var *) e)->varlevelsup == 0 && ((Var *) e)->varattno > 0 &&
+			((Var *) e)->varattno <= rel->natts)
+		{
+			int			att = ((Var *) e)->varattno - 1;
+
+			if (rel->att_column[att] >= 0 && rel->att_natural[att])
+			{
+				if (OidIsValid(ec->ec_collation) && !lc_collate_is_c(ec->ec_collation))
+					return -1;
+				return rel->att_column[att];
+			}
+		}
+	}
+	return -1;
+}
+
+/* The query's ORDER BY as columns of this table; -1 when some term is not one of its columns in
+ * an order the engine shares (e.g. a uuid, or text under a non-C collation). */
+static int
+query_order(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel, cas_order_term *order)
+{
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, root->query_pathkeys)
+	{
+		PathKey    *pathkey = lfirst(lc);
+		int			column = pathkey_column(baserel, rel, pathkey);
+
+		if (column < 0 || !rel->columns[column].orderable || n >= CAS_MAX_CONSTRAINTS)
+			return -1;
+		order[n].column = column;
+		order[n].descending = pathkey->pk_strategy == BTGreaterStrategyNumber;
+		n++;
+	}
+	return n;
+}
+
+static bool
+member_is_attribute(PlannerInfo *root, RelOptInfo *rel, EquivalenceClass *ec,
+					EquivalenceMember *em, void *arg)
+{
+	Expr	   *e = strip_relabel(em->em_expr);
+
+	return IsA(e, Var) && ((Var *) e)->varno == rel->relid && ((Var *) e)->varlevelsup == 0 &&
+		((Var *) e)->varattno == *(AttrNumber *) arg;
+}
+
+/* Parameterized paths: partition key columns given by join clauses, one lookup per outer row. */
+static void
+add_parameterized_paths(PlannerInfo *root, RelOptInfo *baserel, CassettePlanState *state)
+{
+	CassetteRelation *rel = state->rel;
+	List	   *conds = list_copy(state->conds);
+	Relids		required_outer = NULL;
+	int			c;
+	cas_plan_info plan;
+	ParamPathInfo *param_info;
+	Cost		startup,
+				total;
+
+	for (c = 0; c < rel->ncolumns; c++)
+	{
+		AttrNumber	attno;
+		List	   *clauses;
+		ListCell   *lc;
+		bool		covered = false;
+		bool		found = false;
+
+		if (rel->columns[c].kind != CAS_PARTITION_KEY)
+			continue;
+		foreach(lc, state->conds)
+		{
+			CassetteCond *cond = lfirst(lc);
+
+			if (cond->column == c && (cond->op == CAS_OP_EQ || cond->op == CAS_OP_IN))
+				covered = true;
+		}
+		if (covered)
+			continue;
+		if (rel->column_att[c] < 0)
+			return;
+		attno = rel->column_att[c] + 1;
+		clauses = generate_implied_equalities_for_column(root, baserel, member_is_attribute,
+														 &attno, baserel->lateral_referencers);
+		foreach(lc, baserel->joininfo)
+			clauses = lappend(clauses, lfirst(lc));
+		foreach(lc, clauses)
+		{
+			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+			CassetteCond cond;
+
+			if (!join_clause_is_movable_to(rinfo, baserel))
+				continue;
+			if (classify_clause(root, baserel, rel, rinfo, &cond) && cond.column == c &&
+				cond.op == CAS_OP_EQ)
+			{
+				CassetteCond *copy = palloc(sizeof(CassetteCond));
+
+				*copy = cond;
+				conds = lappend(conds, copy);
+				required_outer = bms_union(required_outer,
+										   bms_difference(rinfo->clause_relids, baserel->relids));
+				found = true;
+				break;
+			}
+		}
+		if (!found)
+			return;
+	}
+	if (bms_is_empty(required_outer))
+		return;
+	plan_conds(rel, conds, NULL, 0, -1, &plan);
+	if (!plan.partition_lookup)
+		return;
+	param_info = get_baserel_parampathinfo(root, baserel, required_outer);
+	path_costs(&plan, param_info->ppi_rows, &startup, &total);
+	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, param_info->ppi_rows,
+													   startup, total, NIL, required_outer,
+													   NULL, list_make1(makeInteger(0))));
+}
+
+
+static void
+cassetteGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
+{
+	CassettePlanState *state = baserel->fdw_private;
+	cas_plan_info plan;
+	cas_order_term order[CAS_MAX_CONSTRAINTS];
+	int			norder;
+	Cost		startup,
+				total;
+
+	plan_conds(state->rel, state->conds, NULL, 0, -1, &plan);
+	path_costs(&plan, baserel->rows, &startup, &total);
+	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows,
+													   startup, total, NIL, NULL, NULL,
+													   list_make1(makeInteger(0))));
+	/* When the access path yields the query's ORDER BY (clustering order or its reverse inside
+	 * one partition), offer it: PostgreSQL then needs no Sort. */
+	norder = root->query_pathkeys != NIL ? query_order(root, baserel, state->rel, order) : -1;
+	if (norder > 0)
+	{
+		plan_conds(state->rel, state->conds, order, norder, -1, &plan);
+		if (plan.order_satisfied)
+		{
+			path_costs(&plan, baserel->rows, &startup, &total);
+			add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows,
+															   startup, total,
+															   root->query_pathkeys, NULL, NULL,
+															   list_make1(makeInteger(1))));
+		}
+	}
+	add_parameterized_paths(root, baserel, state);
+}
+
+static ForeignScan *
+cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
+					   ForeignPath *best_path, List *tlist, List *scan_clauses, Plan *outer_plan)
+{
+	CassettePlanState *state = baserel->fdw_private;
+	bool		ordered = intVal(linitial(best_path->fdw_private)) != 0;
+	cas_order_term order[CAS_MAX_CONSTRAINTS];
+	int			norder = 0;
+	int64		limit = -1;
+	List	   *conds = NIL;
+	List	   *local = NIL;
+	List	   *fdw_exprs = NIL;
+	List	   *arg_is_in = NIL;
+	List	   *wanted = NIL;
+	Expr	  **args;
+	int		   *args_in;
+	Bitmapset  *attrs = NULL;
+	cas_plan_info plan;
+	ListCell   *lc;
+	int			i;
+
+	/* Candidates among all the clauses (baserestrictinfo, and the join clauses of a
+	 * parameterized path), then the ones the engine's access path enforces. */
+	foreach(lc, scan_clauses)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		CassetteCond cond;
+
+		if (!rinfo->pseudoconstant && classify_clause(root, baserel, state->rel, rinfo, &cond))
+		{
+			CassetteCond *copy = palloc(sizeof(CassetteCond));
+
+			*copy = cond;
+			conds = lappend(conds, copy);
+		}
+	}
+	if (ordered)
+		norder = Max(query_order(root, baserel, state->rel, order), 0);
+	plan_conds(state->rel, conds, norder > 0 ? order : NULL, norder, -1, &plan);
+	foreach(lc, scan_clauses)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		bool		pushed = false;
+		ListCell   *lc2;
+
+		i = 0;
+		foreach(lc2, conds)
+		{
+			CassetteCond *cond = lfirst(lc2);
+
+			if (cond->rinfo == rinfo && cond_used(&plan, i))
+				pushed = true;
+			i++;
+		}
+		if (!pushed && !rinfo->pseudoconstant)
+			local = lappend(local, rinfo->clause);
+	}
+
+	/* LIMIT: when this scan alone feeds the query's result, every clause is enforced by the
+	 * access path and the rows come in the query's order, the engine may stop after
+	 * count + offset rows (root->limit_tuples; -1 with grouping, aggregates, DISTINCT...). */
+	if (root->limit_tuples > 0 && local == NIL && best_path->path.param_info == NULL &&
+		bms_membership(root->all_baserels) == BMS_SINGLETON &&
+		(root->query_pathkeys == NIL ||
+		 pathkeys_contained_in(root->query_pathkeys, best_path->path.pathkeys)) &&
+		root->parse->commandType == CMD_SELECT && root->parse->rowMarks == NIL)
+	{
+		cas_plan_info limited;
+
+		plan_conds(state->rel, conds, norder > 0 ? order : NULL, norder,
+				   (int64) root->limit_tuples, &limited);
+		if (limited.limit_consumed && limited.arguments == plan.arguments)
+		{
+			plan = limited;
+			limit = (int64) root->limit_tuples;
+		}
+	}
+
+	/* The values of the enforced clauses, in the order the plan binds them. */
+	args = palloc0(sizeof(Expr *) * Max(plan.arguments, 1));
+	args_in = palloc0(sizeof(int) * Max(plan.arguments, 1));
+	i = 0;
+	foreach(lc, conds)
+	{
+		CassetteCond *cond = lfirst(lc);
+
+		if (cond_used(&plan, i) && plan.argument_of[i] < plan.arguments)
+		{
+			args[plan.argument_of[i]] = cond->value;
+			args_in[plan.argument_of[i]] = cond->op == CAS_OP_IN;
+		}
+		i++;
+	}
+	for (i = 0; i < plan.arguments; i++)
+	{
+		fdw_exprs = lappend(fdw_exprs, args[i]);
+		arg_is_in = lappend_int(arg_is_in, args_in[i]);
+	}
+
+	/* The columns the query reads (all of them for a whole-row reference). */
+	pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid, &attrs);
+	pull_varattnos((Node *) local, baserel->relid, &attrs);
+	for (i = 0; i < state->rel->natts; i++)
+	{
+		int			bit = i + 1 - FirstLowInvalidHeapAttributeNumber;
+
+		if (bms_is_member(bit, attrs) ||
+			bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))
+			wanted = lappend_int(wanted, i);
+	}
+	return make_foreignscan(tlist, local, baserel->relid, fdw_exprs,
+							list_make5(makeString(pstrdup(plan.encoded)),
+									   makeString(pstrdup(plan.description)),
+									   arg_is_in, wanted,
+									   makeString(psprintf(INT64_FORMAT, limit))),
+							NIL, NIL, outer_plan);
+}
+
+void
+cassette_plan_routines(FdwRoutine *routine)
+{
+	routine->GetForeignRelSize = cassetteGetForeignRelSize;
+	routine->GetForeignPaths = cassetteGetForeignPaths;
+	routine->GetForeignPlan = cassetteGetForeignPlan;
+}

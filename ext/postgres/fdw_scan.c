@@ -1,0 +1,326 @@
+/*
+ * Executing scans of cassette foreign tables: the plan from fdw_plan.c (the engine's encoded
+ * plan, the expressions of its bound values, the columns the query reads, a consumed LIMIT) is
+ * opened as an engine cursor at the first row, with the values evaluated for this execution
+ * (parameters, outer rows of a nested loop), and each row becomes a virtual tuple. Also EXPLAIN
+ * output and ANALYZE (a reservoir sample of a full scan).
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "access/stratnum.h"
+#include "access/sysattr.h"
+#include "access/table.h"
+#include "catalog/pg_type.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "foreign/fdwapi.h"
+#include "foreign/foreign.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/pg_locale.h"
+#include "utils/rel.h"
+#include "utils/sampling.h"
+
+#include "fdw_internal.h"
+
+/* ---- execution ------------------------------------------------------------------------------- */
+
+typedef struct CassetteScanState
+{
+	CassetteRelation *rel;
+	char	   *encoded;		/* the engine's plan */
+	char	   *description;
+	int			nargs;
+	int		   *arg_is_in;
+	List	   *arg_states;		/* ExprState per argument */
+	int64		limit;
+	cas_repr   *reprs;			/* per CQL column */
+	int		   *wanted;			/* per CQL column */
+	cas_value  *values;			/* per CQL column */
+	cas_scan   *scan;
+} CassetteScanState;
+
+static void
+cassetteBeginForeignScan(ForeignScanState *node, int eflags)
+{
+	ForeignScan *fsplan = (ForeignScan *) node->ss.ps.plan;
+	Relation	relation = node->ss.ss_currentRelation;
+	CassetteScanState *st = palloc0(sizeof(CassetteScanState));
+	List	   *arg_is_in = lthird(fsplan->fdw_private);
+	List	   *wanted = lfourth(fsplan->fdw_private);
+	ListCell   *lc;
+	int			i;
+
+	node->fdw_state = st;
+	st->rel = cassette_relation(RelationGetRelid(relation), RelationGetDescr(relation), true);
+	st->encoded = strVal(linitial(fsplan->fdw_private));
+	st->description = strVal(lsecond(fsplan->fdw_private));
+	st->limit = pg_strtoint64(strVal(list_nth(fsplan->fdw_private, 4)));
+	st->nargs = list_length(arg_is_in);
+	st->arg_is_in = palloc0(sizeof(int) * Max(st->nargs, 1));
+	i = 0;
+	foreach(lc, arg_is_in)
+		st->arg_is_in[i++] = lfirst_int(lc);
+	st->reprs = palloc0(sizeof(cas_repr) * Max(st->rel->ncolumns, 1));
+	st->wanted = palloc0(sizeof(int) * Max(st->rel->ncolumns, 1));
+	st->values = palloc0(sizeof(cas_value) * Max(st->rel->ncolumns, 1));
+	for (i = 0; i < st->rel->ncolumns; i++)
+		st->reprs[i] = st->rel->column_repr[i];
+	foreach(lc, wanted)
+	{
+		int			att = lfirst_int(lc);
+
+		if (att < st->rel->natts && st->rel->att_column[att] >= 0)
+			st->wanted[st->rel->att_column[att]] = 1;
+	}
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+	st->arg_states = ExecInitExprList(fsplan->fdw_exprs, (PlanState *) node);
+}
+
+/* Evaluates the plan's arguments (parameters of this execution) and opens the scan. */
+static void
+open_scan(ForeignScanState *node, CassetteScanState *st)
+{
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+	cas_value **values = palloc0(sizeof(cas_value *) * Max(st->nargs, 1));
+	int		   *counts = palloc0(sizeof(int) * Max(st->nargs, 1));
+	cas_repr   *reprs = palloc0(sizeof(cas_repr) * Max(st->nargs, 1));
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, st->arg_states)
+	{
+		ExprState  *expr = lfirst(lc);
+		bool		isnull;
+		Datum		datum = ExecEvalExpr(expr, econtext, &isnull);
+		Oid			type = exprType((Node *) expr->expr);
+
+		if (st->arg_is_in[i])
+		{
+			Datum	   *elements = NULL;
+			bool	   *nulls = NULL;
+			int			n = 0,
+						j;
+			Oid			elemtype = get_element_type(type);
+			int16		typlen;
+			bool		typbyval;
+			char		typalign;
+
+			if (!isnull)
+			{
+				get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
+				deconstruct_array(DatumGetArrayTypeP(datum), elemtype, typlen, typbyval, typalign,
+								  &elements, &nulls, &n);
+			}
+			values[i] = palloc0(sizeof(cas_value) * Max(n, 1));
+			reprs[i] = cassette_repr_for_type(elemtype);
+			for (j = 0; j < n; j++)
+				cassette_value_from_datum(elements[j], nulls[j], elemtype, reprs[i], &values[i][j]);
+			counts[i] = n;
+		}
+		else
+		{
+			values[i] = palloc0(sizeof(cas_value));
+			reprs[i] = cassette_repr_for_type(type);
+			cassette_value_from_datum(datum, isnull, type, reprs[i], values[i]);
+			counts[i] = 1;
+		}
+		i++;
+	}
+	CAS_CHECK(cas_scan_open(st->rel->table, st->encoded, (const cas_value *const *) values,
+							counts, reprs, st->nargs, st->limit, st->reprs, st->wanted,
+							&st->scan));
+	MemoryContextSwitchTo(old);
+}
+
+static TupleTableSlot *
+cassetteIterateForeignScan(ForeignScanState *node)
+{
+	CassetteScanState *st = node->fdw_state;
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+	CassetteRelation *rel = st->rel;
+	int			has_row;
+	int			att;
+
+	ExecClearTuple(slot);
+	if (st->scan == NULL)
+		open_scan(node, st);
+	CAS_CHECK(cas_scan_next(st->scan, st->values, &has_row));
+	if (!has_row)
+		return slot;
+	for (att = 0; att < rel->natts; att++)
+	{
+		int			c = rel->att_column[att];
+
+		if (c < 0 || !st->wanted[c] || st->values[c].isnull)
+		{
+			slot->tts_isnull[att] = true;
+			slot->tts_values[att] = (Datum) 0;
+			continue;
+		}
+		slot->tts_isnull[att] = false;
+		slot->tts_values[att] =
+			cassette_datum_from_value(&st->values[c], st->reprs[c], &rel->att_input[att],
+									  rel->att_ioparam[att],
+									  TupleDescAttr(slot->tts_tupleDescriptor, att)->atttypmod);
+	}
+	return ExecStoreVirtualTuple(slot);
+}
+
+static void
+cassetteReScanForeignScan(ForeignScanState *node)
+{
+	CassetteScanState *st = node->fdw_state;
+
+	if (st->scan)
+		cas_scan_close(st->scan);
+	st->scan = NULL;
+}
+
+static void
+cassetteEndForeignScan(ForeignScanState *node)
+{
+	CassetteScanState *st = node->fdw_state;
+
+	if (st && st->scan)
+		cas_scan_close(st->scan);
+	if (st)
+		st->scan = NULL;
+}
+
+static void
+cassetteExplainForeignScan(ForeignScanState *node, ExplainState *es)
+{
+	CassetteScanState *st = node->fdw_state;
+
+	ExplainPropertyText("Cassette Access", st->description, es);
+	if (st->limit >= 0)
+		ExplainPropertyInteger("Cassette Limit", NULL, st->limit, es);
+	if (es->verbose)
+	{
+		ExplainPropertyText("Cassette Plan", st->encoded, es);
+		ExplainPropertyText("CQL Table", cas_table_name(st->rel->table), es);
+	}
+}
+
+/* ---- ANALYZE: a reservoir sample of a full scan ------------------------------------------- */
+
+static int
+cassette_sample_rows(Relation relation, int elevel, HeapTuple *rows, int targrows,
+					 double *totalrows, double *totaldeadrows)
+{
+	TupleDesc	tupdesc = RelationGetDescr(relation);
+	CassetteRelation *rel = cassette_relation(RelationGetRelid(relation), tupdesc, true);
+	MemoryContext row_context = AllocSetContextCreate(CurrentMemoryContext, "cassette_fdw analyze",
+													  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext old;
+	cas_value  *values = palloc0(sizeof(cas_value) * Max(rel->ncolumns, 1));
+	int		   *wanted = palloc0(sizeof(int) * Max(rel->ncolumns, 1));
+	Datum	   *datums = palloc0(sizeof(Datum) * Max(rel->natts, 1));
+	bool	   *nulls = palloc0(sizeof(bool) * Max(rel->natts, 1));
+	ReservoirStateData rstate;
+	double		rowstoskip = -1;
+	double		seen = 0;
+	int			numrows = 0;
+	cas_scan   *scan;
+	int			has_row;
+	int			c;
+
+	for (c = 0; c < rel->ncolumns; c++)
+		wanted[c] = rel->column_att[c] >= 0;
+	CAS_CHECK(cas_scan_open(rel->table, "scan", NULL, NULL, NULL, 0, -1, rel->column_repr,
+							wanted, &scan));
+	reservoir_init_selection_state(&rstate, targrows);
+	for (;;)
+	{
+		int			att;
+		int			slot = -1;
+		bool		replace = false;
+
+		CHECK_FOR_INTERRUPTS();
+		if (cas_scan_next(scan, values, &has_row) != 0)
+		{
+			cas_scan_close(scan);
+			cassette_raise();
+		}
+		if (!has_row)
+			break;
+		if (numrows < targrows)
+			slot = numrows++;
+		else
+		{
+			if (rowstoskip < 0)
+				rowstoskip = reservoir_get_next_S(&rstate, seen, targrows);
+			if (rowstoskip <= 0)
+			{
+				slot = (int) (targrows * sampler_random_fract(&rstate.randstate));
+				replace = true;
+			}
+			rowstoskip -= 1;
+		}
+		seen += 1;
+		if (slot < 0)
+			continue;
+		MemoryContextReset(row_context);
+		old = MemoryContextSwitchTo(row_context);
+		for (att = 0; att < rel->natts; att++)
+		{
+			int			col = rel->att_column[att];
+
+			nulls[att] = col < 0 || values[col].isnull;
+			datums[att] = nulls[att] ? (Datum) 0 :
+				cassette_datum_from_value(&values[col], rel->column_repr[col], &rel->att_input[att],
+										  rel->att_ioparam[att], TupleDescAttr(tupdesc, att)->atttypmod);
+		}
+		MemoryContextSwitchTo(old);
+		if (replace)
+			heap_freetuple(rows[slot]);
+		rows[slot] = heap_form_tuple(tupdesc, datums, nulls);
+	}
+	cas_scan_close(scan);
+	MemoryContextDelete(row_context);
+	*totalrows = seen;
+	*totaldeadrows = 0;
+	ereport(elevel,
+			(errmsg("\"%s\": CQL table %s has %.0f rows; %d rows in sample",
+					RelationGetRelationName(relation), cas_table_name(rel->table), seen, numrows)));
+	return numrows;
+}
+
+static bool
+cassetteAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *func, BlockNumber *totalpages)
+{
+	*func = cassette_sample_rows;
+	*totalpages = 1;
+	return true;
+}
+
+void
+cassette_scan_routines(FdwRoutine *routine)
+{
+	cassette_plan_routines(routine);
+	routine->BeginForeignScan = cassetteBeginForeignScan;
+	routine->IterateForeignScan = cassetteIterateForeignScan;
+	routine->ReScanForeignScan = cassetteReScanForeignScan;
+	routine->EndForeignScan = cassetteEndForeignScan;
+	routine->ExplainForeignScan = cassetteExplainForeignScan;
+	routine->AnalyzeForeignTable = cassetteAnalyzeForeignTable;
+}

@@ -1,0 +1,202 @@
+/*
+ * PostgreSQL Datums <-> cas_value (cassette_api.h). Scalars with a fixed representation travel
+ * without a text round trip; everything else goes through the column type's input and output
+ * functions, with the engine producing or parsing PostgreSQL's text forms.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+#include "utils/uuid.h"
+
+#include "fdw_internal.h"
+
+cas_repr
+cassette_repr_for_type(Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			return CAS_REPR_INT2;
+		case INT4OID:
+			return CAS_REPR_INT4;
+		case INT8OID:
+			return CAS_REPR_INT8;
+		case FLOAT4OID:
+			return CAS_REPR_FLOAT4;
+		case FLOAT8OID:
+			return CAS_REPR_FLOAT8;
+		case BOOLOID:
+			return CAS_REPR_BOOL;
+		case TEXTOID:
+		case BYTEAOID:
+			return CAS_REPR_VARLENA;
+		case UUIDOID:
+			return CAS_REPR_UUID;
+		case TIMESTAMPTZOID:
+			return CAS_REPR_TIMESTAMPTZ;
+		case DATEOID:
+			return CAS_REPR_DATE;
+		case TIMEOID:
+			return CAS_REPR_TIME;
+		case INTERVALOID:
+			return CAS_REPR_INTERVAL;
+		default:
+			return CAS_REPR_TEXT;
+	}
+}
+
+Datum
+cassette_datum_from_value(const cas_value *v, cas_repr repr, FmgrInfo *input, Oid ioparam,
+						  int32 typmod)
+{
+	switch (repr)
+	{
+		case CAS_REPR_INT2:
+			return Int16GetDatum((int16) v->i);
+		case CAS_REPR_INT4:
+			return Int32GetDatum((int32) v->i);
+		case CAS_REPR_INT8:
+			return Int64GetDatum(v->i);
+		case CAS_REPR_FLOAT4:
+			return Float4GetDatum((float4) v->d);
+		case CAS_REPR_FLOAT8:
+			return Float8GetDatum(v->d);
+		case CAS_REPR_BOOL:
+			return BoolGetDatum(v->i != 0);
+		case CAS_REPR_VARLENA:
+			return PointerGetDatum(cstring_to_text_with_len(v->data, (int) v->len));
+		case CAS_REPR_UUID:
+			{
+				pg_uuid_t  *uuid = palloc(sizeof(pg_uuid_t));
+
+				memcpy(uuid->data, v->data, UUID_LEN);
+				return UUIDPGetDatum(uuid);
+			}
+		case CAS_REPR_TIMESTAMPTZ:
+			return TimestampTzGetDatum((TimestampTz) v->i);
+		case CAS_REPR_DATE:
+			return DateADTGetDatum((DateADT) v->i);
+		case CAS_REPR_TIME:
+			return TimeADTGetDatum((TimeADT) v->i);
+		case CAS_REPR_INTERVAL:
+			{
+				Interval   *interval = palloc(sizeof(Interval));
+
+				interval->time = v->i;
+				interval->day = v->days;
+				interval->month = v->months;
+				return IntervalPGetDatum(interval);
+			}
+		case CAS_REPR_TEXT:
+			break;
+	}
+	return InputFunctionCall(input, pnstrdup(v->data, v->len), ioparam, typmod);
+}
+
+void
+cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr, cas_value *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->isnull = isnull;
+	if (isnull)
+		return;
+	switch (repr)
+	{
+		case CAS_REPR_INT2:
+			out->i = DatumGetInt16(datum);
+			return;
+		case CAS_REPR_INT4:
+			out->i = DatumGetInt32(datum);
+			return;
+		case CAS_REPR_INT8:
+			out->i = DatumGetInt64(datum);
+			return;
+		case CAS_REPR_FLOAT4:
+			out->d = DatumGetFloat4(datum);
+			return;
+		case CAS_REPR_FLOAT8:
+			out->d = DatumGetFloat8(datum);
+			return;
+		case CAS_REPR_BOOL:
+			out->i = DatumGetBool(datum) ? 1 : 0;
+			return;
+		case CAS_REPR_VARLENA:
+			{
+				struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
+
+				out->data = VARDATA_ANY(v);
+				out->len = VARSIZE_ANY_EXHDR(v);
+				return;
+			}
+		case CAS_REPR_UUID:
+			out->data = (const char *) DatumGetUUIDP(datum)->data;
+			out->len = UUID_LEN;
+			return;
+		case CAS_REPR_TIMESTAMPTZ:
+			if (TIMESTAMP_NOT_FINITE(DatumGetTimestampTz(datum)))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+						 errmsg("infinite timestamps cannot be stored in a CQL timestamp")));
+			out->i = DatumGetTimestampTz(datum);
+			return;
+		case CAS_REPR_DATE:
+			if (DATE_NOT_FINITE(DatumGetDateADT(datum)))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
+						 errmsg("infinite dates cannot be stored in a CQL date")));
+			out->i = DatumGetDateADT(datum);
+			return;
+		case CAS_REPR_TIME:
+			out->i = DatumGetTimeADT(datum);
+			return;
+		case CAS_REPR_INTERVAL:
+			{
+				Interval   *interval = DatumGetIntervalP(datum);
+
+				out->i = interval->time;
+				out->days = interval->day;
+				out->months = interval->month;
+				return;
+			}
+		case CAS_REPR_TEXT:
+			{
+				Oid			func;
+				bool		varlena;
+				char	   *text;
+
+				getTypeOutputInfo(typid, &func, &varlena);
+				text = OidOutputFunctionCall(func, datum);
+				out->data = text;
+				out->len = strlen(text);
+				return;
+			}
+	}
+}
+
+void
+cassette_values_from_slot(CassetteRelation *rel, TupleTableSlot *slot, cas_value *values,
+						  cas_repr *reprs)
+{
+	int			c;
+
+	slot_getallattrs(slot);
+	for (c = 0; c < rel->ncolumns; c++)
+	{
+		int			att = rel->column_att[c];
+
+		reprs[c] = rel->column_repr[c];
+		if (att < 0)
+		{
+			memset(&values[c], 0, sizeof(cas_value));
+			values[c].isnull = 1;
+			continue;
+		}
+		cassette_value_from_datum(slot->tts_values[att], slot->tts_isnull[att],
+								  TupleDescAttr(slot->tts_tupleDescriptor, att)->atttypid,
+								  reprs[c], &values[c]);
+	}
+}

@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# The PostgreSQL foreign-data wrapper's tests, against a throwaway PostgreSQL 15:
+#   tests/postgres/run.sh BUILD_DIR
+# 1. installs cassette_fdw from BUILD_DIR into PostgreSQL's directories (cmake --install
+#    --component postgres; needs write access there, i.e. root in CI),
+# 2. starts a private server (tests/lib/pg_throwaway.sh) and runs the pg_regress suite
+#    sql/regress/sql/*.sql against sql/regress/expected/*.out, one test per file,
+# 3. runs the multi-process tests: two backends writing and reading one store at once, and the
+#    `cassette` shell and PostgreSQL sharing a store.
+# Prints "postgres: N passed, M failed" last.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build_dir=$(cd "${1:-build}" && pwd)
+passed=0
+failed=0
+summary() { echo "postgres: $passed passed, $failed failed"; }
+pass() { echo "ok: $1"; passed=$((passed + 1)); }
+fail() { echo "FAILED: $1"; failed=$((failed + 1)); }
+
+if grep -q '^CASSETTE_SANITIZE:BOOL=ON' "$build_dir/CMakeCache.txt" 2>/dev/null; then
+  echo "postgres: skipped: a sanitizer build of cassette_fdw cannot be loaded into PostgreSQL"
+  summary; exit 0
+fi
+if [ ! -f "$build_dir/cassette_fdw.so" ]; then
+  echo "no $build_dir/cassette_fdw.so: build the cassette_fdw target first"
+  failed=1; summary; exit 1
+fi
+if ! cmake --install "$build_dir" --component postgres >/tmp/cassette_fdw_install.log 2>&1; then
+  cat /tmp/cassette_fdw_install.log
+  echo "cannot install cassette_fdw into PostgreSQL's directories (run as root)"
+  failed=1; summary; exit 1
+fi
+
+source "$root/tests/lib/pg_throwaway.sh"
+pg_throwaway_start || { failed=1; summary; exit 1; }
+PG_REGRESS=/usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress
+out_dir=$PG_ROOT/regress
+mkdir -p "$out_dir"
+chmod 0777 "$out_dir"
+
+# ---- pg_regress ----------------------------------------------------------------------------
+export CASSETTE_STORE=$PG_WORK_DIR/regress.cassette
+# sql/regress/schedule orders the tests (each builds on the ones before it).
+tests=$(sed -n 's/^test: *//p' "$root/sql/regress/schedule")
+psql -X -q -d postgres -c "CREATE DATABASE cassette_regress" >/dev/null
+"$PG_REGRESS" --use-existing --bindir="$PG_BIN" --host="$PGHOST" --port="$PGPORT" \
+    --user=postgres --dbname=cassette_regress --inputdir="$root/sql/regress" \
+    --outputdir="$out_dir" --schedule="$root/sql/regress/schedule" >"$out_dir/pg_regress.log" 2>&1
+cat "$out_dir/pg_regress.log"
+for t in $tests; do
+  if grep -Eq "^(test|ok [0-9]+ +-?) *$t +\.\.\. ok|^ok [0-9]+ +- +$t " "$out_dir/pg_regress.log"; then
+    pass "regress $t"
+  else
+    fail "regress $t"
+  fi
+done
+if [ -f "$out_dir/regression.diffs" ]; then cat "$out_dir/regression.diffs"; fi
+
+psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 -d postgres "$@"; }
+cassette() { pg_run_as_postgres "$build_dir/cassette" "$@"; }
+
+# ---- two backends writing and reading one store at once -----------------------------------------
+conc_store=$PG_WORK_DIR/concurrent.cassette
+psql_q <<SQL >/dev/null
+CREATE EXTENSION IF NOT EXISTS cassette_fdw;
+CREATE SERVER conc FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '$conc_store');
+SELECT cql('CREATE KEYSPACE c WITH replication = {''class'': ''SimpleStrategy'', ''replication_factor'': 1}', 'conc');
+SELECT cql('CREATE TABLE c.log (writer int, seq int, payload text, PRIMARY KEY (writer, seq))', 'conc');
+CREATE SCHEMA conc;
+IMPORT FOREIGN SCHEMA c FROM SERVER conc INTO conc;
+SQL
+rows=300
+writer_script() {  # one transaction per INSERT, each followed by a read of the whole table
+  local w=$1
+  for i in $(seq 1 $rows); do
+    echo "INSERT INTO conc.log VALUES ($w, $i, 'writer $w row $i');"
+    echo "SELECT count(*) >= $i FROM conc.log WHERE writer = $w;"
+  done
+  # one multi-row transaction too
+  echo "BEGIN; INSERT INTO conc.log SELECT $w, g, 'batch' FROM generate_series($((rows + 1)), $((rows + 100))) g; COMMIT;"
+}
+writer_script 1 >"$PG_ROOT/w1.sql"
+writer_script 2 >"$PG_ROOT/w2.sql"
+# writer 3 commits 50 rows per transaction while a reader counts them: every count it sees must
+# be a whole number of transactions (a commit is atomic for readers in other processes).
+for t in $(seq 0 19); do
+  echo "INSERT INTO conc.log SELECT 3, g, 'tx $t' FROM generate_series($((t * 50 + 1)), $((t * 50 + 50))) g;"
+done >"$PG_ROOT/w3.sql"
+for _ in $(seq 1 300); do echo "SELECT count(*) FROM conc.log WHERE writer = 3;"; done >"$PG_ROOT/r3.sql"
+psql -X -q -At -v ON_ERROR_STOP=1 -d postgres -f "$PG_ROOT/w1.sql" >"$PG_ROOT/w1.out" 2>&1 &
+p1=$!
+psql -X -q -At -v ON_ERROR_STOP=1 -d postgres -f "$PG_ROOT/w2.sql" >"$PG_ROOT/w2.out" 2>&1 &
+p2=$!
+psql -X -q -At -v ON_ERROR_STOP=1 -d postgres -f "$PG_ROOT/w3.sql" >"$PG_ROOT/w3.out" 2>&1 &
+p3=$!
+psql -X -q -At -v ON_ERROR_STOP=1 -d postgres -f "$PG_ROOT/r3.sql" >"$PG_ROOT/r3.out" 2>&1 &
+p4=$!
+wait $p1; s1=$?
+wait $p2; s2=$?
+wait $p3; s3=$?
+wait $p4; s4=$?
+partial=$(awk '$1 % 50 != 0' "$PG_ROOT/r3.out" | head -3)
+if [ $s3 -eq 0 ] && [ $s4 -eq 0 ] && [ -z "$partial" ] && [ "$(wc -l <"$PG_ROOT/r3.out")" -eq 300 ]; then
+  pass "a reader never sees part of another backend's transaction ($(sort -un "$PG_ROOT/r3.out" | wc -l) distinct counts seen)"
+else
+  echo "exit codes $s3 $s4; partial counts: $partial"; head -5 "$PG_ROOT/w3.out" "$PG_ROOT/r3.out"
+  fail "a reader never sees part of another backend's transaction"
+fi
+counts=$(psql_q -c "SELECT writer, count(*), count(DISTINCT seq) FROM conc.log GROUP BY writer ORDER BY writer")
+expected=$(printf '1|%d|%d\n2|%d|%d\n3|1000|1000' $((rows + 100)) $((rows + 100)) $((rows + 100)) $((rows + 100)))
+if [ $s1 -eq 0 ] && [ $s2 -eq 0 ] && [ "$counts" = "$expected" ] &&
+   ! grep -qv '^t$' "$PG_ROOT/w1.out" && ! grep -qv '^t$' "$PG_ROOT/w2.out"; then
+  pass "two backends write and read one store concurrently"
+else
+  echo "exit codes $s1 $s2; counts:"; echo "$counts"; echo "expected:"; echo "$expected"
+  grep -v '^t$' "$PG_ROOT/w1.out" "$PG_ROOT/w2.out" | head -20
+  fail "two backends write and read one store concurrently"
+fi
+# the store as the shell sees it afterwards
+shell_count=$(cassette "$conc_store" --format csv -e "SELECT count(*) FROM c.log" 2>/dev/null | tail -1)
+if [ "$shell_count" = "$((2 * (rows + 100) + 1000))" ]; then
+  pass "the shell reads what two backends wrote"
+else
+  echo "shell says: $shell_count"; fail "the shell reads what two backends wrote"
+fi
+
+# ---- the shell and PostgreSQL share a store -----------------------------------------------------
+shared=$PG_WORK_DIR/shared.cassette
+cassette "$shared" -e "CREATE KEYSPACE s WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+  CREATE TABLE s.kv (k int PRIMARY KEY, v text);
+  INSERT INTO s.kv (k, v) VALUES (1, 'from the shell');" >/dev/null 2>&1
+psql_q <<SQL >/dev/null
+CREATE SERVER shared FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '$shared');
+CREATE SCHEMA shared;
+IMPORT FOREIGN SCHEMA s FROM SERVER shared INTO shared;
+INSERT INTO shared.kv VALUES (2, 'from postgres');
+SQL
+got=$(psql_q -c "SELECT k || '=' || v FROM shared.kv ORDER BY k" | tr '\n' ';')
+shell_got=$(cassette "$shared" --format csv -e "SELECT k, v FROM s.kv" 2>&1 | sort | tr '\n' ';')
+if [ "$got" = "1=from the shell;2=from postgres;" ] &&
+   [ "$shell_got" = "1,from the shell;2,from postgres;k,v;" ]; then
+  pass "shell and PostgreSQL see each other's writes"
+else
+  echo "psql: $got"; echo "shell: $shell_got"; fail "shell and PostgreSQL see each other's writes"
+fi
+# a backend keeps its store open while the shell writes and changes the schema
+cassette "$shared" -e "UPDATE s.kv SET v = 'changed by the shell' WHERE k = 2;
+  CREATE TABLE s.more (id int PRIMARY KEY, note text); INSERT INTO s.more (id, note) VALUES (7, 'new');" \
+  >/dev/null 2>&1
+got=$(psql_q <<SQL | tr '\n' ';'
+SELECT v FROM shared.kv WHERE k = 2;
+IMPORT FOREIGN SCHEMA s LIMIT TO (more) FROM SERVER shared INTO shared;
+SELECT id || ':' || note FROM shared.more;
+SQL
+)
+if [ "$got" = "changed by the shell;7:new;" ]; then
+  pass "PostgreSQL sees the shell's updates and new tables"
+else
+  echo "psql: $got"; fail "PostgreSQL sees the shell's updates and new tables"
+fi
+# an aborted transaction leaves nothing for the shell to see
+psql -X -q -d postgres -c "BEGIN; INSERT INTO shared.kv VALUES (3, 'never'); ROLLBACK;" >/dev/null 2>&1
+psql -X -q -d postgres -v ON_ERROR_STOP=1 >/dev/null 2>&1 <<SQL
+BEGIN;
+INSERT INTO shared.kv VALUES (4, 'never either');
+SELECT 1 / 0;
+COMMIT;
+SQL
+shell_got=$(cassette "$shared" --format csv -e "SELECT k FROM s.kv WHERE k IN (3, 4)" 2>&1 | tr '\n' ';')
+if [ "$shell_got" = "k;" ]; then
+  pass "aborted transactions write nothing"
+else
+  echo "shell: $shell_got"; fail "aborted transactions write nothing"
+fi
+
+summary
+[ "$failed" -eq 0 ]
