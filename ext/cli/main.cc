@@ -4,6 +4,7 @@
 //   cassette app.cassette -e 'SELECT * FROM ks.t'
 //   cassette app.cassette -f schema.cql --keep-going
 //   cassette :memory: --format json -e "CREATE KEYSPACE ...; ...; SELECT ..."
+//   cassette pg-export app.cassette ks.t "dbname=shop"      (and pg-import: see pg_bridge.h)
 //
 // See ext/cli/USAGE.md.
 #include <fmt/format.h>
@@ -24,6 +25,7 @@
 #include "ext/cli/console.h"
 #include "ext/cli/error_format.h"
 #include "ext/cli/interactive.h"
+#include "ext/cli/pg_bridge.h"
 #include "ext/cli/statement_runner.h"
 
 namespace {
@@ -92,6 +94,8 @@ int run(const CliOptions& options) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  // `cassette pg-export ...` / `cassette pg-import ...`: the PostgreSQL bridge (pg_bridge.h).
+  if (!args.empty() && pg::is_bridge_command(args[0])) return pg::run_bridge_command(args);
   auto options = parse_cli_options(args);
   if (!options.is_ok()) {
     std::fprintf(stderr, "cassette: %s\nTry 'cassette --help' for more information.\n",

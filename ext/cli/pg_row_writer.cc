@@ -1,0 +1,244 @@
+// CqlRowWriter (see pg_row_writer.h): each row becomes the PreparedModification that
+// prepare_insert() makes of an INSERT JSON statement (the key values given, the other columns
+// `c = value`), and a batch is written the way execute_batch() writes an unconditional batch.
+//
+// The caller's thread turns each row into its partition update as soon as it is checked (so the
+// writing thread only applies the batch); rows whose write must read the current row first
+// (overwriting a non-frozen collection) are kept prepared and added under the store's write
+// lock, as execute_batch() does.
+#include "ext/cli/pg_row_writer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <future>
+#include <map>
+#include <string>
+#include <unordered_set>
+
+#include "engine/cql/execution_context.h"
+#include "engine/cql/modification_statement.h"
+#include "engine/types/murmur3.h"
+
+namespace cassette::cli::pg {
+
+struct CqlRowWriter::State {
+  cql::Session* session = nullptr;
+  std::shared_ptr<const schema::TableDef> table;
+  std::vector<const schema::ColumnDef*> columns;
+  bool clustering_given = false;
+  cql::ExecutionContext context;  // the schema and "now" of the current batch
+  cql::WriteAttributes attributes;
+
+  // The batch being filled: updates built so far (one per partition, keys in `partitions`),
+  // and the rows that must read before they write.
+  storage::WriteBatch built;
+  std::unordered_set<std::string> partitions;
+  std::vector<cql::PreparedModification> reading_rows;
+  std::vector<cql::WriteParameters> reading_params;
+  size_t pending = 0;
+
+  std::future<Status> in_flight;  // the batch being written, if any
+  size_t in_flight_rows = 0;
+  int64_t written = 0;
+
+  // Waits for the batch in flight; counts its rows when it was written.
+  Status wait() {
+    if (!in_flight.valid()) return Status::ok();
+    Status status = in_flight.get();
+    if (status.is_ok()) written += static_cast<int64_t>(in_flight_rows);
+    in_flight_rows = 0;
+    return status;
+  }
+
+  Status begin_batch() {
+    storage::Store& store = session->store();
+    context.store = &store;
+    context.catalog = &session->catalog();
+    CASSETTE_ASSIGN_OR_RETURN(context.schema, session->catalog().current());
+    context.keyspace = table->keyspace;
+    context.now_micros = store.clock().now_micros();
+    context.functions.now_micros = context.now_micros;
+    // The table's default_time_to_live, as an INSERT without USING TTL gets it.
+    CASSETTE_ASSIGN_OR_RETURN(attributes,
+                              cql::evaluate_attributes(cql::UsingClause{}, *table, context));
+    return Status::ok();
+  }
+
+  // Adds a checked row's writes to `built`. A row of a partition the batch has not seen gets
+  // its own update, appended (WriteBatch::partition() would search every update so far).
+  Status build(const cql::PreparedModification& row, const cql::WriteParameters& params) {
+    const storage::Store& store = session->store();
+    bool seen = false;
+    for (const std::string& key : row.targets.partition_keys) seen = seen || partitions.count(key);
+    if (seen) return cql::add_modification(row, params, store, nullptr, built);
+    storage::WriteBatch own;
+    CASSETTE_RETURN_IF_ERROR(cql::add_modification(row, params, store, nullptr, own));
+    for (storage::PartitionUpdate& update : own.mutable_updates()) {
+      partitions.insert(update.partition_key);
+      built.mutable_updates().push_back(std::move(update));
+    }
+    return Status::ok();
+  }
+};
+
+CqlRowWriter::CqlRowWriter(std::unique_ptr<State> state) : state_(std::move(state)) {}
+CqlRowWriter::~CqlRowWriter() {
+  if (state_) (void)state_->wait();  // never leave a thread writing behind
+}
+
+Result<std::unique_ptr<CqlRowWriter>> CqlRowWriter::open(
+    cql::Session& session, std::shared_ptr<const schema::TableDef> table,
+    std::vector<const schema::ColumnDef*> columns) {
+  if (table->is_counter_table()) {
+    return Status::invalid_argument(
+        "INSERT statements are not allowed on counter tables, use UPDATE instead");
+  }
+  // Cassandra's checks of an INSERT's primary key (UpdateStatement / ModificationStatement).
+  auto missing = [&](schema::ColumnKind kind) {
+    std::string names;
+    for (const schema::ColumnDef& column : table->columns) {
+      if (column.kind != kind) continue;
+      bool given = false;
+      for (const schema::ColumnDef* c : columns) given = given || c == &column;
+      if (!given) names += (names.empty() ? "" : ", ") + cql::column_name_for_message(column.name);
+    }
+    return names;
+  };
+  if (std::string names = missing(schema::ColumnKind::kPartitionKey); !names.empty()) {
+    return Status::invalid_argument(fmt::format("Some partition key parts are missing: {}", names));
+  }
+  if (std::string names = missing(schema::ColumnKind::kClustering); !names.empty()) {
+    return Status::invalid_argument(fmt::format("Some clustering keys are missing: {}", names));
+  }
+  auto state = std::make_unique<State>();
+  state->session = &session;
+  state->table = std::move(table);
+  state->columns = std::move(columns);
+  for (const schema::ColumnDef* c : state->columns) {
+    state->clustering_given = state->clustering_given || c->kind == schema::ColumnKind::kClustering;
+  }
+  CASSETTE_RETURN_IF_ERROR(state->begin_batch());
+  return std::unique_ptr<CqlRowWriter>(new CqlRowWriter(std::move(state)));
+}
+
+Status CqlRowWriter::add(std::vector<types::Value> values) {
+  State& s = *state_;
+  cql::PreparedModification row;
+  row.type = cql::StatementType::kInsert;
+  row.table = s.table;
+  row.attributes = s.attributes;
+  std::vector<cql::Relation> key_relations;
+  std::map<std::string, types::Value> key_values;
+  for (size_t i = 0; i < s.columns.size(); ++i) {
+    const schema::ColumnDef& column = *s.columns[i];
+    if (column.is_primary_key()) {
+      cql::Relation relation;
+      relation.columns = {column.name};
+      relation.op = cql::Operator::kEq;
+      key_relations.push_back(std::move(relation));
+      key_values[column.name] = std::move(values[i]);
+      continue;
+    }
+    cql::ColumnOperation op;
+    op.kind = cql::ColumnOperation::Kind::kSetValue;
+    op.column = &column;
+    op.value = std::move(values[i]);
+    row.operations.push_back(std::move(op));
+  }
+  bool only_static = !s.clustering_given && !row.has_regular_operations() &&
+                     row.has_static_operations();
+  CASSETTE_ASSIGN_OR_RETURN(row.targets, cql::resolve_modification_where(
+                                             *s.table, key_relations, cql::StatementType::kInsert,
+                                             only_static, s.context, &key_values));
+  CASSETTE_RETURN_IF_ERROR(cql::validate_modification(row));
+  cql::WriteParameters params = cql::write_parameters(row, s.context);
+  if (cql::modification_needs_read(row, params)) {
+    s.reading_rows.push_back(std::move(row));
+    s.reading_params.push_back(params);
+  } else {
+    CASSETTE_RETURN_IF_ERROR(s.build(row, params));
+  }
+  ++s.pending;
+  return Status::ok();
+}
+
+size_t CqlRowWriter::pending() const { return state_->pending; }
+
+int64_t CqlRowWriter::written() const { return state_->written; }
+
+namespace {
+
+// One batch as one store write: the updates built, plus the rows that read first, added under
+// the write lock through the snapshot it gives (as execute_batch() does).
+Status write_batch(storage::Store& store, storage::WriteBatch built,
+                   const std::vector<cql::PreparedModification>& reading_rows,
+                   const std::vector<cql::WriteParameters>& reading_params) {
+  if (reading_rows.empty()) {
+    if (built.empty()) return Status::ok();
+    // In the memtable's order (token, then key), each insert starts where the last one ended
+    // and finds its path cached.
+    std::vector<std::pair<int64_t, storage::PartitionUpdate*>> order;
+    order.reserve(built.updates().size());
+    for (storage::PartitionUpdate& update : built.mutable_updates()) {
+      order.emplace_back(types::murmur3_token(update.partition_key), &update);
+    }
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first < b.first
+                                : a.second->partition_key < b.second->partition_key;
+    });
+    storage::WriteBatch sorted;
+    sorted.mutable_updates().reserve(order.size());
+    for (auto& entry : order) sorted.mutable_updates().push_back(std::move(*entry.second));
+    return store.apply(sorted).status();
+  }
+  return store
+      .apply_prepared([&](const storage::Snapshot& snapshot,
+                          storage::WriteBatch& write) -> Result<bool> {
+        write = built;
+        for (size_t i = 0; i < reading_rows.size(); ++i) {
+          CASSETTE_RETURN_IF_ERROR(cql::add_modification(reading_rows[i], reading_params[i],
+                                                         store, &snapshot, write));
+        }
+        return true;
+      })
+      .status();
+}
+
+}  // namespace
+
+Status CqlRowWriter::flush() {
+  State& s = *state_;
+  CASSETTE_RETURN_IF_ERROR(s.wait());
+  if (s.pending == 0) return Status::ok();
+  s.in_flight_rows = s.pending;
+  s.in_flight = std::async(std::launch::async,
+                           [store = &s.session->store(), built = std::move(s.built),
+                            rows = std::move(s.reading_rows),
+                            params = std::move(s.reading_params)]() mutable {
+                             return write_batch(*store, std::move(built), rows, params);
+                           });
+  s.built.clear();
+  s.partitions.clear();
+  s.reading_rows.clear();
+  s.reading_params.clear();
+  s.pending = 0;
+  return s.begin_batch();  // the next batch sees schema changes and gets its own "now"
+}
+
+Status CqlRowWriter::finish_in_flight() {
+  State& s = *state_;
+  s.built.clear();
+  s.partitions.clear();
+  s.reading_rows.clear();
+  s.reading_params.clear();
+  s.pending = 0;
+  return s.wait();
+}
+
+Status CqlRowWriter::finish() {
+  CASSETTE_RETURN_IF_ERROR(flush());
+  return state_->wait();
+}
+
+}  // namespace cassette::cli::pg

@@ -1,0 +1,59 @@
+// CqlRowWriter: rows of values written into a CQL table in batches, each row with the
+// semantics and checks of `INSERT INTO t (columns) VALUES (...)` (row marker, a null value
+// writes a tombstone, the table's default TTL, Cassandra's key checks and messages), and each
+// batch as one atomic store write, as an UNLOGGED BATCH of those INSERTs would be.
+//
+// It builds the engine's prepared INSERTs (engine/cql/modification_statement.h) from values
+// directly, so no CQL text or JSON is made and parsed per row, and a row that fails its checks
+// is refused on its own (add() returns why) while the batch goes on. A batch is written on a
+// second thread while the caller prepares the next one (at most one batch in flight), so reading
+// and converting rows overlaps with the store's work on a machine with two cores.
+//
+//   auto writer = CqlRowWriter::open(session, table, columns).value();
+//   for (...) if (Status s = writer->add(values); !s.is_ok()) reject(s.message());
+//   if (writer->pending() >= 1000) writer->flush();
+//   ...; writer->finish();
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "engine/cql/session.h"
+#include "engine/schema/schema.h"
+#include "engine/types/value.h"
+#include "engine/util/status.h"
+
+namespace cassette::cli::pg {
+
+class CqlRowWriter {
+ public:
+  // `columns` are the columns each row gives values for, in the order of add()'s values. They
+  // must include the whole primary key ("Some partition key parts are missing: k",
+  // "Some clustering keys are missing: c" otherwise). Counter tables cannot be written with
+  // INSERT, as in Cassandra.
+  static Result<std::unique_ptr<CqlRowWriter>> open(
+      cql::Session& session, std::shared_ptr<const schema::TableDef> table,
+      std::vector<const schema::ColumnDef*> columns);
+  ~CqlRowWriter();
+
+  // Checks one row and queues it for the next flush(). An error (Cassandra's message, e.g.
+  // "Invalid null value in condition for column k") refuses the row and queues nothing.
+  Status add(std::vector<types::Value> values);
+  size_t pending() const;
+  // Hands the queued rows to the writing thread, to be written as one atomic store write, and
+  // empties the queue. Waits for the batch before it first; its error, if any, is returned.
+  Status flush();
+  // Writes what is queued and waits until every batch is written.
+  Status finish();
+  // Drops what is queued and waits for the batch being written, if any (after an error).
+  Status finish_in_flight();
+  // Rows in batches written so far (updated by flush() and finish()).
+  int64_t written() const;
+
+ private:
+  struct State;
+  explicit CqlRowWriter(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace cassette::cli::pg
