@@ -5,47 +5,11 @@
 #include <string>
 
 #include "engine/cql/selection.h"
+#include "engine/util/json.h"
 
 namespace cassette::cql {
 
 namespace {
-
-std::string json_string_body(std::string_view text) {
-  std::string out;
-  for (char ch : text) {
-    auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (c < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += ch;
-        }
-    }
-  }
-  return out;
-}
 
 bool has_upper_case(std::string_view name) {
   for (char c : name) {
@@ -64,7 +28,7 @@ std::string row_to_json(const std::vector<ResultColumn>& columns, size_t visible
     const std::string& name = columns[i].name;
     std::string key = has_upper_case(name) ? "\"" + name + "\"" : name;
     out += '"';
-    out += json_string_body(key);
+    out += json::escape_json_string(key);
     out += "\": ";
     out += types::to_json(columns[i].type, row[i]);
   }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine/types/value.h"
+#include "engine/util/json.h"
 #include "ext/cli/csv.h"
 #include "ext/cli/display_width.h"
 
@@ -110,44 +111,7 @@ std::string format_csv(const cql::ResultSet& rows) {
   return out;
 }
 
-std::string json_string(std::string_view text) {
-  std::string out;
-  out.reserve(text.size() + 2);
-  out += '"';
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      case '\b':
-        out += "\\b";
-        break;
-      case '\f':
-        out += "\\f";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-          out += c;
-        }
-    }
-  }
-  out += '"';
-  return out;
-}
+std::string json_string(std::string_view text) { return json::quote_json_string(text); }
 
 std::string format_json(const cql::ResultSet& rows) {
   std::string out = "[";
