@@ -296,6 +296,32 @@ bool sql_order_matches_cql(const CqlType& type) {
   }
 }
 
+namespace {
+
+// A range bound given as non-canonical text for a timestamp, date or time column, e.g.
+// `ts >= '2024-01-02'`. SQL compares the column's canonical text ('2024-01-02 00:00:00.000')
+// with the given text, and canonical texts sort as their values do, so the bound falls between
+// the parsed value's canonical text and its neighbour: just below it when the canonical text is
+// the greater (a prefix such as '2024-01-02'), just above it otherwise. `round_up` is true for
+// >= and <, which include/exclude from the bound upward. The result moves the parsed value by one
+// unit (millisecond, day, nanosecond: the value is a big-endian integer) so that the operator
+// selects exactly the rows SQL's text comparison would.
+types::Value text_range_bound(const std::string& parsed, bool canonical_is_smaller,
+                              bool round_up) {
+  std::string bytes = parsed;
+  bool increment = canonical_is_smaller && round_up;
+  bool decrement = !canonical_is_smaller && !round_up;
+  if (!increment && !decrement) return bytes;
+  for (size_t i = bytes.size(); i-- > 0;) {  // big-endian +1 / -1 with carry or borrow
+    auto byte = static_cast<unsigned char>(bytes[i]);
+    bytes[i] = static_cast<char>(increment ? byte + 1 : byte - 1);
+    if (increment ? byte != 0xff : byte != 0x00) break;
+  }
+  return bytes;
+}
+
+}  // namespace
+
 types::Value constraint_value(const CqlType& type, sqlite3_value* value, bool is_range,
                               bool round_up) {
   int sql_type = sqlite3_value_type(value);
@@ -324,7 +350,13 @@ types::Value constraint_value(const CqlType& type, sqlite3_value* value, bool is
     std::string shown = (type.is_collection() || k == TypeKind::kTuple || k == TypeKind::kUdt)
                             ? types::to_json(type, *v)
                             : sql_text(type, **v);
-    if (shown != value_text(value)) return std::nullopt;
+    std::string_view given = value_text(value);
+    if (shown != given) {
+      bool ordered_as_text =
+          k == TypeKind::kTimestamp || k == TypeKind::kDate || k == TypeKind::kTime;
+      if (!is_range || !ordered_as_text) return std::nullopt;
+      return text_range_bound(**v, shown < given, round_up);
+    }
   }
   if (sql_type == SQLITE_TEXT && std::string_view(declared_sql_type(type)) != "TEXT" &&
       k == TypeKind::kBoolean) {
