@@ -43,14 +43,21 @@ struct CqlTable {
   std::string name;             // the CQL table name
   bool owns_table = false;      // created by this virtual table: DROP TABLE drops it
   std::vector<HiddenColumn> hidden;  // SQL column n + i
+  // Columns with a secondary index, as of catalog version `schema_version`: re-read when the
+  // catalog changes (an index created through cql() or by another process is used at once).
   std::vector<int> indexed_columns;
+  uint64_t schema_version = 0;
   std::unordered_map<int64_t, RowKey> rowids;  // rowids handed out by xRowid
   bool in_transaction = false;
 
   size_t cql_columns() const { return table->columns.size(); }
+  void refresh_indexes();
   // Sets zErrMsg (sqlite3_mprintf'd) and returns SQLITE_ERROR.
   int error(const std::string& message);
 };
+
+// The columns of `table` that a values (or frozen full) secondary index of `schema` covers.
+std::vector<int> indexed_columns_of(const schema::Schema& schema, const schema::TableDef& table);
 
 struct CqlCursor {
   sqlite3_vtab_cursor base;  // must come first

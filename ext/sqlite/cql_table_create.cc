@@ -251,11 +251,8 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   t->keyspace = keyspace;
   t->name = name;
   t->owns_table = owns;
-  for (const auto& index : schema.value()->indexes_on(*table)) {
-    if (index->target != schema::IndexDef::Target::kValues && index->target != schema::IndexDef::Target::kFull) continue;
-    const schema::ColumnDef* c = table->find_column(index->column);
-    if (c && !c->is_primary_key()) t->indexed_columns.push_back(static_cast<int>(c - table->columns.data()));
-  }
+  t->indexed_columns = indexed_columns_of(*schema.value(), *table);
+  t->schema_version = schema.value()->version;
 
   // The declaration: real columns, then the hidden ones whose names are free.
   std::string declaration = "CREATE TABLE x(";
@@ -292,6 +289,26 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
 }
 
 }  // namespace
+
+std::vector<int> indexed_columns_of(const schema::Schema& schema, const schema::TableDef& table) {
+  std::vector<int> columns;
+  for (const auto& index : schema.indexes_on(table)) {
+    if (index->target != schema::IndexDef::Target::kValues &&
+        index->target != schema::IndexDef::Target::kFull) {
+      continue;
+    }
+    const schema::ColumnDef* c = table.find_column(index->column);
+    if (c && !c->is_primary_key()) columns.push_back(static_cast<int>(c - table.columns.data()));
+  }
+  return columns;
+}
+
+void CqlTable::refresh_indexes() {
+  auto schema = session->catalog().current();
+  if (!schema.is_ok() || schema.value()->version == schema_version) return;
+  schema_version = schema.value()->version;
+  indexed_columns = indexed_columns_of(*schema.value(), *table);
+}
 
 int CqlTable::error(const std::string& message) {
   sqlite3_free(base.zErrMsg);

@@ -27,6 +27,7 @@ int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return guarded(vtab, [&] {
     auto* t = reinterpret_cast<CqlTable*>(vtab);
     const schema::TableDef& table = *t->table;
+    t->refresh_indexes();
     query::PlanRequest request;
     request.indexed_columns = t->indexed_columns;
     std::vector<int> sqlite_index;  // request constraint -> aConstraint index
