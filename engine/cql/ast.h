@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -102,6 +103,25 @@ enum class Operator {
   kLike,         // LIKE
   kNotIn,        // NOT IN (Cassandra 5.0)
 };
+
+// The operator as CQL writes it, for error messages ("IS NOT" for IS NOT NULL, as Cassandra's).
+constexpr std::string_view operator_text(Operator op) {
+  switch (op) {
+    case Operator::kEq: return "=";
+    case Operator::kNeq: return "!=";
+    case Operator::kLt: return "<";
+    case Operator::kLte: return "<=";
+    case Operator::kGt: return ">";
+    case Operator::kGte: return ">=";
+    case Operator::kIn: return "IN";
+    case Operator::kContains: return "CONTAINS";
+    case Operator::kContainsKey: return "CONTAINS KEY";
+    case Operator::kIsNotNull: return "IS NOT";
+    case Operator::kLike: return "LIKE";
+    case Operator::kNotIn: return "NOT IN";
+  }
+  return "?";
+}
 
 struct Relation {
   enum class Kind {

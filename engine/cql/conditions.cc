@@ -15,24 +15,6 @@ namespace {
 using types::CqlType;
 using types::TypeKind;
 
-std::string_view operator_text(Operator op) {
-  switch (op) {
-    case Operator::kEq: return "=";
-    case Operator::kNeq: return "!=";
-    case Operator::kLt: return "<";
-    case Operator::kLte: return "<=";
-    case Operator::kGt: return ">";
-    case Operator::kGte: return ">=";
-    case Operator::kIn: return "IN";
-    case Operator::kContains: return "CONTAINS";
-    case Operator::kContainsKey: return "CONTAINS KEY";
-    case Operator::kIsNotNull: return "IS NOT";
-    case Operator::kLike: return "LIKE";
-    case Operator::kNotIn: return "NOT IN";
-  }
-  return "?";
-}
-
 bool is_slice(Operator op) {
   return op == Operator::kLt || op == Operator::kLte || op == Operator::kGt || op == Operator::kGte;
 }

@@ -16,24 +16,6 @@ namespace cassette::cql {
 
 namespace {
 
-std::string_view operator_text(Operator op) {
-  switch (op) {
-    case Operator::kEq: return "=";
-    case Operator::kNeq: return "!=";
-    case Operator::kLt: return "<";
-    case Operator::kLte: return "<=";
-    case Operator::kGt: return ">";
-    case Operator::kGte: return ">=";
-    case Operator::kIn: return "IN";
-    case Operator::kContains: return "CONTAINS";
-    case Operator::kContainsKey: return "CONTAINS KEY";
-    case Operator::kIsNotNull: return "IS NOT";
-    case Operator::kLike: return "LIKE";
-    case Operator::kNotIn: return "NOT IN";
-  }
-  return "?";
-}
-
 // What the relations say about one column.
 struct ColumnRestriction {
   enum class Kind { kNone, kEq, kIn, kSlice, kMultiColumn };

@@ -91,36 +91,6 @@ Status merge_restriction(Restriction& existing, const Restriction& added) {
   return Status::ok();
 }
 
-std::string operator_text(Operator op) {
-  switch (op) {
-    case Operator::kEq:
-      return "=";
-    case Operator::kNeq:
-      return "!=";
-    case Operator::kLt:
-      return "<";
-    case Operator::kLte:
-      return "<=";
-    case Operator::kGt:
-      return ">";
-    case Operator::kGte:
-      return ">=";
-    case Operator::kIn:
-      return "IN";
-    case Operator::kContains:
-      return "CONTAINS";
-    case Operator::kContainsKey:
-      return "CONTAINS KEY";
-    case Operator::kIsNotNull:
-      return "IS NOT";
-    case Operator::kLike:
-      return "LIKE";
-    case Operator::kNotIn:
-      return "NOT IN";
-  }
-  return "?";
-}
-
 std::string tuple_text(const Term& term) {
   if (term.kind != Term::Kind::kTuple) return term.source;
   std::string out = "(";

@@ -39,7 +39,6 @@ struct Restriction {
 std::string join_names(const std::vector<const ColumnDef*>& columns);
 // existing.mergeWith(added), with Cassandra's messages for the combinations it rejects.
 Status merge_restriction(Restriction& existing, const Restriction& added);
-std::string operator_text(Operator op);
 // A term and a relation as Cassandra's toString() prints them in messages: "(1, 2)",
 // "(b, c) > (1, 2)", "v != 1", "k IN (1, 2)".
 std::string tuple_text(const Term& term);
