@@ -47,10 +47,7 @@ Result<PreparedModification> prepare_delete(const DeleteStatement& statement,
     CASSETTE_ASSIGN_OR_RETURN(ColumnOperation op, prepare_deletion(target, *column, context));
     prepared.operations.push_back(std::move(op));
   }
-  bool only_static = !prepared.has_regular_operations() &&
-                     !prepared.conditions.applies_to_regular_columns() &&
-                     (prepared.has_static_operations() ||
-                      prepared.conditions.applies_to_static_columns());
+  bool only_static = prepared.involves_only_static_columns();
   CASSETTE_ASSIGN_OR_RETURN(prepared.targets,
                             resolve_modification_where(*table, statement.where,
                                                        StatementType::kDelete, only_static, context));

@@ -117,10 +117,7 @@ Result<PreparedModification> prepare_insert(const InsertStatement& statement,
     CASSETTE_RETURN_IF_ERROR(
         prepare_values(statement, context, prepared, key_relations, clustering_given));
   }
-  bool only_static = !clustering_given && !prepared.has_regular_operations() &&
-                     !prepared.conditions.applies_to_regular_columns() &&
-                     (prepared.has_static_operations() ||
-                      prepared.conditions.applies_to_static_columns());
+  bool only_static = !clustering_given && prepared.involves_only_static_columns();
   CASSETTE_ASSIGN_OR_RETURN(
       prepared.targets,
       resolve_modification_where(*table, key_relations, StatementType::kInsert, only_static,

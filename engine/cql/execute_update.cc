@@ -56,10 +56,7 @@ Result<PreparedModification> prepare_update(const UpdateStatement& statement,
     CASSETTE_ASSIGN_OR_RETURN(ColumnOperation op, prepare_assignment(assignment, *column, context));
     prepared.operations.push_back(std::move(op));
   }
-  bool only_static = !prepared.has_regular_operations() &&
-                     !prepared.conditions.applies_to_regular_columns() &&
-                     (prepared.has_static_operations() ||
-                      prepared.conditions.applies_to_static_columns());
+  bool only_static = prepared.involves_only_static_columns();
   CASSETTE_ASSIGN_OR_RETURN(prepared.targets,
                             resolve_modification_where(*table, statement.where,
                                                        StatementType::kUpdate, only_static, context));

@@ -74,13 +74,17 @@ bool PreparedModification::has_regular_operations() const {
                      [](const ColumnOperation& op) { return !is_static_operation(op); });
 }
 
+bool PreparedModification::involves_only_static_columns() const {
+  return !has_regular_operations() && !conditions.applies_to_regular_columns() &&
+         (has_static_operations() || conditions.applies_to_static_columns());
+}
+
 bool PreparedModification::updates_regular_rows() const {
   return targets.clustering_column_count == 0 || targets.clustering_restricted;
 }
 
 std::optional<std::vector<std::string>> PreparedModification::condition_clustering() const {
-  bool static_only = !has_regular_operations() && !conditions.applies_to_regular_columns() &&
-                     (has_static_operations() || conditions.applies_to_static_columns());
+  bool static_only = involves_only_static_columns();
   // Cassandra's createClustering: the static row when only static columns are involved and no
   // clustering column is given.
   if (targets.clustering_column_count > 0 &&

@@ -29,6 +29,9 @@ struct PreparedModification {
   // Cassandra's Operations.appliesToRegularColumns(): some operation is on a regular column, or
   // the statement is a DELETE of whole rows.
   bool has_regular_operations() const;
+  // Cassandra's "only static columns are involved": operations and conditions touch static
+  // columns and no regular ones.
+  bool involves_only_static_columns() const;
   // Cassandra's updatesRegularRows(): the table has no clustering columns or some are given.
   bool updates_regular_rows() const;
   // Conditional statements target one row: its clustering (nullopt for the static row).
