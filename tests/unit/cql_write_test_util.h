@@ -1,90 +1,11 @@
 // Helpers for the write-path tests (INSERT, UPDATE, DELETE, BATCH, LWT): a session on an
-// in-memory store with a manual clock, results printed as "a|b|c" strings in cqlsh's formatting,
-// and a raw read of one column straight from storage (so writes are checked without SELECT).
+// in-memory store with a manual clock, results printed as "a|b|c" strings in cqlsh's formatting.
 #pragma once
 
-#include <doctest/doctest.h>
-
-#include <memory>
-#include <string>
-#include <vector>
-
-#include "engine/cql/session.h"
-#include "engine/cql/table_codec.h"
-#include "engine/storage/clock.h"
-#include "engine/storage/store.h"
-#include "engine/types/value.h"
+#include "tests/unit/cql_test_fixture.h"
 
 namespace cassette::test {
 
-class WriteFixture {
- public:
-  WriteFixture() {
-    storage::StoreOptions options;
-    options.clock = &clock_;
-    options.background_threads = false;
-    store_ = storage::Store::open(":memory:", options).value();
-    session_ = cql::Session::open(store_).value();
-    ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
-       "'replication_factor': 1}");
-    ok("USE ks");
-  }
-
-  storage::ManualClock& clock() { return clock_; }
-  storage::Store& store() { return *store_; }
-  cql::Session& session() { return *session_; }
-
-  Result<cql::ExecutionResult> run(std::string_view statement) {
-    return session_->execute(statement);
-  }
-
-  void ok(std::string_view statement) {
-    auto r = run(statement);
-    INFO(statement);
-    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
-  }
-
-  std::string error(std::string_view statement) {
-    auto r = run(statement);
-    INFO(statement);
-    REQUIRE(!r.is_ok());
-    return r.status().message();
-  }
-
-  // Result rows as "v1|v2|..." (null as "null").
-  std::vector<std::string> rows(std::string_view statement) {
-    auto r = run(statement);
-    INFO(statement);
-    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
-    std::vector<std::string> out;
-    for (const auto& row : r->rows.rows) {
-      std::string line;
-      for (size_t i = 0; i < row.size(); ++i) {
-        if (i > 0) line += "|";
-        line += row[i] ? types::format_value(r->rows.columns[i].type, *row[i],
-                                             types::ValueStyle::kCqlsh)
-                       : "null";
-      }
-      out.push_back(line);
-    }
-    return out;
-  }
-
-  std::vector<std::string> column_names(std::string_view statement) {
-    auto r = run(statement);
-    INFO(statement);
-    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
-    std::vector<std::string> out;
-    for (const auto& c : r->rows.columns) out.push_back(c.name);
-    return out;
-  }
-
- private:
-  storage::ManualClock clock_;
-  std::shared_ptr<storage::Store> store_;
-  std::unique_ptr<cql::Session> session_;
-};
-
-using Rows = std::vector<std::string>;
+using WriteFixture = CqlFixture;
 
 }  // namespace cassette::test
