@@ -386,7 +386,10 @@ std::string make_temp_dir() {
 
 }  // namespace
 
+int run_write_bench();  // tests/bench/write_path_bench.cc
+
 int main() {
+  if (std::getenv("CASSETTE_WRITE_BENCH") != nullptr) return run_write_bench();
   if (uint64_t detail = env_or("BENCH_SCAN_DETAIL", 0); detail > 0) {
     std::string root = make_temp_dir();
     run_scan_detail(detail, root + "/scan");
