@@ -1,4 +1,5 @@
-// The SQL functions: cql(statement) -> JSON text, cql_import_schema(keyspace) -> count.
+// The SQL functions: cql(statement) -> JSON text, cql_import_schema(keyspace) -> count,
+// cql_flush() -> NULL.
 //
 // cql() runs on the store of the connection's main database (README.md, "Stores") in a session
 // kept per connection, so USE carries over between calls.
@@ -136,6 +137,21 @@ void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_valu
     sqlite3_result_int(context, created);
   } catch (const std::exception& e) {
     result_error(context, std::string("Internal error in cql_import_schema(): ") + e.what());
+  }
+}
+
+void cql_flush_function(sqlite3_context* context, int, sqlite3_value**) {
+  try {
+    auto* connection = static_cast<Connection*>(sqlite3_user_data(context));
+    auto store = connection->store_for("main", "");
+    if (!store.is_ok()) return result_error(context, store.status().message());
+    // Committed writes only: what the open SQL transaction buffers reaches the store at COMMIT.
+    Status status = store.value()->flush();
+    if (status.is_ok()) status = store.value()->wait_for_background_work();
+    if (!status.is_ok()) return result_error(context, status.message());
+    sqlite3_result_null(context);
+  } catch (const std::exception& e) {
+    result_error(context, std::string("Internal error in cql_flush(): ") + e.what());
   }
 }
 
