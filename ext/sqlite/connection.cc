@@ -7,6 +7,7 @@ namespace cassette::sqlite {
 Result<std::shared_ptr<storage::Store>> Connection::store_for(const std::string& db_name,
                                                               const std::string& store_argument) {
   std::string path = store_argument;
+  if (path.empty() && db_name == "main") path = main_store_path_;
   if (path.empty()) {
     const char* file = sqlite3_db_filename(db_, db_name.c_str());
     if (file != nullptr && file[0] != '\0') path = std::string(file) + ".cassette";
@@ -22,9 +23,23 @@ Result<std::shared_ptr<storage::Store>> Connection::store_for(const std::string&
   std::string key = error ? path : canonical.string();
   auto it = stores_.find(key);
   if (it != stores_.end()) return it->second;
+  // Like SQLite with a database file: the store directory may be new, its parent must exist
+  // (a typo in a path should fail, not create a tree of directories).
+  std::filesystem::path parent = std::filesystem::path(key).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent, error)) {
+    return Status::not_found("Cannot open store " + path + ": directory " + parent.string() +
+                             " does not exist");
+  }
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store, storage::Store::open(key));
   stores_[key] = store;
   return store;
+}
+
+Result<std::string> Connection::open_main_store(const std::string& path) {
+  if (path.empty()) return Status::invalid_argument("cql_open() needs a store path (or ':memory:').");
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store, store_for("", path));
+  main_store_path_ = path == ":memory:" ? path : store->path();
+  return main_store_path_;
 }
 
 Result<cql::Session*> Connection::session(const std::shared_ptr<storage::Store>& store) {

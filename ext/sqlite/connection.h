@@ -28,6 +28,12 @@ class Connection {
   // "<file>.cassette" beside it, or the private in-memory store for :memory: / temp databases).
   Result<std::shared_ptr<storage::Store>> store_for(const std::string& db_name,
                                                     const std::string& store_argument);
+  // cql_open(path): from now on `main`'s default store is `path` (":memory:" for a private
+  // in-memory one) for everything that does not name a store. Opens it at once, so a bad path
+  // fails here; returns the store's canonical path.
+  Result<std::string> open_main_store(const std::string& path);
+  const std::string& main_store_path() const { return main_store_path_; }
+
   // The connection's CQL session on `store` (created on first use).
   Result<cql::Session*> session(const std::shared_ptr<storage::Store>& store);
 
@@ -40,6 +46,7 @@ class Connection {
 
  private:
   sqlite3* db_;
+  std::string main_store_path_;  // set by cql_open(); empty: the default beside the database
   std::shared_ptr<storage::Store> memory_store_;
   std::map<std::string, std::shared_ptr<storage::Store>> stores_;  // by canonical path
   std::map<storage::Store*, std::unique_ptr<cql::Session>> sessions_;

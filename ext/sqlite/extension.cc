@@ -1,7 +1,8 @@
 // The entry point: `.load ./build/cassette` calls sqlite3_cassette_init once per connection. It
 // registers, for that connection, the `cql` virtual table module, the eponymous `cql_rows`
-// table-valued function, and the functions cql(), cql_import_schema() and cql_flush(), all sharing one
-// Connection (stores, sessions, pending writes), freed when the connection closes.
+// table-valued function, and the functions cql(), cql_import_schema(), cql_open() and
+// cql_flush(), all sharing one Connection (stores, sessions, pending writes), freed when the
+// connection closes.
 //
 //   .load ./build/cassette
 //   CREATE VIRTUAL TABLE t USING cql(k int, v text, PRIMARY KEY (k));
@@ -45,6 +46,10 @@ extern "C" __attribute__((visibility("default"))) int sqlite3_cassette_init(
   if (rc == SQLITE_OK) {
     rc = sqlite3_create_function_v2(db, "cql_import_schema", 1, flags, connection,
                                     cql_import_schema_function, nullptr, nullptr, nullptr);
+  }
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_create_function_v2(db, "cql_open", 1, flags, connection, cql_open_function,
+                                    nullptr, nullptr, nullptr);
   }
   if (rc == SQLITE_OK) {
     rc = sqlite3_create_function_v2(db, "cql_flush", 0, flags, connection, cql_flush_function,

@@ -1,5 +1,5 @@
 // The SQL functions: cql(statement) -> JSON text, cql_import_schema(keyspace) -> count,
-// cql_flush() -> NULL.
+// cql_open(path) -> the store's path, cql_flush() -> NULL.
 //
 // cql() runs on the store of the connection's main database (README.md, "Stores") in a session
 // kept per connection, so USE carries over between calls.
@@ -18,6 +18,16 @@ std::string text_argument(sqlite3_value* value) {
   const unsigned char* text = sqlite3_value_text(value);
   return text ? std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_value_bytes(value)))
               : std::string();
+}
+
+// `, store = '...'` naming the store cql_open() chose, so the imported tables find it again
+// when the database is reopened; empty when main uses its default store.
+std::string store_argument(const Connection& connection) {
+  const std::string& path = connection.main_store_path();
+  if (path.empty()) return "";
+  std::string quoted;
+  for (char c : path) quoted += c == '\'' ? std::string("''") : std::string(1, c);
+  return ", store = '" + quoted + "'";
 }
 
 }  // namespace
@@ -125,7 +135,7 @@ void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_valu
       std::string ddl;
       for (char c : name) ddl += c == '"' ? std::string("\"\"") : std::string(1, c);
       ddl = "CREATE VIRTUAL TABLE \"" + ddl + "\" USING cql(table = '\"" + escaped_ks + "\".\"" +
-            escaped_name + "\"')";
+            escaped_name + "\"'" + store_argument(*connection) + ")";
       char* error = nullptr;
       if (sqlite3_exec(connection->db(), ddl.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
         std::string message = error ? error : "unknown error";
@@ -137,6 +147,20 @@ void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_valu
     sqlite3_result_int(context, created);
   } catch (const std::exception& e) {
     result_error(context, std::string("Internal error in cql_import_schema(): ") + e.what());
+  }
+}
+
+void cql_open_function(sqlite3_context* context, int, sqlite3_value** argv) {
+  try {
+    auto* connection = static_cast<Connection*>(sqlite3_user_data(context));
+    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+      return result_error(context, "cql_open() needs a store path (or ':memory:'), not NULL.");
+    }
+    auto path = connection->open_main_store(text_argument(argv[0]));
+    if (!path.is_ok()) return result_error(context, path.status().message());
+    sqlite3_result_text(context, path.value().c_str(), -1, SQLITE_TRANSIENT);
+  } catch (const std::exception& e) {
+    result_error(context, std::string("Internal error in cql_open(): ") + e.what());
   }
 }
 

@@ -20,6 +20,8 @@ std::string result_json(const cql::ExecutionResult& result);
 
 void cql_function(sqlite3_context* context, int argc, sqlite3_value** argv);
 void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_value** argv);
+// Makes `path` the main database's store for this connection (Connection::open_main_store).
+void cql_open_function(sqlite3_context* context, int argc, sqlite3_value** argv);
 // Flushes the main database's store: memtables to SSTables, then waits for background work.
 void cql_flush_function(sqlite3_context* context, int argc, sqlite3_value** argv);
 
