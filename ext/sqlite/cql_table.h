@@ -4,9 +4,11 @@
 //   cql_table_read.cc    xBestIndex (engine/query plans), xFilter/xNext/xColumn/xRowid
 //   cql_table_write.cc   xUpdate and the transaction callbacks
 //
-// Column numbering: 0..n-1 are the CQL columns in TableDef order; then the hidden columns, in
-// the order `token`, writetime_<c>/ttl_<c> per non-key column, cql_ttl, cql_timestamp (a hidden
-// column whose name a real column has is left out, so `hidden` maps SQL index -> meaning).
+// Column numbering: 0..n-1 are the CQL columns in `sql_order` (declared order for a table the
+// virtual table created, CQL's for an exposed one; sql_order[i] is the TableDef index of SQL
+// column i); then the hidden columns, in the order `token`, writetime_<c>/ttl_<c> per non-key
+// column, cql_ttl, cql_timestamp (a hidden column whose name a real column has is left out, so
+// `hidden` maps SQL index -> meaning).
 #pragma once
 
 #include <memory>
@@ -42,6 +44,8 @@ struct CqlTable {
   std::string keyspace;
   std::string name;             // the CQL table name
   bool owns_table = false;      // created by this virtual table: DROP TABLE drops it
+  std::vector<size_t> sql_order;     // SQL column i (< n) -> index in table->columns
+  std::vector<size_t> sql_position;  // index in table->columns -> SQL column (the inverse)
   std::vector<HiddenColumn> hidden;  // SQL column n + i
   // Columns with a secondary index, as of catalog version `schema_version`: re-read when the
   // catalog changes (an index created through cql() or by another process is used at once).

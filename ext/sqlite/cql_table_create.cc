@@ -195,6 +195,43 @@ std::string cql_identifier(std::string_view text) {
   return out;
 }
 
+// The name a column definition ("Name" text, k int PRIMARY KEY) declares, as CQL resolves it.
+std::string defined_column_name(std::string_view definition) {
+  size_t end = 0;
+  if (!definition.empty() && definition[0] == '"') {
+    for (end = 1; end < definition.size(); ++end) {
+      if (definition[end] != '"') continue;
+      if (end + 1 < definition.size() && definition[end + 1] == '"') ++end;
+      else break;
+    }
+    ++end;
+  } else {
+    while (end < definition.size() && !std::isspace(static_cast<unsigned char>(definition[end]))) ++end;
+  }
+  return cql_identifier(definition.substr(0, std::min(end, definition.size())));
+}
+
+// SQL position -> TableDef column. A table this virtual table created keeps the order its
+// CREATE VIRTUAL TABLE declared (what SELECT * and INSERT ... VALUES (...) mean to an SQL user);
+// an exposed CQL table (table = '...') shows CQL's order, as cqlsh's SELECT * does. Columns that
+// CQL added later (ALTER TABLE) follow, in CQL's order.
+std::vector<size_t> sql_column_order(const Arguments& args, const schema::TableDef& table) {
+  std::vector<size_t> order;
+  std::vector<bool> placed(table.columns.size(), false);
+  for (const std::string& definition : args.columns) {
+    const schema::ColumnDef* column = table.find_column(defined_column_name(definition));
+    if (column == nullptr) continue;  // dropped since
+    size_t index = static_cast<size_t>(column - table.columns.data());
+    if (placed[index]) continue;
+    placed[index] = true;
+    order.push_back(index);
+  }
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    if (!placed[i]) order.push_back(i);
+  }
+  return order;
+}
+
 int fail(char** error, const std::string& message) {
   *error = sqlite3_mprintf("%s", message.c_str());
   return SQLITE_ERROR;
@@ -255,9 +292,12 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   t->schema_version = schema.value()->version;
 
   // The declaration: real columns, then the hidden ones whose names are free.
+  t->sql_order = sql_column_order(args, *table);
+  t->sql_position.resize(t->sql_order.size());
+  for (size_t i = 0; i < t->sql_order.size(); ++i) t->sql_position[t->sql_order[i]] = i;
   std::string declaration = "CREATE TABLE x(";
-  for (size_t i = 0; i < table->columns.size(); ++i) {
-    const schema::ColumnDef& c = table->columns[i];
+  for (size_t i = 0; i < t->sql_order.size(); ++i) {
+    const schema::ColumnDef& c = table->columns[t->sql_order[i]];
     declaration += fmt::format("{}{} {}", i ? ", " : "", sql_quote(c.name), declared_sql_type(c.type));
   }
   auto add_hidden = [&](const std::string& hidden_name, HiddenColumn h) {
@@ -269,7 +309,7 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
     t->hidden.push_back(h);
   };
   add_hidden("token", {HiddenColumn::Kind::kToken, 0});
-  for (size_t i = 0; i < table->columns.size(); ++i) {
+  for (size_t i : t->sql_order) {
     const schema::ColumnDef& c = table->columns[i];
     if (c.is_primary_key()) continue;
     add_hidden("writetime_" + c.name, {HiddenColumn::Kind::kWritetime, i});

@@ -15,7 +15,7 @@ namespace {
 int query_column(const CqlTable& t, int sql_column) {
   if (sql_column < 0) return -2;
   size_t n = t.cql_columns();
-  if (static_cast<size_t>(sql_column) < n) return sql_column;
+  if (static_cast<size_t>(sql_column) < n) return static_cast<int>(t.sql_order[static_cast<size_t>(sql_column)]);
   size_t h = static_cast<size_t>(sql_column) - n;
   if (h < t.hidden.size() && t.hidden[h].kind == HiddenColumn::Kind::kToken) return query::kTokenColumn;
   return -2;
@@ -202,6 +202,7 @@ int cql_column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int column
     size_t n = t->cql_columns();
     size_t i = static_cast<size_t>(column);
     if (i < n) {
+      i = t->sql_order[i];
       const schema::ColumnDef& def = t->table->columns[i];
       // An UPDATE that does not assign this column: no need to produce it (xUpdate keeps it).
       if (!def.is_primary_key() && sqlite3_vtab_nochange(context)) return SQLITE_OK;

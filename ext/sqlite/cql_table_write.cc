@@ -134,7 +134,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
   for (size_t i = 0; i < n; ++i) {
     const ColumnDef& c = table.columns[i];
     if (!c.is_primary_key()) continue;
-    CASSETTE_ASSIGN_OR_RETURN(types::Value v, cql_value(c.type, values[i], c.name));
+    CASSETTE_ASSIGN_OR_RETURN(types::Value v, cql_value(c.type, values[t.sql_position[i]], c.name));
     if (!v) {
       return Status::invalid_argument(fmt::format("Invalid null value in condition for column {}", c.name));
     }
@@ -178,8 +178,8 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
   for (size_t i = 0; i < n; ++i) {
     const ColumnDef& c = table.columns[i];
     if (c.is_primary_key()) continue;
-    if (is_update && sqlite3_value_nochange(values[i])) continue;
-    CASSETTE_ASSIGN_OR_RETURN(types::Value v, cql_value(c.type, values[i], c.name));
+    if (is_update && sqlite3_value_nochange(values[t.sql_position[i]])) continue;
+    CASSETTE_ASSIGN_OR_RETURN(types::Value v, cql_value(c.type, values[t.sql_position[i]], c.name));
     const bool is_static = c.is_static();
     if (is_static && !v && !is_update) continue;  // a NULL static in INSERT: left unset
     auto& cache = is_static ? existing_static : existing;

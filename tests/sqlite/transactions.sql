@@ -7,7 +7,7 @@
 .load ./cassette
 CREATE VIRTUAL TABLE acct USING cql(id int PRIMARY KEY, owner text, balance bigint);
 CREATE TABLE audit (id INTEGER PRIMARY KEY, note TEXT);
-.print '== the SQL columns are in CQL order: key columns, then the others by name'
+.print '== the SQL columns are in the order CREATE VIRTUAL TABLE declared them'
 SELECT name FROM pragma_table_info('acct');
 INSERT INTO acct (id, owner, balance) VALUES (1, 'ann', 100), (2, 'bob', 50);
 .print '== BEGIN ... COMMIT: a transfer commits both rows'
