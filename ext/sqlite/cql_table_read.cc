@@ -1,6 +1,7 @@
 // Reading a cql virtual table: xBestIndex turns SQLite's constraints into an engine/query
 // PlanRequest and reports the plan (idxNum = access path, idxStr = Plan::encode, README.md),
 // xFilter binds the argument values and opens a streaming QueryCursor.
+#include <algorithm>
 #include <cstring>
 
 #include "engine/util/hash64.h"
@@ -19,6 +20,22 @@ int query_column(const CqlTable& t, int sql_column) {
   size_t h = static_cast<size_t>(sql_column) - n;
   if (h < t.hidden.size() && t.hidden[h].kind == HiddenColumn::Kind::kToken) return query::kTokenColumn;
   return -2;
+}
+
+// Whether the store may apply LIMIT/OFFSET itself: only when SQLite will not filter the rows it
+// returns. That needs every constraint SQLite offered to have gone to the planner (`passed`
+// lists the aConstraint indexes that did) and none of them to be a >= or <=: SQLite 3.40 offers
+// a row-value comparison `(c, d) > (3, 'q')` as `c >= 3` and re-checks the whole comparison
+// itself whatever `omit` says, while still offering the LIMIT; the two cannot be told apart.
+bool limit_is_safe(const sqlite3_index_info& info, const std::vector<int>& passed) {
+  for (int i = 0; i < info.nConstraint; ++i) {
+    int op = info.aConstraint[i].op;
+    if (op == SQLITE_INDEX_CONSTRAINT_LIMIT || op == SQLITE_INDEX_CONSTRAINT_OFFSET) continue;
+    if (std::find(passed.begin(), passed.end(), i) == passed.end()) return false;
+    bool inclusive = op == SQLITE_INDEX_CONSTRAINT_GE || op == SQLITE_INDEX_CONSTRAINT_LE;
+    if (inclusive && info.aConstraint[i].usable) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -81,6 +98,14 @@ int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       int column = query_column(*t, info->aOrderBy[i].iColumn);
       if (column == -2) order_mappable = false;
       request.order_by.push_back({column == -2 ? 0 : column, info->aOrderBy[i].desc != 0});
+    }
+    if (!order_mappable || !limit_is_safe(*info, sqlite_index)) {
+      // SQLite checks what the store does not (IS NULL, LIKE, a hidden column, an ORDER BY term
+      // the store cannot give...) on the rows the cursor returns: cutting those rows short at
+      // LIMIT/OFFSET first would lose rows that pass. SQLite still stops reading at the LIMIT.
+      for (query::Constraint& c : request.constraints) {
+        if (c.op == query::Operator::kLimit || c.op == query::Operator::kOffset) c.usable = false;
+      }
     }
     auto snapshot = t->store->snapshot();
     if (!snapshot.is_ok()) return t->error(snapshot.status().message());

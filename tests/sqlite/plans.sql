@@ -43,6 +43,13 @@ SELECT ts FROM events WHERE source = 'src1' AND hour = 1 AND ts < 150 ORDER BY t
 .print '-- LIMIT with a WHERE the store cannot check stays with SQLite'
 EXPLAIN QUERY PLAN SELECT ts FROM events WHERE source = 'src1' AND hour = 1 AND kind = 'a' LIMIT 2;
 SELECT ts FROM events WHERE source = 'src1' AND hour = 1 AND kind = 'a' LIMIT 2;
+.print '-- ... and so with LIKE, which the store does not take'
+EXPLAIN QUERY PLAN SELECT ts FROM events WHERE source = 'src1' AND hour = 1 AND payload LIKE 'p4%' ORDER BY ts DESC LIMIT 2;
+SELECT ts, payload FROM events WHERE source = 'src1' AND hour = 1 AND payload LIKE 'p4%' ORDER BY ts DESC LIMIT 2;
+.print '-- and with >= or <=: SQLite passes a row-value comparison (a, b) < (x, y) as a <= x, then re-checks it'
+EXPLAIN QUERY PLAN SELECT ts, kind FROM events WHERE source = 'src1' AND hour = 1 AND (ts, kind) < (121, 'b') ORDER BY ts DESC LIMIT 2 OFFSET 1;
+SELECT ts, kind FROM events WHERE source = 'src1' AND hour = 1 AND (ts, kind) < (121, 'b') ORDER BY ts DESC LIMIT 2 OFFSET 1;
+SELECT ts FROM events WHERE source = 'src1' AND hour = 1 AND ts <= 121 ORDER BY ts DESC LIMIT 2 OFFSET 1;
 .print "== the issue's slice: WHERE source = ? AND hour = ? ORDER BY ts DESC LIMIT 50"
 EXPLAIN QUERY PLAN SELECT * FROM events WHERE source = 'src2' AND hour = 2 ORDER BY ts DESC LIMIT 50;
 SELECT count(*) AS n, max(ts) AS newest FROM (SELECT * FROM events WHERE source = 'src2' AND hour = 2 ORDER BY ts DESC LIMIT 50);
