@@ -31,40 +31,93 @@ Status validate_partition_key(std::string_view partition_key) {
 
 Result<EncodedTransaction> encode_transaction(const WriteBatch& batch, int64_t assigned_timestamp) {
   EncodedTransaction tx;
-  std::string body;
-  std::string value;
-  RowTimes times;
+  // The entry count leads the entries: count them first, so they are written in place.
   for (const PartitionUpdate& u : batch.updates()) {
     CASSETTE_RETURN_IF_ERROR(validate_partition_key(u.partition_key));
-    std::string prefix = partition_prefix(types::murmur3_token(u.partition_key), u.partition_key);
+    tx.entries += (u.header.is_empty() ? 0 : 1) + (u.static_row.is_empty() ? 0 : 1);
+    for (const ClusteringRow& r : u.rows) tx.entries += r.row.is_empty() ? 0 : 1;
+  }
+  std::string& out = tx.payload;
+  coding::put_fixed64(&out, static_cast<uint64_t>(assigned_timestamp));
+  const size_t min_at = out.size();
+  coding::put_fixed64(&out, 0);  // the min timestamp, patched below
+  coding::put_varint64(&out, tx.entries);
+  std::string key;
+  std::string value;
+  RowTimes times;
+  auto put = [&](TableId table, size_t prefix_size, EntryKind kind, std::string_view clustering) {
+    key.resize(prefix_size);
+    key.push_back(static_cast<char>(kind));
+    key.append(clustering);
+    put_entry(&out, table, key, value);
+  };
+  for (const PartitionUpdate& u : batch.updates()) {
+    key.clear();
+    append_partition_prefix(&key, types::murmur3_token(u.partition_key), u.partition_key);
+    const size_t prefix_size = key.size();
     if (!u.header.is_empty()) {
       value.clear();
       encode_header(u.header, &value);
       collect_header_times(u.header, &times);
-      put_entry(&body, u.table, entry_key(prefix, EntryKind::kPartitionHeader), value);
-      ++tx.entries;
+      put(u.table, prefix_size, EntryKind::kPartitionHeader, {});
     }
     if (!u.static_row.is_empty()) {
       value.clear();
       encode_row(u.static_row, &value);
       collect_row_times(u.static_row, &times);
-      put_entry(&body, u.table, entry_key(prefix, EntryKind::kStaticRow), value);
-      ++tx.entries;
+      put(u.table, prefix_size, EntryKind::kStaticRow, {});
     }
     for (const ClusteringRow& r : u.rows) {
       if (r.row.is_empty()) continue;
       value.clear();
       encode_row(r.row, &value);
       collect_row_times(r.row, &times);
-      put_entry(&body, u.table, entry_key(prefix, EntryKind::kRow, r.clustering), value);
-      ++tx.entries;
+      put(u.table, prefix_size, EntryKind::kRow, r.clustering);
     }
   }
-  coding::put_fixed64(&tx.payload, static_cast<uint64_t>(assigned_timestamp));
-  coding::put_fixed64(&tx.payload, static_cast<uint64_t>(times.min_timestamp));
-  coding::put_varint64(&tx.payload, tx.entries);
-  tx.payload += body;
+  std::string min_bytes;
+  coding::put_fixed64(&min_bytes, static_cast<uint64_t>(times.min_timestamp));
+  out.replace(min_at, 8, min_bytes);
   tx.min_timestamp = times.min_timestamp;
+  return tx;
+}
+
+Result<EncodedTransaction> encode_transaction(const EncodedBatch& batch, int64_t assigned_timestamp) {
+  EncodedTransaction tx;
+  tx.entries = batch.entry_count();
+  std::string& out = tx.payload;
+  // Restamping changes a timestamp's varint by a few bytes at most: one allocation, no regrowth.
+  out.reserve(batch.byte_size() + batch.byte_size() / 8 + 64);
+  coding::put_fixed64(&out, static_cast<uint64_t>(assigned_timestamp));
+  const size_t min_at = out.size();
+  coding::put_fixed64(&out, 0);  // the min timestamp, patched below
+  coding::put_varint64(&out, tx.entries);
+  int64_t min_timestamp = INT64_MAX;
+  std::string value;
+  std::string_view in = batch.body();
+  for (size_t i = 0; i < tx.entries; ++i) {
+    uint64_t table;
+    std::string_view key, raw;
+    if (!coding::get_varint64(&in, &table) || !coding::get_length_prefixed(&in, &key) ||
+        !coding::get_length_prefixed(&in, &raw)) {
+      return Status::invalid_argument("malformed encoded batch");
+    }
+    size_t prefix = partition_prefix_length(key);
+    if (prefix == 0 || prefix >= key.size()) return Status::invalid_argument("malformed entry key in a batch");
+    const bool header = static_cast<EntryKind>(key[prefix]) == EntryKind::kPartitionHeader;
+    value.clear();
+    if (!restamp_value(raw, header, assigned_timestamp, &value, &min_timestamp)) {
+      return Status::invalid_argument("malformed entry value in a batch");
+    }
+    coding::put_varint64(&out, table);
+    coding::put_length_prefixed(&out, key);
+    coding::put_length_prefixed(&out, value);
+  }
+  if (!in.empty()) return Status::invalid_argument("malformed encoded batch");
+  std::string min_bytes;
+  coding::put_fixed64(&min_bytes, static_cast<uint64_t>(min_timestamp));
+  out.replace(min_at, 8, min_bytes);
+  tx.min_timestamp = min_timestamp;
   return tx;
 }
 
@@ -75,6 +128,7 @@ bool decode_transaction(std::string_view payload, DecodedTransaction* out) {
       !coding::get_varint64(&payload, &count) || count > payload.size()) {
     return false;
   }
+  out->entries.reserve(count);
   out->assigned_timestamp = static_cast<int64_t>(ts);
   out->min_timestamp = static_cast<int64_t>(min_ts);
   for (uint64_t i = 0; i < count; ++i) {

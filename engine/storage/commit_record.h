@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/storage/encoded_batch.h"
 #include "engine/storage/memtable.h"
 #include "engine/storage/write_batch.h"
 #include "engine/util/status.h"
@@ -27,12 +28,11 @@ Status validate_partition_key(std::string_view partition_key);
 // Turns a batch (timestamps already assigned) into a record payload. Returns InvalidArgument for
 // an update that cannot be stored (an empty or oversized partition key).
 Result<EncodedTransaction> encode_transaction(const WriteBatch& batch, int64_t assigned_timestamp);
+// The same for an encoded batch: its entries copied, each kAutoTimestamp replaced by
+// `assigned_timestamp`. Returns InvalidArgument for a malformed key or value.
+Result<EncodedTransaction> encode_transaction(const EncodedBatch& batch, int64_t assigned_timestamp);
 
-struct TransactionEntry {
-  TableId table;
-  std::string_view key;
-  std::string_view value;
-};
+using TransactionEntry = Memtable::BatchEntry;
 struct DecodedTransaction {
   int64_t assigned_timestamp = 0;
   int64_t min_timestamp = INT64_MAX;

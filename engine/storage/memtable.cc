@@ -1,5 +1,6 @@
 #include "engine/storage/memtable.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/util/coding.h"
@@ -167,16 +168,7 @@ Memtable::Node* Memtable::find_last() const {
   }
 }
 
-void Memtable::add(SequenceNumber seq, TableId table, std::string_view key,
-                   std::string_view value) {
-  char prefix[8];
-  std::string_view prefix_view(prefix, 8);
-  uint64_t be = __builtin_bswap64(table);
-  std::memcpy(prefix, &be, 8);
-  int height = random_height();
-  Node* node = new_node(prefix_view, key, seq, value, height);
-  Node* prev[kMaxHeight];
-  find_greater_or_equal(node->full_key(), seq, prev);
+void Memtable::link(Node* node, int height, Node** prev) {
   int max_height = max_height_.load(std::memory_order_relaxed);
   if (height > max_height) {
     for (int i = max_height; i < height; ++i) prev[i] = head_;
@@ -187,8 +179,96 @@ void Memtable::add(SequenceNumber seq, TableId table, std::string_view key,
     node->relaxed_set_next(i, prev[i]->relaxed_next(i));
     prev[i]->set_next(i, node);  // publish
   }
+}
+
+void Memtable::add(SequenceNumber seq, TableId table, std::string_view key,
+                   std::string_view value) {
+  char prefix[8];
+  std::string_view prefix_view(prefix, 8);
+  uint64_t be = __builtin_bswap64(table);
+  std::memcpy(prefix, &be, 8);
+  int height = random_height();
+  Node* node = new_node(prefix_view, key, seq, value, height);
+  Node* prev[kMaxHeight];
+  find_greater_or_equal(node->full_key(), seq, prev);
+  link(node, height, prev);
   table_entries_[table % kTableBuckets].fetch_add(1, std::memory_order_relaxed);
   entries_.fetch_add(1, std::memory_order_release);
+}
+
+void Memtable::add_batch(SequenceNumber seq, const std::vector<BatchEntry>& entries) {
+  if (entries.empty()) return;
+  // Group the entries by partition (table id, then token: the words a node caches), keeping
+  // their order within a partition. A stable sort on integers only: no key bytes are touched.
+  struct Item {
+    uint64_t table;
+    uint64_t w1;
+    const BatchEntry* entry;
+  };
+  std::vector<Item> items;
+  items.reserve(entries.size());
+  for (const BatchEntry& e : entries) {
+    char buf[8] = {};
+    std::memcpy(buf, e.key.data(), std::min<size_t>(8, e.key.size()));
+    items.push_back(Item{e.table, load_big_endian64(buf), &e});
+  }
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return a.table != b.table ? a.table < b.table : a.w1 < b.w1;
+  });
+
+  // prev[i]: the predecessors (at each level) of the last node added, which was linked right
+  // after them. Within a partition rows usually arrive in clustering order or in reverse (a
+  // feed writing increasing timestamps into a DESC clustering): the next key then goes just
+  // after the last node (search forward from it) or into the same gap just before it (prev is
+  // already right), and only a key elsewhere needs a search from the top.
+  Node* prev[kMaxHeight];
+  for (int i = 0; i < kMaxHeight; ++i) prev[i] = head_;
+  Node* last = nullptr;
+  int last_height = 0;
+  for (const Item& item : items) {
+    const BatchEntry& e = *item.entry;
+    char prefix[8];
+    uint64_t be = __builtin_bswap64(e.table);
+    std::memcpy(prefix, &be, 8);
+    int height = random_height();
+    Node* node = new_node(std::string_view(prefix, 8), e.key, seq, e.value, height);
+    std::string_view key = node->full_key();
+    bool found = false;
+    if (last != nullptr && compare(last, key, seq) < 0) {
+      // After the last node: climb while the node after the finger at this level is still
+      // before the key; from the level where it is not, descend as a normal search does (the
+      // predecessors at the levels above are already right).
+      for (int i = 0; i < last_height; ++i) prev[i] = last;
+      const int max_height = max_height_.load(std::memory_order_relaxed);
+      int level = 0;
+      while (level < max_height - 1) {
+        Node* next = prev[level]->next(level);
+        if (next == nullptr || compare(next, key, seq) >= 0) break;
+        ++level;
+      }
+      Node* x = prev[level];
+      while (true) {
+        Node* next = x->next(level);
+        if (next != nullptr && compare(next, key, seq) < 0) {
+          x = next;
+        } else {
+          prev[level] = x;
+          if (level == 0) break;
+          --level;
+        }
+      }
+      found = true;
+    } else if (last != nullptr) {
+      // At or before the last node: in the same gap when after its level-0 predecessor.
+      found = prev[0] == head_ || compare(prev[0], key, seq) < 0;
+    }
+    if (!found) find_greater_or_equal(key, seq, prev);
+    link(node, height, prev);
+    last = node;
+    last_height = height;
+    table_entries_[e.table % kTableBuckets].fetch_add(1, std::memory_order_relaxed);
+  }
+  entries_.fetch_add(entries.size(), std::memory_order_release);
 }
 
 // ---- Iterator --------------------------------------------------------------------------------

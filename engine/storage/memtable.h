@@ -35,6 +35,18 @@ class Memtable {
   Memtable& operator=(const Memtable&) = delete;
 
   void add(SequenceNumber seq, TableId table, std::string_view key, std::string_view value);
+
+  struct BatchEntry {
+    TableId table;
+    std::string_view key;
+    std::string_view value;
+  };
+  // add() for every entry, under one sequence number. Entries are grouped by partition first
+  // (a stable sort on table id and token) and each is searched for from where the previous one
+  // went: after it (a finger) or in the same gap before it (rows arriving in reverse order), so
+  // a large transaction costs a couple of comparisons on cache-hot nodes per entry instead of
+  // a search from the top of the skiplist that misses the cache at every level.
+  void add_batch(SequenceNumber seq, const std::vector<BatchEntry>& entries);
   size_t memory_usage() const { return arena_.memory_usage(); }
   bool empty() const { return entries_.load(std::memory_order_acquire) == 0; }
   uint64_t entry_count() const { return entries_.load(std::memory_order_acquire); }
@@ -108,6 +120,8 @@ class Memtable {
   // The last node before `n` among those of height > `level` (head_ when there is none).
   Node* find_before_at_level(const Node* n, int level) const;
   Node* find_last() const;
+  // Links `node` in; `prev` holds its predecessors at every level below max_height_.
+  void link(Node* node, int height, Node** prev);
 
   Arena arena_;
   Node* head_;

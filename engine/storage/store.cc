@@ -143,8 +143,13 @@ Status validate_batch(const WriteBatch& batch) {
 
 Result<int64_t> Store::apply(WriteBatch& batch) {
   CASSETTE_RETURN_IF_ERROR(validate_batch(batch));
-  CASSETTE_ASSIGN_OR_RETURN(std::optional<int64_t> timestamp,
-                            apply_locked([](const Snapshot&) { return Result<bool>(true); }, batch));
+  CASSETTE_ASSIGN_OR_RETURN(
+      std::optional<int64_t> timestamp,
+      apply_locked([](const Snapshot&) { return Result<bool>(true); },
+                   [&](int64_t ts) {
+                     batch.assign_timestamp(ts);  // validated above: encoding cannot fail now
+                     return encode_transaction(batch, ts);
+                   }));
   return *timestamp;
 }
 
@@ -156,14 +161,35 @@ Result<std::optional<int64_t>> Store::apply_prepared(const PrepareWrite& prepare
         if (write) CASSETTE_RETURN_IF_ERROR(validate_batch(batch));
         return write && !batch.empty();
       },
-      batch);
+      [&](int64_t ts) {
+        batch.assign_timestamp(ts);
+        return encode_transaction(batch, ts);
+      });
 }
 
-// The write path both apply() and apply_prepared() share: under the process's writer mutex and
-// the store lock, catch up, let `decide` look at a snapshot of everything committed so far, then
-// append `batch` as one record.
+Result<int64_t> Store::apply(const EncodedBatch& batch) {
+  CASSETTE_ASSIGN_OR_RETURN(
+      std::optional<int64_t> timestamp,
+      apply_locked([](const Snapshot&) { return Result<bool>(true); },
+                   [&](int64_t ts) { return encode_transaction(batch, ts); }));
+  return *timestamp;
+}
+
+Result<std::optional<int64_t>> Store::apply_prepared_encoded(const PrepareEncodedWrite& prepare) {
+  EncodedBatch batch;
+  return apply_locked(
+      [&](const Snapshot& snapshot) -> Result<bool> {
+        CASSETTE_ASSIGN_OR_RETURN(bool write, prepare(snapshot, batch));
+        return write && !batch.empty();
+      },
+      [&](int64_t ts) { return encode_transaction(batch, ts); });
+}
+
+// The write path every apply shares: under the process's writer mutex and the store lock, catch
+// up, let `decide` look at a snapshot of everything committed so far, then append the record
+// `encode` makes as one log record.
 Result<std::optional<int64_t>> Store::apply_locked(
-    const std::function<Result<bool>(const Snapshot&)>& decide, WriteBatch& batch) {
+    const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode) {
   Private& p = *p_;
   CASSETTE_RETURN_IF_ERROR(p.wait_for_memtable_room());
   int64_t timestamp;
@@ -180,8 +206,7 @@ Result<std::optional<int64_t>> Store::apply_locked(
     CASSETTE_RETURN_IF_ERROR(p.ensure_log_writer_locked());
 
     timestamp = std::max(clock_->now_micros(), p.last_timestamp + 1);
-    batch.assign_timestamp(timestamp);  // validated above: encoding cannot fail now
-    CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode_transaction(batch, timestamp));
+    CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode(timestamp));
     Result<LogPosition> end = p.log_writer->append(tx.payload);
     if (!end.is_ok()) {
       // The record may be partly on disk: the next writer reopens the log at log_end, cutting it.
@@ -251,16 +276,16 @@ bool file_may_match(const TableFile& file, const ReadSpec& spec) {
 std::unique_ptr<RowCursor> Store::read(const Snapshot& snap, TableId table, ReadSpec spec) const {
   std::vector<std::unique_ptr<EntryIterator>> sources;
   std::vector<std::unique_ptr<EntryIterator>> lookups;
-  auto add_memtable = [&](const std::shared_ptr<Memtable>& mem) {
+  auto add_memtable = [&](const std::shared_ptr<Memtable>& mem, SequenceNumber seq) {
     if (mem == nullptr || mem->empty()) return;
-    sources.push_back(new_memtable_iterator(mem, table, snap.seq));
+    sources.push_back(new_memtable_iterator(mem, table, seq));
     if (mem->has_partition_metadata.load(std::memory_order_acquire)) {
-      lookups.push_back(new_memtable_iterator(mem, table, snap.seq));
+      lookups.push_back(new_memtable_iterator(mem, table, seq));
     }
   };
-  add_memtable(snap.memtable);
-  add_memtable(snap.flushing);
-  add_memtable(snap.overlay);
+  add_memtable(snap.memtable, snap.seq);
+  add_memtable(snap.flushing, snap.seq);
+  add_memtable(snap.overlay, snap.overlay_seq);
   for (const auto& file : snap.version->files(table)) {
     if (!file_may_match(*file, spec)) continue;
     sources.push_back(file->reader->new_iterator());

@@ -38,6 +38,8 @@
 namespace cassette::storage {
 
 class BlockCache;
+class EncodedBatch;  // encoded_batch.h
+struct EncodedTransaction;  // commit_record.h
 class SSTableReader;
 
 struct StoreOptions {
@@ -82,9 +84,12 @@ struct Snapshot {
   SequenceNumber seq = 0;
   std::shared_ptr<Memtable> memtable;
   std::shared_ptr<Memtable> flushing;  // the memtable being flushed, if any
-  // Uncommitted writes a reader should see on top (a SQL transaction reading its own writes);
-  // entries at sequence 0. Set by the caller on a copy of a snapshot; never by the store.
+  // Uncommitted writes a reader should see on top (a SQL transaction reading its own writes):
+  // the overlay's entries at sequences up to overlay_seq (so a writer may keep adding to the
+  // overlay at higher sequences without a reader seeing them). Set by the caller on a copy of a
+  // snapshot; never by the store.
   std::shared_ptr<Memtable> overlay;
+  SequenceNumber overlay_seq = 0;
   std::shared_ptr<const Version> version;
   int64_t now_seconds = 0;
 };
@@ -125,6 +130,13 @@ class Store {
   using PrepareWrite = std::function<Result<bool>(const Snapshot& snapshot, WriteBatch& batch)>;
   Result<std::optional<int64_t>> apply_prepared(const PrepareWrite& prepare);
 
+  // The same two for a batch already in entry form (encoded_batch.h): its bytes go to the log
+  // and the memtable with only the timestamps rewritten. The entries' keys and values must be
+  // well formed (InvalidArgument otherwise, with nothing written).
+  Result<int64_t> apply(const EncodedBatch& batch);
+  using PrepareEncodedWrite = std::function<Result<bool>(const Snapshot& snapshot, EncodedBatch& batch)>;
+  Result<std::optional<int64_t>> apply_prepared_encoded(const PrepareEncodedWrite& prepare);
+
   // A consistent view for reading, after catching up with other processes' commits.
   Result<std::shared_ptr<const Snapshot>> snapshot();
   // Specs for read(): one partition (a serialized partition key), or a token range.
@@ -147,8 +159,11 @@ class Store {
   struct Private;  // store_state.h
   friend struct StoreInternals;
   Store(std::string path, const StoreOptions& options);
+  // Under the locks: `decide` looks at everything committed so far (false: write nothing), then
+  // `encode` makes the record for the transaction's timestamp.
+  using EncodeRecord = std::function<Result<EncodedTransaction>(int64_t timestamp)>;
   Result<std::optional<int64_t>> apply_locked(
-      const std::function<Result<bool>(const Snapshot&)>& decide, WriteBatch& batch);
+      const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode);
   std::shared_ptr<const Snapshot> current_snapshot() const;  // no catch-up
 
   std::string path_;

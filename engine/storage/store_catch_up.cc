@@ -159,9 +159,9 @@ Status Store::Private::apply_record_locked(std::string_view payload, const std::
   SequenceNumber seq = ++last_seq;
   bool metadata = false;
   for (const TransactionEntry& e : tx.entries) {
-    mem->add(seq, e.table, e.key, e.value);
     metadata |= static_cast<EntryKind>(e.key[partition_prefix_length(e.key)]) != EntryKind::kRow;
   }
+  mem->add_batch(seq, tx.entries);
   if (metadata) mem->has_partition_metadata.store(true, std::memory_order_release);
   if (tx.min_timestamp < mem->min_timestamp.load(std::memory_order_relaxed)) {
     mem->min_timestamp.store(tx.min_timestamp, std::memory_order_relaxed);
