@@ -9,6 +9,7 @@
 // DELETE = CQL row deletion. INSERT OR IGNORE / ON CONFLICT DO NOTHING = IF NOT EXISTS.
 #include "engine/cql/modification.h"
 #include "engine/cql/table_codec.h"
+#include "engine/types/byte_comparable.h"
 #include "engine/types/partition_key.h"
 #include "ext/sqlite/cql_table.h"
 #include "ext/sqlite/value_mapping.h"
@@ -29,10 +30,10 @@ struct RowWriter {
   int64_t now_seconds = 0;
   int64_t now_micros = 0;
 
-  storage::Cell cell(const std::optional<std::string>& value) const {
+  storage::Cell cell(std::optional<std::string>&& value) const {
     if (!value) return storage::Cell::tombstone(timestamp, now_seconds);
-    if (ttl > 0) return storage::Cell::expiring(timestamp, ttl, now_seconds, *value);
-    return storage::Cell::live(timestamp, *value);
+    if (ttl > 0) return storage::Cell::expiring(timestamp, ttl, now_seconds, std::move(*value));
+    return storage::Cell::live(timestamp, std::move(*value));
   }
 
   // Adds column `c` set to `value` to `row` (columns kept sorted by id).
@@ -52,7 +53,7 @@ struct RowWriter {
       if (built.columns.empty()) return Status::ok();
       data = std::move(built.columns.front());
     } else {
-      data.cell = cell(value);
+      data.cell = cell(std::move(value));
     }
     auto pos = std::lower_bound(row.columns.begin(), row.columns.end(), c.id,
                                 [](const storage::ColumnData& d, storage::ColumnId id) { return d.id < id; });
@@ -60,6 +61,30 @@ struct RowWriter {
     return Status::ok();
   }
 };
+
+// The clustering columns' types and orders as encode_clustering wants them, built once per
+// table definition rather than once per row (a TableDef never changes; a schema change makes a
+// new one, which misses this cache).
+struct ClusteringTypes {
+  std::shared_ptr<const schema::TableDef> table;
+  std::vector<types::CqlType> types;
+  std::unique_ptr<bool[]> descending;
+};
+
+const ClusteringTypes& clustering_types(const std::shared_ptr<const schema::TableDef>& table) {
+  thread_local ClusteringTypes cache;
+  if (cache.table != table) {
+    std::vector<const ColumnDef*> columns = table->clustering();
+    cache.types.clear();
+    cache.descending = std::make_unique<bool[]>(columns.size() + 1);
+    for (size_t i = 0; i < columns.size(); ++i) {
+      cache.types.push_back(columns[i]->type);
+      cache.descending[i] = columns[i]->descending;
+    }
+    cache.table = table;
+  }
+  return cache;
+}
 
 Status key_component_error(const ColumnDef& c, const std::string& v) {
   if (v.size() > types::kMaxPartitionKeyComponentSize) {
@@ -145,7 +170,11 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     return Status::invalid_argument("Key may not be empty");
   }
   std::string key = cql::partition_key_bytes(key_parts);
-  CASSETTE_ASSIGN_OR_RETURN(std::string clustering, cql::clustering_key_bytes(table, clustering_parts));
+  const ClusteringTypes& layout = clustering_types(t.table);
+  std::string clustering;
+  CASSETTE_RETURN_IF_ERROR(types::encode_clustering(
+      layout.types, std::span<const bool>(layout.descending.get(), layout.types.size()),
+      clustering_parts, &clustering));
 
   PendingWrites& pending = t.connection->pending(t.store.get());
   const uint64_t statement = pending.next_statement();
@@ -165,6 +194,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
       !is_update && sqlite3_vtab_on_conflict(t.connection->db()) == SQLITE_IGNORE;
 
   storage::Row row, static_row;
+  row.columns.reserve(n);
   if (!is_update) {
     storage::LivenessInfo liveness;
     liveness.timestamp = w.timestamp;
@@ -206,13 +236,13 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     CASSETTE_RETURN_IF_ERROR(w.set(c, std::move(v), target, current));
   }
 
-  const auto kind = if_not_exists ? PendingWrite::Kind::kInsertIfNotExists : PendingWrite::Kind::kWrite;
+  const auto kind = if_not_exists ? PendingWrites::Kind::kInsertIfNotExists : PendingWrites::Kind::kWrite;
   const bool has_clustering_row = !table.clustering().empty() || !is_update || !row.columns.empty();
-  if (!row.is_empty() || (kind == PendingWrite::Kind::kInsertIfNotExists && has_clustering_row)) {
-    pending.add({kind, t.table, key, false, clustering, std::move(row), statement});
+  if (!row.is_empty() || (kind == PendingWrites::Kind::kInsertIfNotExists && has_clustering_row)) {
+    CASSETTE_RETURN_IF_ERROR(pending.add(kind, t.table, key, false, clustering, row, statement));
   }
   if (!static_row.is_empty()) {
-    pending.add({kind, t.table, key, true, clustering, std::move(static_row), statement});
+    CASSETTE_RETURN_IF_ERROR(pending.add(kind, t.table, key, true, clustering, static_row, statement));
   }
   return Status::ok();
 }
@@ -240,13 +270,11 @@ Status delete_row(CqlTable& t, sqlite3_int64 rowid) {
       }
       row.columns.push_back(std::move(data));
     }
-    pending.add({PendingWrite::Kind::kWrite, t.table, k.partition_key, true, {}, std::move(row), statement});
-    return Status::ok();
+    return pending.add(PendingWrites::Kind::kWrite, t.table, k.partition_key, true, {}, row, statement);
   }
   row.deletion = {storage::kAutoTimestamp, now};
-  pending.add({PendingWrite::Kind::kDeleteRow, t.table, k.partition_key, false, k.clustering,
-               std::move(row), statement});
-  return Status::ok();
+  return pending.add(PendingWrites::Kind::kDeleteRow, t.table, k.partition_key, false, k.clustering,
+                     row, statement);
 }
 
 }  // namespace

@@ -1,21 +1,43 @@
 #include "ext/sqlite/pending_writes.h"
 
 #include <algorithm>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "engine/cql/modification.h"
-#include "engine/storage/commit_record.h"
 #include "engine/storage/internal_key.h"
-#include "engine/util/coding.h"
+#include "engine/storage/row_codec.h"
 
 namespace cassette::sqlite {
+
+Status PendingWrites::add(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
+                          std::string_view partition_key, bool is_static,
+                          std::string_view clustering, const storage::Row& row,
+                          uint64_t statement) {
+  // Tables are few: the last one added is nearly always the one.
+  uint32_t index = static_cast<uint32_t>(log_.tables.size());
+  for (uint32_t i = index; i-- > 0;) {
+    if (log_.tables[i] == table) {
+      index = i;
+      break;
+    }
+  }
+  if (index == log_.tables.size()) log_.tables.push_back(table);
+  scratch_.clear();
+  storage::encode_row(row, &scratch_);
+  const auto entry_kind = is_static ? storage::EntryKind::kStaticRow : storage::EntryKind::kRow;
+  CASSETTE_ASSIGN_OR_RETURN(
+      size_t offset,
+      log_.batch.add_row(table->table_id, partition_key, entry_kind,
+                         is_static ? std::string_view() : clustering, scratch_));
+  log_.entries.push_back(PendingLog::Entry{kind, is_static, index, statement, offset});
+  return Status::ok();
+}
 
 void PendingWrites::savepoint(int level) {
   if (level < 0) return;
   size_t n = static_cast<size_t>(level);
   // A table joining the transaction later reports the current level again: keep the first mark.
-  while (marks_.size() <= n) marks_.push_back(log_.size());
+  while (marks_.size() <= n) marks_.push_back(log_.entries.size());
 }
 
 void PendingWrites::release(int level) {
@@ -28,168 +50,78 @@ void PendingWrites::rollback_to(int level) {
   // reports savepoints to a table only from when it joins): undo all as well.
   if (level < 0 || static_cast<size_t>(level) >= marks_.size()) {
     if (level < 0 || marks_.empty()) {
-      log_.clear();
-      ++version_;
+      log_.truncate(0);
+      reset_overlay();
     }
     return;
   }
-  log_.resize(std::min(log_.size(), marks_[static_cast<size_t>(level)]));
-  ++version_;
+  const size_t mark = marks_[static_cast<size_t>(level)];
+  if (mark < log_.entries.size()) {
+    log_.truncate(mark);
+    if (mark < overlay_entries_) reset_overlay();  // the overlay holds rows that are gone
+  }
   marks_.resize(static_cast<size_t>(level) + 1);
 }
 
 void PendingWrites::clear() {
   log_.clear();
   marks_.clear();
-  ++version_;
-  overlay_.reset();
+  reset_overlay();
 }
 
-namespace {
-
-// Folds log entries into partition updates, later entries overriding earlier ones per row.
-class Folder {
- public:
-  explicit Folder(int64_t now_seconds) : now_seconds_(now_seconds) {}
-
-  // Folds `w` (its row is moved unless `copy`).
-  void add(PendingWrite& w, bool copy = false) {
-    std::string pkey;
-    coding::put_big_endian64(&pkey, w.table->table_id);
-    coding::put_fixed32(&pkey, static_cast<uint32_t>(w.partition_key.size()));
-    pkey += w.partition_key;
-    auto [pit, new_partition] = partitions_.try_emplace(pkey, updates_.size());
-    if (new_partition) {
-      storage::PartitionUpdate& u = updates_.emplace_back();
-      u.table = w.table->table_id;
-      u.partition_key = w.partition_key;
-    }
-    storage::PartitionUpdate& update = updates_[pit->second];
-    storage::Row row = copy ? w.row : std::move(w.row);
-    if (w.is_static) {
-      merge(*w.table, update.static_row, std::move(row), w.kind, true);
-      return;
-    }
-    std::string rkey = pkey;
-    rkey += w.clustering;
-    auto [rit, new_row] = rows_.try_emplace(std::move(rkey), update.rows.size());
-    if (new_row) {
-      update.rows.push_back({w.clustering, std::move(row)});
-      return;
-    }
-    merge(*w.table, update.rows[rit->second].row, std::move(row), w.kind, false);
-  }
-
-  // Whether the fold so far has a live row (marker or cell) at (table, key, clustering).
-  bool has_row(const PendingWrite& w) const {
-    std::string key;
-    coding::put_big_endian64(&key, w.table->table_id);
-    coding::put_fixed32(&key, static_cast<uint32_t>(w.partition_key.size()));
-    key += w.partition_key;
-    auto pit = partitions_.find(key);
-    if (pit == partitions_.end()) return false;
-    key += w.clustering;
-    auto rit = rows_.find(key);
-    if (rit == rows_.end()) return false;
-    const storage::Row& row = updates_[pit->second].rows[rit->second].row;
-    if (!row.liveness.is_empty()) return true;
-    for (const auto& c : row.columns) {
-      if (!c.complex && !c.cell.is_tombstone()) return true;
-      for (const auto& e : c.cells) {
-        if (!e.is_tombstone()) return true;
-      }
-    }
-    return false;
-  }
-
-  std::vector<storage::PartitionUpdate> take() { return std::move(updates_); }
-
- private:
-  void merge(const schema::TableDef& table, storage::Row& into, storage::Row next,
-             PendingWrite::Kind kind, bool is_static) {
-    if (kind == PendingWrite::Kind::kDeleteRow) {
-      into = std::move(next);
-      return;
-    }
-    if (!into.deletion.is_live()) {
-      // Deleted earlier in this transaction, written now: the row is what this write says, so
-      // every other column becomes null (a tombstone), and the deletion goes.
-      for (const schema::ColumnDef& c : table.columns) {
-        if (c.is_primary_key() || c.is_static() != is_static) continue;
-        if (next.find_column(c.id) != nullptr) continue;
-        storage::ColumnData data;
-        data.id = c.id;
-        data.complex = c.type.is_multi_cell();
-        if (data.complex) {
-          data.complex_deletion = {storage::kAutoTimestamp, now_seconds_};
-        } else {
-          data.cell = storage::Cell::tombstone(storage::kAutoTimestamp, now_seconds_);
-        }
-        auto pos = std::lower_bound(next.columns.begin(), next.columns.end(), c.id,
-                                    [](const storage::ColumnData& d, storage::ColumnId id) { return d.id < id; });
-        next.columns.insert(pos, std::move(data));
-      }
-      into = std::move(next);
-      return;
-    }
-    if (!next.liveness.is_empty()) into.liveness = next.liveness;
-    for (storage::ColumnData& c : next.columns) {
-      auto pos = std::lower_bound(into.columns.begin(), into.columns.end(), c.id,
-                                  [](const storage::ColumnData& d, storage::ColumnId id) { return d.id < id; });
-      if (pos != into.columns.end() && pos->id == c.id) {
-        *pos = std::move(c);
-      } else {
-        into.columns.insert(pos, std::move(c));
-      }
-    }
-  }
-
-  int64_t now_seconds_;
-  std::vector<storage::PartitionUpdate> updates_;
-  std::unordered_map<std::string, size_t> partitions_;
-  std::unordered_map<std::string, size_t> rows_;
-};
-
-}  // namespace
+void PendingWrites::reset_overlay() {
+  overlay_fold_.reset();
+  overlay_entries_ = 0;
+  overlay_.reset();
+  overlay_seq_ = 0;
+}
 
 Status PendingWrites::commit() {
-  if (log_.empty()) {
+  if (log_.entries.empty()) {
     clear();
     return Status::ok();
   }
-  std::vector<PendingWrite> log = std::move(log_);
+  PendingLog log = std::move(log_);
   clear();
-  bool conditional = std::any_of(log.begin(), log.end(), [](const PendingWrite& w) {
-    return w.kind == PendingWrite::Kind::kInsertIfNotExists;
+  const bool conditional = std::any_of(log.entries.begin(), log.entries.end(), [](const PendingLog::Entry& e) {
+    return e.kind == Kind::kInsertIfNotExists;
   });
   const int64_t now_seconds = store_->clock().now_seconds();
   if (!conditional) {
-    Folder folder(now_seconds);
-    for (PendingWrite& w : log) folder.add(w);
-    storage::WriteBatch batch;
-    batch.mutable_updates() = folder.take();
+    PendingFold fold(&log, now_seconds);
+    for (size_t i = 0; i < log.entries.size(); ++i) CASSETTE_RETURN_IF_ERROR(fold.add(i).status());
+    if (fold.rows() == log.entries.size()) return store_->apply(log.batch).status();  // no row twice
+    storage::EncodedBatch batch;
+    fold.emit(&batch);
     return store_->apply(batch).status();
   }
-  auto result = store_->apply_prepared(
-      [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) -> Result<bool> {
-        Folder folder(now_seconds);
+  auto result = store_->apply_prepared_encoded(
+      [&](const storage::Snapshot& snapshot, storage::EncodedBatch& batch) -> Result<bool> {
+        PendingFold fold(&log, now_seconds);
         std::unordered_set<uint64_t> skipped, decided;
-        for (PendingWrite& w : log) {
-          if (w.kind == PendingWrite::Kind::kInsertIfNotExists && !decided.count(w.statement)) {
+        for (size_t i = 0; i < log.entries.size(); ++i) {
+          const PendingLog::Entry& w = log.entries[i];
+          if (w.kind == Kind::kInsertIfNotExists && !decided.count(w.statement)) {
             decided.insert(w.statement);
-            bool exists = folder.has_row(w);
+            CASSETTE_ASSIGN_OR_RETURN(bool exists, fold.has_live_row(i));
             if (!exists) {
-              CASSETTE_ASSIGN_OR_RETURN(
-                  cql::CurrentRow current,
-                  cql::read_current_row(*store_, snapshot, *w.table, w.partition_key, w.clustering));
-              exists = current.row.has_value();
+              storage::DecodedKey key;
+              if (!storage::decode_entry_key(log.at(i).key, &key)) {
+                return Status::internal("A pending write of the transaction has a malformed key.");
+              }
+              std::optional<std::string> clustering;
+              if (key.kind == storage::EntryKind::kRow) clustering = std::string(key.clustering);
+              CASSETTE_ASSIGN_OR_RETURN(cql::CurrentRow current,
+                                        cql::read_current_row(*store_, snapshot, log.table_of(i),
+                                                              key.partition_key, clustering));
+              exists = clustering ? current.row.has_value() : current.static_row.has_value();
             }
             if (exists) skipped.insert(w.statement);
           }
           if (skipped.count(w.statement)) continue;
-          folder.add(w);
+          CASSETTE_RETURN_IF_ERROR(fold.add(i).status());
         }
-        batch.mutable_updates() = folder.take();
+        fold.emit(&batch);
         return !batch.empty();
       });
   return result.status();
@@ -197,34 +129,59 @@ Status PendingWrites::commit() {
 
 Result<std::shared_ptr<const storage::Snapshot>> PendingWrites::with_overlay(
     std::shared_ptr<const storage::Snapshot> snapshot) {
-  if (log_.empty()) return snapshot;
-  if (overlay_version_ != version_ || !overlay_) {
+  if (log_.entries.empty()) return snapshot;
+  if (overlay_entries_ < log_.entries.size() || overlay_ == nullptr) {
     const int64_t now_micros = store_->clock().now_micros();
-    Folder folder(now_micros / 1'000'000);
-    for (PendingWrite& w : log_) folder.add(w, /*copy=*/true);
-    storage::WriteBatch batch;
-    batch.mutable_updates() = folder.take();
+    if (overlay_fold_ == nullptr) {
+      overlay_fold_ = std::make_unique<PendingFold>(&log_, now_micros / 1'000'000);
+      overlay_entries_ = 0;
+    }
+    const size_t first_new_row = overlay_fold_->rows();
+    bool rewritten = false;  // a row already in the overlay was written again
+    for (size_t i = overlay_entries_; i < log_.entries.size(); ++i) {
+      CASSETTE_ASSIGN_OR_RETURN(bool is_new, overlay_fold_->add(i));
+      rewritten |= !is_new;
+    }
+    overlay_entries_ = log_.entries.size();
+    // New rows go in at a new sequence number; a rewritten row cannot be taken back out of a
+    // memtable, so then the whole fold goes into a fresh one (older snapshots keep the old).
+    storage::EncodedBatch rows;
+    if (rewritten || overlay_ == nullptr) {
+      overlay_ = std::make_shared<storage::Memtable>();
+      overlay_seq_ = 0;
+      overlay_fold_->emit(&rows);
+    } else {
+      overlay_fold_->emit(&rows, first_new_row);
+    }
+    ++overlay_seq_;
     const int64_t timestamp = now_micros + 1;
-    batch.assign_timestamp(timestamp);
-    CASSETTE_ASSIGN_OR_RETURN(storage::EncodedTransaction tx,
-                              storage::encode_transaction(batch, timestamp));
-    storage::DecodedTransaction decoded;
-    if (!storage::decode_transaction(tx.payload, &decoded)) {
-      return Status::internal("Could not decode the pending writes of a transaction.");
-    }
-    auto overlay = std::make_shared<storage::Memtable>();
+    int64_t min_timestamp = INT64_MAX;
+    std::string values;  // the restamped values, back to back
+    std::vector<size_t> ends;
+    std::vector<storage::Memtable::BatchEntry> entries;
+    entries.reserve(rows.entry_count());
+    ends.reserve(rows.entry_count());
     bool metadata = false;
-    for (const storage::TransactionEntry& e : decoded.entries) {
-      overlay->add(0, e.table, e.key, e.value);
-      storage::DecodedKey key;
-      if (storage::decode_entry_key(e.key, &key) && key.kind != storage::EntryKind::kRow) metadata = true;
+    size_t offset = 0;
+    for (size_t n = 0; n < rows.entry_count(); ++n) {
+      const storage::EncodedBatch::Entry e = rows.entry_at(offset, &offset);
+      if (!storage::restamp_value(e.value, false, timestamp, &values, &min_timestamp)) {
+        return Status::internal("Could not decode the pending writes of a transaction.");
+      }
+      ends.push_back(values.size());
+      entries.push_back({e.table, e.key, {}});
+      metadata |= e.key[storage::partition_prefix_length(e.key)] !=
+                  static_cast<char>(storage::EntryKind::kRow);
     }
-    overlay->has_partition_metadata.store(metadata);
-    overlay_ = std::move(overlay);
-    overlay_version_ = version_;
+    for (size_t n = 0, begin = 0; n < entries.size(); begin = ends[n++]) {
+      entries[n].value = std::string_view(values).substr(begin, ends[n] - begin);
+    }
+    if (metadata) overlay_->has_partition_metadata.store(true, std::memory_order_release);
+    overlay_->add_batch(overlay_seq_, entries);
   }
   auto copy = std::make_shared<storage::Snapshot>(*snapshot);
   copy->overlay = overlay_;
+  copy->overlay_seq = overlay_seq_;
   return std::shared_ptr<const storage::Snapshot>(std::move(copy));
 }
 

@@ -1,45 +1,39 @@
 // The writes of an open SQL transaction on one store, buffered until it commits.
 //
-// Each xUpdate appends entries (a row write, a row deletion, an INSERT OR IGNORE); SAVEPOINT
-// marks a position in the log and ROLLBACK TO truncates to it, so savepoints cost nothing. At
-// commit the log is folded into one storage WriteBatch — later entries for the same row
-// override earlier ones, as SQL statements do (the store gives a whole batch one timestamp, at
-// which a deletion would otherwise win over a write) — and applied as one commit-log record.
+// Each xUpdate appends entries (a row write, a row deletion, an INSERT OR IGNORE) to a log kept
+// in storage form (pending_fold.h); SAVEPOINT marks a position in the log and ROLLBACK TO
+// truncates to it, so savepoints cost nothing. At commit the log is folded — later entries for
+// the same row override earlier ones, as SQL statements do — and applied as one commit-log
+// record (Store::apply of an EncodedBatch: when no row was written twice, the log's own bytes).
 // INSERT OR IGNORE entries are decided at commit, under the store's write lock
-// (Store::apply_prepared), like CQL's IF NOT EXISTS.
+// (Store::apply_prepared_encoded), like CQL's IF NOT EXISTS.
 #pragma once
 
 #include <memory>
-#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/schema/schema.h"
 #include "engine/storage/store.h"
+#include "ext/sqlite/pending_fold.h"
 
 namespace cassette::sqlite {
 
-struct PendingWrite {
-  enum class Kind : uint8_t { kWrite, kDeleteRow, kInsertIfNotExists };
-  Kind kind = Kind::kWrite;
-  std::shared_ptr<const schema::TableDef> table;
-  std::string partition_key;
-  bool is_static = false;  // the partition's static row
-  std::string clustering;  // encoded; the row an INSERT OR IGNORE checks (and writes)
-  storage::Row row;
-  uint64_t statement = 0;  // entries of one SQL row share it (INSERT OR IGNORE: decided together)
-};
-
 class PendingWrites {
  public:
+  using Kind = PendingLog::Kind;
+
   explicit PendingWrites(storage::Store* store) : store_(store) {}
 
-  void add(PendingWrite write) {
-    log_.push_back(std::move(write));
-    ++version_;
-  }
+  // Buffers one row change: `row` (timestamps kAutoTimestamp unless the statement gave one) for
+  // the static row or the row at `clustering` of a partition. Fails, buffering nothing, when the
+  // partition key cannot be stored (empty, over 65535 bytes).
+  Status add(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
+             std::string_view partition_key, bool is_static, std::string_view clustering,
+             const storage::Row& row, uint64_t statement);
   uint64_t next_statement() { return ++statements_; }
-  bool empty() const { return log_.empty(); }
+  bool empty() const { return log_.entries.empty(); }
 
   // SAVEPOINT n / RELEASE n / ROLLBACK TO n (SQLite's numbering: nested levels from 0).
   void savepoint(int level);
@@ -51,19 +45,28 @@ class PendingWrites {
   void clear();
 
   // `snapshot` plus this transaction's writes on top (reads see their own transaction's
-  // writes): a private memtable of the folded log, at a provisional timestamp just above now,
-  // rebuilt only when the log changed since the last call. Returns `snapshot` when empty.
+  // writes): a private memtable of the folded log, at a provisional timestamp just above now.
+  // Kept up to date incrementally: entries added since the last call are folded and added to
+  // the memtable at a new sequence number (snapshots handed out earlier do not see them); only
+  // a row written again, or a ROLLBACK TO, makes it start over. Returns `snapshot` when empty.
   Result<std::shared_ptr<const storage::Snapshot>> with_overlay(
       std::shared_ptr<const storage::Snapshot> snapshot);
 
  private:
+  void reset_overlay();
+
   storage::Store* store_;
-  std::vector<PendingWrite> log_;
+  PendingLog log_;
   std::vector<size_t> marks_;  // log size at each open savepoint level
   uint64_t statements_ = 0;
-  uint64_t version_ = 0;  // bumped by every change of the log
-  uint64_t overlay_version_ = ~uint64_t{0};
+  std::string scratch_;  // the row being encoded by add()
+
+  // The overlay: the fold of log_.entries[0, overlay_entries_) in overlay_ at sequences up to
+  // overlay_seq_.
+  std::unique_ptr<PendingFold> overlay_fold_;
+  size_t overlay_entries_ = 0;
   std::shared_ptr<storage::Memtable> overlay_;
+  storage::SequenceNumber overlay_seq_ = 0;
 };
 
 }  // namespace cassette::sqlite

@@ -1,0 +1,158 @@
+#include "ext/sqlite/pending_fold.h"
+
+#include <algorithm>
+
+#include "engine/storage/row_codec.h"
+#include "engine/storage/write_batch.h"
+#include "engine/util/hash64.h"
+
+namespace cassette::sqlite {
+
+void PendingLog::truncate(size_t n) {
+  if (n >= entries.size()) return;
+  batch.truncate(n, entries[n].offset);
+  entries.resize(n);
+}
+
+void PendingLog::clear() {
+  batch.clear();
+  entries.clear();
+  tables.clear();
+}
+
+uint64_t PendingFold::hash_of(storage::TableId table, std::string_view key) {
+  return hash64(key, table);
+}
+
+int64_t PendingFold::find(size_t i, uint64_t hash) const {
+  if (buckets_.empty()) return -1;
+  const storage::EncodedBatch::Entry e = log_->at(i);
+  const size_t mask = buckets_.size() - 1;
+  for (size_t b = hash & mask; buckets_[b].slot_plus_one != 0; b = (b + 1) & mask) {
+    if (buckets_[b].hash != hash) continue;
+    const uint32_t slot = buckets_[b].slot_plus_one - 1;
+    const storage::EncodedBatch::Entry other = log_->at(slots_[slot].first);
+    if (other.table == e.table && other.key == e.key) return slot;
+  }
+  return -1;
+}
+
+void PendingFold::grow() {
+  std::vector<Bucket> old = std::move(buckets_);
+  buckets_.assign(old.empty() ? 1024 : old.size() * 2, Bucket{});
+  const size_t mask = buckets_.size() - 1;
+  for (const Bucket& b : old) {
+    if (b.slot_plus_one == 0) continue;
+    size_t at = b.hash & mask;
+    while (buckets_[at].slot_plus_one != 0) at = (at + 1) & mask;
+    buckets_[at] = b;
+  }
+}
+
+Result<bool> PendingFold::add(size_t i) {
+  const storage::EncodedBatch::Entry e = log_->at(i);
+  const uint64_t hash = hash_of(e.table, e.key);
+  const int64_t found = find(i, hash);
+  if (found < 0) {
+    if ((slots_.size() + 1) * 2 > buckets_.size()) grow();
+    const size_t mask = buckets_.size() - 1;
+    size_t at = hash & mask;
+    while (buckets_[at].slot_plus_one != 0) at = (at + 1) & mask;
+    buckets_[at] = Bucket{hash, static_cast<uint32_t>(slots_.size() + 1)};
+    slots_.push_back(Slot{static_cast<uint32_t>(i), -1});
+    return true;
+  }
+  Slot& slot = slots_[static_cast<size_t>(found)];
+  if (slot.merged < 0) {
+    storage::Row first;
+    if (!storage::decode_row(log_->at(slot.first).value, &first)) {
+      return Status::corruption("A pending write of the transaction does not decode.");
+    }
+    slot.merged = static_cast<int32_t>(merged_.size());
+    merged_.push_back(std::move(first));
+  }
+  storage::Row next;
+  if (!storage::decode_row(e.value, &next)) {
+    return Status::corruption("A pending write of the transaction does not decode.");
+  }
+  const PendingLog::Entry& entry = log_->entries[i];
+  merge(log_->table_of(i), merged_[static_cast<size_t>(slot.merged)], std::move(next), entry.kind,
+        entry.is_static);
+  return false;
+}
+
+Result<bool> PendingFold::has_live_row(size_t i) const {
+  const storage::EncodedBatch::Entry e = log_->at(i);
+  const int64_t found = find(i, hash_of(e.table, e.key));
+  if (found < 0) return false;
+  const Slot& slot = slots_[static_cast<size_t>(found)];
+  storage::Row decoded;
+  const storage::Row* row = &decoded;
+  if (slot.merged >= 0) {
+    row = &merged_[static_cast<size_t>(slot.merged)];
+  } else if (!storage::decode_row(log_->at(slot.first).value, &decoded)) {
+    return Status::corruption("A pending write of the transaction does not decode.");
+  }
+  if (!row->liveness.is_empty()) return true;
+  for (const auto& c : row->columns) {
+    if (!c.complex && !c.cell.is_tombstone()) return true;
+    for (const auto& cell : c.cells) {
+      if (!cell.is_tombstone()) return true;
+    }
+  }
+  return false;
+}
+
+void PendingFold::emit(storage::EncodedBatch* out, size_t from) const {
+  std::string value;
+  for (size_t s = from; s < slots_.size(); ++s) {
+    const storage::EncodedBatch::Entry e = log_->at(slots_[s].first);
+    if (slots_[s].merged < 0) {
+      out->add(e.table, e.key, e.value);
+      continue;
+    }
+    value.clear();
+    storage::encode_row(merged_[static_cast<size_t>(slots_[s].merged)], &value);
+    out->add(e.table, e.key, value);
+  }
+}
+
+void PendingFold::merge(const schema::TableDef& table, storage::Row& into, storage::Row next,
+                        PendingLog::Kind kind, bool is_static) const {
+  auto by_id = [](const storage::ColumnData& d, storage::ColumnId id) { return d.id < id; };
+  if (kind == PendingLog::Kind::kDeleteRow) {
+    into = std::move(next);
+    return;
+  }
+  if (!into.deletion.is_live()) {
+    // Deleted earlier in this transaction, written now: the row is what this write says, so
+    // every other column becomes null (a tombstone), and the deletion goes.
+    for (const schema::ColumnDef& c : table.columns) {
+      if (c.is_primary_key() || c.is_static() != is_static) continue;
+      if (next.find_column(c.id) != nullptr) continue;
+      storage::ColumnData data;
+      data.id = c.id;
+      data.complex = c.type.is_multi_cell();
+      if (data.complex) {
+        data.complex_deletion = {storage::kAutoTimestamp, now_seconds_};
+      } else {
+        data.cell = storage::Cell::tombstone(storage::kAutoTimestamp, now_seconds_);
+      }
+      auto pos = std::lower_bound(next.columns.begin(), next.columns.end(), c.id, by_id);
+      next.columns.insert(pos, std::move(data));
+    }
+    into = std::move(next);
+    return;
+  }
+  if (!next.liveness.is_empty()) into.liveness = next.liveness;
+  for (storage::ColumnData& c : next.columns) {
+    auto pos = std::lower_bound(into.columns.begin(), into.columns.end(), c.id, by_id);
+    if (pos != into.columns.end() && pos->id == c.id) {
+      *pos = std::move(c);
+    } else {
+      into.columns.insert(pos, std::move(c));
+    }
+  }
+}
+
+}  // namespace cassette::sqlite

@@ -1,0 +1,87 @@
+// The log of an open SQL transaction's writes on one store, and the fold that turns it into one
+// store transaction (pending_writes.h explains when each is used).
+//
+// PendingLog: each entry is one row change (a row write, a row deletion, an INSERT OR IGNORE),
+// kept as its storage entry (key + encoded row, timestamps kAutoTimestamp unless the statement
+// gave one) in one EncodedBatch, plus a few bytes of bookkeeping: ~150 bytes per row and no
+// allocation per row, so a million-row INSERT ... SELECT stays cheap to hold and to commit.
+//
+// PendingFold: later entries for the same row override earlier ones, as SQL statements do (the
+// store gives a whole transaction one timestamp, at which a deletion would otherwise win over a
+// write). Rows written once — nearly all of them in a bulk load — are never decoded: the fold
+// only indexes them, and emit() copies their bytes.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/schema/schema.h"
+#include "engine/storage/encoded_batch.h"
+#include "engine/storage/row.h"
+
+namespace cassette::sqlite {
+
+struct PendingLog {
+  enum class Kind : uint8_t { kWrite, kDeleteRow, kInsertIfNotExists };
+  struct Entry {
+    Kind kind = Kind::kWrite;
+    bool is_static = false;
+    uint32_t table = 0;      // index into `tables`
+    uint64_t statement = 0;  // entries of one SQL row share it (INSERT OR IGNORE: decided together)
+    size_t offset = 0;       // of the storage entry in `batch`
+  };
+
+  storage::EncodedBatch batch;
+  std::vector<Entry> entries;
+  std::vector<std::shared_ptr<const schema::TableDef>> tables;
+
+  storage::EncodedBatch::Entry at(size_t i) const { return batch.entry_at(entries[i].offset); }
+  const schema::TableDef& table_of(size_t i) const { return *tables[entries[i].table]; }
+  // Truncates to the first `n` entries.
+  void truncate(size_t n);
+  void clear();
+};
+
+class PendingFold {
+ public:
+  // `log` must outlive the fold and only grow while the fold is used (entries are found again
+  // by index). `now_seconds` is the local deletion time of the tombstones a merge writes.
+  PendingFold(const PendingLog* log, int64_t now_seconds) : log_(log), now_seconds_(now_seconds) {}
+
+  // Folds entry `i` into the row it writes. Returns whether the row was new to the fold
+  // (false: an earlier entry wrote it too, and the two were merged). Corruption when a row's
+  // bytes do not decode (never for rows the log encoded itself).
+  Result<bool> add(size_t i);
+  // Whether the fold so far has a live row (a marker or a live cell) where entry `i` writes.
+  Result<bool> has_live_row(size_t i) const;
+  // Rows folded so far, in the order they were first written.
+  size_t rows() const { return slots_.size(); }
+  // Appends the folded rows [from, rows()) to `out`.
+  void emit(storage::EncodedBatch* out, size_t from = 0) const;
+
+ private:
+  struct Slot {
+    uint32_t first;   // the entry that first wrote the row
+    int32_t merged;   // index into merged_, or -1 while only `first` wrote it
+  };
+  struct Bucket {
+    uint64_t hash = 0;
+    uint32_t slot_plus_one = 0;  // 0: empty
+  };
+  static uint64_t hash_of(storage::TableId table, std::string_view key);
+  // The slot of the row entry `i` writes, or -1.
+  int64_t find(size_t i, uint64_t hash) const;
+  void grow();
+  void merge(const schema::TableDef& table, storage::Row& into, storage::Row next,
+             PendingLog::Kind kind, bool is_static) const;
+
+  const PendingLog* log_;
+  int64_t now_seconds_;
+  std::vector<Slot> slots_;
+  std::vector<storage::Row> merged_;
+  std::vector<Bucket> buckets_;  // open addressing; a power of two, at most half full
+};
+
+}  // namespace cassette::sqlite
