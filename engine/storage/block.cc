@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "engine/util/coding.h"
 
 namespace cassette::storage {
@@ -115,8 +118,9 @@ std::optional<uint32_t> BlockIterator::last_restart_before(std::string_view targ
 
 void BlockIterator::seek_to_restart(uint32_t index) {
   restart_index_ = index;
+  next_restart_ = index + 1 < restart_count_ ? restart_point(index + 1) : restarts_offset_;
   next_ = restart_point(index);
-  key_buffer_.clear();
+  key_ = {};  // a restart entry shares nothing
 }
 
 bool BlockIterator::parse_next() {
@@ -128,17 +132,24 @@ bool BlockIterator::parse_next() {
   }
   uint32_t shared, unshared, value_size, key_delta;
   if (!decode_entry(current_, &shared, &unshared, &value_size, &key_delta) ||
-      shared > key_buffer_.size()) {
+      shared > key_.size()) {  // key_: the previous entry's key (empty after a restart)
     corrupt("bad entry");
     return false;
   }
-  key_buffer_.resize(shared);
-  key_buffer_.append(data_ + key_delta, unshared);
-  key_ = key_buffer_;
+  // The key is rebuilt in place: its first `shared` bytes are already there, and the buffer only
+  // grows (key_ carries the length), so a scan's keys cost one memcpy of their new bytes.
+  const size_t length = static_cast<size_t>(shared) + unshared;
+  if (key_buffer_.size() < length) key_buffer_.resize(std::max(length, 2 * key_buffer_.size()));
+  std::memcpy(key_buffer_.data() + shared, data_ + key_delta, unshared);
+  key_ = std::string_view(key_buffer_.data(), length);
   value_ = std::string_view(data_ + key_delta + unshared, value_size);
   next_ = key_delta + unshared + value_size;
-  while (restart_index_ + 1 < restart_count_ && restart_point(restart_index_ + 1) <= current_) {
-    ++restart_index_;
+  if (current_ >= next_restart_) {  // entered the next restart interval (or more, if malformed)
+    while (restart_index_ + 1 < restart_count_ && restart_point(restart_index_ + 1) <= current_) {
+      ++restart_index_;
+    }
+    next_restart_ = restart_index_ + 1 < restart_count_ ? restart_point(restart_index_ + 1)
+                                                        : restarts_offset_;
   }
   return true;
 }
@@ -180,6 +191,8 @@ void BlockIterator::position_at_decoded(size_t i) {
   current_ = entry.offset;
   next_ = entry.next;
   restart_index_ = interval_restart_;
+  next_restart_ = restart_index_ + 1 < restart_count_ ? restart_point(restart_index_ + 1)
+                                                      : restarts_offset_;
   key_ = std::string_view(interval_keys_.data() + key_begin, entry.key_end - key_begin);
   value_ = std::string_view(data_ + entry.value_offset, entry.value_size);
   interval_position_ = i;
@@ -232,7 +245,10 @@ void BlockIterator::next() {
   if (interval_position_ != kNoPosition) {
     if (interval_position_ + 1 < interval_.size())
       return position_at_decoded(interval_position_ + 1);
-    key_buffer_.assign(key_);  // parse_next() extends the current key
+    // parse_next() extends the current key, which is in interval_keys_.
+    if (key_buffer_.size() < key_.size()) key_buffer_.resize(key_.size());
+    std::memcpy(key_buffer_.data(), key_.data(), key_.size());
+    key_ = std::string_view(key_buffer_.data(), key_.size());
   }
   parse_next();
 }

@@ -81,7 +81,8 @@ class BlockIterator {
   uint32_t current_ = 0;        // offset of the current entry; restarts_offset_ when not valid
   uint32_t next_ = 0;           // offset of the entry after it
   uint32_t restart_index_ = 0;  // the restart interval holding the current entry
-  std::string key_buffer_;      // the key of the last entry parse_next() decoded
+  uint32_t next_restart_ = 0;   // where the interval after it starts (parse_next's positions)
+  std::string key_buffer_;      // starts with the key of the last entry parse_next() decoded
   std::string_view key_;        // into key_buffer_ or interval_keys_
   std::string_view value_;      // into the block
 

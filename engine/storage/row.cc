@@ -227,6 +227,20 @@ void apply_deletion(Row& row, const DeletionTime& outer) {
 }
 
 bool purge_for_read(Row& row, const DeletionTime& outer, int64_t now_seconds) {
+  // The scan's common case, checked field by field: no deletion applies and every column is a
+  // simple live cell, so nothing is removed.
+  if (outer.marked_for_delete_at == kNoTimestamp && row.deletion.marked_for_delete_at == kNoTimestamp) {
+    row.deletion.local_deletion_time = kNoDeletionTime;
+    if (!row.liveness.is_live(now_seconds)) row.liveness = LivenessInfo{};
+    bool clean = true;
+    for (const ColumnData& col : row.columns) {
+      if (col.complex || !col.cell.is_live(now_seconds)) {
+        clean = false;
+        break;
+      }
+    }
+    if (clean) return row.liveness.timestamp != kNoTimestamp || !row.columns.empty();
+  }
   DeletionTime effective = max_deletion(outer, row.deletion);
   row.deletion = DeletionTime{};
   if (effective.deletes(row.liveness.timestamp) || !row.liveness.is_live(now_seconds)) {

@@ -1,16 +1,13 @@
 #include "engine/storage/row_codec.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "engine/util/coding.h"
 
 namespace cassette::storage {
 namespace {
 
-using coding::get_byte;
-using coding::get_length_prefixed;
-using coding::get_signed_varint64;
-using coding::get_varint64;
 using coding::put_length_prefixed;
 using coding::put_signed_varint64;
 using coding::put_varint64;
@@ -22,9 +19,60 @@ void encode_deletion(const DeletionTime& d, std::string* out) {
   put_signed_varint64(out, d.local_deletion_time);
 }
 
-bool decode_deletion(std::string_view* in, DeletionTime* d) {
-  return get_signed_varint64(in, &d->marked_for_delete_at) &&
-         get_signed_varint64(in, &d->local_deletion_time);
+// The decoders' input: a cursor over the bytes that stays in registers (the read path decodes a
+// row per entry it returns, and going through a string_view in memory at every byte shows).
+// Same rules as coding.h's get_* functions.
+struct Reader {
+  const char* p;
+  const char* end;
+
+  explicit Reader(std::string_view in) : p(in.data()), end(in.data() + in.size()) {}
+  size_t left() const { return static_cast<size_t>(end - p); }
+  bool byte(uint8_t* b) {
+    if (p == end) return false;
+    *b = static_cast<uint8_t>(*p++);
+    return true;
+  }
+  bool varint(uint64_t* v) {
+    uint64_t result = 0;
+    for (int shift = 0; shift <= 63 && p != end; shift += 7) {
+      const uint8_t b = static_cast<uint8_t>(*p++);
+      result |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) {
+        *v = result;
+        return true;
+      }
+    }
+    return false;
+  }
+  bool svarint(int64_t* v) {
+    uint64_t raw;
+    if (!varint(&raw)) return false;
+    *v = coding::zigzag_decode(raw);
+    return true;
+  }
+  bool length_prefixed(std::string_view* bytes) {
+    uint64_t len;
+    if (!varint(&len) || len > left()) return false;
+    *bytes = std::string_view(p, len);
+    p += len;
+    return true;
+  }
+};
+
+bool decode_deletion(Reader* in, DeletionTime* d) {
+  return in->svarint(&d->marked_for_delete_at) && in->svarint(&d->local_deletion_time);
+}
+
+// Copies bytes into a reused string: a plain copy when they fit its capacity (a scan's values
+// are mostly small and the same size row after row).
+inline void assign_bytes(std::string* s, std::string_view bytes) {
+  if (bytes.size() <= s->capacity() && !bytes.empty()) {
+    s->resize(bytes.size());
+    std::memcpy(s->data(), bytes.data(), bytes.size());
+  } else {
+    s->assign(bytes.data(), bytes.size());
+  }
 }
 
 // Cell timestamps are stored relative to the row's liveness timestamp (0 when it has none): an
@@ -46,27 +94,27 @@ void encode_cell(const Cell& c, bool with_path, int64_t base, std::string* out) 
   if (!c.is_tombstone()) put_length_prefixed(out, c.value);
 }
 
-bool decode_cell(std::string_view* in, bool with_path, int64_t base, Cell* c) {
-  if (!get_byte(in, &c->flags) || c->flags > 7) return false;
-  if (!get_signed_varint64(in, &c->timestamp)) return false;
+bool decode_cell(Reader* in, bool with_path, int64_t base, Cell* c) {
+  if (!in->byte(&c->flags) || c->flags > 7) return false;
+  if (!in->svarint(&c->timestamp)) return false;
   c->timestamp = absolute(c->timestamp, base);
   uint64_t ttl = 0;
-  if (c->is_expiring() && !get_varint64(in, &ttl)) return false;
+  if (c->is_expiring() && !in->varint(&ttl)) return false;
   c->ttl = static_cast<int64_t>(ttl);
   c->local_deletion_time = kNoDeletionTime;
-  if ((c->is_expiring() || c->is_tombstone()) && !get_signed_varint64(in, &c->local_deletion_time)) {
+  if ((c->is_expiring() || c->is_tombstone()) && !in->svarint(&c->local_deletion_time)) {
     return false;
   }
   std::string_view bytes;
   c->path.clear();
   if (with_path) {
-    if (!get_length_prefixed(in, &bytes)) return false;
-    c->path.assign(bytes);
+    if (!in->length_prefixed(&bytes)) return false;
+    assign_bytes(&c->path, bytes);
   }
   c->value.clear();
   if (!c->is_tombstone()) {
-    if (!get_length_prefixed(in, &bytes)) return false;
-    c->value.assign(bytes);
+    if (!in->length_prefixed(&bytes)) return false;
+    assign_bytes(&c->value, bytes);
   }
   return true;
 }
@@ -102,46 +150,42 @@ void encode_row(const Row& row, std::string* out) {
   }
 }
 
-bool decode_row(std::string_view in, Row* row) {
+bool decode_row(std::string_view bytes, Row* row) {
   // Reset field by field, keeping the vectors' and strings' capacity: the read path decodes
   // millions of rows into the same Row.
+  Reader in(bytes);
   row->liveness = LivenessInfo{};
   row->deletion = DeletionTime{};
   uint8_t flags;
-  if (!get_byte(&in, &flags) || flags > 7) return false;
+  if (!in.byte(&flags) || flags > 7) return false;
   if (flags & kHasLiveness) {
-    if (!get_signed_varint64(&in, &row->liveness.timestamp)) return false;
+    if (!in.svarint(&row->liveness.timestamp)) return false;
     if (flags & kExpiringLiveness) {
       uint64_t ttl;
-      if (!get_varint64(&in, &ttl) || !get_signed_varint64(&in, &row->liveness.local_expiration_time)) {
-        return false;
-      }
+      if (!in.varint(&ttl) || !in.svarint(&row->liveness.local_expiration_time)) return false;
       row->liveness.ttl = static_cast<int64_t>(ttl);
     }
   }
   if ((flags & kHasDeletion) && !decode_deletion(&in, &row->deletion)) return false;
   int64_t base = (flags & kHasLiveness) ? row->liveness.timestamp : 0;
   uint64_t ncolumns;
-  if (!get_varint64(&in, &ncolumns) || ncolumns > in.size()) return false;
+  if (!in.varint(&ncolumns) || ncolumns > in.left()) return false;
   row->columns.resize(ncolumns);
   for (ColumnData& col : row->columns) {
     uint64_t id;
     uint8_t complex;
-    if (!get_varint64(&in, &id) || id > UINT32_MAX || !get_byte(&in, &complex) || complex > 1) {
-      return false;
-    }
+    if (!in.varint(&id) || id > UINT32_MAX || !in.byte(&complex) || complex > 1) return false;
     col.id = static_cast<ColumnId>(id);
     col.complex = complex == 1;
     if (!col.complex) {
       col.complex_deletion = DeletionTime{};
-      col.cells.clear();
+      if (!col.cells.empty()) col.cells.clear();
       if (!decode_cell(&in, false, base, &col.cell)) return false;
       continue;
     }
     col.cell = Cell{};
     uint64_t ncells;
-    if (!decode_deletion(&in, &col.complex_deletion) || !get_varint64(&in, &ncells) ||
-        ncells > in.size()) {
+    if (!decode_deletion(&in, &col.complex_deletion) || !in.varint(&ncells) || ncells > in.left()) {
       return false;
     }
     col.cells.resize(ncells);
@@ -149,7 +193,7 @@ bool decode_row(std::string_view in, Row* row) {
       if (!decode_cell(&in, true, base, &c)) return false;
     }
   }
-  return in.empty();
+  return in.left() == 0;
 }
 
 void encode_header(const PartitionHeader& header, std::string* out) {
@@ -162,23 +206,22 @@ void encode_header(const PartitionHeader& header, std::string* out) {
   }
 }
 
-bool decode_header(std::string_view in, PartitionHeader* header) {
+bool decode_header(std::string_view bytes, PartitionHeader* header) {
   *header = PartitionHeader{};
+  Reader in(bytes);
   uint64_t n;
-  if (!decode_deletion(&in, &header->deletion) || !get_varint64(&in, &n) || n > in.size()) {
-    return false;
-  }
+  if (!decode_deletion(&in, &header->deletion) || !in.varint(&n) || n > in.left()) return false;
   header->range_tombstones.resize(n);
   for (RangeTombstone& rt : header->range_tombstones) {
     std::string_view start, end;
-    if (!get_length_prefixed(&in, &start) || !get_length_prefixed(&in, &end) ||
+    if (!in.length_prefixed(&start) || !in.length_prefixed(&end) ||
         !decode_deletion(&in, &rt.deletion)) {
       return false;
     }
     rt.start.assign(start);
     rt.end.assign(end);
   }
-  return in.empty();
+  return in.left() == 0;
 }
 
 void RowTimes::add_timestamp(int64_t ts) {

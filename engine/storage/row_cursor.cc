@@ -33,6 +33,18 @@ inline bool same_key(std::string_view a, std::string_view b) {
 inline bool has_prefix(std::string_view key, std::string_view prefix) {
   return key.size() >= prefix.size() && same_key(key.substr(0, prefix.size()), prefix);
 }
+
+// memcmp order of two entry keys. Keys of different partitions almost always differ in their
+// first eight bytes (the token), which are compared inline; the rest goes to memcmp.
+inline int compare_keys(std::string_view a, std::string_view b) {
+  if (a.size() >= 8 && b.size() >= 8) {
+    uint64_t x, y;
+    std::memcpy(&x, a.data(), 8);
+    std::memcpy(&y, b.data(), 8);
+    if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+  }
+  return a.compare(b);
+}
 }  // namespace
 
 bool TokenRange::to_key_bounds(std::string* start_key, std::string* end_key) const {
@@ -92,6 +104,7 @@ bool RowCursor::in_bounds(std::string_view key) const {
 }
 
 void RowCursor::position_sources() {
+  lone_source_ = nullptr;
   for (auto& s : sources_) {
     if (!spec_.reverse) {
       s->seek(lower_);
@@ -107,10 +120,31 @@ void RowCursor::position_sources() {
 
 // Finds the next entry key (smallest forward, largest in reverse) and the sources positioned on
 // it, without moving any source. Returns false at the end of the read (or on error: done_).
+//
+// A scan mostly reads runs of keys from one source (a partition's rows sit in one SSTable or
+// memtable). So when the last group had a single source, the key that came next among the
+// others (the runner-up, whose sources have not moved since) is remembered: while the lone
+// source stays strictly ahead of it, it forms the group alone, one comparison instead of one
+// per source.
 bool RowCursor::find_group() {
   if (group_pending_) return true;
+  if (EntryIterator* lone = lone_source_; lone != nullptr && lone->valid()) {
+    const std::string_view key = lone->key();
+    const int c = has_runner_up_ ? compare_keys(key, runner_up_) : 0;
+    if (!has_runner_up_ || (spec_.reverse ? c > 0 : c < 0)) {
+      members_.clear();
+      if (!in_bounds(key)) return false;
+      members_.push_back(lone);
+      group_view_ = key;
+      group_pending_ = true;
+      return true;
+    }
+  }
+  lone_source_ = nullptr;
   members_.clear();
   std::string_view best;
+  std::string_view second;  // the nearest key after best among the other sources
+  bool has_second = false;
   for (auto& s : sources_) {
     EntryIterator* source = s.get();
     if (!source->valid()) {
@@ -119,10 +153,21 @@ bool RowCursor::find_group() {
     }
     std::string_view key = source->key();
     if (!members_.empty()) {
-      int c = key.compare(best);
+      int c = compare_keys(key, best);
       if (spec_.reverse) c = -c;
-      if (c > 0) continue;
-      if (c < 0) members_.clear();
+      if (c > 0) {
+        if (!has_second || (spec_.reverse ? compare_keys(key, second) > 0
+                                          : compare_keys(key, second) < 0)) {
+          second = key;
+        }
+        has_second = true;
+        continue;
+      }
+      if (c < 0) {
+        members_.clear();
+        second = best;  // every earlier key was at or after best
+        has_second = true;
+      }
     }
     best = key;
     members_.push_back(source);
@@ -131,15 +176,31 @@ bool RowCursor::find_group() {
     members_.clear();
     return false;
   }
-  group_key_.assign(best);
+  if (members_.size() == 1) {
+    lone_source_ = members_.front();
+    runner_up_ = second;
+    has_runner_up_ = has_second;
+  }
+  group_view_ = best;
   group_pending_ = true;
   return true;
 }
 
-// Moves the group's sources past every version of its key. With `into`, first decodes those
-// versions into it and reconciles them: the sources' bytes are read in place, never copied.
+// Whether `key` is the clustering row current_prefix_ + kRow + clustering_ (compared from the
+// end, where keys of one partition differ).
+bool RowCursor::is_current_row(std::string_view key) const {
+  const size_t n = current_prefix_.size();
+  return key.size() == n + 1 + clustering_.size() && same_key(key.substr(n + 1), clustering_) &&
+         key[n] == static_cast<char>(EntryKind::kRow) && has_prefix(key, current_prefix_);
+}
+
+// Moves the group's sources past every version of its key. With `into` (the group is the
+// clustering row current_prefix_ + kRow + clustering_), first decodes those versions into it and
+// reconciles them: the sources' bytes are read in place, never copied. Without, the key is
+// copied first, as the sources' views of it go when they move.
 bool RowCursor::consume_group(Row* into) {
   bool first = true;
+  if (into == nullptr) group_key_.assign(group_view_);
   const std::string_view key = group_key_;
   for (EntryIterator* source : members_) {
     do {
@@ -151,10 +212,11 @@ bool RowCursor::consume_group(Row* into) {
         first = false;
       }
       spec_.reverse ? source->prev() : source->next();
-    } while (source->valid() && same_key(source->key(), key));
-    if (!source->valid()) {
-      if (Status st = source->status(); !st.is_ok()) return fail(std::move(st));
-    }
+      if (!source->valid()) {
+        if (Status st = source->status(); !st.is_ok()) return fail(std::move(st));
+        break;
+      }
+    } while (into != nullptr ? is_current_row(source->key()) : same_key(source->key(), key));
   }
   members_.clear();
   group_pending_ = false;
@@ -172,6 +234,7 @@ bool RowCursor::merge_lookup(std::string_view key, std::vector<std::string>* val
 }
 
 bool RowCursor::enter_partition(std::string_view prefix) {
+  ++partition_number_;
   current_prefix_.assign(prefix);
   emitted_in_partition_ = false;
   if (!decode_partition_prefix(prefix, &token_, &partition_key_)) {
@@ -211,7 +274,9 @@ bool RowCursor::next() {
   while (true) {
     const bool have = find_group();
     if (done_) return false;
-    const std::string_view key = group_key_;
+    // The sources' own view of the key: valid until the group is consumed (what is needed after
+    // that, the clustering, is copied before).
+    const std::string_view key = have ? group_view_ : std::string_view();
     // Partition prefixes are prefix-free (internal_key.h), so a key that starts with the
     // current prefix belongs to the current partition.
     const bool same = have && !current_prefix_.empty() && has_prefix(key, current_prefix_);
@@ -249,9 +314,12 @@ bool RowCursor::next() {
       if (!consume_group(nullptr)) return false;
       continue;
     }
-    if (!consume_group(&row_)) return false;
-    if (!purge_for_read(row_, header_.deletion_for(clustering), now_seconds_)) continue;
     clustering_.assign(clustering);
+    if (!consume_group(&row_)) return false;
+    const bool live = header_.range_tombstones.empty()
+                          ? purge_for_read(row_, header_.deletion, now_seconds_)
+                          : purge_for_read(row_, header_.deletion_for(clustering_), now_seconds_);
+    if (!live) continue;
     emitted_in_partition_ = true;
     return true;
   }
@@ -264,6 +332,7 @@ void RowCursor::skip_partition() {
   }
   members_.clear();
   group_pending_ = false;
+  lone_source_ = nullptr;  // every source moves
   emitted_in_partition_ = true;  // do not report it as static-only
   std::string past = current_prefix_ + kPastKinds;
   for (auto& s : sources_) {

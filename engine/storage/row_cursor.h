@@ -69,6 +69,9 @@ class RowCursor {
   // The current row's partition. REQUIRES: next() returned true.
   int64_t token() const { return token_; }
   const std::string& partition_key() const { return partition_key_; }
+  // Counts the partitions this cursor has entered (from 1): a caller that caches something per
+  // partition compares this number instead of the partition key.
+  uint64_t partition_number() const { return partition_number_; }
   const std::string& partition_prefix() const { return current_prefix_; }
   // The partition's live static row, or nullptr when it has none.
   const Row* static_row() const { return static_live_ ? &static_row_ : nullptr; }
@@ -80,6 +83,7 @@ class RowCursor {
  private:
   bool find_group();
   bool consume_group(Row* into);
+  bool is_current_row(std::string_view key) const;
   bool enter_partition(std::string_view prefix);
   bool merge_lookup(std::string_view key, std::vector<std::string>* values);
   bool in_bounds(std::string_view key) const;
@@ -99,14 +103,21 @@ class RowCursor {
   // The group: the entry key the sources in members_ are positioned on (each at its newest
   // version of it), not yet consumed. A group found past a partition boundary stays pending
   // while the cursor reports the previous partition as static-only.
-  std::string group_key_;
+  std::string_view group_view_;  // the group's key in the members' memory, until they move
+  std::string group_key_;        // a copy of it while consume_group(nullptr) moves them
   std::vector<EntryIterator*> members_;
   bool group_pending_ = false;
+  // When the last group had one source: that source, and the nearest key of the other sources
+  // (a view into a source that has not moved since; none when they are all exhausted).
+  EntryIterator* lone_source_ = nullptr;
+  std::string_view runner_up_;
+  bool has_runner_up_ = false;
 
   std::string current_prefix_;
   bool emitted_in_partition_ = false;
   int64_t token_ = 0;
   std::string partition_key_;
+  uint64_t partition_number_ = 0;
   PartitionHeader header_;
   Row static_row_;
   bool static_live_ = false;

@@ -168,6 +168,61 @@ TEST_CASE("expired cells read as absent and a row with an expired marker and no 
   CHECK_FALSE(purge_for_read(after, DeletionTime{}, kNow + 60));
 }
 
+TEST_CASE("purge_for_read without deletions: live cells stay, expired ones and markers go") {
+  // No deletion applies (the read path's shortcut): only TTL expiry removes anything.
+  Row clean;
+  clean.liveness = {10, 0, kNoDeletionTime};
+  clean.columns.push_back({1, false, Cell::live(10, "a"), {}, {}});
+  clean.columns.push_back({2, false, Cell::live(11, "b"), {}, {}});
+  Row expected = clean;
+  REQUIRE(purge_for_read(clean, DeletionTime{}, kNow));
+  CHECK(clean == expected);
+
+  Row marker_expired;  // the marker expired, the plain cell did not: the row stays, markerless
+  marker_expired.liveness = {10, 60, kNow + 60};
+  marker_expired.columns.push_back({1, false, Cell::live(10, "a"), {}, {}});
+  REQUIRE(purge_for_read(marker_expired, DeletionTime{}, kNow + 60));
+  CHECK(marker_expired.liveness == LivenessInfo{});
+  REQUIRE(marker_expired.columns.size() == 1);
+  CHECK(marker_expired.columns[0].cell.value == "a");
+
+  Row cell_expired;  // one of two cells expired: it alone is removed
+  cell_expired.columns.push_back({1, false, Cell::expiring(10, 60, kNow, "gone"), {}, {}});
+  cell_expired.columns.push_back({2, false, Cell::live(10, "kept"), {}, {}});
+  REQUIRE(purge_for_read(cell_expired, DeletionTime{}, kNow + 60));
+  REQUIRE(cell_expired.columns.size() == 1);
+  CHECK(cell_expired.columns[0].id == 2);
+
+  Row tombstone_only;  // a cell tombstone and no marker: nothing is left to read
+  tombstone_only.columns.push_back({1, false, Cell::tombstone(10, kNow), {}, {}});
+  CHECK_FALSE(purge_for_read(tombstone_only, DeletionTime{}, kNow));
+  CHECK(tombstone_only.columns.empty());
+
+  Row marker_only;  // a live marker alone keeps the row
+  marker_only.liveness = {10, 0, kNoDeletionTime};
+  CHECK(purge_for_read(marker_only, DeletionTime{}, kNow));
+  Row empty;
+  CHECK_FALSE(purge_for_read(empty, DeletionTime{}, kNow));
+}
+
+TEST_CASE("purge_for_read: the row's own deletion and the outer one shadow what they cover") {
+  Row row;
+  row.liveness = {10, 0, kNoDeletionTime};
+  row.deletion = {12, kNow};
+  row.columns.push_back({1, false, Cell::live(11, "old"), {}, {}});
+  row.columns.push_back({2, false, Cell::live(13, "new"), {}, {}});
+  REQUIRE(purge_for_read(row, DeletionTime{}, kNow));
+  CHECK(row.deletion == DeletionTime{});
+  CHECK(row.liveness == LivenessInfo{});
+  REQUIRE(row.columns.size() == 1);
+  CHECK(row.columns[0].cell.value == "new");
+
+  Row outer;
+  outer.liveness = {10, 0, kNoDeletionTime};
+  outer.columns.push_back({1, false, Cell::live(10, "a"), {}, {}});
+  CHECK_FALSE(purge_for_read(outer, DeletionTime{10, kNow}, kNow));
+}
+
 TEST_CASE("compaction turns expired cells into tombstones and purges them after gc_grace") {
   auto always = [](int64_t) { return true; };
   auto never = [](int64_t) { return false; };
@@ -199,6 +254,43 @@ TEST_CASE("range tombstones cover [start, end) and the partition deletion covers
   REQUIRE(h.range_tombstones.size() == 2);
   CHECK(h.range_tombstones[0].start == "a");
   CHECK(h.range_tombstones[1].deletion.marked_for_delete_at == 12);
+}
+
+TEST_CASE("row decoding reads varints of every length, at any distance from the end") {
+  // Timestamps of every varint length (1 to 10 bytes), first in a row whose varint ends far
+  // from the end of the value, then in one where it ends the value (and every cut of it fails).
+  std::vector<int64_t> timestamps = {0, 1, -1, 63, -64, 64, 8191, 8192, int64_t{1} << 20,
+                                     1'700'000'000'000'000, -1'700'000'000'000'000,
+                                     (int64_t{1} << 55) - 1, int64_t{1} << 55, (int64_t{1} << 62),
+                                     INT64_MAX, INT64_MIN + 1, INT64_MIN};
+  for (int shift = 0; shift < 63; ++shift) timestamps.push_back(int64_t{1} << shift);
+  for (int64_t ts : timestamps) {
+    CAPTURE(ts);
+    Row row;
+    row.liveness = {ts, 0, kNoDeletionTime};
+    row.columns.push_back({3, false, Cell::live(ts, "a longer value of some bytes"), {}, {}});
+    std::string bytes;
+    encode_row(row, &bytes);
+    Row back;
+    REQUIRE(decode_row(bytes, &back));
+    CHECK(back == row);
+    if (ts == kNoTimestamp) continue;  // "no deletion": nothing is encoded
+    Row deletion_only;  // the deletion's varints are the last bytes but one
+    deletion_only.deletion = {ts, ts};
+    bytes.clear();
+    encode_row(deletion_only, &bytes);
+    REQUIRE(decode_row(bytes, &back));
+    CHECK(back == deletion_only);
+    for (size_t cut = 0; cut < bytes.size(); ++cut) {
+      CHECK_FALSE(decode_row(std::string_view(bytes).substr(0, cut), &back));
+    }
+  }
+  // An over-long varint (ten continuation bytes) is malformed, as coding.h reads it.
+  std::string bad = "\x01";  // flags: has liveness
+  bad += std::string(10, '\x80');
+  bad += '\x00';
+  Row r;
+  CHECK_FALSE(decode_row(bad, &r));
 }
 
 TEST_CASE("row and header encodings round-trip and reject garbage") {
