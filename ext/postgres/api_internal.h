@@ -64,10 +64,11 @@ cas_repr natural_repr(const types::CqlType& type);
 // Whether PostgreSQL's default btree order of pg_type_name(type) is CQL's comparator order.
 bool pg_order_matches(const types::CqlType& type);
 
-// A CQL value as a cas_value in representation `repr`; text forms are built in *buffer, which
-// must outlive the use of `out`.
-Status to_pg_value(const types::CqlType& type, std::optional<std::string_view> value,
-                   cas_repr repr, cas_value* out, std::string* buffer);
+// A CQL value (nullptr: null) as a cas_value in representation `repr`; text forms are built in
+// *buffer, which must outlive the use of `out`. (A pointer, not an optional passed by value: the
+// scan calls this per row and column, and copying an optional just written stalls the CPU.)
+Status to_pg_value(const types::CqlType& type, const std::string_view* value, cas_repr repr,
+                   cas_value* out, std::string* buffer);
 // A cas_value in representation `repr` as a CQL value of `type`; `column` names it in messages.
 Result<types::Value> from_pg_value(const types::CqlType& type, const cas_value& value,
                                    cas_repr repr, std::string_view column);

@@ -15,7 +15,7 @@ struct cas_scan {
   std::shared_ptr<const cassette::schema::TableDef> def;
   std::unique_ptr<cassette::query::QueryCursor> cursor;
   std::vector<cas_repr> reprs;
-  std::vector<int> wanted;
+  std::vector<size_t> wanted;        // the columns the glue reads, in column order
   std::vector<std::string> buffers;  // text forms of the current row
 };
 
@@ -153,7 +153,9 @@ int cas_scan_open(cas_table* table, const char* encoded, const cas_value* const*
     scan->def = table->def;
     size_t n = def.columns.size();
     scan->reprs.assign(reprs, reprs + n);
-    scan->wanted.assign(wanted, wanted + n);
+    for (size_t i = 0; i < n; ++i) {
+      if (wanted[i]) scan->wanted.push_back(i);
+    }
     scan->buffers.resize(n);
     CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
                               table->store->snapshot());
@@ -171,12 +173,9 @@ int cas_scan_next(cas_scan* scan, cas_value* out, int* has_row) {
     *has_row = 0;
     if (!scan->cursor->next()) return scan->cursor->status();
     const schema::TableDef& def = *scan->def;
-    for (size_t i = 0; i < def.columns.size(); ++i) {
-      if (!scan->wanted[i]) {
-        out[i].isnull = 1;
-        continue;
-      }
-      CASSETTE_RETURN_IF_ERROR(to_pg_value(def.columns[i].type, scan->cursor->value(i),
+    for (size_t i : scan->wanted) {  // a full scan's cost is per row: only what the query reads
+      const std::optional<std::string_view> value = scan->cursor->value(i);
+      CASSETTE_RETURN_IF_ERROR(to_pg_value(def.columns[i].type, value ? &*value : nullptr,
                                            scan->reprs[i], &out[i], &scan->buffers[i]));
     }
     *has_row = 1;

@@ -25,6 +25,43 @@ constexpr int64_t kPgEpochMicros = 946'684'800'000'000;  // 2000-01-01 in Unix m
 constexpr int64_t kPgEpochDays = 10'957;                 // 2000-01-01 in Unix days
 constexpr int64_t kCqlDateEpoch = int64_t{1} << 31;     // CQL dates: days + 2^31
 
+// Big-endian loads for the scan path: value_internal.h's versions loop byte by byte, which the
+// per-row conversion of a full scan notices.
+inline int64_t load_signed(std::string_view b) {
+  uint64_t v;
+  switch (b.size()) {
+    case 8: {
+      std::memcpy(&v, b.data(), 8);
+      return static_cast<int64_t>(__builtin_bswap64(v));
+    }
+    case 4: {
+      uint32_t w;
+      std::memcpy(&w, b.data(), 4);
+      return static_cast<int32_t>(__builtin_bswap32(w));
+    }
+    default:
+      return in::load_be_signed(b);
+  }
+}
+inline double load_double8(std::string_view b) {
+  if (b.size() != 8) return in::load_double(b);
+  uint64_t v;
+  std::memcpy(&v, b.data(), 8);
+  v = __builtin_bswap64(v);
+  double d;
+  std::memcpy(&d, &v, 8);
+  return d;
+}
+inline float load_float4(std::string_view b) {
+  if (b.size() != 4) return in::load_float(b);
+  uint32_t v;
+  std::memcpy(&v, b.data(), 4);
+  v = __builtin_bswap32(v);
+  float f;
+  std::memcpy(&f, &v, 4);
+  return f;
+}
+
 bool is_scalar(const CqlType& t) {
   return !t.is_collection() && t.kind != TypeKind::kTuple && t.kind != TypeKind::kUdt;
 }
@@ -360,7 +397,7 @@ bool pg_order_matches(const CqlType& type) {
   }
 }
 
-Status to_pg_value(const CqlType& type, std::optional<std::string_view> value, cas_repr repr,
+Status to_pg_value(const CqlType& type, const std::string_view* value, cas_repr repr,
                    cas_value* out, std::string* buffer) {
   out->isnull = 0;
   // An empty value of a fixed-width type (Cassandra allows it) has no PostgreSQL equivalent.
@@ -376,13 +413,13 @@ Status to_pg_value(const CqlType& type, std::optional<std::string_view> value, c
     case CAS_REPR_INT2:
     case CAS_REPR_INT4:
     case CAS_REPR_INT8:
-      out->i = in::load_be_signed(bytes);
+      out->i = load_signed(bytes);
       return Status::ok();
     case CAS_REPR_FLOAT4:
-      out->d = in::load_float(bytes);
+      out->d = load_float4(bytes);
       return Status::ok();
     case CAS_REPR_FLOAT8:
-      out->d = in::load_double(bytes);
+      out->d = load_double8(bytes);
       return Status::ok();
     case CAS_REPR_BOOL:
       out->i = bytes[0] ? 1 : 0;
@@ -393,7 +430,7 @@ Status to_pg_value(const CqlType& type, std::optional<std::string_view> value, c
       out->len = value->size();
       return Status::ok();
     case CAS_REPR_TIMESTAMPTZ:
-      out->i = in::load_be_signed(bytes) * 1000 - kPgEpochMicros;
+      out->i = load_signed(bytes) * 1000 - kPgEpochMicros;
       return Status::ok();
     case CAS_REPR_DATE:
       out->i = static_cast<int64_t>(in::load_be(bytes)) - kCqlDateEpoch - kPgEpochDays;

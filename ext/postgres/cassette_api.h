@@ -156,7 +156,7 @@ int			cas_scan_open(cas_table *table, const char *encoded, const cas_value *cons
 						  const int *value_counts, const cas_repr *value_reprs, int nargs,
 						  int64_t limit, const cas_repr *reprs, const int *wanted, cas_scan **out);
 /* Advances to the next row: *has_row = 0 at the end. values[c] for every wanted column stays
- * valid until the next call. */
+ * valid until the next call; entries of columns not wanted are not written. */
 int			cas_scan_next(cas_scan *scan, cas_value *values, int *has_row);
 void		cas_scan_close(cas_scan *scan);
 

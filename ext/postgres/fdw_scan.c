@@ -53,6 +53,9 @@ typedef struct CassetteScanState
 	cas_repr   *reprs;			/* per CQL column */
 	int		   *wanted;			/* per CQL column */
 	cas_value  *values;			/* per CQL column */
+	int			nread;			/* attributes the query reads, with their CQL columns */
+	int		   *read_att;
+	int		   *read_column;
 	cas_scan   *scan;
 } CassetteScanState;
 
@@ -88,6 +91,20 @@ cassetteBeginForeignScan(ForeignScanState *node, int eflags)
 
 		if (att < st->rel->natts && st->rel->att_column[att] >= 0)
 			st->wanted[st->rel->att_column[att]] = 1;
+	}
+	/* The per-row loop visits only what the query reads (a full scan pays it per row). */
+	st->read_att = palloc0(sizeof(int) * Max(st->rel->natts, 1));
+	st->read_column = palloc0(sizeof(int) * Max(st->rel->natts, 1));
+	for (i = 0; i < st->rel->natts; i++)
+	{
+		int			c = st->rel->att_column[i];
+
+		if (c >= 0 && st->wanted[c])
+		{
+			st->read_att[st->nread] = i;
+			st->read_column[st->nread] = c;
+			st->nread++;
+		}
 	}
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
@@ -166,21 +183,40 @@ cassetteIterateForeignScan(ForeignScanState *node)
 	CAS_CHECK(cas_scan_next(st->scan, st->values, &has_row));
 	if (!has_row)
 		return slot;
-	for (att = 0; att < rel->natts; att++)
 	{
-		int			c = rel->att_column[att];
+		Datum	   *datums = slot->tts_values;
+		bool	   *nulls = slot->tts_isnull;
+		const int	natts = rel->natts;
+		const int	nread = st->nread;
+		int			k;
 
-		if (c < 0 || !st->wanted[c] || st->values[c].isnull)
+		for (att = 0; att < natts; att++)
 		{
-			slot->tts_isnull[att] = true;
-			slot->tts_values[att] = (Datum) 0;
-			continue;
+			nulls[att] = true;
+			datums[att] = (Datum) 0;
 		}
-		slot->tts_isnull[att] = false;
-		slot->tts_values[att] =
-			cassette_datum_from_value(&st->values[c], st->reprs[c], &rel->att_input[att],
-									  rel->att_ioparam[att],
-									  TupleDescAttr(slot->tts_tupleDescriptor, att)->atttypmod);
+		for (k = 0; k < nread; k++)
+		{
+			const int	c = st->read_column[k];
+			const cas_value *v = &st->values[c];
+			const cas_repr repr = st->reprs[c];
+
+			att = st->read_att[k];
+			if (v->isnull)
+				continue;
+			nulls[att] = false;
+			/* Pass-by-value types inline; the rest through cassette_datum_from_value. */
+			if (repr == CAS_REPR_FLOAT8)
+				datums[att] = Float8GetDatum(v->d);
+			else if (repr == CAS_REPR_INT4)
+				datums[att] = Int32GetDatum((int32) v->i);
+			else if (repr == CAS_REPR_INT8 || repr == CAS_REPR_TIMESTAMPTZ || repr == CAS_REPR_TIME)
+				datums[att] = Int64GetDatum(v->i);
+			else
+				datums[att] =
+					cassette_datum_from_value(v, repr, &rel->att_input[att], rel->att_ioparam[att],
+											  TupleDescAttr(slot->tts_tupleDescriptor, att)->atttypmod);
+		}
 	}
 	return ExecStoreVirtualTuple(slot);
 }
