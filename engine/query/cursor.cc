@@ -74,14 +74,17 @@ class Cursor final : public QueryCursor {
          std::shared_ptr<const TableDef> table)
       : store_(store), snapshot_(std::move(snapshot)), table_(std::move(table)) {
     values_.resize(table_->columns.size());
-    decoded_.resize(table_->columns.size());
+    decoded_row_.assign(table_->columns.size(), 0);
     // The clustering layout, once: decoding a row's clustering key must not rebuild it.
-    std::vector<const ColumnDef*> clustering = table_->clustering();
+    clustering_columns_ = table_->clustering();
+    partition_key_columns_ = table_->partition_key();
+    const std::vector<const ColumnDef*>& clustering = clustering_columns_;
     clustering_descending_ = std::make_unique<bool[]>(clustering.size() + 1);
     for (size_t i = 0; i < clustering.size(); ++i) {
       clustering_types_.push_back(clustering[i]->type);
       clustering_descending_[i] = clustering[i]->descending;
     }
+    clustering_values_.resize(clustering.size());
   }
 
   Status prepare(const Plan& plan, Bindings bindings);
@@ -98,12 +101,11 @@ class Cursor final : public QueryCursor {
       }
       if (cursor_->partition_key() != partition_key_) {
         partition_key_ = cursor_->partition_key();
-        auto key = cql::partition_key_values(*table_, partition_key_);
+        auto key = types::split_partition_key(partition_key_, partition_key_columns_.size());
         if (!key.is_ok()) return fail(key.status());
         key_values_ = std::move(key).value();
       }
-      std::fill(decoded_.begin(), decoded_.end(), false);
-      clustering_decoded_ = false;
+      ++row_serial_;  // invalidates the decoded values of the previous row
       if (!matches_filters()) {
         if (!status_.is_ok()) return false;
         continue;
@@ -116,7 +118,7 @@ class Cursor final : public QueryCursor {
       return true;
     }
   }
-  Status status() const override { return status_; }
+  const Status& status() const override { return status_; }
   int64_t token() const override { return cursor_->token(); }
 
   std::optional<std::string_view> value(size_t column) override {
@@ -126,20 +128,9 @@ class Cursor final : public QueryCursor {
         return std::string_view(key_values_[static_cast<size_t>(c.position)]);
       case ColumnKind::kClustering: {
         if (cursor_->is_static_only()) return std::nullopt;
-        if (!clustering_decoded_) {
-          auto values = types::decode_clustering(
-              clustering_types_,
-              std::span<const bool>(clustering_descending_.get(), clustering_types_.size()),
-              cursor_->clustering());
-          if (!values.is_ok()) {
-            status_ = values.status();
-            return std::nullopt;
-          }
-          clustering_values_ = std::move(values).value();
-          clustering_decoded_ = true;
-        }
+        if (clustering_row_ != row_serial_ && !decode_clustering()) return std::nullopt;
         size_t p = static_cast<size_t>(c.position);
-        if (p >= clustering_values_.size()) return std::nullopt;
+        if (p >= clustering_count_) return std::nullopt;
         return std::string_view(clustering_values_[p]);
       }
       case ColumnKind::kStatic:
@@ -153,9 +144,9 @@ class Cursor final : public QueryCursor {
           if (data->cell.is_tombstone()) return std::nullopt;
           return std::string_view(data->cell.value);
         }
-        if (!decoded_[column]) {
+        if (decoded_row_[column] != row_serial_) {
           values_[column] = cql::read_column(c, *row);
-          decoded_[column] = true;
+          decoded_row_[column] = row_serial_;
         }
         if (!values_[column]) return std::nullopt;
         return std::string_view(*values_[column]);
@@ -185,6 +176,45 @@ class Cursor final : public QueryCursor {
     size_t column;
     std::vector<std::string> values;  // EQ: one value
   };
+
+  // Decodes the current row's clustering key into clustering_values_ (as types::decode_clustering
+  // does, with its errors, but into buffers reused from row to row: no allocation per row).
+  bool decode_clustering() {
+    std::string_view encoded = cursor_->clustering();
+    size_t count = 0;
+    while (!encoded.empty()) {
+      if (count == clustering_types_.size()) {
+        status_ = Status::corruption(fmt::format(
+            "Malformed clustering key bytes: more than {} clustering components.", count));
+        return false;
+      }
+      auto value =
+          types::decode_key_component(clustering_types_[count], clustering_descending_[count], &encoded);
+      if (!value.is_ok()) {
+        status_ = value.status();
+        return false;
+      }
+      clustering_values_[count++] = std::move(value).value();
+    }
+    clustering_count_ = count;
+    clustering_row_ = row_serial_;
+    return true;
+  }
+
+  // The encoded clustering key (prefix) for `values`, as cql::clustering_key_bytes makes it, with
+  // the layout computed once in the constructor.
+  Result<std::string> clustering_key_bytes(std::span<const std::string> values) const {
+    std::string out;
+    if (values.empty()) return out;
+    if (values.size() > clustering_types_.size()) {
+      return Status::internal(fmt::format("{} clustering values for a table with {} clustering columns",
+                                          values.size(), clustering_types_.size()));
+    }
+    CASSETTE_RETURN_IF_ERROR(types::encode_clustering(
+        clustering_types_,
+        std::span<const bool>(clustering_descending_.get(), clustering_types_.size()), values, &out));
+    return out;
+  }
 
   const storage::Row* row_for(const ColumnDef& c) const {
     if (c.kind == ColumnKind::kStatic) return cursor_->static_row();
@@ -239,19 +269,26 @@ class Cursor final : public QueryCursor {
   bool done_ = false;
   Status status_;
 
+  std::vector<const ColumnDef*> clustering_columns_;     // TableDef::clustering(), once
+  std::vector<const ColumnDef*> partition_key_columns_;  // TableDef::partition_key(), once
   std::unique_ptr<storage::RowCursor> cursor_;
   std::string partition_key_;
   std::vector<std::string> key_values_;
   std::vector<types::CqlType> clustering_types_;
   std::unique_ptr<bool[]> clustering_descending_;
-  std::vector<std::string> clustering_values_;
-  bool clustering_decoded_ = false;
+  // Decoded values are tagged with the serial number of the row they belong to, so moving to the
+  // next row invalidates them all without touching them.
+  uint64_t row_serial_ = 1;
+  std::vector<std::string> clustering_values_;  // the first clustering_count_ are the row's
+  size_t clustering_count_ = 0;
+  uint64_t clustering_row_ = 0;
   std::vector<types::Value> values_;  // decoded complex and counter columns of the current row
-  std::vector<bool> decoded_;
+  std::vector<uint64_t> decoded_row_;
 };
 
 Status Cursor::prepare(const Plan& plan, Bindings bindings) {
   const TableDef& table = *table_;
+  static const types::CqlType token_type = types::CqlType::simple(types::TypeKind::kBigint);
   if (bindings.values.size() != plan.arguments.size() ||
       plan.limit_consumed != bindings.limit.has_value() ||
       plan.offset_consumed != bindings.offset.has_value()) {
@@ -275,9 +312,9 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
     std::vector<std::string> present;
     for (types::Value& v : bindings.values[i]) {
       if (!v) continue;
-      const types::CqlType type = a.column == kTokenColumn
-                                      ? types::CqlType::simple(types::TypeKind::kBigint)
-                                      : table.columns[static_cast<size_t>(a.column)].type;
+      const types::CqlType& type = a.column == kTokenColumn
+                                       ? token_type
+                                       : table.columns[static_cast<size_t>(a.column)].type;
       Status valid = types::validate_value(type, *v);
       if (!valid.is_ok()) return valid;
       present.push_back(std::move(*v));
@@ -354,7 +391,7 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
   }
 
   // Clustering ranges: the product of the EQ/IN prefix, then a slice on the next column.
-  std::vector<const ColumnDef*> clustering = table.clustering();
+  const std::vector<const ColumnDef*>& clustering = clustering_columns_;
   std::vector<std::vector<std::string>> prefix_lists;
   size_t position = 0;
   for (; position < clustering.size(); ++position) {
@@ -368,14 +405,14 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
   clustering_restricted =
       !prefix_lists.empty() || (sliced && (lower[sliced_index].value || upper[sliced_index].value));
   for (const std::vector<std::string>& prefix : product(prefix_lists)) {
-    CASSETTE_ASSIGN_OR_RETURN(std::string encoded, cql::clustering_key_bytes(table, prefix));
+    CASSETTE_ASSIGN_OR_RETURN(std::string encoded, clustering_key_bytes(prefix));
     Range range{encoded, prefix.empty() ? std::string() : types::prefix_end_bound(encoded)};
     if (sliced) {
       auto bound = [&](const Bound& b, bool value_lower) -> Status {
         if (!b.value) return Status::ok();
         std::vector<std::string> values = prefix;
         values.push_back(*b.value);
-        CASSETTE_ASSIGN_OR_RETURN(std::string key, cql::clustering_key_bytes(table, values));
+        CASSETTE_ASSIGN_OR_RETURN(std::string key, clustering_key_bytes(values));
         // A DESC column turns value order around in byte order.
         bool byte_lower = value_lower != sliced->descending;
         if (byte_lower) {
@@ -406,7 +443,7 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
 
   if (plan.access == AccessKind::kPartitions) {
     std::vector<std::vector<std::string>> key_lists;
-    for (const ColumnDef* c : table.partition_key()) {
+    for (const ColumnDef* c : partition_key_columns_) {
       size_t index = static_cast<size_t>(c - table.columns.data());
       if (!equal[index]) {
         return Status::invalid_argument(

@@ -164,7 +164,7 @@ class QueryCursor {
 
   // Advances to the next row. False at the end or on error (then status() says which).
   virtual bool next() = 0;
-  virtual Status status() const = 0;
+  virtual const Status& status() const = 0;
 
   // The current row. REQUIRES: next() returned true. Views stay valid until the next next().
   virtual int64_t token() const = 0;

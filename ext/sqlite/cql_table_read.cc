@@ -174,9 +174,10 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
     }
     for (size_t i = 0; i < plan.arguments.size(); ++i) {
       const query::Constraint& a = plan.arguments[i];
-      types::CqlType type = a.column == query::kTokenColumn
-                                ? types::CqlType::simple(types::TypeKind::kBigint)
-                                : table.columns[static_cast<size_t>(a.column)].type;
+      static const types::CqlType token_type = types::CqlType::simple(types::TypeKind::kBigint);
+      const types::CqlType& type = a.column == query::kTokenColumn
+                                       ? token_type
+                                       : table.columns[static_cast<size_t>(a.column)].type;
       bool range = a.op != query::Operator::kEq && a.op != query::Operator::kIn;
       bool round_up = a.op == query::Operator::kGe || a.op == query::Operator::kLt;
       std::vector<types::Value> values;

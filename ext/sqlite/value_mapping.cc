@@ -1,5 +1,6 @@
-// The type mapping (value_mapping.h). Reading is on the hot path of every scan: integers and text
-// go straight from the stored bytes to sqlite3_result_*, without a temporary string.
+// The type mapping (value_mapping.h). Reading is on the hot path of every scan: integers go
+// straight from the stored bytes to sqlite3_result_*, text through a NUL-terminating stack copy
+// (result_text below says why), without a heap allocation.
 #include "ext/sqlite/value_mapping.h"
 
 #include <algorithm>
@@ -135,6 +136,37 @@ std::string float_bytes(float f) {
   return big_endian(static_cast<int64_t>(bits), 4);
 }
 
+// Sets a text result NUL-terminated (length -1), so SQLite marks it MEM_Term. With an explicit
+// length SQLite stores it unterminated, and every sqlite3_column_text() (Python's sqlite3 calls
+// it for each text value) then reallocates the value to append a terminator, after which the next
+// row's copy no longer fits the register and is allocated again: allocator calls that each take
+// SQLite's memstatus mutex. Text with an embedded NUL keeps its explicit length (strlen would
+// cut it short).
+void result_text(sqlite3_context* context, std::string_view text) {
+  if (!text.empty() && std::memchr(text.data(), '\0', text.size()) != nullptr) {
+    sqlite3_result_text(context, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    return;
+  }
+  char small[256];  // most values; SQLite copies the text before we return
+  if (text.size() < sizeof(small)) {
+    std::memcpy(small, text.data(), text.size());
+    small[text.size()] = '\0';
+    sqlite3_result_text(context, small, -1, SQLITE_TRANSIENT);
+    return;
+  }
+  std::string terminated(text);
+  sqlite3_result_text(context, terminated.c_str(), -1, SQLITE_TRANSIENT);
+}
+
+// The same for a string of our own, which is terminated already.
+void result_text(sqlite3_context* context, const std::string& text) {
+  if (text.find('\0') != std::string::npos) {
+    sqlite3_result_text(context, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    return;
+  }
+  sqlite3_result_text(context, text.c_str(), -1, SQLITE_TRANSIENT);
+}
+
 }  // namespace
 
 const char* declared_sql_type(const CqlType& type) {
@@ -172,8 +204,7 @@ void result_value(sqlite3_context* context, const CqlType& type, std::string_vie
       if (bytes.size() <= 8) {
         sqlite3_result_int64(context, signed_big_endian(bytes));
       } else {
-        std::string text = sql_text(type, bytes);
-        sqlite3_result_text(context, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+        result_text(context, sql_text(type, bytes));
       }
       return;
     case TypeKind::kBoolean:
@@ -195,7 +226,7 @@ void result_value(sqlite3_context* context, const CqlType& type, std::string_vie
     }
     case TypeKind::kText:
     case TypeKind::kAscii:
-      sqlite3_result_text(context, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+      result_text(context, bytes);
       return;
     case TypeKind::kBlob:
       sqlite3_result_blob(context, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
@@ -205,13 +236,11 @@ void result_value(sqlite3_context* context, const CqlType& type, std::string_vie
     case TypeKind::kMap:
     case TypeKind::kTuple:
     case TypeKind::kUdt: {
-      std::string json = types::to_json(type, std::string(bytes));
-      sqlite3_result_text(context, json.data(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
+      result_text(context, types::to_json(type, std::string(bytes)));
       return;
     }
     default: {
-      std::string text = sql_text(type, bytes);
-      sqlite3_result_text(context, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+      result_text(context, sql_text(type, bytes));
       return;
     }
   }
