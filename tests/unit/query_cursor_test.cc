@@ -6,9 +6,9 @@
 
 #include <map>
 
-#include "engine/cql/session.h"
 #include "engine/query/query.h"
 #include "engine/types/value.h"
+#include "tests/unit/cql_test_fixture.h"
 
 namespace cassette::test {
 
@@ -24,13 +24,10 @@ int64_t as_int(std::string_view bytes) {
 
 // t(p int, q text, a text, b int, s text static, l list<int>, v text,
 //   PRIMARY KEY ((p, q), a, b)) WITH CLUSTERING ORDER BY (a ASC, b DESC)
-struct Fixture {
-  std::shared_ptr<storage::Store> store = storage::Store::open(":memory:").value();
-  std::unique_ptr<cql::Session> session = cql::Session::open(store).value();
+struct Fixture : CqlFixture {
   std::shared_ptr<const schema::TableDef> table;
 
   Fixture() {
-    ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
     ok("CREATE TABLE ks.t (p int, q text, a text, b int, s text static, l list<int>, v text, "
        "PRIMARY KEY ((p, q), a, b)) WITH CLUSTERING ORDER BY (a ASC, b DESC)");
     ok("INSERT INTO ks.t (p, q, a, b, s, l, v) VALUES (1, 'x', 'aa', 1, 's1', [1, 2], 'v1')");
@@ -39,7 +36,7 @@ struct Fixture {
     ok("INSERT INTO ks.t (p, q, a, b, l) VALUES (2, 'yy', 'c', -5, [4, 5, 6])");
     ok("INSERT INTO ks.t (p, q, a, b, l, v) VALUES (2, 'yy', '', 0, [7], '')");
     ok("INSERT INTO ks.t (p, q, s) VALUES (3, 'zzz', 'only static')");
-    table = session->catalog().current().value()->find_table("ks", "t");
+    table = session().catalog().current().value()->find_table("ks", "t");
   }
   // The index of a column in TableDef::columns.
   size_t column(std::string_view name) const {
@@ -47,12 +44,8 @@ struct Fixture {
     REQUIRE(c != nullptr);
     return static_cast<size_t>(c - table->columns.data());
   }
-  void ok(const std::string& cql) {
-    auto r = session->execute(cql);
-    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
-  }
   std::unique_ptr<query::QueryCursor> open(const query::Plan& plan, query::Bindings bindings) {
-    auto cursor = query::QueryCursor::open(*store, store->snapshot().value(), table, plan,
+    auto cursor = query::QueryCursor::open(store(), store().snapshot().value(), table, plan,
                                            std::move(bindings));
     REQUIRE_MESSAGE(cursor.is_ok(), cursor.status().message());
     return std::move(cursor).value();
@@ -70,7 +63,7 @@ std::string int_of(const std::optional<std::string_view>& v) {
 
 TEST_CASE("query cursor: every row gets its own decoded values, asked in any order") {
   Fixture f;
-  query::Plan scan = query::plan_query(*f.table, {}, query::table_statistics(*f.store->snapshot().value(), *f.table));
+  query::Plan scan = query::plan_query(*f.table, {}, query::table_statistics(*f.store().snapshot().value(), *f.table));
   REQUIRE(scan.access == query::AccessKind::kFullScan);
   auto cursor = f.open(scan, {});
   const size_t p = f.column("p"), q = f.column("q"), a_ = f.column("a"), b_ = f.column("b"),
@@ -128,7 +121,7 @@ TEST_CASE("query cursor: a reversed partition lookup with a limit, reading one c
   // a DESC, b ASC: the clustering order reversed.
   request.order_by = {{static_cast<int>(f.column("a")), true}, {static_cast<int>(f.column("b")), false}};
   query::Plan plan =
-      query::plan_query(*f.table, request, query::table_statistics(*f.store->snapshot().value(), *f.table));
+      query::plan_query(*f.table, request, query::table_statistics(*f.store().snapshot().value(), *f.table));
   REQUIRE(plan.access == query::AccessKind::kPartitions);
   REQUIRE(plan.reverse);
   REQUIRE(plan.order_satisfied);

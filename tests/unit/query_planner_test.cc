@@ -2,9 +2,9 @@
 // executes a plan against real data written through CQL.
 #include <doctest/doctest.h>
 
-#include "engine/cql/session.h"
 #include "engine/query/query.h"
 #include "engine/util/coding.h"
+#include "tests/unit/cql_test_fixture.h"
 
 namespace cassette::test {
 
@@ -43,13 +43,10 @@ Constraint C(int column, Operator op, bool usable = true, std::optional<int64_t>
 
 // events(source text, hour int, ts bigint, kind text, payload text,
 //        PRIMARY KEY ((source, hour), ts)) WITH CLUSTERING ORDER BY (ts DESC)
-struct Fixture {
-  std::shared_ptr<storage::Store> store = storage::Store::open(":memory:").value();
-  std::unique_ptr<cql::Session> session = cql::Session::open(store).value();
+struct Fixture : CqlFixture {
   std::shared_ptr<const schema::TableDef> table;
 
   Fixture() {
-    ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
     ok("CREATE TABLE ks.events (source text, hour int, ts bigint, kind text, payload text, "
        "PRIMARY KEY ((source, hour), ts)) WITH CLUSTERING ORDER BY (ts DESC)");
     ok("CREATE INDEX ON ks.events (kind)");
@@ -62,16 +59,12 @@ struct Fixture {
         }
       }
     }
-    table = session->catalog().current().value()->find_table("ks", "events");
-  }
-  void ok(const std::string& cql) {
-    auto r = session->execute(cql);
-    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+    table = session().catalog().current().value()->find_table("ks", "events");
   }
   // Runs the plan; each row as "source|hour|ts".
   std::vector<std::string> run(const Plan& plan, query::Bindings bindings) {
-    auto snapshot = store->snapshot().value();
-    auto cursor = query::QueryCursor::open(*store, snapshot, table, plan, std::move(bindings));
+    auto snapshot = store().snapshot().value();
+    auto cursor = query::QueryCursor::open(store(), snapshot, table, plan, std::move(bindings));
     REQUIRE_MESSAGE(cursor.is_ok(), cursor.status().message());
     std::vector<std::string> rows;
     while (cursor.value()->next()) {
@@ -83,7 +76,7 @@ struct Fixture {
     return rows;
   }
   query::TableStatistics stats() {
-    return query::table_statistics(*store->snapshot().value(), *table);
+    return query::table_statistics(*store().snapshot().value(), *table);
   }
 };
 
@@ -180,8 +173,8 @@ TEST_CASE("query planner: scans, token ranges, index and costs") {
   b.values = {{bigint_value(INT64_MIN)}, {bigint_value(INT64_MAX)}, {bigint_value(7)}};
   CHECK(f.run(tokens, b).size() == 12);  // 6 partitions x ts 8, 9
   // Token order: nondecreasing tokens.
-  auto snapshot = f.store->snapshot().value();
-  auto cursor = query::QueryCursor::open(*f.store, snapshot, f.table, tokens, b).value();
+  auto snapshot = f.store().snapshot().value();
+  auto cursor = query::QueryCursor::open(f.store(), snapshot, f.table, tokens, b).value();
   int64_t last = INT64_MIN;
   while (cursor->next()) {
     CHECK(cursor->token() >= last);
@@ -206,7 +199,7 @@ TEST_CASE("query planner: scans, token ranges, index and costs") {
   CHECK(f.run(index, odd).size() == 30);
 
   // Bindings must fit the plan.
-  CHECK(query::QueryCursor::open(*f.store, snapshot, f.table, index, {}).status().message() ==
+  CHECK(query::QueryCursor::open(f.store(), snapshot, f.table, index, {}).status().message() ==
         "The values bound to a query plan do not match its arguments.");
 }
 
