@@ -27,6 +27,19 @@ Result<std::string> make_private_directory() {
   return pattern;
 }
 
+// Starts the store's background thread (flushes and compactions) unless it runs already. A store
+// starts it only once it has work for it (recover() at open, a write that fills the memtable, an
+// explicit flush), not at open: the first thread of a process makes glibc turn every mutex
+// operation of the process (SQLite's, Python's GIL, malloc's) into an atomic one for good, which
+// slows a process that only reads by about a tenth. (A template, so as not to name the private
+// Store::Private.)
+template <typename StorePrivate>
+void start_background_thread(StorePrivate& p) {
+  std::lock_guard guard(p.background_mutex);
+  if (p.stopping || p.background.joinable()) return;
+  p.background = std::thread([&p] { p.background_loop(); });
+}
+
 }  // namespace
 
 const std::vector<std::shared_ptr<TableFile>>& Version::files(TableId table) const {
@@ -217,7 +230,10 @@ Result<std::optional<int64_t>> Store::apply_locked(
     p.log_end = *end;
     p.publish_change_locked();
   }
+  // The background thread starts with its first flush (see start_background_thread).
+  const bool flush_due = p.options.background_threads && p.memtable_full();
   p.after_write();
+  if (flush_due) start_background_thread(p);
   return std::optional<int64_t>(timestamp);
 }
 
@@ -299,7 +315,11 @@ std::unique_ptr<RowCursor> Store::read(const Snapshot& snap, TableId table, Read
 
 // ---- maintenance -------------------------------------------------------------------------------
 
-Status Store::flush() { return p_->flush_all(); }
+Status Store::flush() {
+  Status s = p_->flush_all();
+  if (p_->options.background_threads) start_background_thread(*p_);  // compaction may be due
+  return s;
+}
 
 Status Store::compact(TableId table) { return p_->compact_table(table); }
 

@@ -51,7 +51,18 @@ Status Store::Private::recover() {
     store_lock->unlock();
     CASSETTE_RETURN_IF_ERROR(s);
   }
-  if (options.background_threads) background = std::thread([this] { background_loop(); });
+  // The background thread starts when there is work for it (start_background_thread in
+  // store.cc): here only when the SSTables already call for a compaction.
+  if (options.background_threads) {
+    bool compaction_due;
+    {
+      std::lock_guard state(state_mutex);
+      TableId table;
+      compaction_due = !pick_size_tiered(*version, &table).empty();
+    }
+    std::lock_guard guard(background_mutex);
+    if (compaction_due) background = std::thread([this] { background_loop(); });
+  }
   return Status::ok();
 }
 
