@@ -53,6 +53,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstring>
 #include <optional>
 
 namespace cassette::types {
@@ -103,12 +104,33 @@ class Reader {
   }
   bool get_bytes(size_t n, std::string* out) {
     if (in_->size() < n) return false;
-    for (size_t i = 0; i < n; ++i) out->push_back(static_cast<char>((*in_)[i] ^ mask_));
+    append_unmasked(n, out);
     in_->remove_prefix(n);
     return true;
   }
+  // The number of bytes before the first one that reads as `b` (all of them when none does).
+  size_t span_until(uint8_t b) const {
+    if (in_->empty()) return 0;  // (memchr wants a valid pointer even for no bytes)
+    const void* hit = std::memchr(in_->data(), b ^ mask_, in_->size());
+    return hit == nullptr ? in_->size() : static_cast<size_t>(static_cast<const char*>(hit) - in_->data());
+  }
+  // Appends the next n bytes, unmasked, and skips them. REQUIRES: n <= what is left.
+  void take(size_t n, std::string* out) {
+    append_unmasked(n, out);
+    in_->remove_prefix(n);
+  }
 
  private:
+  // One append and one pass over the bytes (both vectorize), not a push_back per byte.
+  void append_unmasked(size_t n, std::string* out) const {
+    const size_t start = out->size();
+    out->append(in_->data(), n);
+    if (mask_ != 0) {
+      char* p = out->data() + start;
+      for (size_t i = 0; i < n; ++i) p[i] = static_cast<char>(p[i] ^ mask_);
+    }
+  }
+
   std::string_view* in_;
   uint8_t mask_;
 };
@@ -181,11 +203,9 @@ void put_escaped_bytes(std::string* out, std::string_view bytes) {
 
 Status get_escaped_bytes(Reader& r, std::string* value) {
   uint8_t b;
-  while (r.get(&b)) {
-    if (b != 0) {
-      value->push_back(static_cast<char>(b));
-      continue;
-    }
+  while (true) {
+    r.take(r.span_until(0x00), value);  // a run of non-zero bytes, copied at once
+    if (!r.get(&b)) break;              // (b is the zero that ended the run)
     if (!r.get(&b) || (b != 0x00 && b != 0xFF)) return corrupt("a byte string has a bad escape");
     if (b == 0x00) return Status::ok();
     value->push_back('\0');

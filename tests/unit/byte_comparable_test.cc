@@ -987,3 +987,33 @@ TEST_CASE("random values sort like Cassandra's comparators") {
   check_against_reference(
       simple(TypeKind::kTimeuuid), [&] { return random_uuid(true); }, compare_timeuuids);
 }
+
+TEST_CASE("byte strings with runs of zero bytes decode whole and stop at their terminator") {
+  // The decoder copies runs of non-zero bytes at once: runs of every length, zeros at either end
+  // and back to back, ASC and DESC, followed by another component it must leave in place.
+  const CqlType text = simple(TypeKind::kBlob);
+  const CqlType int_type = simple(TypeKind::kInt);
+  const std::string values[] = {
+      std::string("\0", 1),
+      std::string("\0\0\0", 3),
+      std::string("abc\0", 4),
+      std::string("\0abc", 4),
+      std::string("a\0\0b\xff\0", 6),
+      std::string(100, 'x') + std::string("\0", 1) + std::string(37, '\xfe'),
+  };
+  for (bool descending : {false, true}) {
+    for (const std::string& v : values) {
+      INFO("descending ", descending, " value ", hex_of(v));
+      std::string encoded = encode(text, v, descending);
+      encoded += encode(int_type, hex("00000007"), descending);
+      std::string_view in = encoded;
+      auto decoded = decode_key_component(text, descending, &in);
+      REQUIRE(decoded.is_ok());
+      CHECK(*decoded == v);
+      auto next = decode_key_component(int_type, descending, &in);
+      REQUIRE(next.is_ok());
+      CHECK(*next == hex("00000007"));
+      CHECK(in.empty());
+    }
+  }
+}
