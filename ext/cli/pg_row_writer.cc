@@ -18,7 +18,9 @@
 
 #include "engine/cql/execution_context.h"
 #include "engine/cql/modification_statement.h"
+#include "engine/storage/encoded_batch.h"
 #include "engine/types/murmur3.h"
+#include "ext/cli/pg_row_encoder.h"
 
 namespace cassette::cli::pg {
 
@@ -29,6 +31,10 @@ struct CqlRowWriter::State {
   bool clustering_given = false;
   cql::ExecutionContext context;  // the schema and "now" of the current batch
   cql::WriteAttributes attributes;
+
+  // Rows of simple columns only: encoded straight into `encoded` (nullptr: the general path).
+  std::unique_ptr<InsertEncoder> encoder;
+  storage::EncodedBatch encoded;
 
   // The batch being filled: updates built so far (one per partition, keys in `partitions`),
   // and the rows that must read before they write.
@@ -62,6 +68,13 @@ struct CqlRowWriter::State {
     // The table's default_time_to_live, as an INSERT without USING TTL gets it.
     CASSETTE_ASSIGN_OR_RETURN(attributes,
                               cql::evaluate_attributes(cql::UsingClause{}, *table, context));
+    if (encoder != nullptr) {
+      cql::PreparedModification insert;
+      insert.type = cql::StatementType::kInsert;
+      insert.table = table;
+      insert.attributes = attributes;
+      encoder->set_parameters(cql::write_parameters(insert, context));
+    }
     return Status::ok();
   }
 
@@ -118,12 +131,18 @@ Result<std::unique_ptr<CqlRowWriter>> CqlRowWriter::open(
   for (const schema::ColumnDef* c : state->columns) {
     state->clustering_given = state->clustering_given || c->kind == schema::ColumnKind::kClustering;
   }
+  state->encoder = InsertEncoder::make(state->table, state->columns);
   CASSETTE_RETURN_IF_ERROR(state->begin_batch());
   return std::unique_ptr<CqlRowWriter>(new CqlRowWriter(std::move(state)));
 }
 
-Status CqlRowWriter::add(std::vector<types::Value> values) {
+Status CqlRowWriter::add(std::vector<types::Value>& values) {
   State& s = *state_;
+  if (s.encoder != nullptr) {
+    CASSETTE_RETURN_IF_ERROR(s.encoder->add(values, s.encoded));
+    ++s.pending;
+    return Status::ok();
+  }
   cql::PreparedModification row;
   row.type = cql::StatementType::kInsert;
   row.table = s.table;
@@ -212,6 +231,16 @@ Status CqlRowWriter::flush() {
   CASSETTE_RETURN_IF_ERROR(s.wait());
   if (s.pending == 0) return Status::ok();
   s.in_flight_rows = s.pending;
+  if (s.encoder != nullptr) {
+    s.in_flight = std::async(std::launch::async,
+                             [store = &s.session->store(), batch = std::move(s.encoded)]() mutable {
+                               CASSETTE_RETURN_IF_ERROR(fold_same_rows(batch));
+                               return store->apply(batch).status();
+                             });
+    s.encoded.clear();
+    s.pending = 0;
+    return s.begin_batch();
+  }
   s.in_flight = std::async(std::launch::async,
                            [store = &s.session->store(), built = std::move(s.built),
                             rows = std::move(s.reading_rows),
@@ -228,6 +257,7 @@ Status CqlRowWriter::flush() {
 
 Status CqlRowWriter::finish_in_flight() {
   State& s = *state_;
+  s.encoded.clear();
   s.built.clear();
   s.partitions.clear();
   s.reading_rows.clear();

@@ -3,9 +3,11 @@
 // writes a tombstone, the table's default TTL, Cassandra's key checks and messages), and each
 // batch as one atomic store write, as an UNLOGGED BATCH of those INSERTs would be.
 //
-// It builds the engine's prepared INSERTs (engine/cql/modification_statement.h) from values
-// directly, so no CQL text or JSON is made and parsed per row, and a row that fails its checks
-// is refused on its own (add() returns why) while the batch goes on. A batch is written on a
+// Rows whose columns are all simple (scalars, frozen collections; no static column) are encoded
+// straight into storage entries (pg_row_encoder.h); the others go through the engine's prepared
+// INSERTs (engine/cql/modification_statement.h), built from values directly. Either way no CQL
+// text or JSON is made and parsed per row, and a row that fails its checks is refused on its
+// own (add() returns why) while the batch goes on. A batch is written on a
 // second thread while the caller prepares the next one (at most one batch in flight), so reading
 // and converting rows overlaps with the store's work on a machine with two cores.
 //
@@ -37,8 +39,9 @@ class CqlRowWriter {
   ~CqlRowWriter();
 
   // Checks one row and queues it for the next flush(). An error (Cassandra's message, e.g.
-  // "Invalid null value in condition for column k") refuses the row and queues nothing.
-  Status add(std::vector<types::Value> values);
+  // "Invalid null value in condition for column k") refuses the row and queues nothing. The
+  // values are moved from.
+  Status add(std::vector<types::Value>& values);
   size_t pending() const;
   // Hands the queued rows to the writing thread, to be written as one atomic store write, and
   // empties the queue. Waits for the batch before it first; its error, if any, is returned.

@@ -1,7 +1,9 @@
 // pg-import's side of pg_values.h: PostgreSQL output forms into CQL values.
 #include <fmt/format.h>
 
+#include <bit>
 #include <cctype>
+#include <charconv>
 #include <cstdint>
 #include <vector>
 
@@ -233,7 +235,99 @@ Result<std::vector<std::optional<std::string>>> parse_pg_array(std::string_view 
   return elements;
 }
 
+// The common numbers and uuids in PostgreSQL's output form, read without the general parser:
+// nullopt for anything else (a value out of range, "NaN", an unusual form), which then goes to
+// parse_value_string() and gets its exact result or message. Each fast result equals what
+// parse_value_string() gives for the same text (pg_import_test.cc checks it).
+std::optional<std::string> fast_scalar(const CqlType& target, PgKind kind, std::string_view text) {
+  const bool negative = !text.empty() && text[0] == '-';
+  const std::string_view digits_and_rest = text.substr(negative ? 1 : 0);
+  if (digits_and_rest.empty() || digits_and_rest[0] < '0' || digits_and_rest[0] > '9') {
+    if (kind != PgKind::kUuid) return std::nullopt;
+  }
+  switch (target.kind) {
+    case TypeKind::kTinyint:
+    case TypeKind::kSmallint:
+    case TypeKind::kInt:
+    case TypeKind::kBigint: {
+      if (kind != PgKind::kInteger) return std::nullopt;
+      int64_t value = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+      const size_t width = target.kind == TypeKind::kTinyint    ? 1
+                           : target.kind == TypeKind::kSmallint ? 2
+                           : target.kind == TypeKind::kInt      ? 4
+                                                                : 8;
+      if (width < 8) {
+        const int64_t limit = int64_t{1} << (8 * width - 1);
+        if (value < -limit || value >= limit) return std::nullopt;
+      }
+      return store_signed(value, width);
+    }
+    case TypeKind::kDouble: {
+      if (kind != PgKind::kFloat && kind != PgKind::kNumeric && kind != PgKind::kInteger) {
+        return std::nullopt;
+      }
+      double value = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+      if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+      return store_signed(static_cast<int64_t>(std::bit_cast<uint64_t>(value)), 8);
+    }
+    case TypeKind::kDecimal: {
+      if (kind != PgKind::kNumeric && kind != PgKind::kInteger) return std::nullopt;
+      // [-]digits[.digits] with at most 18 digits: the unscaled value fits an int64.
+      int64_t unscaled = 0;
+      int32_t scale = 0;
+      size_t count = 0;
+      bool point = false;
+      for (char c : digits_and_rest) {
+        if (c == '.' && !point) {
+          point = true;
+        } else if (c >= '0' && c <= '9' && ++count <= 18) {
+          unscaled = unscaled * 10 + (c - '0');
+          scale += point ? 1 : 0;
+        } else {
+          return std::nullopt;
+        }
+      }
+      if (point && (digits_and_rest.back() == '.' || digits_and_rest[0] == '.')) return std::nullopt;
+      if (negative) unscaled = -unscaled;
+      // BigDecimal's serialized form: the scale, then the unscaled value's minimal two's
+      // complement bytes.
+      std::string out = store_signed(scale, 4);
+      size_t width = 1;
+      while (width < 8) {
+        const int64_t limit = int64_t{1} << (8 * width - 1);
+        if (unscaled >= -limit && unscaled < limit) break;
+        ++width;
+      }
+      out += store_signed(unscaled, width);
+      return out;
+    }
+    case TypeKind::kUuid: {
+      if (kind != PgKind::kUuid || text.size() != 36) return std::nullopt;
+      std::string out(16, '\0');
+      size_t n = 0;
+      for (size_t i = 0; i < 36; ++i) {
+        if (i == 8 || i == 13 || i == 18 || i == 23) {
+          if (text[i] != '-') return std::nullopt;
+          continue;
+        }
+        const char c = text[i];
+        int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (digit < 0) return std::nullopt;
+        out[n / 2] = static_cast<char>(out[n / 2] | (n % 2 == 0 ? digit << 4 : digit));
+        ++n;
+      }
+      return out;
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
 Result<std::string> scalar_from_pg(const CqlType& target, PgKind kind, std::string_view text) {
+  if (std::optional<std::string> fast = fast_scalar(target, kind, text)) return std::move(*fast);
   switch (kind) {
     case PgKind::kBool:
       if (target.kind == TypeKind::kBoolean) return std::string(1, text == "t" ? '\1' : '\0');
