@@ -3,6 +3,8 @@
 // error code. Nothing here is visible to the C glue.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -63,6 +65,41 @@ std::string pg_type_name(const types::CqlType& type);
 cas_repr natural_repr(const types::CqlType& type);
 // Whether PostgreSQL's default btree order of pg_type_name(type) is CQL's comparator order.
 bool pg_order_matches(const types::CqlType& type);
+
+constexpr int64_t kPgEpochMicros = 946'684'800'000'000;  // 2000-01-01 in Unix microseconds
+
+// The scan's per-value fast path, inline: a CQL int, bigint or counter, double or timestamp of
+// its usual width in representation INT4, INT8, FLOAT8 or TIMESTAMPTZ. Returns false, writing
+// nothing, for anything else (empty values, other widths, other representations): to_pg_value
+// then decides.
+inline bool to_pg_number(std::string_view bytes, cas_repr repr, cas_value* out) {
+  uint64_t v8;
+  uint32_t v4;
+  switch (repr) {
+    case CAS_REPR_INT4:
+      if (bytes.size() != 4) return false;
+      std::memcpy(&v4, bytes.data(), 4);
+      out->i = static_cast<int32_t>(__builtin_bswap32(v4));
+      break;
+    case CAS_REPR_INT8:
+    case CAS_REPR_TIMESTAMPTZ:
+      if (bytes.size() != 8) return false;
+      std::memcpy(&v8, bytes.data(), 8);
+      out->i = static_cast<int64_t>(__builtin_bswap64(v8));
+      if (repr == CAS_REPR_TIMESTAMPTZ) out->i = out->i * 1000 - kPgEpochMicros;  // ms -> PG us
+      break;
+    case CAS_REPR_FLOAT8:
+      if (bytes.size() != 8) return false;
+      std::memcpy(&v8, bytes.data(), 8);
+      v8 = __builtin_bswap64(v8);
+      std::memcpy(&out->d, &v8, 8);
+      break;
+    default:
+      return false;
+  }
+  out->isnull = 0;
+  return true;
+}
 
 // A CQL value (nullptr: null) as a cas_value in representation `repr`; text forms are built in
 // *buffer, which must outlive the use of `out`. (A pointer, not an optional passed by value: the

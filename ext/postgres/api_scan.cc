@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 #include <set>
+#include <utility>
 
 #include "engine/query/query.h"
 #include "ext/postgres/api_internal.h"
@@ -17,6 +18,12 @@ struct cas_scan {
   std::vector<cas_repr> reprs;
   std::vector<size_t> wanted;        // the columns the glue reads, in column order
   std::vector<std::string> buffers;  // text forms of the current row
+  // cas_scan_next_batch: text forms and copied bytes of the current batch ([row][column]), and
+  // an error met after some rows of a batch, reported by the next call (after those rows).
+  std::vector<std::string> batch_buffers;
+  bool needs_buffers = false;  // a wanted column travels as text, bytes or a uuid
+  cassette::Status deferred;
+  bool ended = false;  // the cursor's next() returned false
 };
 
 namespace cassette::pg {
@@ -154,7 +161,11 @@ int cas_scan_open(cas_table* table, const char* encoded, const cas_value* const*
     size_t n = def.columns.size();
     scan->reprs.assign(reprs, reprs + n);
     for (size_t i = 0; i < n; ++i) {
-      if (wanted[i]) scan->wanted.push_back(i);
+      if (!wanted[i]) continue;
+      scan->wanted.push_back(i);
+      if (reprs[i] == CAS_REPR_TEXT || reprs[i] == CAS_REPR_VARLENA || reprs[i] == CAS_REPR_UUID) {
+        scan->needs_buffers = true;
+      }
     }
     scan->buffers.resize(n);
     CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
@@ -179,6 +190,57 @@ int cas_scan_next(cas_scan* scan, cas_value* out, int* has_row) {
                                            scan->reprs[i], &out[i], &scan->buffers[i]));
     }
     *has_row = 1;
+    return Status::ok();
+  });
+}
+
+int cas_scan_next_batch(cas_scan* scan, cas_value* out, int max_rows, int* nrows) {
+  return guarded([&]() -> Status {
+    *nrows = 0;
+    if (!scan->deferred.is_ok()) return std::exchange(scan->deferred, Status::ok());
+    if (scan->ended) return Status::ok();
+    const schema::TableDef& def = *scan->def;
+    const size_t ncolumns = def.columns.size();
+    // Buffers only for the columns that need them (text forms, bytes copied out of the row).
+    std::string unused;
+    const bool buffered = scan->needs_buffers;
+    if (buffered && scan->batch_buffers.size() < static_cast<size_t>(max_rows) * ncolumns) {
+      scan->batch_buffers.resize(static_cast<size_t>(max_rows) * ncolumns);
+    }
+    query::QueryCursor& cursor = *scan->cursor;
+    int r = 0;
+    for (; r < max_rows; ++r) {
+      if (!cursor.next()) {
+        scan->ended = true;
+        break;
+      }
+      cas_value* row = out + static_cast<size_t>(r) * ncolumns;
+      std::string* buffers =
+          buffered ? scan->batch_buffers.data() + static_cast<size_t>(r) * ncolumns : nullptr;
+      for (size_t i : scan->wanted) {
+        const std::optional<std::string_view> value = cursor.value(i);
+        if (value && to_pg_number(*value, scan->reprs[i], &row[i])) continue;
+        Status status = to_pg_value(def.columns[i].type, value ? &*value : nullptr,
+                                    scan->reprs[i], &row[i], buffered ? &buffers[i] : &unused);
+        if (!status.is_ok()) {
+          *nrows = r;
+          if (r == 0) return status;
+          scan->deferred = std::move(status);
+          return Status::ok();
+        }
+        // Raw bytes point into the cursor's row, which the next row replaces: keep a copy.
+        if (!row[i].isnull &&
+            (scan->reprs[i] == CAS_REPR_VARLENA || scan->reprs[i] == CAS_REPR_UUID)) {
+          buffers[i].assign(row[i].data, row[i].len);
+          row[i].data = buffers[i].data();
+        }
+      }
+    }
+    *nrows = r;
+    if (scan->ended && !cursor.status().is_ok()) {
+      if (r == 0) return cursor.status();
+      scan->deferred = cursor.status();
+    }
     return Status::ok();
   });
 }

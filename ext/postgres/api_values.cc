@@ -21,7 +21,6 @@ using types::CqlType;
 using types::TypeKind;
 namespace in = types::internal;
 
-constexpr int64_t kPgEpochMicros = 946'684'800'000'000;  // 2000-01-01 in Unix microseconds
 constexpr int64_t kPgEpochDays = 10'957;                 // 2000-01-01 in Unix days
 constexpr int64_t kCqlDateEpoch = int64_t{1} << 31;     // CQL dates: days + 2^31
 

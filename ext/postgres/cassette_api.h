@@ -158,6 +158,12 @@ int			cas_scan_open(cas_table *table, const char *encoded, const cas_value *cons
 /* Advances to the next row: *has_row = 0 at the end. values[c] for every wanted column stays
  * valid until the next call; entries of columns not wanted are not written. */
 int			cas_scan_next(cas_scan *scan, cas_value *values, int *has_row);
+/* Advances up to max_rows rows at once (a full scan pays the call and its checks per batch, not
+ * per row): row r's values are values[r * ncolumns + c] (ncolumns: the table's column count),
+ * written for wanted columns only; *nrows = 0 means the scan has ended. Every value,
+ * text and bytes included, stays valid until the next call on the scan. An error met after some
+ * rows were read returns those rows first and fails the next call. */
+int			cas_scan_next_batch(cas_scan *scan, cas_value *values, int max_rows, int *nrows);
 void		cas_scan_close(cas_scan *scan);
 
 /* The table's estimated row count (from the store's statistics; cheap). */

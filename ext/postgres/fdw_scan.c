@@ -52,10 +52,17 @@ typedef struct CassetteScanState
 	int64		limit;
 	cas_repr   *reprs;			/* per CQL column */
 	int		   *wanted;			/* per CQL column */
-	cas_value  *values;			/* per CQL column */
+	cas_value  *values;			/* the current batch: [row][CQL column] */
+	int			batch_capacity; /* rows values has room for */
+	int			batch_size;		/* rows the next batch asks for */
+	int			batch_rows;		/* rows in the current batch */
+	int			batch_pos;		/* the next of them to return */
+	bool		scan_done;		/* the engine reported the end */
 	int			nread;			/* attributes the query reads, with their CQL columns */
 	int		   *read_att;
 	int		   *read_column;
+	int			nunread;		/* attributes always null (not read, or no CQL column) */
+	int		   *unread_att;
 	cas_scan   *scan;
 } CassetteScanState;
 
@@ -82,7 +89,6 @@ cassetteBeginForeignScan(ForeignScanState *node, int eflags)
 		st->arg_is_in[i++] = lfirst_int(lc);
 	st->reprs = palloc0(sizeof(cas_repr) * Max(st->rel->ncolumns, 1));
 	st->wanted = palloc0(sizeof(int) * Max(st->rel->ncolumns, 1));
-	st->values = palloc0(sizeof(cas_value) * Max(st->rel->ncolumns, 1));
 	for (i = 0; i < st->rel->ncolumns; i++)
 		st->reprs[i] = st->rel->column_repr[i];
 	foreach(lc, wanted)
@@ -95,6 +101,7 @@ cassetteBeginForeignScan(ForeignScanState *node, int eflags)
 	/* The per-row loop visits only what the query reads (a full scan pays it per row). */
 	st->read_att = palloc0(sizeof(int) * Max(st->rel->natts, 1));
 	st->read_column = palloc0(sizeof(int) * Max(st->rel->natts, 1));
+	st->unread_att = palloc0(sizeof(int) * Max(st->rel->natts, 1));
 	for (i = 0; i < st->rel->natts; i++)
 	{
 		int			c = st->rel->att_column[i];
@@ -105,10 +112,61 @@ cassetteBeginForeignScan(ForeignScanState *node, int eflags)
 			st->read_column[st->nread] = c;
 			st->nread++;
 		}
+		else
+			st->unread_att[st->nunread++] = i;
 	}
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
 	st->arg_states = ExecInitExprList(fsplan->fdw_exprs, (PlanState *) node);
+}
+
+/*
+ * Rows come from the engine in batches (one call across the C/C++ boundary per batch, not per
+ * row). A scan that the engine stops early (a consumed LIMIT) asks for all its rows at once, up
+ * to CASSETTE_MAX_BATCH; otherwise batches start small, so a query that stops after a few rows
+ * (EXISTS, a LIMIT the engine does not enforce) reads few rows ahead, and double from there.
+ * Larger batches than 64 rows measured no faster.
+ */
+#define CASSETTE_FIRST_BATCH 16
+#define CASSETTE_MAX_BATCH 64
+
+static void
+reset_batches(CassetteScanState *st)
+{
+	st->batch_rows = 0;
+	st->batch_pos = 0;
+	st->scan_done = false;
+	st->batch_size = CASSETTE_FIRST_BATCH;
+	if (st->limit >= 0)			/* + 1: the engine meets its end within the same call */
+		st->batch_size = st->limit >= CASSETTE_MAX_BATCH ? CASSETTE_MAX_BATCH : (int) st->limit + 1;
+}
+
+/* Reads the next batch; false at the end of the scan. */
+static bool
+next_batch(CassetteScanState *st)
+{
+	int			ncolumns = Max(st->rel->ncolumns, 1);
+
+	if (st->scan_done)
+		return false;
+	if (st->batch_capacity < st->batch_size)
+	{
+		/* In the scan's memory context (the executor's per-query one), not a per-tuple one. */
+		if (st->values)
+			pfree(st->values);
+		st->values = MemoryContextAlloc(GetMemoryChunkContext(st),
+										sizeof(cas_value) * ncolumns * st->batch_size);
+		st->batch_capacity = st->batch_size;
+	}
+	CAS_CHECK(cas_scan_next_batch(st->scan, st->values, st->batch_size, &st->batch_rows));
+	st->batch_pos = 0;
+	if (st->batch_rows == 0)
+	{
+		st->scan_done = true;
+		return false;
+	}
+	st->batch_size = Min(st->batch_size * 2, CASSETTE_MAX_BATCH);
+	return true;
 }
 
 /* Evaluates the plan's arguments (parameters of this execution) and opens the scan. */
@@ -166,6 +224,7 @@ open_scan(ForeignScanState *node, CassetteScanState *st)
 							counts, reprs, st->nargs, st->limit, st->reprs, st->wanted,
 							&st->scan));
 	MemoryContextSwitchTo(old);
+	reset_batches(st);
 }
 
 static TupleTableSlot *
@@ -174,36 +233,39 @@ cassetteIterateForeignScan(ForeignScanState *node)
 	CassetteScanState *st = node->fdw_state;
 	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
 	CassetteRelation *rel = st->rel;
-	int			has_row;
+	const cas_value *row;
 	int			att;
 
 	ExecClearTuple(slot);
 	if (st->scan == NULL)
 		open_scan(node, st);
-	CAS_CHECK(cas_scan_next(st->scan, st->values, &has_row));
-	if (!has_row)
+	if (st->batch_pos >= st->batch_rows && !next_batch(st))
 		return slot;
+	row = st->values + (size_t) st->batch_pos++ * Max(rel->ncolumns, 1);
 	{
 		Datum	   *datums = slot->tts_values;
 		bool	   *nulls = slot->tts_isnull;
-		const int	natts = rel->natts;
 		const int	nread = st->nread;
 		int			k;
 
-		for (att = 0; att < natts; att++)
+		for (k = 0; k < st->nunread; k++)
 		{
-			nulls[att] = true;
-			datums[att] = (Datum) 0;
+			nulls[st->unread_att[k]] = true;
+			datums[st->unread_att[k]] = (Datum) 0;
 		}
 		for (k = 0; k < nread; k++)
 		{
 			const int	c = st->read_column[k];
-			const cas_value *v = &st->values[c];
+			const cas_value *v = &row[c];
 			const cas_repr repr = st->reprs[c];
 
 			att = st->read_att[k];
 			if (v->isnull)
+			{
+				nulls[att] = true;
+				datums[att] = (Datum) 0;
 				continue;
+			}
 			nulls[att] = false;
 			/* Pass-by-value types inline; the rest through cassette_datum_from_value. */
 			if (repr == CAS_REPR_FLOAT8)
