@@ -49,14 +49,8 @@ void EncodedBatch::append(const char* p, size_t n) {
 }
 
 void EncodedBatch::append_varint(uint64_t v) {
-  char buf[10];
-  size_t n = 0;
-  while (v >= 0x80) {
-    buf[n++] = static_cast<char>(v | 0x80);
-    v >>= 7;
-  }
-  buf[n++] = static_cast<char>(v);
-  append(buf, n);
+  char buf[coding::kMaxVarint64Bytes];
+  append(buf, coding::encode_varint64(buf, v));
 }
 
 size_t EncodedBatch::add(TableId table, std::string_view key, std::string_view value) {

@@ -47,15 +47,21 @@ inline uint64_t decode_big_endian64(const char* p) {
   return v;
 }
 
-inline void put_varint64(std::string* out, uint64_t v) {
-  char buf[10];
-  int n = 0;
+// Writes `v` as a varint into buf (room for kMaxVarint64Bytes); returns the byte count.
+constexpr size_t kMaxVarint64Bytes = 10;
+inline size_t encode_varint64(char* buf, uint64_t v) {
+  size_t n = 0;
   while (v >= 0x80) {
     buf[n++] = static_cast<char>(v | 0x80);
     v >>= 7;
   }
   buf[n++] = static_cast<char>(v);
-  out->append(buf, n);
+  return n;
+}
+
+inline void put_varint64(std::string* out, uint64_t v) {
+  char buf[kMaxVarint64Bytes];
+  out->append(buf, encode_varint64(buf, v));
 }
 inline void put_varint32(std::string* out, uint32_t v) { put_varint64(out, v); }
 
