@@ -110,5 +110,7 @@ lookup_fdw=$(best_lookup bench_lookup_fdw)
 lookup_pg=$(best_lookup bench_lookup_pg)
 echo "scan:   cassette_fdw ${scan_fdw}s, native ${scan_pg}s ($total rows)"
 echo "lookup: cassette_fdw ${lookup_fdw}s, native ${lookup_pg}s ($lookups lookups of 50 rows)"
-echo "RESULT fdw-scan pg-native $(echo "scale=2; $scan_pg / $scan_fdw" | bc)"
-echo "RESULT fdw-lookup pg-native $(echo "scale=2; $lookup_pg / $lookup_fdw" | bc)"
+# bc prints .40 for 0.40: printf gives every ratio the same 0.00 form as the other benches.
+ratio() { printf '%.2f' "$(echo "scale=4; $1 / $2" | bc)"; }
+echo "RESULT fdw-scan pg-native $(ratio "$scan_pg" "$scan_fdw")"
+echo "RESULT fdw-lookup pg-native $(ratio "$lookup_pg" "$lookup_fdw")"
