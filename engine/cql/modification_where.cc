@@ -432,16 +432,7 @@ Result<ModificationTargets> resolve_modification_where(
     key_groups.push_back(std::move(group));
   }
   for (const std::vector<std::string>& components : product(key_groups)) {
-    if (components.size() == 1 && components[0].empty()) {
-      return Status::invalid_argument("Key may not be empty");
-    }
-    for (const std::string& component : components) {
-      if (component.size() > types::kMaxPartitionKeyComponentSize) {
-        return Status::invalid_argument(
-            fmt::format("Key length of {} is longer than maximum of {}", component.size(),
-                        types::kMaxPartitionKeyComponentSize));
-      }
-    }
+    CASSETTE_RETURN_IF_ERROR(validate_partition_key_values(components));
     std::string key = partition_key_bytes(components);
     if (std::find(targets.partition_keys.begin(), targets.partition_keys.end(), key) ==
         targets.partition_keys.end()) {

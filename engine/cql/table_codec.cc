@@ -58,6 +58,20 @@ std::string partition_key_bytes(std::span<const std::string> components) {
   return types::serialize_partition_key(components);
 }
 
+Status validate_partition_key_values(std::span<const std::string> components) {
+  if (components.size() == 1 && components[0].empty()) {
+    return Status::invalid_argument("Key may not be empty");
+  }
+  for (const std::string& component : components) {
+    if (component.size() > types::kMaxPartitionKeyComponentSize) {
+      return Status::invalid_argument(fmt::format("Key length of {} is longer than maximum of {}",
+                                                  component.size(),
+                                                  types::kMaxPartitionKeyComponentSize));
+    }
+  }
+  return Status::ok();
+}
+
 Result<std::vector<std::string>> partition_key_values(const schema::TableDef& table,
                                                       std::string_view key) {
   return types::split_partition_key(key, table.partition_key().size());

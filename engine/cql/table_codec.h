@@ -23,6 +23,10 @@ namespace cassette::cql {
 // The partition key bytes Cassandra would hash: one component as is, several as a compound key.
 // `components` are in partition key order.
 std::string partition_key_bytes(std::span<const std::string> components);
+// Cassandra's checks of a written row's partition key values before partition_key_bytes:
+// "Key may not be empty" (a single empty component), "Key length of N is longer than maximum of
+// 65535" (a component too long for the key's length prefixes).
+Status validate_partition_key_values(std::span<const std::string> components);
 // The components of a stored partition key, in partition key order.
 Result<std::vector<std::string>> partition_key_values(const schema::TableDef& table,
                                                       std::string_view key);

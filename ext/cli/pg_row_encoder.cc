@@ -69,16 +69,7 @@ Status InsertEncoder::add(std::vector<types::Value>& values, storage::EncodedBat
     (slot.kind == Slot::Kind::kPartition ? partition_ : clustering_)[slot.index] =
         std::move(*values[i]);
   }
-  if (partition_.size() == 1 && partition_[0].empty()) {
-    return Status::invalid_argument("Key may not be empty");
-  }
-  for (const std::string& component : partition_) {
-    if (component.size() > types::kMaxPartitionKeyComponentSize) {
-      return Status::invalid_argument(
-          fmt::format("Key length of {} is longer than maximum of {}", component.size(),
-                      types::kMaxPartitionKeyComponentSize));
-    }
-  }
+  CASSETTE_RETURN_IF_ERROR(cql::validate_partition_key_values(partition_));
   std::string_view clustering;
   if (!clustering_.empty()) {
     CASSETTE_ASSIGN_OR_RETURN(key_, cql::clustering_key_bytes(*table_, clustering_));

@@ -51,7 +51,7 @@ Status row_key(const TableDef& table, const cas_value* values, const cas_repr* r
     }
     (c.kind == schema::ColumnKind::kPartitionKey ? key : clustering).push_back(std::move(*v));
   }
-  if (key.size() == 1 && key[0].empty()) return Status::invalid_argument("Key may not be empty");
+  CASSETTE_RETURN_IF_ERROR(cql::validate_partition_key_values(key));
   entry->partition_key = cql::partition_key_bytes(key);
   CASSETTE_ASSIGN_OR_RETURN(entry->clustering, cql::clustering_key_bytes(table, clustering));
   return Status::ok();

@@ -166,9 +166,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     CASSETTE_RETURN_IF_ERROR(key_component_error(c, *v));
     (c.kind == ColumnKind::kPartitionKey ? key_parts : clustering_parts).push_back(std::move(*v));
   }
-  if (key_parts.size() == 1 && key_parts[0].empty()) {
-    return Status::invalid_argument("Key may not be empty");
-  }
+  CASSETTE_RETURN_IF_ERROR(cql::validate_partition_key_values(key_parts));
   std::string key = cql::partition_key_bytes(key_parts);
   const ClusteringTypes& layout = clustering_types(t.table);
   std::string clustering;

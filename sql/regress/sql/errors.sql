@@ -35,6 +35,7 @@ CREATE FOREIGN TABLE loose_events (source text, hour int, ts timestamptz, value 
   SERVER cassette OPTIONS (table 'app.events');
 INSERT INTO loose_events VALUES (NULL, 1, now(), 1);
 INSERT INTO loose_events VALUES ('x', 1, NULL, 1);
+INSERT INTO loose_events VALUES (repeat('x', 70000), 1, now(), 1);
 UPDATE imported.events SET hour = 99 WHERE source = 'sensor-1' AND hour = 1;
 INSERT INTO imported.visits VALUES ('home', '2024-01-01', 5);
 SELECT cql($$UPDATE app.visits SET n = n + 1 WHERE page = 'home' AND day = '2024-01-01'$$, 'cassette');
