@@ -7,15 +7,6 @@
 
 namespace cassette::test {
 
-namespace {
-
-const char* const kFiltering =
-    "Cannot execute this query as it might involve data filtering and thus may have unpredictable "
-    "performance. If you want to execute this query despite the performance unpredictability, use "
-    "ALLOW FILTERING";
-
-}  // namespace
-
 TEST_CASE("cql select fidelity: avg of decimals is a running average rounded half-even") {
   SelectFixture f;
   f.ok("CREATE TABLE d (k int, c int, v decimal, PRIMARY KEY (k, c))");

@@ -13,6 +13,12 @@
 
 namespace cassette::test {
 
+// Cassandra's refusal of a query that needs ALLOW FILTERING.
+inline constexpr const char* kFiltering =
+    "Cannot execute this query as it might involve data filtering and thus may have unpredictable "
+    "performance. If you want to execute this query despite the performance unpredictability, use "
+    "ALLOW FILTERING";
+
 class SelectFixture : public CqlFixture {
  public:
   // Writes one row of `table` (values by column name, in Cassandra's string form, "null" for

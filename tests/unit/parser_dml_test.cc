@@ -51,8 +51,8 @@ TEST_CASE("parser: INSERT") {
   s = parse_as<InsertStatement>("INSERT INTO t JSON '{}' DEFAULT NULL");
   CHECK_FALSE(s.json_default_unset);
 
-  CHECK(parse_error("INSERT INTO t (a) VALUES (1) USING TTL 'x'")
-            .starts_with("line 1:39 no viable alternative at input 'x'"));
+  CHECK(parse_error("INSERT INTO t (a) VALUES (1) USING TTL 'x'") ==
+        "line 1:39 no viable alternative at input 'x' (...VALUES (1) USING TTL ['x'])");
 }
 
 TEST_CASE("parser: terms") {
@@ -180,8 +180,7 @@ TEST_CASE("parser: UPDATE assignments") {
   CHECK(parse_error("UPDATE t SET u.x = 1, u.x = 2 WHERE k = 0") ==
         "Multiple incompatible setting of column u");
   CHECK(parse_ok("UPDATE t SET u.x = 1, u.y = 2, l = l + [1], l = l + [2] WHERE k = 0"));
-  CHECK(parse_error("UPDATE t SET a = 1")
-            .starts_with("line 0:-1 mismatched input '<EOF>' expecting K_WHERE"));
+  CHECK(parse_error("UPDATE t SET a = 1") == "line 0:-1 mismatched input '<EOF>' expecting K_WHERE");
 }
 
 TEST_CASE("parser: IF conditions") {
@@ -231,8 +230,8 @@ TEST_CASE("parser: DELETE") {
   s = parse_as<DeleteStatement>("delete from t where k = 1 if exists");
   CHECK(s.targets.empty());
   CHECK(s.if_exists);
-  CHECK(parse_error("DELETE FROM t WHERE k = 1 USING TIMESTAMP 1")
-            .starts_with("line 1:26 mismatched input 'USING' expecting EOF"));
+  CHECK(parse_error("DELETE FROM t WHERE k = 1 USING TIMESTAMP 1") ==
+        "line 1:26 mismatched input 'USING' expecting EOF (...t WHERE k = 1 [USING]...)");
 }
 
 TEST_CASE("parser: BATCH") {
@@ -250,6 +249,6 @@ TEST_CASE("parser: BATCH") {
   CHECK(
       parse_as<BatchStatement>("BEGIN COUNTER BATCH UPDATE t SET c = c + 1 WHERE k = 1 APPLY BATCH")
           .type == BatchStatement::Type::kCounter);
-  CHECK(parse_error("BEGIN BATCH SELECT * FROM t APPLY BATCH")
-            .starts_with("line 1:12 mismatched input 'SELECT' expecting K_APPLY"));
+  CHECK(parse_error("BEGIN BATCH SELECT * FROM t APPLY BATCH") ==
+        "line 1:12 mismatched input 'SELECT' expecting K_APPLY (BEGIN BATCH [SELECT]...)");
 }
