@@ -6,8 +6,10 @@
 #include <cctype>
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <vector>
 
+#include "engine/cql/execution_context.h"
 #include "ext/cli/pg_connection.h"
 
 namespace cassette::cli::pg {
@@ -150,6 +152,25 @@ A progress bar is drawn on standard error when it is a terminal; a summary line 
 Exit status: 0 when every row moved, 1 on an error or when rows were rejected, 2 for a bad
 command line.
 )";
+}
+
+Result<BridgeTable> open_bridge_table(const BridgeOptions& options,
+                                      const storage::StoreOptions& store_options) {
+  if (!std::filesystem::is_directory(options.store)) {
+    return Status::not_found(fmt::format("no store at {}", options.store));
+  }
+  BridgeTable out;
+  auto store = storage::Store::open(options.store, store_options);
+  if (!store.is_ok()) {
+    return Status::io_error(
+        fmt::format("cannot open store {}: {}", options.store, store.status().message()));
+  }
+  out.store = std::move(store).value();
+  CASSETTE_ASSIGN_OR_RETURN(out.session, cql::Session::open(out.store));
+  cql::ExecutionContext context;
+  CASSETTE_ASSIGN_OR_RETURN(context.schema, out.session->catalog().current());
+  CASSETTE_ASSIGN_OR_RETURN(out.table, context.resolve_table({options.keyspace, options.table}));
+  return out;
 }
 
 }  // namespace cassette::cli::pg

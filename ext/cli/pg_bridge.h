@@ -20,6 +20,9 @@
 #include <string>
 #include <string_view>
 
+#include "engine/cql/session.h"
+#include "engine/schema/schema.h"
+#include "engine/storage/store.h"
 #include "engine/util/status.h"
 
 namespace cassette::cli::pg {
@@ -45,6 +48,17 @@ Result<BridgeOptions> parse_bridge_options(std::span<const std::string> args);
 
 // Runs a bridge command line; returns the exit status (0, 1, or 2 for usage errors).
 int run_bridge_command(std::span<const std::string> args);
+
+// What both commands start from: the store, a session on it and the CQL table the options name.
+struct BridgeTable {
+  std::shared_ptr<storage::Store> store;
+  std::unique_ptr<cql::Session> session;
+  std::shared_ptr<const schema::TableDef> table;
+};
+// Opens them; the error says which is missing ("no store at X", "cannot open store X: ...",
+// Cassandra's "table ks.t does not exist"...).
+Result<BridgeTable> open_bridge_table(const BridgeOptions& options,
+                                      const storage::StoreOptions& store_options);
 
 int run_pg_export(const BridgeOptions& options);
 int run_pg_import(const BridgeOptions& options);

@@ -9,12 +9,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 
 #include <pqxx/tablewriter>
 
-#include "engine/cql/execution_context.h"
-#include "engine/cql/session.h"
 #include "engine/query/query.h"
 #include "engine/storage/store.h"
 #include "ext/cli/pg_bridge.h"
@@ -92,20 +89,10 @@ std::string incompatibilities(const schema::TableDef& table, const std::vector<P
 }  // namespace
 
 int run_pg_export(const BridgeOptions& options) {
-  if (!std::filesystem::is_directory(options.store)) {
-    return fail(fmt::format("no store at {}", options.store));
-  }
-  auto store = storage::Store::open(options.store);
-  if (!store.is_ok()) return fail(fmt::format("cannot open store {}: {}", options.store, store.status().message()));
-  auto session = cql::Session::open(*store);
-  if (!session.is_ok()) return fail(session.status().message());
-  cql::ExecutionContext context;
-  auto schema = (*session)->catalog().current();
-  if (!schema.is_ok()) return fail(schema.status().message());
-  context.schema = *schema;
-  auto table = context.resolve_table({options.keyspace, options.table});
-  if (!table.is_ok()) return fail(table.status().message());
-  const schema::TableDef& def = **table;
+  auto bridge = open_bridge_table(options, storage::StoreOptions{});
+  if (!bridge.is_ok()) return fail(bridge.status().message());
+  storage::Store& store = *bridge->store;
+  const schema::TableDef& def = *bridge->table;
 
   auto connection = connect(options.connection);
   if (!connection.is_ok()) return fail(connection.status().message());
@@ -135,11 +122,11 @@ int run_pg_export(const BridgeOptions& options) {
       quoted_columns.push_back(quote_pg_identifier(column.name));
     }
     pqxx::tablewriter writer(tx, target.quoted, quoted_columns.begin(), quoted_columns.end());
-    auto snapshot = (*store)->snapshot();
+    auto snapshot = store.snapshot();
     if (!snapshot.is_ok()) return fail(snapshot.status().message());
     query::Plan plan = query::plan_query(def, query::PlanRequest{},
                                          query::table_statistics(**snapshot, def));
-    auto scan = query::QueryCursor::open(**store, *snapshot, *table, plan, query::Bindings{});
+    auto scan = query::QueryCursor::open(store, *snapshot, bridge->table, plan, query::Bindings{});
     if (!scan.is_ok()) return fail(scan.status().message());
     // How far through the token ring the scan is, for the progress bar.
     auto fraction_done = [&] {

@@ -10,11 +10,8 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
 
-#include "engine/cql/execution_context.h"
 #include "engine/cql/modification.h"
-#include "engine/cql/session.h"
 #include "engine/storage/store.h"
 #include "ext/cli/pg_bridge.h"
 #include "ext/cli/pg_connection.h"
@@ -85,27 +82,14 @@ std::string without_trailing_semicolons(std::string query) {
 }  // namespace
 
 int run_pg_import(const BridgeOptions& options) {
-  if (!std::filesystem::is_directory(options.store)) {
-    return fail(fmt::format("no store at {}", options.store));
-  }
   // Group commit: a batch's write does not wait for its own fsync (the log is synced every few
   // milliseconds, and when the store closes, before the summary is printed). A crash of this
   // process loses nothing written; a power failure may lose the last milliseconds of batches.
   storage::StoreOptions store_options;
   store_options.sync = storage::SyncMode::kNormal;
-  auto store = storage::Store::open(options.store, store_options);
-  if (!store.is_ok()) {
-    return fail(fmt::format("cannot open store {}: {}", options.store, store.status().message()));
-  }
-  auto session = cql::Session::open(*store);
-  if (!session.is_ok()) return fail(session.status().message());
-  cql::ExecutionContext context;
-  auto schema = (*session)->catalog().current();
-  if (!schema.is_ok()) return fail(schema.status().message());
-  context.schema = *schema;
-  auto table = context.resolve_table({options.keyspace, options.table});
-  if (!table.is_ok()) return fail(table.status().message());
-  const schema::TableDef& def = **table;
+  auto bridge = open_bridge_table(options, store_options);
+  if (!bridge.is_ok()) return fail(bridge.status().message());
+  const schema::TableDef& def = *bridge->table;
   std::string target_name = fmt::format("{}.{}", def.keyspace, def.name);
 
   auto connection = connect(options.connection);
@@ -141,7 +125,7 @@ int run_pg_import(const BridgeOptions& options) {
       }
       targets.push_back(*target);
     }
-    auto opened = CqlRowWriter::open(**session, *table, targets);
+    auto opened = CqlRowWriter::open(*bridge->session, bridge->table, targets);
     if (!opened.is_ok()) return fail(opened.status().message());
     writer = std::move(opened).value();
     rejects = std::make_unique<RejectsFile>(options.rejects, names);
@@ -197,7 +181,7 @@ int run_pg_import(const BridgeOptions& options) {
     }
     // The rows go from the commit log into an SSTable now, so that the next process to open
     // the store (a shell, each PostgreSQL backend) does not replay a whole import.
-    if (Status s = (*store)->flush(); !s.is_ok()) return fail(s.message());
+    if (Status s = bridge->store->flush(); !s.is_ok()) return fail(s.message());
   } catch (const std::exception& e) {
     progress.finish();
     std::string message = fmt::format("PostgreSQL: {}", describe_pg_error(e));
@@ -211,8 +195,8 @@ int run_pg_import(const BridgeOptions& options) {
   if (Status s = rejects->close(); !s.is_ok()) return fail(s.message());
   // Closing the store syncs what is left of the commit log: every row counted is durable.
   writer.reset();
-  session->reset();
-  store->reset();
+  bridge->session.reset();
+  bridge->store.reset();
   double seconds = progress.elapsed_seconds();
   std::string summary =
       fmt::format("pg-import: query -> {}: {}, {} rejected", target_name,
