@@ -1,6 +1,6 @@
 // The CQL <-> PostgreSQL type mapping of DESIGN §7, in one place for the bridge (pg-export,
-// pg-import). It needs only the description of a CQL type (engine/types/cql_type.h): no store,
-// no session, no libpq, so anything else that must name PostgreSQL types can use it.
+// pg-import) and the FDW's IMPORT FOREIGN SCHEMA (ext/postgres compiles this file in). It needs
+// only the description of a CQL type (engine/types/cql_type.h): no store, no session, no libpq.
 //
 //   tinyint, smallint -> smallint        int -> integer           bigint, counter -> bigint
 //   varint, decimal   -> numeric         float -> real            double -> double precision

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "engine/util/json.h"
+#include "ext/cli/pg_types.h"
 #include "ext/postgres/api_internal.h"
 
 namespace cassette::pg {
@@ -82,7 +83,7 @@ void describe_columns(cas_table* t) {
     const schema::ColumnDef& c = def.columns[i];
     t->names[i] = c.name;
     t->cql_types[i] = types::cql_type_name(c.type, def.keyspace);
-    t->pg_types[i] = pg_type_name(c.type);
+    t->pg_types[i] = cli::pg::pg_type_name(c.type);
     cas_column_info& info = t->columns[i];
     info.name = t->names[i].c_str();
     info.cql_type = t->cql_types[i].c_str();

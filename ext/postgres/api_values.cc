@@ -11,6 +11,7 @@
 
 #include "engine/types/value_internal.h"
 #include "engine/util/json.h"
+#include "ext/cli/pg_types.h"
 #include "ext/postgres/api_internal.h"
 
 namespace cassette::pg {
@@ -66,9 +67,7 @@ bool is_scalar(const CqlType& t) {
 }
 
 // A PostgreSQL array carries a collection of scalars; everything else composite is jsonb.
-bool is_array_type(const CqlType& t) {
-  return (t.kind == TypeKind::kList || t.kind == TypeKind::kSet) && is_scalar(t.params[0]);
-}
+bool is_array_type(const CqlType& t) { return cli::pg::maps_to_array(t); }
 
 
 std::string timestamp_text(int64_t millis) {
@@ -294,48 +293,6 @@ Status out_of_range(const CqlType& type, int64_t v, std::string_view column) {
 }
 
 }  // namespace
-
-std::string pg_type_name(const CqlType& type) {
-  switch (type.kind) {
-    case TypeKind::kTinyint:
-    case TypeKind::kSmallint:
-      return "smallint";
-    case TypeKind::kInt:
-      return "integer";
-    case TypeKind::kBigint:
-    case TypeKind::kCounter:
-      return "bigint";
-    case TypeKind::kVarint:
-    case TypeKind::kDecimal:
-      return "numeric";
-    case TypeKind::kFloat:
-      return "real";
-    case TypeKind::kDouble:
-      return "double precision";
-    case TypeKind::kBoolean:
-      return "boolean";
-    case TypeKind::kText:
-    case TypeKind::kAscii:
-      return "text";
-    case TypeKind::kBlob:
-      return "bytea";
-    case TypeKind::kUuid:
-    case TypeKind::kTimeuuid:
-      return "uuid";
-    case TypeKind::kTimestamp:
-      return "timestamp with time zone";
-    case TypeKind::kDate:
-      return "date";
-    case TypeKind::kTime:
-      return "time without time zone";
-    case TypeKind::kDuration:
-      return "interval";
-    case TypeKind::kInet:
-      return "inet";
-    default:
-      return is_array_type(type) ? pg_type_name(type.params[0]) + "[]" : "jsonb";
-  }
-}
 
 cas_repr natural_repr(const CqlType& type) {
   switch (type.kind) {
