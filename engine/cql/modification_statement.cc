@@ -183,13 +183,8 @@ Status add_modification(const PreparedModification& statement, const WriteParame
       for (const std::string& clustering : clusterings) {
         RowBuilder row;
         if (statement.type == StatementType::kInsert) {
-          storage::LivenessInfo liveness;
-          liveness.timestamp = params.timestamp;
-          if (params.ttl > 0) {
-            liveness.ttl = params.ttl;
-            liveness.local_expiration_time = params.now_seconds + params.ttl;
-          }
-          row.set_liveness(liveness);
+          row.set_liveness(
+              storage::LivenessInfo::written(params.timestamp, params.ttl, params.now_seconds));
         }
         std::optional<storage::Row> existing;
         if (read_regular) {

@@ -49,6 +49,18 @@ struct LivenessInfo {
   int64_t ttl = 0;                                 // seconds; 0 = does not expire
   int64_t local_expiration_time = kNoDeletionTime;  // seconds, when ttl > 0
 
+  // The marker an INSERT at `timestamp` writes: expiring `ttl` seconds after `now_seconds` when
+  // ttl > 0 (as Cell::expiring).
+  static LivenessInfo written(int64_t timestamp, int64_t ttl, int64_t now_seconds) {
+    LivenessInfo out;
+    out.timestamp = timestamp;
+    if (ttl > 0) {
+      out.ttl = ttl;
+      out.local_expiration_time = now_seconds + ttl;
+    }
+    return out;
+  }
+
   bool is_empty() const { return timestamp == kNoTimestamp; }
   bool is_expiring() const { return ttl > 0; }
   bool is_live(int64_t now_seconds) const {

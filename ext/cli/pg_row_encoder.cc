@@ -78,12 +78,7 @@ Status InsertEncoder::add(std::vector<types::Value>& values, storage::EncodedBat
 
   // The row: add_modification() of an INSERT (row marker, then each column's cell).
   const bool expiring = params_.ttl > 0;
-  row_.liveness = storage::LivenessInfo{};
-  row_.liveness.timestamp = params_.timestamp;
-  if (expiring) {
-    row_.liveness.ttl = params_.ttl;
-    row_.liveness.local_expiration_time = params_.now_seconds + params_.ttl;
-  }
+  row_.liveness = storage::LivenessInfo::written(params_.timestamp, params_.ttl, params_.now_seconds);
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (slots_[i].kind != Slot::Kind::kCell) continue;
     storage::Cell& cell = row_.columns[slots_[i].index].cell;

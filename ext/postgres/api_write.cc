@@ -152,13 +152,7 @@ Status add_row(const PendingRow& p, const cql::WriteParameters& params,
     }
     cql::RowBuilder row;
     if (!is_static && p.live) {
-      storage::LivenessInfo liveness;
-      liveness.timestamp = params.timestamp;
-      if (params.ttl > 0) {
-        liveness.ttl = params.ttl;
-        liveness.local_expiration_time = params.now_seconds + params.ttl;
-      }
-      row.set_liveness(liveness);
+      row.set_liveness(storage::LivenessInfo::written(params.timestamp, params.ttl, params.now_seconds));
     }
     for (const auto& op : ops) {
       CASSETTE_RETURN_IF_ERROR(cql::apply_operation(op, params, existing ? &*existing : nullptr, row));

@@ -193,15 +193,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
 
   storage::Row row, static_row;
   row.columns.reserve(n);
-  if (!is_update) {
-    storage::LivenessInfo liveness;
-    liveness.timestamp = w.timestamp;
-    if (w.ttl > 0) {
-      liveness.ttl = w.ttl;
-      liveness.local_expiration_time = w.now_seconds + w.ttl;
-    }
-    row.liveness = liveness;
-  }
+  if (!is_update) row.liveness = storage::LivenessInfo::written(w.timestamp, w.ttl, w.now_seconds);
   std::optional<std::optional<storage::Row>> existing, existing_static;  // read lazily
   for (size_t i = 0; i < n; ++i) {
     const ColumnDef& c = table.columns[i];
