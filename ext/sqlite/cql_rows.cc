@@ -29,15 +29,6 @@ struct RowsTable {
   std::vector<cql::ResultColumn> columns;  // table mode: its result columns
 };
 
-std::string sql_quote(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 // The module argument as the statement: one SQL string literal, or the raw text.
 std::string statement_argument(int argc, const char* const* argv) {
   std::string text;

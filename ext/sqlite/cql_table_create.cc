@@ -97,15 +97,6 @@ std::string quote_name(std::string_view name) {
   return out + "\"";
 }
 
-std::string sql_quote(std::string_view name) {
-  std::string out = "\"";
-  for (char c : name) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + "\"";
-}
-
 struct Arguments {
   std::vector<std::string> columns;  // column definitions
   std::string primary_key;           // "PRIMARY KEY (...)"

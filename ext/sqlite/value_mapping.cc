@@ -169,6 +169,15 @@ void result_text(sqlite3_context* context, const std::string& text) {
 
 }  // namespace
 
+std::string sql_quote(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
 const char* declared_sql_type(const CqlType& type) {
   switch (type.kind) {
     case TypeKind::kTinyint:

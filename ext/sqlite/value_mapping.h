@@ -14,6 +14,8 @@ namespace cassette::sqlite {
 
 // The SQL type a column is declared with: INTEGER, REAL, TEXT or BLOB.
 const char* declared_sql_type(const types::CqlType& type);
+// A column name as an SQL identifier in a declaration: "name", inner quotes doubled.
+std::string sql_quote(std::string_view name);
 
 // Sets the result of `context` to the SQL form of `bytes` (a serialized value of `type`).
 void result_value(sqlite3_context* context, const types::CqlType& type, std::string_view bytes);
