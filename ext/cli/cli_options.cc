@@ -7,19 +7,13 @@
 #include <cctype>
 #include <charconv>
 
+#include "engine/types/value_internal.h"
+
 namespace cassette::cli {
 
 namespace {
 
-// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
+using types::internal::days_from_civil;
 
 bool read_number(std::string_view text, size_t& pos, size_t digits, int& out) {
   if (pos + digits > text.size()) return false;
@@ -86,16 +80,9 @@ std::string format_utc_time(int64_t micros) {
     rest += 86400;
     --days;
   }
-  // civil_from_days
-  days += 719468;
-  const int64_t era = (days >= 0 ? days : days - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(days - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
-  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
-  const int64_t y = static_cast<int64_t>(yoe) + era * 400 + (m <= 2);
+  int64_t y;
+  unsigned m, d;
+  types::internal::civil_from_days(days, &y, &m, &d);
   return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", y, m, d, rest / 3600, rest / 60 % 60,
                      rest % 60);
 }

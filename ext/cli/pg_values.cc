@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "engine/types/value_internal.h"
+
 namespace cassette::cli::pg {
 
 namespace {
@@ -27,18 +29,7 @@ int64_t load_signed(std::string_view bytes) {
   return static_cast<int64_t>(value);
 }
 
-// Days since 1970-01-01 to a proleptic Gregorian date (Howard Hinnant's civil_from_days).
-void civil_from_days(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const auto doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *d = doy - (153 * mp + 2) / 5 + 1;
-  *m = mp < 10 ? mp + 3 : mp - 9;
-  *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
-}
+using types::internal::civil_from_days;
 
 // PostgreSQL's ISO date: "2024-01-02", "0044-03-15 BC" for year -43 (there is no year 0).
 std::string pg_date(int64_t days) {

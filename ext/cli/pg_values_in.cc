@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/types/value_internal.h"
 #include "ext/cli/pg_values.h"
 
 namespace cassette::cli::pg {
@@ -28,14 +29,7 @@ std::string store_signed(int64_t value, size_t width) {
   return out;
 }
 
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<int64_t>(doe) - 719468;
-}
+using types::internal::days_from_civil;
 
 // Reads an unsigned decimal number of at least one digit.
 bool read_digits(std::string_view text, size_t& pos, int64_t* out, size_t* count = nullptr) {
