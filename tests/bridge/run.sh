@@ -25,31 +25,8 @@ cql() { "$cassette" "$work/store" "$@"; }
 # Summaries end with timings; tests compare them with the numbers masked.
 mask_time() { sed -E 's/ in [0-9]+\.[0-9]+ s \([0-9]+ rows\/s\)/ in T s (R rows\/s)/'; }
 
-# check NAME EXPECTED_STATUS EXPECTED_STDOUT EXPECTED_STDERR -- COMMAND...
-check() {
-  local name=$1 want_status=$2 want_out=$3 want_err=$4
-  shift 5
-  local out err status
-  out=$("$@" 2>"$work/stderr"; echo "~$?")
-  status=${out##*~}
-  out=${out%~*}
-  out=${out%$'\n'}
-  out=$(printf '%s' "$out" | mask_time)
-  err=$(cat "$work/stderr")
-  if [[ "$status" == "$want_status" && "$out" == "$want_out" && "$err" == "$want_err" ]]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAILED: $name"
-    [[ "$status" != "$want_status" ]] && echo "  status: want $want_status, got $status"
-    if [[ "$out" != "$want_out" ]]; then
-      echo "  stdout differs:"; diff <(printf '%s\n' "$want_out") <(printf '%s\n' "$out") | sed 's/^/    /'
-    fi
-    if [[ "$err" != "$want_err" ]]; then
-      echo "  stderr differs:"; diff <(printf '%s\n' "$want_err") <(printf '%s\n' "$err") | sed 's/^/    /'
-    fi
-  fi
-}
+source "$root/tests/lib/check.sh"  # check NAME STATUS STDOUT STDERR -- COMMAND...
+check_output_filter() { mask_time; }
 
 # ---- a CQL table with every type, exported ------------------------------------------------------
 

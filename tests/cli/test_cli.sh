@@ -7,36 +7,12 @@
 set -uo pipefail
 build_dir=${1:-build}
 cassette="$(cd "$build_dir" && pwd)/cassette"
+source "$(cd "$(dirname "$0")" && pwd)/../lib/check.sh"  # check NAME STATUS STDOUT STDERR -- COMMAND...
 passed=0
 failed=0
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-
-# check NAME EXPECTED_STATUS EXPECTED_STDOUT EXPECTED_STDERR -- COMMAND...
-check() {
-  local name=$1 want_status=$2 want_out=$3 want_err=$4
-  shift 5
-  local out err status
-  out=$("$@" 2>"$work/stderr"; echo "~$?")
-  status=${out##*~}
-  out=${out%~*}
-  out=${out%$'\n'}  # the expected text is written without its final newline
-  err=$(cat "$work/stderr")
-  if [[ "$status" == "$want_status" && "$out" == "$want_out" && "$err" == "$want_err" ]]; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAILED: $name"
-    [[ "$status" != "$want_status" ]] && echo "  status: want $want_status, got $status"
-    if [[ "$out" != "$want_out" ]]; then
-      echo "  stdout differs:"; diff <(printf '%s\n' "$want_out") <(printf '%s\n' "$out") | sed 's/^/    /'
-    fi
-    if [[ "$err" != "$want_err" ]]; then
-      echo "  stderr differs:"; diff <(printf '%s\n' "$want_err") <(printf '%s\n' "$err") | sed 's/^/    /'
-    fi
-  fi
-}
 
 # check_match NAME EXPECTED_STATUS STDOUT_REGEX STDERR_REGEX -- COMMAND...  (extended regexes,
 # matched against the whole output with newlines as \n... use (.|\n)* where needed)
