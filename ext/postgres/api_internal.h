@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/cql/session.h"
+#include "engine/query/query.h"
 #include "engine/schema/catalog.h"
 #include "engine/storage/store.h"
 #include "engine/util/status.h"
@@ -32,6 +33,28 @@ struct cas_table {
   std::vector<std::string> cql_types;
   std::vector<std::string> pg_types;
   std::vector<cas_column_info> columns;
+};
+
+namespace cassette::pg {
+struct AggregateState;
+}  // namespace cassette::pg
+
+// A scan opened by cas_scan_open (api_scan.cc): the engine's cursor and what the glue reads.
+struct cas_scan {
+  cas_table* table = nullptr;
+  std::shared_ptr<const cassette::schema::TableDef> def;
+  std::unique_ptr<cassette::query::QueryCursor> cursor;
+  std::vector<cas_repr> reprs;
+  std::vector<size_t> wanted;        // the columns the glue reads, in column order
+  std::vector<std::string> buffers;  // text forms of the current row
+  // cas_scan_next_batch: text forms and copied bytes of the current batch ([row][column]), and
+  // an error met after some rows of a batch, reported by the next call (after those rows).
+  std::vector<std::string> batch_buffers;
+  bool needs_buffers = false;  // a wanted column travels as text, bytes or a uuid
+  cassette::Status deferred;
+  bool ended = false;  // the cursor's next() returned false
+  // cas_scan_aggregate's running state (api_aggregate.cc), made by its first call.
+  std::shared_ptr<cassette::pg::AggregateState> aggregate;
 };
 
 namespace cassette::pg {

@@ -11,21 +11,6 @@
 #include "engine/query/query.h"
 #include "ext/postgres/api_internal.h"
 
-struct cas_scan {
-  cas_table* table = nullptr;
-  std::shared_ptr<const cassette::schema::TableDef> def;
-  std::unique_ptr<cassette::query::QueryCursor> cursor;
-  std::vector<cas_repr> reprs;
-  std::vector<size_t> wanted;        // the columns the glue reads, in column order
-  std::vector<std::string> buffers;  // text forms of the current row
-  // cas_scan_next_batch: text forms and copied bytes of the current batch ([row][column]), and
-  // an error met after some rows of a batch, reported by the next call (after those rows).
-  std::vector<std::string> batch_buffers;
-  bool needs_buffers = false;  // a wanted column travels as text, bytes or a uuid
-  cassette::Status deferred;
-  bool ended = false;  // the cursor's next() returned false
-};
-
 namespace cassette::pg {
 
 namespace {

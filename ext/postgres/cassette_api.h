@@ -166,6 +166,48 @@ int			cas_scan_next(cas_scan *scan, cas_value *values, int *has_row);
 int			cas_scan_next_batch(cas_scan *scan, cas_value *values, int max_rows, int *nrows);
 void		cas_scan_close(cas_scan *scan);
 
+/* Aggregates the engine computes over a scan's rows (aggregate pushdown), with PostgreSQL's
+ * semantics exactly (api_aggregate.cc says how): count(*), count(col), sum, min, max. */
+typedef enum cas_agg_kind
+{
+	CAS_AGG_COUNT_ROWS = 0,		/* count(*) */
+	CAS_AGG_COUNT,				/* count(col): non-null values */
+	CAS_AGG_SUM,				/* repr INT2, INT4 (an int8 sum), INT8 (a numeric sum), FLOAT4,
+								 * FLOAT8 */
+	CAS_AGG_MIN,
+	CAS_AGG_MAX
+} cas_agg_kind;
+
+typedef struct cas_aggregate
+{
+	cas_agg_kind kind;
+	int			column;			/* CQL column (not read for count(*)) */
+	cas_repr	repr;			/* how the column's values travel (its natural representation) */
+} cas_aggregate;
+
+/* What a cas_scan_aggregate call produced. */
+typedef enum cas_aggregate_outcome
+{
+	CAS_AGGREGATE_MORE = 0,		/* max_rows rows were folded: call again */
+	CAS_AGGREGATE_GROUP,		/* results (and group_values) hold a finished group */
+	CAS_AGGREGATE_END,			/* no more groups */
+	CAS_AGGREGATE_FLOAT_OVERFLOW	/* a float sum overflowed from finite values: PostgreSQL's
+								 * "value out of range: overflow" */
+} cas_aggregate_outcome;
+
+/* Folds rows of `scan` into aggregates[0..count) (the same arrays on every call of a scan),
+ * reading at most max_rows rows per call (the glue checks for interrupts between calls).
+ * Without group columns (ngroup = 0) the whole scan is one group, returned at its end even when
+ * it has no rows. With group columns, which must be partition key columns (GROUP BY the whole
+ * partition key), each partition is a group; group_values[g] then holds column
+ * group_columns[g] of the group in its natural representation.
+ * A group's results[k]: counts in i (never null); sums of INT2/INT4 in i, of INT8 as the decimal
+ * digits of a numeric in data/len, of floats in d, null over no values; min/max in the column's
+ * representation, null over no values. They stay valid until the next call. */
+int			cas_scan_aggregate(cas_scan *scan, const cas_aggregate *aggregates, int count,
+							   const int *group_columns, int ngroup, int max_rows,
+							   cas_value *results, cas_value *group_values, int *outcome);
+
 /* The table's estimated row count (from the store's statistics; cheap). */
 int			cas_table_estimate(cas_table *table, double *rows);
 

@@ -59,6 +59,10 @@ extern void cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_r
 extern void cassette_values_from_slot(CassetteRelation *rel, TupleTableSlot *slot,
 									  cas_value *values, cas_repr *reprs);
 
+/* The plan of a pushed-down aggregate (fdw_aggregate.c) describes each column of its scan tuple
+ * as an IntList (kind, CQL column, repr): a cas_agg_kind, or this for a GROUP BY column. */
+#define CASSETTE_GROUP_KEY (-1)
+
 /* Planning (fdw_plan.c), scanning (fdw_scan.c), modifications (fdw_modify.c), import
  * (fdw_import.c). */
 struct FdwRoutine;

@@ -20,6 +20,7 @@
  * nested loop from a native table does one partition lookup per outer row). Everything the
  * engine does not enforce stays a PostgreSQL filter. The plan keeps the engine's encoded plan
  * and the expressions of the values it binds, in binding order; fdw_scan.c executes it.
+ * Aggregates computed by the engine instead of PostgreSQL are planned in fdw_aggregate.c.
  */
 #include "postgres.h"
 
@@ -53,29 +54,13 @@
 #include "utils/rel.h"
 #include "utils/sampling.h"
 
-#include "fdw_internal.h"
+#include "fdw_plan.h"
 
 /* Costs, in PostgreSQL's units. The engine's estimate counts rows touched (a partition seek is
  * worth a few rows); each costs a little more than a heap tuple, which PostgreSQL charges 0.01. */
 #define CAS_STARTUP_COST 5.0
 #define CAS_SCAN_ROW_COST 0.012
 #define CAS_DEFAULT_ROWS 1000.0
-
-/* A restriction that may be pushed down. */
-typedef struct CassetteCond
-{
-	RestrictInfo *rinfo;
-	int			column;			/* CQL column */
-	cas_op		op;
-	Expr	   *value;			/* the other side: no Var of this relation, not volatile */
-	int			in_count;		/* IN with a constant array: its length, else -1 */
-} CassetteCond;
-
-typedef struct CassettePlanState
-{
-	CassetteRelation *rel;
-	List	   *conds;			/* CassetteCond * from baserestrictinfo */
-} CassettePlanState;
 
 static bool
 same_integer_family(Oid a, Oid b)
@@ -230,9 +215,9 @@ classify_clauses(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel, 
 }
 
 /* Asks the engine (engine/query) for the access path of `conds` with an ORDER BY and a LIMIT. */
-static void
-plan_conds(CassetteRelation *rel, List *conds, const cas_order_term *order, int norder,
-		   int64 limit, cas_plan_info *plan)
+void
+cassette_plan_conds(CassetteRelation *rel, List *conds, const cas_order_term *order, int norder,
+					int64 limit, cas_plan_info *plan)
 {
 	int			n = Min(list_length(conds), CAS_MAX_CONSTRAINTS);
 	cas_constraint *constraints = palloc0(sizeof(cas_constraint) * Max(n, 1));
@@ -256,8 +241,8 @@ plan_conds(CassetteRelation *rel, List *conds, const cas_order_term *order, int 
 	plan->encoded = pstrdup(plan->encoded);
 }
 
-static bool
-cond_used(const cas_plan_info *plan, int i)
+bool
+cassette_cond_used(const cas_plan_info *plan, int i)
 {
 	return i < CAS_MAX_CONSTRAINTS && plan->argument_of[i] >= 0;
 }
@@ -286,8 +271,8 @@ cassetteGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntab
 
 /* The engine's estimate is in rows touched (a partition seek counts as several); a row costs
  * about what PostgreSQL charges for a heap tuple read and returned. */
-static void
-path_costs(const cas_plan_info *plan, double rows, Cost *startup, Cost *total)
+void
+cassette_path_costs(const cas_plan_info *plan, double rows, Cost *startup, Cost *total)
 {
 	*startup = CAS_STARTUP_COST;
 	*total = *startup + plan->cost * CAS_SCAN_ROW_COST + rows * cpu_tuple_cost;
@@ -420,11 +405,11 @@ add_parameterized_paths(PlannerInfo *root, RelOptInfo *baserel, CassettePlanStat
 	}
 	if (bms_is_empty(required_outer))
 		return;
-	plan_conds(rel, conds, NULL, 0, -1, &plan);
+	cassette_plan_conds(rel, conds, NULL, 0, -1, &plan);
 	if (!plan.partition_lookup)
 		return;
 	param_info = get_baserel_parampathinfo(root, baserel, required_outer);
-	path_costs(&plan, param_info->ppi_rows, &startup, &total);
+	cassette_path_costs(&plan, param_info->ppi_rows, &startup, &total);
 	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, param_info->ppi_rows,
 													   startup, total, NIL, required_outer,
 													   NULL, list_make1(makeInteger(0))));
@@ -441,8 +426,8 @@ cassetteGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntable
 	Cost		startup,
 				total;
 
-	plan_conds(state->rel, state->conds, NULL, 0, -1, &plan);
-	path_costs(&plan, baserel->rows, &startup, &total);
+	cassette_plan_conds(state->rel, state->conds, NULL, 0, -1, &plan);
+	cassette_path_costs(&plan, baserel->rows, &startup, &total);
 	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows,
 													   startup, total, NIL, NULL, NULL,
 													   list_make1(makeInteger(0))));
@@ -451,10 +436,10 @@ cassetteGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntable
 	norder = root->query_pathkeys != NIL ? query_order(root, baserel, state->rel, order) : -1;
 	if (norder > 0)
 	{
-		plan_conds(state->rel, state->conds, order, norder, -1, &plan);
+		cassette_plan_conds(state->rel, state->conds, order, norder, -1, &plan);
 		if (plan.order_satisfied)
 		{
-			path_costs(&plan, baserel->rows, &startup, &total);
+			cassette_path_costs(&plan, baserel->rows, &startup, &total);
 			add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows,
 															   startup, total,
 															   root->query_pathkeys, NULL, NULL,
@@ -464,12 +449,40 @@ cassetteGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntable
 	add_parameterized_paths(root, baserel, state);
 }
 
+/* The values of the enforced clauses, in the order the plan binds them. */
+void
+cassette_plan_arguments(List *conds, const cas_plan_info *plan, List **fdw_exprs,
+						List **arg_is_in)
+{
+	Expr	  **args = palloc0(sizeof(Expr *) * Max(plan->arguments, 1));
+	int		   *args_in = palloc0(sizeof(int) * Max(plan->arguments, 1));
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, conds)
+	{
+		CassetteCond *cond = lfirst(lc);
+
+		if (cassette_cond_used(plan, i) && plan->argument_of[i] < plan->arguments)
+		{
+			args[plan->argument_of[i]] = cond->value;
+			args_in[plan->argument_of[i]] = cond->op == CAS_OP_IN;
+		}
+		i++;
+	}
+	for (i = 0; i < plan->arguments; i++)
+	{
+		*fdw_exprs = lappend(*fdw_exprs, args[i]);
+		*arg_is_in = lappend_int(*arg_is_in, args_in[i]);
+	}
+}
+
 static ForeignScan *
 cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
 					   ForeignPath *best_path, List *tlist, List *scan_clauses, Plan *outer_plan)
 {
 	CassettePlanState *state = baserel->fdw_private;
-	bool		ordered = intVal(linitial(best_path->fdw_private)) != 0;
+	bool		ordered;
 	cas_order_term order[CAS_MAX_CONSTRAINTS];
 	int			norder = 0;
 	int64		limit = -1;
@@ -478,12 +491,14 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntablei
 	List	   *fdw_exprs = NIL;
 	List	   *arg_is_in = NIL;
 	List	   *wanted = NIL;
-	Expr	  **args;
-	int		   *args_in;
 	Bitmapset  *attrs = NULL;
 	cas_plan_info plan;
 	ListCell   *lc;
 	int			i;
+
+	if (IS_UPPER_REL(baserel))	/* an aggregate pushed down (fdw_aggregate.c) */
+		return cassette_aggregate_plan(root, baserel, tlist, outer_plan);
+	ordered = intVal(linitial(best_path->fdw_private)) != 0;
 
 	/* Candidates among all the clauses (baserestrictinfo, and the join clauses of a
 	 * parameterized path), then the ones the engine's access path enforces. */
@@ -502,7 +517,7 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntablei
 	}
 	if (ordered)
 		norder = Max(query_order(root, baserel, state->rel, order), 0);
-	plan_conds(state->rel, conds, norder > 0 ? order : NULL, norder, -1, &plan);
+	cassette_plan_conds(state->rel, conds, norder > 0 ? order : NULL, norder, -1, &plan);
 	foreach(lc, scan_clauses)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
@@ -514,7 +529,7 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntablei
 		{
 			CassetteCond *cond = lfirst(lc2);
 
-			if (cond->rinfo == rinfo && cond_used(&plan, i))
+			if (cond->rinfo == rinfo && cassette_cond_used(&plan, i))
 				pushed = true;
 			i++;
 		}
@@ -533,7 +548,7 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntablei
 	{
 		cas_plan_info limited;
 
-		plan_conds(state->rel, conds, norder > 0 ? order : NULL, norder,
+		cassette_plan_conds(state->rel, conds, norder > 0 ? order : NULL, norder,
 				   (int64) root->limit_tuples, &limited);
 		if (limited.limit_consumed && limited.arguments == plan.arguments)
 		{
@@ -542,26 +557,7 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntablei
 		}
 	}
 
-	/* The values of the enforced clauses, in the order the plan binds them. */
-	args = palloc0(sizeof(Expr *) * Max(plan.arguments, 1));
-	args_in = palloc0(sizeof(int) * Max(plan.arguments, 1));
-	i = 0;
-	foreach(lc, conds)
-	{
-		CassetteCond *cond = lfirst(lc);
-
-		if (cond_used(&plan, i) && plan.argument_of[i] < plan.arguments)
-		{
-			args[plan.argument_of[i]] = cond->value;
-			args_in[plan.argument_of[i]] = cond->op == CAS_OP_IN;
-		}
-		i++;
-	}
-	for (i = 0; i < plan.arguments; i++)
-	{
-		fdw_exprs = lappend(fdw_exprs, args[i]);
-		arg_is_in = lappend_int(arg_is_in, args_in[i]);
-	}
+	cassette_plan_arguments(conds, &plan, &fdw_exprs, &arg_is_in);
 
 	/* The columns the query reads (all of them for a whole-row reference). */
 	pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid, &attrs);
@@ -588,4 +584,5 @@ cassette_plan_routines(FdwRoutine *routine)
 	routine->GetForeignRelSize = cassetteGetForeignRelSize;
 	routine->GetForeignPaths = cassetteGetForeignPaths;
 	routine->GetForeignPlan = cassetteGetForeignPlan;
+	routine->GetForeignUpperPaths = cassetteGetForeignUpperPaths;
 }

@@ -2,8 +2,9 @@
  * Executing scans of cassette foreign tables: the plan from fdw_plan.c (the engine's encoded
  * plan, the expressions of its bound values, the columns the query reads, a consumed LIMIT) is
  * opened as an engine cursor at the first row, with the values evaluated for this execution
- * (parameters, outer rows of a nested loop), and each row becomes a virtual tuple. Also EXPLAIN
- * output and ANALYZE (a reservoir sample of a full scan).
+ * (parameters, outer rows of a nested loop), and each row becomes a virtual tuple; a scan with
+ * an aggregate pushed down (fdw_aggregate.c) returns the engine's aggregated rows instead. Also
+ * EXPLAIN output and ANALYZE (a reservoir sample of a full scan).
  */
 #include "postgres.h"
 
@@ -35,6 +36,7 @@
 #include "utils/memutils.h"
 #include "utils/pg_locale.h"
 #include "utils/rel.h"
+#include "utils/float.h"
 #include "utils/sampling.h"
 
 #include "fdw_internal.h"
@@ -64,6 +66,22 @@ typedef struct CassetteScanState
 	int			nunread;		/* attributes always null (not read, or no CQL column) */
 	int		   *unread_att;
 	cas_scan   *scan;
+	/* An aggregate pushed down (fdw_aggregate.c): the scan returns one aggregated row, or one
+	 * per partition (GROUP BY the partition key). Scan tuple column k is aggregate
+	 * entry_aggregate[k] or, when that is -1, group column entry_group[k]. */
+	int			naggregates;
+	cas_aggregate *aggregates;
+	int			ngroup;
+	int		   *group_columns;	/* CQL columns */
+	int			nentries;
+	int		   *entry_aggregate;
+	int		   *entry_group;
+	cas_value  *results;		/* per aggregate */
+	cas_value  *group_values;	/* per group column */
+	char	   *aggregate_text; /* "count(*), sum(value)" */
+	char	   *group_text;		/* "source, hour", or "" */
+	bool		aggregated;		/* the engine said there are no more groups */
+	TupleDesc	table_desc;		/* the foreign table's columns */
 } CassetteScanState;
 
 static void
@@ -72,12 +90,54 @@ cassetteBeginForeignScan(ForeignScanState *node, int eflags)
 	ForeignScan *fsplan = (ForeignScan *) node->ss.ps.plan;
 	Relation	relation = node->ss.ss_currentRelation;
 	CassetteScanState *st = palloc0(sizeof(CassetteScanState));
+	List	   *entries = NIL;		/* of a pushed-down aggregate */
 	List	   *arg_is_in = lthird(fsplan->fdw_private);
 	List	   *wanted = lfourth(fsplan->fdw_private);
 	ListCell   *lc;
 	int			i;
 
 	node->fdw_state = st;
+	/* An aggregate's scan (scanrelid 0) reads the one foreign table of its query. */
+	if (relation == NULL)
+		relation = ExecGetRangeTableRelation(node->ss.ps.state,
+											 bms_next_member(fsplan->fs_relids, -1));
+	if (list_length(fsplan->fdw_private) > 5)
+	{
+		entries = list_nth(fsplan->fdw_private, 5);
+		st->aggregate_text = strVal(list_nth(fsplan->fdw_private, 6));
+		st->group_text = strVal(list_nth(fsplan->fdw_private, 7));
+	}
+	st->table_desc = RelationGetDescr(relation);
+	st->nentries = list_length(entries);
+	st->aggregates = palloc0(sizeof(cas_aggregate) * Max(st->nentries, 1));
+	st->group_columns = palloc0(sizeof(int) * Max(st->nentries, 1));
+	st->entry_aggregate = palloc0(sizeof(int) * Max(st->nentries, 1));
+	st->entry_group = palloc0(sizeof(int) * Max(st->nentries, 1));
+	st->results = palloc0(sizeof(cas_value) * Max(st->nentries, 1));
+	st->group_values = palloc0(sizeof(cas_value) * Max(st->nentries, 1));
+	i = 0;
+	foreach(lc, entries)
+	{
+		List	   *spec = lfirst(lc);
+
+		st->entry_aggregate[i] = -1;
+		st->entry_group[i] = -1;
+		if (linitial_int(spec) == CASSETTE_GROUP_KEY)
+		{
+			st->entry_group[i] = st->ngroup;
+			st->group_columns[st->ngroup++] = lsecond_int(spec);
+		}
+		else
+		{
+			cas_aggregate *agg = &st->aggregates[st->naggregates];
+
+			agg->kind = (cas_agg_kind) linitial_int(spec);
+			agg->column = lsecond_int(spec);
+			agg->repr = (cas_repr) lthird_int(spec);
+			st->entry_aggregate[i] = st->naggregates++;
+		}
+		i++;
+	}
 	st->rel = cassette_relation(RelationGetRelid(relation), RelationGetDescr(relation), true);
 	st->encoded = strVal(linitial(fsplan->fdw_private));
 	st->description = strVal(lsecond(fsplan->fdw_private));
@@ -227,6 +287,84 @@ open_scan(ForeignScanState *node, CassetteScanState *st)
 	reset_batches(st);
 }
 
+/* Rows the engine folds into a pushed-down aggregate per call (between interrupt checks). */
+#define CASSETTE_AGGREGATE_STEP 65536
+
+/* A value of CQL column `column` (a group column or a min/max) as a Datum of its attribute. */
+static Datum
+column_datum(CassetteScanState *st, int column, const cas_value *v, cas_repr repr)
+{
+	int			att = st->rel->column_att[column];
+
+	return cassette_datum_from_value(v, repr, &st->rel->att_input[att], st->rel->att_ioparam[att],
+									 TupleDescAttr(st->table_desc, att)->atttypmod);
+}
+
+/* The next row of a pushed-down aggregate: the engine folds the scan's rows into a group, this
+ * converts the group to the scan tuple (fdw_scan_tlist: group columns and Aggrefs). */
+static TupleTableSlot *
+iterate_aggregate(ForeignScanState *node, CassetteScanState *st)
+{
+	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
+	int			outcome = CAS_AGGREGATE_MORE;
+	int			k;
+
+	ExecClearTuple(slot);
+	if (st->aggregated)
+		return slot;
+	if (st->scan == NULL)
+		open_scan(node, st);
+	while (outcome == CAS_AGGREGATE_MORE)
+	{
+		CHECK_FOR_INTERRUPTS();
+		CAS_CHECK(cas_scan_aggregate(st->scan, st->aggregates, st->naggregates, st->group_columns,
+									 st->ngroup, CASSETTE_AGGREGATE_STEP, st->results,
+									 st->group_values, &outcome));
+	}
+	if (outcome == CAS_AGGREGATE_FLOAT_OVERFLOW)
+		float_overflow_error();
+	if (outcome == CAS_AGGREGATE_END)
+	{
+		st->aggregated = true;
+		return slot;
+	}
+	for (k = 0; k < st->nentries; k++)
+	{
+		const cas_value *v;
+		const cas_aggregate *agg = NULL;
+		Datum		datum = (Datum) 0;
+
+		if (st->entry_aggregate[k] >= 0)
+		{
+			agg = &st->aggregates[st->entry_aggregate[k]];
+			v = &st->results[st->entry_aggregate[k]];
+		}
+		else
+			v = &st->group_values[st->entry_group[k]];
+		slot->tts_isnull[k] = v->isnull != 0;
+		if (!v->isnull)
+		{
+			if (agg == NULL)
+				datum = column_datum(st, st->group_columns[st->entry_group[k]], v,
+									 st->rel->column_repr[st->group_columns[st->entry_group[k]]]);
+			else if (agg->kind == CAS_AGG_COUNT_ROWS || agg->kind == CAS_AGG_COUNT)
+				datum = Int64GetDatum(v->i);
+			else if (agg->kind == CAS_AGG_SUM && agg->repr == CAS_REPR_INT8)
+				datum = DirectFunctionCall3(numeric_in, CStringGetDatum(pnstrdup(v->data, v->len)),
+											ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+			else if (agg->kind == CAS_AGG_SUM && (agg->repr == CAS_REPR_INT2 ||
+												  agg->repr == CAS_REPR_INT4))
+				datum = Int64GetDatum(v->i);
+			else if (agg->kind == CAS_AGG_SUM)	/* a float: the column's own type */
+				datum = cassette_datum_from_value(v, agg->repr, NULL, InvalidOid, -1);
+			else
+				datum = column_datum(st, agg->column, v, agg->repr);
+		}
+		slot->tts_values[k] = datum;
+	}
+	return ExecStoreVirtualTuple(slot);
+}
+
 static TupleTableSlot *
 cassetteIterateForeignScan(ForeignScanState *node)
 {
@@ -236,6 +374,8 @@ cassetteIterateForeignScan(ForeignScanState *node)
 	const cas_value *row;
 	int			att;
 
+	if (st->naggregates > 0)
+		return iterate_aggregate(node, st);
 	ExecClearTuple(slot);
 	if (st->scan == NULL)
 		open_scan(node, st);
@@ -291,6 +431,7 @@ cassetteReScanForeignScan(ForeignScanState *node)
 	if (st->scan)
 		cas_scan_close(st->scan);
 	st->scan = NULL;
+	st->aggregated = false;
 }
 
 static void
@@ -312,6 +453,10 @@ cassetteExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	ExplainPropertyText("Cassette Access", st->description, es);
 	if (st->limit >= 0)
 		ExplainPropertyInteger("Cassette Limit", NULL, st->limit, es);
+	if (st->naggregates > 0)
+		ExplainPropertyText("Cassette Aggregate", st->aggregate_text, es);
+	if (st->ngroup > 0)
+		ExplainPropertyText("Cassette Group By", st->group_text, es);
 	if (es->verbose)
 	{
 		ExplainPropertyText("Cassette Plan", st->encoded, es);
