@@ -41,6 +41,7 @@ class SSTableIterator final : public EntryIterator {
     if (blocks == 0) return invalidate();
     if (!load_index_block(blocks - 1)) return;
     index_.seek_to_last();
+    blocks_in_order_ = 0;
     if (!load_data_block()) return;
     data_.seek_to_last();
     skip_backward();
@@ -77,6 +78,7 @@ class SSTableIterator final : public EntryIterator {
     }
     if (!load_index_block(block)) return false;
     index_.seek(target);
+    blocks_in_order_ = 0;
     return load_data_block();
   }
 
@@ -106,7 +108,8 @@ class SSTableIterator final : public EntryIterator {
 
   // Loads the data block index_ points at. index_ must be valid: the summary says the index
   // block holds a key >= every target that led here, and the writer never writes an empty one.
-  bool load_data_block() {
+  // `forward`: the direction of a walk from block to block (skip_forward / skip_backward).
+  bool load_data_block(bool forward = true) {
     const uint64_t index_offset = table_->summary_handles[index_number_].offset;
     if (!index_.valid()) {
       if (!index_.status().is_ok()) return fail(index_.status());
@@ -118,7 +121,9 @@ class SSTableIterator final : public EntryIterator {
       return fail(table_->corruption("malformed block handle in index block", index_offset));
     }
     if (handle.offset == data_offset_ && data_.status().is_ok()) return true;
-    auto block = table_->read_block(handle);
+    // Once a walk has moved on from block to block a few times it is a scan: read ahead.
+    ReadAhead* ahead = blocks_in_order_ >= kBlocksBeforeReadAhead ? &ahead_ : nullptr;
+    auto block = table_->read_block(handle, ahead, forward);
     if (!block.is_ok()) return fail(block.status());
     data_.reset(std::move(block).value(), &table_->path, handle.offset);
     if (!data_.status().is_ok()) return fail(data_.status());
@@ -138,7 +143,8 @@ class SSTableIterator final : public EntryIterator {
         if (!load_index_block(index_number_ + 1)) return;
         index_.seek_to_first();
       }
-      if (!load_data_block()) return;
+      ++blocks_in_order_;
+      if (!load_data_block(true)) return;
       data_.seek_to_first();
     }
   }
@@ -155,7 +161,8 @@ class SSTableIterator final : public EntryIterator {
         if (!load_index_block(index_number_ - 1)) return;
         index_.seek_to_last();
       }
-      if (!load_data_block()) return;
+      ++blocks_in_order_;
+      if (!load_data_block(false)) return;
       data_.seek_to_last();
     }
   }
@@ -165,6 +172,10 @@ class SSTableIterator final : public EntryIterator {
   BlockIterator index_;
   uint64_t data_offset_ = kNoOffset;  // the data block data_ holds
   BlockIterator data_;
+  // Data blocks entered by walking since the last seek, and the window read ahead for them.
+  static constexpr size_t kBlocksBeforeReadAhead = 2;
+  size_t blocks_in_order_ = 0;
+  ReadAhead ahead_;
   Status status_;
 };
 

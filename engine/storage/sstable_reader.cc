@@ -1,6 +1,8 @@
 #include "engine/storage/sstable_reader.h"
 
 #include <fcntl.h>
+
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "engine/storage/block.h"
@@ -22,22 +24,47 @@ bool SSTableReader::Impl::handle_in_range(const BlockHandle& handle) const {
          kBlockTrailerSize <= blocks_end - handle.offset - handle.size;
 }
 
-Result<std::string> SSTableReader::Impl::read_block_uncached(const BlockHandle& handle) const {
+Result<std::string> SSTableReader::Impl::read_block_uncached(const BlockHandle& handle,
+                                                              ReadAhead* ahead,
+                                                              bool forward) const {
   if (!handle_in_range(handle)) {
     return corruption(fmt::format("block handle (size {}) out of range", handle.size),
                       handle.offset);
   }
-  std::string stored(handle.size + kBlockTrailerSize, '\0');
-  CASSETTE_RETURN_IF_ERROR(
-      file::pread_exact(fd.get(), handle.offset, stored.size(), stored.data(), path));
+  const size_t n = handle.size + kBlockTrailerSize;
+  if (ahead == nullptr) {
+    std::string stored(n, '\0');
+    CASSETTE_RETURN_IF_ERROR(file::pread_exact(fd.get(), handle.offset, n, stored.data(), path));
+    return unframe_block(stored, handle, path);
+  }
+  if (!ahead->covers(handle.offset, n)) {
+    // A window of at least this block, from it towards where the caller is going, inside the
+    // blocks (handle_in_range: the block ends at or before blocks_end).
+    const uint64_t window = std::max<uint64_t>(n, ReadAhead::kWindowBytes);
+    uint64_t start = handle.offset;
+    uint64_t end = std::min(blocks_end, handle.offset + window);
+    if (!forward) {
+      end = handle.offset + n;
+      start = end > window ? end - window : 0;
+    }
+    ahead->bytes.resize(end - start);
+    ahead->offset = start;
+    Status read = file::pread_exact(fd.get(), start, end - start, ahead->bytes.data(), path);
+    if (!read.is_ok()) {
+      ahead->bytes.clear();
+      return read;
+    }
+  }
+  std::string_view stored(ahead->bytes.data() + (handle.offset - ahead->offset), n);
   return unframe_block(stored, handle, path);
 }
 
-Result<BlockCache::Block> SSTableReader::Impl::read_block(const BlockHandle& handle) const {
+Result<BlockCache::Block> SSTableReader::Impl::read_block(const BlockHandle& handle,
+                                                          ReadAhead* ahead, bool forward) const {
   if (cache != nullptr) {
     if (BlockCache::Block hit = cache->lookup(cache_id, handle.offset)) return hit;
   }
-  CASSETTE_ASSIGN_OR_RETURN(std::string block, read_block_uncached(handle));
+  CASSETTE_ASSIGN_OR_RETURN(std::string block, read_block_uncached(handle, ahead, forward));
   if (cache != nullptr) return cache->insert(cache_id, handle.offset, std::move(block));
   return std::make_shared<const std::string>(std::move(block));
 }

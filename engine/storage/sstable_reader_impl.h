@@ -18,6 +18,17 @@
 
 namespace cassette::storage {
 
+// The stored (compressed) bytes of a run of consecutive blocks, read in one pread by an iterator
+// that walks blocks in order: a scan then costs one system call per window, not one per block.
+struct ReadAhead {
+  static constexpr size_t kWindowBytes = 256 << 10;
+  uint64_t offset = 0;  // of bytes[0] in the file
+  std::string bytes;
+  bool covers(uint64_t at, size_t n) const {
+    return at >= offset && at - offset <= bytes.size() && n <= bytes.size() - (at - offset);
+  }
+};
+
 struct SSTableReader::Impl {
   std::string path;
   file::UniqueFd fd;
@@ -37,9 +48,13 @@ struct SSTableReader::Impl {
   Status corruption(std::string_view what, uint64_t offset) const;
   bool handle_in_range(const BlockHandle& handle) const;
   // Reads the block at `handle`, checks its checksum and decompresses it, bypassing the cache.
-  Result<std::string> read_block_uncached(const BlockHandle& handle) const;
-  // The same through the block cache (when there is one).
-  Result<BlockCache::Block> read_block(const BlockHandle& handle) const;
+  // With `ahead`, the stored bytes come from (or are first read into) that window: `forward`
+  // says which way the caller is walking, so the window starts (or ends) at this block.
+  Result<std::string> read_block_uncached(const BlockHandle& handle, ReadAhead* ahead = nullptr,
+                                          bool forward = true) const;
+  // The same through the block cache (when there is one); `ahead` is used on a miss only.
+  Result<BlockCache::Block> read_block(const BlockHandle& handle, ReadAhead* ahead = nullptr,
+                                       bool forward = true) const;
 };
 
 }  // namespace cassette::storage

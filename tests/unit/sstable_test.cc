@@ -245,6 +245,46 @@ TEST_CASE("SSTable iterators agree with the sorted entries on a random walk") {
   }
 }
 
+TEST_CASE("long walks read ahead in both directions and turn around mid-window") {
+  // Uncompressed 4 KiB blocks (a file of several MiB, so many 256 KiB read-ahead windows whose
+  // ends cut blocks in two) and no cache: every block a walk enters is read from the file,
+  // through the iterator's read-ahead window once the walk has crossed a few blocks.
+  const Entries& entries = all_entries();
+  TempDir dir;
+  const std::string path = dir.file("raw.sst");
+  SSTableWriterOptions options;
+  options.block_size = 4096;
+  options.compression_level = 0;
+  const uint64_t size = write_sstable(path, entries, options);
+  REQUIRE(size > (2u << 20));
+  auto reader = open_sstable(path, nullptr);
+  auto it = reader->new_iterator();
+  CHECK(scan_forward(it.get()) == entries);
+  Entries backward = scan_backward(it.get());
+  std::reverse(backward.begin(), backward.end());
+  CHECK(backward == entries);
+  size_t position = entries.size() / 3;
+  it->seek(entries[position].first);
+  std::mt19937_64 rng(11);
+  for (int leg = 0; leg < 12; ++leg) {
+    const bool forward = leg % 2 == 0;
+    const size_t steps = 1000 + rng() % 60'000;  // tens to hundreds of blocks
+    for (size_t s = 0; s < steps; ++s) {
+      if (forward ? position + 1 >= entries.size() : position == 0) break;
+      if (forward) {
+        it->next();
+        ++position;
+      } else {
+        it->prev();
+        --position;
+      }
+      if (s % 97 == 0) check_at(it.get(), entries, position);
+    }
+    check_at(it.get(), entries, position);
+  }
+  CHECK(it->status().is_ok());
+}
+
 TEST_CASE("SSTable statistics and bloom filter describe the entries") {
   const Entries& entries = all_entries();
   auto reader = open_sstable(wide_file().path, nullptr);
