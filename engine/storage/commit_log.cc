@@ -34,15 +34,15 @@ std::string encode_segment_header(uint64_t segment) {
   return out;
 }
 
-std::string encode_record(std::string_view payload) {
+// The header that goes before `payload` in its record: masked crc32c + fixed32 length. Written
+// apart from the payload, so a large transaction is not copied once more just to frame it.
+std::string encode_record_header(std::string_view payload) {
   std::string length;
   coding::put_fixed32(&length, static_cast<uint32_t>(payload.size()));
   uint32_t crc = crc32c::extend(crc32c::value(length), payload.data(), payload.size());
   std::string out;
-  out.reserve(kRecordHeaderBytes + payload.size());
   coding::put_fixed32(&out, crc32c::mask(crc));
   out.append(length);
-  out.append(payload);
   return out;
 }
 
@@ -348,8 +348,9 @@ Result<LogPosition> CommitLogWriter::append(std::string_view payload) {
         fmt::format("commit log {}: a record of {} bytes is too large", log_dir_, payload.size()));
   }
   if (end_.offset >= segment_bytes_) CASSETTE_RETURN_IF_ERROR(roll_segment());
-  std::string record = encode_record(payload);
-  Status s = file::write_all(fd_.get(), record, segment_path_);
+  const std::string header = encode_record_header(payload);
+  Status s = file::write_all(fd_.get(), header, segment_path_);
+  if (s.is_ok()) s = file::write_all(fd_.get(), payload, segment_path_);
   if (s.is_ok() && mode_ == SyncMode::kFull) s = file::fsync_file(fd_.get(), segment_path_);
   if (!s.is_ok()) {
     // Take the record back so nothing follows a half-written one, and refuse further appends:
@@ -359,7 +360,7 @@ Result<LogPosition> CommitLogWriter::append(std::string_view payload) {
     if (sync_error_.is_ok()) sync_error_ = s;
     return s;
   }
-  end_.offset += record.size();
+  end_.offset += header.size() + payload.size();
   if (mode_ != SyncMode::kFull) {
     std::lock_guard lock(sync_mutex_);
     dirty_ = true;

@@ -131,12 +131,18 @@ bool decode_transaction(std::string_view payload, DecodedTransaction* out) {
   out->entries.reserve(count);
   out->assigned_timestamp = static_cast<int64_t>(ts);
   out->min_timestamp = static_cast<int64_t>(min_ts);
+  out->has_partition_metadata = false;
   for (uint64_t i = 0; i < count; ++i) {
     TransactionEntry e{};
     if (!coding::get_varint64(&payload, &e.table) || !coding::get_length_prefixed(&payload, &e.key) ||
-        !coding::get_length_prefixed(&payload, &e.value) || partition_prefix_length(e.key) == 0) {
+        !coding::get_length_prefixed(&payload, &e.value)) {
       return false;
     }
+    const size_t prefix = partition_prefix_length(e.key);
+    if (prefix == 0) return false;
+    // A key without its kind byte counts as metadata: reads then merely look for some.
+    out->has_partition_metadata |=
+        prefix >= e.key.size() || static_cast<EntryKind>(e.key[prefix]) != EntryKind::kRow;
     out->entries.push_back(e);
   }
   return payload.empty();

@@ -37,6 +37,7 @@ struct DecodedTransaction {
   int64_t assigned_timestamp = 0;
   int64_t min_timestamp = INT64_MAX;
   std::vector<TransactionEntry> entries;  // pointing into the payload
+  bool has_partition_metadata = false;    // a partition header or static row among them
 };
 // Splits a payload into its entries; returns false when it is malformed, so a caller applies a
 // record whole or not at all.

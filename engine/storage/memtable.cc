@@ -1,21 +1,26 @@
 #include "engine/storage/memtable.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
+#include <utility>
 
 #include "engine/util/coding.h"
 
 namespace cassette::storage {
 
-// A node holds its entry right after the tower of next pointers: [full key][value]. The node
-// caches what a comparison needs first: the key's first 16 bytes as two big-endian words (the
-// table id and, for entry keys, the partition token), so that most comparisons of a skiplist
+// A node: its tower of next pointers, then the entry's key (without the table id) and value,
+// close together in the arena (entries added in key order are read back in order). The node
+// caches what a comparison needs first: the table id and the key's first 8 bytes as a
+// big-endian word (for entry keys, the partition token), so that most comparisons of a skiplist
 // search are two integer compares that never touch the key bytes; and the sequence number.
 struct Memtable::Node {
-  const char* key;
+  const char* key;  // the entry key, without the table id
+  const char* value_;
   uint32_t key_size;
   uint32_t value_size;
-  uint64_t w0, w1;  // prefix_words(full key)
+  uint64_t table;
+  uint64_t w1;  // key_word(key)
   SequenceNumber seq_;
   std::atomic<Node*> next_[1];  // really `height` of them
 
@@ -24,63 +29,61 @@ struct Memtable::Node {
   Node* relaxed_next(int level) const { return next_[level].load(std::memory_order_relaxed); }
   void relaxed_set_next(int level, Node* n) { next_[level].store(n, std::memory_order_relaxed); }
 
-  std::string_view full_key() const { return {key, key_size}; }
+  std::string_view entry_key() const { return {key, key_size}; }
   SequenceNumber seq() const { return seq_; }
-  std::string_view value() const { return {key + key_size, value_size}; }
+  std::string_view value() const { return {value_, value_size}; }
 };
 
 namespace {
-std::string table_prefix(TableId table) {
-  std::string p;
-  coding::put_big_endian64(&p, table);
-  return p;
-}
-
 uint64_t load_big_endian64(const char* p) {
   uint64_t v;
   std::memcpy(&v, p, 8);
   return __builtin_bswap64(v);
 }
 
-// The first 16 bytes of `k` as two big-endian words, zero padded. Where two keys' words differ
-// they order as the keys do (a shorter key padded with zeros is a prefix of the other, or
-// differs from it at a real byte); where they are equal only the full bytes decide.
-inline void prefix_words(std::string_view k, uint64_t* w0, uint64_t* w1) {
-  if (k.size() >= 16) {
-    *w0 = load_big_endian64(k.data());
-    *w1 = load_big_endian64(k.data() + 8);
-    return;
-  }
-  char buf[16] = {};
+// The first 8 bytes of `k` as a big-endian word, zero padded. Where two keys' words differ they
+// order as the keys do (a shorter key padded with zeros is a prefix of the other, or differs
+// from it at a real byte); where they are equal only the full bytes decide.
+inline uint64_t key_word(std::string_view k) {
+  if (k.size() >= 8) return load_big_endian64(k.data());
+  char buf[8] = {};
   if (!k.empty()) std::memcpy(buf, k.data(), k.size());
-  *w0 = load_big_endian64(buf);
-  *w1 = load_big_endian64(buf + 8);
+  return load_big_endian64(buf);
 }
 }  // namespace
 
-Memtable::Memtable() : head_(new_node({}, {}, 0, {}, kMaxHeight)) {
+// What a search compares nodes with: a table id and an entry key, its first word taken once.
+struct Memtable::SearchKey {
+  uint64_t table;
+  uint64_t w1;
+  std::string_view key;
+
+  static SearchKey of_node(const Node* n) { return SearchKey{n->table, n->w1, n->entry_key()}; }
+};
+
+Memtable::Memtable() : head_(new_node(0, {}, 0, {}, kMaxHeight)) {
   for (int i = 0; i < kMaxHeight; ++i) head_->set_next(i, nullptr);
 }
 
 Memtable::~Memtable() = default;  // nodes live in the arena
 
-Memtable::Node* Memtable::new_node(std::string_view prefix, std::string_view key,
-                                   SequenceNumber seq, std::string_view value, int height) {
-  // One allocation: the node, its tower, then the entry (close together in memory).
+Memtable::Node* Memtable::new_node(TableId table, std::string_view key, SequenceNumber seq,
+                                   std::string_view value, int height) {
+  // One allocation: the node, its tower, then the entry, close together in memory.
   size_t node_size = sizeof(Node) + sizeof(std::atomic<Node*>) * (height - 1);
-  size_t key_size = prefix.size() + key.size();
-  char* mem = arena_.allocate_aligned(node_size + key_size + value.size());
+  char* mem = arena_.allocate_aligned(node_size + key.size() + value.size());
   Node* node = new (mem) Node;
   char* p = mem + node_size;
+  if (!key.empty()) std::memcpy(p, key.data(), key.size());  // an empty view may be null
   node->key = p;
-  node->key_size = static_cast<uint32_t>(key_size);
+  p += key.size();
+  if (!value.empty()) std::memcpy(p, value.data(), value.size());
+  node->value_ = p;
+  node->key_size = static_cast<uint32_t>(key.size());
   node->value_size = static_cast<uint32_t>(value.size());
+  node->table = table;
+  node->w1 = key_word(key);
   node->seq_ = seq;
-  for (std::string_view part : {prefix, key, value}) {
-    if (!part.empty()) std::memcpy(p, part.data(), part.size());  // an empty view may be null
-    p += part.size();
-  }
-  prefix_words(node->full_key(), &node->w0, &node->w1);
   for (int i = 1; i < height; ++i) new (&node->next_[i]) std::atomic<Node*>(nullptr);
   return node;
 }
@@ -97,18 +100,16 @@ int Memtable::random_height() {
   return height;
 }
 
-int Memtable::compare(const Node* n, std::string_view key, SequenceNumber seq) {
-  uint64_t k0, k1;
-  prefix_words(key, &k0, &k1);
-  if (n->w0 != k0) return n->w0 < k0 ? -1 : 1;
-  if (n->w1 != k1) return n->w1 < k1 ? -1 : 1;
-  int c = n->full_key().compare(key);
+int Memtable::compare(const Node* n, const SearchKey& k, SequenceNumber seq) {
+  if (n->table != k.table) return n->table < k.table ? -1 : 1;
+  if (n->w1 != k.w1) return n->w1 < k.w1 ? -1 : 1;
+  int c = n->entry_key().compare(k.key);
   if (c != 0) return c;
   SequenceNumber ns = n->seq();
   return ns > seq ? -1 : (ns < seq ? 1 : 0);  // newer first
 }
 
-Memtable::Node* Memtable::find_greater_or_equal(std::string_view key, SequenceNumber seq,
+Memtable::Node* Memtable::find_greater_or_equal(const SearchKey& key, SequenceNumber seq,
                                                 Node** prev) const {
   Node* x = head_;
   int level = max_height_.load(std::memory_order_relaxed) - 1;
@@ -124,7 +125,7 @@ Memtable::Node* Memtable::find_greater_or_equal(std::string_view key, SequenceNu
   }
 }
 
-Memtable::Node* Memtable::find_less_than(std::string_view key, SequenceNumber seq) const {
+Memtable::Node* Memtable::find_less_than(const SearchKey& key, SequenceNumber seq) const {
   Node* x = head_;
   int level = max_height_.load(std::memory_order_relaxed) - 1;
   while (true) {
@@ -139,7 +140,7 @@ Memtable::Node* Memtable::find_less_than(std::string_view key, SequenceNumber se
 }
 
 Memtable::Node* Memtable::find_before_at_level(const Node* n, int min_level) const {
-  std::string_view key = n->full_key();
+  const SearchKey key = SearchKey::of_node(n);
   SequenceNumber seq = n->seq();
   Node* x = head_;
   int level = max_height_.load(std::memory_order_relaxed) - 1;
@@ -183,38 +184,89 @@ void Memtable::link(Node* node, int height, Node** prev) {
 
 void Memtable::add(SequenceNumber seq, TableId table, std::string_view key,
                    std::string_view value) {
-  char prefix[8];
-  std::string_view prefix_view(prefix, 8);
-  uint64_t be = __builtin_bswap64(table);
-  std::memcpy(prefix, &be, 8);
   int height = random_height();
-  Node* node = new_node(prefix_view, key, seq, value, height);
+  Node* node = new_node(table, key, seq, value, height);
   Node* prev[kMaxHeight];
-  find_greater_or_equal(node->full_key(), seq, prev);
+  find_greater_or_equal(SearchKey::of_node(node), seq, prev);
   link(node, height, prev);
   table_entries_[table % kTableBuckets].fetch_add(1, std::memory_order_relaxed);
   entries_.fetch_add(1, std::memory_order_release);
 }
 
+namespace {
+uint64_t mix64(uint64_t x) {  // splitmix64's finalizer
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+void Memtable::group_batch(std::vector<BatchItem>& items) {
+  // A bulk load brings many rows to each of few partitions (a feed: 1,000 partitions of 1,000
+  // rows): then a counting pass (a small hash table of the partitions) orders the batch in
+  // linear time. With many partitions, a sort on (table, word, original position).
+  const size_t n = items.size();
+  const size_t max_groups = n / 16;
+  if (n >= 4096) {
+    struct Group {
+      uint64_t table, w1;
+      size_t start = 0;
+    };
+    std::vector<Group> groups;
+    std::vector<uint32_t> slots(size_t{1} << std::bit_width(2 * max_groups), UINT32_MAX);
+    const size_t mask = slots.size() - 1;
+    std::vector<uint32_t> group_of(n);
+    bool few = true;
+    for (size_t i = 0; i < n && few; ++i) {
+      const BatchItem& item = items[i];
+      size_t at = mix64(item.w1 ^ mix64(item.table)) & mask;
+      while (slots[at] != UINT32_MAX &&
+             (groups[slots[at]].table != item.table || groups[slots[at]].w1 != item.w1)) {
+        at = (at + 1) & mask;
+      }
+      if (slots[at] == UINT32_MAX) {
+        if (groups.size() == max_groups) {
+          few = false;
+          break;
+        }
+        slots[at] = static_cast<uint32_t>(groups.size());
+        groups.push_back(Group{item.table, item.w1, 0});
+      }
+      group_of[i] = slots[at];
+      ++groups[slots[at]].start;  // a count until the prefix sums below
+    }
+    if (few) {
+      std::vector<uint32_t> order(groups.size());
+      for (uint32_t g = 0; g < order.size(); ++g) order[g] = g;
+      std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+        return groups[a].table != groups[b].table ? groups[a].table < groups[b].table
+                                                  : groups[a].w1 < groups[b].w1;
+      });
+      size_t start = 0;
+      for (uint32_t g : order) start += std::exchange(groups[g].start, start);
+      std::vector<BatchItem> grouped(n);
+      for (size_t i = 0; i < n; ++i) grouped[groups[group_of[i]].start++] = items[i];
+      items.swap(grouped);
+      return;
+    }
+  }
+  std::sort(items.begin(), items.end(), [](const BatchItem& a, const BatchItem& b) {
+    if (a.table != b.table) return a.table < b.table;
+    if (a.w1 != b.w1) return a.w1 < b.w1;
+    return a.entry < b.entry;  // entries lie in batch order: their original order
+  });
+}
+
 void Memtable::add_batch(SequenceNumber seq, const std::vector<BatchEntry>& entries) {
   if (entries.empty()) return;
   // Group the entries by partition (table id, then token: the words a node caches), keeping
-  // their order within a partition. A stable sort on integers only: no key bytes are touched.
-  struct Item {
-    uint64_t table;
-    uint64_t w1;
-    const BatchEntry* entry;
-  };
-  std::vector<Item> items;
+  // their order within a partition. Integers only: no key bytes are touched.
+  std::vector<BatchItem> items;
   items.reserve(entries.size());
-  for (const BatchEntry& e : entries) {
-    char buf[8] = {};
-    std::memcpy(buf, e.key.data(), std::min<size_t>(8, e.key.size()));
-    items.push_back(Item{e.table, load_big_endian64(buf), &e});
-  }
-  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-    return a.table != b.table ? a.table < b.table : a.w1 < b.w1;
-  });
+  for (const BatchEntry& e : entries) items.push_back(BatchItem{e.table, key_word(e.key), &e});
+  group_batch(items);
 
   // prev[i]: the predecessors (at each level) of the last node added, which was linked right
   // after them. Within a partition rows usually arrive in clustering order or in reverse (a
@@ -225,14 +277,22 @@ void Memtable::add_batch(SequenceNumber seq, const std::vector<BatchEntry>& entr
   for (int i = 0; i < kMaxHeight; ++i) prev[i] = head_;
   Node* last = nullptr;
   int last_height = 0;
-  for (const Item& item : items) {
+  // In sorted order the entries' bytes are visited far from the order they lie in memory (a
+  // feed interleaves partitions): fetch them a few entries ahead, so that the cache misses
+  // overlap instead of stalling each insertion in turn.
+  constexpr size_t kPrefetchDistance = 8;
+  for (size_t n = 0; n < items.size(); ++n) {
+    if (n + kPrefetchDistance < items.size()) {
+      const BatchEntry& ahead = *items[n + kPrefetchDistance].entry;
+      __builtin_prefetch(ahead.key.data());
+      __builtin_prefetch(ahead.value.data());
+    }
+    if (n + 2 * kPrefetchDistance < items.size()) __builtin_prefetch(items[n + 2 * kPrefetchDistance].entry);
+    const BatchItem& item = items[n];
     const BatchEntry& e = *item.entry;
-    char prefix[8];
-    uint64_t be = __builtin_bswap64(e.table);
-    std::memcpy(prefix, &be, 8);
     int height = random_height();
-    Node* node = new_node(std::string_view(prefix, 8), e.key, seq, e.value, height);
-    std::string_view key = node->full_key();
+    Node* node = new_node(e.table, e.key, seq, e.value, height);
+    const SearchKey key = SearchKey::of_node(node);
     bool found = false;
     if (last != nullptr && compare(last, key, seq) < 0) {
       // After the last node: climb while the node after the finger at this level is still
@@ -274,12 +334,11 @@ void Memtable::add_batch(SequenceNumber seq, const std::vector<BatchEntry>& entr
 // ---- Iterator --------------------------------------------------------------------------------
 
 Memtable::Iterator::Iterator(const Memtable* mem, TableId table, SequenceNumber snapshot)
-    : mem_(mem), table_prefix_(table_prefix(table)), snapshot_(snapshot) {}
+    : mem_(mem), table_(table), snapshot_(snapshot) {}
 
 bool Memtable::Iterator::in_table() const {
   if (node_ == nullptr) return false;
-  std::string_view k = node_->full_key();
-  return k.size() >= 8 && std::memcmp(k.data(), table_prefix_.data(), 8) == 0;  // inlined: 8 bytes
+  return node_->table == table_;
 }
 
 bool Memtable::Iterator::valid() const { return in_table(); }
@@ -311,21 +370,18 @@ void Memtable::Iterator::step_back() {
 
 void Memtable::Iterator::seek(std::string_view key) {
   before_.clear();
-  scratch_ = table_prefix_;
-  scratch_.append(key);
-  node_ = mem_->find_greater_or_equal(scratch_, UINT64_MAX, nullptr);
+  node_ = mem_->find_greater_or_equal(SearchKey{table_, key_word(key), key}, UINT64_MAX, nullptr);
   skip_invisible_forward();
 }
 
 void Memtable::Iterator::seek_for_prev(std::string_view key) {
   before_.clear();
-  scratch_ = table_prefix_;
-  scratch_.append(key);
   // The last node <= key: every fragment of `key` sorts before (key, seq 0) but those at seq 0
   // (an overlay's), which sort last among equal keys and are stepped over after one search.
-  const Node* x = mem_->find_less_than(scratch_, 0);
+  const SearchKey search{table_, key_word(key), key};
+  const Node* x = mem_->find_less_than(search, 0);
   const Node* next = x == nullptr ? mem_->head_->next(0) : x->next(0);
-  while (next != nullptr && compare(next, scratch_, 0) == 0) {
+  while (next != nullptr && compare(next, search, 0) == 0) {
     x = next;
     next = next->next(0);
   }
@@ -337,14 +393,12 @@ void Memtable::Iterator::seek_to_first() { seek({}); }
 
 void Memtable::Iterator::seek_to_last() {
   before_.clear();
-  TableId table = coding::decode_big_endian64(table_prefix_.data());
   Node* after = nullptr;
-  if (table != UINT64_MAX) {  // the first node of the next table id
-    scratch_ = table_prefix(table + 1);
-    after = mem_->find_greater_or_equal(scratch_, UINT64_MAX, nullptr);
+  if (table_ != UINT64_MAX) {  // the first node of the next table id
+    after = mem_->find_greater_or_equal(SearchKey{table_ + 1, 0, {}}, UINT64_MAX, nullptr);
   }
   node_ = after == nullptr ? mem_->find_last()
-                           : mem_->find_less_than(after->full_key(), after->seq());
+                           : mem_->find_less_than(SearchKey::of_node(after), after->seq());
   skip_invisible_backward();
 }
 
@@ -360,7 +414,7 @@ void Memtable::Iterator::prev() {
 }
 
 std::string_view Memtable::Iterator::key() const {
-  return node_->full_key().substr(table_prefix_.size());
+  return node_->entry_key();
 }
 
 std::string_view Memtable::Iterator::value() const { return node_->value(); }
@@ -370,9 +424,9 @@ std::string_view Memtable::Iterator::value() const { return node_->value(); }
 Memtable::RawIterator::RawIterator(const Memtable* mem) : node_(mem->head_->next(0)) {}
 void Memtable::RawIterator::next() { node_ = node_->next(0); }
 TableId Memtable::RawIterator::table() const {
-  return coding::decode_big_endian64(node_->full_key().data());
+  return node_->table;
 }
-std::string_view Memtable::RawIterator::key() const { return node_->full_key().substr(8); }
+std::string_view Memtable::RawIterator::key() const { return node_->entry_key(); }
 SequenceNumber Memtable::RawIterator::seq() const { return node_->seq(); }
 std::string_view Memtable::RawIterator::value() const { return node_->value(); }
 

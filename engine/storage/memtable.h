@@ -1,5 +1,5 @@
 // The memtable: every write since the last flush, sorted, in memory. One per store (all tables),
-// keyed by [table id, 8 bytes big-endian][entry key] and a sequence number.
+// keyed by table id, entry key and a sequence number.
 //
 // Each write transaction gets one sequence number; a reader's snapshot sees the entries whose
 // sequence number is at most its own, so a transaction becomes visible all at once. Several
@@ -27,6 +27,7 @@ using SequenceNumber = uint64_t;
 class Memtable {
  private:
   struct Node;
+  struct SearchKey;
 
  public:
   Memtable();
@@ -42,11 +43,20 @@ class Memtable {
     std::string_view value;
   };
   // add() for every entry, under one sequence number. Entries are grouped by partition first
-  // (a stable sort on table id and token) and each is searched for from where the previous one
-  // went: after it (a finger) or in the same gap before it (rows arriving in reverse order), so
-  // a large transaction costs a couple of comparisons on cache-hot nodes per entry instead of
-  // a search from the top of the skiplist that misses the cache at every level.
+  // (by table id and token, keeping their order: group_batch) and each is searched for from
+  // where the previous one went: after it (a finger) or in the same gap before it (rows
+  // arriving in reverse order), so a large transaction costs a couple of comparisons on
+  // cache-hot nodes per entry instead of a search from the top of the skiplist that misses the
+  // cache at every level.
   void add_batch(SequenceNumber seq, const std::vector<BatchEntry>& entries);
+  // add_batch's grouping step (public for its tests): orders `items` by (table, w1), keeping
+  // their order among equal ones (`entry` pointers increase in batch order).
+  struct BatchItem {
+    uint64_t table;
+    uint64_t w1;  // the key's first 8 bytes, big-endian, zero padded
+    const BatchEntry* entry;
+  };
+  static void group_batch(std::vector<BatchItem>& items);
   size_t memory_usage() const { return arena_.memory_usage(); }
   bool empty() const { return entries_.load(std::memory_order_acquire) == 0; }
   uint64_t entry_count() const { return entries_.load(std::memory_order_acquire); }
@@ -81,10 +91,9 @@ class Memtable {
     void step_back();
     bool in_table() const;
     const Memtable* mem_;
-    std::string table_prefix_;
+    TableId table_;
     SequenceNumber snapshot_;
     const Node* node_ = nullptr;
-    std::string scratch_;
     // The nodes just before node_, in key order, for prev(): a skiplist has no back links, so
     // one search finds a node some way back and a forward walk fills this (LevelDB searches
     // again for every step, which makes a reverse read O(log n) per entry).
@@ -109,14 +118,14 @@ class Memtable {
  private:
   static constexpr int kMaxHeight = 12;
 
-  // A node for the full key prefix + key, allocated in the arena (not yet linked).
-  Node* new_node(std::string_view prefix, std::string_view key, SequenceNumber seq,
-                 std::string_view value, int height);
+  // A node for `table`'s `key` and its value, allocated in the arena (not yet linked).
+  Node* new_node(TableId table, std::string_view key, SequenceNumber seq, std::string_view value,
+                 int height);
   int random_height();
-  // Orders by key bytes, then by sequence number descending.
-  static int compare(const Node* n, std::string_view key, SequenceNumber seq);
-  Node* find_greater_or_equal(std::string_view key, SequenceNumber seq, Node** prev) const;
-  Node* find_less_than(std::string_view key, SequenceNumber seq) const;
+  // Orders by table id, then entry key bytes, then sequence number descending.
+  static int compare(const Node* n, const SearchKey& key, SequenceNumber seq);
+  Node* find_greater_or_equal(const SearchKey& key, SequenceNumber seq, Node** prev) const;
+  Node* find_less_than(const SearchKey& key, SequenceNumber seq) const;
   // The last node before `n` among those of height > `level` (head_ when there is none).
   Node* find_before_at_level(const Node* n, int level) const;
   Node* find_last() const;

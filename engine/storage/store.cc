@@ -220,14 +220,7 @@ Result<std::optional<int64_t>> Store::apply_locked(
 
     timestamp = std::max(clock_->now_micros(), p.last_timestamp + 1);
     CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode(timestamp));
-    Result<LogPosition> end = p.log_writer->append(tx.payload);
-    if (!end.is_ok()) {
-      // The record may be partly on disk: the next writer reopens the log at log_end, cutting it.
-      p.log_writer.reset();
-      return end.status();
-    }
-    CASSETTE_RETURN_IF_ERROR(p.apply_record_locked(tx.payload, p.log_dir));
-    p.log_end = *end;
+    CASSETTE_RETURN_IF_ERROR(p.log_and_apply_locked(tx));
     p.publish_change_locked();
   }
   // The background thread starts with its first flush (see start_background_thread).

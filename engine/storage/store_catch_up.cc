@@ -162,26 +162,6 @@ Status Store::Private::replay_log_locked() {
   return Status::ok();
 }
 
-Status Store::Private::apply_record_locked(std::string_view payload, const std::string& where) {
-  DecodedTransaction tx;
-  if (!decode_transaction(payload, &tx)) {
-    return Status::corruption(fmt::format("commit log {}: malformed transaction record", where));
-  }
-  SequenceNumber seq = ++last_seq;
-  bool metadata = false;
-  for (const TransactionEntry& e : tx.entries) {
-    metadata |= static_cast<EntryKind>(e.key[partition_prefix_length(e.key)]) != EntryKind::kRow;
-  }
-  mem->add_batch(seq, tx.entries);
-  if (metadata) mem->has_partition_metadata.store(true, std::memory_order_release);
-  if (tx.min_timestamp < mem->min_timestamp.load(std::memory_order_relaxed)) {
-    mem->min_timestamp.store(tx.min_timestamp, std::memory_order_relaxed);
-  }
-  last_timestamp = std::max(last_timestamp, tx.assigned_timestamp);
-  visible_seq.store(seq, std::memory_order_release);
-  return Status::ok();
-}
-
 // True when nothing was appended to the log since we last read it: the current segment ends at
 // log_end and no later segment exists. A writer that died between appending and bumping the
 // change counter leaves a record this finds, so the next writer replays it instead of writing

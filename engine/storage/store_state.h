@@ -3,6 +3,7 @@
 // The files split the work:
 //   store.cc             open/close, the registry of open stores, apply(), snapshots and reads
 //   store_catch_up.cc    following the manifest and the commit log (recovery is the first catch-up)
+//   store_commit.cc      a record into the log and the memtable (a large one into both at once)
 //   store_flush.cc       memtable -> SSTables, installing manifests, truncate, the background thread
 //   store_compaction.cc  size-tiered compaction with purging
 //
@@ -30,6 +31,7 @@
 
 #include "engine/storage/block_cache.h"
 #include "engine/storage/commit_log.h"
+#include "engine/storage/commit_record.h"
 #include "engine/storage/manifest.h"
 #include "engine/storage/memtable.h"
 #include "engine/storage/sstable_reader.h"
@@ -112,9 +114,27 @@ struct Store::Private {
   Status load_manifest_locked(const Manifest& next, LoadAction action);
   bool log_tail_is_ours_locked() const;
   Status replay_log_locked();
-  Status apply_record_locked(std::string_view payload, const std::string& where);
   Result<std::shared_ptr<TableFile>> open_table_file(const ManifestFile& meta);
   Status remove_orphan_files_locked();
+
+  // store_commit.cc: a record's way into the memtable, split so that a large one is added while
+  // the log writes it (log_and_apply_locked) and published only once it is durable.
+  struct PreparedRecord {
+    DecodedTransaction tx;  // pointing into the payload, which must outlive the record
+    SequenceNumber seq = 0;
+  };
+  // Adds a record's entries to the memtable under a new sequence number and publishes them.
+  Status apply_record_locked(std::string_view payload, const std::string& where);
+  Status prepare_record_locked(std::string_view payload, const std::string& where,
+                               PreparedRecord* out);  // decodes; assigns the sequence number
+  void insert_record_locked(const PreparedRecord& record);   // into `mem`, not yet visible
+  void publish_record_locked(const PreparedRecord& record);  // visible_seq reaches it
+  // Rebuilds `mem` without the entries of `seq` (inserted, never published).
+  void remove_unpublished_locked(SequenceNumber seq);
+  // Appends the transaction's record to the log (durable as the sync mode says), then makes it
+  // visible in the memtable; on failure nothing of it is visible, and the log writer is reset
+  // (the next writer reopens the log at log_end, cutting a partial record).
+  Status log_and_apply_locked(EncodedTransaction& tx);
 
   // store.cc
   Status ensure_log_writer_locked();

@@ -1,0 +1,117 @@
+// A transaction's record on its way into the store: appended to the commit log, added to the
+// memtable, then published (visible_seq reaches its sequence number, so snapshots see it).
+//
+// A large record (a bulk load's transaction: a million rows, a hundred megabytes) is added to
+// the memtable on a second thread while this one writes and syncs it to the log, so the two
+// costs overlap instead of adding up (unless the store runs without threads). Durability is unchanged: nothing is published, and
+// apply() does not return, before the record is on disk (as the sync mode says); a snapshot
+// taken meanwhile does not see the entries (their sequence number is above visible_seq). When
+// the append fails, the entries are taken back out of the memtable (rebuilding it without
+// them: rare, so simple) before anything could see them.
+#include <exception>
+#include <system_error>
+#include <optional>
+#include <thread>
+
+#include "engine/storage/commit_record.h"
+#include "engine/storage/store_state.h"
+
+namespace cassette::storage {
+
+namespace {
+// Records at least this large go into the memtable while the log writes them.
+constexpr size_t kOverlapBytes = 1 << 20;
+}  // namespace
+
+Status Store::Private::prepare_record_locked(std::string_view payload, const std::string& where,
+                                             PreparedRecord* out) {
+  if (!decode_transaction(payload, &out->tx)) {
+    return Status::corruption(fmt::format("commit log {}: malformed transaction record", where));
+  }
+  out->seq = ++last_seq;
+  return Status::ok();
+}
+
+void Store::Private::insert_record_locked(const PreparedRecord& record) {
+  mem->add_batch(record.seq, record.tx.entries);
+}
+
+void Store::Private::publish_record_locked(const PreparedRecord& record) {
+  const DecodedTransaction& tx = record.tx;
+  if (tx.has_partition_metadata) mem->has_partition_metadata.store(true, std::memory_order_release);
+  if (tx.min_timestamp < mem->min_timestamp.load(std::memory_order_relaxed)) {
+    mem->min_timestamp.store(tx.min_timestamp, std::memory_order_relaxed);
+  }
+  last_timestamp = std::max(last_timestamp, tx.assigned_timestamp);
+  visible_seq.store(record.seq, std::memory_order_release);
+}
+
+Status Store::Private::apply_record_locked(std::string_view payload, const std::string& where) {
+  PreparedRecord record;
+  CASSETTE_RETURN_IF_ERROR(prepare_record_locked(payload, where, &record));
+  insert_record_locked(record);
+  publish_record_locked(record);
+  return Status::ok();
+}
+
+void Store::Private::remove_unpublished_locked(SequenceNumber seq) {
+  auto rebuilt = std::make_shared<Memtable>();
+  for (Memtable::RawIterator it(mem.get()); it.valid(); it.next()) {
+    if (it.seq() != seq) rebuilt->add(it.seq(), it.table(), it.key(), it.value());
+  }
+  rebuilt->min_timestamp.store(mem->min_timestamp.load(std::memory_order_relaxed),
+                               std::memory_order_relaxed);
+  rebuilt->has_partition_metadata.store(mem->has_partition_metadata.load(std::memory_order_acquire),
+                                        std::memory_order_release);
+  std::lock_guard view(view_mutex);
+  mem = std::move(rebuilt);  // snapshots holding the old one never see `seq`: it is above theirs
+}
+
+Status Store::Private::log_and_apply_locked(EncodedTransaction& tx) {
+  // Hosts that want no threads (background_threads off: a PostgreSQL backend) get neither.
+  if (tx.payload.size() < kOverlapBytes || !options.background_threads) {
+    Result<LogPosition> end = log_writer->append(tx.payload);
+    if (!end.is_ok()) {
+      log_writer.reset();
+      return end.status();
+    }
+    CASSETTE_RETURN_IF_ERROR(apply_record_locked(tx.payload, log_dir));
+    log_end = *end;
+    return Status::ok();
+  }
+
+  // Decoded (and checked) before anything is written: a record that does not decode never
+  // reaches the log.
+  PreparedRecord record;
+  CASSETTE_RETURN_IF_ERROR(prepare_record_locked(tx.payload, log_dir, &record));
+  std::exception_ptr failure;  // from the inserting thread (bad_alloc), rethrown here
+  std::optional<std::thread> inserter;
+  try {
+    inserter.emplace([&] {
+      try {
+        insert_record_locked(record);
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    });
+  } catch (const std::system_error&) {
+    // No thread to be had: one step after the other.
+  }
+  Result<LogPosition> end = log_writer->append(tx.payload);  // read by both threads, written by none
+  if (inserter) {
+    inserter->join();
+  } else if (end.is_ok()) {
+    insert_record_locked(record);
+  }
+  if (!end.is_ok() || failure) {
+    if (!end.is_ok()) log_writer.reset();
+    if (inserter) remove_unpublished_locked(record.seq);
+    if (failure) std::rethrow_exception(failure);
+    return end.status();
+  }
+  publish_record_locked(record);
+  log_end = *end;
+  return Status::ok();
+}
+
+}  // namespace cassette::storage
