@@ -9,6 +9,7 @@
 // DELETE = CQL row deletion. INSERT OR IGNORE / ON CONFLICT DO NOTHING = IF NOT EXISTS.
 #include "engine/cql/modification.h"
 #include "engine/cql/table_codec.h"
+#include "engine/storage/encoded_row_writer.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/partition_key.h"
 #include "ext/sqlite/cql_table.h"
@@ -62,17 +63,22 @@ struct RowWriter {
   }
 };
 
-// The clustering columns' types and orders as encode_clustering wants them, built once per
-// table definition rather than once per row (a TableDef never changes; a schema change makes a
-// new one, which misses this cache).
-struct ClusteringTypes {
+// What write_row needs of a table definition, worked out once per definition rather than once
+// per row (a TableDef never changes; a schema change makes a new one, which misses this cache):
+// the clustering columns' types and orders as encode_clustering wants them, and whether an
+// INSERT can be encoded straight into storage form (EncodedRowWriter): when every non-key
+// column is a plain single-cell one, an INSERT writes exactly one cell per column, in id order.
+struct TableLayout {
   std::shared_ptr<const schema::TableDef> table;
   std::vector<types::CqlType> types;
   std::unique_ptr<bool[]> descending;
+  bool direct_insert = false;
+  std::vector<size_t> insert_columns;  // indexes into table->columns of the non-key columns
+  std::vector<size_t> encode_order;    // indexes into insert_columns, by column id
 };
 
-const ClusteringTypes& clustering_types(const std::shared_ptr<const schema::TableDef>& table) {
-  thread_local ClusteringTypes cache;
+const TableLayout& table_layout(const std::shared_ptr<const schema::TableDef>& table) {
+  thread_local TableLayout cache;
   if (cache.table != table) {
     std::vector<const ColumnDef*> columns = table->clustering();
     cache.types.clear();
@@ -81,10 +87,32 @@ const ClusteringTypes& clustering_types(const std::shared_ptr<const schema::Tabl
       cache.types.push_back(columns[i]->type);
       cache.descending[i] = columns[i]->descending;
     }
+    cache.insert_columns.clear();
+    cache.direct_insert = !table->is_counter_table();
+    for (size_t i = 0; i < table->columns.size(); ++i) {
+      const ColumnDef& c = table->columns[i];
+      if (c.is_primary_key()) continue;
+      if (c.is_static() || c.type.is_multi_cell() || c.type.is_counter()) cache.direct_insert = false;
+      cache.insert_columns.push_back(i);
+    }
+    cache.encode_order.resize(cache.insert_columns.size());
+    for (size_t j = 0; j < cache.encode_order.size(); ++j) cache.encode_order[j] = j;
+    std::sort(cache.encode_order.begin(), cache.encode_order.end(), [&](size_t a, size_t b) {
+      return table->columns[cache.insert_columns[a]].id < table->columns[cache.insert_columns[b]].id;
+    });
     cache.table = table;
   }
   return cache;
 }
+
+// Buffers write_row reuses from row to row, so that a bulk INSERT allocates nothing per row.
+struct RowScratch {
+  std::vector<std::string> key_parts, clustering_parts;  // sized up, never shrunk
+  std::vector<std::string> values;  // an INSERT's non-key values, as TableLayout::insert_columns
+  std::vector<char> nulls;
+  storage::EncodedRowWriter writer;
+  std::string encoded;
+};
 
 Status key_component_error(const ColumnDef& c, const std::string& v) {
   if (v.size() > types::kMaxPartitionKeyComponentSize) {
@@ -155,20 +183,28 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
   if (table.is_counter_table()) w.ttl = 0;
 
   // The primary key.
-  std::vector<std::string> key_parts, clustering_parts;
+  thread_local RowScratch scratch;
+  size_t key_count = 0, clustering_count = 0;
   for (size_t i = 0; i < n; ++i) {
     const ColumnDef& c = table.columns[i];
     if (!c.is_primary_key()) continue;
-    CASSETTE_ASSIGN_OR_RETURN(types::Value v, cql_value(c.type, values[t.sql_position[i]], c.name));
-    if (!v) {
+    const bool partition = c.kind == ColumnKind::kPartitionKey;
+    std::vector<std::string>& parts = partition ? scratch.key_parts : scratch.clustering_parts;
+    size_t& count = partition ? key_count : clustering_count;
+    if (parts.size() <= count) parts.resize(count + 1);
+    std::string& v = parts[count++];
+    bool is_null = false;
+    CASSETTE_RETURN_IF_ERROR(cql_value_into(c.type, values[t.sql_position[i]], c.name, &v, &is_null));
+    if (is_null) {
       return Status::invalid_argument(fmt::format("Invalid null value in condition for column {}", c.name));
     }
-    CASSETTE_RETURN_IF_ERROR(key_component_error(c, *v));
-    (c.kind == ColumnKind::kPartitionKey ? key_parts : clustering_parts).push_back(std::move(*v));
+    CASSETTE_RETURN_IF_ERROR(key_component_error(c, v));
   }
+  const std::span<const std::string> key_parts(scratch.key_parts.data(), key_count);
+  const std::span<const std::string> clustering_parts(scratch.clustering_parts.data(), clustering_count);
   CASSETTE_RETURN_IF_ERROR(cql::validate_partition_key_values(key_parts));
   std::string key = cql::partition_key_bytes(key_parts);
-  const ClusteringTypes& layout = clustering_types(t.table);
+  const TableLayout& layout = table_layout(t.table);
   std::string clustering;
   CASSETTE_RETURN_IF_ERROR(types::encode_clustering(
       layout.types, std::span<const bool>(layout.descending.get(), layout.types.size()),
@@ -190,6 +226,39 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
   }
   const bool if_not_exists =
       !is_update && sqlite3_vtab_on_conflict(t.connection->db()) == SQLITE_IGNORE;
+  const auto kind = if_not_exists ? PendingWrites::Kind::kInsertIfNotExists : PendingWrites::Kind::kWrite;
+
+  if (!is_update && layout.direct_insert) {
+    // An INSERT of plain columns: the values are converted (in column order, so the first bad
+    // one is the one reported, as below) into reused buffers and encoded straight into the
+    // row's storage form, the bytes the Row path below would encode: a row marker, then one
+    // cell per column in id order (NULL a tombstone, else live or expiring).
+    const size_t m = layout.insert_columns.size();
+    if (scratch.values.size() < m) scratch.values.resize(m);
+    scratch.nulls.resize(m);
+    for (size_t j = 0; j < m; ++j) {
+      const ColumnDef& c = table.columns[layout.insert_columns[j]];
+      bool is_null = false;
+      CASSETTE_RETURN_IF_ERROR(cql_value_into(c.type, values[t.sql_position[layout.insert_columns[j]]],
+                                              c.name, &scratch.values[j], &is_null));
+      scratch.nulls[j] = is_null;
+    }
+    storage::EncodedRowWriter& writer = scratch.writer;
+    writer.start(storage::LivenessInfo::written(w.timestamp, w.ttl, w.now_seconds));
+    for (size_t j : layout.encode_order) {
+      const storage::ColumnId id = table.columns[layout.insert_columns[j]].id;
+      if (scratch.nulls[j]) {
+        writer.add_tombstone(id, w.timestamp, w.now_seconds);
+      } else if (w.ttl > 0) {
+        writer.add_expiring(id, w.timestamp, w.ttl, w.now_seconds, scratch.values[j]);
+      } else {
+        writer.add_live(id, w.timestamp, scratch.values[j]);
+      }
+    }
+    scratch.encoded.clear();
+    writer.finish(&scratch.encoded);
+    return pending.add_encoded(kind, t.table, key, false, clustering, scratch.encoded, statement);
+  }
 
   storage::Row row, static_row;
   row.columns.reserve(n);
@@ -226,7 +295,6 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     CASSETTE_RETURN_IF_ERROR(w.set(c, std::move(v), target, current));
   }
 
-  const auto kind = if_not_exists ? PendingWrites::Kind::kInsertIfNotExists : PendingWrites::Kind::kWrite;
   const bool has_clustering_row = !table.clustering().empty() || !is_update || !row.columns.empty();
   if (!row.is_empty() || (kind == PendingWrites::Kind::kInsertIfNotExists && has_clustering_row)) {
     CASSETTE_RETURN_IF_ERROR(pending.add(kind, t.table, key, false, clustering, row, statement));

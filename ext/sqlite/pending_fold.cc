@@ -20,8 +20,8 @@ void PendingLog::clear() {
   tables.clear();
 }
 
-uint64_t PendingFold::hash_of(storage::TableId table, std::string_view key) {
-  return hash64(key, table);
+uint64_t PendingFold::hash_of(const storage::EncodedBatch::Entry& e) {
+  return hash64(e.key, e.table);
 }
 
 int64_t PendingFold::find(size_t i, uint64_t hash) const {
@@ -37,9 +37,16 @@ int64_t PendingFold::find(size_t i, uint64_t hash) const {
   return -1;
 }
 
-void PendingFold::grow() {
+void PendingFold::reserve(size_t rows) {
+  slots_.reserve(rows);
+  size_t want = 1024;
+  while (want < rows * 2) want *= 2;
+  if (want > buckets_.size()) grow(want);
+}
+
+void PendingFold::grow(size_t buckets) {
   std::vector<Bucket> old = std::move(buckets_);
-  buckets_.assign(old.empty() ? 1024 : old.size() * 2, Bucket{});
+  buckets_.assign(buckets != 0 ? buckets : old.empty() ? 1024 : old.size() * 2, Bucket{});
   const size_t mask = buckets_.size() - 1;
   for (const Bucket& b : old) {
     if (b.slot_plus_one == 0) continue;
@@ -49,9 +56,28 @@ void PendingFold::grow() {
   }
 }
 
-Result<bool> PendingFold::add(size_t i) {
+Status PendingFold::add_range(size_t begin, size_t end) {
+  if (end <= begin) return Status::ok();
+  // Sized once for the whole range: the buckets a prefetch touched stay the buckets used.
+  reserve(slots_.size() + (end - begin));
+  constexpr size_t kAhead = 8;
+  uint64_t hashes[kAhead];
+  auto prefetch = [&](size_t i) {
+    const uint64_t h = hash_of(log_->at(i));
+    hashes[i % kAhead] = h;
+    __builtin_prefetch(&buckets_[h & (buckets_.size() - 1)]);
+  };
+  for (size_t i = begin; i < end && i < begin + kAhead; ++i) prefetch(i);
+  for (size_t i = begin; i < end; ++i) {
+    const uint64_t hash = hashes[i % kAhead];
+    if (i + kAhead < end) prefetch(i + kAhead);
+    CASSETTE_RETURN_IF_ERROR(add(i, hash).status());
+  }
+  return Status::ok();
+}
+
+Result<bool> PendingFold::add(size_t i, uint64_t hash) {
   const storage::EncodedBatch::Entry e = log_->at(i);
-  const uint64_t hash = hash_of(e.table, e.key);
   const int64_t found = find(i, hash);
   if (found < 0) {
     if ((slots_.size() + 1) * 2 > buckets_.size()) grow();
@@ -83,7 +109,7 @@ Result<bool> PendingFold::add(size_t i) {
 
 Result<bool> PendingFold::has_live_row(size_t i) const {
   const storage::EncodedBatch::Entry e = log_->at(i);
-  const int64_t found = find(i, hash_of(e.table, e.key));
+  const int64_t found = find(i, hash_of(e));
   if (found < 0) return false;
   const Slot& slot = slots_[static_cast<size_t>(found)];
   storage::Row decoded;

@@ -50,10 +50,16 @@ class PendingFold {
   // by index). `now_seconds` is the local deletion time of the tombstones a merge writes.
   PendingFold(const PendingLog* log, int64_t now_seconds) : log_(log), now_seconds_(now_seconds) {}
 
+  // Makes room for `rows` rows at once (a commit folds the whole log: no rehashing as it grows).
+  void reserve(size_t rows);
+
   // Folds entry `i` into the row it writes. Returns whether the row was new to the fold
   // (false: an earlier entry wrote it too, and the two were merged). Corruption when a row's
   // bytes do not decode (never for rows the log encoded itself).
-  Result<bool> add(size_t i);
+  Result<bool> add(size_t i) { return add(i, hash_of(log_->at(i))); }
+  // add() for entries [begin, end), looking a few entries ahead so that the hash table's cache
+  // misses overlap (a commit folds a whole log of a million rows).
+  Status add_range(size_t begin, size_t end);
   // Whether the fold so far has a live row (a marker or a live cell) where entry `i` writes.
   Result<bool> has_live_row(size_t i) const;
   // Rows folded so far, in the order they were first written.
@@ -70,10 +76,11 @@ class PendingFold {
     uint64_t hash = 0;
     uint32_t slot_plus_one = 0;  // 0: empty
   };
-  static uint64_t hash_of(storage::TableId table, std::string_view key);
+  static uint64_t hash_of(const storage::EncodedBatch::Entry& e);
+  Result<bool> add(size_t i, uint64_t hash);
   // The slot of the row entry `i` writes, or -1.
   int64_t find(size_t i, uint64_t hash) const;
-  void grow();
+  void grow(size_t buckets = 0);  // to `buckets` (a power of two), by default twice as many
   void merge(const schema::TableDef& table, storage::Row& into, storage::Row next,
              PendingLog::Kind kind, bool is_static) const;
 

@@ -13,6 +13,15 @@ Status PendingWrites::add(Kind kind, const std::shared_ptr<const schema::TableDe
                           std::string_view partition_key, bool is_static,
                           std::string_view clustering, const storage::Row& row,
                           uint64_t statement) {
+  scratch_.clear();
+  storage::encode_row(row, &scratch_);
+  return add_encoded(kind, table, partition_key, is_static, clustering, scratch_, statement);
+}
+
+Status PendingWrites::add_encoded(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
+                                  std::string_view partition_key, bool is_static,
+                                  std::string_view clustering, std::string_view encoded_row,
+                                  uint64_t statement) {
   // Tables are few: the last one added is nearly always the one.
   uint32_t index = static_cast<uint32_t>(log_.tables.size());
   for (uint32_t i = index; i-- > 0;) {
@@ -22,13 +31,11 @@ Status PendingWrites::add(Kind kind, const std::shared_ptr<const schema::TableDe
     }
   }
   if (index == log_.tables.size()) log_.tables.push_back(table);
-  scratch_.clear();
-  storage::encode_row(row, &scratch_);
   const auto entry_kind = is_static ? storage::EntryKind::kStaticRow : storage::EntryKind::kRow;
   CASSETTE_ASSIGN_OR_RETURN(
       size_t offset,
       log_.batch.add_row(table->table_id, partition_key, entry_kind,
-                         is_static ? std::string_view() : clustering, scratch_));
+                         is_static ? std::string_view() : clustering, encoded_row));
   log_.entries.push_back(PendingLog::Entry{kind, is_static, index, statement, offset});
   return Status::ok();
 }
@@ -89,7 +96,7 @@ Status PendingWrites::commit() {
   const int64_t now_seconds = store_->clock().now_seconds();
   if (!conditional) {
     PendingFold fold(&log, now_seconds);
-    for (size_t i = 0; i < log.entries.size(); ++i) CASSETTE_RETURN_IF_ERROR(fold.add(i).status());
+    CASSETTE_RETURN_IF_ERROR(fold.add_range(0, log.entries.size()));
     if (fold.rows() == log.entries.size()) return store_->apply(log.batch).status();  // no row twice
     storage::EncodedBatch batch;
     fold.emit(&batch);

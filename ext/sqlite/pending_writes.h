@@ -32,6 +32,10 @@ class PendingWrites {
   Status add(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
              std::string_view partition_key, bool is_static, std::string_view clustering,
              const storage::Row& row, uint64_t statement);
+  // add() of a row already encoded (encode_row's format, e.g. by storage::EncodedRowWriter).
+  Status add_encoded(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
+                     std::string_view partition_key, bool is_static, std::string_view clustering,
+                     std::string_view encoded_row, uint64_t statement);
   uint64_t next_statement() { return ++statements_; }
   bool empty() const { return log_.entries.empty(); }
 

@@ -256,10 +256,21 @@ void result_value(sqlite3_context* context, const CqlType& type, std::string_vie
 }
 
 Result<types::Value> cql_value(const CqlType& type, sqlite3_value* value, std::string_view column) {
-  int sql_type = sqlite3_value_type(value);
-  if (sql_type == SQLITE_NULL) return types::Value();
-  TypeKind k = type.kind;
   std::string out;
+  bool is_null = false;
+  CASSETTE_RETURN_IF_ERROR(cql_value_into(type, value, column, &out, &is_null));
+  if (is_null) return types::Value();
+  return types::Value(std::move(out));
+}
+
+Status cql_value_into(const CqlType& type, sqlite3_value* value, std::string_view column,
+                      std::string* dest, bool* is_null) {
+  std::string& out = *dest;
+  out.clear();
+  int sql_type = sqlite3_value_type(value);
+  *is_null = sql_type == SQLITE_NULL;
+  if (*is_null) return Status::ok();
+  TypeKind k = type.kind;
   if (is_integer_kind(k)) {
     std::optional<int64_t> v = exact_integer(value);
     size_t width = integer_width(k);
@@ -287,10 +298,11 @@ Result<types::Value> cql_value(const CqlType& type, sqlite3_value* value, std::s
     }
   } else if (k == TypeKind::kBlob) {
     const void* blob = sqlite3_value_blob(value);
-    out.assign(static_cast<const char*>(blob), static_cast<size_t>(sqlite3_value_bytes(value)));
+    const size_t size = static_cast<size_t>(sqlite3_value_bytes(value));
+    if (size > 0) out.assign(static_cast<const char*>(blob), size);
   } else if (k == TypeKind::kText || k == TypeKind::kAscii) {
     if (sql_type == SQLITE_BLOB) return invalid(type, value, column);
-    out = std::string(value_text(value));
+    out.assign(value_text(value));
   } else if (k == TypeKind::kTimestamp && sql_type == SQLITE_INTEGER) {
     out = big_endian(sqlite3_value_int64(value), 8);
   } else if (k == TypeKind::kTime && sql_type == SQLITE_INTEGER) {
@@ -312,7 +324,7 @@ Result<types::Value> cql_value(const CqlType& type, sqlite3_value* value, std::s
   }
   Status valid = types::validate_value(type, out);
   if (!valid.is_ok()) return invalid(type, value, column, valid.message());
-  return types::Value(std::move(out));
+  return Status::ok();
 }
 
 bool sql_order_matches_cql(const CqlType& type) {

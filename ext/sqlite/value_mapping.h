@@ -24,6 +24,10 @@ void result_value(sqlite3_context* context, const types::CqlType& type, std::str
 // the message: Invalid value for column "hour" of type int: 'abc' (Unable to make int from 'abc')
 Result<types::Value> cql_value(const types::CqlType& type, sqlite3_value* value,
                                std::string_view column);
+// cql_value() into `*out` (replaced; its capacity is reused, so a caller converting row after
+// row allocates nothing per value), setting `*is_null` for an SQL NULL (then `*out` is empty).
+Status cql_value_into(const types::CqlType& type, sqlite3_value* value, std::string_view column,
+                      std::string* out, bool* is_null);
 
 // Whether SQLite's comparison of the mapped SQL values agrees with CQL's order for the type (so
 // range constraints can be pushed down): integers, floats, text, blob, boolean, timestamp, date,
