@@ -10,6 +10,7 @@
 
 #include "engine/query/query.h"
 #include "ext/postgres/api_internal.h"
+#include "ext/postgres/api_write_log.h"
 
 namespace cassette::pg {
 
@@ -123,7 +124,7 @@ int cas_plan(cas_table* table, const cas_constraint* constraints, int count,
 
 int cas_scan_open(cas_table* table, const char* encoded, const cas_value* const* values,
                   const int* value_counts, const cas_repr* value_reprs, int nargs, int64_t limit,
-                  const cas_repr* reprs, const int* wanted, cas_scan** out) {
+                  const cas_repr* reprs, const int* wanted, uint32_t command, cas_scan** out) {
   return guarded([&]() -> Status {
     const schema::TableDef& def = *table->def;
     CASSETTE_ASSIGN_OR_RETURN(query::Plan plan, query::Plan::decode(encoded, def));
@@ -154,7 +155,7 @@ int cas_scan_open(cas_table* table, const char* encoded, const cas_value* const*
     }
     scan->buffers.resize(n);
     CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
-                              table->store->snapshot());
+                              read_snapshot(table, command));
     CASSETTE_ASSIGN_OR_RETURN(scan->cursor, query::QueryCursor::open(*table->store, snapshot,
                                                                      table->def, plan,
                                                                      std::move(bindings)));

@@ -8,34 +8,25 @@
 // log is first folded row by row: an UPDATE after an INSERT of the same row replaces the value,
 // a DELETE forgets what came before it, and an INSERT after a DELETE writes the whole row,
 // with tombstones for the columns it leaves null, instead of a deletion that would shadow it.
+// The same fold feeds the transaction's reads (api_overlay.cc), so they see what commit writes.
 #include <map>
 
 #include "engine/cql/modification.h"
 #include "engine/cql/table_codec.h"
 #include "ext/postgres/api_internal.h"
+#include "ext/postgres/api_write_log.h"
 
 namespace cassette::pg {
 
-namespace {
-
 using schema::ColumnDef;
 using schema::TableDef;
-
-struct WriteEntry {
-  enum class Kind { kInsert, kUpdate, kDelete, kTruncate };
-  Kind kind = Kind::kInsert;
-  cas_table* table = nullptr;
-  std::shared_ptr<const TableDef> def;
-  std::string partition_key;
-  std::string clustering;
-  std::vector<std::pair<size_t, types::Value>> sets;  // column index, value (null: delete)
-  int level = 1;
-};
 
 std::vector<WriteEntry>& write_log() {
   static std::vector<WriteEntry> log;
   return log;
 }
+
+namespace {
 
 // The primary key of a row from the glue's values; Cassandra's messages for missing parts.
 Status row_key(const TableDef& table, const cas_value* values, const cas_repr* reprs,
@@ -68,12 +59,13 @@ Status check_writable(const ColumnDef& c) {
 }
 
 Status log_row(cas_table* table, WriteEntry::Kind kind, const cas_value* values,
-               const cas_repr* reprs, const int* present, int level) {
+               const cas_repr* reprs, const int* present, int level, uint32_t command) {
   WriteEntry entry;
   entry.kind = kind;
   entry.table = table;
   entry.def = table->def;
   entry.level = level;
+  entry.command = command;
   const TableDef& def = *entry.def;
   CASSETTE_RETURN_IF_ERROR(row_key(def, values, reprs, &entry));
   if (kind != WriteEntry::Kind::kDelete) {
@@ -96,17 +88,59 @@ Status log_row(cas_table* table, WriteEntry::Kind kind, const cas_value* values,
   return Status::ok();
 }
 
-// One row's writes of the transaction, folded.
-struct PendingRow {
-  std::shared_ptr<const TableDef> def;
-  std::string partition_key;
-  std::string clustering;
-  bool deleted = false;
-  bool live = false;
-  std::map<size_t, types::Value> sets;
-};
+}  // namespace
 
-using RowKey = std::tuple<storage::TableId, std::string, std::string>;
+PendingRow& WriteFold::row(const WriteEntry& e, bool is_static, const Touched& touched) {
+  auto [it, inserted] = rows_.try_emplace(
+      RowKey{e.def->table_id, e.partition_key, is_static, is_static ? std::string() : e.clustering});
+  PendingRow& p = it->second;
+  if (inserted) {
+    p.def = e.def;
+    p.partition_key = e.partition_key;
+    if (!is_static) p.clustering = e.clustering;
+  }
+  if (touched) touched(p, inserted);
+  return p;
+}
+
+bool WriteFold::add(const WriteEntry& e, const Touched& touched) {
+  storage::TableId id = e.def->table_id;
+  if (e.kind == WriteEntry::Kind::kTruncate) {
+    truncated_[id] = e.def;
+    return std::erase_if(rows_, [&](const auto& r) { return std::get<0>(r.first) == id; }) != 0;
+  }
+  // Static columns belong to the partition: statements on different rows of it set the same
+  // cells, and the later one wins there too.
+  bool sets_static = false;
+  for (const auto& [column, value] : e.sets) sets_static |= e.def->columns[column].is_static();
+  PendingRow& p = row(e, false, touched);
+  switch (e.kind) {
+    case WriteEntry::Kind::kInsert:
+      p.live = true;
+      break;
+    case WriteEntry::Kind::kDelete:
+      p.deleted = true;
+      p.live = false;
+      p.sets.clear();
+      break;
+    default:
+      break;
+  }
+  PendingRow* statics = sets_static ? &row(e, true, touched) : nullptr;
+  for (const auto& [column, value] : e.sets) {
+    (e.def->columns[column].is_static() ? *statics : p).sets[column] = value;
+  }
+  return false;
+}
+
+cql::WriteParameters write_parameters(const TableDef& table, int64_t now_micros) {
+  cql::WriteParameters params;
+  params.timestamp = storage::kAutoTimestamp;
+  params.ttl = table.params.default_time_to_live;
+  params.now_seconds = now_micros / 1'000'000;
+  params.now_micros = now_micros;
+  return params;
+}
 
 Status add_row(const PendingRow& p, const cql::WriteParameters& params,
                const storage::Store& store, const storage::Snapshot& snapshot,
@@ -165,48 +199,20 @@ Status add_row(const PendingRow& p, const cql::WriteParameters& params,
   return Status::ok();
 }
 
+namespace {
+
 Status commit_store(storage::Store& store, const std::vector<const WriteEntry*>& entries) {
-  std::map<RowKey, PendingRow> rows;
-  std::map<storage::TableId, std::shared_ptr<const TableDef>> truncated;
-  for (const WriteEntry* e : entries) {
-    storage::TableId id = e->def->table_id;
-    if (e->kind == WriteEntry::Kind::kTruncate) {
-      truncated[id] = e->def;
-      std::erase_if(rows, [&](const auto& r) { return std::get<0>(r.first) == id; });
-      continue;
-    }
-    PendingRow& p = rows[RowKey{id, e->partition_key, e->clustering}];
-    if (!p.def) {
-      p.def = e->def;
-      p.partition_key = e->partition_key;
-      p.clustering = e->clustering;
-    }
-    switch (e->kind) {
-      case WriteEntry::Kind::kInsert:
-        p.live = true;
-        break;
-      case WriteEntry::Kind::kDelete:
-        p.deleted = true;
-        p.live = false;
-        p.sets.clear();
-        break;
-      default:
-        break;
-    }
-    for (const auto& [column, value] : e->sets) p.sets[column] = value;
-  }
-  for (const auto& [id, def] : truncated) CASSETTE_RETURN_IF_ERROR(store.truncate(id));
+  WriteFold fold;
+  for (const WriteEntry* e : entries) fold.add(*e);
+  const std::map<RowKey, PendingRow>& rows = fold.rows();
+  for (const auto& [id, def] : fold.truncated()) CASSETTE_RETURN_IF_ERROR(store.truncate(id));
   if (rows.empty()) return Status::ok();
   int64_t now_micros = store.clock().now_micros();
   auto written = store.apply_prepared(
       [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) -> Result<bool> {
         for (const auto& [key, p] : rows) {
-          cql::WriteParameters params;
-          params.timestamp = storage::kAutoTimestamp;
-          params.ttl = p.def->params.default_time_to_live;
-          params.now_seconds = now_micros / 1'000'000;
-          params.now_micros = now_micros;
-          CASSETTE_RETURN_IF_ERROR(add_row(p, params, store, snapshot, batch));
+          CASSETTE_RETURN_IF_ERROR(
+              add_row(p, write_parameters(*p.def, now_micros), store, snapshot, batch));
         }
         return !batch.empty();
       });
@@ -222,26 +228,35 @@ using namespace cassette::pg;
 
 extern "C" {
 
-int cas_write_insert(cas_table* table, const cas_value* values, const cas_repr* reprs, int level) {
-  return guarded([&] { return log_row(table, WriteEntry::Kind::kInsert, values, reprs, nullptr, level); });
+int cas_write_insert(cas_table* table, const cas_value* values, const cas_repr* reprs, int level,
+                     uint32_t command) {
+  return guarded([&] {
+    return log_row(table, WriteEntry::Kind::kInsert, values, reprs, nullptr, level, command);
+  });
 }
 
 int cas_write_update(cas_table* table, const cas_value* values, const cas_repr* reprs,
-                     const int* present, int level) {
-  return guarded([&] { return log_row(table, WriteEntry::Kind::kUpdate, values, reprs, present, level); });
+                     const int* present, int level, uint32_t command) {
+  return guarded([&] {
+    return log_row(table, WriteEntry::Kind::kUpdate, values, reprs, present, level, command);
+  });
 }
 
-int cas_write_delete(cas_table* table, const cas_value* values, const cas_repr* reprs, int level) {
-  return guarded([&] { return log_row(table, WriteEntry::Kind::kDelete, values, reprs, nullptr, level); });
+int cas_write_delete(cas_table* table, const cas_value* values, const cas_repr* reprs, int level,
+                     uint32_t command) {
+  return guarded([&] {
+    return log_row(table, WriteEntry::Kind::kDelete, values, reprs, nullptr, level, command);
+  });
 }
 
-int cas_write_truncate(cas_table* table, int level) {
+int cas_write_truncate(cas_table* table, int level, uint32_t command) {
   return guarded([&]() -> Status {
     WriteEntry entry;
     entry.kind = WriteEntry::Kind::kTruncate;
     entry.table = table;
     entry.def = table->def;
     entry.level = level;
+    entry.command = command;
     write_log().push_back(std::move(entry));
     return Status::ok();
   });
@@ -262,6 +277,7 @@ int cas_transaction_commit(void) {
       if (!status) break;
     }
     write_log().clear();
+    reset_overlays();
     return status;
   });
 }
@@ -271,7 +287,10 @@ void cas_subtransaction_end(int level, int committed) {
     for (WriteEntry& e : write_log()) {
       if (e.level >= level && committed) e.level = level - 1;
     }
-    if (!committed) std::erase_if(write_log(), [&](const WriteEntry& e) { return e.level >= level; });
+    if (!committed) {
+      std::erase_if(write_log(), [&](const WriteEntry& e) { return e.level >= level; });
+      overlay_log_truncated(write_log().size());
+    }
   } catch (...) {
   }
 }
@@ -280,6 +299,7 @@ void cas_end_of_transaction(void) {
   try {
     write_log().clear();
     write_log().shrink_to_fit();
+    reset_overlays();
     release_open_scans();
   } catch (...) {
   }

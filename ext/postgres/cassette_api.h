@@ -150,11 +150,14 @@ int			cas_plan(cas_table *table, const cas_constraint *constraints, int count,
 /* Opens a scan of the plan `encoded` (from cas_plan) with its arguments' values: values[p] holds
  * value_counts[p] values (several for IN) in representation value_reprs[p]. `limit` is the
  * consumed limit (-1: none). reprs[c] says how column c's values are wanted, wanted[c] whether
- * column c is read at all. The scan reads a snapshot taken now. */
+ * column c is read at all. The scan reads a snapshot taken now, with the transaction's buffered
+ * writes of commands before `command` (the statement's snapshot's curcid) on top: a statement
+ * sees the writes of the statements before it, not its own. */
 typedef struct cas_scan cas_scan;
 int			cas_scan_open(cas_table *table, const char *encoded, const cas_value *const *values,
 						  const int *value_counts, const cas_repr *value_reprs, int nargs,
-						  int64_t limit, const cas_repr *reprs, const int *wanted, cas_scan **out);
+						  int64_t limit, const cas_repr *reprs, const int *wanted,
+						  uint32_t command, cas_scan **out);
 /* Advances to the next row: *has_row = 0 at the end. values[c] for every wanted column stays
  * valid until the next call; entries of columns not wanted are not written. */
 int			cas_scan_next(cas_scan *scan, cas_value *values, int *has_row);
@@ -216,14 +219,15 @@ int			cas_table_estimate(cas_table *table, double *rows);
 /* values[c] for every column c of the table (in the table's order) with reprs[c]; `present[c]`
  * says the statement sets column c. INSERT: key columns required, nulls leave columns unset.
  * UPDATE: key columns identify the row, present non-key columns are set (null deletes the cell).
- * DELETE: only key columns are read. `level` is the (sub)transaction nesting level. */
+ * DELETE: only key columns are read. `level` is the (sub)transaction nesting level, `command`
+ * the writing statement's CommandId (scans of later commands see the write). */
 int			cas_write_insert(cas_table *table, const cas_value *values, const cas_repr *reprs,
-							 int level);
+							 int level, uint32_t command);
 int			cas_write_update(cas_table *table, const cas_value *values, const cas_repr *reprs,
-							 const int *present, int level);
+							 const int *present, int level, uint32_t command);
 int			cas_write_delete(cas_table *table, const cas_value *values, const cas_repr *reprs,
-							 int level);
-int			cas_write_truncate(cas_table *table, int level);
+							 int level, uint32_t command);
+int			cas_write_truncate(cas_table *table, int level, uint32_t command);
 /* Applies everything buffered as one atomic write per store (truncations first). */
 int			cas_transaction_commit(void);
 /* Forgets the writes of levels >= level (ROLLBACK TO SAVEPOINT), or moves them to level - 1. */

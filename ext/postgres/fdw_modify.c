@@ -169,7 +169,7 @@ cassetteExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *
 
 	cassette_values_from_slot(st->rel, slot, st->values, st->reprs);
 	CAS_CHECK(cas_write_insert(st->rel->table, st->values, st->reprs,
-							   GetCurrentTransactionNestLevel()));
+							   GetCurrentTransactionNestLevel(), GetCurrentCommandId(true)));
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(st->temp);
 	return slot;
@@ -240,7 +240,7 @@ cassetteExecForeignUpdate(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *
 			present[c] = st->present[c] && st->rel->columns[c].kind != CAS_PARTITION_KEY &&
 				st->rel->columns[c].kind != CAS_CLUSTERING;
 		CAS_CHECK(cas_write_update(st->rel->table, st->values, st->reprs, present,
-								   GetCurrentTransactionNestLevel()));
+								   GetCurrentTransactionNestLevel(), GetCurrentCommandId(true)));
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(st->temp);
@@ -271,7 +271,7 @@ cassetteExecForeignDelete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *
 								  st->reprs[c], &st->values[c]);
 	}
 	CAS_CHECK(cas_write_delete(st->rel->table, st->values, st->reprs,
-							   GetCurrentTransactionNestLevel()));
+							   GetCurrentTransactionNestLevel(), GetCurrentCommandId(true)));
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(st->temp);
 	if (AttributeNumberIsValid(st->wholerow))
@@ -335,7 +335,8 @@ cassetteExecForeignTruncate(List *rels, DropBehavior behavior, bool restart_seqs
 		CassetteRelation *rel = cassette_relation(RelationGetRelid(relation),
 												  RelationGetDescr(relation), false);
 
-		CAS_CHECK(cas_write_truncate(rel->table, GetCurrentTransactionNestLevel()));
+		CAS_CHECK(cas_write_truncate(rel->table, GetCurrentTransactionNestLevel(),
+									 GetCurrentCommandId(true)));
 	}
 }
 

@@ -14,6 +14,7 @@
 #include "access/stratnum.h"
 #include "access/sysattr.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -38,6 +39,7 @@
 #include "utils/rel.h"
 #include "utils/float.h"
 #include "utils/sampling.h"
+#include "utils/snapshot.h"
 
 #include "fdw_internal.h"
 
@@ -282,7 +284,7 @@ open_scan(ForeignScanState *node, CassetteScanState *st)
 	}
 	CAS_CHECK(cas_scan_open(st->rel->table, st->encoded, (const cas_value *const *) values,
 							counts, reprs, st->nargs, st->limit, st->reprs, st->wanted,
-							&st->scan));
+							node->ss.ps.state->es_snapshot->curcid, &st->scan));
 	MemoryContextSwitchTo(old);
 	reset_batches(st);
 }
@@ -490,7 +492,7 @@ cassette_sample_rows(Relation relation, int elevel, HeapTuple *rows, int targrow
 	for (c = 0; c < rel->ncolumns; c++)
 		wanted[c] = rel->column_att[c] >= 0;
 	CAS_CHECK(cas_scan_open(rel->table, "scan", NULL, NULL, NULL, 0, -1, rel->column_repr,
-							wanted, &scan));
+							wanted, GetCurrentCommandId(false), &scan));
 	reservoir_init_selection_state(&rstate, targrows);
 	for (;;)
 	{

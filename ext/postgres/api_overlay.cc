@@ -1,0 +1,172 @@
+// Reads that see their own transaction's writes (api_write_log.h). The engine's read path
+// already merges an overlay memtable into a snapshot (storage::Snapshot::overlay, as the SQLite
+// extension uses it): each store the transaction wrote to gets a private storage::Memtable
+// holding the fold of the visible part of the write log — the very rows the commit would write
+// (add_row over the same WriteFold), at provisional timestamps just above the clock.
+//
+// The overlay grows as the log does: entries added since it was last brought up to date are
+// folded, and the rows they wrote go into the memtable at a new sequence number (snapshots
+// handed out earlier, pinned to older sequences, do not see them). A row written again (an
+// UPDATE of a pending row) goes in again at a higher timestamp, its new folded state shadowing
+// the old. A TRUNCATE that drops pending rows or a ROLLBACK TO that drops folded entries cannot
+// be taken back out of a memtable: then the whole fold goes into a fresh one (scans still open
+// keep the old one), as it does when shadowed versions outnumber the rows.
+//
+// TRUNCATE: a table truncated by the visible writes is read from a snapshot whose committed
+// sources (memtables and SSTables) are left out, so only the overlay's rows of that table —
+// those written after the TRUNCATE, since the fold forgets the ones before it — remain. That is
+// what the commit makes of it (it truncates the table, then writes those rows).
+#include <algorithm>
+#include <unordered_set>
+
+#include "engine/storage/commit_record.h"
+#include "engine/storage/internal_key.h"
+#include "ext/postgres/api_write_log.h"
+
+namespace cassette::pg {
+
+namespace {
+
+struct Overlay {
+  WriteFold fold;
+  size_t entries = 0;  // the fold holds the store's entries of the log's first `entries`
+  std::shared_ptr<storage::Memtable> memtable;
+  storage::SequenceNumber seq = 0;
+  int64_t timestamp = 0;  // of the rows added next (a rewritten row's newer state: higher)
+};
+
+std::map<const storage::Store*, Overlay>& overlays() {
+  static std::map<const storage::Store*, Overlay> map;
+  return map;
+}
+
+// `snapshot` without its committed sources: a truncated table's view.
+std::shared_ptr<storage::Snapshot> without_committed(const storage::Snapshot& snapshot) {
+  static const auto kNoFiles = std::make_shared<const storage::Version>();
+  auto view = std::make_shared<storage::Snapshot>(snapshot);
+  view->memtable = nullptr;
+  view->flushing = nullptr;
+  view->version = kNoFiles;
+  return view;
+}
+
+// Adds `rows` to the overlay's memtable at a new sequence number.
+Status add_rows(Overlay& o, const storage::Store& store, const storage::Snapshot& committed,
+                const std::vector<const PendingRow*>& rows) {
+  const int64_t now_micros = store.clock().now_micros();
+  // What operations that need the current row read (setting a non-frozen collection deletes the
+  // elements it does not keep): the committed row with the overlay so far on top, so that a
+  // rewritten row's new state also deletes its older state's elements.
+  auto with_overlay = [&](std::shared_ptr<storage::Snapshot> view) {
+    view->overlay = o.memtable;
+    view->overlay_seq = o.seq;
+    return view;
+  };
+  std::shared_ptr<storage::Snapshot> current_view = with_overlay(std::make_shared<storage::Snapshot>(committed));
+  std::shared_ptr<storage::Snapshot> empty;  // the view of truncated tables, made when needed
+  storage::WriteBatch batch;
+  for (const PendingRow* p : rows) {
+    const storage::Snapshot* current = current_view.get();
+    if (o.fold.is_truncated(p->def->table_id)) {
+      if (empty == nullptr) empty = with_overlay(without_committed(committed));
+      current = empty.get();
+    }
+    CASSETTE_RETURN_IF_ERROR(add_row(*p, write_parameters(*p->def, now_micros), store, *current, batch));
+  }
+  if (batch.empty()) return Status::ok();
+  batch.assign_timestamp(o.timestamp);
+  CASSETTE_ASSIGN_OR_RETURN(storage::EncodedTransaction tx,
+                            storage::encode_transaction(batch, o.timestamp));
+  storage::DecodedTransaction decoded;
+  if (!storage::decode_transaction(tx.payload, &decoded)) {
+    return Status::internal("Could not encode the pending writes of a transaction.");
+  }
+  bool metadata = false;
+  for (const storage::TransactionEntry& e : decoded.entries) {
+    metadata |= e.key[storage::partition_prefix_length(e.key)] !=
+                static_cast<char>(storage::EntryKind::kRow);
+  }
+  if (metadata) o.memtable->has_partition_metadata.store(true, std::memory_order_release);
+  o.memtable->add_batch(++o.seq, decoded.entries);  // copies the entries
+  return Status::ok();
+}
+
+// Brings the overlay of `store` up to the log's first `visible` entries.
+Status extend(Overlay& o, const storage::Store& store, const storage::Snapshot& committed,
+              size_t visible) {
+  const std::vector<WriteEntry>& log = write_log();
+  if (visible < o.entries) o = Overlay();  // an older statement's view: start over
+  if (visible == o.entries) return Status::ok();
+  std::vector<const PendingRow*> added, rewritten;
+  std::unordered_set<const PendingRow*> added_set, rewritten_set;
+  bool rebuild = o.memtable == nullptr;
+  auto touched = [&](const PendingRow& row, bool is_new) {
+    if (is_new) {
+      added.push_back(&row);
+      added_set.insert(&row);
+    } else if (added_set.count(&row) == 0 && rewritten_set.insert(&row).second) {
+      rewritten.push_back(&row);  // in the memtable already (a row first written in this step is not)
+    }
+  };
+  for (size_t i = o.entries; i < visible; ++i) {
+    const WriteEntry& e = log[i];
+    if (e.table->store.get() != &store) continue;
+    rebuild |= o.fold.add(e, touched);  // a TRUNCATE that dropped rows: they must go
+  }
+  o.entries = visible;
+  if (!rebuild && !rewritten.empty()) {
+    // A rewritten row's new state goes in at a higher timestamp, where it shadows the old one:
+    // each state the fold reaches covers the ones before it (its cells are a superset, or a
+    // DELETE came between and it is a row deletion or writes every column), except a deleted
+    // row updated without being re-inserted, whose older row marker would stay; and once the
+    // memtable holds mostly shadowed versions, a fresh one is cheaper to read.
+    for (const PendingRow* p : rewritten) rebuild |= p->deleted && !p->live && !p->sets.empty();
+    rebuild |= o.memtable->entry_count() > 2 * o.fold.rows().size() + 64;
+    o.timestamp = std::max(o.timestamp + 1, store.clock().now_micros() + 1);
+    added.insert(added.end(), rewritten.begin(), rewritten.end());
+  }
+  if (rebuild) {
+    o.memtable = std::make_shared<storage::Memtable>();
+    o.seq = 0;
+    o.timestamp = store.clock().now_micros() + 1;
+    added.clear();
+    for (const auto& [key, p] : o.fold.rows()) added.push_back(&p);
+  }
+  return add_rows(o, store, committed, added);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const storage::Snapshot>> read_snapshot(cas_table* table, uint32_t command) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> committed,
+                            table->store->snapshot());
+  const std::vector<WriteEntry>& log = write_log();
+  // Commands never decrease along the log: the visible entries are a prefix.
+  const size_t visible = static_cast<size_t>(
+      std::partition_point(log.begin(), log.end(),
+                           [&](const WriteEntry& e) { return e.command < command; }) -
+      log.begin());
+  if (visible == 0) return committed;
+  const storage::Store* store = table->store.get();
+  Overlay& o = overlays()[store];
+  Status status = extend(o, *store, *committed, visible);
+  if (!status.is_ok()) {
+    overlays().erase(store);  // half-built: the next read starts over
+    return status;
+  }
+  const bool truncated = o.fold.is_truncated(table->def->table_id);
+  if (o.memtable == nullptr && !truncated) return committed;
+  std::shared_ptr<storage::Snapshot> view =
+      truncated ? without_committed(*committed) : std::make_shared<storage::Snapshot>(*committed);
+  view->overlay = o.memtable;
+  view->overlay_seq = o.seq;
+  return std::shared_ptr<const storage::Snapshot>(std::move(view));
+}
+
+void overlay_log_truncated(size_t size) {
+  std::erase_if(overlays(), [&](const auto& entry) { return entry.second.entries > size; });
+}
+
+void reset_overlays() { overlays().clear(); }
+
+}  // namespace cassette::pg
