@@ -7,6 +7,7 @@
 //
 // e.g. "partitions source= hour= ts< reverse limit". The same text is what SQLite's EXPLAIN
 // QUERY PLAN shows as the index string, so it is meant to be read by people too.
+#include <algorithm>
 #include <cctype>
 
 #include "engine/query/query.h"
@@ -161,9 +162,12 @@ Result<Plan> Plan::decode(std::string_view text, const schema::TableDef& table) 
 std::string Plan::explain(const schema::TableDef& table) const {
   std::string out;
   auto columns_with = [&](auto accept) {
+    // Each column once, in argument order (a slice `ts > ? AND ts < ?` is two arguments on ts).
     std::string list;
+    std::vector<int> listed;
     for (const Constraint& c : arguments) {
-      if (!accept(c)) continue;
+      if (!accept(c) || std::find(listed.begin(), listed.end(), c.column) != listed.end()) continue;
+      listed.push_back(c.column);
       if (!list.empty()) list += ", ";
       list += column_text(table, c.column);
     }

@@ -104,6 +104,14 @@ TEST_CASE("query planner: partition lookups, clustering slices, order and limit"
   b.limit = 3;
   CHECK(f.run(plan, b) == std::vector<std::string>{"a|1|6", "a|1|5", "a|1|4"});
 
+  // A slice bounded on both sides names its column once.
+  PlanRequest both;
+  both.constraints = {C(0, Operator::kEq), C(1, Operator::kEq), C(2, Operator::kGt),
+                      C(2, Operator::kLt)};
+  Plan sliced = query::plan_query(*f.table, both, stats);
+  CHECK(sliced.encode(*f.table) == "partitions source= hour= ts> ts<");
+  CHECK(sliced.explain(*f.table) == "partition lookup on (source, hour), clustering slice on ts");
+
   // ORDER BY ts ASC: the reverse of the clustering order.
   request.order_by = {{2, false}};
   plan = query::plan_query(*f.table, request, stats);
