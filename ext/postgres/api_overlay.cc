@@ -1,8 +1,9 @@
 // Reads that see their own transaction's writes (api_write_log.h). The engine's read path
 // already merges an overlay memtable into a snapshot (storage::Snapshot::overlay, as the SQLite
-// extension uses it): each store the transaction wrote to gets a private storage::Memtable
-// holding the fold of the visible part of the write log — the very rows the commit would write
-// (add_row over the same WriteFold), at provisional timestamps just above the clock.
+// extension uses it): each store the transaction wrote to gets a storage::Overlay (a private
+// memtable, engine/storage/overlay.h) holding the fold of the visible part of the write log —
+// the very rows the commit would write (add_row over the same WriteFold), at provisional
+// timestamps just above the clock.
 //
 // The overlay grows as the log does: entries added since it was last brought up to date are
 // folded, and the rows they wrote go into the memtable at a new sequence number (snapshots
@@ -19,8 +20,7 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "engine/storage/commit_record.h"
-#include "engine/storage/internal_key.h"
+#include "engine/storage/overlay.h"
 #include "ext/postgres/api_write_log.h"
 
 namespace cassette::pg {
@@ -28,26 +28,15 @@ namespace cassette::pg {
 namespace {
 
 struct Overlay {
+  explicit Overlay(const storage::Store* store) : rows(&store->clock()) {}
   WriteFold fold;
   size_t entries = 0;  // the fold holds the store's entries of the log's first `entries`
-  std::shared_ptr<storage::Memtable> memtable;
-  storage::SequenceNumber seq = 0;
-  int64_t timestamp = 0;  // of the rows added next (a rewritten row's newer state: higher)
+  storage::Overlay rows;
 };
 
 std::map<const storage::Store*, Overlay>& overlays() {
   static std::map<const storage::Store*, Overlay> map;
   return map;
-}
-
-// `snapshot` without its committed sources: a truncated table's view.
-std::shared_ptr<storage::Snapshot> without_committed(const storage::Snapshot& snapshot) {
-  static const auto kNoFiles = std::make_shared<const storage::Version>();
-  auto view = std::make_shared<storage::Snapshot>(snapshot);
-  view->memtable = nullptr;
-  view->flushing = nullptr;
-  view->version = kNoFiles;
-  return view;
 }
 
 // Adds `rows` to the overlay's memtable at a new sequence number.
@@ -57,49 +46,33 @@ Status add_rows(Overlay& o, const storage::Store& store, const storage::Snapshot
   // What operations that need the current row read (setting a non-frozen collection deletes the
   // elements it does not keep): the committed row with the overlay so far on top, so that a
   // rewritten row's new state also deletes its older state's elements.
-  auto with_overlay = [&](std::shared_ptr<storage::Snapshot> view) {
-    view->overlay = o.memtable;
-    view->overlay_seq = o.seq;
-    return view;
-  };
-  std::shared_ptr<storage::Snapshot> current_view = with_overlay(std::make_shared<storage::Snapshot>(committed));
-  std::shared_ptr<storage::Snapshot> empty;  // the view of truncated tables, made when needed
+  std::shared_ptr<const storage::Snapshot> current_view = o.rows.on(committed);
+  std::shared_ptr<const storage::Snapshot> empty;  // the view of truncated tables, made when needed
   storage::WriteBatch batch;
   for (const PendingRow* p : rows) {
     const storage::Snapshot* current = current_view.get();
     if (o.fold.is_truncated(p->def->table_id)) {
-      if (empty == nullptr) empty = with_overlay(without_committed(committed));
+      if (empty == nullptr) empty = o.rows.on(committed, /*drop_committed=*/true);
       current = empty.get();
     }
     CASSETTE_RETURN_IF_ERROR(add_row(*p, write_parameters(*p->def, now_micros), store, *current, batch));
   }
-  if (batch.empty()) return Status::ok();
-  batch.assign_timestamp(o.timestamp);
-  CASSETTE_ASSIGN_OR_RETURN(storage::EncodedTransaction tx,
-                            storage::encode_transaction(batch, o.timestamp));
-  storage::DecodedTransaction decoded;
-  if (!storage::decode_transaction(tx.payload, &decoded)) {
-    return Status::internal("Could not encode the pending writes of a transaction.");
-  }
-  bool metadata = false;
-  for (const storage::TransactionEntry& e : decoded.entries) {
-    metadata |= e.key[storage::partition_prefix_length(e.key)] !=
-                static_cast<char>(storage::EntryKind::kRow);
-  }
-  if (metadata) o.memtable->has_partition_metadata.store(true, std::memory_order_release);
-  o.memtable->add_batch(++o.seq, decoded.entries);  // copies the entries
-  return Status::ok();
+  return o.rows.add(batch);
 }
 
 // Brings the overlay of `store` up to the log's first `visible` entries.
 Status extend(Overlay& o, const storage::Store& store, const storage::Snapshot& committed,
               size_t visible) {
   const std::vector<WriteEntry>& log = write_log();
-  if (visible < o.entries) o = Overlay();  // an older statement's view: start over
+  if (visible < o.entries) {  // an older statement's view: start over
+    o.fold = WriteFold();
+    o.entries = 0;
+    o.rows.clear();
+  }
   if (visible == o.entries) return Status::ok();
   std::vector<const PendingRow*> added, rewritten;
   std::unordered_set<const PendingRow*> added_set, rewritten_set;
-  bool rebuild = o.memtable == nullptr;
+  bool rebuild = !o.rows.started();
   auto touched = [&](const PendingRow& row, bool is_new) {
     if (is_new) {
       added.push_back(&row);
@@ -121,14 +94,12 @@ Status extend(Overlay& o, const storage::Store& store, const storage::Snapshot& 
     // row updated without being re-inserted, whose older row marker would stay; and once the
     // memtable holds mostly shadowed versions, a fresh one is cheaper to read.
     for (const PendingRow* p : rewritten) rebuild |= p->deleted && !p->live && !p->sets.empty();
-    rebuild |= o.memtable->entry_count() > 2 * o.fold.rows().size() + 64;
-    o.timestamp = std::max(o.timestamp + 1, store.clock().now_micros() + 1);
+    rebuild |= o.rows.entry_count() > 2 * o.fold.rows().size() + 64;
+    o.rows.advance_timestamp();
     added.insert(added.end(), rewritten.begin(), rewritten.end());
   }
   if (rebuild) {
-    o.memtable = std::make_shared<storage::Memtable>();
-    o.seq = 0;
-    o.timestamp = store.clock().now_micros() + 1;
+    o.rows.reset();
     added.clear();
     for (const auto& [key, p] : o.fold.rows()) added.push_back(&p);
   }
@@ -148,19 +119,15 @@ Result<std::shared_ptr<const storage::Snapshot>> read_snapshot(cas_table* table,
       log.begin());
   if (visible == 0) return committed;
   const storage::Store* store = table->store.get();
-  Overlay& o = overlays()[store];
+  Overlay& o = overlays().try_emplace(store, store).first->second;
   Status status = extend(o, *store, *committed, visible);
   if (!status.is_ok()) {
     overlays().erase(store);  // half-built: the next read starts over
     return status;
   }
   const bool truncated = o.fold.is_truncated(table->def->table_id);
-  if (o.memtable == nullptr && !truncated) return committed;
-  std::shared_ptr<storage::Snapshot> view =
-      truncated ? without_committed(*committed) : std::make_shared<storage::Snapshot>(*committed);
-  view->overlay = o.memtable;
-  view->overlay_seq = o.seq;
-  return std::shared_ptr<const storage::Snapshot>(std::move(view));
+  if (!o.rows.started() && !truncated) return committed;
+  return o.rows.on(*committed, /*drop_committed=*/truncated);
 }
 
 void overlay_log_truncated(size_t size) {

@@ -79,8 +79,7 @@ void PendingWrites::clear() {
 void PendingWrites::reset_overlay() {
   overlay_fold_.reset();
   overlay_entries_ = 0;
-  overlay_.reset();
-  overlay_seq_ = 0;
+  overlay_.clear();
 }
 
 Status PendingWrites::commit() {
@@ -137,10 +136,9 @@ Status PendingWrites::commit() {
 Result<std::shared_ptr<const storage::Snapshot>> PendingWrites::with_overlay(
     std::shared_ptr<const storage::Snapshot> snapshot) {
   if (log_.entries.empty()) return snapshot;
-  if (overlay_entries_ < log_.entries.size() || overlay_ == nullptr) {
-    const int64_t now_micros = store_->clock().now_micros();
+  if (overlay_entries_ < log_.entries.size() || !overlay_.started()) {
     if (overlay_fold_ == nullptr) {
-      overlay_fold_ = std::make_unique<PendingFold>(&log_, now_micros / 1'000'000);
+      overlay_fold_ = std::make_unique<PendingFold>(&log_, store_->clock().now_seconds());
       overlay_entries_ = 0;
     }
     const size_t first_new_row = overlay_fold_->rows();
@@ -153,43 +151,16 @@ Result<std::shared_ptr<const storage::Snapshot>> PendingWrites::with_overlay(
     // New rows go in at a new sequence number; a rewritten row cannot be taken back out of a
     // memtable, so then the whole fold goes into a fresh one (older snapshots keep the old).
     storage::EncodedBatch rows;
-    if (rewritten || overlay_ == nullptr) {
-      overlay_ = std::make_shared<storage::Memtable>();
-      overlay_seq_ = 0;
+    if (rewritten || !overlay_.started()) {
+      overlay_.reset();
       overlay_fold_->emit(&rows);
     } else {
+      overlay_.refresh_timestamp();
       overlay_fold_->emit(&rows, first_new_row);
     }
-    ++overlay_seq_;
-    const int64_t timestamp = now_micros + 1;
-    int64_t min_timestamp = INT64_MAX;
-    std::string values;  // the restamped values, back to back
-    std::vector<size_t> ends;
-    std::vector<storage::Memtable::BatchEntry> entries;
-    entries.reserve(rows.entry_count());
-    ends.reserve(rows.entry_count());
-    bool metadata = false;
-    size_t offset = 0;
-    for (size_t n = 0; n < rows.entry_count(); ++n) {
-      const storage::EncodedBatch::Entry e = rows.entry_at(offset, &offset);
-      if (!storage::restamp_value(e.value, false, timestamp, &values, &min_timestamp)) {
-        return Status::internal("Could not decode the pending writes of a transaction.");
-      }
-      ends.push_back(values.size());
-      entries.push_back({e.table, e.key, {}});
-      metadata |= e.key[storage::partition_prefix_length(e.key)] !=
-                  static_cast<char>(storage::EntryKind::kRow);
-    }
-    for (size_t n = 0, begin = 0; n < entries.size(); begin = ends[n++]) {
-      entries[n].value = std::string_view(values).substr(begin, ends[n] - begin);
-    }
-    if (metadata) overlay_->has_partition_metadata.store(true, std::memory_order_release);
-    overlay_->add_batch(overlay_seq_, entries);
+    CASSETTE_RETURN_IF_ERROR(overlay_.add(rows));
   }
-  auto copy = std::make_shared<storage::Snapshot>(*snapshot);
-  copy->overlay = overlay_;
-  copy->overlay_seq = overlay_seq_;
-  return std::shared_ptr<const storage::Snapshot>(std::move(copy));
+  return overlay_.on(*snapshot);
 }
 
 }  // namespace cassette::sqlite

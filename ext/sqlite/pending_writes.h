@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/schema/schema.h"
+#include "engine/storage/overlay.h"
 #include "engine/storage/store.h"
 #include "ext/sqlite/pending_fold.h"
 
@@ -24,7 +25,7 @@ class PendingWrites {
  public:
   using Kind = PendingLog::Kind;
 
-  explicit PendingWrites(storage::Store* store) : store_(store) {}
+  explicit PendingWrites(storage::Store* store) : store_(store), overlay_(&store->clock()) {}
 
   // Buffers one row change: `row` (timestamps kAutoTimestamp unless the statement gave one) for
   // the static row or the row at `clustering` of a partition. Fails, buffering nothing, when the
@@ -65,12 +66,10 @@ class PendingWrites {
   uint64_t statements_ = 0;
   std::string scratch_;  // the row being encoded by add()
 
-  // The overlay: the fold of log_.entries[0, overlay_entries_) in overlay_ at sequences up to
-  // overlay_seq_.
+  // The overlay: the fold of log_.entries[0, overlay_entries_), its rows in overlay_.
   std::unique_ptr<PendingFold> overlay_fold_;
   size_t overlay_entries_ = 0;
-  std::shared_ptr<storage::Memtable> overlay_;
-  storage::SequenceNumber overlay_seq_ = 0;
+  storage::Overlay overlay_;
 };
 
 }  // namespace cassette::sqlite
