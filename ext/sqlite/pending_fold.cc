@@ -76,9 +76,32 @@ Status PendingFold::add_range(size_t begin, size_t end) {
   return Status::ok();
 }
 
-Result<bool> PendingFold::add(size_t i, uint64_t hash) {
+namespace {
+// Whether any timestamp in `row` was given by the statement rather than left to the commit.
+bool has_explicit_timestamp(const storage::Row& row) {
+  auto explicit_ts = [](int64_t ts) { return ts != storage::kAutoTimestamp; };
+  if (!row.liveness.is_empty() && explicit_ts(row.liveness.timestamp)) return true;
+  if (!row.deletion.is_live() && explicit_ts(row.deletion.marked_for_delete_at)) return true;
+  for (const storage::ColumnData& c : row.columns) {
+    if (c.complex) {
+      if (!c.complex_deletion.is_live() && explicit_ts(c.complex_deletion.marked_for_delete_at)) {
+        return true;
+      }
+      for (const storage::Cell& element : c.cells) {
+        if (explicit_ts(element.timestamp)) return true;
+      }
+    } else if (explicit_ts(c.cell.timestamp)) {
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+Result<bool> PendingFold::add(size_t i, uint64_t hash, size_t* row) {
   const storage::EncodedBatch::Entry e = log_->at(i);
   const int64_t found = find(i, hash);
+  if (row != nullptr) *row = found < 0 ? slots_.size() : static_cast<size_t>(found);
   if (found < 0) {
     if ((slots_.size() + 1) * 2 > buckets_.size()) grow();
     const size_t mask = buckets_.size() - 1;
@@ -95,12 +118,14 @@ Result<bool> PendingFold::add(size_t i, uint64_t hash) {
       return Status::corruption("A pending write of the transaction does not decode.");
     }
     slot.merged = static_cast<int32_t>(merged_.size());
+    merged_explicit_timestamps_ |= has_explicit_timestamp(first);
     merged_.push_back(std::move(first));
   }
   storage::Row next;
   if (!storage::decode_row(e.value, &next)) {
     return Status::corruption("A pending write of the transaction does not decode.");
   }
+  merged_explicit_timestamps_ |= has_explicit_timestamp(next);
   const PendingLog::Entry& entry = log_->entries[i];
   merge(log_->table_of(i), merged_[static_cast<size_t>(slot.merged)], std::move(next), entry.kind,
         entry.is_static);
@@ -131,16 +156,23 @@ Result<bool> PendingFold::has_live_row(size_t i) const {
 
 void PendingFold::emit(storage::EncodedBatch* out, size_t from) const {
   std::string value;
-  for (size_t s = from; s < slots_.size(); ++s) {
-    const storage::EncodedBatch::Entry e = log_->at(slots_[s].first);
-    if (slots_[s].merged < 0) {
-      out->add(e.table, e.key, e.value);
-      continue;
-    }
-    value.clear();
-    storage::encode_row(merged_[static_cast<size_t>(slots_[s].merged)], &value);
-    out->add(e.table, e.key, value);
+  for (size_t s = from; s < slots_.size(); ++s) emit_row(out, s, &value);
+}
+
+void PendingFold::emit_rows(storage::EncodedBatch* out, const std::vector<size_t>& rows) const {
+  std::string value;
+  for (size_t s : rows) emit_row(out, s, &value);
+}
+
+void PendingFold::emit_row(storage::EncodedBatch* out, size_t s, std::string* scratch) const {
+  const storage::EncodedBatch::Entry e = log_->at(slots_[s].first);
+  if (slots_[s].merged < 0) {
+    out->add(e.table, e.key, e.value);
+    return;
   }
+  scratch->clear();
+  storage::encode_row(merged_[static_cast<size_t>(slots_[s].merged)], scratch);
+  out->add(e.table, e.key, *scratch);
 }
 
 void PendingFold::merge(const schema::TableDef& table, storage::Row& into, storage::Row next,

@@ -57,6 +57,9 @@ class PendingFold {
   // (false: an earlier entry wrote it too, and the two were merged). Corruption when a row's
   // bytes do not decode (never for rows the log encoded itself).
   Result<bool> add(size_t i) { return add(i, hash_of(log_->at(i))); }
+  // The same, also saying which row (its index in first-written order, as emit() counts) the
+  // entry went into.
+  Result<bool> add(size_t i, size_t* row) { return add(i, hash_of(log_->at(i)), row); }
   // add() for entries [begin, end), looking a few entries ahead so that the hash table's cache
   // misses overlap (a commit folds a whole log of a million rows).
   Status add_range(size_t begin, size_t end);
@@ -66,6 +69,11 @@ class PendingFold {
   size_t rows() const { return slots_.size(); }
   // Appends the folded rows [from, rows()) to `out`.
   void emit(storage::EncodedBatch* out, size_t from = 0) const;
+  // Appends the folded rows `rows` (indexes as add() reports them) to `out`.
+  void emit_rows(storage::EncodedBatch* out, const std::vector<size_t>& rows) const;
+  // Whether a row merged so far carried a timestamp the statement gave (not kAutoTimestamp):
+  // such a row's folded state need not have a higher timestamp than its earlier state.
+  bool merged_explicit_timestamps() const { return merged_explicit_timestamps_; }
 
  private:
   struct Slot {
@@ -77,7 +85,8 @@ class PendingFold {
     uint32_t slot_plus_one = 0;  // 0: empty
   };
   static uint64_t hash_of(const storage::EncodedBatch::Entry& e);
-  Result<bool> add(size_t i, uint64_t hash);
+  Result<bool> add(size_t i, uint64_t hash, size_t* row = nullptr);
+  void emit_row(storage::EncodedBatch* out, size_t s, std::string* scratch) const;
   // The slot of the row entry `i` writes, or -1.
   int64_t find(size_t i, uint64_t hash) const;
   void grow(size_t buckets = 0);  // to `buckets` (a power of two), by default twice as many
@@ -88,6 +97,7 @@ class PendingFold {
   int64_t now_seconds_;
   std::vector<Slot> slots_;
   std::vector<storage::Row> merged_;
+  bool merged_explicit_timestamps_ = false;
   std::vector<Bucket> buckets_;  // open addressing; a power of two, at most half full
 };
 

@@ -142,20 +142,39 @@ Result<std::shared_ptr<const storage::Snapshot>> PendingWrites::with_overlay(
       overlay_entries_ = 0;
     }
     const size_t first_new_row = overlay_fold_->rows();
-    bool rewritten = false;  // a row already in the overlay was written again
+    std::vector<size_t> rewritten;  // rows already in the overlay, written again
     for (size_t i = overlay_entries_; i < log_.entries.size(); ++i) {
-      CASSETTE_ASSIGN_OR_RETURN(bool is_new, overlay_fold_->add(i));
-      rewritten |= !is_new;
+      size_t row = 0;
+      CASSETTE_ASSIGN_OR_RETURN(bool is_new, overlay_fold_->add(i, &row));
+      if (!is_new && row < first_new_row) rewritten.push_back(row);
     }
+    std::sort(rewritten.begin(), rewritten.end());
+    rewritten.erase(std::unique(rewritten.begin(), rewritten.end()), rewritten.end());
     overlay_entries_ = log_.entries.size();
-    // New rows go in at a new sequence number; a rewritten row cannot be taken back out of a
-    // memtable, so then the whole fold goes into a fresh one (older snapshots keep the old).
+    // New rows go in at a new sequence number. A memtable cannot forget a row, so a rewritten
+    // row's folded state goes in again at a higher timestamp, shadowing what the overlay held
+    // (older snapshots keep seeing the old state). The whole fold goes into a fresh memtable
+    // instead when a rewrite could not be trusted to shadow (a statement gave the rows their
+    // own timestamps) or when shadowed versions pile up.
     storage::EncodedBatch rows;
-    if (rewritten || !overlay_.started()) {
+    const bool restart = !overlay_.started() ||
+                         (!rewritten.empty() &&
+                          (overlay_fold_->merged_explicit_timestamps() ||
+                           overlay_.entry_count() > 2 * overlay_fold_->rows() + 64));
+    if (restart) {
       overlay_.reset();
+      overlay_advanced_ = false;
       overlay_fold_->emit(&rows);
     } else {
-      overlay_.refresh_timestamp();
+      // Once a rewrite moved the timestamp past the clock, it only goes up: a later rewrite of
+      // the same row must not land on the same timestamp (a tie is not settled by order).
+      if (!rewritten.empty() || overlay_advanced_) {
+        overlay_.advance_timestamp();
+        overlay_advanced_ = true;
+      } else {
+        overlay_.refresh_timestamp();
+      }
+      overlay_fold_->emit_rows(&rows, rewritten);
       overlay_fold_->emit(&rows, first_new_row);
     }
     CASSETTE_RETURN_IF_ERROR(overlay_.add(rows));

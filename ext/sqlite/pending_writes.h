@@ -52,8 +52,10 @@ class PendingWrites {
   // `snapshot` plus this transaction's writes on top (reads see their own transaction's
   // writes): a private memtable of the folded log, at a provisional timestamp just above now.
   // Kept up to date incrementally: entries added since the last call are folded and added to
-  // the memtable at a new sequence number (snapshots handed out earlier do not see them); only
-  // a row written again, or a ROLLBACK TO, makes it start over. Returns `snapshot` when empty.
+  // the memtable at a new sequence number (snapshots handed out earlier do not see them); a row
+  // written again goes in again at a higher timestamp. It starts over only after a ROLLBACK TO,
+  // when a rewritten row carries a statement's own timestamp (cql_timestamp: it might not
+  // shadow), or when shadowed versions outnumber the rows. Returns `snapshot` when empty.
   Result<std::shared_ptr<const storage::Snapshot>> with_overlay(
       std::shared_ptr<const storage::Snapshot> snapshot);
 
@@ -70,6 +72,7 @@ class PendingWrites {
   std::unique_ptr<PendingFold> overlay_fold_;
   size_t overlay_entries_ = 0;
   storage::Overlay overlay_;
+  bool overlay_advanced_ = false;  // a rewrite moved its timestamp since the last reset
 };
 
 }  // namespace cassette::sqlite
