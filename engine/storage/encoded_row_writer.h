@@ -41,7 +41,8 @@ class EncodedRowWriter {
   void finish(std::string* out) const;
 
  private:
-  void column_header(ColumnId id, uint8_t flags, int64_t timestamp);
+  void add_cell(ColumnId id, uint8_t flags, int64_t timestamp, int64_t ttl,
+                int64_t local_deletion_time, std::string_view value);
 
   std::string head_;  // flags and liveness
   std::string body_;  // the columns

@@ -86,12 +86,9 @@ int64_t absolute(int64_t delta, int64_t base) {
 }
 
 void encode_cell(const Cell& c, bool with_path, int64_t base, std::string* out) {
-  out->push_back(static_cast<char>(c.flags));
-  put_signed_varint64(out, relative(c.timestamp, base));
-  if (c.is_expiring()) put_varint64(out, static_cast<uint64_t>(c.ttl));
-  if (c.is_expiring() || c.is_tombstone()) put_signed_varint64(out, c.local_deletion_time);
-  if (with_path) put_length_prefixed(out, c.path);
-  if (!c.is_tombstone()) put_length_prefixed(out, c.value);
+  const std::string_view path = c.path;
+  encode_cell_fields(c.flags, c.timestamp, base, c.ttl, c.local_deletion_time,
+                     with_path ? &path : nullptr, c.value, out);
 }
 
 bool decode_cell(Reader* in, bool with_path, int64_t base, Cell* c) {
@@ -121,21 +118,39 @@ bool decode_cell(Reader* in, bool with_path, int64_t base, Cell* c) {
 
 }  // namespace
 
-void encode_row(const Row& row, std::string* out) {
+int64_t encode_row_head(const LivenessInfo& liveness, const DeletionTime& deletion,
+                        std::string* out) {
   uint8_t flags = 0;
-  if (!row.liveness.is_empty()) flags |= kHasLiveness;
-  if (row.liveness.is_expiring()) flags |= kExpiringLiveness;
-  if (!row.deletion.is_live()) flags |= kHasDeletion;
+  if (!liveness.is_empty()) flags |= kHasLiveness;
+  if (liveness.is_expiring()) flags |= kExpiringLiveness;
+  if (!deletion.is_live()) flags |= kHasDeletion;
   out->push_back(static_cast<char>(flags));
   if (flags & kHasLiveness) {
-    put_signed_varint64(out, row.liveness.timestamp);
+    put_signed_varint64(out, liveness.timestamp);
     if (flags & kExpiringLiveness) {
-      put_varint64(out, static_cast<uint64_t>(row.liveness.ttl));
-      put_signed_varint64(out, row.liveness.local_expiration_time);
+      put_varint64(out, static_cast<uint64_t>(liveness.ttl));
+      put_signed_varint64(out, liveness.local_expiration_time);
     }
   }
-  if (flags & kHasDeletion) encode_deletion(row.deletion, out);
-  int64_t base = row.liveness.is_empty() ? 0 : row.liveness.timestamp;
+  if (flags & kHasDeletion) encode_deletion(deletion, out);
+  return liveness.is_empty() ? 0 : liveness.timestamp;
+}
+
+void encode_cell_fields(uint8_t flags, int64_t timestamp, int64_t base, int64_t ttl,
+                        int64_t local_deletion_time, const std::string_view* path,
+                        std::string_view value, std::string* out) {
+  const bool expiring = (flags & Cell::kExpiring) != 0;
+  const bool tombstone = (flags & Cell::kTombstone) != 0;
+  out->push_back(static_cast<char>(flags));
+  put_signed_varint64(out, relative(timestamp, base));
+  if (expiring) put_varint64(out, static_cast<uint64_t>(ttl));
+  if (expiring || tombstone) put_signed_varint64(out, local_deletion_time);
+  if (path != nullptr) put_length_prefixed(out, *path);
+  if (!tombstone) put_length_prefixed(out, value);
+}
+
+void encode_row(const Row& row, std::string* out) {
+  const int64_t base = encode_row_head(row.liveness, row.deletion, out);
   put_varint64(out, row.columns.size());
   for (const ColumnData& col : row.columns) {
     put_varint64(out, col.id);
