@@ -20,11 +20,7 @@ check_match() {
   local name=$1 want_status=$2 out_re=$3 err_re=$4
   shift 5
   local out err status
-  out=$("$@" 2>"$work/stderr"; echo "~$?")
-  status=${out##*~}
-  out=${out%~*}
-  out=${out%$'\n'}
-  err=$(cat "$work/stderr")
+  run_captured "$@"
   if [[ "$status" == "$want_status" ]] && [[ "$out" =~ $out_re ]] && [[ "$err" =~ $err_re ]]; then
     passed=$((passed + 1))
   else

@@ -6,16 +6,22 @@
 # check_output_filter first when the script defines one, e.g. to mask timings) and stderr
 # exactly. Counts into the caller's `passed` / `failed` and prints the differences. Needs $work,
 # a scratch directory.
+# run_captured COMMAND...: sets the caller's `status`, `out` (stdout without its final newline:
+# expected texts are written without it) and `err` (stderr).
+run_captured() {
+  out=$("$@" 2>"$work/stderr"; echo "~$?")
+  status=${out##*~}
+  out=${out%~*}
+  out=${out%$'\n'}
+  err=$(cat "$work/stderr")
+}
+
 check() {
   local name=$1 want_status=$2 want_out=$3 want_err=$4
   shift 5
   local out err status
-  out=$("$@" 2>"$work/stderr"; echo "~$?")
-  status=${out##*~}
-  out=${out%~*}
-  out=${out%$'\n'}  # the expected text is written without its final newline
+  run_captured "$@"
   if declare -F check_output_filter >/dev/null; then out=$(printf '%s' "$out" | check_output_filter); fi
-  err=$(cat "$work/stderr")
   if [[ "$status" == "$want_status" && "$out" == "$want_out" && "$err" == "$want_err" ]]; then
     passed=$((passed + 1))
   else
