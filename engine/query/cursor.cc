@@ -99,7 +99,10 @@ class Cursor final : public QueryCursor {
         cursor_.reset();
         continue;
       }
-      if (cursor_->partition_key() != partition_key_) {
+      // A new partition (counted by the read, so compared as a number, not as key bytes).
+      if (cursor_.get() != partition_read_ || cursor_->partition_number() != partition_number_) {
+        partition_read_ = cursor_.get();
+        partition_number_ = cursor_->partition_number();
         partition_key_ = cursor_->partition_key();
         auto key = types::split_partition_key(partition_key_, partition_key_columns_.size());
         if (!key.is_ok()) return fail(key.status());
@@ -243,6 +246,7 @@ class Cursor final : public QueryCursor {
   bool open_next_read() {
     if (next_read_ >= reads_.size()) return false;
     cursor_ = store_.read(*snapshot_, table_->table_id, reads_[next_read_++]);
+    partition_read_ = nullptr;  // a new read may reuse the old one's address
     return true;
   }
   bool finish() {
@@ -273,6 +277,8 @@ class Cursor final : public QueryCursor {
   std::vector<const ColumnDef*> partition_key_columns_;  // TableDef::partition_key(), once
   std::unique_ptr<storage::RowCursor> cursor_;
   std::string partition_key_;
+  const storage::RowCursor* partition_read_ = nullptr;  // the read partition_number_ counts in
+  uint64_t partition_number_ = 0;
   std::vector<std::string> key_values_;
   std::vector<types::CqlType> clustering_types_;
   std::unique_ptr<bool[]> clustering_descending_;
