@@ -47,15 +47,24 @@ struct CqlTable {
   std::vector<size_t> sql_order;     // SQL column i (< n) -> index in table->columns
   std::vector<size_t> sql_position;  // index in table->columns -> SQL column (the inverse)
   std::vector<HiddenColumn> hidden;  // SQL column n + i
-  // Columns with a secondary index, as of catalog version `schema_version`: re-read when the
-  // catalog changes (an index created through cql() or by another process is used at once).
+  // What changed in the catalog since the table was connected, as of catalog version
+  // `schema_version`, re-read when the catalog changes (through cql() or another process):
+  // the columns with a secondary index (an index created later is used at once), the columns
+  // of `table` dropped since (they read as NULL and refuse values), and whether the CQL table
+  // itself is gone (dropped, or dropped and created again: every use is an error). Columns
+  // added since appear when the database is reopened (SQLite fixes a virtual table's columns
+  // when it connects).
   std::vector<int> indexed_columns;
+  std::vector<bool> dropped;  // by index in table->columns
+  bool any_dropped = false;
+  std::string gone;           // why the table cannot be used, when it is gone
   uint64_t schema_version = 0;
   std::unordered_map<int64_t, RowKey> rowids;  // rowids handed out by xRowid
   bool in_transaction = false;
 
   size_t cql_columns() const { return table->columns.size(); }
-  void refresh_indexes();
+  // Catches up with the catalog (see `dropped`); an error when the table is gone.
+  Status refresh();
   // Sets zErrMsg (sqlite3_mprintf'd) and returns SQLITE_ERROR.
   int error(const std::string& message);
 };

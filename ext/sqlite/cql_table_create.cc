@@ -228,6 +228,37 @@ int fail(char** error, const std::string& message) {
   return SQLITE_ERROR;
 }
 
+// A virtual table whose CQL table is gone from the store (dropped through cql() or by another
+// process while the database was closed) still connects, so that DROP TABLE can remove it; any
+// other use is an error (CqlTable::refresh). It declares the columns its arguments named.
+int connect_gone(sqlite3* db, Connection* connection, std::shared_ptr<storage::Store> store,
+                 cql::Session* session, const Arguments& args, const std::string& keyspace,
+                 const std::string& name, sqlite3_vtab** vtab) {
+  auto t = std::make_unique<CqlTable>();
+  t->connection = connection;
+  t->store = std::move(store);
+  t->session = session;
+  t->keyspace = keyspace;
+  t->name = name;
+  t->owns_table = args.table.empty();
+  t->gone = fmt::format(
+      "Table {}.{} does not exist in the store (dropped through cql() or by another process): "
+      "DROP TABLE removes this virtual table",
+      keyspace, name);
+  std::string declaration = "CREATE TABLE x(";
+  for (size_t i = 0; i < args.columns.size(); ++i) {
+    declaration += (i ? ", " : "") + sql_quote(defined_column_name(args.columns[i]));
+  }
+  if (args.columns.empty()) declaration += "missing_table";
+  declaration += ")";
+  if (sqlite3_declare_vtab(db, declaration.c_str()) != SQLITE_OK) {
+    declaration = "CREATE TABLE x(missing_table)";  // e.g. names SQLite refuses
+    sqlite3_declare_vtab(db, declaration.c_str());
+  }
+  *vtab = &t.release()->base;
+  return SQLITE_OK;
+}
+
 int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** vtab,
          char** error, bool create) {
   auto* connection = static_cast<Connection*>(aux);
@@ -264,6 +295,7 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   auto schema = s->catalog().current();
   if (!schema.is_ok()) return fail(error, schema.status().message());
   std::shared_ptr<const schema::TableDef> table = schema.value()->find_table(keyspace, name);
+  if (!table && !create) return connect_gone(db, connection, store.value(), s, args, keyspace, name, vtab);
   if (!table) {
     if (schema.value()->find_keyspace(keyspace) == nullptr) {
       return fail(error, fmt::format("Keyspace {} does not exist", keyspace));
@@ -280,6 +312,7 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   t->name = name;
   t->owns_table = owns;
   t->indexed_columns = indexed_columns_of(*schema.value(), *table);
+  t->dropped.assign(table->columns.size(), false);
   t->schema_version = schema.value()->version;
 
   // The declaration: real columns, then the hidden ones whose names are free.
@@ -334,11 +367,36 @@ std::vector<int> indexed_columns_of(const schema::Schema& schema, const schema::
   return columns;
 }
 
-void CqlTable::refresh_indexes() {
-  auto schema = session->catalog().current();
-  if (!schema.is_ok() || schema.value()->version == schema_version) return;
-  schema_version = schema.value()->version;
-  indexed_columns = indexed_columns_of(*schema.value(), *table);
+Status CqlTable::refresh() {
+  if (table == nullptr) return Status::invalid_argument(gone);  // connected without its table
+  CASSETTE_ASSIGN_OR_RETURN(auto schema, session->catalog().current());
+  if (schema->version != schema_version) {
+    schema_version = schema->version;
+    std::shared_ptr<const schema::TableDef> now = schema->find_table(keyspace, name);
+    gone.clear();
+    if (now == nullptr || now->table_id != table->table_id) {
+      gone = fmt::format(
+          "Table {}.{} {} after this virtual table was connected (through cql() or by another "
+          "process): drop the virtual table, or reopen the database to connect it again",
+          keyspace, name, now == nullptr ? "was dropped" : "was dropped and created again");
+    } else {
+      dropped.assign(table->columns.size(), false);
+      any_dropped = false;
+      for (size_t i = 0; i < table->columns.size(); ++i) {
+        const schema::ColumnDef* current = now->find_column(table->columns[i].name);
+        dropped[i] = current == nullptr || current->id != table->columns[i].id;
+        any_dropped = any_dropped || dropped[i];
+      }
+      indexed_columns = indexed_columns_of(*schema, *now);
+      for (int& c : indexed_columns) {  // `now`'s column indexes -> `table`'s
+        const schema::ColumnDef* mine = table->find_column(now->columns[static_cast<size_t>(c)].name);
+        c = mine == nullptr ? -1 : static_cast<int>(mine - table->columns.data());
+      }
+      std::erase(indexed_columns, -1);
+    }
+  }
+  if (!gone.empty()) return Status::invalid_argument(gone);
+  return Status::ok();
 }
 
 int CqlTable::error(const std::string& message) {

@@ -43,8 +43,8 @@ bool limit_is_safe(const sqlite3_index_info& info, const std::vector<int>& passe
 int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return guarded(vtab, [&] {
     auto* t = reinterpret_cast<CqlTable*>(vtab);
+    if (Status s = t->refresh(); !s.is_ok()) return t->error(s.message());
     const schema::TableDef& table = *t->table;
-    t->refresh_indexes();
     query::PlanRequest request;
     request.indexed_columns = t->indexed_columns;
     std::vector<int> sqlite_index;  // request constraint -> aConstraint index
@@ -163,6 +163,7 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
   return guarded(&t->base, [&] {
     c->rows.reset();
     c->eof = true;
+    if (Status s = t->refresh(); !s.is_ok()) return t->error(s.message());
     const schema::TableDef& table = *t->table;
     Result<query::Plan> decoded = query::Plan::decode(idx_str ? idx_str : "scan", table);
     if (!decoded.is_ok()) return t->error(decoded.status().message());
@@ -231,7 +232,8 @@ int cql_column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int column
       i = t->sql_order[i];
       const schema::ColumnDef& def = t->table->columns[i];
       // An UPDATE that does not assign this column: no need to produce it (xUpdate keeps it).
-      if (!def.is_primary_key() && sqlite3_vtab_nochange(context)) return SQLITE_OK;
+      // A column dropped since the table was connected reads as NULL.
+      if (!def.is_primary_key() && (t->dropped[i] || sqlite3_vtab_nochange(context))) return SQLITE_OK;
       std::optional<std::string_view> v = c->rows->value(i);
       if (!c->rows->status().is_ok()) return t->error(c->rows->status().message());
       if (v) result_value(context, def.type, *v);
@@ -242,8 +244,12 @@ int cql_column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int column
     std::optional<int64_t> v;
     switch (h.kind) {
       case HiddenColumn::Kind::kToken: v = c->rows->token(); break;
-      case HiddenColumn::Kind::kWritetime: v = c->rows->writetime(h.column); break;
-      case HiddenColumn::Kind::kTtl: v = c->rows->ttl(h.column); break;
+      case HiddenColumn::Kind::kWritetime:
+        if (!t->dropped[h.column]) v = c->rows->writetime(h.column);
+        break;
+      case HiddenColumn::Kind::kTtl:
+        if (!t->dropped[h.column]) v = c->rows->ttl(h.column);
+        break;
       default: break;
     }
     if (v) sqlite3_result_int64(context, *v);

@@ -228,7 +228,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
       !is_update && sqlite3_vtab_on_conflict(t.connection->db()) == SQLITE_IGNORE;
   const auto kind = if_not_exists ? PendingWrites::Kind::kInsertIfNotExists : PendingWrites::Kind::kWrite;
 
-  if (!is_update && layout.direct_insert) {
+  if (!is_update && layout.direct_insert && !t.any_dropped) {
     // An INSERT of plain columns: the values are converted (in column order, so the first bad
     // one is the one reported, as below) into reused buffers and encoded straight into the
     // row's storage form, the bytes the Row path below would encode: a row marker, then one
@@ -268,6 +268,11 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     const ColumnDef& c = table.columns[i];
     if (c.is_primary_key()) continue;
     if (is_update && sqlite3_value_nochange(values[t.sql_position[i]])) continue;
+    if (t.dropped[i]) {  // dropped since the table was connected: only NULL fits it
+      if (sqlite3_value_type(values[t.sql_position[i]]) == SQLITE_NULL) continue;
+      return Status::invalid_argument(fmt::format("Undefined column name {} in table {}.{}", c.name,
+                                                  t.keyspace, t.name));
+    }
     CASSETTE_ASSIGN_OR_RETURN(types::Value v, cql_value(c.type, values[t.sql_position[i]], c.name));
     const bool is_static = c.is_static();
     if (is_static && !v && !is_update) continue;  // a NULL static in INSERT: left unset
@@ -340,7 +345,8 @@ Status delete_row(CqlTable& t, sqlite3_int64 rowid) {
 int cql_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64*) {
   return guarded(vtab, [&] {
     auto* t = reinterpret_cast<CqlTable*>(vtab);
-    Status s = argc == 1 ? delete_row(*t, sqlite3_value_int64(argv[0])) : write_row(*t, argc, argv);
+    Status s = t->refresh();
+    if (s.is_ok()) s = argc == 1 ? delete_row(*t, sqlite3_value_int64(argv[0])) : write_row(*t, argc, argv);
     if (!s.is_ok()) return t->error(s.message());
     return SQLITE_OK;
   });
