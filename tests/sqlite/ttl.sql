@@ -1,5 +1,5 @@
--- TTL: default_time_to_live, cql_ttl per row, ttl_<col> counting down, expiry seen from SQL
--- (a 1-second TTL and a 2-second sleep) and from the cassette shell with a clock moved ahead.
+-- TTL: default_time_to_live, cql_ttl per row, ttl_<col> counting down, expiry seen from SQL (2 s
+-- TTLs: a 1 s one may expire before the first read, across a second boundary) and from the shell.
 .bail off
 .headers on
 .nullvalue NULL
@@ -21,12 +21,12 @@ INSERT INTO ev (k, c, v, cql_ttl) VALUES (1, 9, 'x', -1);
 INSERT INTO ev (k, c, v, cql_ttl) VALUES (1, 9, 'x', 630720001);
 INSERT INTO ev (k, c, v, cql_ttl) VALUES (1, 9, 'x', 'soon');
 SELECT count(*) AS rows_c9 FROM ev WHERE k = 1 AND c = 9;
-.print '== expiry: a 1-second TTL, two seconds later'
-INSERT INTO ev (k, c, v, cql_ttl) VALUES (2, 1, 'short', 1), (2, 2, 'long', 10000);
+.print '== expiry: a 2-second TTL, three seconds later'
+INSERT INTO ev (k, c, v, cql_ttl) VALUES (2, 1, 'short', 2), (2, 2, 'long', 10000);
 INSERT INTO ev (k, c, v, w, cql_ttl) VALUES (2, 3, 'row stays', NULL, 10000);
-UPDATE ev SET w = 'cell goes', cql_ttl = 1 WHERE k = 2 AND c = 3;
+UPDATE ev SET w = 'cell goes', cql_ttl = 2 WHERE k = 2 AND c = 3;
 SELECT c, v, w FROM ev WHERE k = 2;
-.shell sleep 2
+.shell sleep 3
 SELECT c, v, w FROM ev WHERE k = 2;
 .print '== a clock 2 hours ahead (the cassette shell on the same store): the 100-second rows are gone'
 .shell "$CASSETTE" test.db.cassette --format csv --clock "$(date -u -d '+2 hours' '+%Y-%m-%d %H:%M:%S')" -e "SELECT k, c, v, w FROM main.ev"
