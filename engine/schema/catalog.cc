@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "engine/schema/catalog_codec.h"
@@ -126,22 +127,38 @@ Result<std::shared_ptr<const Schema>> load_schema(const storage::Store& store,
   return std::shared_ptr<const Schema>(std::move(schema));
 }
 
+}  // namespace
+
 storage::TableOptions table_options_for(const TableDef& table) {
   storage::TableOptions options;
   options.gc_grace_seconds = table.params.gc_grace_seconds;
   const auto& compression = table.params.compression;
-  if (auto it = compression.find("compression_level"); it != compression.end()) {
+  // The values were validated when the table was created; anything odd keeps the default.
+  auto number = [&](const char* name) -> std::optional<int64_t> {
+    auto it = compression.find(name);
+    if (it == compression.end()) return std::nullopt;
     try {
-      options.compression_level = std::stoi(it->second);
+      return std::stoll(it->second);
     } catch (...) {
-      // validated when the table was created; keep the default for anything odd
+      return std::nullopt;
     }
+  };
+  if (auto level = number("compression_level")) options.compression_level = static_cast<int>(*level);
+  // chunk_length_in_kb is the uncompressed size of a data block, as Cassandra's chunks are.
+  if (auto kb = number("chunk_length_in_kb"); kb && *kb > 0) {
+    options.block_size = static_cast<size_t>(std::min<int64_t>(*kb, kMaxChunkLengthKb)) << 10;
   }
-  if (auto it = compression.find("enabled"); it != compression.end() && it->second == "false") {
+  // Every compressor class compresses with zstd (the one compressor built in), except the
+  // one that means "none".
+  auto cls = compression.find("class");
+  if ((cls != compression.end() && cls->second == "org.apache.cassandra.io.compress.NoopCompressor") ||
+      (compression.count("enabled") && compression.at("enabled") == "false")) {
     options.compression_level = 0;
   }
   return options;
 }
+
+namespace {
 
 void apply_table_options(storage::Store& store, const Schema& schema) {
   for (const auto& [ks_name, keyspace] : schema.keyspaces) {

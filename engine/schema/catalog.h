@@ -23,6 +23,14 @@ namespace cassette::schema {
 
 constexpr storage::TableId kCatalogTable = 0;
 
+// The largest data block a table's chunk_length_in_kb asks for (a larger one is this size).
+constexpr int64_t kMaxChunkLengthKb = 1024;
+
+// The storage options a table's CQL parameters ask for: the compression sub-options
+// (chunk_length_in_kb -> block size, compression_level, NoopCompressor or enabled = false ->
+// uncompressed) and gc_grace_seconds.
+storage::TableOptions table_options_for(const TableDef& table);
+
 class Catalog {
  public:
   // Loads the schema of `store` (empty for a new store) and sets each table's storage options.

@@ -114,6 +114,33 @@ TEST_CASE("catalog: changes persist across reopen") {
   CHECK(table->clustering().size() == 1);
 }
 
+TEST_CASE("catalog: a table's compression options become its storage options") {
+  TableDef table;
+  table.params.gc_grace_seconds = 3600;
+  auto options = [&](std::map<std::string, std::string> compression) {
+    table.params.compression = std::move(compression);
+    return table_options_for(table);
+  };
+  // Cassandra's defaults: 16 KiB chunks, compressed (zstd level 3 here).
+  storage::TableOptions defaults =
+      options({{"chunk_length_in_kb", "16"}, {"class", "org.apache.cassandra.io.compress.LZ4Compressor"}});
+  CHECK(defaults.block_size == 16u << 10);
+  CHECK(defaults.compression_level == 3);
+  CHECK(defaults.gc_grace_seconds == 3600);
+  storage::TableOptions zstd = options({{"chunk_length_in_kb", "64"},
+                                        {"class", "org.apache.cassandra.io.compress.ZstdCompressor"},
+                                        {"compression_level", "9"}});
+  CHECK(zstd.block_size == 64u << 10);
+  CHECK(zstd.compression_level == 9);
+  // Larger chunks than the engine keeps are capped; no compression stores blocks as they are.
+  CHECK(options({{"chunk_length_in_kb", "65536"}, {"class", "org.apache.cassandra.io.compress.LZ4Compressor"}})
+            .block_size == static_cast<size_t>(kMaxChunkLengthKb) << 10);
+  CHECK(options({{"chunk_length_in_kb", "4"}, {"class", "org.apache.cassandra.io.compress.NoopCompressor"}})
+            .compression_level == 0);
+  CHECK(options({{"enabled", "false"}}).compression_level == 0);
+  CHECK(options({{"enabled", "false"}}).block_size == storage::TableOptions{}.block_size);
+}
+
 TEST_CASE("catalog: a failed change writes nothing") {
   TempDir dir;
   auto catalog = Catalog::open(open_store(dir.path())).value();
