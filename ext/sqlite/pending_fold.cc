@@ -176,7 +176,7 @@ void PendingFold::emit_row(storage::EncodedBatch* out, size_t s, std::string* sc
 }
 
 void PendingFold::merge(const schema::TableDef& table, storage::Row& into, storage::Row next,
-                        PendingLog::Kind kind, bool is_static) const {
+                        PendingLog::Kind kind, bool is_static) {
   auto by_id = [](const storage::ColumnData& d, storage::ColumnId id) { return d.id < id; };
   if (kind == PendingLog::Kind::kDeleteRow) {
     into = std::move(next);
@@ -206,7 +206,17 @@ void PendingFold::merge(const schema::TableDef& table, storage::Row& into, stora
   for (storage::ColumnData& c : next.columns) {
     auto pos = std::lower_bound(into.columns.begin(), into.columns.end(), c.id, by_id);
     if (pos != into.columns.end() && pos->id == c.id) {
-      *pos = std::move(c);
+      // Counter cells are deltas: two increments of one counter in a transaction add up (as
+      // the read overlay shows them); any other cell is replaced by the later statement's.
+      const bool both_counters = !c.complex && !pos->complex && c.cell.is_counter() &&
+                                 pos->cell.is_counter() && !c.cell.is_tombstone() &&
+                                 !pos->cell.is_tombstone();
+      if (both_counters) {
+        pos->cell = storage::reconcile_cells(pos->cell, c.cell);
+        merged_counters_ = true;
+      } else {
+        *pos = std::move(c);
+      }
     } else {
       into.columns.insert(pos, std::move(c));
     }

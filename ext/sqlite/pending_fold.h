@@ -74,6 +74,9 @@ class PendingFold {
   // Whether a row merged so far carried a timestamp the statement gave (not kAutoTimestamp):
   // such a row's folded state need not have a higher timestamp than its earlier state.
   bool merged_explicit_timestamps() const { return merged_explicit_timestamps_; }
+  // Whether two increments of one counter were summed: such a row's folded state is its total
+  // delta, which must not be added again on top of the delta stored for it earlier.
+  bool merged_counters() const { return merged_counters_; }
 
  private:
   struct Slot {
@@ -91,13 +94,14 @@ class PendingFold {
   int64_t find(size_t i, uint64_t hash) const;
   void grow(size_t buckets = 0);  // to `buckets` (a power of two), by default twice as many
   void merge(const schema::TableDef& table, storage::Row& into, storage::Row next,
-             PendingLog::Kind kind, bool is_static) const;
+             PendingLog::Kind kind, bool is_static);
 
   const PendingLog* log_;
   int64_t now_seconds_;
   std::vector<Slot> slots_;
   std::vector<storage::Row> merged_;
   bool merged_explicit_timestamps_ = false;
+  bool merged_counters_ = false;
   std::vector<Bucket> buckets_;  // open addressing; a power of two, at most half full
 };
 

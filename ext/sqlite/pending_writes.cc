@@ -155,11 +155,13 @@ Result<std::shared_ptr<const storage::Snapshot>> PendingWrites::with_overlay(
     // row's folded state goes in again at a higher timestamp, shadowing what the overlay held
     // (older snapshots keep seeing the old state). The whole fold goes into a fresh memtable
     // instead when a rewrite could not be trusted to shadow (a statement gave the rows their
-    // own timestamps) or when shadowed versions pile up.
+    // own timestamps; counter deltas, which add up rather than shadow) or when shadowed
+    // versions pile up.
     storage::EncodedBatch rows;
     const bool restart = !overlay_.started() ||
                          (!rewritten.empty() &&
                           (overlay_fold_->merged_explicit_timestamps() ||
+                           overlay_fold_->merged_counters() ||
                            overlay_.entry_count() > 2 * overlay_fold_->rows() + 64));
     if (restart) {
       overlay_.reset();

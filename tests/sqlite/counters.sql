@@ -25,3 +25,12 @@ SELECT cql('SELECT page, views, uniques FROM main.page_views') AS cql_view;
 .print '== DELETE of a counter row'
 DELETE FROM page_views WHERE page = '/b';
 SELECT page, day, views FROM page_views ORDER BY page, day;
+.print '== several increments of one counter in one transaction all count'
+BEGIN;
+UPDATE page_views SET views = views + 10 WHERE page = '/' AND day = '2024-01-01';
+UPDATE page_views SET views = views + 10 WHERE page = '/' AND day = '2024-01-01';
+UPDATE page_views SET views = views - 1, uniques = uniques + 1 WHERE page = '/' AND day = '2024-01-01';
+SELECT views, uniques FROM page_views WHERE page = '/' AND day = '2024-01-01';
+COMMIT;
+SELECT views, uniques FROM page_views WHERE page = '/' AND day = '2024-01-01';
+SELECT cql('SELECT views, uniques FROM main.page_views WHERE page = ''/'' AND day = ''2024-01-01''') AS cql_view;
