@@ -12,6 +12,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -63,8 +64,11 @@ struct CqlTable {
   bool in_transaction = false;
 
   size_t cql_columns() const { return table->columns.size(); }
-  // Catches up with the catalog (see `dropped`); an error when the table is gone.
-  Status refresh();
+  // Catches up with the catalog (see `dropped`); an error when the table is gone. With `seq`
+  // (a store snapshot's sequence), only when the store has changed since the last check: a
+  // query pays nothing while nothing is written.
+  Status refresh(std::optional<storage::SequenceNumber> seq = std::nullopt);
+  storage::SequenceNumber refreshed_at = 0;
   // Sets zErrMsg (sqlite3_mprintf'd) and returns SQLITE_ERROR.
   int error(const std::string& message);
 };

@@ -367,8 +367,10 @@ std::vector<int> indexed_columns_of(const schema::Schema& schema, const schema::
   return columns;
 }
 
-Status CqlTable::refresh() {
+Status CqlTable::refresh(std::optional<storage::SequenceNumber> seq) {
   if (table == nullptr) return Status::invalid_argument(gone);  // connected without its table
+  if (seq && *seq == refreshed_at) return gone.empty() ? Status::ok() : Status::invalid_argument(gone);
+  if (seq) refreshed_at = *seq;
   CASSETTE_ASSIGN_OR_RETURN(auto schema, session->catalog().current());
   if (schema->version != schema_version) {
     schema_version = schema->version;
@@ -431,7 +433,8 @@ int cql_disconnect(sqlite3_vtab* vtab) {
 int cql_destroy(sqlite3_vtab* vtab) {
   return guarded(vtab, [&] {
     auto* t = reinterpret_cast<CqlTable*>(vtab);
-    if (t->owns_table) {
+    // A CQL table that is gone (or was created again: another table) is not this one to drop.
+    if (t->owns_table && t->refresh().is_ok()) {
       auto r = t->session->execute(
           fmt::format("DROP TABLE IF EXISTS {}.{}", quote_name(t->keyspace), quote_name(t->name)));
       if (!r.is_ok()) return t->error(r.status().message());

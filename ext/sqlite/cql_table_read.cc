@@ -163,7 +163,9 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
   return guarded(&t->base, [&] {
     c->rows.reset();
     c->eof = true;
-    if (Status s = t->refresh(); !s.is_ok()) return t->error(s.message());
+    auto committed = t->store->snapshot();
+    if (!committed.is_ok()) return t->error(committed.status().message());
+    if (Status s = t->refresh(committed.value()->seq); !s.is_ok()) return t->error(s.message());
     const schema::TableDef& table = *t->table;
     Result<query::Plan> decoded = query::Plan::decode(idx_str ? idx_str : "scan", table);
     if (!decoded.is_ok()) return t->error(decoded.status().message());
@@ -196,8 +198,6 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
     size_t next = plan.arguments.size();
     if (plan.limit_consumed) bindings.limit = sqlite3_value_int64(argv[next++]);
     if (plan.offset_consumed) bindings.offset = sqlite3_value_int64(argv[next++]);
-    auto committed = t->store->snapshot();
-    if (!committed.is_ok()) return t->error(committed.status().message());
     // Reads see the transaction's own pending writes.
     auto snapshot = t->connection->pending(t->store.get()).with_overlay(committed.value());
     if (!snapshot.is_ok()) return t->error(snapshot.status().message());

@@ -345,15 +345,22 @@ Status delete_row(CqlTable& t, sqlite3_int64 rowid) {
 int cql_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64*) {
   return guarded(vtab, [&] {
     auto* t = reinterpret_cast<CqlTable*>(vtab);
-    Status s = t->refresh();
-    if (s.is_ok()) s = argc == 1 ? delete_row(*t, sqlite3_value_int64(argv[0])) : write_row(*t, argc, argv);
+    Status s = argc == 1 ? delete_row(*t, sqlite3_value_int64(argv[0])) : write_row(*t, argc, argv);
     if (!s.is_ok()) return t->error(s.message());
     return SQLITE_OK;
   });
 }
 
 int cql_begin(sqlite3_vtab* vtab) {
-  reinterpret_cast<CqlTable*>(vtab)->in_transaction = true;
+  auto* t = reinterpret_cast<CqlTable*>(vtab);
+  // Once per transaction rather than per row: a table dropped since it connected takes no
+  // writes, a dropped column no values.
+  int rc = guarded(vtab, [&] {
+    Status s = t->refresh();
+    return s.is_ok() ? SQLITE_OK : t->error(s.message());
+  });
+  if (rc != SQLITE_OK) return rc;
+  t->in_transaction = true;
   return SQLITE_OK;
 }
 
