@@ -38,6 +38,52 @@ bool limit_is_safe(const sqlite3_index_info& info, const std::vector<int>& passe
   return true;
 }
 
+// An argument value as SQLite compares it with the column: a copy with the column's numeric
+// affinity applied when it has one (xFilter's own values must not change: SQLite may use them
+// again), else the value itself.
+class ComparedValue {
+ public:
+  ComparedValue(const types::CqlType& type, sqlite3_value* value) : value_(value) {
+    if (has_numeric_affinity(type) && sqlite3_value_type(value) == SQLITE_TEXT) {
+      copy_ = sqlite3_value_dup(value);
+      if (copy_) {
+        sqlite3_value_numeric_type(copy_);
+        value_ = copy_;
+      }
+    }
+  }
+  ~ComparedValue() { sqlite3_value_free(copy_); }
+  ComparedValue(const ComparedValue&) = delete;
+  ComparedValue& operator=(const ComparedValue&) = delete;
+  sqlite3_value* get() const { return value_; }
+
+ private:
+  sqlite3_value* value_;
+  sqlite3_value* copy_ = nullptr;
+};
+
+// The value bound to one argument, by SQLite's comparison rules. A value of another storage
+// class than the column's decides the comparison alone: an EQ matches nothing (nullopt); a
+// range keeps every row or none. Keeping every row becomes the inclusive bound at the type's
+// extreme in the same direction (`*op` changes), so the slice still excludes static-only rows,
+// whose clustering columns SQL sees as NULL.
+types::Value bound_value(const types::CqlType& type, sqlite3_value* raw, query::Operator* op) {
+  ComparedValue value(type, raw);
+  const bool range = *op != query::Operator::kEq && *op != query::Operator::kIn;
+  const ClassOrder order = class_order(type, value.get());
+  if (order == ClassOrder::kSameClass) {
+    const bool round_up = *op == query::Operator::kGe || *op == query::Operator::kLt;
+    return constraint_value(type, value.get(), range, round_up);
+  }
+  if (!range) return std::nullopt;
+  const bool upper = *op == query::Operator::kLt || *op == query::Operator::kLe;
+  const bool all = upper == (order == ClassOrder::kAboveAll);
+  if (!all) return std::nullopt;
+  types::Value extreme = extreme_value(type, upper);
+  if (extreme) *op = upper ? query::Operator::kLe : query::Operator::kGe;
+  return extreme;
+}
+
 }  // namespace
 
 int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
@@ -176,22 +222,21 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
       return t->error("The cql module got a different number of values than its plan needs.");
     }
     for (size_t i = 0; i < plan.arguments.size(); ++i) {
-      const query::Constraint& a = plan.arguments[i];
+      query::Constraint& a = plan.arguments[i];
       static const types::CqlType token_type = types::CqlType::simple(types::TypeKind::kBigint);
       const types::CqlType& type = a.column == query::kTokenColumn
                                        ? token_type
                                        : table.columns[static_cast<size_t>(a.column)].type;
-      bool range = a.op != query::Operator::kEq && a.op != query::Operator::kIn;
-      bool round_up = a.op == query::Operator::kGe || a.op == query::Operator::kLt;
       std::vector<types::Value> values;
       if (a.op == query::Operator::kIn) {
         sqlite3_value* v = nullptr;
         for (int rc = sqlite3_vtab_in_first(argv[i], &v); rc == SQLITE_OK && v;
              rc = sqlite3_vtab_in_next(argv[i], &v)) {
-          values.push_back(constraint_value(type, v, false, false));
+          query::Operator op = a.op;
+          values.push_back(bound_value(type, v, &op));
         }
       } else {
-        values.push_back(constraint_value(type, argv[i], range, round_up));
+        values.push_back(bound_value(type, argv[i], &a.op));
       }
       bindings.values.push_back(std::move(values));
     }

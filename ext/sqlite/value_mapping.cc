@@ -377,13 +377,13 @@ types::Value constraint_value(const CqlType& type, sqlite3_value* value, bool is
   int sql_type = sqlite3_value_type(value);
   if (sql_type == SQLITE_NULL) return std::nullopt;
   TypeKind k = type.kind;
-  if (is_integer_kind(k) && is_range && sql_type == SQLITE_FLOAT) {
+  if ((is_integer_kind(k) || k == TypeKind::kBoolean) && is_range && sql_type == SQLITE_FLOAT) {
     double d = sqlite3_value_double(value);
     if (std::isnan(d)) return std::nullopt;
     d = round_up ? std::ceil(d) : std::floor(d);
-    size_t width = integer_width(k);
-    double lo = -std::ldexp(1.0, static_cast<int>(8 * width - 1));
-    double hi = std::ldexp(1.0, static_cast<int>(8 * width - 1)) - 1;
+    size_t width = k == TypeKind::kBoolean ? 1 : integer_width(k);
+    double lo = k == TypeKind::kBoolean ? 0 : -std::ldexp(1.0, static_cast<int>(8 * width - 1));
+    double hi = k == TypeKind::kBoolean ? 1 : std::ldexp(1.0, static_cast<int>(8 * width - 1)) - 1;
     d = std::clamp(d, lo, hi);
     return big_endian(static_cast<int64_t>(d), width);
   }
@@ -413,6 +413,78 @@ types::Value constraint_value(const CqlType& type, sqlite3_value* value, bool is
     return std::nullopt;  // SQL compares INTEGER 0/1 with text as different
   }
   return std::move(v).value();
+}
+
+bool has_numeric_affinity(const CqlType& type) {
+  std::string_view declared = declared_sql_type(type);
+  return declared == "INTEGER" || declared == "REAL";
+}
+
+ClassOrder class_order(const CqlType& type, sqlite3_value* value) {
+  auto rank = [](int sql_type) {
+    switch (sql_type) {
+      case SQLITE_INTEGER:
+      case SQLITE_FLOAT: return 1;
+      case SQLITE_TEXT: return 2;
+      case SQLITE_BLOB: return 3;
+      default: return 0;
+    }
+  };
+  std::string_view declared = declared_sql_type(type);
+  int column = declared == "BLOB" ? 3 : declared == "TEXT" ? 2 : 1;
+  int given = rank(sqlite3_value_type(value));
+  // TEXT affinity turns a number into its text; BLOB columns (no affinity) and numeric ones
+  // (the caller applied numeric affinity) keep the value's class.
+  if (column == 2 && given == 1) given = 2;
+  if (given == 0) return ClassOrder::kSameClass;
+  if (given == column) {
+    // A number beyond an integer type's range (booleans read as 0 and 1) is above or below
+    // every value of it too.
+    TypeKind k = type.kind;
+    if (column != 1 || (!is_integer_kind(k) && k != TypeKind::kBoolean)) return ClassOrder::kSameClass;
+    const size_t width = k == TypeKind::kBoolean ? 0 : integer_width(k);
+    const double lo = width == 0 ? 0 : -std::ldexp(1.0, static_cast<int>(8 * width - 1));
+    const double hi = width == 0 ? 1 : std::ldexp(1.0, static_cast<int>(8 * width - 1)) - 1;
+    if (sqlite3_value_type(value) == SQLITE_INTEGER && width == 8) return ClassOrder::kSameClass;
+    const double d = sqlite3_value_double(value);  // exact for every INTEGER of a narrower type
+    if (d > hi) return ClassOrder::kAboveAll;
+    if (d < lo) return ClassOrder::kBelowAll;
+    return ClassOrder::kSameClass;
+  }
+  // A varint too big for 64 bits reads as TEXT: its class is not the declared one.
+  if (type.kind == TypeKind::kVarint) return ClassOrder::kSameClass;
+  return given > column ? ClassOrder::kAboveAll : ClassOrder::kBelowAll;
+}
+
+types::Value extreme_value(const CqlType& type, bool greatest) {
+  TypeKind k = type.kind;
+  if (is_integer_kind(k)) {
+    size_t width = integer_width(k);
+    int64_t bound = width == 8 ? (greatest ? std::numeric_limits<int64_t>::max()
+                                           : std::numeric_limits<int64_t>::min())
+                               : (greatest ? (int64_t{1} << (8 * width - 1)) - 1
+                                           : -(int64_t{1} << (8 * width - 1)));
+    return big_endian(bound, width);
+  }
+  const double infinity = std::numeric_limits<double>::infinity();
+  switch (k) {
+    case TypeKind::kDouble: return double_bytes(greatest ? infinity : -infinity);
+    case TypeKind::kFloat:
+      return float_bytes(greatest ? std::numeric_limits<float>::infinity()
+                                  : -std::numeric_limits<float>::infinity());
+    case TypeKind::kBoolean: return std::string(1, static_cast<char>(greatest ? 1 : 0));
+    case TypeKind::kTimestamp:
+      return big_endian(greatest ? std::numeric_limits<int64_t>::max()
+                                 : std::numeric_limits<int64_t>::min(), 8);
+    case TypeKind::kDate: return big_endian(greatest ? 0xffffffff : 0, 4);  // days + 2^31, unsigned
+    case TypeKind::kTime: return big_endian(greatest ? 86'399'999'999'999 : 0, 8);
+    case TypeKind::kBlob:
+    case TypeKind::kText:
+    case TypeKind::kAscii:
+      if (!greatest) return std::string();
+      return std::nullopt;
+    default: return std::nullopt;
+  }
 }
 
 }  // namespace cassette::sqlite

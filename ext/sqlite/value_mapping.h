@@ -41,4 +41,21 @@ bool sql_order_matches_cql(const types::CqlType& type);
 types::Value constraint_value(const types::CqlType& type, sqlite3_value* value, bool is_range,
                               bool round_up);
 
+// Where a constraint's value sits among all values of a column by SQLite's storage classes alone
+// (NULL < INTEGER/REAL < TEXT < BLOB), after the column's affinity was applied to it: a TEXT
+// 'abc' compared with an INTEGER column is above every value of it, a BLOB above every TEXT,
+// an INTEGER below every BLOB; so is a number beyond an integer type's range (booleans: 0..1).
+// kSameClass: the values themselves must be compared.
+enum class ClassOrder : uint8_t { kSameClass, kAboveAll, kBelowAll };
+ClassOrder class_order(const types::CqlType& type, sqlite3_value* value);
+
+// The smallest (`greatest` false) or greatest value of a type whose range constraints are
+// pushed down, so that `column >= smallest` / `column <= greatest` keeps every row; nullopt
+// for a type without one (text has no greatest value).
+types::Value extreme_value(const types::CqlType& type, bool greatest);
+
+// Whether SQLite gives the column NUMERIC affinity in comparisons (declared INTEGER or REAL):
+// then a TEXT value that looks like a number is compared as that number ('2.0' = 2).
+bool has_numeric_affinity(const types::CqlType& type);
+
 }  // namespace cassette::sqlite
