@@ -1,5 +1,6 @@
 #include "ext/sqlite/connection.h"
 
+#include <cctype>
 #include <filesystem>
 
 namespace cassette::sqlite {
@@ -68,6 +69,28 @@ Status Connection::commit_all() {
 
 void Connection::discard_all() {
   for (auto& [store, writes] : pending_) writes->clear();
+}
+
+namespace {
+std::string exposed_key(const std::string& schema, const std::string& sql_name) {
+  std::string key = schema + "." + sql_name;
+  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return key;
+}
+}  // namespace
+
+void Connection::set_exposed(const std::string& schema, const std::string& sql_name,
+                             std::string cql_table) {
+  exposed_[exposed_key(schema, sql_name)] = std::move(cql_table);
+}
+
+void Connection::clear_exposed(const std::string& schema, const std::string& sql_name) {
+  exposed_.erase(exposed_key(schema, sql_name));
+}
+
+const std::string* Connection::exposed(const std::string& schema, const std::string& sql_name) const {
+  auto it = exposed_.find(exposed_key(schema, sql_name));
+  return it == exposed_.end() ? nullptr : &it->second;
 }
 
 }  // namespace cassette::sqlite

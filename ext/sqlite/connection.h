@@ -44,6 +44,14 @@ class Connection {
   void discard_all();
   std::map<storage::Store*, std::unique_ptr<PendingWrites>>& all_pending() { return pending_; }
 
+  // Which CQL table ("ks.t") each connected cql virtual table exposes, by SQLite schema and
+  // table name, so cql_import_schema() tells its own earlier imports (and tables created with
+  // column definitions) from another table of the same name.
+  void set_exposed(const std::string& schema, const std::string& sql_name, std::string cql_table);
+  void clear_exposed(const std::string& schema, const std::string& sql_name);
+  // nullptr when no connected cql virtual table has that name.
+  const std::string* exposed(const std::string& schema, const std::string& sql_name) const;
+
  private:
   sqlite3* db_;
   std::string main_store_path_;  // set by cql_open(); empty: the default beside the database
@@ -51,6 +59,7 @@ class Connection {
   std::map<std::string, std::shared_ptr<storage::Store>> stores_;  // by canonical path
   std::map<storage::Store*, std::unique_ptr<cql::Session>> sessions_;
   std::map<storage::Store*, std::unique_ptr<PendingWrites>> pending_;
+  std::map<std::string, std::string> exposed_;  // "schema.name", lower-cased -> "ks.t"
 };
 
 }  // namespace cassette::sqlite

@@ -44,6 +44,7 @@ struct CqlTable {
   std::shared_ptr<const schema::TableDef> table;
   std::string keyspace;
   std::string name;             // the CQL table name
+  std::string sql_schema, sql_name;  // the virtual table's SQLite schema ("main") and name
   bool owns_table = false;      // created by this virtual table: DROP TABLE drops it
   std::vector<size_t> sql_order;     // SQL column i (< n) -> index in table->columns
   std::vector<size_t> sql_position;  // index in table->columns -> SQL column (the inverse)

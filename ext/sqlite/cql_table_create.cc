@@ -228,12 +228,20 @@ int fail(char** error, const std::string& message) {
   return SQLITE_ERROR;
 }
 
+// Records the virtual table's SQLite name (argv[1].argv[2]) and the CQL table it exposes with
+// its connection (cql_import_schema tells its own earlier imports from other tables by it).
+void expose(CqlTable& t, const char* const* argv) {
+  t.sql_schema = argv[1];
+  t.sql_name = argv[2];
+  t.connection->set_exposed(t.sql_schema, t.sql_name, t.keyspace + "." + t.name);
+}
+
 // A virtual table whose CQL table is gone from the store (dropped through cql() or by another
 // process while the database was closed) still connects, so that DROP TABLE can remove it; any
 // other use is an error (CqlTable::refresh). It declares the columns its arguments named.
-int connect_gone(sqlite3* db, Connection* connection, std::shared_ptr<storage::Store> store,
-                 cql::Session* session, const Arguments& args, const std::string& keyspace,
-                 const std::string& name, sqlite3_vtab** vtab) {
+int connect_gone(sqlite3* db, const char* const* argv, Connection* connection,
+                 std::shared_ptr<storage::Store> store, cql::Session* session, const Arguments& args,
+                 const std::string& keyspace, const std::string& name, sqlite3_vtab** vtab) {
   auto t = std::make_unique<CqlTable>();
   t->connection = connection;
   t->store = std::move(store);
@@ -241,6 +249,7 @@ int connect_gone(sqlite3* db, Connection* connection, std::shared_ptr<storage::S
   t->keyspace = keyspace;
   t->name = name;
   t->owns_table = args.table.empty();
+  expose(*t, argv);
   t->gone = fmt::format(
       "Table {}.{} does not exist in the store (dropped through cql() or by another process): "
       "DROP TABLE removes this virtual table",
@@ -295,7 +304,7 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   auto schema = s->catalog().current();
   if (!schema.is_ok()) return fail(error, schema.status().message());
   std::shared_ptr<const schema::TableDef> table = schema.value()->find_table(keyspace, name);
-  if (!table && !create) return connect_gone(db, connection, store.value(), s, args, keyspace, name, vtab);
+  if (!table && !create) return connect_gone(db, argv, connection, store.value(), s, args, keyspace, name, vtab);
   if (!table) {
     if (schema.value()->find_keyspace(keyspace) == nullptr) {
       return fail(error, fmt::format("Keyspace {} does not exist", keyspace));
@@ -311,6 +320,7 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   t->keyspace = keyspace;
   t->name = name;
   t->owns_table = owns;
+  expose(*t, argv);
   t->indexed_columns = indexed_columns_of(*schema.value(), *table);
   t->dropped.assign(table->columns.size(), false);
   t->schema_version = schema.value()->version;
@@ -426,7 +436,9 @@ int cql_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlit
 }
 
 int cql_disconnect(sqlite3_vtab* vtab) {
-  delete reinterpret_cast<CqlTable*>(vtab);
+  auto* t = reinterpret_cast<CqlTable*>(vtab);
+  t->connection->clear_exposed(t->sql_schema, t->sql_name);
+  delete t;
   return SQLITE_OK;
 }
 
@@ -439,6 +451,7 @@ int cql_destroy(sqlite3_vtab* vtab) {
           fmt::format("DROP TABLE IF EXISTS {}.{}", quote_name(t->keyspace), quote_name(t->name)));
       if (!r.is_ok()) return t->error(r.status().message());
     }
+    t->connection->clear_exposed(t->sql_schema, t->sql_name);
     delete t;
     return SQLITE_OK;
   });
@@ -446,9 +459,14 @@ int cql_destroy(sqlite3_vtab* vtab) {
 
 // A created table is found again by its virtual table's name, and CQL cannot rename tables, so
 // only a table = '...' virtual table can be renamed.
-int cql_rename(sqlite3_vtab* vtab, const char*) {
+int cql_rename(sqlite3_vtab* vtab, const char* new_name) {
   auto* t = reinterpret_cast<CqlTable*>(vtab);
-  if (!t->owns_table) return SQLITE_OK;
+  if (!t->owns_table) {
+    t->connection->clear_exposed(t->sql_schema, t->sql_name);
+    t->sql_name = new_name;
+    t->connection->set_exposed(t->sql_schema, t->sql_name, t->keyspace + "." + t->name);
+    return SQLITE_OK;
+  }
   return t->error(fmt::format(
       "Cannot rename {}: CQL tables cannot be renamed; expose it under another name with "
       "CREATE VIRTUAL TABLE ... USING cql(table = '{}.{}')",

@@ -106,7 +106,8 @@ void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_valu
     if (!schema.is_ok()) return result_error(context, schema.status().message());
     const schema::KeyspaceDef* ks = schema.value()->find_keyspace(keyspace);
     if (ks == nullptr) return result_error(context, "Keyspace " + keyspace + " does not exist");
-    int created = 0;
+    // Every name is checked before anything is created, so a conflict creates nothing.
+    std::vector<std::string> to_create;
     for (const auto& [name, table] : ks->tables) {
       // A name SQLite already uses for something else is an error; our own earlier import is not.
       sqlite3_stmt* stmt = nullptr;
@@ -125,10 +126,23 @@ void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_valu
       }
       sqlite3_finalize(stmt);
       if (exists) {
-        if (existing_sql.find("cql") != std::string::npos) continue;
+        // Skipped when it is a cql virtual table of this very CQL table (an earlier import, or
+        // one created with column definitions); preparing a statement on it connects it.
+        sqlite3_stmt* probe = nullptr;
+        std::string quoted;
+        for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+        sqlite3_prepare_v2(connection->db(), ("SELECT 0 FROM main.\"" + quoted + "\"").c_str(), -1,
+                           &probe, nullptr);
+        sqlite3_finalize(probe);
+        const std::string* exposed = connection->exposed("main", name);
+        if (exposed != nullptr && *exposed == keyspace + "." + name) continue;
         return result_error(context, "Cannot import " + keyspace + "." + name + ": an SQLite table named " +
                                          name + " exists already.");
       }
+      to_create.push_back(name);
+    }
+    int created = 0;
+    for (const std::string& name : to_create) {
       std::string escaped_ks, escaped_name;
       for (char c : keyspace) escaped_ks += c == '\'' ? std::string("''") : std::string(1, c);
       for (char c : name) escaped_name += c == '\'' ? std::string("''") : std::string(1, c);

@@ -26,6 +26,19 @@ SELECT * FROM stock;
 SELECT * FROM views;
 .print '-- importing again adds nothing and fails nothing'
 SELECT cql_import_schema('shop') AS imported_again;
+.print '-- a name taken by another CQL table (shop.stock here) fails the import, which creates nothing'
+SELECT cql('CREATE KEYSPACE depot WITH replication = {''class'': ''SimpleStrategy'', ''replication_factor'': 1}') AS result;
+SELECT cql('CREATE TABLE depot.aisles (n int PRIMARY KEY)') AS result;
+SELECT cql('CREATE TABLE depot.stock (sku text PRIMARY KEY, bin int)') AS result;
+SELECT cql_import_schema('depot');
+SELECT name FROM sqlite_schema WHERE name IN ('aisles', 'stock');
+.print '-- a table created with column definitions in that keyspace counts as imported'
+CREATE VIRTUAL TABLE shelves USING cql(n int PRIMARY KEY, keyspace = 'depot');
+DROP TABLE stock;
+SELECT cql_import_schema('depot') AS imported;
+SELECT name FROM sqlite_schema WHERE name IN ('aisles', 'stock', 'shelves') ORDER BY name;
+DROP TABLE stock;
+CREATE VIRTUAL TABLE stock USING cql(table = 'shop.stock');
 .print '-- a keyspace that does not exist'
 SELECT cql_import_schema('nosuchkeyspace');
 .print '== DROP TABLE of an exposed table keeps the CQL table and its data'
