@@ -145,6 +145,32 @@ int64_t counter_of(const ColumnDef& c, const std::optional<storage::Row>& row) {
   return static_cast<int64_t>(x);
 }
 
+// A write without clustering key is the static row's alone, as in CQL: every clustering column
+// NULL, the table has static columns, and no regular column is given a value (an UPDATE of a
+// row SQLite read as a static-only partition, or an INSERT of the partition key and statics).
+// Otherwise the NULL clustering column is an error, Cassandra's.
+Status check_static_only_write(const CqlTable& t, int argc, sqlite3_value** argv,
+                               size_t clustering_given, const ColumnDef& null_column) {
+  const schema::TableDef& table = *t.table;
+  const bool is_update = sqlite3_value_type(argv[0]) != SQLITE_NULL;
+  bool ok = clustering_given == 0 && table.has_static_columns();
+  if (ok && is_update) {
+    auto old = t.rowids.find(sqlite3_value_int64(argv[0]));
+    ok = old != t.rowids.end() && old->second.static_only;
+  }
+  for (size_t i = 0; ok && i < t.cql_columns(); ++i) {
+    const ColumnDef& c = table.columns[i];
+    if (c.kind != ColumnKind::kRegular) continue;
+    sqlite3_value* v = argv[2 + t.sql_position[i]];
+    if (is_update && sqlite3_value_nochange(v)) continue;
+    ok = sqlite3_value_type(v) == SQLITE_NULL;
+  }
+  (void)argc;
+  if (ok) return Status::ok();
+  return Status::invalid_argument(
+      fmt::format("Invalid null value in condition for column {}", null_column.name));
+}
+
 Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
   const schema::TableDef& table = *t.table;
   const size_t n = t.cql_columns();
@@ -185,6 +211,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
   // The primary key.
   thread_local RowScratch scratch;
   size_t key_count = 0, clustering_count = 0;
+  const ColumnDef* null_clustering = nullptr;  // the first clustering column given as NULL
   for (size_t i = 0; i < n; ++i) {
     const ColumnDef& c = table.columns[i];
     if (!c.is_primary_key()) continue;
@@ -195,10 +222,21 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     std::string& v = parts[count++];
     bool is_null = false;
     CASSETTE_RETURN_IF_ERROR(cql_value_into(c.type, values[t.sql_position[i]], c.name, &v, &is_null));
+    if (is_null && !partition) {
+      if (null_clustering == nullptr) null_clustering = &c;
+      --count;
+      continue;
+    }
     if (is_null) {
       return Status::invalid_argument(fmt::format("Invalid null value in condition for column {}", c.name));
     }
     CASSETTE_RETURN_IF_ERROR(key_component_error(c, v));
+  }
+  // No clustering key: a write of the static row alone, as CQL's INSERT/UPDATE naming only the
+  // partition key and static columns (README "Writes").
+  const bool static_only = null_clustering != nullptr;
+  if (static_only) {
+    CASSETTE_RETURN_IF_ERROR(check_static_only_write(t, argc, argv, clustering_count, *null_clustering));
   }
   const std::span<const std::string> key_parts(scratch.key_parts.data(), key_count);
   const std::span<const std::string> clustering_parts(scratch.clustering_parts.data(), clustering_count);
@@ -206,9 +244,11 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
   std::string key = cql::partition_key_bytes(key_parts);
   const TableLayout& layout = table_layout(t.table);
   std::string clustering;
-  CASSETTE_RETURN_IF_ERROR(types::encode_clustering(
-      layout.types, std::span<const bool>(layout.descending.get(), layout.types.size()),
-      clustering_parts, &clustering));
+  if (!static_only) {
+    CASSETTE_RETURN_IF_ERROR(types::encode_clustering(
+        layout.types, std::span<const bool>(layout.descending.get(), layout.types.size()),
+        clustering_parts, &clustering));
+  }
 
   PendingWrites& pending = t.connection->pending(t.store.get());
   const uint64_t statement = pending.next_statement();
@@ -228,7 +268,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
       !is_update && sqlite3_vtab_on_conflict(t.connection->db()) == SQLITE_IGNORE;
   const auto kind = if_not_exists ? PendingWrites::Kind::kInsertIfNotExists : PendingWrites::Kind::kWrite;
 
-  if (!is_update && layout.direct_insert && !t.any_dropped) {
+  if (!is_update && layout.direct_insert && !static_only && !t.any_dropped) {
     // An INSERT of plain columns: the values are converted (in column order, so the first bad
     // one is the one reported, as below) into reused buffers and encoded straight into the
     // row's storage form, the bytes the Row path below would encode: a row marker, then one
@@ -262,7 +302,9 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
 
   storage::Row row, static_row;
   row.columns.reserve(n);
-  if (!is_update) row.liveness = storage::LivenessInfo::written(w.timestamp, w.ttl, w.now_seconds);
+  if (!is_update && !static_only) {
+    row.liveness = storage::LivenessInfo::written(w.timestamp, w.ttl, w.now_seconds);
+  }
   std::optional<std::optional<storage::Row>> existing, existing_static;  // read lazily
   for (size_t i = 0; i < n; ++i) {
     const ColumnDef& c = table.columns[i];
@@ -273,6 +315,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
       return Status::invalid_argument(fmt::format("Undefined column name {} in table {}.{}", c.name,
                                                   t.keyspace, t.name));
     }
+    if (static_only && !c.is_static()) continue;  // NULL (check_static_only_write)
     CASSETTE_ASSIGN_OR_RETURN(types::Value v, cql_value(c.type, values[t.sql_position[i]], c.name));
     const bool is_static = c.is_static();
     if (is_static && !v && !is_update) continue;  // a NULL static in INSERT: left unset
@@ -300,7 +343,8 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     CASSETTE_RETURN_IF_ERROR(w.set(c, std::move(v), target, current));
   }
 
-  const bool has_clustering_row = !table.clustering().empty() || !is_update || !row.columns.empty();
+  const bool has_clustering_row =
+      !static_only && (!table.clustering().empty() || !is_update || !row.columns.empty());
   if (!row.is_empty() || (kind == PendingWrites::Kind::kInsertIfNotExists && has_clustering_row)) {
     CASSETTE_RETURN_IF_ERROR(pending.add(kind, t.table, key, false, clustering, row, statement));
   }
