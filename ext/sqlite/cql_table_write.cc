@@ -327,7 +327,13 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     }
     storage::Row& target = is_static ? static_row : row;
     if (c.type.is_counter()) {
-      if (!v) return Status::invalid_argument(fmt::format("Invalid null value for counter increment"));
+      if (!v) {
+        // Mostly `SET c = c + 1` on a counter the row does not have yet (SQL's NULL + 1).
+        return Status::invalid_argument(fmt::format(
+            "Invalid null value for counter increment/decrement of {0} (a counter this row does "
+            "not have yet reads as NULL: SET {0} = coalesce({0}, 0) + n)",
+            c.name));
+      }
       int64_t now_value = 0;
       for (unsigned char b : *v) now_value = static_cast<int64_t>((static_cast<uint64_t>(now_value) << 8) | b);
       int64_t delta = now_value - counter_of(c, *cache);

@@ -34,3 +34,7 @@ SELECT views, uniques FROM page_views WHERE page = '/' AND day = '2024-01-01';
 COMMIT;
 SELECT views, uniques FROM page_views WHERE page = '/' AND day = '2024-01-01';
 SELECT cql('SELECT views, uniques FROM main.page_views WHERE page = ''/'' AND day = ''2024-01-01''') AS cql_view;
+.print '== a counter the row does not have yet is NULL in SQL: coalesce() starts it'
+UPDATE page_views SET views = views + 1, uniques = uniques + 1 WHERE page = '/a' AND day = '2024-01-02';
+UPDATE page_views SET views = views + 1, uniques = coalesce(uniques, 0) + 1 WHERE page = '/a' AND day = '2024-01-02';
+SELECT views, uniques FROM page_views WHERE page = '/a' AND day = '2024-01-02';
