@@ -63,8 +63,10 @@ size_t integer_width(TypeKind k) {
 // The text SQL shows for a value of a text-mapped type (uuid, inet, timestamp, ...).
 std::string sql_text(const CqlType& type, std::string_view bytes) {
   std::string text = types::format_value(type, bytes, types::ValueStyle::kString);
-  if (type.kind == TypeKind::kTimestamp && text.size() == 24 && text[10] == 'T' && text.back() == 'Z') {
-    text[10] = ' ';
+  // ...THH:MM:SS.mmmZ -> ... HH:MM:SS.mmm, whatever the year's width (10000, -0001).
+  const size_t t = text.size() >= 14 ? text.size() - 14 : 0;
+  if (type.kind == TypeKind::kTimestamp && text.size() >= 24 && text[t] == 'T' && text.back() == 'Z') {
+    text[t] = ' ';
     text.pop_back();
   }
   return text;

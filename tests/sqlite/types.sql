@@ -44,3 +44,8 @@ INSERT INTO keys (t, b, u, ts, v) VALUES ('a', x'01', '550e8400-e29b-41d4-a716-4
 INSERT INTO keys (t, b, u, ts, v) VALUES ('a', x'01', '550e8400-e29b-41d4-a716-446655440000', '2023-01-01 00:00:00.000', 2);
 SELECT t, hex(b), u, ts, v FROM keys WHERE t = 'a' AND b = x'01';
 SELECT v FROM keys WHERE t = 'a' AND b = x'01' AND u = '550e8400-e29b-41d4-a716-446655440000' AND ts = '2023-01-01 00:00:00.000';
+.print '== timestamps past year 9999 read in the same SQL form and write back'
+CREATE VIRTUAL TABLE far USING cql(k int PRIMARY KEY, ts timestamp);
+INSERT INTO far VALUES (1, 253402300800000), (2, 253402300799999);
+INSERT INTO far SELECT k + 10, ts FROM far;
+SELECT k, ts FROM far ORDER BY k;
