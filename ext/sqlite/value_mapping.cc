@@ -394,6 +394,22 @@ types::Value constraint_value(const CqlType& type, sqlite3_value* value, bool is
     return std::string(value_text(value));  // TEXT affinity: the number's text
   }
   if (k == TypeKind::kBlob && sql_type != SQLITE_BLOB) return std::nullopt;
+  if (k == TypeKind::kFloat && (sql_type == SQLITE_INTEGER || sql_type == SQLITE_FLOAT)) {
+    // SQL compares the float widened to a double with the given double: only a float equal to
+    // it matches, and a range bound between two floats rounds as for integers above.
+    double d = sqlite3_value_double(value);
+    if (std::isnan(d)) return std::nullopt;
+    float f = static_cast<float>(d);  // nearest; may be on either side of d, or infinite
+    if (static_cast<double>(f) != d) {
+      if (!is_range) return std::nullopt;
+      const bool above = static_cast<double>(f) > d;
+      if (round_up != above) {
+        f = std::nextafter(f, round_up ? std::numeric_limits<float>::infinity()
+                                       : -std::numeric_limits<float>::infinity());
+      }
+    }
+    return float_bytes(f);
+  }
   Result<types::Value> v = cql_value(type, value, "");
   if (!v.is_ok() || !*v) return std::nullopt;
   // A text-mapped value matches only its canonical text, as SQL's text comparison would.
