@@ -67,7 +67,8 @@ class ComparedValue {
 // range keeps every row or none. Keeping every row becomes the inclusive bound at the type's
 // extreme in the same direction (`*op` changes), so the slice still excludes static-only rows,
 // whose clustering columns SQL sees as NULL.
-types::Value bound_value(const types::CqlType& type, sqlite3_value* raw, query::Operator* op) {
+types::Value bound_value(const types::CqlType& type, sqlite3_value* raw, query::Operator* op,
+                         bool* every_row) {
   ComparedValue value(type, raw);
   const bool range = *op != query::Operator::kEq && *op != query::Operator::kIn;
   const ClassOrder order = class_order(type, value.get());
@@ -80,8 +81,30 @@ types::Value bound_value(const types::CqlType& type, sqlite3_value* raw, query::
   const bool all = upper == (order == ClassOrder::kAboveAll);
   if (!all) return std::nullopt;
   types::Value extreme = extreme_value(type, upper);
-  if (extreme) *op = upper ? query::Operator::kLe : query::Operator::kGe;
+  if (extreme) {
+    *op = upper ? query::Operator::kLe : query::Operator::kGe;
+  } else {
+    *every_row = true;  // no greatest value (text): the caller rewrites the bound
+  }
   return extreme;
+}
+
+// An upper bound that keeps every row of a type without a greatest value (`text_column <
+// x'00'`, a blob above every text) becomes a lower one: a copy of the column's other lower
+// bound when there is one (the cursor keeps one bound per side), else `>= ''`.
+void keep_every_row(query::Plan& plan, query::Bindings& bindings, size_t i) {
+  query::Constraint& a = plan.arguments[i];
+  for (size_t j = 0; j < plan.arguments.size(); ++j) {
+    const query::Constraint& other = plan.arguments[j];
+    if (j == i || other.column != a.column) continue;
+    if (other.op == query::Operator::kGt || other.op == query::Operator::kGe) {
+      a.op = other.op;
+      bindings.values[i] = bindings.values[j];
+      return;
+    }
+  }
+  a.op = query::Operator::kGe;
+  bindings.values[i] = {types::Value(std::string())};
 }
 
 }  // namespace
@@ -221,6 +244,7 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
     if (static_cast<size_t>(argc) != needed) {
       return t->error("The cql module got a different number of values than its plan needs.");
     }
+    std::vector<size_t> every_row;  // arguments keep_every_row() must rewrite
     for (size_t i = 0; i < plan.arguments.size(); ++i) {
       query::Constraint& a = plan.arguments[i];
       static const types::CqlType token_type = types::CqlType::simple(types::TypeKind::kBigint);
@@ -233,13 +257,17 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
         for (int rc = sqlite3_vtab_in_first(argv[i], &v); rc == SQLITE_OK && v;
              rc = sqlite3_vtab_in_next(argv[i], &v)) {
           query::Operator op = a.op;
-          values.push_back(bound_value(type, v, &op));
+          bool all = false;
+          values.push_back(bound_value(type, v, &op, &all));
         }
       } else {
-        values.push_back(bound_value(type, argv[i], &a.op));
+        bool all = false;
+        values.push_back(bound_value(type, argv[i], &a.op, &all));
+        if (all) every_row.push_back(i);
       }
       bindings.values.push_back(std::move(values));
     }
+    for (size_t i : every_row) keep_every_row(plan, bindings, i);
     size_t next = plan.arguments.size();
     if (plan.limit_consumed) bindings.limit = sqlite3_value_int64(argv[next++]);
     if (plan.offset_consumed) bindings.offset = sqlite3_value_int64(argv[next++]);
