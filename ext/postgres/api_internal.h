@@ -10,6 +10,7 @@
 #include <optional>
 #include <string_view>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/cql/session.h"
@@ -89,6 +90,13 @@ cas_repr natural_repr(const types::CqlType& type);
 bool pg_order_matches(const types::CqlType& type);
 
 constexpr int64_t kPgEpochMicros = 946'684'800'000'000;  // 2000-01-01 in Unix microseconds
+// PostgreSQL's timestamptz range in Unix milliseconds (4714-11-24 BC to 294277-01-01,
+// exclusive): CQL timestamps reach far beyond it both ways.
+constexpr int64_t kPgMinTimestampMillis = -210'866'803'200'000;
+constexpr int64_t kPgEndTimestampMillis = 9'224'318'016'000'000;
+
+// The range of a CQL integer type (tinyint, smallint, int), or nullopt for the others.
+std::optional<std::pair<int64_t, int64_t>> integer_range(const types::CqlType& type);
 
 // The scan's per-value fast path, inline: a CQL int, bigint or counter, double or timestamp of
 // its usual width in representation INT4, INT8, FLOAT8 or TIMESTAMPTZ. Returns false, writing
@@ -108,7 +116,10 @@ inline bool to_pg_number(std::string_view bytes, cas_repr repr, cas_value* out) 
       if (bytes.size() != 8) return false;
       std::memcpy(&v8, bytes.data(), 8);
       out->i = static_cast<int64_t>(__builtin_bswap64(v8));
-      if (repr == CAS_REPR_TIMESTAMPTZ) out->i = out->i * 1000 - kPgEpochMicros;  // ms -> PG us
+      if (repr == CAS_REPR_TIMESTAMPTZ) {
+        if (out->i < kPgMinTimestampMillis || out->i >= kPgEndTimestampMillis) return false;
+        out->i = out->i * 1000 - kPgEpochMicros;  // ms -> PG us
+      }
       break;
     case CAS_REPR_FLOAT8:
       if (bytes.size() != 8) return false;

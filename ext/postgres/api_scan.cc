@@ -63,6 +63,25 @@ Result<types::Value> bound_value(const schema::ColumnDef& column, Operator op, c
   return value;
 }
 
+// Where an integer bound lies that the column's type cannot hold (a bigint parameter against an
+// int column): 0 inside the range (or not an integer), +1 above it, -1 below it.
+int beyond_range(const schema::ColumnDef& column, const cas_value& v, cas_repr repr) {
+  if (v.isnull || (repr != CAS_REPR_INT2 && repr != CAS_REPR_INT4 && repr != CAS_REPR_INT8)) {
+    return 0;
+  }
+  auto range = integer_range(column.type);
+  if (!range) return 0;
+  return v.i > range->second ? 1 : v.i < range->first ? -1 : 0;
+}
+
+// A slice bound beyond the column's range bounds nothing (c < 5000000000 on an int column holds
+// for every row) or excludes everything (c > 5000000000): true for the former.
+bool bounds_nothing(Operator op, int beyond) {
+  bool upper = op == Operator::kLt || op == Operator::kLe;
+  bool lower = op == Operator::kGt || op == Operator::kGe;
+  return (beyond > 0 && upper) || (beyond < 0 && lower);
+}
+
 }  // namespace
 
 void release_open_scans() {
@@ -129,17 +148,31 @@ int cas_scan_open(cas_table* table, const char* encoded, const cas_value* const*
     const schema::TableDef& def = *table->def;
     CASSETTE_ASSIGN_OR_RETURN(query::Plan plan, query::Plan::decode(encoded, def));
     query::Bindings bindings;
-    for (int p = 0; p < nargs && static_cast<size_t>(p) < plan.arguments.size(); ++p) {
-      const query::Constraint& argument = plan.arguments[static_cast<size_t>(p)];
+    std::vector<query::Constraint> arguments;  // without the slice bounds that bound nothing
+    for (size_t p = 0; p < plan.arguments.size(); ++p) {
+      const query::Constraint& argument = plan.arguments[p];
+      arguments.push_back(argument);
+      if (p >= static_cast<size_t>(nargs)) continue;  // the cursor refuses the missing values
       const schema::ColumnDef& column = def.columns[static_cast<size_t>(argument.column)];
+      if (argument.op != query::Operator::kEq && argument.op != query::Operator::kIn &&
+          value_counts[p] == 1 &&
+          bounds_nothing(argument.op, beyond_range(column, values[p][0], value_reprs[p]))) {
+        arguments.pop_back();
+        continue;
+      }
       std::vector<types::Value> bound;
       for (int j = 0; j < value_counts[p]; ++j) {
-        CASSETTE_ASSIGN_OR_RETURN(types::Value v,
-                                  bound_value(column, argument.op, values[p][j], value_reprs[p]));
+        // Beyond the range, = matches nothing and so does a slice that is not dropped above.
+        types::Value v;
+        if (beyond_range(column, values[p][j], value_reprs[p]) == 0) {
+          CASSETTE_ASSIGN_OR_RETURN(v, bound_value(column, argument.op, values[p][j],
+                                                   value_reprs[p]));
+        }
         bound.push_back(std::move(v));
       }
       bindings.values.push_back(std::move(bound));
     }
+    plan.arguments = std::move(arguments);
     if (plan.limit_consumed) bindings.limit = limit;
     auto scan = std::make_unique<cas_scan>();
     scan->table = table;

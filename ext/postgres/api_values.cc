@@ -24,6 +24,10 @@ namespace in = types::internal;
 
 constexpr int64_t kPgEpochDays = 10'957;                 // 2000-01-01 in Unix days
 constexpr int64_t kCqlDateEpoch = int64_t{1} << 31;     // CQL dates: days + 2^31
+// PostgreSQL's date range in days from 2000-01-01 (4714-11-24 BC to 5874898-01-01, exclusive).
+constexpr int64_t kPgMinDate = -2'451'545;
+constexpr int64_t kPgEndDate = 2'145'031'949;
+constexpr int64_t kMicrosPerDay = 86'400'000'000;
 
 // Big-endian loads for the scan path: value_internal.h's versions loop byte by byte, which the
 // per-row conversion of a full scan notices.
@@ -216,9 +220,93 @@ Result<std::vector<types::Value>> split_array_literal(std::string_view text,
   return out;
 }
 
+std::optional<int64_t> parse_digits(std::string_view digits) {
+  if (digits.empty() || digits.size() > 18) return std::nullopt;
+  int64_t v = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+// PostgreSQL's interval output in IntervalStyle postgres, "1 year 2 mons -3 days -04:05:06.5"
+// (the glue prints interval array elements in that style): months, days and microseconds.
+std::optional<in::Duration> parse_pg_interval(std::string_view text) {
+  int64_t months = 0, days = 0, micros = 0;
+  bool any = false;
+  size_t i = 0;
+  auto next_token = [&]() {
+    while (i < text.size() && text[i] == ' ') ++i;
+    size_t start = i;
+    while (i < text.size() && text[i] != ' ') ++i;
+    return text.substr(start, i - start);
+  };
+  for (std::string_view token = next_token(); !token.empty(); token = next_token()) {
+    bool negative = token[0] == '-';
+    if (token[0] == '-' || token[0] == '+') token.remove_prefix(1);
+    if (token.find(':') != std::string_view::npos) {  // [-]H:MM:SS[.ffffff]
+      size_t c1 = token.find(':'), c2 = token.find(':', c1 + 1);
+      if (c2 == std::string_view::npos) return std::nullopt;
+      std::string_view sec = token.substr(c2 + 1), frac;
+      if (size_t dot = sec.find('.'); dot != std::string_view::npos) {
+        frac = sec.substr(dot + 1);
+        sec = sec.substr(0, dot);
+      }
+      auto h = parse_digits(token.substr(0, c1)), m = parse_digits(token.substr(c1 + 1, c2 - c1 - 1));
+      auto s = parse_digits(sec);
+      if (!h || !m || !s || frac.size() > 6 || (!frac.empty() && !parse_digits(frac))) {
+        return std::nullopt;
+      }
+      int64_t f = frac.empty() ? 0 : *parse_digits(frac);
+      for (size_t k = frac.size(); k < 6; ++k) f *= 10;
+      int64_t t;
+      if (__builtin_mul_overflow(*h, int64_t{3'600'000'000}, &t) ||
+          __builtin_add_overflow(t, *m * 60'000'000 + *s * 1'000'000 + f, &t)) {
+        return std::nullopt;
+      }
+      micros += negative ? -t : t;
+      any = true;
+      continue;
+    }
+    auto n = parse_digits(token);
+    std::string_view unit = next_token();
+    if (!n) return std::nullopt;
+    int64_t v = negative ? -*n : *n;
+    if (unit == "year" || unit == "years") {
+      months += v * 12;
+    } else if (unit == "mon" || unit == "mons") {
+      months += v;
+    } else if (unit == "day" || unit == "days") {
+      days += v;
+    } else {
+      return std::nullopt;
+    }
+    any = true;
+  }
+  if (!any || months < INT32_MIN || months > INT32_MAX || days < INT32_MIN || days > INT32_MAX) {
+    return std::nullopt;
+  }
+  int64_t nanos;
+  if (__builtin_mul_overflow(micros, int64_t{1000}, &nanos)) return std::nullopt;
+  return in::Duration{static_cast<int32_t>(months), static_cast<int32_t>(days), nanos};
+}
+
 Result<types::Value> scalar_from_text(const CqlType& type, std::string_view text,
                                       std::string_view column) {
   switch (type.kind) {
+    case TypeKind::kDuration:
+      if (auto d = parse_pg_interval(text)) {
+        std::string bytes = in::serialize_duration(*d);
+        Status valid = types::validate_value(type, bytes);
+        if (!valid) {
+          return Status::invalid_argument(fmt::format(
+              "invalid value \"{}\" for column {} of CQL type duration: {}", text, column,
+              valid.message()));
+        }
+        return types::Value(std::move(bytes));
+      }
+      break;
     case TypeKind::kBoolean:
       if (text == "t" || text == "true") return types::Value(std::string(1, '\1'));
       if (text == "f" || text == "false") return types::Value(std::string(1, '\0'));
@@ -293,6 +381,15 @@ Status out_of_range(const CqlType& type, int64_t v, std::string_view column) {
 }
 
 }  // namespace
+
+std::optional<std::pair<int64_t, int64_t>> integer_range(const CqlType& type) {
+  switch (type.kind) {
+    case TypeKind::kTinyint: return std::pair<int64_t, int64_t>{-128, 127};
+    case TypeKind::kSmallint: return std::pair<int64_t, int64_t>{-32768, 32767};
+    case TypeKind::kInt: return std::pair<int64_t, int64_t>{INT32_MIN, INT32_MAX};
+    default: return std::nullopt;
+  }
+}
 
 cas_repr natural_repr(const CqlType& type) {
   switch (type.kind) {
@@ -385,12 +482,26 @@ Status to_pg_value(const CqlType& type, const std::string_view* value, cas_repr 
       out->data = value->data();
       out->len = value->size();
       return Status::ok();
-    case CAS_REPR_TIMESTAMPTZ:
-      out->i = load_signed(bytes) * 1000 - kPgEpochMicros;
+    case CAS_REPR_TIMESTAMPTZ: {
+      int64_t millis = load_signed(bytes);
+      if (millis < kPgMinTimestampMillis || millis >= kPgEndTimestampMillis) {
+        return Status::invalid_argument(fmt::format("timestamp out of range: CQL timestamp {}",
+                                                types::format_value(type, bytes,
+                                                                    types::ValueStyle::kCqlsh)));
+      }
+      out->i = millis * 1000 - kPgEpochMicros;
       return Status::ok();
-    case CAS_REPR_DATE:
-      out->i = static_cast<int64_t>(in::load_be(bytes)) - kCqlDateEpoch - kPgEpochDays;
+    }
+    case CAS_REPR_DATE: {
+      int64_t days = static_cast<int64_t>(in::load_be(bytes)) - kCqlDateEpoch - kPgEpochDays;
+      if (days < kPgMinDate || days >= kPgEndDate) {
+        return Status::invalid_argument(fmt::format("date out of range: CQL date {}",
+                                                types::format_value(type, bytes,
+                                                                    types::ValueStyle::kCqlsh)));
+      }
+      out->i = days;
       return Status::ok();
+    }
     case CAS_REPR_TIME:
       out->i = in::load_be_signed(bytes) / 1000;
       return Status::ok();
@@ -427,17 +538,15 @@ Result<types::Value> from_pg_value(const CqlType& type, const cas_value& v, cas_
     case CAS_REPR_INT8:
       switch (type.kind) {
         case TypeKind::kTinyint:
-          if (v.i < -128 || v.i > 127) return out_of_range(type, v.i, column);
-          bytes = in::store_be(static_cast<uint64_t>(v.i), 1);
-          break;
         case TypeKind::kSmallint:
-          if (v.i < -32768 || v.i > 32767) return out_of_range(type, v.i, column);
-          bytes = in::store_be(static_cast<uint64_t>(v.i), 2);
+        case TypeKind::kInt: {
+          auto [min, max] = *integer_range(type);
+          if (v.i < min || v.i > max) return out_of_range(type, v.i, column);
+          bytes = in::store_be(static_cast<uint64_t>(v.i), type.kind == TypeKind::kInt ? 4
+                                                           : type.kind == TypeKind::kSmallint ? 2
+                                                                                              : 1);
           break;
-        case TypeKind::kInt:
-          if (v.i < INT32_MIN || v.i > INT32_MAX) return out_of_range(type, v.i, column);
-          bytes = in::store_be(static_cast<uint64_t>(v.i), 4);
-          break;
+        }
         case TypeKind::kBigint:
         case TypeKind::kCounter:
           bytes = in::store_be(static_cast<uint64_t>(v.i), 8);
@@ -473,20 +582,35 @@ Result<types::Value> from_pg_value(const CqlType& type, const cas_value& v, cas_
       bytes.assign(v.data, v.len);
       break;
     case CAS_REPR_TIMESTAMPTZ: {
-      int64_t micros = v.i + kPgEpochMicros;
-      int64_t millis = micros >= 0 ? micros / 1000 : -((-micros + 999) / 1000);
-      bytes = in::store_be(static_cast<uint64_t>(millis), 8);
+      // Truncated to milliseconds (floor) before the epoch shift: near PostgreSQL's upper limit
+      // the shifted microseconds would not fit in 64 bits.
+      int64_t pg_millis = v.i >= 0 ? v.i / 1000 : -((-(v.i + 1)) / 1000) - 1;
+      bytes = in::store_be(static_cast<uint64_t>(pg_millis + kPgEpochMicros / 1000), 8);
       break;
     }
     case CAS_REPR_DATE:
       bytes = in::store_be(static_cast<uint64_t>(v.i + kPgEpochDays + kCqlDateEpoch), 4);
       break;
     case CAS_REPR_TIME:
+      // PostgreSQL's time goes up to 24:00:00; CQL's stops before it (Cassandra: "Hour out
+      // of bounds").
+      if (v.i < 0 || v.i >= kMicrosPerDay) {
+        return Status::invalid_argument(fmt::format(
+            "invalid value for column {} of CQL type time: 24:00:00 is out of range "
+            "(CQL times run from 00:00:00 to 23:59:59.999999999)", column));
+      }
       bytes = in::store_be(static_cast<uint64_t>(v.i * 1000), 8);
       break;
-    case CAS_REPR_INTERVAL:
-      bytes = in::serialize_duration(in::Duration{v.months, v.days, v.i * 1000});
+    case CAS_REPR_INTERVAL: {
+      int64_t nanos;
+      if (__builtin_mul_overflow(v.i, int64_t{1000}, &nanos)) {
+        return Status::invalid_argument(fmt::format(
+            "invalid value for column {} of CQL type duration: its time part does not fit in "
+            "64-bit nanoseconds", column));
+      }
+      bytes = in::serialize_duration(in::Duration{v.months, v.days, nanos});
       break;
+    }
     case CAS_REPR_TEXT:
       return from_text(type, std::string_view(v.data, v.len), column);
   }

@@ -89,6 +89,13 @@ cassettePlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRela
 {
 	List	   *updated = NIL;
 
+	/* Every INSERT is an upsert, so DO NOTHING would overwrite the row it should keep. */
+	if (plan->onConflictAction != ONCONFLICT_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("INSERT with ON CONFLICT is not supported on cassette foreign tables"),
+				 errhint("An INSERT into a CQL table replaces the row with the same primary key; "
+						 "run cql('INSERT ... IF NOT EXISTS') to keep an existing row.")));
 	if (plan->operation == CMD_UPDATE)
 	{
 		RelOptInfo *rel = find_base_rel(root, resultRelation);

@@ -539,8 +539,10 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntablei
 
 	/* LIMIT: when this scan alone feeds the query's result, every clause is enforced by the
 	 * access path and the rows come in the query's order, the engine may stop after
-	 * count + offset rows (root->limit_tuples; -1 with grouping, aggregates, DISTINCT...). */
+	 * count + offset rows (root->limit_tuples; -1 with grouping, aggregates, DISTINCT...).
+	 * Not with FETCH FIRST n ROWS WITH TIES: the rows that tie with the last one count too. */
 	if (root->limit_tuples > 0 && local == NIL && best_path->path.param_info == NULL &&
+		root->parse->limitOption != LIMIT_OPTION_WITH_TIES &&
 		bms_membership(root->all_baserels) == BMS_SINGLETON &&
 		(root->query_pathkeys == NIL ||
 		 pathkeys_contained_in(root->query_pathkeys, best_path->path.pathkeys)) &&

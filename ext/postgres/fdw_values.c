@@ -6,6 +6,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/lsyscache.h"
@@ -167,9 +168,25 @@ cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr, ca
 				Oid			func;
 				bool		varlena;
 				char	   *text;
+				int			date_style = DateStyle;
+				int			interval_style = IntervalStyle;
 
+				/* The engine parses ISO dates and timestamps and postgres-style intervals
+				 * (array elements such as {"1 day",-01:00:00}): print them so whatever the
+				 * session's DateStyle and IntervalStyle. */
 				getTypeOutputInfo(typid, &func, &varlena);
-				text = OidOutputFunctionCall(func, datum);
+				DateStyle = USE_ISO_DATES;
+				IntervalStyle = INTSTYLE_POSTGRES;
+				PG_TRY();
+				{
+					text = OidOutputFunctionCall(func, datum);
+				}
+				PG_FINALLY();
+				{
+					DateStyle = date_style;
+					IntervalStyle = interval_style;
+				}
+				PG_END_TRY();
 				out->data = text;
 				out->len = strlen(text);
 				return;

@@ -1,0 +1,76 @@
+-- Edge cases a PostgreSQL user meets: values beyond a CQL type's range in restrictions, ties
+-- with FETCH FIRST, ON CONFLICT, the ends of PostgreSQL's and CQL's time ranges, and interval
+-- arrays under any DateStyle and IntervalStyle.
+SET datestyle = ISO;
+SET timezone = 'UTC';
+SET intervalstyle = postgres;
+SELECT cql('CREATE TABLE app.edges (p int, c int, t tinyint, v text, PRIMARY KEY (p, c))', 'cassette');
+SELECT cql('CREATE TABLE app.tiny (p int, c tinyint, v text, PRIMARY KEY (p, c))', 'cassette');
+IMPORT FOREIGN SCHEMA app LIMIT TO (edges, tiny) FROM SERVER cassette INTO imported;
+INSERT INTO imported.edges SELECT 1, g, g, 'v' || g FROM generate_series(-2, 2) g;
+INSERT INTO imported.tiny VALUES (1, -128, 'min'), (1, 0, 'zero'), (1, 127, 'max');
+
+-- A bound the column's type cannot hold: a slice that bounds nothing, or that keeps nothing,
+-- and an equality that matches nothing (as the same comparison would in PostgreSQL).
+SELECT c FROM imported.edges WHERE p = 1 AND c < 5000000000 ORDER BY c;
+SELECT c FROM imported.edges WHERE p = 1 AND c >= -5000000000 AND c <= 0 ORDER BY c;
+SELECT c FROM imported.edges WHERE p = 1 AND c > 5000000000;
+SELECT c FROM imported.edges WHERE p = 1 AND c <= -5000000000;
+SELECT c FROM imported.edges WHERE p = 1 AND c IN (1, 5000000000);
+SELECT c FROM imported.edges WHERE p = 5000000000;
+SELECT c FROM imported.tiny WHERE p = 1 AND c < 200::int2 ORDER BY c;
+SELECT c FROM imported.tiny WHERE p = 1 AND c > -200 ORDER BY c;
+SELECT c FROM imported.tiny WHERE p = 1 AND c >= 128;
+SELECT c FROM imported.tiny WHERE p = 1 AND c = 300;
+SET plan_cache_mode = force_generic_plan;
+PREPARE below(bigint) AS SELECT count(*) FROM imported.edges WHERE p = 1 AND c < $1;
+EXPLAIN (VERBOSE, COSTS OFF) EXECUTE below(10000000000);
+EXECUTE below(10000000000);
+EXECUTE below(-10000000000);
+EXECUTE below(1);
+RESET plan_cache_mode;
+
+-- FETCH FIRST ... WITH TIES: the rows tying with the last one come too, so no limit goes down.
+EXPLAIN (VERBOSE, COSTS OFF)
+SELECT p, c FROM imported.edges WHERE p = 1 ORDER BY p FETCH FIRST 2 ROWS WITH TIES;
+SELECT p, c FROM imported.edges WHERE p = 1 ORDER BY p FETCH FIRST 2 ROWS WITH TIES;
+
+-- ON CONFLICT: every INSERT is an upsert, so DO NOTHING is refused rather than overwriting.
+INSERT INTO imported.edges VALUES (1, 0, 0, 'overwritten?') ON CONFLICT DO NOTHING;
+SELECT v FROM imported.edges WHERE p = 1 AND c = 0;
+
+-- Timestamps and dates at the ends of PostgreSQL's range are stored exactly; CQL values beyond
+-- it are an error, not a wrapped-around value.
+SELECT cql('CREATE TABLE app.far (k int PRIMARY KEY, ts timestamp, d date, tm time)', 'cassette');
+IMPORT FOREIGN SCHEMA app LIMIT TO (far) FROM SERVER cassette INTO imported;
+INSERT INTO imported.far (k, ts, d) VALUES (1, '294276-12-31 23:59:59.999999+00', '5874897-12-31'),
+  (2, '4714-11-24 00:00:00+00 BC', '4714-11-24 BC');
+SELECT k, ts, d FROM imported.far ORDER BY k;
+SELECT cql('SELECT k, ts, d FROM app.far', 'cassette');
+SELECT cql('INSERT INTO app.far (k, ts) VALUES (3, 9223372036854775807)', 'cassette');
+SELECT ts FROM imported.far WHERE k = 3;
+SELECT cql($$INSERT INTO app.far (k, d) VALUES (4, '-5877641-06-23')$$, 'cassette');
+SELECT d FROM imported.far WHERE k = 4;
+SELECT count(*) FROM imported.far WHERE k <= 2;
+-- PostgreSQL's time 24:00:00 has no CQL equivalent.
+INSERT INTO imported.far (k, tm) VALUES (5, '24:00:00');
+INSERT INTO imported.far (k, tm) VALUES (5, '23:59:59.999999');
+SELECT tm FROM imported.far WHERE k = 5;
+
+-- Arrays of intervals and timestamps, written back whatever the session's styles.
+SELECT cql('CREATE TABLE app.spans (k int PRIMARY KEY, ds list<duration>, ts list<timestamp>, dt set<date>)', 'cassette');
+IMPORT FOREIGN SCHEMA app LIMIT TO (spans) FROM SERVER cassette INTO imported;
+INSERT INTO imported.spans (k, ds, ts, dt) VALUES (1, ARRAY['1 year 2 mons 3 days 04:05:06.007'::interval,
+  '-1 day -01:00:00', '0', '00:00:00.000001'], ARRAY['2024-02-29 13:14:15.678+00'::timestamptz],
+  ARRAY['2024-01-02'::date]);
+SELECT ds, ts, dt FROM imported.spans WHERE k = 1;
+SELECT cql('SELECT ds, ts, dt FROM app.spans WHERE k = 1', 'cassette');
+SET datestyle = 'SQL, DMY';
+SET intervalstyle = 'iso_8601';
+UPDATE imported.spans SET ds = ds || '-2 hours'::interval, ts = ts || '2024-03-01 00:00:00+00'::timestamptz,
+  dt = dt || '2024-12-25'::date WHERE k = 1;
+SET datestyle = ISO;
+SET intervalstyle = postgres;
+SELECT ds, ts, dt FROM imported.spans WHERE k = 1;
+SELECT cql('SELECT ds, ts, dt FROM app.spans WHERE k = 1', 'cassette');
+INSERT INTO imported.spans (k, ds) VALUES (2, ARRAY['1 mon -1 day'::interval]);
