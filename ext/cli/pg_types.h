@@ -24,6 +24,14 @@
 
 namespace cassette::cli::pg {
 
+// PostgreSQL's timestamptz range in Unix milliseconds (4714-11-24 BC to 294277-01-01,
+// exclusive) and its date range in Unix days (4714-11-24 BC to 5874898-01-01, exclusive): CQL
+// timestamps and dates reach far beyond both.
+constexpr int64_t kPgMinTimestampMillis = -210'866'803'200'000;
+constexpr int64_t kPgEndTimestampMillis = 9'224'318'016'000'000;
+constexpr int64_t kPgMinDateDays = -2'440'588;
+constexpr int64_t kPgEndDateDays = 2'145'042'906;
+
 // The PostgreSQL type a CQL column maps to, as format_type() spells it: "integer",
 // "timestamp with time zone", "text[]", "jsonb".
 std::string pg_type_name(const types::CqlType& type);

@@ -165,11 +165,23 @@ Result<bool> append_scalar(const CqlType& type, std::string_view bytes, std::str
     case TypeKind::kDouble:
       append_pg_float(out, std::bit_cast<double>(static_cast<uint64_t>(load_signed(bytes))));
       return true;
-    case TypeKind::kTimestamp:
-      append_pg_timestamp(out, load_signed(bytes));
+    case TypeKind::kTimestamp: {
+      int64_t millis = load_signed(bytes);
+      if (millis < kPgMinTimestampMillis || millis >= kPgEndTimestampMillis) {
+        return Status::invalid_argument(fmt::format(
+            "timestamp {} is outside PostgreSQL's range",
+            types::format_value(type, bytes, types::ValueStyle::kCqlsh)));
+      }
+      append_pg_timestamp(out, millis);
       return true;
+    }
     case TypeKind::kDate: {
       auto days = static_cast<int64_t>(static_cast<uint32_t>(load_signed(bytes))) - (int64_t{1} << 31);
+      if (days < kPgMinDateDays || days >= kPgEndDateDays) {
+        return Status::invalid_argument(fmt::format(
+            "date {} is outside PostgreSQL's range",
+            types::format_value(type, bytes, types::ValueStyle::kCqlsh)));
+      }
       out += pg_date(days);
       return true;
     }

@@ -18,6 +18,7 @@
 #include "engine/schema/catalog.h"
 #include "engine/storage/store.h"
 #include "engine/util/status.h"
+#include "ext/cli/pg_types.h"
 #include "ext/postgres/cassette_api.h"
 
 // One CQL table as resolved at one schema version, with its columns as the glue sees them. A
@@ -90,10 +91,8 @@ cas_repr natural_repr(const types::CqlType& type);
 bool pg_order_matches(const types::CqlType& type);
 
 constexpr int64_t kPgEpochMicros = 946'684'800'000'000;  // 2000-01-01 in Unix microseconds
-// PostgreSQL's timestamptz range in Unix milliseconds (4714-11-24 BC to 294277-01-01,
-// exclusive): CQL timestamps reach far beyond it both ways.
-constexpr int64_t kPgMinTimestampMillis = -210'866'803'200'000;
-constexpr int64_t kPgEndTimestampMillis = 9'224'318'016'000'000;
+using cli::pg::kPgEndTimestampMillis;
+using cli::pg::kPgMinTimestampMillis;
 
 // The range of a CQL integer type (tinyint, smallint, int), or nullopt for the others.
 std::optional<std::pair<int64_t, int64_t>> integer_range(const types::CqlType& type);

@@ -24,9 +24,6 @@ namespace in = types::internal;
 
 constexpr int64_t kPgEpochDays = 10'957;                 // 2000-01-01 in Unix days
 constexpr int64_t kCqlDateEpoch = int64_t{1} << 31;     // CQL dates: days + 2^31
-// PostgreSQL's date range in days from 2000-01-01 (4714-11-24 BC to 5874898-01-01, exclusive).
-constexpr int64_t kPgMinDate = -2'451'545;
-constexpr int64_t kPgEndDate = 2'145'031'949;
 constexpr int64_t kMicrosPerDay = 86'400'000'000;
 
 // Big-endian loads for the scan path: value_internal.h's versions loop byte by byte, which the
@@ -147,6 +144,16 @@ std::string scalar_text(const CqlType& type, std::string_view bytes) {
   }
 }
 
+// CQL text may hold NUL characters; PostgreSQL text cannot (the bridge's message).
+Status check_no_nul(const CqlType& type, std::string_view bytes) {
+  if ((type.kind == TypeKind::kText || type.kind == TypeKind::kAscii) &&
+      bytes.find('\0') != std::string_view::npos) {
+    return Status::invalid_argument(
+        "a text value holds a NUL character, which PostgreSQL text cannot store");
+  }
+  return Status::ok();
+}
+
 void append_array_element(std::string* out, std::string_view text) {
   *out += '"';
   for (char c : text) {
@@ -161,6 +168,7 @@ Result<std::string> array_text(const CqlType& type, std::string_view bytes) {
   std::string out = "{";
   for (size_t i = 0; i < elements.size(); ++i) {
     if (i) out += ',';
+    CASSETTE_RETURN_IF_ERROR(check_no_nul(type.params[0], elements[i]));
     append_array_element(&out, scalar_text(type.params[0], elements[i]));
   }
   out += '}';
@@ -462,6 +470,7 @@ Status to_pg_value(const CqlType& type, const std::string_view* value, cas_repr 
     return Status::ok();
   }
   std::string_view bytes = *value;
+  CASSETTE_RETURN_IF_ERROR(check_no_nul(type, bytes));
   switch (repr) {
     case CAS_REPR_INT2:
     case CAS_REPR_INT4:
@@ -493,13 +502,13 @@ Status to_pg_value(const CqlType& type, const std::string_view* value, cas_repr 
       return Status::ok();
     }
     case CAS_REPR_DATE: {
-      int64_t days = static_cast<int64_t>(in::load_be(bytes)) - kCqlDateEpoch - kPgEpochDays;
-      if (days < kPgMinDate || days >= kPgEndDate) {
+      int64_t unix_days = static_cast<int64_t>(in::load_be(bytes)) - kCqlDateEpoch;
+      if (unix_days < cli::pg::kPgMinDateDays || unix_days >= cli::pg::kPgEndDateDays) {
         return Status::invalid_argument(fmt::format("date out of range: CQL date {}",
                                                 types::format_value(type, bytes,
                                                                     types::ValueStyle::kCqlsh)));
       }
-      out->i = days;
+      out->i = unix_days - kPgEpochDays;
       return Status::ok();
     }
     case CAS_REPR_TIME:

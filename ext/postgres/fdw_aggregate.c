@@ -56,9 +56,8 @@ typedef struct CassetteUpperState
 } CassetteUpperState;
 
 /* Whether GROUP BY groups by exactly the partition key, with a type whose PostgreSQL equality
- * is CQL's key identity (so a group is a partition): integers, text under a deterministic
- * collation, timestamps (milliseconds fit microseconds), dates, uuids, booleans, bytes. Not
- * floats (-0 = 0), numeric (1.5 = 1.50) or time (nanoseconds become microseconds). */
+ * is CQL's key identity (cassette_equality_is_identity; text under a deterministic collation),
+ * so that a group is a partition. */
 static bool
 groups_are_partitions(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 					  StringInfo text)
@@ -86,21 +85,8 @@ groups_are_partitions(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *
 		if (column < 0 || !rel->att_natural[var->varattno - 1] ||
 			rel->columns[column].kind != CAS_PARTITION_KEY)
 			return false;
-		switch (var->vartype)
-		{
-			case INT2OID:
-			case INT4OID:
-			case INT8OID:
-			case TEXTOID:
-			case TIMESTAMPTZOID:
-			case DATEOID:
-			case UUIDOID:
-			case BOOLOID:
-			case BYTEAOID:
-				break;
-			default:
-				return false;
-		}
+		if (!cassette_equality_is_identity(var->vartype))
+			return false;
 		if (OidIsValid(var->varcollid) && !get_collation_isdeterministic(var->varcollid))
 			return false;
 		opname = get_opname(sgc->eqop);

@@ -77,6 +77,33 @@ strip_relabel(Expr *e)
 	return e;
 }
 
+/* Key lookups and slices compare CQL values byte for byte, so a restriction goes down only on
+ * a type whose PostgreSQL equality is that identity: integers, text (under a deterministic
+ * collation, checked by the caller), timestamps (milliseconds fit microseconds), dates, uuids,
+ * booleans, bytes, inet. Not floats (-0 = 0 in PostgreSQL, two keys in CQL), numeric (1.5 =
+ * 1.50) or time (nanoseconds shown as microseconds), nor arrays and jsonb (frozen collections,
+ * whose CQL form is normalized). */
+bool
+cassette_equality_is_identity(Oid type)
+{
+	switch (type)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case TEXTOID:
+		case TIMESTAMPTZOID:
+		case DATEOID:
+		case UUIDOID:
+		case BOOLOID:
+		case BYTEAOID:
+		case INETOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
 /* Whether `clause` is  column op value  with a primary key column this path can push down. */
 static bool
 classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
@@ -153,6 +180,8 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 	if (is_in)
 		value_type = get_element_type(value_type);
 	if (value_type != var->vartype && !same_integer_family(value_type, var->vartype))
+		return false;
+	if (!cassette_equality_is_identity(var->vartype))
 		return false;
 
 	opname = get_opname(opno);

@@ -37,6 +37,8 @@ extern void cassette_plan_conds(CassetteRelation *rel, List *conds, const cas_or
 
 /* Whether condition i of a cassette_plan_conds call is enforced by the plan. */
 extern bool cassette_cond_used(const cas_plan_info *plan, int i);
+/* Whether PostgreSQL's equality on a mapped type is CQL's identity of key values. */
+extern bool cassette_equality_is_identity(Oid type);
 
 /* The expressions of the values the plan binds, in binding order, and whether each is an IN
  * list (an array). */

@@ -311,6 +311,21 @@ k,c,s,v,reason
   bash -c "'$cassette' pg-export '$work/store' ks.st '$connstr'; status=\$?;
            psql -X -At -d postgres -c 'SELECT * FROM st ORDER BY k, c'; cat st.rejects.csv; exit \$status"
 
+# CQL timestamps and dates reach far beyond PostgreSQL's: such a row is rejected, not sent to
+# make the whole COPY fail.
+cql -e "CREATE TABLE ks.far (k int PRIMARY KEY, ts timestamp, d date);
+        INSERT INTO ks.far (k, ts, d) VALUES (1, '2024-01-02 03:04:05.678+0000', '2024-01-02');
+        INSERT INTO ks.far (k, ts) VALUES (2, 9223372036854775807);
+        INSERT INTO ks.far (k, d) VALUES (3, '-5877641-06-23')" || echo "setup of ks.far failed"
+check "timestamps and dates outside PostgreSQL's range are rejected" 1 \
+  "pg-export: ks.far -> far (created): 1 rows in T s (R rows/s), 2 rejected (written to far.rejects.csv)
+1|2024-01-02|2024-01-02 03:04:05.678+00
+k,d,ts,reason
+2,,9223372036854775807,column ts: timestamp 9223372036854775807 is outside PostgreSQL's range
+3,-2147483648,,column d: date -2147483648 is outside PostgreSQL's range" "" -- \
+  bash -c "'$cassette' pg-export '$work/store' ks.far '$connstr'; status=\$?;
+           psql -X -At -d postgres -c 'SELECT * FROM far ORDER BY k'; cat far.rejects.csv; exit \$status"
+
 # ---- the migration example ----------------------------------------------------------------------
 
 "$root/examples/migration/run.sh" "$build_dir" >"$work/migration.out" 2>&1
