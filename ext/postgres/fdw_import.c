@@ -11,6 +11,7 @@
 
 #include "foreign/foreign.h"
 #include "lib/stringinfo.h"
+#include "mb/pg_wchar.h"
 #include "nodes/parsenodes.h"
 #include "utils/builtins.h"
 
@@ -93,8 +94,18 @@ cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 						 quote_identifier(stmt->local_schema), quote_identifier(name));
 		for (c = 0; c < ncolumns; c++)
 		{
-			appendStringInfo(&sql, "%s%s %s", c > 0 ? ", " : "", quote_identifier(columns[c].name),
+			const char *cql_name = columns[c].name;
+			int			len = strlen(cql_name);
+			/* CQL names may be longer than PostgreSQL's identifiers: the column gets the
+			 * clipped name and keeps the CQL one as its column_name option. */
+			bool		clipped = len >= NAMEDATALEN;
+			char	   *local = clipped ?
+				pnstrdup(cql_name, pg_mbcliplen(cql_name, len, NAMEDATALEN - 1)) : pstrdup(cql_name);
+
+			appendStringInfo(&sql, "%s%s %s", c > 0 ? ", " : "", quote_identifier(local),
 							 columns[c].pg_type);
+			if (clipped)
+				appendStringInfo(&sql, " OPTIONS (column_name %s)", quote_literal_cstr(cql_name));
 			if (columns[c].kind == CAS_PARTITION_KEY || columns[c].kind == CAS_CLUSTERING)
 				appendStringInfoString(&sql, " NOT NULL");
 		}

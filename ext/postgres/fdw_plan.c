@@ -30,6 +30,7 @@
 #include "access/stratnum.h"
 #include "access/sysattr.h"
 #include "access/table.h"
+#include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -126,7 +127,18 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 
 	if (rinfo->pseudoconstant)
 		return false;
-	if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
+	if ((IsA(clause, Var) || (is_notclause(clause) && IsA(get_notclausearg(clause), Var))) &&
+		exprType((Node *) clause) == BOOLOID)
+	{
+		/* The planner turns  b = true  into  b  and  b = false  into  NOT b. */
+		bool		negated = !IsA(clause, Var);
+
+		left = negated ? get_notclausearg(clause) : clause;
+		right = (Expr *) makeBoolConst(!negated, false);
+		opno = BooleanEqualOperator;
+		collation = InvalidOid;
+	}
+	else if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
 	{
 		OpExpr	   *op = (OpExpr *) clause;
 

@@ -95,3 +95,22 @@ IMPORT FOREIGN SCHEMA app LIMIT TO (nul) FROM SERVER cassette INTO imported;
 SELECT t FROM imported.nul WHERE k = 1;
 SELECT lt FROM imported.nul WHERE k = 2;
 SELECT k FROM imported.nul ORDER BY k;
+
+-- A CQL column name longer than a PostgreSQL identifier: IMPORT clips it and keeps the CQL name
+-- as the column_name option.
+SELECT cql('CREATE TABLE app.longcols (k int PRIMARY KEY, a_very_long_column_name_that_goes_beyond_sixty_three_characters_limit int)', 'cassette');
+IMPORT FOREIGN SCHEMA app LIMIT TO (longcols) FROM SERVER cassette INTO imported;
+SELECT attname, attfdwoptions FROM pg_attribute WHERE attrelid = 'imported.longcols'::regclass AND attnum > 0 ORDER BY attnum;
+INSERT INTO imported.longcols VALUES (1, 2);
+SELECT * FROM imported.longcols;
+
+-- A boolean key column: the planner turns  b = true  into  b  and  b = false  into  NOT b,
+-- both still partition lookups.
+SELECT cql('CREATE TABLE app.flags (region text, active boolean, id int, PRIMARY KEY ((region, active), id))', 'cassette');
+IMPORT FOREIGN SCHEMA app LIMIT TO (flags) FROM SERVER cassette INTO imported;
+INSERT INTO imported.flags VALUES ('eu', true, 1), ('eu', true, 2), ('eu', false, 3);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM imported.flags WHERE region = 'eu' AND active = true ORDER BY id DESC LIMIT 1;
+SELECT id FROM imported.flags WHERE region = 'eu' AND active = true ORDER BY id DESC LIMIT 1;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM imported.flags WHERE region = 'eu' AND NOT active;
+SELECT id FROM imported.flags WHERE region = 'eu' AND NOT active;
+SELECT id FROM imported.flags WHERE region = 'eu' AND active IS NOT FALSE ORDER BY id;
