@@ -34,6 +34,10 @@ typedef struct CassetteModifyState
 	AttrNumber *key_junk;		/* per CQL column: the junk attribute carrying its key value */
 	AttrNumber	wholerow;		/* the old row, for DELETE ... RETURNING */
 	int		   *present;		/* per CQL column: UPDATE sets it */
+	bool		do_nothing;		/* INSERT ... ON CONFLICT DO NOTHING */
+	char	   *key_plan;		/* its lookup of one primary key (cas_plan's encoding) */
+	int		   *key_argument;	/* per lookup argument: its CQL column */
+	int			nkey_arguments;
 	cas_value  *values;
 	cas_repr   *reprs;
 	MemoryContext temp;
@@ -89,13 +93,11 @@ cassettePlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRela
 {
 	List	   *updated = NIL;
 
-	/* Every INSERT is an upsert, so DO NOTHING would overwrite the row it should keep. */
-	if (plan->onConflictAction != ONCONFLICT_NONE)
+	/* PostgreSQL lets only DO NOTHING without a conflict target reach a foreign table. */
+	if (plan->onConflictAction != ONCONFLICT_NONE && plan->onConflictAction != ONCONFLICT_NOTHING)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("INSERT with ON CONFLICT is not supported on cassette foreign tables"),
-				 errhint("An INSERT into a CQL table replaces the row with the same primary key; "
-						 "run cql('INSERT ... IF NOT EXISTS') to keep an existing row.")));
+				 errmsg("INSERT with ON CONFLICT DO UPDATE is not supported on cassette foreign tables")));
 	if (plan->operation == CMD_UPDATE)
 	{
 		RelOptInfo *rel = find_base_rel(root, resultRelation);
@@ -110,7 +112,74 @@ cassettePlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRela
 				updated = lappend_int(updated, attno);
 		}
 	}
-	return list_make1(updated);
+	return list_make2(updated, makeInteger(plan->onConflictAction == ONCONFLICT_NOTHING));
+}
+
+/* ON CONFLICT DO NOTHING: plans the lookup of one row by its whole primary key, once. */
+static void
+plan_key_lookup(CassetteModifyState *st)
+{
+	CassetteRelation *rel = st->rel;
+	cas_constraint *constraints = palloc0(sizeof(cas_constraint) * Max(rel->ncolumns, 1));
+	int		   *columns = palloc0(sizeof(int) * Max(rel->ncolumns, 1));
+	cas_plan_info plan;
+	int			n = 0,
+				c,
+				i;
+
+	for (c = 0; c < rel->ncolumns; c++)
+	{
+		if (rel->columns[c].kind != CAS_PARTITION_KEY && rel->columns[c].kind != CAS_CLUSTERING)
+			continue;
+		constraints[n].column = c;
+		constraints[n].op = CAS_OP_EQ;
+		constraints[n].known_count = -1;
+		columns[n++] = c;
+	}
+	if (n > CAS_MAX_CONSTRAINTS)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ON CONFLICT DO NOTHING supports primary keys of at most %d columns",
+						CAS_MAX_CONSTRAINTS)));
+	CAS_CHECK(cas_plan(rel->table, constraints, n, NULL, 0, -1, &plan));
+	st->key_plan = pstrdup(plan.encoded);
+	st->nkey_arguments = plan.arguments;
+	st->key_argument = palloc0(sizeof(int) * Max(plan.arguments, 1));
+	for (i = 0; i < n; i++)
+		if (plan.argument_of[i] >= 0 && plan.argument_of[i] < plan.arguments)
+			st->key_argument[plan.argument_of[i]] = columns[i];
+}
+
+/* Whether a row with the primary key in st->values exists, counting the transaction's writes
+ * and the rows this statement inserted before it (as a unique index would). */
+static bool
+key_exists(CassetteModifyState *st)
+{
+	CassetteRelation *rel = st->rel;
+	const cas_value **values = palloc0(sizeof(cas_value *) * Max(st->nkey_arguments, 1));
+	int		   *counts = palloc0(sizeof(int) * Max(st->nkey_arguments, 1));
+	cas_repr   *reprs = palloc0(sizeof(cas_repr) * Max(st->nkey_arguments, 1));
+	int		   *wanted = palloc0(sizeof(int) * Max(rel->ncolumns, 1));
+	cas_value  *row = palloc0(sizeof(cas_value) * Max(rel->ncolumns, 1));
+	cas_scan   *scan;
+	int			nrows = 0;
+	int			status;
+	int			i;
+
+	for (i = 0; i < st->nkey_arguments; i++)
+	{
+		values[i] = &st->values[st->key_argument[i]];
+		counts[i] = 1;
+		reprs[i] = st->reprs[st->key_argument[i]];
+	}
+	CAS_CHECK(cas_scan_open(rel->table, st->key_plan, (const cas_value *const *) values, counts,
+							reprs, st->nkey_arguments, 1, rel->column_repr, wanted,
+							GetCurrentCommandId(true) + 1, &scan));
+	status = cas_scan_next_batch(scan, row, 1, &nrows);
+	cas_scan_close(scan);
+	if (status != 0)
+		cassette_raise();
+	return nrows > 0;
 }
 
 static CassetteModifyState *
@@ -139,6 +208,7 @@ cassetteBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List
 	int			c;
 	ListCell   *lc;
 	if (fdw_private != NIL)
+	{
 		foreach(lc, (List *) linitial(fdw_private))
 		{
 			int			att = lfirst_int(lc) - 1;
@@ -146,8 +216,12 @@ cassetteBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List
 			if (att < st->rel->natts && st->rel->att_column[att] >= 0)
 				st->present[st->rel->att_column[att]] = 1;
 		}
+		st->do_nothing = list_length(fdw_private) > 1 && intVal(lsecond(fdw_private)) != 0;
+	}
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
+	if (st->do_nothing)
+		plan_key_lookup(st);
 	if (st->operation == CMD_UPDATE || st->operation == CMD_DELETE)
 	{
 		Plan	   *subplan = outerPlanState(mtstate)->plan;
@@ -175,8 +249,11 @@ cassetteExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *
 	MemoryContext old = MemoryContextSwitchTo(st->temp);
 
 	cassette_values_from_slot(st->rel, slot, st->values, st->reprs);
-	CAS_CHECK(cas_write_insert(st->rel->table, st->values, st->reprs,
-							   GetCurrentTransactionNestLevel(), GetCurrentCommandId(true)));
+	if (st->do_nothing && key_exists(st))
+		slot = NULL;			/* the conflict: nothing inserted */
+	else
+		CAS_CHECK(cas_write_insert(st->rel->table, st->values, st->reprs,
+								   GetCurrentTransactionNestLevel(), GetCurrentCommandId(true)));
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(st->temp);
 	return slot;
@@ -186,11 +263,25 @@ static TupleTableSlot **
 cassetteExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **slots,
 							   TupleTableSlot **planSlots, int *numSlots)
 {
-	int			i;
+	CassetteModifyState *st = rinfo->ri_FdwState;
+	TupleTableSlot **inserted;
+	int			i,
+				n = 0;
 
+	if (!st->do_nothing)
+	{
+		for (i = 0; i < *numSlots; i++)
+			cassetteExecForeignInsert(estate, rinfo, slots[i], planSlots ? planSlots[i] : NULL);
+		return slots;
+	}
+	/* The rows ON CONFLICT DO NOTHING skips drop out of the returned ones (in an array of our
+	 * own: PostgreSQL reuses `slots` for the next batch). */
+	inserted = MemoryContextAlloc(GetMemoryChunkContext(st), sizeof(TupleTableSlot *) * Max(*numSlots, 1));
 	for (i = 0; i < *numSlots; i++)
-		cassetteExecForeignInsert(estate, rinfo, slots[i], planSlots ? planSlots[i] : NULL);
-	return slots;
+		if (cassetteExecForeignInsert(estate, rinfo, slots[i], planSlots ? planSlots[i] : NULL))
+			inserted[n++] = slots[i];
+	*numSlots = n;
+	return inserted;
 }
 
 static int
@@ -198,7 +289,9 @@ cassetteGetForeignModifyBatchSize(ResultRelInfo *rinfo)
 {
 	/* Rows go to the transaction's buffer: batching only saves calls. With RETURNING or row
 	 * triggers PostgreSQL needs each row back at once. */
-	if (rinfo->ri_projectReturning != NULL ||
+	CassetteModifyState *st = rinfo->ri_FdwState;
+
+	if ((st != NULL && st->do_nothing) || rinfo->ri_projectReturning != NULL ||
 		(rinfo->ri_TrigDesc && (rinfo->ri_TrigDesc->trig_insert_before_row ||
 								rinfo->ri_TrigDesc->trig_insert_after_row)))
 		return 1;
@@ -316,7 +409,15 @@ cassetteEndForeignModify(EState *estate, ResultRelInfo *rinfo)
 static void
 cassetteBeginForeignInsert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
 {
-	modify_state(rinfo, CMD_INSERT);
+	CassetteModifyState *st = modify_state(rinfo, CMD_INSERT);
+	ModifyTable *plan = mtstate ? (ModifyTable *) mtstate->ps.plan : NULL;
+
+	/* A row routed to this partition by INSERT ... ON CONFLICT DO NOTHING on its parent. */
+	if (plan != NULL && plan->onConflictAction == ONCONFLICT_NOTHING)
+	{
+		st->do_nothing = true;
+		plan_key_lookup(st);
+	}
 }
 
 static void

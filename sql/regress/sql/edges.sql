@@ -35,9 +35,21 @@ EXPLAIN (VERBOSE, COSTS OFF)
 SELECT p, c FROM imported.edges WHERE p = 1 ORDER BY p FETCH FIRST 2 ROWS WITH TIES;
 SELECT p, c FROM imported.edges WHERE p = 1 ORDER BY p FETCH FIRST 2 ROWS WITH TIES;
 
--- ON CONFLICT: every INSERT is an upsert, so DO NOTHING is refused rather than overwriting.
+-- ON CONFLICT DO NOTHING: a row whose primary key exists (committed, written earlier in the
+-- transaction, or earlier in the same statement) is skipped instead of upserted.
 INSERT INTO imported.edges VALUES (1, 0, 0, 'overwritten?') ON CONFLICT DO NOTHING;
-SELECT v FROM imported.edges WHERE p = 1 AND c = 0;
+INSERT INTO imported.edges VALUES (1, 0, 0, 'overwritten?'), (1, 9, 9, 'new'),
+  (1, 9, 9, 'second in the statement') ON CONFLICT DO NOTHING RETURNING c, v;
+INSERT INTO imported.edges SELECT 1, g, g, 'batch ' || g FROM generate_series(1, 11) g
+  ON CONFLICT DO NOTHING;
+BEGIN;
+DELETE FROM imported.edges WHERE p = 1 AND c = 10;
+INSERT INTO imported.edges VALUES (1, 10, 10, 'reinserted') ON CONFLICT DO NOTHING;
+INSERT INTO imported.edges VALUES (1, 10, 10, 'again') ON CONFLICT DO NOTHING;
+COMMIT;
+SELECT c, v FROM imported.edges WHERE p = 1 ORDER BY c;
+INSERT INTO imported.edges VALUES (1, 0, 0, 'x') ON CONFLICT (p, c) DO UPDATE SET v = 'y';
+DELETE FROM imported.edges WHERE p = 1 AND c > 2;
 
 -- Timestamps and dates at the ends of PostgreSQL's range are stored exactly; CQL values beyond
 -- it are an error, not a wrapped-around value.
