@@ -7,6 +7,7 @@
 
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "pgtime.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/lsyscache.h"
@@ -170,13 +171,17 @@ cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr, ca
 				char	   *text;
 				int			date_style = DateStyle;
 				int			interval_style = IntervalStyle;
+				pg_tz	   *timezone = session_timezone;
 
 				/* The engine parses ISO dates and timestamps and postgres-style intervals
 				 * (array elements such as {"1 day",-01:00:00}): print them so whatever the
-				 * session's DateStyle and IntervalStyle. */
+				 * session's DateStyle and IntervalStyle, and timestamps in UTC (a zone such
+				 * as Europe/Amsterdam gives 1800 an offset of +00:19:32, which CQL cannot
+				 * read). */
 				getTypeOutputInfo(typid, &func, &varlena);
 				DateStyle = USE_ISO_DATES;
 				IntervalStyle = INTSTYLE_POSTGRES;
+				session_timezone = pg_tzset("UTC");
 				PG_TRY();
 				{
 					text = OidOutputFunctionCall(func, datum);
@@ -185,6 +190,7 @@ cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr, ca
 				{
 					DateStyle = date_style;
 					IntervalStyle = interval_style;
+					session_timezone = timezone;
 				}
 				PG_END_TRY();
 				out->data = text;

@@ -126,3 +126,11 @@ SELECT id FROM imported.flags WHERE region = 'eu' AND active = true ORDER BY id 
 EXPLAIN (VERBOSE, COSTS OFF) SELECT id FROM imported.flags WHERE region = 'eu' AND NOT active;
 SELECT id FROM imported.flags WHERE region = 'eu' AND NOT active;
 SELECT id FROM imported.flags WHERE region = 'eu' AND active IS NOT FALSE ORDER BY id;
+
+-- Timestamp arrays are written whatever the session's time zone, even one whose offset has
+-- seconds (Amsterdam's local mean time before 1909: +00:19:32).
+SET timezone = 'Europe/Amsterdam';
+INSERT INTO imported.spans (k, ts) VALUES (3, ARRAY['1800-01-01 00:00:00+00'::timestamptz, '2024-06-01 12:00:00.5+00']);
+SET timezone = 'UTC';
+SELECT ts FROM imported.spans WHERE k = 3;
+SELECT cql('SELECT ts FROM app.spans WHERE k = 3', 'cassette');
