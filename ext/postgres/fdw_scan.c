@@ -37,9 +37,11 @@
 #include "utils/memutils.h"
 #include "utils/pg_locale.h"
 #include "utils/rel.h"
+#include "utils/date.h"
 #include "utils/float.h"
 #include "utils/sampling.h"
 #include "utils/snapshot.h"
+#include "utils/timestamp.h"
 
 #include "fdw_internal.h"
 
@@ -231,6 +233,28 @@ next_batch(CassetteScanState *st)
 	return true;
 }
 
+/* A value bound to a restriction. CQL has no infinite timestamps or dates, but a restriction
+ * may name one (t < 'infinity'): it binds as the first value past PostgreSQL's range, above
+ * (or below) every value PostgreSQL can read, so that it compares as infinity does. */
+static void
+bound_value_from_datum(Datum datum, bool isnull, Oid type, cas_repr repr, cas_value *out)
+{
+	if (!isnull && type == TIMESTAMPTZOID && TIMESTAMP_NOT_FINITE(DatumGetTimestampTz(datum)))
+	{
+		memset(out, 0, sizeof(*out));
+		out->i = TIMESTAMP_IS_NOEND(DatumGetTimestampTz(datum)) ? END_TIMESTAMP : MIN_TIMESTAMP - 1000;
+		return;
+	}
+	if (!isnull && type == DATEOID && DATE_NOT_FINITE(DatumGetDateADT(datum)))
+	{
+		memset(out, 0, sizeof(*out));
+		out->i = DATE_IS_NOEND(DatumGetDateADT(datum)) ? DATE_END_JULIAN - POSTGRES_EPOCH_JDATE :
+			DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE - 1;
+		return;
+	}
+	cassette_value_from_datum(datum, isnull, type, repr, out);
+}
+
 /* Evaluates the plan's arguments (parameters of this execution) and opens the scan. */
 static void
 open_scan(ForeignScanState *node, CassetteScanState *st)
@@ -270,14 +294,14 @@ open_scan(ForeignScanState *node, CassetteScanState *st)
 			values[i] = palloc0(sizeof(cas_value) * Max(n, 1));
 			reprs[i] = cassette_repr_for_type(elemtype);
 			for (j = 0; j < n; j++)
-				cassette_value_from_datum(elements[j], nulls[j], elemtype, reprs[i], &values[i][j]);
+				bound_value_from_datum(elements[j], nulls[j], elemtype, reprs[i], &values[i][j]);
 			counts[i] = n;
 		}
 		else
 		{
 			values[i] = palloc0(sizeof(cas_value));
 			reprs[i] = cassette_repr_for_type(type);
-			cassette_value_from_datum(datum, isnull, type, reprs[i], values[i]);
+			bound_value_from_datum(datum, isnull, type, reprs[i], values[i]);
 			counts[i] = 1;
 		}
 		i++;

@@ -134,3 +134,19 @@ INSERT INTO imported.spans (k, ts) VALUES (3, ARRAY['1800-01-01 00:00:00+00'::ti
 SET timezone = 'UTC';
 SELECT ts FROM imported.spans WHERE k = 3;
 SELECT cql('SELECT ts FROM app.spans WHERE k = 3', 'cassette');
+
+-- 'infinity' and '-infinity' in a restriction compare as in PostgreSQL (CQL has no such values,
+-- so they are still refused on write).
+SELECT cql('CREATE TABLE app.inf (p int, t timestamp, PRIMARY KEY (p, t))', 'cassette');
+SELECT cql('CREATE TABLE app.infd (p int, d date, PRIMARY KEY (p, d))', 'cassette');
+IMPORT FOREIGN SCHEMA app LIMIT TO (inf, infd) FROM SERVER cassette INTO imported;
+INSERT INTO imported.inf VALUES (1, '2024-01-01 00:00:00+00');
+INSERT INTO imported.infd VALUES (1, '2024-01-01');
+EXPLAIN (VERBOSE, COSTS OFF) SELECT t FROM imported.inf WHERE p = 1 AND t < 'infinity';
+SELECT t FROM imported.inf WHERE p = 1 AND t < 'infinity';
+SELECT t FROM imported.inf WHERE p = 1 AND t > '-infinity';
+SELECT t FROM imported.inf WHERE p = 1 AND t >= 'infinity';
+SELECT t FROM imported.inf WHERE p = 1 AND t IN ('infinity', '2024-01-01 00:00:00+00');
+SELECT d FROM imported.infd WHERE p = 1 AND d < 'infinity';
+SELECT d FROM imported.infd WHERE p = 1 AND d = '-infinity';
+INSERT INTO imported.infd VALUES (1, 'infinity');
