@@ -263,7 +263,8 @@ std::optional<in::Duration> parse_pg_interval(std::string_view text) {
       }
       auto h = parse_digits(token.substr(0, c1)), m = parse_digits(token.substr(c1 + 1, c2 - c1 - 1));
       auto s = parse_digits(sec);
-      if (!h || !m || !s || frac.size() > 6 || (!frac.empty() && !parse_digits(frac))) {
+      if (!h || !m || !s || *m >= 60 || *s >= 60 || frac.size() > 6 ||
+          (!frac.empty() && !parse_digits(frac))) {
         return std::nullopt;
       }
       int64_t f = frac.empty() ? 0 : *parse_digits(frac);
@@ -273,13 +274,13 @@ std::optional<in::Duration> parse_pg_interval(std::string_view text) {
           __builtin_add_overflow(t, *m * 60'000'000 + *s * 1'000'000 + f, &t)) {
         return std::nullopt;
       }
-      micros += negative ? -t : t;
+      if (__builtin_add_overflow(micros, negative ? -t : t, &micros)) return std::nullopt;
       any = true;
       continue;
     }
     auto n = parse_digits(token);
     std::string_view unit = next_token();
-    if (!n) return std::nullopt;
+    if (!n || *n > INT32_MAX) return std::nullopt;  // PostgreSQL's fields are 32-bit
     int64_t v = negative ? -*n : *n;
     if (unit == "year" || unit == "years") {
       months += v * 12;
