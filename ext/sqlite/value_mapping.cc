@@ -293,8 +293,11 @@ Status cql_value_into(const CqlType& type, sqlite3_value* value, std::string_vie
     std::optional<int64_t> v = exact_integer(value);
     if (v && (*v == 0 || *v == 1)) {
       out = std::string(1, static_cast<char>(*v));
-    } else if (sql_type == SQLITE_TEXT && (value_text(value) == "true" || value_text(value) == "false")) {
-      out = std::string(1, static_cast<char>(value_text(value) == "true"));
+    } else if (const char* text = reinterpret_cast<const char*>(sqlite3_value_text(value));
+               sql_type == SQLITE_TEXT &&
+               (sqlite3_stricmp(text, "true") == 0 || sqlite3_stricmp(text, "false") == 0)) {
+      // CQL's boolean literals, in any case (as CQL reads them)
+      out = std::string(1, static_cast<char>(sqlite3_stricmp(text, "true") == 0));
     } else {
       return invalid(type, value, column);
     }

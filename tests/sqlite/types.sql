@@ -49,3 +49,8 @@ CREATE VIRTUAL TABLE far USING cql(k int PRIMARY KEY, ts timestamp);
 INSERT INTO far VALUES (1, 253402300800000), (2, 253402300799999);
 INSERT INTO far SELECT k + 10, ts FROM far;
 SELECT k, ts FROM far ORDER BY k;
+.print '== boolean text in any case, as CQL reads its literals; other text is refused'
+CREATE VIRTUAL TABLE flags USING cql(k int PRIMARY KEY, on_ boolean);
+INSERT INTO flags VALUES (1, 'TRUE'), (2, 'False'), (3, 'tRuE'), (4, TRUE);
+INSERT INTO flags VALUES (5, 'yes');
+SELECT k, on_ FROM flags ORDER BY k;
