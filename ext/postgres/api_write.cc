@@ -28,20 +28,32 @@ std::vector<WriteEntry>& write_log() {
 
 namespace {
 
+Status null_key_error(const ColumnDef& c) {
+  return Status::invalid_argument(fmt::format("Invalid null value in condition for column {}", c.name));
+}
+
 // The primary key of a row from the glue's values; Cassandra's messages for missing parts.
+// With `static_only_allowed`, every clustering value may be null together: the entry is then
+// static_only (log_row checks that it sets static columns only).
 Status row_key(const TableDef& table, const cas_value* values, const cas_repr* reprs,
-               WriteEntry* entry) {
+               bool static_only_allowed, WriteEntry* entry) {
   std::vector<std::string> key, clustering;
+  const ColumnDef* first_null_clustering = nullptr;
   for (size_t i = 0; i < table.columns.size(); ++i) {
     const ColumnDef& c = table.columns[i];
     if (!c.is_primary_key()) continue;
     CASSETTE_ASSIGN_OR_RETURN(types::Value v, from_pg_value(c.type, values[i], reprs[i], c.name));
-    if (!v) {
-      return Status::invalid_argument(
-          fmt::format("Invalid null value in condition for column {}", c.name));
+    if (!v && c.kind == schema::ColumnKind::kClustering && static_only_allowed) {
+      if (first_null_clustering == nullptr) first_null_clustering = &c;
+      continue;
+    }
+    if (!v) return null_key_error(c);
+    if (c.kind == schema::ColumnKind::kClustering && first_null_clustering != nullptr) {
+      return null_key_error(*first_null_clustering);  // only some clustering values are null
     }
     (c.kind == schema::ColumnKind::kPartitionKey ? key : clustering).push_back(std::move(*v));
   }
+  entry->static_only = first_null_clustering != nullptr;
   CASSETTE_RETURN_IF_ERROR(cql::validate_partition_key_values(key));
   entry->partition_key = cql::partition_key_bytes(key);
   CASSETTE_ASSIGN_OR_RETURN(entry->clustering, cql::clustering_key_bytes(table, clustering));
@@ -67,7 +79,7 @@ Status log_row(cas_table* table, WriteEntry::Kind kind, const cas_value* values,
   entry.level = level;
   entry.command = command;
   const TableDef& def = *entry.def;
-  CASSETTE_RETURN_IF_ERROR(row_key(def, values, reprs, &entry));
+  CASSETTE_RETURN_IF_ERROR(row_key(def, values, reprs, kind != WriteEntry::Kind::kDelete, &entry));
   if (kind != WriteEntry::Kind::kDelete) {
     for (size_t i = 0; i < def.columns.size(); ++i) {
       const ColumnDef& c = def.columns[i];
@@ -83,6 +95,13 @@ Status log_row(cas_table* table, WriteEntry::Kind kind, const cas_value* values,
       CASSETTE_RETURN_IF_ERROR(check_writable(c));
       entry.sets.emplace_back(i, std::move(v));
     }
+  }
+  if (entry.static_only) {
+    // Without clustering values only static columns can be written (CQL's rule), and at least
+    // one must be; otherwise the row needs its clustering values, as before.
+    bool statics = !entry.sets.empty();
+    for (const auto& [column, value] : entry.sets) statics = statics && def.columns[column].is_static();
+    if (!statics) return null_key_error(*def.clustering().front());
   }
   write_log().push_back(std::move(entry));
   return Status::ok();
@@ -113,6 +132,11 @@ bool WriteFold::add(const WriteEntry& e, const Touched& touched) {
   // cells, and the later one wins there too.
   bool sets_static = false;
   for (const auto& [column, value] : e.sets) sets_static |= e.def->columns[column].is_static();
+  if (e.static_only) {  // the partition's static row alone
+    PendingRow& statics = row(e, true, touched);
+    for (const auto& [column, value] : e.sets) statics.sets[column] = value;
+    return false;
+  }
   PendingRow& p = row(e, false, touched);
   switch (e.kind) {
     case WriteEntry::Kind::kInsert:

@@ -33,6 +33,9 @@ struct WriteEntry {
   std::vector<std::pair<size_t, types::Value>> sets;  // column index, value (null: delete)
   int level = 1;
   uint32_t command = 0;  // PostgreSQL's CommandId of the statement that wrote it
+  // An INSERT or UPDATE of a partition's static columns alone, without clustering values (as
+  // CQL allows): it writes the static row only, no clustering row.
+  bool static_only = false;
 };
 
 // The transaction's log. Commands never decrease along it (entries are appended as statements

@@ -88,3 +88,18 @@ SELECT count(*) > 0 AS still_there FROM imported.items;
 TRUNCATE imported.items;
 SELECT count(*) FROM imported.items;
 SELECT cql('SELECT count(*) FROM app.items');
+
+-- A partition's static columns alone, without clustering values, as CQL allows: the static
+-- row only (the partition reads as one row with a NULL clustering column). Anything else
+-- without clustering values is refused, and nothing of the statement is written.
+INSERT INTO imported.stat (p, s) VALUES (4, 'static only');
+SELECT * FROM imported.stat WHERE p = 4;
+SELECT cql('SELECT p, c, s, v FROM app.stat WHERE p = 4');
+UPDATE imported.stat SET s = 'static updated' WHERE p = 4;
+SELECT * FROM imported.stat WHERE p = 4;
+INSERT INTO imported.stat (p, c, s, v) VALUES (4, 1, NULL, 'row one');
+SELECT * FROM imported.stat WHERE p = 4 ORDER BY c;
+INSERT INTO imported.stat (p, s, v) VALUES (5, 'static', 'a row needs c');
+INSERT INTO imported.stat (p) VALUES (5);
+UPDATE imported.stat SET v = 'no row to update' WHERE p = 4 AND c IS NULL;
+SELECT count(*) FROM imported.stat WHERE p = 5;
