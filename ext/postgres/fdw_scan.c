@@ -391,6 +391,27 @@ iterate_aggregate(ForeignScanState *node, CassetteScanState *st)
 	return ExecStoreVirtualTuple(slot);
 }
 
+/* Where a value being converted for the scan came from, for an error's CONTEXT line. */
+typedef struct ConversionSite
+{
+	Relation	relation;
+	TupleDesc	desc;
+	int			att;
+} ConversionSite;
+
+/* "column "x" of foreign table "t"", as postgres_fdw says: PostgreSQL's own input functions
+ * (a column declared with another type than the CQL one) do not name the column. */
+static void
+conversion_error_callback(void *arg)
+{
+	const ConversionSite *site = arg;
+
+	if (site->relation != NULL)
+		errcontext("column \"%s\" of foreign table \"%s\"",
+				   NameStr(TupleDescAttr(site->desc, site->att)->attname),
+				   RelationGetRelationName(site->relation));
+}
+
 static TupleTableSlot *
 cassetteIterateForeignScan(ForeignScanState *node)
 {
@@ -441,9 +462,17 @@ cassetteIterateForeignScan(ForeignScanState *node)
 			else if (repr == CAS_REPR_INT8 || repr == CAS_REPR_TIMESTAMPTZ || repr == CAS_REPR_TIME)
 				datums[att] = Int64GetDatum(v->i);
 			else
+			{
+				/* The conversions that can fail: with the column named in the error. */
+				ConversionSite site = {node->ss.ss_currentRelation, slot->tts_tupleDescriptor, att};
+				ErrorContextCallback callback = {error_context_stack, conversion_error_callback, &site};
+
+				error_context_stack = &callback;
 				datums[att] =
 					cassette_datum_from_value(v, repr, &rel->att_input[att], rel->att_ioparam[att],
 											  TupleDescAttr(slot->tts_tupleDescriptor, att)->atttypmod);
+				error_context_stack = callback.previous;
+			}
 		}
 	}
 	return ExecStoreVirtualTuple(slot);
