@@ -60,6 +60,20 @@ size_t integer_width(TypeKind k) {
   }
 }
 
+// The values an integer type holds, and its width in bytes; booleans read as 0 and 1.
+struct IntegerRange {
+  int64_t lo;
+  int64_t hi;
+  size_t width;
+};
+IntegerRange integer_range(TypeKind k) {
+  if (k == TypeKind::kBoolean) return {0, 1, 1};
+  const size_t width = integer_width(k);
+  if (width == 8) return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 8};
+  const int64_t half = int64_t{1} << (8 * width - 1);
+  return {-half, half - 1, width};
+}
+
 // The text SQL shows for a value of a text-mapped type (uuid, inet, timestamp, ...).
 std::string sql_text(const CqlType& type, std::string_view bytes) {
   std::string text = types::format_value(type, bytes, types::ValueStyle::kString);
@@ -386,11 +400,11 @@ types::Value constraint_value(const CqlType& type, sqlite3_value* value, bool is
     double d = sqlite3_value_double(value);
     if (std::isnan(d)) return std::nullopt;
     d = round_up ? std::ceil(d) : std::floor(d);
-    size_t width = k == TypeKind::kBoolean ? 1 : integer_width(k);
-    double lo = k == TypeKind::kBoolean ? 0 : -std::ldexp(1.0, static_cast<int>(8 * width - 1));
-    double hi = k == TypeKind::kBoolean ? 1 : std::ldexp(1.0, static_cast<int>(8 * width - 1)) - 1;
-    d = std::clamp(d, lo, hi);
-    return big_endian(static_cast<int64_t>(d), width);
+    const IntegerRange r = integer_range(k);
+    // Clamped in double, where a bigint's upper limit rounds up to 2^63 (not an int64_t).
+    const double lo = static_cast<double>(r.lo), hi = static_cast<double>(r.hi);
+    const int64_t n = d >= hi ? r.hi : d <= lo ? r.lo : static_cast<int64_t>(d);
+    return big_endian(n, r.width);
   }
   if ((k == TypeKind::kText || k == TypeKind::kAscii) &&
       (sql_type == SQLITE_INTEGER || sql_type == SQLITE_FLOAT)) {
@@ -463,13 +477,11 @@ ClassOrder class_order(const CqlType& type, sqlite3_value* value) {
     // every value of it too.
     TypeKind k = type.kind;
     if (column != 1 || (!is_integer_kind(k) && k != TypeKind::kBoolean)) return ClassOrder::kSameClass;
-    const size_t width = k == TypeKind::kBoolean ? 0 : integer_width(k);
-    const double lo = width == 0 ? 0 : -std::ldexp(1.0, static_cast<int>(8 * width - 1));
-    const double hi = width == 0 ? 1 : std::ldexp(1.0, static_cast<int>(8 * width - 1)) - 1;
-    if (sqlite3_value_type(value) == SQLITE_INTEGER && width == 8) return ClassOrder::kSameClass;
+    const IntegerRange r = integer_range(k);
+    if (sqlite3_value_type(value) == SQLITE_INTEGER && r.width == 8) return ClassOrder::kSameClass;
     const double d = sqlite3_value_double(value);  // exact for every INTEGER of a narrower type
-    if (d > hi) return ClassOrder::kAboveAll;
-    if (d < lo) return ClassOrder::kBelowAll;
+    if (d > static_cast<double>(r.hi)) return ClassOrder::kAboveAll;
+    if (d < static_cast<double>(r.lo)) return ClassOrder::kBelowAll;
     return ClassOrder::kSameClass;
   }
   // A varint too big for 64 bits reads as TEXT: its class is not the declared one.
@@ -479,13 +491,9 @@ ClassOrder class_order(const CqlType& type, sqlite3_value* value) {
 
 types::Value extreme_value(const CqlType& type, bool greatest) {
   TypeKind k = type.kind;
-  if (is_integer_kind(k)) {
-    size_t width = integer_width(k);
-    int64_t bound = width == 8 ? (greatest ? std::numeric_limits<int64_t>::max()
-                                           : std::numeric_limits<int64_t>::min())
-                               : (greatest ? (int64_t{1} << (8 * width - 1)) - 1
-                                           : -(int64_t{1} << (8 * width - 1)));
-    return big_endian(bound, width);
+  if (is_integer_kind(k) || k == TypeKind::kBoolean) {
+    const IntegerRange r = integer_range(k);
+    return big_endian(greatest ? r.hi : r.lo, r.width);
   }
   const double infinity = std::numeric_limits<double>::infinity();
   switch (k) {
@@ -493,7 +501,6 @@ types::Value extreme_value(const CqlType& type, bool greatest) {
     case TypeKind::kFloat:
       return float_bytes(greatest ? std::numeric_limits<float>::infinity()
                                   : -std::numeric_limits<float>::infinity());
-    case TypeKind::kBoolean: return std::string(1, static_cast<char>(greatest ? 1 : 0));
     case TypeKind::kTimestamp:
       return big_endian(greatest ? std::numeric_limits<int64_t>::max()
                                  : std::numeric_limits<int64_t>::min(), 8);
