@@ -182,4 +182,13 @@ bool pg_kind_converts_to(const PgSourceType& source, const CqlType& target) {
   return scalar_converts(source.kind, target);
 }
 
+Status check_pg_text(const types::CqlType& type, std::string_view bytes) {
+  if ((type.kind == types::TypeKind::kText || type.kind == types::TypeKind::kAscii) &&
+      bytes.find('\0') != std::string_view::npos) {
+    return Status::invalid_argument(
+        "a text value holds a NUL character, which PostgreSQL text cannot store");
+  }
+  return Status::ok();
+}
+
 }  // namespace cassette::cli::pg

@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "engine/types/cql_type.h"
+#include "engine/util/status.h"
 
 namespace cassette::cli::pg {
 
@@ -31,6 +32,10 @@ constexpr int64_t kPgMinTimestampMillis = -210'866'803'200'000;
 constexpr int64_t kPgEndTimestampMillis = 9'224'318'016'000'000;
 constexpr int64_t kPgMinDateDays = -2'440'588;
 constexpr int64_t kPgEndDateDays = 2'145'042'906;
+
+// CQL text may hold NUL characters, PostgreSQL text cannot: an error for such a text or ascii
+// value (the bridge rejects its row, the FDW fails the read), ok for anything else.
+Status check_pg_text(const types::CqlType& type, std::string_view bytes);
 
 // The PostgreSQL type a CQL column maps to, as format_type() spells it: "integer",
 // "timestamp with time zone", "text[]", "jsonb".

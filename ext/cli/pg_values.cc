@@ -128,10 +128,7 @@ Result<bool> append_scalar(const CqlType& type, std::string_view bytes, std::str
   switch (type.kind) {
     case TypeKind::kAscii:
     case TypeKind::kText:
-      if (bytes.find('\0') != std::string_view::npos) {
-        return Status::invalid_argument(
-            "a text value holds a NUL character, which PostgreSQL text cannot store");
-      }
+      CASSETTE_RETURN_IF_ERROR(check_pg_text(type, bytes));
       out.append(bytes);
       return true;
     case TypeKind::kBlob:

@@ -144,16 +144,6 @@ std::string scalar_text(const CqlType& type, std::string_view bytes) {
   }
 }
 
-// CQL text may hold NUL characters; PostgreSQL text cannot (the bridge's message).
-Status check_no_nul(const CqlType& type, std::string_view bytes) {
-  if ((type.kind == TypeKind::kText || type.kind == TypeKind::kAscii) &&
-      bytes.find('\0') != std::string_view::npos) {
-    return Status::invalid_argument(
-        "a text value holds a NUL character, which PostgreSQL text cannot store");
-  }
-  return Status::ok();
-}
-
 void append_array_element(std::string* out, std::string_view text) {
   *out += '"';
   for (char c : text) {
@@ -168,7 +158,7 @@ Result<std::string> array_text(const CqlType& type, std::string_view bytes) {
   std::string out = "{";
   for (size_t i = 0; i < elements.size(); ++i) {
     if (i) out += ',';
-    CASSETTE_RETURN_IF_ERROR(check_no_nul(type.params[0], elements[i]));
+    CASSETTE_RETURN_IF_ERROR(cli::pg::check_pg_text(type.params[0], elements[i]));
     append_array_element(&out, scalar_text(type.params[0], elements[i]));
   }
   out += '}';
@@ -471,7 +461,7 @@ Status to_pg_value(const CqlType& type, const std::string_view* value, cas_repr 
     return Status::ok();
   }
   std::string_view bytes = *value;
-  CASSETTE_RETURN_IF_ERROR(check_no_nul(type, bytes));
+  CASSETTE_RETURN_IF_ERROR(cli::pg::check_pg_text(type, bytes));
   switch (repr) {
     case CAS_REPR_INT2:
     case CAS_REPR_INT4:
