@@ -70,6 +70,8 @@ struct CqlTable {
   // query pays nothing while nothing is written.
   Status refresh(std::optional<storage::SequenceNumber> seq = std::nullopt);
   storage::SequenceNumber refreshed_at = 0;
+  // Re-reads `indexed_columns`, `dropped` and `gone` when the catalog's version moved.
+  Status catch_up();
   // Sets zErrMsg (sqlite3_mprintf'd) and returns SQLITE_ERROR.
   int error(const std::string& message);
 };

@@ -228,12 +228,28 @@ int fail(char** error, const std::string& message) {
   return SQLITE_ERROR;
 }
 
-// Records the virtual table's SQLite name (argv[1].argv[2]) and the CQL table it exposes with
-// its connection (cql_import_schema tells its own earlier imports from other tables by it).
-void expose(CqlTable& t, const char* const* argv) {
-  t.sql_schema = argv[1];
-  t.sql_name = argv[2];
+// Records the virtual table's SQLite name and the CQL table it exposes with its connection
+// (cql_import_schema tells its own earlier imports from other tables by it).
+void expose(CqlTable& t, std::string sql_schema, std::string sql_name) {
+  t.connection->clear_exposed(t.sql_schema, t.sql_name);
+  t.sql_schema = std::move(sql_schema);
+  t.sql_name = std::move(sql_name);
   t.connection->set_exposed(t.sql_schema, t.sql_name, t.keyspace + "." + t.name);
+}
+
+// A virtual table (SQLite's argv[1].argv[2]) of the CQL table keyspace.name, before its columns.
+std::unique_ptr<CqlTable> new_table(const char* const* argv, Connection* connection,
+                                    std::shared_ptr<storage::Store> store, cql::Session* session,
+                                    const std::string& keyspace, const std::string& name, bool owns) {
+  auto t = std::make_unique<CqlTable>();
+  t->connection = connection;
+  t->store = std::move(store);
+  t->session = session;
+  t->keyspace = keyspace;
+  t->name = name;
+  t->owns_table = owns;
+  expose(*t, argv[1], argv[2]);
+  return t;
 }
 
 // A virtual table whose CQL table is gone from the store (dropped through cql() or by another
@@ -242,14 +258,7 @@ void expose(CqlTable& t, const char* const* argv) {
 int connect_gone(sqlite3* db, const char* const* argv, Connection* connection,
                  std::shared_ptr<storage::Store> store, cql::Session* session, const Arguments& args,
                  const std::string& keyspace, const std::string& name, sqlite3_vtab** vtab) {
-  auto t = std::make_unique<CqlTable>();
-  t->connection = connection;
-  t->store = std::move(store);
-  t->session = session;
-  t->keyspace = keyspace;
-  t->name = name;
-  t->owns_table = args.table.empty();
-  expose(*t, argv);
+  auto t = new_table(argv, connection, std::move(store), session, keyspace, name, args.table.empty());
   t->gone = fmt::format(
       "Table {}.{} does not exist in the store (dropped through cql() or by another process): "
       "DROP TABLE removes this virtual table",
@@ -312,15 +321,8 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
     return fail(error, fmt::format("table {}.{} does not exist", keyspace, name));
   }
 
-  auto t = std::make_unique<CqlTable>();
-  t->connection = connection;
-  t->store = store.value();
-  t->session = s;
+  auto t = new_table(argv, connection, store.value(), s, keyspace, name, owns);
   t->table = table;
-  t->keyspace = keyspace;
-  t->name = name;
-  t->owns_table = owns;
-  expose(*t, argv);
   t->indexed_columns = indexed_columns_of(*schema.value(), *table);
   t->dropped.assign(table->columns.size(), false);
   t->schema_version = schema.value()->version;
@@ -379,8 +381,15 @@ std::vector<int> indexed_columns_of(const schema::Schema& schema, const schema::
 
 Status CqlTable::refresh(std::optional<storage::SequenceNumber> seq) {
   if (table == nullptr) return Status::invalid_argument(gone);  // connected without its table
-  if (seq && *seq == refreshed_at) return gone.empty() ? Status::ok() : Status::invalid_argument(gone);
-  if (seq) refreshed_at = *seq;
+  if (!seq || *seq != refreshed_at) {
+    CASSETTE_RETURN_IF_ERROR(catch_up());
+    if (seq) refreshed_at = *seq;
+  }
+  if (!gone.empty()) return Status::invalid_argument(gone);
+  return Status::ok();
+}
+
+Status CqlTable::catch_up() {
   CASSETTE_ASSIGN_OR_RETURN(auto schema, session->catalog().current());
   if (schema->version != schema_version) {
     schema_version = schema->version;
@@ -407,7 +416,6 @@ Status CqlTable::refresh(std::optional<storage::SequenceNumber> seq) {
       std::erase(indexed_columns, -1);
     }
   }
-  if (!gone.empty()) return Status::invalid_argument(gone);
   return Status::ok();
 }
 
@@ -462,9 +470,7 @@ int cql_destroy(sqlite3_vtab* vtab) {
 int cql_rename(sqlite3_vtab* vtab, const char* new_name) {
   auto* t = reinterpret_cast<CqlTable*>(vtab);
   if (!t->owns_table) {
-    t->connection->clear_exposed(t->sql_schema, t->sql_name);
-    t->sql_name = new_name;
-    t->connection->set_exposed(t->sql_schema, t->sql_name, t->keyspace + "." + t->name);
+    expose(*t, t->sql_schema, new_name);
     return SQLITE_OK;
   }
   return t->error(fmt::format(

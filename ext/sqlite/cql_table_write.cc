@@ -149,8 +149,8 @@ int64_t counter_of(const ColumnDef& c, const std::optional<storage::Row>& row) {
 // NULL, the table has static columns, and no regular column is given a value (an UPDATE of a
 // row SQLite read as a static-only partition, or an INSERT of the partition key and statics).
 // Otherwise the NULL clustering column is an error, Cassandra's.
-Status check_static_only_write(const CqlTable& t, int argc, sqlite3_value** argv,
-                               size_t clustering_given, const ColumnDef& null_column) {
+Status check_static_only_write(const CqlTable& t, sqlite3_value** argv, size_t clustering_given,
+                               const ColumnDef& null_column) {
   const schema::TableDef& table = *t.table;
   const bool is_update = sqlite3_value_type(argv[0]) != SQLITE_NULL;
   bool ok = clustering_given == 0 && table.has_static_columns();
@@ -165,7 +165,6 @@ Status check_static_only_write(const CqlTable& t, int argc, sqlite3_value** argv
     if (is_update && sqlite3_value_nochange(v)) continue;
     ok = sqlite3_value_type(v) == SQLITE_NULL;
   }
-  (void)argc;
   if (ok) return Status::ok();
   return Status::invalid_argument(
       fmt::format("Invalid null value in condition for column {}", null_column.name));
@@ -236,7 +235,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
   // partition key and static columns (README "Writes").
   const bool static_only = null_clustering != nullptr;
   if (static_only) {
-    CASSETTE_RETURN_IF_ERROR(check_static_only_write(t, argc, argv, clustering_count, *null_clustering));
+    CASSETTE_RETURN_IF_ERROR(check_static_only_write(t, argv, clustering_count, *null_clustering));
   }
   const std::span<const std::string> key_parts(scratch.key_parts.data(), key_count);
   const std::span<const std::string> clustering_parts(scratch.clustering_parts.data(), clustering_count);

@@ -5,6 +5,7 @@
 // kept per connection, so USE carries over between calls.
 #include "engine/util/json.h"
 #include "ext/sqlite/functions.h"
+#include "ext/sqlite/value_mapping.h"
 
 namespace cassette::sqlite {
 
@@ -129,9 +130,7 @@ void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_valu
         // Skipped when it is a cql virtual table of this very CQL table (an earlier import, or
         // one created with column definitions); preparing a statement on it connects it.
         sqlite3_stmt* probe = nullptr;
-        std::string quoted;
-        for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-        sqlite3_prepare_v2(connection->db(), ("SELECT 0 FROM main.\"" + quoted + "\"").c_str(), -1,
+        sqlite3_prepare_v2(connection->db(), ("SELECT 0 FROM main." + sql_quote(name)).c_str(), -1,
                            &probe, nullptr);
         sqlite3_finalize(probe);
         const std::string* exposed = connection->exposed("main", name);
