@@ -95,6 +95,17 @@ BlockCache::Block BlockCache::insert(uint64_t id, uint64_t offset, std::string b
   return shared;
 }
 
+void BlockCache::admit_if_room(uint64_t id, uint64_t offset, Block block) {
+  Shard& shard = shards_[shard_of(id, offset, kShards)];
+  const size_t charge = Shard::charge(block);
+  const CacheKey key{id, offset};
+  std::lock_guard guard(shard.mutex);
+  if (shard.usage + charge > shard.capacity || shard.map.contains(key)) return;
+  shard.lru.emplace_front(key, std::move(block));
+  shard.map.emplace(key, shard.lru.begin());
+  shard.usage += charge;
+}
+
 size_t BlockCache::usage() const {
   size_t total = 0;
   for (int i = 0; i < kShards; ++i) {

@@ -27,6 +27,10 @@ class BlockCache {
   // Inserts (replacing) and returns the cached block. A block bigger than the capacity is returned
   // uncached.
   Block insert(uint64_t id, uint64_t offset, std::string block);
+  // Caches `block` only if its shard has room for it without evicting anything (and does not hold
+  // the key yet): how a scan offers what it reads, so that a scan bigger than the cache fills
+  // free space but never pushes out the blocks other readers keep coming back to.
+  void admit_if_room(uint64_t id, uint64_t offset, Block block);
   size_t usage() const;      // bytes held
   size_t capacity() const;
 

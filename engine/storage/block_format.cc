@@ -66,8 +66,8 @@ uint64_t BlockCompressor::append_framed(std::string_view block, std::string* out
   return block.size();
 }
 
-Result<std::string> unframe_block(std::string_view stored, const BlockHandle& handle,
-                                  const std::string& path) {
+Status unframe_block_into(std::string_view stored, const BlockHandle& handle,
+                          const std::string& path, std::string* out) {
   auto corrupt = [&](std::string_view what) {
     return Status::corruption(
         fmt::format("sstable {}: {} in block at offset {}", path, what, handle.offset));
@@ -83,7 +83,8 @@ Result<std::string> unframe_block(std::string_view stored, const BlockHandle& ha
   const auto type = static_cast<uint8_t>(stored[handle.size]);
   if (type == kRawBlock) {
     if (payload.size() > kMaxBlockBytes) return corrupt("oversized block");
-    return std::string(payload);
+    out->assign(payload);
+    return Status::ok();
   }
   if (type != kZstdBlock) return corrupt(fmt::format("unknown compression type {}", type));
   uint64_t length;
@@ -95,10 +96,17 @@ Result<std::string> unframe_block(std::string_view stored, const BlockHandle& ha
   thread_local DecompressionContext dctx;
   if (dctx.context == nullptr)
     return Status::internal("zstd: cannot create a decompression context");
-  std::string block(length, '\0');
+  out->resize(length);  // a reused buffer of about this size: little or nothing to zero-fill
   size_t n =
-      ZSTD_decompressDCtx(dctx.context, block.data(), block.size(), payload.data(), payload.size());
+      ZSTD_decompressDCtx(dctx.context, out->data(), out->size(), payload.data(), payload.size());
   if (ZSTD_isError(n) || n != length) return corrupt("zstd decompression failed");
+  return Status::ok();
+}
+
+Result<std::string> unframe_block(std::string_view stored, const BlockHandle& handle,
+                                  const std::string& path) {
+  std::string block;
+  CASSETTE_RETURN_IF_ERROR(unframe_block_into(stored, handle, path, &block));
   return block;
 }
 

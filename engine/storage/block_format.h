@@ -59,5 +59,9 @@ class BlockCompressor {
 // the block's bytes, decompressed. Every failure is Corruption naming `path` and the offset.
 Result<std::string> unframe_block(std::string_view stored, const BlockHandle& handle,
                                   const std::string& path);
+// The same into `*out`, whose buffer is reused: a scan decompresses every block into one of a
+// few buffers instead of allocating (and zero-filling) one per block.
+Status unframe_block_into(std::string_view stored, const BlockHandle& handle,
+                          const std::string& path, std::string* out);
 
 }  // namespace cassette::storage

@@ -24,18 +24,18 @@ bool SSTableReader::Impl::handle_in_range(const BlockHandle& handle) const {
          kBlockTrailerSize <= blocks_end - handle.offset - handle.size;
 }
 
-Result<std::string> SSTableReader::Impl::read_block_uncached(const BlockHandle& handle,
-                                                              ReadAhead* ahead,
-                                                              bool forward) const {
+Result<std::string_view> SSTableReader::Impl::stored_block(const BlockHandle& handle,
+                                                          ReadAhead* ahead, bool forward,
+                                                          std::string* scratch) const {
   if (!handle_in_range(handle)) {
     return corruption(fmt::format("block handle (size {}) out of range", handle.size),
                       handle.offset);
   }
   const size_t n = handle.size + kBlockTrailerSize;
   if (ahead == nullptr) {
-    std::string stored(n, '\0');
-    CASSETTE_RETURN_IF_ERROR(file::pread_exact(fd.get(), handle.offset, n, stored.data(), path));
-    return unframe_block(stored, handle, path);
+    scratch->resize(n);
+    CASSETTE_RETURN_IF_ERROR(file::pread_exact(fd.get(), handle.offset, n, scratch->data(), path));
+    return std::string_view(*scratch);
   }
   if (!ahead->covers(handle.offset, n)) {
     // A window of at least this block, from it towards where the caller is going, inside the
@@ -55,7 +55,14 @@ Result<std::string> SSTableReader::Impl::read_block_uncached(const BlockHandle& 
       return read;
     }
   }
-  std::string_view stored(ahead->bytes.data() + (handle.offset - ahead->offset), n);
+  return std::string_view(ahead->bytes.data() + (handle.offset - ahead->offset), n);
+}
+
+Result<std::string> SSTableReader::Impl::read_block_uncached(const BlockHandle& handle,
+                                                              ReadAhead* ahead,
+                                                              bool forward) const {
+  std::string scratch;
+  CASSETTE_ASSIGN_OR_RETURN(std::string_view stored, stored_block(handle, ahead, forward, &scratch));
   return unframe_block(stored, handle, path);
 }
 
@@ -64,9 +71,16 @@ Result<BlockCache::Block> SSTableReader::Impl::read_block(const BlockHandle& han
   if (cache != nullptr) {
     if (BlockCache::Block hit = cache->lookup(cache_id, handle.offset)) return hit;
   }
-  CASSETTE_ASSIGN_OR_RETURN(std::string block, read_block_uncached(handle, ahead, forward));
-  if (cache != nullptr) return cache->insert(cache_id, handle.offset, std::move(block));
-  return std::make_shared<const std::string>(std::move(block));
+  if (ahead == nullptr) {
+    CASSETTE_ASSIGN_OR_RETURN(std::string block, read_block_uncached(handle));
+    if (cache != nullptr) return cache->insert(cache_id, handle.offset, std::move(block));
+    return std::make_shared<const std::string>(std::move(block));
+  }
+  std::shared_ptr<std::string> buffer = ahead->free_buffer();
+  CASSETTE_ASSIGN_OR_RETURN(std::string_view stored, stored_block(handle, ahead, forward, nullptr));
+  CASSETTE_RETURN_IF_ERROR(unframe_block_into(stored, handle, path, buffer.get()));
+  if (cache != nullptr) cache->admit_if_room(cache_id, handle.offset, buffer);
+  return BlockCache::Block(std::move(buffer));
 }
 
 namespace {

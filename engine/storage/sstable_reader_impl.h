@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,8 +19,12 @@
 
 namespace cassette::storage {
 
-// The stored (compressed) bytes of a run of consecutive blocks, read in one pread by an iterator
-// that walks blocks in order: a scan then costs one system call per window, not one per block.
+// What an iterator walking blocks in order (a scan) keeps between blocks:
+// - the stored (compressed) bytes of a run of consecutive blocks, read in one pread: one system
+//   call per window, not one per block;
+// - the buffers it decompresses blocks into. A scan does not evict cached blocks for its own
+//   (BlockCache::admit_if_room), so most of what it reads lands in these, reused block after
+//   block: no allocation, zero-fill or cache upkeep per block.
 struct ReadAhead {
   static constexpr size_t kWindowBytes = 256 << 10;
   uint64_t offset = 0;  // of bytes[0] in the file
@@ -27,6 +32,22 @@ struct ReadAhead {
   bool covers(uint64_t at, size_t n) const {
     return at >= offset && at - offset <= bytes.size() && n <= bytes.size() - (at - offset);
   }
+
+  // A buffer nobody else holds. Two take turns: the iterator still holds the block it is leaving
+  // while the next one is decompressed. One still shared (the cache took it, a caller kept the
+  // block) is left to its holders and replaced.
+  std::shared_ptr<std::string> free_buffer() {
+    for (auto& b : buffers) {
+      if (b && b.use_count() == 1) return b;
+    }
+    auto& slot = buffers[turn_++ % 2];
+    slot = std::make_shared<std::string>();
+    return slot;
+  }
+
+ private:
+  std::shared_ptr<std::string> buffers[2];
+  unsigned turn_ = 0;
 };
 
 struct SSTableReader::Impl {
@@ -52,9 +73,16 @@ struct SSTableReader::Impl {
   // says which way the caller is walking, so the window starts (or ends) at this block.
   Result<std::string> read_block_uncached(const BlockHandle& handle, ReadAhead* ahead = nullptr,
                                           bool forward = true) const;
-  // The same through the block cache (when there is one); `ahead` is used on a miss only.
+  // The same through the block cache (when there is one); `ahead` is used on a miss only, and
+  // then the block goes into one of its buffers and only into free room in the cache.
   Result<BlockCache::Block> read_block(const BlockHandle& handle, ReadAhead* ahead = nullptr,
                                        bool forward = true) const;
+
+ private:
+  // The stored bytes (payload and trailer) of the block at `handle`: a view of `ahead`'s window
+  // (read first when it does not cover the block) or, without a window, read into `*scratch`.
+  Result<std::string_view> stored_block(const BlockHandle& handle, ReadAhead* ahead, bool forward,
+                                        std::string* scratch) const;
 };
 
 }  // namespace cassette::storage

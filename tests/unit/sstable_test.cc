@@ -167,6 +167,43 @@ TEST_CASE("an SSTable reads back every entry, forwards and backwards") {
   CHECK(scan_forward(it2.get()) == entries);
 }
 
+TEST_CASE("the block cache admits a scan's blocks only into free room") {
+  BlockCache cache(16 * 4096);  // 16 shards of 4096 bytes: one 3000-byte block fills a shard
+  const uint64_t id = cache.new_id();
+  for (uint64_t offset = 0; offset < 64; ++offset) cache.insert(id, offset, std::string(3000, 'a'));
+  std::vector<uint64_t> cached;
+  for (uint64_t offset = 0; offset < 64; ++offset) {
+    if (cache.lookup(id, offset) != nullptr) cached.push_back(offset);
+  }
+  CHECK(cached.size() == 16);  // inserting evicts: the last block of each shard stays
+  for (uint64_t offset = 100; offset < 200; ++offset) {
+    cache.admit_if_room(id, offset, std::make_shared<const std::string>(3000, 'b'));
+    CHECK(cache.lookup(id, offset) == nullptr);  // every shard is full: refused
+  }
+  for (uint64_t offset : cached) CHECK(cache.lookup(id, offset) != nullptr);  // nothing evicted
+  // With room the block is admitted; admitting a key already cached changes nothing.
+  BlockCache fresh(16 * 4096);
+  fresh.admit_if_room(id, 7, std::make_shared<const std::string>(100, 'c'));
+  CHECK(*fresh.lookup(id, 7) == std::string(100, 'c'));
+  fresh.admit_if_room(id, 7, std::make_shared<const std::string>(100, 'd'));
+  CHECK(*fresh.lookup(id, 7) == std::string(100, 'c'));
+}
+
+TEST_CASE("scans through a cache far smaller than the file read every entry, again and again") {
+  const Entries& entries = all_entries();
+  BlockCache cache(256 << 10);
+  auto reader = open_sstable(wide_file().path, &cache);
+  auto scan = reader->new_iterator();
+  for (int pass = 0; pass < 2; ++pass) {  // the decompression buffers are reused block to block
+    CHECK(scan_forward(scan.get()) == entries);
+    Entries backward = scan_backward(scan.get());
+    std::reverse(backward.begin(), backward.end());
+    CHECK(backward == entries);
+    CHECK(scan->status().is_ok());
+    CHECK(cache.usage() <= cache.capacity());
+  }
+}
+
 TEST_CASE("SSTable seeks find exact keys, keys between entries and both ends") {
   const Entries& entries = all_entries();
   BlockCache cache(64 << 20);
