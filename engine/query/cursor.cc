@@ -191,13 +191,13 @@ class Cursor final : public QueryCursor {
             "Malformed clustering key bytes: more than {} clustering components.", count));
         return false;
       }
-      auto value =
-          types::decode_key_component(clustering_types_[count], clustering_descending_[count], &encoded);
-      if (!value.is_ok()) {
-        status_ = value.status();
+      Status decoded = types::decode_key_component(
+          clustering_types_[count], clustering_descending_[count], &encoded, &clustering_values_[count]);
+      if (!decoded.is_ok()) {
+        status_ = std::move(decoded);
         return false;
       }
-      clustering_values_[count++] = std::move(value).value();
+      ++count;
     }
     clustering_count_ = count;
     clustering_row_ = row_serial_;

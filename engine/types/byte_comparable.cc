@@ -758,13 +758,20 @@ Status encode_key_component(const CqlType& type, std::string_view serialized, bo
   return Status::ok();
 }
 
-Result<std::string> decode_key_component(const CqlType& type, bool descending,
-                                         std::string_view* in) {
+Status decode_key_component(const CqlType& type, bool descending, std::string_view* in,
+                            std::string* value) {
+  value->clear();  // get_value appends
   std::string_view rest = *in;
   Reader reader(&rest, descending ? 0xFF : 0x00);
-  std::string value;
-  CASSETTE_RETURN_IF_ERROR(get_value(type, reader, &value));
+  CASSETTE_RETURN_IF_ERROR(get_value(type, reader, value));
   *in = rest;
+  return Status::ok();
+}
+
+Result<std::string> decode_key_component(const CqlType& type, bool descending,
+                                         std::string_view* in) {
+  std::string value;
+  CASSETTE_RETURN_IF_ERROR(decode_key_component(type, descending, in, &value));
   return value;
 }
 

@@ -47,6 +47,9 @@ Status encode_key_component(const CqlType& type, std::string_view serialized, bo
 // encoder's exact output is well-formed, so re-encoding the value gives back the bytes consumed.
 Result<std::string> decode_key_component(const CqlType& type, bool descending,
                                          std::string_view* in);
+// The same into *value (replaced; its buffer reused): for readers decoding a key per row.
+Status decode_key_component(const CqlType& type, bool descending, std::string_view* in,
+                            std::string* value);
 
 // Appends the clustering key for `values` to *out: the components of values[i] with types[i]
 // and descending[i], concatenated. values may be shorter than types (a clustering prefix).
