@@ -89,6 +89,7 @@ struct TableStatistics {
   double rows = 0;        // clustering rows plus static-only partitions
   double partitions = 0;  // distinct partition keys
   double sstables = 0;
+  double bytes = 0;       // uncompressed entry bytes (memtable rows taken at the SSTables' mean)
   bool has_clustering = false;
 };
 

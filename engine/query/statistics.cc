@@ -16,6 +16,7 @@ TableStatistics table_statistics(const storage::Snapshot& snapshot, const schema
       out.partitions += static_cast<double>(s.partitions);
       out.rows += static_cast<double>(s.rows);
       if (s.rows == 0) out.rows += static_cast<double>(s.static_rows);
+      out.bytes += static_cast<double>(s.data_bytes);
       out.sstables += 1;
     }
   }
@@ -23,6 +24,9 @@ TableStatistics table_statistics(const storage::Snapshot& snapshot, const schema
   for (const auto& mem : {snapshot.memtable, snapshot.flushing}) {
     if (mem) memtable_entries += static_cast<double>(mem->table_entry_count(table.table_id));
   }
+  constexpr double kAssumedRowBytes = 100;  // with no SSTable to learn from
+  const double row_bytes = out.rows > 0 ? out.bytes / out.rows : kAssumedRowBytes;
+  out.bytes += memtable_entries * row_bytes;
   out.rows += memtable_entries;
   // Without per-partition counts for the memtable, assume its rows spread like the SSTables'.
   if (memtable_entries > 0) {

@@ -1,11 +1,17 @@
 // Reading a cql virtual table: xBestIndex turns SQLite's constraints into an engine/query
 // PlanRequest and reports the plan (idxNum = access path, idxStr = Plan::encode, README.md),
-// xFilter binds the argument values and opens a streaming QueryCursor.
+// xFilter binds the argument values and opens a streaming QueryCursor. A GROUP BY or DISTINCT
+// that the clustering order does not give is grouped here (grouped_rows.h): idxStr then starts
+// with the grouping, "group <columns> keep <columns> | <plan>".
 #include <algorithm>
+#include <charconv>
 #include <cstring>
+#include <fmt/format.h>
+#include <thread>
 
 #include "engine/util/hash64.h"
 #include "ext/sqlite/cql_table.h"
+#include "ext/sqlite/grouped_rows.h"
 #include "ext/sqlite/value_mapping.h"
 
 namespace cassette::sqlite {
@@ -107,6 +113,152 @@ void keep_every_row(query::Plan& plan, query::Bindings& bindings, size_t i) {
   bindings.values[i] = {types::Value(std::string())};
 }
 
+// How much of a read the store groups in memory for SQLite (grouped_rows.h): reads estimated
+// bigger are left to SQLite's sorter, and a read that turns out bigger spills to a file.
+constexpr size_t kGroupingMemory = 256 << 20;
+
+// The grouping for an ORDER BY that SQLite wants only for GROUP BY or DISTINCT and the plan's
+// order does not give: "group 3,0d keep 0 1 3 w4 t4 | " (grouping columns, 'd' for descending;
+// the columns whose values, writetimes (w) and TTLs (t) the statement uses, from colUsed, and
+// "token" when it uses the token). None
+// when a term is not a groupable column or the read looks too big to group in memory.
+std::optional<std::string> grouping_prefix(const CqlTable& t, const sqlite3_index_info* info,
+                                           const query::Plan& plan,
+                                           const query::TableStatistics& stats) {
+  if (info->nOrderBy == 0 || plan.order_satisfied) return std::nullopt;
+  // 1: GROUP BY; 3: DISTINCT with an ORDER BY of the same columns. (For a bare DISTINCT, 2,
+  // SQLite 3.40 keeps its own b-tree whatever the table does: grouping would only add work.)
+  const int distinct = sqlite3_vtab_distinct(const_cast<sqlite3_index_info*>(info));
+  if (distinct != 1 && distinct != 3) return std::nullopt;
+  const double row_bytes = stats.rows > 0 ? stats.bytes / stats.rows : 100;
+  if (plan.estimated_rows * row_bytes > static_cast<double>(kGroupingMemory)) return std::nullopt;
+  const schema::TableDef& table = *t.table;
+  std::string prefix = "group ";
+  std::vector<size_t> grouped;
+  for (int i = 0; i < info->nOrderBy; ++i) {
+    int column = query_column(t, info->aOrderBy[i].iColumn);
+    if (column < 0 || !groupable(table.columns[static_cast<size_t>(column)].type)) {
+      return std::nullopt;
+    }
+    prefix += fmt::format("{}{}{}", i > 0 ? "," : "", column, info->aOrderBy[i].desc ? "d" : "");
+    grouped.push_back(static_cast<size_t>(column));
+  }
+  auto used = [&](size_t sql_column) {
+    return ((info->colUsed >> std::min<size_t>(sql_column, 63)) & 1) != 0;
+  };
+  prefix += " keep";
+  const size_t n = t.cql_columns();
+  for (size_t j = 0; j < n; ++j) {
+    const size_t column = t.sql_order[j];
+    const bool term = std::find(grouped.begin(), grouped.end(), column) != grouped.end();
+    if (used(j) || term) prefix += fmt::format(" {}", column);
+  }
+  for (size_t h = 0; h < t.hidden.size(); ++h) {
+    if (!used(n + h)) continue;
+    if (t.hidden[h].kind == HiddenColumn::Kind::kToken) prefix += " token";
+    if (t.hidden[h].kind == HiddenColumn::Kind::kWritetime) prefix += fmt::format(" w{}", t.hidden[h].column);
+    if (t.hidden[h].kind == HiddenColumn::Kind::kTtl) prefix += fmt::format(" t{}", t.hidden[h].column);
+  }
+  return prefix + " | ";
+}
+
+// Splits idxStr into the grouping grouping_prefix() wrote (if any) and the plan.
+struct Grouping {
+  std::vector<GroupTerm> terms;
+  KeptColumns keep;
+};
+Result<std::optional<Grouping>> parse_grouping(std::string_view* idx_str, size_t columns) {
+  if (!idx_str->starts_with("group ")) return std::optional<Grouping>();
+  const size_t bar = idx_str->find(" | ");
+  auto bad = [&] { return Status::invalid_argument(fmt::format("Malformed query plan \"{}\"", *idx_str)); };
+  if (bar == std::string_view::npos) return bad();
+  std::string_view spec = idx_str->substr(6, bar - 6);
+  *idx_str = idx_str->substr(bar + 3);
+  Grouping g;
+  auto number = [&](std::string_view text, size_t* out) {
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+    return ec == std::errc() && end == text.data() + text.size() && *out < columns;
+  };
+  const size_t keep = spec.find(" keep");
+  if (keep == std::string_view::npos) return bad();
+  std::string_view terms = spec.substr(0, keep);
+  while (!terms.empty()) {
+    const size_t comma = terms.find(',');
+    std::string_view term = terms.substr(0, comma);
+    terms = comma == std::string_view::npos ? std::string_view() : terms.substr(comma + 1);
+    GroupTerm t;
+    t.descending = term.ends_with('d');
+    if (t.descending) term.remove_suffix(1);
+    if (!number(term, &t.column)) return bad();
+    g.terms.push_back(t);
+  }
+  std::string_view kept = spec.substr(keep + 5);
+  while (!kept.empty()) {
+    if (kept[0] != ' ') return bad();
+    kept.remove_prefix(1);
+    std::string_view item = kept.substr(0, kept.find(' '));
+    kept.remove_prefix(item.size());
+    if (item == "token") {
+      g.keep.token = true;
+      continue;
+    }
+    std::vector<size_t>* list = &g.keep.values;
+    if (item.starts_with('w')) list = &g.keep.writetimes;
+    if (item.starts_with('t')) list = &g.keep.ttls;
+    if (list != &g.keep.values) item.remove_prefix(1);
+    size_t column;
+    if (!number(item, &column)) return bad();
+    list->push_back(column);
+  }
+  if (g.terms.empty()) return bad();
+  return std::optional<Grouping>(std::move(g));
+}
+
+// The reads a grouped full scan is split into, to be read at the same time (grouped_rows.h):
+// token ranges of about equal size, one per core (at most 4) and per 50,000 rows. Other plans,
+// and small tables, are read as the one cursor `rows` already open.
+Result<std::vector<std::unique_ptr<query::QueryCursor>>> grouped_parts(
+    const CqlTable& t, const std::shared_ptr<const storage::Snapshot>& snapshot,
+    const query::Plan& plan, std::unique_ptr<query::QueryCursor> rows) {
+  std::vector<std::unique_ptr<query::QueryCursor>> parts;
+  constexpr double kRowsPerPart = 50'000;
+  const double table_rows = query::table_statistics(*snapshot, *t.table).rows;
+  const auto cores = static_cast<uint64_t>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
+  const uint64_t n = std::min<uint64_t>(cores, static_cast<uint64_t>(table_rows / kRowsPerPart) + 1);
+  if (plan.access != query::AccessKind::kFullScan || !plan.arguments.empty() ||
+      plan.limit_consumed || plan.offset_consumed || n < 2) {
+    parts.push_back(std::move(rows));
+    return parts;
+  }
+  auto bigint = [](int64_t v) {
+    std::string bytes(8, '\0');
+    for (int i = 7; i >= 0; --i, v = static_cast<int64_t>(static_cast<uint64_t>(v) >> 8)) {
+      bytes[static_cast<size_t>(i)] = static_cast<char>(v & 0xFF);
+    }
+    return types::Value(std::move(bytes));
+  };
+  const uint64_t step = UINT64_MAX / n + 1;  // tokens span 2^64 values
+  for (uint64_t k = 0; k < n; ++k) {
+    const auto lo = static_cast<int64_t>(static_cast<uint64_t>(INT64_MIN) + k * step);
+    const auto hi = static_cast<int64_t>(static_cast<uint64_t>(lo) + step);
+    std::string text = "token-range";
+    query::Bindings bindings;
+    if (k > 0) {
+      text += " token()>=";
+      bindings.values.push_back({bigint(lo)});
+    }
+    if (k + 1 < n) {
+      text += " token()<";
+      bindings.values.push_back({bigint(hi)});
+    }
+    CASSETTE_ASSIGN_OR_RETURN(query::Plan range, query::Plan::decode(text, *t.table));
+    CASSETTE_ASSIGN_OR_RETURN(auto part, query::QueryCursor::open(*t.store, snapshot, t.table, range,
+                                                                  std::move(bindings)));
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
 }  // namespace
 
 int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
@@ -192,10 +344,14 @@ int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     }
     info->idxNum = static_cast<int>(plan.access) + 1;
     std::string encoded = plan.encode(table);
+    std::optional<std::string> grouping =
+        order_mappable ? grouping_prefix(*t, info, plan, stats) : std::nullopt;
+    if (grouping) encoded = *grouping + encoded;
     info->idxStr = sqlite3_mprintf("%s", encoded.c_str());
     info->needToFreeIdxStr = 1;
-    info->orderByConsumed = plan.order_satisfied && info->nOrderBy > 0 ? 1 : 0;
-    info->estimatedCost = plan.estimated_cost;
+    info->orderByConsumed = (plan.order_satisfied && info->nOrderBy > 0) || grouping ? 1 : 0;
+    // Grouping reads every row once more, from memory: linear, where SQLite's sort is not.
+    info->estimatedCost = plan.estimated_cost + (grouping ? plan.estimated_rows : 0);
     info->estimatedRows = static_cast<sqlite3_int64>(plan.estimated_rows);
     // One row at most: every primary key column given by equality.
     if (plan.access == query::AccessKind::kPartitions) {
@@ -236,7 +392,10 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
     if (!committed.is_ok()) return t->error(committed.status().message());
     if (Status s = t->refresh(committed.value()->seq); !s.is_ok()) return t->error(s.message());
     const schema::TableDef& table = *t->table;
-    Result<query::Plan> decoded = query::Plan::decode(idx_str ? idx_str : "scan", table);
+    std::string_view plan_text = idx_str ? idx_str : "scan";
+    auto grouping = parse_grouping(&plan_text, table.columns.size());
+    if (!grouping.is_ok()) return t->error(grouping.status().message());
+    Result<query::Plan> decoded = query::Plan::decode(plan_text, table);
     if (!decoded.is_ok()) return t->error(decoded.status().message());
     query::Plan& plan = decoded.value();
     query::Bindings bindings;
@@ -278,6 +437,12 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
                                          std::move(bindings));
     if (!rows.is_ok()) return t->error(rows.status().message());
     c->rows = std::move(rows).value();
+    if (std::optional<Grouping>& g = grouping.value()) {
+      auto parts = grouped_parts(*t, snapshot.value(), plan, std::move(c->rows));
+      if (!parts.is_ok()) return t->error(parts.status().message());
+      c->rows = group_rows(std::move(parts).value(), t->table, std::move(g->terms),
+                           std::move(g->keep), kGroupingMemory);
+    }
     return cql_next(cursor);
   });
 }
