@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/cql/session.h"
@@ -15,6 +16,13 @@
 #include "engine/types/value.h"
 
 namespace cassette::test {
+
+// A serialized integer (tinyint..bigint: big-endian two's complement) as a number.
+inline int64_t as_int(std::string_view bytes) {
+  int64_t v = (bytes.size() && static_cast<signed char>(bytes[0]) < 0) ? -1 : 0;
+  for (unsigned char c : bytes) v = static_cast<int64_t>((static_cast<uint64_t>(v) << 8) | c);
+  return v;
+}
 
 class CqlFixture {
  public:

@@ -15,12 +15,6 @@ namespace cassette::test {
 
 namespace {
 
-int64_t as_int(std::string_view bytes) {
-  int64_t v = (bytes.size() && static_cast<signed char>(bytes[0]) < 0) ? -1 : 0;
-  for (unsigned char c : bytes) v = static_cast<int64_t>((static_cast<uint64_t>(v) << 8) | c);
-  return v;
-}
-
 // g(p int, c int, kind text, n int, PRIMARY KEY (p, c)) with NULL, empty and negative values.
 struct Fixture : CqlFixture {
   std::shared_ptr<const schema::TableDef> table;

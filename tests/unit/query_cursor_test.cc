@@ -16,12 +16,6 @@ namespace {
 
 using query::Operator;
 
-int64_t as_int(std::string_view bytes) {
-  int64_t v = (bytes.size() && static_cast<signed char>(bytes[0]) < 0) ? -1 : 0;
-  for (unsigned char c : bytes) v = static_cast<int64_t>((static_cast<uint64_t>(v) << 8) | c);
-  return v;
-}
-
 // t(p int, q text, a text, b int, s text static, l list<int>, v text,
 //   PRIMARY KEY ((p, q), a, b)) WITH CLUSTERING ORDER BY (a ASC, b DESC)
 struct Fixture : CqlFixture {

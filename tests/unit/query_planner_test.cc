@@ -26,11 +26,6 @@ std::string bigint_value(int64_t v) {
   coding::put_big_endian64(&out, static_cast<uint64_t>(v));
   return out;
 }
-int64_t as_int(std::string_view bytes) {
-  int64_t v = (bytes.size() && static_cast<signed char>(bytes[0]) < 0) ? -1 : 0;
-  for (unsigned char c : bytes) v = static_cast<int64_t>((static_cast<uint64_t>(v) << 8) | c);
-  return v;
-}
 
 Constraint C(int column, Operator op, bool usable = true, std::optional<int64_t> count = {}) {
   Constraint c;
