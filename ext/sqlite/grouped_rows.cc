@@ -94,11 +94,9 @@ class Chunk {
   // Where the chunk's bytes are in the spill file, once moved there (-1 before).
   int64_t in_file() const { return in_file_; }
 
-  void append(std::string_view data) {
-    std::memcpy(bytes_ + size_, data.data(), data.size());
-    size_ += data.size();
-  }
-  void append_varint(uint64_t v) { size_ += coding::encode_varint64(bytes_ + size_, v); }
+  // Where the next bytes go; grow() then counts them. REQUIRES: no more than room().
+  char* end() { return bytes_ + size_; }
+  void grow(size_t n) { size_ += n; }
   void moved_to_file(int64_t offset) {
     in_file_ = offset;
     std::free(std::exchange(bytes_, nullptr));
@@ -117,7 +115,7 @@ struct Part {
   struct Group {
     uint32_t first = kEnd;  // rows of this part, linked through next_in_group
     uint32_t last = kEnd;
-    std::string key;  // the grouping values, as group_key() writes them
+    std::string key;  // the grouping values, as add_to_group() writes them
   };
   struct Slot {
     uint64_t hash = 0;
@@ -227,6 +225,11 @@ class GroupedRows final : public query::QueryCursor {
         keep_(std::move(keep)),
         memory_budget_(memory_budget / std::max<size_t>(1, parts.size())) {
     for (auto& rows : parts) parts_.emplace_back(std::move(rows));
+    for (const GroupTerm& term : terms_) {  // the grouping values are kept
+      if (std::find(keep_.values.begin(), keep_.values.end(), term.column) == keep_.values.end()) {
+        keep_.values.push_back(term.column);
+      }
+    }
     value_slot_.assign(table_->columns.size(), -1);
     writetime_slot_.assign(table_->columns.size(), -1);
     ttl_slot_.assign(table_->columns.size(), -1);
@@ -235,6 +238,9 @@ class GroupedRows final : public query::QueryCursor {
     for (size_t c : keep_.writetimes) writetime_slot_[c] = slot++;
     for (size_t c : keep_.ttls) ttl_slot_[c] = slot++;
     field_count_ = static_cast<size_t>(slot);
+    for (const GroupTerm& term : terms_) {
+      term_field_.push_back(static_cast<size_t>(value_slot_[term.column]));
+    }
   }
 
   bool next() override {
@@ -330,16 +336,8 @@ class GroupedRows final : public query::QueryCursor {
           return;
         }
         const auto row = static_cast<uint32_t>(part.row_at.size());
-        if (!append_current_row(part)) return;
         part.next_in_group.push_back(kEnd);
-        group_key(part, &part.key);
-        Part::Group& g = part.groups[part.group_of(part.key)];
-        if (g.first == kEnd) {
-          g.first = row;
-        } else {
-          part.next_in_group[g.last] = row;
-        }
-        g.last = row;
+        if (!append_current_row(part, row)) return;
         if (part.bytes_in_memory > memory_budget_ && !part.spill_chunks(table_->name)) return;
       }
       if (!part.rows->status().is_ok()) part.fail(part.rows->status());
@@ -360,11 +358,11 @@ class GroupedRows final : public query::QueryCursor {
     }
   }
 
-  // Appends the current row of `part` to its chunks (in a chunk of its own if it is bigger): a
-  // varint of its length; a varint of its partition's index in partitions * 2 + 1 if the row
-  // is static-only; its fields (see the slots), each a varint of its length + 1 (0 for NULL)
-  // and its bytes.
-  bool append_current_row(Part& part) {
+  // Appends the current row of `part` to its chunks (in a chunk of its own if it is bigger): its
+  // length (4 bytes); a varint of its partition's index in partitions * 2 + 1 if the row is
+  // static-only; its fields (see the slots), each a varint of its length + 1 (0 for NULL) and its
+  // bytes. Then adds the row to its group.
+  bool append_current_row(Part& part, uint32_t row) {
     query::QueryCursor& rows = *part.rows;
     const std::string& partition = rows.partition_key();
     if (part.partitions.empty() || part.partitions.back() != partition) {
@@ -389,41 +387,52 @@ class GroupedRows final : public query::QueryCursor {
                                   reinterpret_cast<const char*>(&*v), sizeof *v))
                             : std::nullopt);
     }
-    char varint[10];
-    size_t length = coding::encode_varint64(varint, head);
-    for (const auto& f : fields) {
-      length += coding::encode_varint64(varint, f ? f->size() + 1 : 0) + (f ? f->size() : 0);
-    }
-    const size_t total = coding::encode_varint64(varint, length) + length;
-    if (part.chunks.empty() || part.chunks.back().room() < total) {
-      part.chunks.emplace_back(total);
-      part.bytes_in_memory += std::max(Chunk::kBytes, total);
+    constexpr size_t kVarint = 10;  // the longest
+    size_t bound = sizeof(uint32_t) + kVarint;
+    for (const auto& f : fields) bound += kVarint + (f ? f->size() : 0);
+    if (part.chunks.empty() || part.chunks.back().room() < bound) {
+      part.chunks.emplace_back(bound);
+      part.bytes_in_memory += std::max(Chunk::kBytes, bound);
     }
     Chunk& chunk = part.chunks.back();
     part.row_at.push_back(uint64_t{part.chunks.size() - 1} << 32 | chunk.size());
-    chunk.append_varint(length);
-    chunk.append_varint(head);
+    char* const start = chunk.end();
+    char* out = start + sizeof(uint32_t);
+    out += coding::encode_varint64(out, head);
     for (const auto& f : fields) {
-      chunk.append_varint(f ? f->size() + 1 : 0);
-      if (f) chunk.append(*f);
+      out += coding::encode_varint64(out, f ? f->size() + 1 : 0);
+      if (f) out = static_cast<char*>(std::memcpy(out, f->data(), f->size())) + f->size();
     }
+    const auto length = static_cast<uint32_t>(out - start - sizeof(uint32_t));
+    std::memcpy(start, &length, sizeof length);
+    chunk.grow(static_cast<size_t>(out - start));
+    add_to_group(part, row);
     return true;
   }
 
-  // The current row's grouping values, each as a presence byte, a length and the bytes. Values
-  // SQLite holds equal have equal bytes (groupable()), but for booleans, any non-zero byte is true.
-  void group_key(Part& part, std::string* key) {
-    key->clear();
-    for (const GroupTerm& term : terms_) {
-      std::optional<std::string_view> v = part.rows->value(term.column);
-      const bool boolean = table_->columns[term.column].type.kind == TypeKind::kBoolean;
+  // Adds `row` to the group of its grouping values: each a presence byte, a length and the
+  // bytes. Values SQLite holds equal have equal bytes (groupable()), but for booleans, any
+  // non-zero byte is true.
+  void add_to_group(Part& part, uint32_t row) {
+    std::string& key = part.key;
+    key.clear();
+    for (size_t i = 0; i < terms_.size(); ++i) {
+      std::optional<std::string_view> v = part.fields[term_field_[i]];
+      const bool boolean = table_->columns[terms_[i].column].type.kind == TypeKind::kBoolean;
       if (v && boolean && !v->empty()) v = (*v)[0] != 0 ? std::string_view("\1", 1) : std::string_view("\0", 1);
-      key->push_back(v ? '\1' : '\0');
+      key.push_back(v ? '\1' : '\0');
       if (!v) continue;
       const auto length = static_cast<uint32_t>(v->size());
-      key->append(reinterpret_cast<const char*>(&length), sizeof length);
-      key->append(*v);
+      key.append(reinterpret_cast<const char*>(&length), sizeof length);
+      key.append(*v);
     }
+    Part::Group& g = part.groups[part.group_of(key)];
+    if (g.first == kEnd) {
+      g.first = row;
+    } else {
+      part.next_in_group[g.last] = row;
+    }
+    g.last = row;
   }
 
   static std::vector<std::optional<std::string_view>> split_key(std::string_view key, size_t terms) {
@@ -464,7 +473,7 @@ class GroupedRows final : public query::QueryCursor {
     const size_t chunk = part.row_at[row] >> 32;
     const uint64_t offset = part.row_at[row] & 0xFFFFFFFF;
     std::string_view bytes;
-    uint64_t length = 0;
+    uint32_t length = 0;
     auto read_back = [&](uint64_t at, size_t n) {
       if (part.read_back(at, n, &read_back_, table_->name)) return true;
       status_ = part.status;
@@ -472,18 +481,15 @@ class GroupedRows final : public query::QueryCursor {
     };
     if (part.chunks[chunk].in_file() < 0) {
       bytes = part.chunks[chunk].bytes().substr(offset);
-      coding::get_varint64(&bytes, &length);
+      std::memcpy(&length, bytes.data(), sizeof length);
+      bytes = bytes.substr(sizeof length, length);
     } else {
       const uint64_t at = static_cast<uint64_t>(part.chunks[chunk].in_file()) + offset;
-      constexpr size_t kLongestVarint = 10;
-      if (!read_back(at, kLongestVarint)) return false;
-      bytes = read_back_;
-      coding::get_varint64(&bytes, &length);
-      const size_t header = read_back_.size() - bytes.size();
-      if (!read_back(at + header, length)) return false;
+      if (!read_back(at, sizeof length)) return false;
+      std::memcpy(&length, read_back_.data(), sizeof length);
+      if (!read_back(at + sizeof length, length)) return false;
       bytes = read_back_;
     }
-    bytes = bytes.substr(0, length);
     uint64_t head = 0;
     coding::get_varint64(&bytes, &head);
     partition_ = head / 2;
@@ -509,6 +515,7 @@ class GroupedRows final : public query::QueryCursor {
   size_t memory_budget_;  // each part's
   std::vector<int> value_slot_, writetime_slot_, ttl_slot_;  // by column; -1: not kept
   size_t field_count_ = 0;
+  std::vector<size_t> term_field_;  // by term: its slot (group_rows() keeps terms' values)
 
   std::deque<Part> parts_;  // (a deque: Parts never move; threads hold references)
   std::vector<Group> groups_;

@@ -44,7 +44,7 @@ struct KeptColumns {
 bool groupable(const types::CqlType& type);
 
 // Reads all of `parts` on the first next() and returns their rows grouped by `terms` (each
-// groupable and among keep.values), groups in SQLite's order of their values (NULL first, DESC
+// groupable; their values are kept), groups in SQLite's order of their values (NULL first, DESC
 // reversing it). The parts (disjoint reads of one snapshot, e.g. token ranges) are read at the
 // same time, each but the first on a thread of its own; each gets an equal share of the budget.
 std::unique_ptr<query::QueryCursor> group_rows(std::vector<std::unique_ptr<query::QueryCursor>> parts,
