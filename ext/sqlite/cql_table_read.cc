@@ -437,7 +437,11 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
                                          std::move(bindings));
     if (!rows.is_ok()) return t->error(rows.status().message());
     c->rows = std::move(rows).value();
-    if (std::optional<Grouping>& g = grouping.value()) {
+    std::optional<Grouping>& g = grouping.value();
+    // A column dropped since the table connected reads as NULL: one value for SQLite, whatever
+    // is stored, so it groups nothing (and grouping on its stored values would split groups).
+    if (g) std::erase_if(g->terms, [&](const GroupTerm& term) { return t->dropped[term.column]; });
+    if (g && !g->terms.empty()) {
       auto parts = grouped_parts(*t, snapshot.value(), plan, std::move(c->rows));
       if (!parts.is_ok()) return t->error(parts.status().message());
       c->rows = group_rows(std::move(parts).value(), t->table, std::move(g->terms),

@@ -39,7 +39,7 @@ SELECT DISTINCT kind FROM e ORDER BY kind;
 SELECT kind, count(*) FROM e WHERE n > 0 GROUP BY kind HAVING count(*) > 0;
 SELECT kind, count(*) FROM e GROUP BY kind LIMIT 2 OFFSET 1;
 SELECT kind, max(writetime_n) > 0 AS written, count(token) FROM e GROUP BY kind;
-.print '== every grouped result equals the native table''s'
+.print '== every grouped result equals the native one'
 SELECT count(*) AS differences FROM (
   SELECT * FROM (SELECT kind, count(*), sum(ts), min(n), max(tag) FROM e GROUP BY kind)
   EXCEPT SELECT * FROM (SELECT kind, count(*), sum(ts), min(n), max(tag) FROM native GROUP BY kind));
@@ -54,3 +54,10 @@ DELETE FROM e WHERE src = 'c' AND day = 7 AND ts = 6;
 SELECT kind, count(*) FROM e GROUP BY kind;
 ROLLBACK;
 SELECT kind, count(*) FROM e GROUP BY kind;
+.print '== a grouping column dropped since the table connected reads NULL: one group for it'
+CREATE VIRTUAL TABLE g2 USING cql(k int, c int, a text, b text, PRIMARY KEY (k, c));
+INSERT INTO g2 VALUES (1, 1, 'x', 'p'), (1, 2, 'y', 'p'), (2, 1, 'x', 'q'), (2, 2, 'y', 'p'), (3, 1, 'z', 'p');
+EXPLAIN QUERY PLAN SELECT a, b, count(*) FROM g2 GROUP BY a, b;
+SELECT cql('ALTER TABLE main.g2 DROP a');
+SELECT a, b, count(*) FROM g2 GROUP BY a, b;
+SELECT b, a, count(*) FROM g2 GROUP BY b, a ORDER BY b DESC, a;
