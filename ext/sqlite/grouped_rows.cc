@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -310,10 +311,17 @@ class GroupedRows final : public query::QueryCursor {
   // into groups_ and orders them.
   bool fill() {
     std::vector<std::thread> threads;
+    size_t inline_from = parts_.size();  // parts no thread could be started for: filled here
     for (size_t i = 1; i < parts_.size(); ++i) {
-      threads.emplace_back([this, i] { fill_part(parts_[i]); });
+      try {
+        threads.emplace_back([this, i] { fill_part(parts_[i]); });
+      } catch (const std::system_error&) {
+        inline_from = i;
+        break;
+      }
     }
     fill_part(parts_[0]);
+    for (size_t i = inline_from; i < parts_.size(); ++i) fill_part(parts_[i]);
     for (std::thread& t : threads) t.join();
     for (const Part& part : parts_) {
       if (!part.status.is_ok()) {
