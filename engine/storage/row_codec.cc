@@ -102,14 +102,17 @@ bool decode_cell(Reader* in, bool with_path, int64_t base, Cell* c) {
   if ((c->is_expiring() || c->is_tombstone()) && !in->svarint(&c->local_deletion_time)) {
     return false;
   }
+  // (Not cleared first: assign_bytes then zero-fills only what the new bytes add to the old.)
   std::string_view bytes;
-  c->path.clear();
   if (with_path) {
     if (!in->length_prefixed(&bytes)) return false;
     assign_bytes(&c->path, bytes);
+  } else {
+    c->path.clear();
   }
-  c->value.clear();
-  if (!c->is_tombstone()) {
+  if (c->is_tombstone()) {
+    c->value.clear();
+  } else {
     if (!in->length_prefixed(&bytes)) return false;
     assign_bytes(&c->value, bytes);
   }

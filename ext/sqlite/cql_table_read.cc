@@ -120,8 +120,8 @@ constexpr size_t kGroupingMemory = 256 << 20;
 // The grouping for an ORDER BY that SQLite wants only for GROUP BY or DISTINCT and the plan's
 // order does not give: "group 3,0d keep 0 1 3 w4 t4 | " (grouping columns, 'd' for descending;
 // the columns whose values, writetimes (w) and TTLs (t) the statement uses, from colUsed, and
-// "token" when it uses the token). None
-// when a term is not a groupable column or the read looks too big to group in memory.
+// "token" when it uses the token). None when a term is not a groupable column or the read looks
+// too big to group in memory.
 std::optional<std::string> grouping_prefix(const CqlTable& t, const sqlite3_index_info* info,
                                            const query::Plan& plan,
                                            const query::TableStatistics& stats) {
