@@ -19,24 +19,28 @@ Status SSTableReader::Impl::corruption(std::string_view what, uint64_t offset) c
   return Status::corruption(fmt::format("sstable {}: {} at offset {}", path, what, offset));
 }
 
+Status SSTableReader::Impl::out_of_range(const BlockHandle& handle) const {
+  return corruption(fmt::format("block handle (size {}) out of range", handle.size), handle.offset);
+}
+
 bool SSTableReader::Impl::handle_in_range(const BlockHandle& handle) const {
   return handle.offset <= blocks_end && handle.size <= blocks_end - handle.offset &&
          kBlockTrailerSize <= blocks_end - handle.offset - handle.size;
 }
 
-Result<std::string_view> SSTableReader::Impl::stored_block(const BlockHandle& handle,
-                                                          ReadAhead* ahead, bool forward,
-                                                          std::string* scratch) const {
-  if (!handle_in_range(handle)) {
-    return corruption(fmt::format("block handle (size {}) out of range", handle.size),
-                      handle.offset);
-  }
+Result<std::string> SSTableReader::Impl::read_block_uncached(const BlockHandle& handle) const {
+  if (!handle_in_range(handle)) return out_of_range(handle);
+  std::string stored(handle.size + kBlockTrailerSize, '\0');
+  CASSETTE_RETURN_IF_ERROR(
+      file::pread_exact(fd.get(), handle.offset, stored.size(), stored.data(), path));
+  return unframe_block(stored, handle, path);
+}
+
+Result<std::string_view> SSTableReader::Impl::stored_in_window(const BlockHandle& handle,
+                                                              ReadAhead* ahead,
+                                                              bool forward) const {
+  if (!handle_in_range(handle)) return out_of_range(handle);
   const size_t n = handle.size + kBlockTrailerSize;
-  if (ahead == nullptr) {
-    scratch->resize(n);
-    CASSETTE_RETURN_IF_ERROR(file::pread_exact(fd.get(), handle.offset, n, scratch->data(), path));
-    return std::string_view(*scratch);
-  }
   if (!ahead->covers(handle.offset, n)) {
     // A window of at least this block, from it towards where the caller is going, inside the
     // blocks (handle_in_range: the block ends at or before blocks_end).
@@ -58,14 +62,6 @@ Result<std::string_view> SSTableReader::Impl::stored_block(const BlockHandle& ha
   return std::string_view(ahead->bytes.data() + (handle.offset - ahead->offset), n);
 }
 
-Result<std::string> SSTableReader::Impl::read_block_uncached(const BlockHandle& handle,
-                                                              ReadAhead* ahead,
-                                                              bool forward) const {
-  std::string scratch;
-  CASSETTE_ASSIGN_OR_RETURN(std::string_view stored, stored_block(handle, ahead, forward, &scratch));
-  return unframe_block(stored, handle, path);
-}
-
 Result<BlockCache::Block> SSTableReader::Impl::read_block(const BlockHandle& handle,
                                                           ReadAhead* ahead, bool forward) const {
   if (cache != nullptr) {
@@ -77,7 +73,7 @@ Result<BlockCache::Block> SSTableReader::Impl::read_block(const BlockHandle& han
     return std::make_shared<const std::string>(std::move(block));
   }
   std::shared_ptr<std::string> buffer = ahead->free_buffer();
-  CASSETTE_ASSIGN_OR_RETURN(std::string_view stored, stored_block(handle, ahead, forward, nullptr));
+  CASSETTE_ASSIGN_OR_RETURN(std::string_view stored, stored_in_window(handle, ahead, forward));
   CASSETTE_RETURN_IF_ERROR(unframe_block_into(stored, handle, path, buffer.get()));
   if (cache != nullptr) cache->admit_if_room(cache_id, handle.offset, buffer);
   return BlockCache::Block(std::move(buffer));

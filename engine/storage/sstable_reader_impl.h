@@ -69,20 +69,19 @@ struct SSTableReader::Impl {
   Status corruption(std::string_view what, uint64_t offset) const;
   bool handle_in_range(const BlockHandle& handle) const;
   // Reads the block at `handle`, checks its checksum and decompresses it, bypassing the cache.
-  // With `ahead`, the stored bytes come from (or are first read into) that window: `forward`
-  // says which way the caller is walking, so the window starts (or ends) at this block.
-  Result<std::string> read_block_uncached(const BlockHandle& handle, ReadAhead* ahead = nullptr,
-                                          bool forward = true) const;
-  // The same through the block cache (when there is one); `ahead` is used on a miss only, and
-  // then the block goes into one of its buffers and only into free room in the cache.
+  Result<std::string> read_block_uncached(const BlockHandle& handle) const;
+  // The same through the block cache (when there is one). With `ahead` (a walk from block to
+  // block: `forward` says which way), a miss is read through that window, decompressed into one
+  // of its buffers and offered to the cache only where it has free room.
   Result<BlockCache::Block> read_block(const BlockHandle& handle, ReadAhead* ahead = nullptr,
                                        bool forward = true) const;
 
  private:
-  // The stored bytes (payload and trailer) of the block at `handle`: a view of `ahead`'s window
-  // (read first when it does not cover the block) or, without a window, read into `*scratch`.
-  Result<std::string_view> stored_block(const BlockHandle& handle, ReadAhead* ahead, bool forward,
-                                        std::string* scratch) const;
+  Status out_of_range(const BlockHandle& handle) const;
+  // The stored bytes (payload and trailer) of the block at `handle`, a view of `ahead`'s window,
+  // read first when it does not cover the block: a window from this block towards `forward`.
+  Result<std::string_view> stored_in_window(const BlockHandle& handle, ReadAhead* ahead,
+                                            bool forward) const;
 };
 
 }  // namespace cassette::storage
