@@ -486,7 +486,7 @@ size_t fixed_width(TypeKind kind) {
   }
 }
 
-bool is_signed_integer(TypeKind kind) {
+[[maybe_unused]] bool is_signed_integer(TypeKind kind) {
   return kind == TypeKind::kTinyint || kind == TypeKind::kSmallint || kind == TypeKind::kInt ||
          kind == TypeKind::kBigint || kind == TypeKind::kCounter || kind == TypeKind::kTimestamp;
 }
@@ -760,25 +760,9 @@ Status encode_key_component(const CqlType& type, std::string_view serialized, bo
 
 Status decode_key_component(const CqlType& type, bool descending, std::string_view* in,
                             std::string* value) {
-  // The common clustering column, a fixed-width integer (bigint, int, timestamp...), decoded
-  // without the general reader: the value header, then the big-endian bytes with the sign bit
-  // flipped (as get_value does).
-  const size_t width = fixed_width(type.kind);
-  const uint8_t mask = descending ? 0xFF : 0x00;
-  if (is_signed_integer(type.kind) && in->size() > width &&
-      (static_cast<uint8_t>((*in)[0]) ^ mask) == kValue) {
-    char bytes[8] = {};
-    for (size_t i = 0; i < width; ++i) {
-      bytes[i] = static_cast<char>(static_cast<uint8_t>((*in)[1 + i]) ^ mask);
-    }
-    bytes[0] = static_cast<char>(bytes[0] ^ 0x80);
-    value->assign(bytes, width);
-    in->remove_prefix(1 + width);
-    return Status::ok();
-  }
   value->clear();  // get_value appends
   std::string_view rest = *in;
-  Reader reader(&rest, mask);
+  Reader reader(&rest, descending ? 0xFF : 0x00);
   CASSETTE_RETURN_IF_ERROR(get_value(type, reader, value));
   *in = rest;
   return Status::ok();
