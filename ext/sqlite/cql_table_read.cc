@@ -215,21 +215,21 @@ Result<std::optional<Grouping>> parse_grouping(std::string_view* idx_str, size_t
 }
 
 // The reads a grouped full scan is split into, to be read at the same time (grouped_rows.h):
-// token ranges of about equal size, one per core (at most 4) and per 50,000 rows. Other plans,
-// and small tables, are read as the one cursor `rows` already open.
-Result<std::vector<std::unique_ptr<query::QueryCursor>>> grouped_parts(
+// token ranges of about equal size, one per core (at most 4) and per 50,000 rows. None (empty)
+// for other plans and small tables: the plan is read as one cursor.
+Result<std::vector<std::unique_ptr<query::QueryCursor>>> token_range_parts(
     const CqlTable& t, const std::shared_ptr<const storage::Snapshot>& snapshot,
-    const query::Plan& plan, std::unique_ptr<query::QueryCursor> rows) {
+    const query::Plan& plan) {
   std::vector<std::unique_ptr<query::QueryCursor>> parts;
   constexpr double kRowsPerPart = 50'000;
+  if (plan.access != query::AccessKind::kFullScan || !plan.arguments.empty() ||
+      plan.limit_consumed || plan.offset_consumed) {
+    return parts;
+  }
   const double table_rows = query::table_statistics(*snapshot, *t.table).rows;
   const auto cores = static_cast<uint64_t>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
   const uint64_t n = std::min<uint64_t>(cores, static_cast<uint64_t>(table_rows / kRowsPerPart) + 1);
-  if (plan.access != query::AccessKind::kFullScan || !plan.arguments.empty() ||
-      plan.limit_consumed || plan.offset_consumed || n < 2) {
-    parts.push_back(std::move(rows));
-    return parts;
-  }
+  if (n < 2) return parts;
   auto bigint = [](int64_t v) {
     std::string bytes(8, '\0');
     for (int i = 7; i >= 0; --i, v = static_cast<int64_t>(static_cast<uint64_t>(v) >> 8)) {
@@ -433,20 +433,26 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
     // Reads see the transaction's own pending writes.
     auto snapshot = t->connection->pending(t->store.get()).with_overlay(committed.value());
     if (!snapshot.is_ok()) return t->error(snapshot.status().message());
-    auto rows = query::QueryCursor::open(*t->store, snapshot.value(), t->table, plan,
-                                         std::move(bindings));
-    if (!rows.is_ok()) return t->error(rows.status().message());
-    c->rows = std::move(rows).value();
     std::optional<Grouping>& g = grouping.value();
     // A column dropped since the table connected reads as NULL: one value for SQLite, whatever
     // is stored, so it groups nothing (and grouping on its stored values would split groups).
     if (g) std::erase_if(g->terms, [&](const GroupTerm& term) { return t->dropped[term.column]; });
-    if (g && !g->terms.empty()) {
-      auto parts = grouped_parts(*t, snapshot.value(), plan, std::move(c->rows));
-      if (!parts.is_ok()) return t->error(parts.status().message());
-      c->rows = group_rows(std::move(parts).value(), t->table, std::move(g->terms),
-                           std::move(g->keep), kGroupingMemory);
+    const bool grouped = g && !g->terms.empty();
+    std::vector<std::unique_ptr<query::QueryCursor>> parts;
+    if (grouped) {
+      auto split = token_range_parts(*t, snapshot.value(), plan);
+      if (!split.is_ok()) return t->error(split.status().message());
+      parts = std::move(split).value();
     }
+    if (parts.empty()) {
+      auto rows = query::QueryCursor::open(*t->store, snapshot.value(), t->table, plan,
+                                           std::move(bindings));
+      if (!rows.is_ok()) return t->error(rows.status().message());
+      parts.push_back(std::move(rows).value());
+    }
+    c->rows = grouped ? group_rows(std::move(parts), t->table, std::move(g->terms),
+                                   std::move(g->keep), kGroupingMemory)
+                      : std::move(parts.front());
     return cql_next(cursor);
   });
 }

@@ -1,6 +1,5 @@
 #include "ext/sqlite/grouped_rows.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -24,25 +23,16 @@
 
 #include "engine/util/coding.h"
 #include "engine/util/hash64.h"
+#include "ext/sqlite/value_mapping.h"
 
 namespace cassette::sqlite {
 namespace {
 
 using types::TypeKind;
 
-constexpr uint32_t kNull = UINT32_MAX;  // a field's length when it is NULL
 constexpr uint32_t kEnd = UINT32_MAX;   // no next row in the group
 
-bool is_integer(TypeKind kind) {
-  return kind == TypeKind::kTinyint || kind == TypeKind::kSmallint || kind == TypeKind::kInt ||
-         kind == TypeKind::kBigint || kind == TypeKind::kCounter;
-}
-
-bool shown_as_blob_when_empty(TypeKind kind) {
-  return kind != TypeKind::kText && kind != TypeKind::kAscii && kind != TypeKind::kBlob;
-}
-
-// SQLite's order of the values two serialized values of `type` map to (value_mapping.cc):
+// SQLite's order of the values two serialized values of `type` map to (result_value()):
 // NULL, then integers (the integer types, boolean) or text (text, ascii, uuid, timeuuid: BINARY
 // collation, i.e. their bytes), then blobs (blob; and the empty value of a non-string type,
 // shown as an empty blob).
@@ -50,12 +40,12 @@ int compare_sql(const types::CqlType& type, const std::optional<std::string_view
                 const std::optional<std::string_view>& b) {
   auto rank = [&](const std::optional<std::string_view>& v) {
     if (!v) return 0;
-    return v->empty() && shown_as_blob_when_empty(type.kind) ? 2 : 1;
+    return v->empty() && empty_reads_as_blob(type.kind) ? 2 : 1;
   };
   const int ra = rank(a), rb = rank(b);
   if (ra != rb || ra != 1) return ra - rb;
   if (type.kind == TypeKind::kBoolean) return int((*a)[0] != 0) - int((*b)[0] != 0);
-  if (is_integer(type.kind) && a->size() == b->size()) {
+  if (is_integer_kind(type.kind) && a->size() == b->size()) {
     // Big-endian two's complement of one width: flipping the sign bit makes bytes order as
     // numbers do.
     const int first = (static_cast<unsigned char>((*a)[0]) ^ 0x80) -
@@ -281,7 +271,10 @@ class GroupedRows final : public query::QueryCursor {
   }
   std::optional<int64_t> ttl(size_t column) const override { return number(ttl_slot_[column]); }
   const std::string& partition_key() const override { return parts_[part_].partitions[partition_]; }
-  const std::string& clustering() const override { return clustering_; }
+  const std::string& clustering() const override {  // (only xRowid asks: copied on demand)
+    clustering_.assign(*fields_[kClusteringSlot]);
+    return clustering_;
+  }
   bool is_static_only() const override { return static_only_; }
 
  private:
@@ -513,7 +506,6 @@ class GroupedRows final : public query::QueryCursor {
       f = bytes.substr(0, n - 1);
       bytes.remove_prefix(n - 1);
     }
-    clustering_.assign(*fields_[kClusteringSlot]);
     return true;
   }
 
@@ -539,7 +531,7 @@ class GroupedRows final : public query::QueryCursor {
   std::string read_back_;
   size_t partition_ = 0;  // the current row's, in its part's partitions
   bool static_only_ = false;
-  std::string clustering_;
+  mutable std::string clustering_;
   Status status_;
 };
 

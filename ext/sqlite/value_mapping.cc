@@ -46,11 +46,6 @@ std::string varint_bytes(int64_t v) {
   return out.substr(skip);
 }
 
-bool is_integer_kind(TypeKind k) {
-  return k == TypeKind::kTinyint || k == TypeKind::kSmallint || k == TypeKind::kInt ||
-         k == TypeKind::kBigint || k == TypeKind::kCounter;
-}
-
 size_t integer_width(TypeKind k) {
   switch (k) {
     case TypeKind::kTinyint: return 1;
@@ -212,7 +207,7 @@ const char* declared_sql_type(const CqlType& type) {
 
 void result_value(sqlite3_context* context, const CqlType& type, std::string_view bytes) {
   TypeKind k = type.kind;
-  if (bytes.empty() && k != TypeKind::kText && k != TypeKind::kAscii && k != TypeKind::kBlob) {
+  if (bytes.empty() && empty_reads_as_blob(k)) {
     // Cassandra's "empty" value of a non-string type: shown as an empty blob.
     sqlite3_result_zeroblob(context, 0);
     return;

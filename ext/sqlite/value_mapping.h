@@ -17,6 +17,18 @@ const char* declared_sql_type(const types::CqlType& type);
 // A column name as an SQL identifier in a declaration: "name", inner quotes doubled.
 std::string sql_quote(std::string_view name);
 
+// The integer types: read as SQL INTEGER from their big-endian bytes.
+inline bool is_integer_kind(types::TypeKind k) {
+  return k == types::TypeKind::kTinyint || k == types::TypeKind::kSmallint ||
+         k == types::TypeKind::kInt || k == types::TypeKind::kBigint ||
+         k == types::TypeKind::kCounter;
+}
+// Whether a type's empty value (zero bytes, Cassandra's "empty") reads as an empty blob: every
+// type but the strings, whose empty value is just ''.
+inline bool empty_reads_as_blob(types::TypeKind k) {
+  return k != types::TypeKind::kText && k != types::TypeKind::kAscii && k != types::TypeKind::kBlob;
+}
+
 // Sets the result of `context` to the SQL form of `bytes` (a serialized value of `type`).
 void result_value(sqlite3_context* context, const types::CqlType& type, std::string_view bytes);
 
