@@ -64,16 +64,10 @@ bool decode_deletion(Reader* in, DeletionTime* d) {
   return in->svarint(&d->marked_for_delete_at) && in->svarint(&d->local_deletion_time);
 }
 
-// Copies bytes into a reused string: a plain copy when they fit its capacity (a scan's values
-// are mostly small and the same size row after row).
-inline void assign_bytes(std::string* s, std::string_view bytes) {
-  if (bytes.size() <= s->capacity() && !bytes.empty()) {
-    s->resize(bytes.size());
-    std::memcpy(s->data(), bytes.data(), bytes.size());
-  } else {
-    s->assign(bytes.data(), bytes.size());
-  }
-}
+// Copies bytes into a reused string: assign() copies into the existing capacity (a scan's values
+// are mostly small and the same size row after row); resize() first would zero-fill whatever
+// the new value adds to the old one's length.
+inline void assign_bytes(std::string* s, std::string_view bytes) { s->assign(bytes.data(), bytes.size()); }
 
 // Cell timestamps are stored relative to the row's liveness timestamp (0 when it has none): an
 // INSERT writes them equal, so each costs one byte instead of eight. Wrapping arithmetic keeps
@@ -102,7 +96,7 @@ bool decode_cell(Reader* in, bool with_path, int64_t base, Cell* c) {
   if ((c->is_expiring() || c->is_tombstone()) && !in->svarint(&c->local_deletion_time)) {
     return false;
   }
-  // (Not cleared first: assign_bytes then zero-fills only what the new bytes add to the old.)
+  // (Not cleared first: assign_bytes reuses the capacity the last value left.)
   std::string_view bytes;
   if (with_path) {
     if (!in->length_prefixed(&bytes)) return false;
