@@ -111,6 +111,14 @@ bool Row::has_live_data(int64_t now_seconds) const {
 }
 
 const ColumnData* Row::find_column(ColumnId id) const {
+  // Most rows have a handful of columns: a forward scan, which can stop at the first larger id,
+  // beats a binary search's unpredictable branches there (readers look a column up per value).
+  if (columns.size() <= 8) {
+    for (const ColumnData& c : columns) {
+      if (c.id >= id) return c.id == id ? &c : nullptr;
+    }
+    return nullptr;
+  }
   auto it = std::lower_bound(columns.begin(), columns.end(), id,
                              [](const ColumnData& c, ColumnId v) { return c.id < v; });
   return it != columns.end() && it->id == id ? &*it : nullptr;
