@@ -158,6 +158,9 @@ class Cursor final : public QueryCursor {
     return std::nullopt;
   }
 
+  // Keys, clustering values and cells are all held in std::strings.
+  bool values_nul_terminated() const override { return true; }
+
   std::optional<int64_t> writetime(size_t column) const override {
     const ColumnDef& c = table_->columns[column];
     const storage::Row* row = row_for(c);

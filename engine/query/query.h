@@ -172,6 +172,9 @@ class QueryCursor {
   // The serialized value of column `column` (index in TableDef::columns), nullopt for null.
   // Decoded lazily, only for the columns asked for.
   virtual std::optional<std::string_view> value(size_t column) = 0;
+  // Whether a NUL byte follows every view value() returns (they view std::strings): a host that
+  // hands text on as C strings can skip a terminating copy.
+  virtual bool values_nul_terminated() const { return false; }
   // writetime() in microseconds and remaining ttl() in seconds of a non-key column's cell
   // (nullopt: no live cell, no TTL, or a non-frozen collection, as CQL's writetime()/ttl()).
   virtual std::optional<int64_t> writetime(size_t column) const = 0;

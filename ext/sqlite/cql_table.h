@@ -57,7 +57,7 @@ struct CqlTable {
   // added since appear when the database is reopened (SQLite fixes a virtual table's columns
   // when it connects).
   std::vector<int> indexed_columns;
-  std::vector<bool> dropped;  // by index in table->columns
+  std::vector<uint8_t> dropped;  // by index in table->columns (bytes: xColumn reads it per value)
   bool any_dropped = false;
   std::string gone;           // why the table cannot be used, when it is gone
   uint64_t schema_version = 0;

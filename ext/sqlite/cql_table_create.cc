@@ -324,7 +324,7 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   auto t = new_table(argv, connection, store.value(), s, keyspace, name, owns);
   t->table = table;
   t->indexed_columns = indexed_columns_of(*schema.value(), *table);
-  t->dropped.assign(table->columns.size(), false);
+  t->dropped.assign(table->columns.size(), 0);
   t->schema_version = schema.value()->version;
 
   // The declaration: real columns, then the hidden ones whose names are free.
@@ -401,7 +401,7 @@ Status CqlTable::catch_up() {
           "process): drop the virtual table, or reopen the database to connect it again",
           keyspace, name, now == nullptr ? "was dropped" : "was dropped and created again");
     } else {
-      dropped.assign(table->columns.size(), false);
+      dropped.assign(table->columns.size(), 0);
       any_dropped = false;
       for (size_t i = 0; i < table->columns.size(); ++i) {
         const schema::ColumnDef* current = now->find_column(table->columns[i].name);

@@ -483,8 +483,11 @@ int cql_column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int column
       // A column dropped since the table was connected reads as NULL.
       if (!def.is_primary_key() && (t->dropped[i] || sqlite3_vtab_nochange(context))) return SQLITE_OK;
       std::optional<std::string_view> v = c->rows->value(i);
-      if (!c->rows->status().is_ok()) return t->error(c->rows->status().message());
-      if (v) result_value(context, def.type, *v);
+      if (v) {
+        result_value(context, def.type, *v, c->rows->values_nul_terminated());
+      } else if (!c->rows->status().is_ok()) {  // a value that fails to decode reads as none
+        return t->error(c->rows->status().message());
+      }
       return SQLITE_OK;
     }
     if (i - n >= t->hidden.size()) return SQLITE_OK;

@@ -16,6 +16,16 @@ using types::CqlType;
 using types::TypeKind;
 
 int64_t signed_big_endian(std::string_view bytes) {
+  if (bytes.size() == 8) {  // bigint, counter: one load instead of a loop over the bytes
+    uint64_t v;
+    std::memcpy(&v, bytes.data(), 8);
+    return static_cast<int64_t>(__builtin_bswap64(v));
+  }
+  if (bytes.size() == 4) {  // int
+    uint32_t v;
+    std::memcpy(&v, bytes.data(), 4);
+    return static_cast<int32_t>(__builtin_bswap32(v));
+  }
   if (bytes.empty()) return 0;
   uint64_t v = static_cast<signed char>(bytes[0]) < 0 ? ~uint64_t{0} : 0;
   for (unsigned char c : bytes) v = (v << 8) | c;
@@ -152,10 +162,15 @@ std::string float_bytes(float f) {
 // it for each text value) then reallocates the value to append a terminator, after which the next
 // row's copy no longer fits the register and is allocated again: allocator calls that each take
 // SQLite's memstatus mutex. Text with an embedded NUL keeps its explicit length (strlen would
-// cut it short).
-void result_text(sqlite3_context* context, std::string_view text) {
+// cut it short). `terminated`: a NUL follows the text already (it views a std::string), so
+// SQLite can take it as it is instead of a terminated copy of it.
+void result_text(sqlite3_context* context, std::string_view text, bool terminated = false) {
   if (!text.empty() && std::memchr(text.data(), '\0', text.size()) != nullptr) {
     sqlite3_result_text(context, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+    return;
+  }
+  if (terminated) {
+    sqlite3_result_text(context, text.data(), -1, SQLITE_TRANSIENT);
     return;
   }
   char small[256];  // most values; SQLite copies the text before we return
@@ -165,17 +180,13 @@ void result_text(sqlite3_context* context, std::string_view text) {
     sqlite3_result_text(context, small, -1, SQLITE_TRANSIENT);
     return;
   }
-  std::string terminated(text);
-  sqlite3_result_text(context, terminated.c_str(), -1, SQLITE_TRANSIENT);
+  std::string copy(text);
+  sqlite3_result_text(context, copy.c_str(), -1, SQLITE_TRANSIENT);
 }
 
 // The same for a string of our own, which is terminated already.
 void result_text(sqlite3_context* context, const std::string& text) {
-  if (text.find('\0') != std::string::npos) {
-    sqlite3_result_text(context, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-    return;
-  }
-  sqlite3_result_text(context, text.c_str(), -1, SQLITE_TRANSIENT);
+  result_text(context, std::string_view(text), /*terminated=*/true);
 }
 
 }  // namespace
@@ -205,7 +216,8 @@ const char* declared_sql_type(const CqlType& type) {
   }
 }
 
-void result_value(sqlite3_context* context, const CqlType& type, std::string_view bytes) {
+void result_value(sqlite3_context* context, const CqlType& type, std::string_view bytes,
+                  bool terminated) {
   TypeKind k = type.kind;
   if (bytes.empty() && empty_reads_as_blob(k)) {
     // Cassandra's "empty" value of a non-string type: shown as an empty blob.
@@ -246,7 +258,7 @@ void result_value(sqlite3_context* context, const CqlType& type, std::string_vie
     }
     case TypeKind::kText:
     case TypeKind::kAscii:
-      result_text(context, bytes);
+      result_text(context, bytes, terminated);
       return;
     case TypeKind::kBlob:
       sqlite3_result_blob(context, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);

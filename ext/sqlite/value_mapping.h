@@ -30,7 +30,10 @@ inline bool empty_reads_as_blob(types::TypeKind k) {
 }
 
 // Sets the result of `context` to the SQL form of `bytes` (a serialized value of `type`).
-void result_value(sqlite3_context* context, const types::CqlType& type, std::string_view bytes);
+// `terminated`: a NUL byte follows `bytes` (they view a std::string), so text needs no
+// terminated copy of its own.
+void result_value(sqlite3_context* context, const types::CqlType& type, std::string_view bytes,
+                  bool terminated = false);
 
 // The CQL value for an SQL value written to a column (NULL gives nullopt). `column` names it in
 // the message: Invalid value for column "hour" of type int: 'abc' (Unable to make int from 'abc')
