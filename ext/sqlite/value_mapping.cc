@@ -15,23 +15,6 @@ namespace {
 using types::CqlType;
 using types::TypeKind;
 
-int64_t signed_big_endian(std::string_view bytes) {
-  if (bytes.size() == 8) {  // bigint, counter: one load instead of a loop over the bytes
-    uint64_t v;
-    std::memcpy(&v, bytes.data(), 8);
-    return static_cast<int64_t>(__builtin_bswap64(v));
-  }
-  if (bytes.size() == 4) {  // int
-    uint32_t v;
-    std::memcpy(&v, bytes.data(), 4);
-    return static_cast<int32_t>(__builtin_bswap32(v));
-  }
-  if (bytes.empty()) return 0;
-  uint64_t v = static_cast<signed char>(bytes[0]) < 0 ? ~uint64_t{0} : 0;
-  for (unsigned char c : bytes) v = (v << 8) | c;
-  return static_cast<int64_t>(v);
-}
-
 std::string big_endian(int64_t v, size_t width) {
   std::string out(width, '\0');
   for (size_t i = 0; i < width; ++i) {
@@ -216,8 +199,8 @@ const char* declared_sql_type(const CqlType& type) {
   }
 }
 
-void result_value(sqlite3_context* context, const CqlType& type, std::string_view bytes,
-                  bool terminated) {
+void result_value_of(sqlite3_context* context, const CqlType& type, std::string_view bytes,
+                     bool terminated) {
   TypeKind k = type.kind;
   if (bytes.empty() && empty_reads_as_blob(k)) {
     // Cassandra's "empty" value of a non-string type: shown as an empty blob.

@@ -3,6 +3,8 @@
 // CQL value of a column's type, exactly round-tripping what was read.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -29,11 +31,44 @@ inline bool empty_reads_as_blob(types::TypeKind k) {
   return k != types::TypeKind::kText && k != types::TypeKind::kAscii && k != types::TypeKind::kBlob;
 }
 
+// A big-endian two's-complement integer of 0 to 8 bytes (CQL's integer types, varint up to 8
+// bytes, the bits of a float or double).
+inline int64_t signed_big_endian(std::string_view bytes) {
+  if (bytes.size() == 8) {  // bigint, counter: one load instead of a loop over the bytes
+    uint64_t v;
+    std::memcpy(&v, bytes.data(), 8);
+    return static_cast<int64_t>(__builtin_bswap64(v));
+  }
+  if (bytes.size() == 4) {  // int
+    uint32_t v;
+    std::memcpy(&v, bytes.data(), 4);
+    return static_cast<int32_t>(__builtin_bswap32(v));
+  }
+  if (bytes.empty()) return 0;
+  uint64_t v = static_cast<signed char>(bytes[0]) < 0 ? ~uint64_t{0} : 0;
+  for (unsigned char c : bytes) v = (v << 8) | c;
+  return static_cast<int64_t>(v);
+}
+
 // Sets the result of `context` to the SQL form of `bytes` (a serialized value of `type`).
 // `terminated`: a NUL byte follows `bytes` (they view a std::string), so text needs no
 // terminated copy of its own.
-void result_value(sqlite3_context* context, const types::CqlType& type, std::string_view bytes,
-                  bool terminated = false);
+void result_value_of(sqlite3_context* context, const types::CqlType& type, std::string_view bytes,
+                     bool terminated);
+// The same, with its commonest cases inline: xColumn sets a result per value per row, and the
+// calls down to sqlite3_result_* cost as much as the work.
+inline void result_value(sqlite3_context* context, const types::CqlType& type,
+                         std::string_view bytes, bool terminated = false) {
+  const types::TypeKind k = type.kind;
+  if (is_integer_kind(k) && !bytes.empty()) {
+    sqlite3_result_int64(context, signed_big_endian(bytes));
+  } else if (terminated && (k == types::TypeKind::kText || k == types::TypeKind::kAscii) &&
+             (bytes.empty() || std::memchr(bytes.data(), '\0', bytes.size()) == nullptr)) {
+    sqlite3_result_text(context, bytes.data(), -1, SQLITE_TRANSIENT);  // result_text() says why -1
+  } else {
+    result_value_of(context, type, bytes, terminated);
+  }
+}
 
 // The CQL value for an SQL value written to a column (NULL gives nullopt). `column` names it in
 // the message: Invalid value for column "hour" of type int: 'abc' (Unable to make int from 'abc')
