@@ -9,8 +9,53 @@
 
 namespace cassette::storage {
 
+namespace {
+
+Status malformed_block(const std::string* path, std::string_view what, uint64_t offset) {
+  return Status::corruption(fmt::format("sstable {}: malformed block ({}) at offset {}",
+                                        path != nullptr ? *path : "?", what, offset));
+}
+
+// What is wrong with `block`'s restart array; nullptr when nothing is.
+const char* restart_array_error(std::string_view block) {
+  const size_t size = block.size();
+  if (size < 4 || size > UINT32_MAX) return "bad block size";
+  const uint32_t count = coding::decode_fixed32(block.data() + size - 4);
+  if (count == 0 || count > (size - 4) / 4) return "bad restart count";
+  const size_t restarts_offset = size - 4 - 4ull * count;
+  // Restart points start at 0 and strictly increase inside the entries area; an empty block has
+  // just the one at 0.
+  const char* restarts = block.data() + restarts_offset;
+  uint32_t previous = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint32_t point = coding::decode_fixed32(restarts + 4ull * i);
+    const bool ok = i == 0 ? point == 0 && (restarts_offset > 0 || count == 1)
+                           : point > previous && point < restarts_offset;
+    if (!ok) return "bad restart point";
+    previous = point;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+Status check_block(std::string_view block, const std::string& path, uint64_t offset) {
+  const char* error = restart_array_error(block);
+  return error == nullptr ? Status::ok() : malformed_block(&path, error, offset);
+}
+
 void BlockIterator::reset(std::shared_ptr<const std::string> block, const std::string* path,
                           uint64_t offset) {
+  start(std::move(block), path, offset, /*check=*/true);
+}
+
+void BlockIterator::reset_checked(std::shared_ptr<const std::string> block,
+                                  const std::string* path, uint64_t offset) {
+  start(std::move(block), path, offset, /*check=*/false);
+}
+
+void BlockIterator::start(std::shared_ptr<const std::string> block, const std::string* path,
+                          uint64_t offset, bool check) {
   block_ = std::move(block);
   path_ = path;
   block_offset_ = offset;
@@ -20,21 +65,12 @@ void BlockIterator::reset(std::shared_ptr<const std::string> block, const std::s
   interval_.clear();
   interval_keys_.clear();
   invalidate();
-
-  const size_t size = block_->size();
-  if (size < 4 || size > UINT32_MAX) return corrupt("bad block size");
-  const uint32_t count = coding::decode_fixed32(data_ + size - 4);
-  if (count == 0 || count > (size - 4) / 4) return corrupt("bad restart count");
-  restart_count_ = count;
-  restarts_offset_ = static_cast<uint32_t>(size - 4 - 4ull * count);
-  // Restart points start at 0 and strictly increase inside the entries area; an empty block has
-  // just the one at 0.
-  for (uint32_t i = 0; i < count; ++i) {
-    const uint32_t point = restart_point(i);
-    const bool ok = i == 0 ? point == 0 && (restarts_offset_ > 0 || count == 1)
-                           : point > restart_point(i - 1) && point < restarts_offset_;
-    if (!ok) return corrupt("bad restart point");
+  if (check) {
+    if (const char* error = restart_array_error(*block_)) return corrupt(error);
   }
+  const size_t size = block_->size();
+  restart_count_ = coding::decode_fixed32(data_ + size - 4);
+  restarts_offset_ = static_cast<uint32_t>(size - 4 - 4ull * restart_count_);
   current_ = next_ = restarts_offset_;
 }
 
@@ -56,10 +92,7 @@ void BlockIterator::invalidate() {
 }
 
 void BlockIterator::corrupt(std::string_view what) {
-  if (status_.is_ok()) {
-    status_ = Status::corruption(fmt::format("sstable {}: malformed block ({}) at offset {}",
-                                             path_ != nullptr ? *path_ : "?", what, block_offset_));
-  }
+  if (status_.is_ok()) status_ = malformed_block(path_, what, block_offset_);
   invalidate();
 }
 

@@ -19,6 +19,11 @@
 
 namespace cassette::storage {
 
+// Checks the restart array of an uncompressed block against FORMAT.md's invariants: OK, or the
+// Corruption "sstable <path>: malformed block (<what>) at offset <offset>" a BlockIterator would
+// report for it.
+Status check_block(std::string_view block, const std::string& path, uint64_t offset);
+
 class BlockIterator {
  public:
   BlockIterator() = default;
@@ -26,8 +31,12 @@ class BlockIterator {
   BlockIterator& operator=(const BlockIterator&) = delete;
 
   // Starts over on `block` (not positioned). `path` must outlive the iterator; it and `offset`
-  // name the block in errors. Checks the restart array at once.
+  // name the block in errors. Checks the restart array at once (check_block).
   void reset(std::shared_ptr<const std::string> block, const std::string* path, uint64_t offset);
+  // The same for a block that passed check_block already: SSTableReader::Impl::read_block checks
+  // every block it reads, so a block served from the cache is checked once, not at every seek.
+  void reset_checked(std::shared_ptr<const std::string> block, const std::string* path,
+                     uint64_t offset);
   // Drops the block.
   void clear();
 
@@ -55,6 +64,9 @@ class BlockIterator {
   };
   static constexpr size_t kNoPosition = SIZE_MAX;
 
+  // Takes `block`; corrupt when `check` is set and its restart array is malformed.
+  void start(std::shared_ptr<const std::string> block, const std::string* path, uint64_t offset,
+             bool check);
   uint32_t restart_point(uint32_t index) const;
   // Decodes the entry header at `offset`; false when it does not fit in the entries area.
   bool decode_entry(uint32_t offset, uint32_t* shared, uint32_t* unshared, uint32_t* value_size,

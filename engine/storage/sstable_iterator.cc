@@ -100,8 +100,8 @@ class SSTableIterator final : public EntryIterator {
     if (number == index_number_) return true;  // already loaded: only reposition
     auto block = table_->read_block(table_->summary_handles[number]);
     if (!block.is_ok()) return fail(block.status());
-    index_.reset(std::move(block).value(), &table_->path, table_->summary_handles[number].offset);
-    if (!index_.status().is_ok()) return fail(index_.status());
+    index_.reset_checked(std::move(block).value(), &table_->path,
+                         table_->summary_handles[number].offset);
     index_number_ = number;
     return true;
   }
@@ -125,8 +125,7 @@ class SSTableIterator final : public EntryIterator {
     ReadAhead* ahead = blocks_in_order_ >= kBlocksBeforeReadAhead ? &ahead_ : nullptr;
     auto block = table_->read_block(handle, ahead, forward);
     if (!block.is_ok()) return fail(block.status());
-    data_.reset(std::move(block).value(), &table_->path, handle.offset);
-    if (!data_.status().is_ok()) return fail(data_.status());
+    data_.reset_checked(std::move(block).value(), &table_->path, handle.offset);
     data_offset_ = handle.offset;
     return true;
   }

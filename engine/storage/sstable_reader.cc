@@ -67,14 +67,18 @@ Result<BlockCache::Block> SSTableReader::Impl::read_block(const BlockHandle& han
   if (cache != nullptr) {
     if (BlockCache::Block hit = cache->lookup(cache_id, handle.offset)) return hit;
   }
+  // Every block read is checked here, once, before it is cached: iterators then take blocks on
+  // trust (BlockIterator::reset_checked) however often the cache serves them.
   if (ahead == nullptr) {
     CASSETTE_ASSIGN_OR_RETURN(std::string block, read_block_uncached(handle));
+    CASSETTE_RETURN_IF_ERROR(check_block(block, path, handle.offset));
     if (cache != nullptr) return cache->insert(cache_id, handle.offset, std::move(block));
     return std::make_shared<const std::string>(std::move(block));
   }
   std::shared_ptr<std::string> buffer = ahead->free_buffer();
   CASSETTE_ASSIGN_OR_RETURN(std::string_view stored, stored_in_window(handle, ahead, forward));
   CASSETTE_RETURN_IF_ERROR(unframe_block_into(stored, handle, path, buffer.get()));
+  CASSETTE_RETURN_IF_ERROR(check_block(*buffer, path, handle.offset));
   if (cache != nullptr) cache->admit_if_room(cache_id, handle.offset, buffer);
   return BlockCache::Block(std::move(buffer));
 }

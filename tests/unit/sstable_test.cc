@@ -570,6 +570,75 @@ TEST_CASE("any flipped bit is caught as Corruption naming the file, or changes n
           " bytes");
 }
 
+namespace {
+
+// The offsets of the first `count` blocks of an uncompressed SSTable (blocks follow each other
+// from offset 0; each ends with a raw-type byte and the checksum of what precedes it).
+std::vector<std::pair<size_t, size_t>> first_blocks(const std::string& file, size_t count) {
+  std::vector<std::pair<size_t, size_t>> blocks;  // offset, size without the trailer
+  size_t start = 0;
+  for (size_t end = start; blocks.size() < count && end + kBlockTrailerSize <= file.size(); ++end) {
+    if (file[end] != 0) continue;
+    const uint32_t stored = coding::decode_fixed32(file.data() + end + 1);
+    if (stored != crc32c::mask(crc32c::value(std::string_view(file).substr(start, end + 1 - start)))) {
+      continue;
+    }
+    blocks.emplace_back(start, end - start);
+    start = end + kBlockTrailerSize;
+    end = start - 1;
+  }
+  return blocks;
+}
+
+}  // namespace
+
+TEST_CASE("a block with a bad restart array and a good checksum is Corruption, cached or not") {
+  TempDir dir;
+  const std::string path = dir.file("orig.sst");
+  SSTableWriterOptions options;
+  options.compression_level = 0;
+  options.block_size = 256;
+  const Entries entries = make_entries(60);
+  write_sstable(path, entries, options);
+  auto original = file::read_whole_file(path);
+  REQUIRE(original.is_ok());
+  const auto blocks = first_blocks(*original, 5);
+  REQUIRE(blocks.size() == 5);
+  // Block 0 is read by a seek; block 4 by a scan, through its read-ahead window.
+  for (size_t damaged_block : {size_t{0}, size_t{4}}) {
+    const auto [offset, size] = blocks[damaged_block];
+    std::string damaged = *original;
+    const uint32_t count = coding::decode_fixed32(damaged.data() + offset + size - 4);
+    REQUIRE(count >= 1);
+    std::string first_restart;
+    coding::put_fixed32(&first_restart, 1);  // the first restart point must be 0
+    damaged.replace(offset + size - 4 - 4 * count, 4, first_restart);
+    std::string checksum;
+    coding::put_fixed32(&checksum,
+                        crc32c::mask(crc32c::value(std::string_view(damaged).substr(offset, size + 1))));
+    damaged.replace(offset + size + 1, 4, checksum);
+    const std::string damaged_path = dir.file("damaged.sst");
+    REQUIRE(file::write_file_atomically(damaged_path, damaged).is_ok());
+    const std::string expected = "sstable " + damaged_path +
+                                 ": malformed block (bad restart point) at offset " +
+                                 std::to_string(offset);
+    for (size_t cache_bytes : {size_t{0}, size_t{1} << 20}) {
+      BlockCache cache(cache_bytes == 0 ? 1 : cache_bytes);
+      auto reader = open_sstable(damaged_path, cache_bytes == 0 ? nullptr : &cache);
+      for (int round = 0; round < 2; ++round) {  // the second read would be a cache hit
+        auto it = reader->new_iterator();
+        Entries read = scan_forward(it.get());
+        CHECK_FALSE(it->valid());
+        CHECK(it->status().message() == expected);
+        CHECK(read.size() < entries.size());
+        if (damaged_block == 0) CHECK(read.empty());
+      }
+      const Status verified = reader->verify();
+      CHECK(verified.message() == expected);
+    }
+  }
+}
+
 TEST_CASE("blocks: restart points, seeks in both directions, and prefix compression") {
   for (int interval : {1, 3, 16}) {
     BlockBuilder builder(interval);
