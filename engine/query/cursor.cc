@@ -5,6 +5,8 @@
 // The reads are computed up front from the bindings (partition keys x clustering ranges, at most
 // the product of the IN lists), never the rows: a full scan is one RowCursor over the table.
 #include <algorithm>
+#include <mutex>
+#include <span>
 
 #include "engine/cql/table_codec.h"
 #include "engine/query/query.h"
@@ -24,21 +26,25 @@ using schema::TableDef;
 
 using Range = std::pair<std::string, std::string>;  // [start, end) of encoded clustering keys
 
-// The cartesian product of value lists, in list order.
-std::vector<std::vector<std::string>> product(const std::vector<std::vector<std::string>>& lists) {
-  std::vector<std::vector<std::string>> out(1);
-  for (const auto& list : lists) {
-    std::vector<std::vector<std::string>> next;
-    next.reserve(out.size() * list.size());
-    for (const auto& prefix : out) {
-      for (const std::string& v : list) {
-        next.push_back(prefix);
-        next.back().push_back(v);
-      }
-    }
-    out = std::move(next);
+// Calls f(combination) for each combination of the cartesian product of `lists` (one value of
+// each list, the last list varying fastest) until f fails; none when a list is empty, one empty
+// combination when there are no lists. The combination is a buffer reused from call to call.
+template <typename F>
+Status for_each_combination(std::span<const std::vector<std::string>* const> lists, F&& f) {
+  for (const std::vector<std::string>* list : lists) {
+    if (list->empty()) return Status::ok();
   }
-  return out;
+  std::vector<std::string> combination(lists.size());
+  std::vector<size_t> at(lists.size(), 0);
+  size_t changed = 0;  // combination[changed..] must be (re)filled
+  while (true) {
+    for (size_t i = changed; i < lists.size(); ++i) combination[i] = (*lists[i])[at[i]];
+    CASSETTE_RETURN_IF_ERROR(f(std::span<const std::string>(combination)));
+    size_t i = lists.size();
+    while (i > 0 && ++at[i - 1] == lists[i - 1]->size()) at[--i] = 0;
+    if (i == 0) return Status::ok();
+    changed = i - 1;
+  }
 }
 
 // Sorted, disjoint ranges (an empty end means "to the last row").
@@ -46,6 +52,7 @@ std::vector<Range> normalize(std::vector<Range> ranges) {
   ranges.erase(std::remove_if(ranges.begin(), ranges.end(),
                               [](const Range& r) { return !r.second.empty() && r.first >= r.second; }),
                ranges.end());
+  if (ranges.size() < 2) return ranges;  // nothing to sort or merge (the usual single range)
   std::sort(ranges.begin(), ranges.end());
   std::vector<Range> merged;
   for (Range& r : ranges) {
@@ -62,6 +69,50 @@ std::vector<Range> normalize(std::vector<Range> ranges) {
   return merged;
 }
 
+// A table's key columns in key order, with the clustering types and orders that encoding and
+// decoding clustering keys take: what every cursor on the table needs, computed once per table.
+struct KeyLayout {
+  std::vector<const ColumnDef*> partition_key;  // into the TableDef it was computed from
+  std::vector<const ColumnDef*> clustering;
+  std::vector<types::CqlType> clustering_types;
+  std::unique_ptr<bool[]> clustering_descending;  // one per clustering column
+};
+
+// The key layout of `table`, from a small cache of the tables cursors were opened on last. An
+// entry knows its table by a weak_ptr: owner-equal to `table` means the very same TableDef (its
+// control block cannot be reused while the entry holds it), never another one at a reused address.
+std::shared_ptr<const KeyLayout> key_layout(const std::shared_ptr<const TableDef>& table) {
+  struct Entry {
+    std::weak_ptr<const TableDef> owner;
+    const TableDef* table;
+    std::shared_ptr<const KeyLayout> layout;
+  };
+  static constexpr size_t kEntries = 16;
+  static std::mutex mutex;
+  static std::vector<Entry> cache;
+  {
+    std::lock_guard lock(mutex);
+    for (const Entry& e : cache) {
+      if (e.table == table.get() && !e.owner.owner_before(table) && !table.owner_before(e.owner)) {
+        return e.layout;
+      }
+    }
+  }
+  auto layout = std::make_shared<KeyLayout>();
+  layout->partition_key = table->partition_key();
+  layout->clustering = table->clustering();
+  layout->clustering_descending = std::make_unique<bool[]>(layout->clustering.size() + 1);
+  for (size_t i = 0; i < layout->clustering.size(); ++i) {
+    layout->clustering_types.push_back(layout->clustering[i]->type);
+    layout->clustering_descending[i] = layout->clustering[i]->descending;
+  }
+  std::lock_guard lock(mutex);
+  std::erase_if(cache, [](const Entry& e) { return e.owner.expired(); });
+  if (cache.size() >= kEntries) cache.erase(cache.begin());  // the oldest
+  cache.push_back(Entry{table, table.get(), layout});
+  return layout;
+}
+
 int64_t decode_bigint(std::string_view bytes) {
   uint64_t v = 0;
   for (unsigned char c : bytes) v = (v << 8) | c;
@@ -72,19 +123,19 @@ class Cursor final : public QueryCursor {
  public:
   Cursor(const storage::Store& store, std::shared_ptr<const storage::Snapshot> snapshot,
          std::shared_ptr<const TableDef> table)
-      : store_(store), snapshot_(std::move(snapshot)), table_(std::move(table)) {
+      : store_(store),
+        snapshot_(std::move(snapshot)),
+        table_(std::move(table)),
+        // The key layout, computed once per table: opening a cursor or decoding a row's
+        // clustering key must not rebuild it.
+        layout_(key_layout(table_)),
+        clustering_columns_(layout_->clustering),
+        partition_key_columns_(layout_->partition_key),
+        clustering_types_(layout_->clustering_types),
+        clustering_descending_(layout_->clustering_descending.get()) {
     values_.resize(table_->columns.size());
     decoded_row_.assign(table_->columns.size(), 0);
-    // The clustering layout, once: decoding a row's clustering key must not rebuild it.
-    clustering_columns_ = table_->clustering();
-    partition_key_columns_ = table_->partition_key();
-    const std::vector<const ColumnDef*>& clustering = clustering_columns_;
-    clustering_descending_ = std::make_unique<bool[]>(clustering.size() + 1);
-    for (size_t i = 0; i < clustering.size(); ++i) {
-      clustering_types_.push_back(clustering[i]->type);
-      clustering_descending_[i] = clustering[i]->descending;
-    }
-    clustering_values_.resize(clustering.size());
+    clustering_values_.resize(clustering_columns_.size());
   }
 
   Status prepare(const Plan& plan, Bindings bindings);
@@ -218,7 +269,7 @@ class Cursor final : public QueryCursor {
     }
     CASSETTE_RETURN_IF_ERROR(types::encode_clustering(
         clustering_types_,
-        std::span<const bool>(clustering_descending_.get(), clustering_types_.size()), values, &out));
+        std::span<const bool>(clustering_descending_, clustering_types_.size()), values, &out));
     return out;
   }
 
@@ -266,6 +317,7 @@ class Cursor final : public QueryCursor {
   const storage::Store& store_;
   std::shared_ptr<const storage::Snapshot> snapshot_;
   std::shared_ptr<const TableDef> table_;
+  std::shared_ptr<const KeyLayout> layout_;
 
   std::vector<storage::ReadSpec> reads_;
   size_t next_read_ = 0;
@@ -276,15 +328,16 @@ class Cursor final : public QueryCursor {
   bool done_ = false;
   Status status_;
 
-  std::vector<const ColumnDef*> clustering_columns_;     // TableDef::clustering(), once
-  std::vector<const ColumnDef*> partition_key_columns_;  // TableDef::partition_key(), once
+  // The parts of layout_ (table_'s key layout) the cursor reads.
+  const std::vector<const ColumnDef*>& clustering_columns_;
+  const std::vector<const ColumnDef*>& partition_key_columns_;
+  const std::vector<types::CqlType>& clustering_types_;
+  const bool* clustering_descending_;
   std::unique_ptr<storage::RowCursor> cursor_;
   std::string partition_key_;
   const storage::RowCursor* partition_read_ = nullptr;  // the read partition_number_ counts in
   uint64_t partition_number_ = 0;
   std::vector<std::string> key_values_;
-  std::vector<types::CqlType> clustering_types_;
-  std::unique_ptr<bool[]> clustering_descending_;
   // Decoded values are tagged with the serial number of the row they belong to, so moving to the
   // next row invalidates them all without touching them.
   uint64_t row_serial_ = 1;
@@ -401,25 +454,26 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
 
   // Clustering ranges: the product of the EQ/IN prefix, then a slice on the next column.
   const std::vector<const ColumnDef*>& clustering = clustering_columns_;
-  std::vector<std::vector<std::string>> prefix_lists;
+  std::vector<const std::vector<std::string>*> prefix_lists;
   size_t position = 0;
   for (; position < clustering.size(); ++position) {
     size_t c = static_cast<size_t>(clustering[position] - table.columns.data());
     if (!equal[c]) break;
-    prefix_lists.push_back(*equal[c]);
+    prefix_lists.push_back(&*equal[c]);
   }
   std::vector<Range> ranges;
   const ColumnDef* sliced = position < clustering.size() ? clustering[position] : nullptr;
   size_t sliced_index = sliced ? static_cast<size_t>(sliced - table.columns.data()) : 0;
   clustering_restricted =
       !prefix_lists.empty() || (sliced && (lower[sliced_index].value || upper[sliced_index].value));
-  for (const std::vector<std::string>& prefix : product(prefix_lists)) {
+  auto add_range = [&](std::span<const std::string> prefix) -> Status {
     CASSETTE_ASSIGN_OR_RETURN(std::string encoded, clustering_key_bytes(prefix));
-    Range range{encoded, prefix.empty() ? std::string() : types::prefix_end_bound(encoded)};
+    std::string end = prefix.empty() ? std::string() : types::prefix_end_bound(encoded);
+    Range range{std::move(encoded), std::move(end)};
     if (sliced) {
       auto bound = [&](const Bound& b, bool value_lower) -> Status {
         if (!b.value) return Status::ok();
-        std::vector<std::string> values = prefix;
+        std::vector<std::string> values(prefix.begin(), prefix.end());
         values.push_back(*b.value);
         CASSETTE_ASSIGN_OR_RETURN(std::string key, clustering_key_bytes(values));
         // A DESC column turns value order around in byte order.
@@ -437,7 +491,9 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
       CASSETTE_RETURN_IF_ERROR(bound(upper[sliced_index], false));
     }
     ranges.push_back(std::move(range));
-  }
+    return Status::ok();
+  };
+  CASSETTE_RETURN_IF_ERROR(for_each_combination(prefix_lists, add_range));
   ranges = normalize(std::move(ranges));
   if (ranges.empty()) return Status::ok();
   if (plan.reverse) std::reverse(ranges.begin(), ranges.end());
@@ -451,33 +507,37 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
   };
 
   if (plan.access == AccessKind::kPartitions) {
-    std::vector<std::vector<std::string>> key_lists;
+    std::vector<const std::vector<std::string>*> key_lists;
     for (const ColumnDef* c : partition_key_columns_) {
       size_t index = static_cast<size_t>(c - table.columns.data());
       if (!equal[index]) {
         return Status::invalid_argument(
             fmt::format("A partition lookup plan has no value for partition key column {}.", c->name));
       }
-      key_lists.push_back(*equal[index]);
+      key_lists.push_back(&*equal[index]);
     }
     // Partitions in storage order (token, key), as a scan would return them.
     std::vector<std::string> prefixes;
-    for (const std::vector<std::string>& key : product(key_lists)) {
+    auto add_prefix = [&](std::span<const std::string> key) -> Status {
       bool fits = true;
       for (const std::string& component : key) {
         fits = fits && (key.size() == 1 || component.size() <= types::kMaxPartitionKeyComponentSize);
       }
-      if (!fits) continue;  // such a key cannot have been written
+      if (!fits) return Status::ok();  // such a key cannot have been written
       std::string bytes = cql::partition_key_bytes(key);
       prefixes.push_back(storage::partition_prefix(types::murmur3_token(bytes), bytes));
-    }
+      return Status::ok();
+    };
+    CASSETTE_RETURN_IF_ERROR(for_each_combination(key_lists, add_prefix));
     std::sort(prefixes.begin(), prefixes.end());
     prefixes.erase(std::unique(prefixes.begin(), prefixes.end()), prefixes.end());
     if (plan.reverse) std::reverse(prefixes.begin(), prefixes.end());
-    for (const std::string& prefix : prefixes) {
+    reads_.reserve(prefixes.size() * ranges.size());
+    for (std::string& prefix : prefixes) {
       for (const Range& range : ranges) {
         storage::ReadSpec spec;
-        spec.partition_prefix = prefix;
+        // The last read of a partition takes its prefix.
+        spec.partition_prefix = &range == &ranges.back() ? std::move(prefix) : prefix;
         add_read(std::move(spec), range);
       }
     }
