@@ -31,6 +31,14 @@ using Range = std::pair<std::string, std::string>;  // [start, end) of encoded c
 // combination when there are no lists. The combination is a buffer reused from call to call.
 template <typename F>
 Status for_each_combination(std::span<const std::vector<std::string>* const> lists, F&& f) {
+  // Fast paths, no copies: no lists (one empty combination) and one list (its values in turn).
+  if (lists.empty()) return f(std::span<const std::string>());
+  if (lists.size() == 1) {
+    for (const std::string& value : *lists.front()) {
+      CASSETTE_RETURN_IF_ERROR(f(std::span<const std::string>(&value, 1)));
+    }
+    return Status::ok();
+  }
   for (const std::vector<std::string>* list : lists) {
     if (list->empty()) return Status::ok();
   }
@@ -268,8 +276,8 @@ class Cursor final : public QueryCursor {
                                           values.size(), clustering_types_.size()));
     }
     CASSETTE_RETURN_IF_ERROR(types::encode_clustering(
-        clustering_types_,
-        std::span<const bool>(clustering_descending_, clustering_types_.size()), values, &out));
+        clustering_types_, std::span<const bool>(clustering_descending_, clustering_types_.size()),
+        values, &out));
     return out;
   }
 
@@ -361,12 +369,15 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
 
   // Group the argument values by column, dropping nulls (they match nothing).
   const size_t n = table.columns.size();
-  std::vector<std::optional<std::vector<std::string>>> equal(n);  // EQ/IN: the allowed values
   struct Bound {
     std::optional<std::string> value;
     bool inclusive = false;
   };
-  std::vector<Bound> lower(n), upper(n);
+  struct ColumnBindings {
+    std::optional<std::vector<std::string>> equal;  // EQ/IN: the allowed values
+    Bound lower, upper;
+  };
+  std::vector<ColumnBindings> restricted(n);
   storage::TokenRange tokens;
   bool nothing = false;
   for (size_t i = 0; i < plan.arguments.size(); ++i) {
@@ -418,25 +429,25 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
                                     return types::compare_values(type, x, y) == 0;
                                   }),
                       present.end());
-        if (equal[column]) {  // two EQ/IN on one column: their intersection
+        if (restricted[column].equal) {  // two EQ/IN on one column: their intersection
           std::vector<std::string> both;
           for (const std::string& v : present) {
-            for (const std::string& w : *equal[column]) {
+            for (const std::string& w : *restricted[column].equal) {
               if (types::compare_values(type, v, w) == 0) both.push_back(v);
             }
           }
           present = std::move(both);
         }
-        equal[column] = std::move(present);
+        restricted[column].equal = std::move(present);
         break;
       }
       case Operator::kGt:
       case Operator::kGe:
-        lower[column] = {std::move(present.front()), a.op == Operator::kGe};
+        restricted[column].lower = {std::move(present.front()), a.op == Operator::kGe};
         break;
       case Operator::kLt:
       case Operator::kLe:
-        upper[column] = {std::move(present.front()), a.op == Operator::kLe};
+        restricted[column].upper = {std::move(present.front()), a.op == Operator::kLe};
         break;
       default: break;
     }
@@ -446,9 +457,9 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
   // Regular-column EQ (an index scan): a filter on every row.
   bool clustering_restricted = false;
   for (size_t c = 0; c < n; ++c) {
-    if (!equal[c]) continue;
+    if (!restricted[c].equal) continue;
     if (table.columns[c].kind == ColumnKind::kRegular || table.columns[c].kind == ColumnKind::kStatic) {
-      filters_.push_back({c, *equal[c]});
+      filters_.push_back({c, *restricted[c].equal});
     }
   }
 
@@ -458,14 +469,15 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
   size_t position = 0;
   for (; position < clustering.size(); ++position) {
     size_t c = static_cast<size_t>(clustering[position] - table.columns.data());
-    if (!equal[c]) break;
-    prefix_lists.push_back(&*equal[c]);
+    if (!restricted[c].equal) break;
+    prefix_lists.push_back(&*restricted[c].equal);
   }
   std::vector<Range> ranges;
   const ColumnDef* sliced = position < clustering.size() ? clustering[position] : nullptr;
   size_t sliced_index = sliced ? static_cast<size_t>(sliced - table.columns.data()) : 0;
   clustering_restricted =
-      !prefix_lists.empty() || (sliced && (lower[sliced_index].value || upper[sliced_index].value));
+      !prefix_lists.empty() ||
+      (sliced && (restricted[sliced_index].lower.value || restricted[sliced_index].upper.value));
   auto add_range = [&](std::span<const std::string> prefix) -> Status {
     CASSETTE_ASSIGN_OR_RETURN(std::string encoded, clustering_key_bytes(prefix));
     std::string end = prefix.empty() ? std::string() : types::prefix_end_bound(encoded);
@@ -487,8 +499,8 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
         }
         return Status::ok();
       };
-      CASSETTE_RETURN_IF_ERROR(bound(lower[sliced_index], true));
-      CASSETTE_RETURN_IF_ERROR(bound(upper[sliced_index], false));
+      CASSETTE_RETURN_IF_ERROR(bound(restricted[sliced_index].lower, true));
+      CASSETTE_RETURN_IF_ERROR(bound(restricted[sliced_index].upper, false));
     }
     ranges.push_back(std::move(range));
     return Status::ok();
@@ -510,11 +522,11 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
     std::vector<const std::vector<std::string>*> key_lists;
     for (const ColumnDef* c : partition_key_columns_) {
       size_t index = static_cast<size_t>(c - table.columns.data());
-      if (!equal[index]) {
+      if (!restricted[index].equal) {
         return Status::invalid_argument(
             fmt::format("A partition lookup plan has no value for partition key column {}.", c->name));
       }
-      key_lists.push_back(&*equal[index]);
+      key_lists.push_back(&*restricted[index].equal);
     }
     // Partitions in storage order (token, key), as a scan would return them.
     std::vector<std::string> prefixes;

@@ -49,8 +49,8 @@ void BlockIterator::reset(std::shared_ptr<const std::string> block, const std::s
   start(std::move(block), path, offset, /*check=*/true);
 }
 
-void BlockIterator::reset_checked(std::shared_ptr<const std::string> block,
-                                  const std::string* path, uint64_t offset) {
+void BlockIterator::reset_checked(std::shared_ptr<const std::string> block, const std::string* path,
+                                  uint64_t offset) {
   start(std::move(block), path, offset, /*check=*/false);
 }
 

@@ -580,7 +580,8 @@ std::vector<std::pair<size_t, size_t>> first_blocks(const std::string& file, siz
   for (size_t end = start; blocks.size() < count && end + kBlockTrailerSize <= file.size(); ++end) {
     if (file[end] != 0) continue;
     const uint32_t stored = coding::decode_fixed32(file.data() + end + 1);
-    if (stored != crc32c::mask(crc32c::value(std::string_view(file).substr(start, end + 1 - start)))) {
+    if (stored !=
+        crc32c::mask(crc32c::value(std::string_view(file).substr(start, end + 1 - start)))) {
       continue;
     }
     blocks.emplace_back(start, end - start);
@@ -614,8 +615,8 @@ TEST_CASE("a block with a bad restart array and a good checksum is Corruption, c
     coding::put_fixed32(&first_restart, 1);  // the first restart point must be 0
     damaged.replace(offset + size - 4 - 4 * count, 4, first_restart);
     std::string checksum;
-    coding::put_fixed32(&checksum,
-                        crc32c::mask(crc32c::value(std::string_view(damaged).substr(offset, size + 1))));
+    coding::put_fixed32(
+        &checksum, crc32c::mask(crc32c::value(std::string_view(damaged).substr(offset, size + 1))));
     damaged.replace(offset + size + 1, 4, checksum);
     const std::string damaged_path = dir.file("damaged.sst");
     REQUIRE(file::write_file_atomically(damaged_path, damaged).is_ok());
