@@ -77,9 +77,19 @@ std::vector<Range> normalize(std::vector<Range> ranges) {
   return merged;
 }
 
+// What QueryCursor::value() needs of a column, packed: it runs per column per row, between
+// which the host touches much other memory, and a ColumnDef (name, type, ...) is large.
+struct ColumnAccess {
+  ColumnKind kind;
+  uint32_t position;     // partition key and clustering columns: which component
+  storage::ColumnId id;  // regular and static columns
+};
+
 // A table's key columns in key order, with the clustering types and orders that encoding and
-// decoding clustering keys take: what every cursor on the table needs, computed once per table.
+// decoding clustering keys take, and every column's ColumnAccess: what every cursor on the
+// table needs, computed once per table.
 struct KeyLayout {
+  std::vector<ColumnAccess> columns;  // by index in TableDef::columns
   std::vector<const ColumnDef*> partition_key;  // into the TableDef it was computed from
   std::vector<const ColumnDef*> clustering;
   std::vector<types::CqlType> clustering_types;
@@ -107,6 +117,9 @@ std::shared_ptr<const KeyLayout> key_layout(const std::shared_ptr<const TableDef
     }
   }
   auto layout = std::make_shared<KeyLayout>();
+  for (const ColumnDef& c : table->columns) {
+    layout->columns.push_back({c.kind, static_cast<uint32_t>(std::max(c.position, 0)), c.id});
+  }
   layout->partition_key = table->partition_key();
   layout->clustering = table->clustering();
   layout->clustering_descending = std::make_unique<bool[]>(layout->clustering.size() + 1);
@@ -184,22 +197,23 @@ class Cursor final : public QueryCursor {
   int64_t token() const override { return cursor_->token(); }
 
   std::optional<std::string_view> value(size_t column) override {
-    const ColumnDef& c = table_->columns[column];
-    switch (c.kind) {
+    const ColumnAccess& a = layout_->columns[column];
+    switch (a.kind) {
       case ColumnKind::kPartitionKey:
-        return std::string_view(key_values_[static_cast<size_t>(c.position)]);
+        return std::string_view(key_values_[a.position]);
       case ColumnKind::kClustering: {
         if (cursor_->is_static_only()) return std::nullopt;
         if (clustering_row_ != row_serial_ && !decode_clustering()) return std::nullopt;
-        size_t p = static_cast<size_t>(c.position);
-        if (p >= clustering_count_) return std::nullopt;
-        return std::string_view(clustering_values_[p]);
+        if (a.position >= clustering_count_) return std::nullopt;
+        return std::string_view(clustering_values_[a.position]);
       }
       case ColumnKind::kStatic:
       case ColumnKind::kRegular: {
-        const storage::Row* row = row_for(c);
+        const storage::Row* row = a.kind == ColumnKind::kStatic ? cursor_->static_row()
+                                  : cursor_->is_static_only()   ? nullptr
+                                                                : &cursor_->row();
         if (row == nullptr) return std::nullopt;
-        const storage::ColumnData* data = row->find_column(c.id);
+        const storage::ColumnData* data = row->find_column(a.id);
         if (data == nullptr) return std::nullopt;
         // The common case, a simple non-counter cell: a view of the stored bytes, no copy.
         if (!data->complex && !data->cell.is_counter()) {
@@ -207,7 +221,7 @@ class Cursor final : public QueryCursor {
           return std::string_view(data->cell.value);
         }
         if (decoded_row_[column] != row_serial_) {
-          values_[column] = cql::read_column(c, *row);
+          values_[column] = cql::read_column(table_->columns[column], *row);
           decoded_row_[column] = row_serial_;
         }
         if (!values_[column]) return std::nullopt;

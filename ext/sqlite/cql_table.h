@@ -47,6 +47,15 @@ struct CqlTable {
   std::string sql_schema, sql_name;  // the virtual table's SQLite schema ("main") and name
   bool owns_table = false;      // created by this virtual table: DROP TABLE drops it
   std::vector<size_t> sql_order;     // SQL column i (< n) -> index in table->columns
+  // What xColumn needs of SQL column i (< n), packed in one array: it runs per value per row,
+  // between which SQLite and the host touch much other memory, and a ColumnDef is large.
+  struct ColumnRead {
+    uint32_t column;  // sql_order[i]
+    bool key;         // a partition key or clustering column
+    types::TypeKind kind;
+    const types::CqlType* type;  // in *table
+  };
+  std::vector<ColumnRead> reads;
   std::vector<size_t> sql_position;  // index in table->columns -> SQL column (the inverse)
   std::vector<HiddenColumn> hidden;  // SQL column n + i
   // What changed in the catalog since the table was connected, as of catalog version
@@ -82,6 +91,7 @@ std::vector<int> indexed_columns_of(const schema::Schema& schema, const schema::
 struct CqlCursor {
   sqlite3_vtab_cursor base;  // must come first
   std::unique_ptr<query::QueryCursor> rows;
+  bool values_terminated = false;  // rows->values_nul_terminated()
   bool eof = true;
   CqlTable* table() { return reinterpret_cast<CqlTable*>(base.pVtab); }
 };

@@ -453,6 +453,7 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
     c->rows = grouped ? group_rows(std::move(parts), t->table, std::move(g->terms),
                                    std::move(g->keep), kGroupingMemory)
                       : std::move(parts.front());
+    c->values_terminated = c->rows->values_nul_terminated();
     return cql_next(cursor);
   });
 }
@@ -474,17 +475,16 @@ int cql_column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int column
   auto* c = reinterpret_cast<CqlCursor*>(cursor);
   return guarded(cursor->pVtab, [&] {
     CqlTable* t = c->table();
-    size_t n = t->cql_columns();
+    const size_t n = t->reads.size();
     size_t i = static_cast<size_t>(column);
     if (i < n) {
-      i = t->sql_order[i];
-      const schema::ColumnDef& def = t->table->columns[i];
+      const CqlTable::ColumnRead& read = t->reads[i];
       // An UPDATE that does not assign this column: no need to produce it (xUpdate keeps it).
       // A column dropped since the table was connected reads as NULL.
-      if (!def.is_primary_key() && (t->dropped[i] || sqlite3_vtab_nochange(context))) return SQLITE_OK;
-      std::optional<std::string_view> v = c->rows->value(i);
+      if (!read.key && (t->dropped[read.column] || sqlite3_vtab_nochange(context))) return SQLITE_OK;
+      std::optional<std::string_view> v = c->rows->value(read.column);
       if (v) {
-        result_value(context, def.type, *v, c->rows->values_nul_terminated());
+        result_value(context, read.kind, *read.type, *v, c->values_terminated);
       } else if (!c->rows->status().is_ok()) {  // a value that fails to decode reads as none
         return t->error(c->rows->status().message());
       }

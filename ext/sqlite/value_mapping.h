@@ -57,9 +57,9 @@ void result_value_of(sqlite3_context* context, const types::CqlType& type, std::
                      bool terminated);
 // The same, with its commonest cases inline: xColumn sets a result per value per row, and the
 // calls down to sqlite3_result_* cost as much as the work.
-inline void result_value(sqlite3_context* context, const types::CqlType& type,
-                         std::string_view bytes, bool terminated = false) {
-  const types::TypeKind k = type.kind;
+// (`k` is type.kind, for a caller that keeps it at hand.)
+inline void result_value(sqlite3_context* context, types::TypeKind k, const types::CqlType& type,
+                         std::string_view bytes, bool terminated) {
   if (is_integer_kind(k) && !bytes.empty()) {
     sqlite3_result_int64(context, signed_big_endian(bytes));
   } else if (terminated && (k == types::TypeKind::kText || k == types::TypeKind::kAscii) &&
@@ -68,6 +68,10 @@ inline void result_value(sqlite3_context* context, const types::CqlType& type,
   } else {
     result_value_of(context, type, bytes, terminated);
   }
+}
+inline void result_value(sqlite3_context* context, const types::CqlType& type,
+                         std::string_view bytes, bool terminated = false) {
+  result_value(context, type.kind, type, bytes, terminated);
 }
 
 // The CQL value for an SQL value written to a column (NULL gives nullopt). `column` names it in
