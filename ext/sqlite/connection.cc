@@ -5,6 +5,22 @@
 
 namespace cassette::sqlite {
 
+namespace {
+
+// Stores flush and compact inline, in the statement whose write fills the memtable, with no
+// thread of their own (as the PostgreSQL side does). A thread, once started, makes the host a
+// multi-threaded process for good: glibc then turns every pthread mutex operation into an
+// atomic one, and Python's sqlite3 takes SQLite's connection mutex several times per value it
+// reads (~20% of a 50-row partition slice, measured: tests/bench/bench_sqlite.sh slices
+// 6.4 s -> 5.3 s); a process with an idle engine thread is also unsafe to fork().
+storage::StoreOptions store_options() {
+  storage::StoreOptions options;
+  options.background_threads = false;
+  return options;
+}
+
+}  // namespace
+
 Result<std::shared_ptr<storage::Store>> Connection::store_for(const std::string& db_name,
                                                               const std::string& store_argument) {
   std::string path = store_argument;
@@ -15,7 +31,7 @@ Result<std::shared_ptr<storage::Store>> Connection::store_for(const std::string&
   }
   if (path.empty() || path == ":memory:") {
     if (!memory_store_) {
-      CASSETTE_ASSIGN_OR_RETURN(memory_store_, storage::Store::open(":memory:"));
+      CASSETTE_ASSIGN_OR_RETURN(memory_store_, storage::Store::open(":memory:", store_options()));
     }
     return memory_store_;
   }
@@ -31,7 +47,7 @@ Result<std::shared_ptr<storage::Store>> Connection::store_for(const std::string&
     return Status::not_found("Cannot open store " + path + ": directory " + parent.string() +
                              " does not exist");
   }
-  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store, storage::Store::open(key));
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store, storage::Store::open(key, store_options()));
   stores_[key] = store;
   return store;
 }
