@@ -209,9 +209,7 @@ class Cursor final : public QueryCursor {
       }
       case ColumnKind::kStatic:
       case ColumnKind::kRegular: {
-        const storage::Row* row = a.kind == ColumnKind::kStatic ? cursor_->static_row()
-                                  : cursor_->is_static_only()   ? nullptr
-                                                                : &cursor_->row();
+        const storage::Row* row = row_for(a.kind);
         if (row == nullptr) return std::nullopt;
         const storage::ColumnData* data = row->find_column(a.id);
         if (data == nullptr) return std::nullopt;
@@ -236,13 +234,13 @@ class Cursor final : public QueryCursor {
 
   std::optional<int64_t> writetime(size_t column) const override {
     const ColumnDef& c = table_->columns[column];
-    const storage::Row* row = row_for(c);
+    const storage::Row* row = row_for(c.kind);
     if (row == nullptr) return std::nullopt;
     return cql::column_writetime(c, *row);
   }
   std::optional<int64_t> ttl(size_t column) const override {
     const ColumnDef& c = table_->columns[column];
-    const storage::Row* row = row_for(c);
+    const storage::Row* row = row_for(c.kind);
     if (row == nullptr) return std::nullopt;
     return cql::column_ttl(c, *row, snapshot_->now_seconds);
   }
@@ -295,9 +293,10 @@ class Cursor final : public QueryCursor {
     return out;
   }
 
-  const storage::Row* row_for(const ColumnDef& c) const {
-    if (c.kind == ColumnKind::kStatic) return cursor_->static_row();
-    if (c.kind == ColumnKind::kRegular && !cursor_->is_static_only()) return &cursor_->row();
+  // The stored row that holds a column of this kind in the current row (none for key columns).
+  const storage::Row* row_for(ColumnKind kind) const {
+    if (kind == ColumnKind::kStatic) return cursor_->static_row();
+    if (kind == ColumnKind::kRegular && !cursor_->is_static_only()) return &cursor_->row();
     return nullptr;
   }
 

@@ -146,14 +146,11 @@ std::string float_bytes(float f) {
 // row's copy no longer fits the register and is allocated again: allocator calls that each take
 // SQLite's memstatus mutex. Text with an embedded NUL keeps its explicit length (strlen would
 // cut it short). `terminated`: a NUL follows the text already (it views a std::string), so
-// SQLite can take it as it is instead of a terminated copy of it.
+// SQLite can take it as it is instead of a terminated copy of it (result_terminated_text).
 void result_text(sqlite3_context* context, std::string_view text, bool terminated = false) {
+  if (terminated) return result_terminated_text(context, text);
   if (!text.empty() && std::memchr(text.data(), '\0', text.size()) != nullptr) {
     sqlite3_result_text(context, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
-    return;
-  }
-  if (terminated) {
-    sqlite3_result_text(context, text.data(), -1, SQLITE_TRANSIENT);
     return;
   }
   char small[256];  // most values; SQLite copies the text before we return

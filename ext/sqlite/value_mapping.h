@@ -51,6 +51,15 @@ inline int64_t signed_big_endian(std::string_view bytes) {
 }
 
 // Sets the result of `context` to the SQL form of `bytes` (a serialized value of `type`).
+// Sets a text result from text a NUL byte follows already (it views a std::string): SQLite
+// takes it NUL-terminated (length -1; value_mapping.cc's result_text() says why), unless it
+// holds a NUL of its own, which strlen would cut it short at: then with its explicit length.
+inline void result_terminated_text(sqlite3_context* context, std::string_view text) {
+  const bool inner_nul = !text.empty() && std::memchr(text.data(), '\0', text.size()) != nullptr;
+  sqlite3_result_text(context, text.data(), inner_nul ? static_cast<int>(text.size()) : -1,
+                      SQLITE_TRANSIENT);
+}
+
 // `terminated`: a NUL byte follows `bytes` (they view a std::string), so text needs no
 // terminated copy of its own.
 void result_value_of(sqlite3_context* context, const types::CqlType& type, std::string_view bytes,
@@ -62,9 +71,8 @@ inline void result_value(sqlite3_context* context, types::TypeKind k, const type
                          std::string_view bytes, bool terminated) {
   if (is_integer_kind(k) && !bytes.empty()) {
     sqlite3_result_int64(context, signed_big_endian(bytes));
-  } else if (terminated && (k == types::TypeKind::kText || k == types::TypeKind::kAscii) &&
-             (bytes.empty() || std::memchr(bytes.data(), '\0', bytes.size()) == nullptr)) {
-    sqlite3_result_text(context, bytes.data(), -1, SQLITE_TRANSIENT);  // result_text() says why -1
+  } else if (terminated && (k == types::TypeKind::kText || k == types::TypeKind::kAscii)) {
+    result_terminated_text(context, bytes);
   } else {
     result_value_of(context, type, bytes, terminated);
   }
