@@ -67,7 +67,9 @@ bool decode_deletion(Reader* in, DeletionTime* d) {
 // Copies bytes into a reused string: assign() copies into the existing capacity (a scan's values
 // are mostly small and the same size row after row); resize() first would zero-fill whatever
 // the new value adds to the old one's length.
-inline void assign_bytes(std::string* s, std::string_view bytes) { s->assign(bytes.data(), bytes.size()); }
+inline void assign_bytes(std::string* s, std::string_view bytes) {
+  s->assign(bytes.data(), bytes.size());
+}
 
 // Cell timestamps are stored relative to the row's liveness timestamp (0 when it has none): an
 // INSERT writes them equal, so each costs one byte instead of eight. Wrapping arithmetic keeps

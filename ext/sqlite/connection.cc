@@ -47,7 +47,8 @@ Result<std::shared_ptr<storage::Store>> Connection::store_for(const std::string&
     return Status::not_found("Cannot open store " + path + ": directory " + parent.string() +
                              " does not exist");
   }
-  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store, storage::Store::open(key, store_options()));
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store,
+                            storage::Store::open(key, store_options()));
   stores_[key] = store;
   return store;
 }

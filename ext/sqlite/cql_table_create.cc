@@ -333,7 +333,8 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   for (size_t i = 0; i < t->sql_order.size(); ++i) {
     t->sql_position[t->sql_order[i]] = i;
     const schema::ColumnDef& c = table->columns[t->sql_order[i]];
-    t->reads.push_back({static_cast<uint32_t>(t->sql_order[i]), c.is_primary_key(), c.type.kind, &c.type});
+    t->reads.push_back(
+        {static_cast<uint32_t>(t->sql_order[i]), c.is_primary_key(), c.type.kind, &c.type});
   }
   std::string declaration = "CREATE TABLE x(";
   for (size_t i = 0; i < t->sql_order.size(); ++i) {
