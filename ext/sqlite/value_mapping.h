@@ -55,7 +55,10 @@ inline int64_t signed_big_endian(std::string_view bytes) {
 // takes it NUL-terminated (length -1; value_mapping.cc's result_text() says why), unless it
 // holds a NUL of its own, which strlen would cut it short at: then with its explicit length.
 inline void result_terminated_text(sqlite3_context* context, std::string_view text) {
-  const bool inner_nul = !text.empty() && std::memchr(text.data(), '\0', text.size()) != nullptr;
+  // strlen, not memchr: the same answer here (a NUL follows the text), and glibc's strlen needs
+  // no length bookkeeping, which shows at three short text values a row (perf: memchr ~1.5% of
+  // a 50-row slice).
+  const bool inner_nul = std::strlen(text.data()) != text.size();
   sqlite3_result_text(context, text.data(), inner_nul ? static_cast<int>(text.size()) : -1,
                       SQLITE_TRANSIENT);
 }
