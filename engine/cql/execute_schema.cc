@@ -3,6 +3,8 @@
 // (cql3/statements/schema/*Statement.java).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <type_traits>
 
 #include "engine/cql/execute_schema_internal.h"
@@ -101,10 +103,70 @@ Result<ExecutionResult> execute_drop_keyspace(const DropKeyspaceStatement& state
   });
 }
 
+// Cassandra refuses any schema change in its local system keyspaces (system, system_schema and
+// the virtual system_views and system_virtual_schema), whatever the case the name is written in.
+// Most statements meet the refusal in their permission check, before anything else
+// (ClientState.preventSystemKSSchemaModification): Unauthorized, "system keyspace is not
+// user-modifiable.". CREATE KEYSPACE and DROP INDEX check no keyspace permission first and meet
+// it in AlterSchemaStatement.execute: InvalidRequest, "System keyspace 'system' is not
+// user-modifiable". Cassette keeps nothing there: a table made there would pass for Cassandra's.
+Status check_user_modifiable(const Statement& statement, const std::string& keyspace) {
+  std::string lower = keyspace;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower != "system" && lower != "system_schema" && lower != "system_views" &&
+      lower != "system_virtual_schema") {
+    return Status::ok();
+  }
+  if (std::holds_alternative<CreateKeyspaceStatement>(statement) ||
+      std::holds_alternative<DropIndexStatement>(statement)) {
+    return Status::invalid_argument(
+        fmt::format("System keyspace '{}' is not user-modifiable", keyspace));
+  }
+  return Status::unauthorized(fmt::format("{} keyspace is not user-modifiable.", keyspace));
+}
+
+// The keyspace a schema statement changes (the session's for an unqualified name); none for
+// TRUNCATE, which changes data, not schema.
+Result<std::optional<std::string>> changed_keyspace(const Statement& statement,
+                                                    const ExecutionContext& context) {
+  using Keyspace = std::optional<std::string>;
+  auto resolve = [&](const QualifiedName& name) -> Result<Keyspace> {
+    CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, context.resolve_keyspace(name));
+    return Keyspace(std::move(keyspace));
+  };
+  return std::visit(
+      [&](const auto& s) -> Result<Keyspace> {
+        using T = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<T, CreateKeyspaceStatement> ||
+                      std::is_same_v<T, AlterKeyspaceStatement> ||
+                      std::is_same_v<T, DropKeyspaceStatement>) {
+          return Keyspace(s.keyspace);
+        } else if constexpr (std::is_same_v<T, CreateTableStatement> ||
+                             std::is_same_v<T, AlterTableStatement> ||
+                             std::is_same_v<T, DropTableStatement> ||
+                             std::is_same_v<T, CreateIndexStatement>) {
+          return resolve(s.table);
+        } else if constexpr (std::is_same_v<T, CreateTypeStatement> ||
+                             std::is_same_v<T, AlterTypeStatement> ||
+                             std::is_same_v<T, DropTypeStatement>) {
+          return resolve(s.type);
+        } else if constexpr (std::is_same_v<T, DropIndexStatement>) {
+          return resolve(s.index);
+        } else {
+          return Keyspace();
+        }
+      },
+      statement);
+}
+
 }  // namespace
 
 Result<ExecutionResult> execute_schema_statement(const Statement& statement,
                                                  ExecutionContext& context) {
+  CASSETTE_ASSIGN_OR_RETURN(std::optional<std::string> keyspace,
+                            changed_keyspace(statement, context));
+  if (keyspace) CASSETTE_RETURN_IF_ERROR(check_user_modifiable(statement, *keyspace));
   return std::visit(
       [&](const auto& s) -> Result<ExecutionResult> {
         using T = std::decay_t<decltype(s)>;

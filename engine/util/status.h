@@ -25,6 +25,8 @@ enum class StatusCode {
   kSyntaxError,      // the statement does not parse (SyntaxException)
   kAlreadyExists,    // CREATE of a keyspace/table/type/index that exists (AlreadyExistsException)
   kConfiguration,    // a schema change Cassandra rejects as ConfigurationException
+  kUnauthorized,     // a statement no user may run, such as a system keyspace's schema change
+                     // (UnauthorizedException)
 };
 
 class [[nodiscard]] Status {
@@ -42,6 +44,7 @@ class [[nodiscard]] Status {
   static Status syntax_error(std::string msg) { return {StatusCode::kSyntaxError, std::move(msg)}; }
   static Status already_exists(std::string msg) { return {StatusCode::kAlreadyExists, std::move(msg)}; }
   static Status configuration(std::string msg) { return {StatusCode::kConfiguration, std::move(msg)}; }
+  static Status unauthorized(std::string msg) { return {StatusCode::kUnauthorized, std::move(msg)}; }
 
   bool is_ok() const { return code_ == StatusCode::kOk; }
   explicit operator bool() const { return is_ok(); }

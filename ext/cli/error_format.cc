@@ -49,6 +49,7 @@ bool is_cql_error(const Status& status) {
     case StatusCode::kSyntaxError:
     case StatusCode::kAlreadyExists:
     case StatusCode::kConfiguration:
+    case StatusCode::kUnauthorized:
       return true;
     default:
       return false;
@@ -64,6 +65,11 @@ std::string format_statement_error(const Status& status, const SourceLocation& w
                          where);
     case StatusCode::kSyntaxError:
       return with_prefix(fmt::format("SyntaxException: {}", status.message()), where);
+    case StatusCode::kUnauthorized:
+      return with_prefix(fmt::format("Unauthorized: Error from server: code=2100 [Unauthorized] "
+                                     "message=\"{}\"",
+                                     status.message()),
+                         where);
     case StatusCode::kConfiguration:
       return with_prefix(fmt::format("ConfigurationException: {}", status.message()), where);
     case StatusCode::kAlreadyExists:

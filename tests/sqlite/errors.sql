@@ -48,6 +48,7 @@ CREATE VIRTUAL TABLE bad1 USING cql(k int, v int);
 CREATE VIRTUAL TABLE bad2 USING cql(k nosuchtype PRIMARY KEY);
 CREATE VIRTUAL TABLE bad3 USING cql(table='main.nosuchtable');
 CREATE VIRTUAL TABLE bad4 USING cql(k int PRIMARY KEY, nosuchoption = 1);
+CREATE VIRTUAL TABLE bad5 USING cql(k int PRIMARY KEY, keyspace = 'system');
 SELECT name FROM sqlite_schema WHERE name LIKE 'bad%';
 SELECT cql('DESCRIBE TABLES') AS cql_tables;
 .print '== still exactly the first row'
