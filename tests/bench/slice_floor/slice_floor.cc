@@ -79,11 +79,13 @@ int load(FloorTable* table, const std::string& path, int64_t per_partition, char
       const unsigned char* t = sqlite3_column_text(stmt, column);
       return std::string(t ? reinterpret_cast<const char*>(t) : "");
     };
-    Row row{text(0), sqlite3_column_int64(stmt, 1), sqlite3_column_int64(stmt, 2), text(3), text(4)};
+    Row row{text(0), sqlite3_column_int64(stmt, 1), sqlite3_column_int64(stmt, 2), text(3),
+            text(4)};
     std::vector<Row>& rows = table->partitions[partition_key(row.source, row.hour)];
     if (static_cast<int64_t>(rows.size()) < per_partition) rows.push_back(std::move(row));
   }
-  if (rc != SQLITE_OK) *error = sqlite3_mprintf("slice_floor: %s: %s", path.c_str(), sqlite3_errmsg(source));
+  if (rc != SQLITE_OK)
+    *error = sqlite3_mprintf("slice_floor: %s: %s", path.c_str(), sqlite3_errmsg(source));
   sqlite3_finalize(stmt);
   sqlite3_close(source);
   return rc;
@@ -157,7 +159,8 @@ int floor_filter(sqlite3_vtab_cursor* base, int, const char*, int argc, sqlite3_
   cursor->end = found->second.size();
   if (argc > 2) {
     const int64_t limit = sqlite3_value_int64(argv[2]);
-    if (limit >= 0 && static_cast<size_t>(limit) < cursor->end) cursor->end = static_cast<size_t>(limit);
+    if (limit >= 0 && static_cast<size_t>(limit) < cursor->end)
+      cursor->end = static_cast<size_t>(limit);
   }
   return SQLITE_OK;
 }
@@ -176,11 +179,21 @@ int floor_column(sqlite3_vtab_cursor* base, sqlite3_context* context, int column
   auto* cursor = reinterpret_cast<FloorCursor*>(base);
   const Row& row = (*cursor->rows)[cursor->at];
   switch (column) {
-    case 0: sqlite3_result_text(context, row.source.c_str(), -1, SQLITE_TRANSIENT); break;
-    case 1: sqlite3_result_int64(context, row.hour); break;
-    case 2: sqlite3_result_int64(context, row.ts); break;
-    case 3: sqlite3_result_text(context, row.kind.c_str(), -1, SQLITE_TRANSIENT); break;
-    default: sqlite3_result_text(context, row.payload.c_str(), -1, SQLITE_TRANSIENT); break;
+    case 0:
+      sqlite3_result_text(context, row.source.c_str(), -1, SQLITE_TRANSIENT);
+      break;
+    case 1:
+      sqlite3_result_int64(context, row.hour);
+      break;
+    case 2:
+      sqlite3_result_int64(context, row.ts);
+      break;
+    case 3:
+      sqlite3_result_text(context, row.kind.c_str(), -1, SQLITE_TRANSIENT);
+      break;
+    default:
+      sqlite3_result_text(context, row.payload.c_str(), -1, SQLITE_TRANSIENT);
+      break;
   }
   return SQLITE_OK;
 }
