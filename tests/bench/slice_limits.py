@@ -25,14 +25,9 @@ SLICES = 3000
 
 
 def open_side(side, work):
-    path = os.path.join(work, side + ".db")
-    conn = bench.connect("cassette" if side == "cassette" else "native", path)
     if side == "floor":
-        conn.enable_load_extension(True)
-        conn.load_extension(os.path.join(bench.build_dir, "slice_floor"))
-        native = os.path.join(work, "native.db").replace("'", "''")
-        conn.execute(f"CREATE VIRTUAL TABLE events USING slice_floor('{native}', {max(LIMITS)})")
-        return conn
+        return bench.open_floor(max(LIMITS))  # from the native side's database
+    conn = bench.connect(side, os.path.join(work, side + ".db"))
     conn.execute(bench.CREATE[side])
     conn.execute("BEGIN")
     conn.execute(bench.INGEST)
@@ -45,6 +40,8 @@ def open_side(side, work):
 def main():
     work = bench.work  # the bench module's fresh directory (made when it is imported)
     try:
+        if not bench.has_floor():
+            sys.exit(f"slice_limits: no slice_floor.so in {bench.build_dir} (make bench builds it)")
         conns = {side: open_side(side, work) for side in ("native", "floor", "cassette")}
         rng = random.Random(42)
         keys = [("source-%d" % rng.randrange(bench.SOURCES), rng.randrange(bench.HOURS))

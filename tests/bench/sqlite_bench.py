@@ -93,17 +93,27 @@ def run_slices(conn):
     return time.perf_counter() - start, fetched
 
 
-def run_floor():
-    """The slices against slice_floor, loaded from the native database: (seconds, rows), or None
-    when the build has no slice_floor (built only with the benchmarks)."""
-    module = os.path.join(build_dir, "slice_floor")
-    if not os.path.exists(module + ".so"):
-        return None
+def has_floor():
+    """Whether the build has slice_floor (built only with the benchmarks)."""
+    return os.path.exists(os.path.join(build_dir, "slice_floor.so"))
+
+
+def open_floor(per_partition):
+    """A connection to work/floor.db whose `events` is slice_floor, holding the newest
+    `per_partition` rows of every partition of work/native.db (REQUIRES: has_floor())."""
     conn = sqlite3.connect(os.path.join(work, "floor.db"), isolation_level=None)
     conn.enable_load_extension(True)
-    conn.load_extension(module)
+    conn.load_extension(os.path.join(build_dir, "slice_floor"))
     native = os.path.join(work, "native.db").replace("'", "''")
-    conn.execute(f"CREATE VIRTUAL TABLE events USING slice_floor('{native}', 50)")
+    conn.execute(f"CREATE VIRTUAL TABLE events USING slice_floor('{native}', {per_partition})")
+    return conn
+
+
+def run_floor():
+    """The slices against slice_floor: (seconds, rows), or None when the build has none."""
+    if not has_floor():
+        return None
+    conn = open_floor(50)
     result = run_slices(conn)
     conn.close()
     return result
@@ -175,7 +185,7 @@ def main():
             sys.exit(1)
         print(f"# floor    slices {seconds:.2f} s: an in-memory virtual table (slice_floor), "
               f"native/floor {native['slices'] / seconds:.2f} (the most a virtual table scores), "
-              f"Cassette's storage read {(ours['slices'] - seconds) / slices * 1e6:.1f} us a slice")
+              f"Cassette's read path {(ours['slices'] - seconds) / slices * 1e6:.1f} us a slice")
     for workload in ("ingest", "slices", "scan"):
         print(f"RESULT {workload} sqlite-native {native[workload] / ours[workload]:.2f}")
     print(f"RESULT disk sqlite-native {native['disk'] / ours['disk']:.2f}")

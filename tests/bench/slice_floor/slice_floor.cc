@@ -74,7 +74,8 @@ int load(FloorTable* table, const std::string& path, int64_t per_partition, char
                             "ORDER BY source, hour, ts DESC",
                             -1, &stmt, nullptr);
   }
-  while (rc == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW) {
+  while (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    rc = SQLITE_OK;
     auto text = [&](int column) {
       const unsigned char* t = sqlite3_column_text(stmt, column);
       return std::string(t ? reinterpret_cast<const char*>(t) : "");
@@ -84,6 +85,7 @@ int load(FloorTable* table, const std::string& path, int64_t per_partition, char
     std::vector<Row>& rows = table->partitions[partition_key(row.source, row.hour)];
     if (static_cast<int64_t>(rows.size()) < per_partition) rows.push_back(std::move(row));
   }
+  if (rc == SQLITE_DONE) rc = SQLITE_OK;  // every row read; anything else stopped the read
   if (rc != SQLITE_OK)
     *error = sqlite3_mprintf("slice_floor: %s: %s", path.c_str(), sqlite3_errmsg(source));
   sqlite3_finalize(stmt);
