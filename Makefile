@@ -4,6 +4,7 @@
 #   make test    build, then run every test suite; prints "N passed, N failed"
 #   make bench   build the benchmarks (RocksDB peer) and print RESULT lines
 #   make demo    the main job: Twissandra in the sqlite3 shell, printing a home timeline
+#   make soak    processes on one store killed at random, invariants checked (SOAK_SECONDS=600)
 #   make install install the binaries (and, once built, the extensions)
 #   make clean   remove build/
 
@@ -11,13 +12,15 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 SANITIZE ?= OFF
+SOAK_SECONDS ?= 600
+SOAK_SEED ?=
 
 # Packages for building and testing; the benchmark peer is separate so a user need not install it.
 DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-dev libfmt-dev \
                doctest-dev libzstd-dev postgresql-15 postgresql-server-dev-15 libedit-dev python3
 BENCH_PACKAGES = librocksdb-dev
 
-.PHONY: deps bench-deps build test bench demo install clean
+.PHONY: deps bench-deps build test bench demo soak install clean
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
@@ -52,6 +55,13 @@ bench: bench-deps
 # tweets out to followers' timelines, and print one user's timeline, newest first.
 demo: build
 	examples/twissandra/run.sh $(BUILD_DIR) $(BUILD_DIR)/twissandra
+
+# Several processes on one store (sqlite3 hosts, the cassette shell, PostgreSQL backends through
+# cassette_fdw on a throwaway server) write, read, flush, compact and change the schema while
+# they are SIGKILLed at random; a checker proves the invariants after each kill
+# (tests/soak/run.sh). SOAK_SECONDS bounds it (CI: 60); SOAK_SEED repeats a run's choices.
+soak: build
+	SOAK_SECONDS=$(SOAK_SECONDS) SOAK_SEED=$(SOAK_SEED) tests/soak/run.sh $(BUILD_DIR)
 
 install: build
 	cmake --install $(BUILD_DIR)

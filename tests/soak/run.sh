@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The multi-process soak (tests/soak/soak.py) against a throwaway PostgreSQL 15:
+#   tests/soak/run.sh BUILD_DIR
+# Environment: SOAK_SECONDS (default 600), SOAK_SEED (default: the date and time), SOAK_DIR (the
+# work directory; default a new one under /tmp), SOAK_MAX_FILES, SOAK_MAX_FDS (the bounds the
+# checker holds the store's file count and each long-lived process's descriptors to).
+# As root, PostgreSQL and every soak process run as the `postgres` user (the server's backends
+# open the store, so it must be theirs). Prints a summary; exits 1 on any violation, keeping the
+# work directory and printing how to reproduce.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build_dir=$(cd "${1:-build}" && pwd)
+seconds=${SOAK_SECONDS:-600}
+seed=${SOAK_SEED:-$(date +%s)}
+
+for f in cassette cassette.so cassette_fdw.so; do
+  [ -f "$build_dir/$f" ] || { echo "soak: $build_dir/$f is missing: build first"; exit 1; }
+done
+if grep -q '^CASSETTE_SANITIZE:BOOL=ON' "$build_dir/CMakeCache.txt" 2>/dev/null; then
+  echo "soak: a sanitizer build of cassette_fdw cannot be loaded into PostgreSQL"; exit 1
+fi
+# A python3 whose sqlite3 module can load extensions (pyenv builds often cannot; Debian's can).
+python=
+for candidate in python3 /usr/bin/python3; do
+  if "$candidate" -c 'import sqlite3; sqlite3.Connection.enable_load_extension' 2>/dev/null; then
+    python=$(command -v "$candidate"); break
+  fi
+done
+[ -n "$python" ] || { echo "soak: no python3 whose sqlite3 can load extensions"; exit 1; }
+
+source "$root/tests/lib/pg_throwaway.sh"
+pg_throwaway_start || exit 1
+work=${SOAK_DIR:-$(mktemp -d /tmp/cassette-soak.XXXXXX)}
+mkdir -p "$work"
+[ "$(id -u)" = 0 ] && chown postgres: "$work"
+
+pg_run_as_postgres env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres PYTHONDONTWRITEBYTECODE=1 \
+    "$python" "$root/tests/soak/soak.py" --build "$build_dir" --work "$work" \
+    --seconds "$seconds" --seed "$seed" --max-files "${SOAK_MAX_FILES:-400}" \
+    --max-fds "${SOAK_MAX_FDS:-256}"
+status=$?
+if [ $status -eq 0 ] && [ -z "${SOAK_DIR:-}" ]; then rm -rf "$work"; fi
+exit $status
