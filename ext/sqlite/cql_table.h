@@ -34,6 +34,10 @@ struct RowKey {
   std::string partition_key;
   std::string clustering;
   bool static_only = false;
+  // A counter table's counters as the statement that last handed out this rowid read them, by
+  // index in table->columns (0 when absent). An UPDATE adds its new value minus this one: the
+  // value SQLite computed it from, so that what others committed since the read is kept.
+  std::vector<int64_t> counters_read;
 };
 
 struct CqlTable {

@@ -259,6 +259,20 @@ Result<std::vector<std::unique_ptr<query::QueryCursor>>> token_range_parts(
   return parts;
 }
 
+// The counters of the cursor's row as this statement reads them (RowKey::counters_read).
+void remember_counters(const CqlTable& t, query::QueryCursor& rows, RowKey& key) {
+  const auto& columns = t.table->columns;
+  key.counters_read.assign(columns.size(), 0);
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (!columns[i].type.is_counter()) continue;
+    std::optional<std::string_view> v = rows.value(i);
+    if (!v || v->size() != 8) continue;
+    uint64_t x = 0;
+    for (unsigned char b : *v) x = (x << 8) | b;
+    key.counters_read[i] = static_cast<int64_t>(x);
+  }
+}
+
 }  // namespace
 
 int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
@@ -522,14 +536,15 @@ int cql_rowid(sqlite3_vtab_cursor* cursor, sqlite3_int64* rowid) {
       auto it = t->rowids.find(id);
       if (it == t->rowids.end()) {
         if (t->rowids.size() > 4'000'000 && !t->in_transaction) t->rowids.clear();
-        t->rowids.emplace(id, RowKey{key, static_only ? std::string() : clustering, static_only});
-        break;
+        RowKey row{key, static_only ? std::string() : clustering, static_only, {}};
+        it = t->rowids.emplace(id, std::move(row)).first;
+      } else if (it->second.partition_key != key || it->second.static_only != static_only ||
+                 (!static_only && it->second.clustering != clustering)) {
+        ++id;
+        continue;
       }
-      if (it->second.partition_key == key && it->second.static_only == static_only &&
-          (static_only || it->second.clustering == clustering)) {
-        break;
-      }
-      ++id;
+      if (t->table->is_counter_table()) remember_counters(*t, *c->rows, it->second);
+      break;
     }
     *rowid = id;
     return SQLITE_OK;

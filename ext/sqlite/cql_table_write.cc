@@ -122,27 +122,18 @@ Status key_component_error(const ColumnDef& c, const std::string& v) {
   return Status::ok();
 }
 
-// The current row at (key, clustering), for counters and collection overwrites.
+// The current row at (key, clustering), for collection overwrites.
 Result<std::optional<storage::Row>> current_row(CqlTable& t, const std::string& key,
                                                 const std::optional<std::string>& clustering,
                                                 bool static_row) {
   CASSETTE_ASSIGN_OR_RETURN(auto committed, t.store->snapshot());
-  // As this transaction sees it: its own pending writes included (a counter's earlier deltas).
+  // As this transaction sees it: its own pending writes included.
   CASSETTE_ASSIGN_OR_RETURN(auto snapshot,
                             t.connection->pending(t.store.get()).with_overlay(committed));
   CASSETTE_ASSIGN_OR_RETURN(cql::CurrentRow current,
                             cql::read_current_row(*t.store, *snapshot, *t.table, key,
                                                   static_row ? std::nullopt : clustering));
   return static_row ? std::move(current.static_row) : std::move(current.row);
-}
-
-int64_t counter_of(const ColumnDef& c, const std::optional<storage::Row>& row) {
-  if (!row) return 0;
-  types::Value v = cql::read_column(c, *row);
-  if (!v || v->size() != 8) return 0;
-  uint64_t x = 0;
-  for (unsigned char b : *v) x = (x << 8) | b;
-  return static_cast<int64_t>(x);
 }
 
 // A write without clustering key is the static row's alone, as in CQL: every clustering column
@@ -251,6 +242,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
 
   PendingWrites& pending = t.connection->pending(t.store.get());
   const uint64_t statement = pending.next_statement();
+  const RowKey* row_read = nullptr;  // an UPDATE's row as the statement read it
   if (is_update) {
     auto old = t.rowids.find(sqlite3_value_int64(argv[0]));
     bool same = old != t.rowids.end() && old->second.partition_key == key &&
@@ -260,6 +252,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
           "UPDATE cannot change the primary key of a row of a cql table (CQL keys are "
           "immutable); DELETE the row and INSERT the new one");
     }
+    row_read = &old->second;
   } else if (table.is_counter_table()) {
     return Status::invalid_argument("INSERT statements are not allowed on counter tables, use UPDATE instead");
   }
@@ -319,7 +312,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     const bool is_static = c.is_static();
     if (is_static && !v && !is_update) continue;  // a NULL static in INSERT: left unset
     auto& cache = is_static ? existing_static : existing;
-    bool needs_row = c.type.is_counter() || (c.type.is_multi_cell() && !w.timestamp_set);
+    bool needs_row = c.type.is_multi_cell() && !w.timestamp_set;
     if (needs_row && !cache) {
       CASSETTE_ASSIGN_OR_RETURN(auto r, current_row(t, key, clustering, is_static));
       cache = std::move(r);
@@ -335,7 +328,10 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
       }
       int64_t now_value = 0;
       for (unsigned char b : *v) now_value = static_cast<int64_t>((static_cast<uint64_t>(now_value) << 8) | b);
-      int64_t delta = now_value - counter_of(c, *cache);
+      // Counter tables take only UPDATEs, so `row_read` is set: the delta is against the value
+      // SQLite computed the new one from, not the store's now (others may have added since).
+      const std::vector<int64_t>& before = row_read->counters_read;
+      int64_t delta = now_value - (before.empty() ? 0 : before[i]);
       storage::ColumnData data;
       data.id = c.id;
       data.cell = storage::Cell::counter(w.timestamp, delta);

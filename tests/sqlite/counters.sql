@@ -38,3 +38,13 @@ SELECT cql('SELECT views, uniques FROM main.page_views WHERE page = ''/'' AND da
 UPDATE page_views SET views = views + 1, uniques = uniques + 1 WHERE page = '/a' AND day = '2024-01-02';
 UPDATE page_views SET views = views + 1, uniques = coalesce(uniques, 0) + 1 WHERE page = '/a' AND day = '2024-01-02';
 SELECT views, uniques FROM page_views WHERE page = '/a' AND day = '2024-01-02';
+.print '== an increment another writer commits while an UPDATE runs is kept (no lost update)'
+.print '   (the cql() call commits +5 after the UPDATE read views, before it writes views + 1)'
+SELECT cql('UPDATE main.page_views SET views = views + 5 WHERE page = ''/'' AND day = ''2024-01-01''') AS result;
+UPDATE page_views SET views = views + 1 + 0 * length(cql('UPDATE main.page_views SET views = views + 5 WHERE page = ''/'' AND day = ''2024-01-01''')) WHERE page = '/' AND day = '2024-01-01';
+SELECT views FROM page_views WHERE page = '/' AND day = '2024-01-01';
+BEGIN;
+UPDATE page_views SET views = views + 100 WHERE page = '/' AND day = '2024-01-01';
+UPDATE page_views SET views = views + 1 + 0 * length(cql('UPDATE main.page_views SET views = views + 5 WHERE page = ''/'' AND day = ''2024-01-01''')) WHERE page = '/' AND day = '2024-01-01';
+COMMIT;
+SELECT views FROM page_views WHERE page = '/' AND day = '2024-01-01';
