@@ -42,6 +42,8 @@ run_suite cli tests/cli/test_cli.sh "$build_dir"
 for suite in sqlite postgres bridge; do
   if [ -x "tests/$suite/run.sh" ]; then run_suite "$suite" "tests/$suite/run.sh" "$build_dir"; fi
 done
+# The soak's checker finds each kind of violation it looks for (`make soak` runs the soak).
+run_suite soak-checker python3 tests/soak/test_checker.py "$build_dir"
 # The CQL golden corpus: one case per tests/cql/*.cql file.
 if ls tests/cql/*.cql >/dev/null 2>&1; then run_suite golden tests/cql/run_golden.sh "$build_dir"; fi
 

@@ -19,23 +19,14 @@ done
 if grep -q '^CASSETTE_SANITIZE:BOOL=ON' "$build_dir/CMakeCache.txt" 2>/dev/null; then
   echo "soak: a sanitizer build of cassette_fdw cannot be loaded into PostgreSQL"; exit 1
 fi
-# A python3 whose sqlite3 module can load extensions (pyenv builds often cannot; Debian's can).
-python=
-for candidate in python3 /usr/bin/python3; do
-  if "$candidate" -c 'import sqlite3; sqlite3.Connection.enable_load_extension' 2>/dev/null; then
-    python=$(command -v "$candidate"); break
-  fi
-done
-[ -n "$python" ] || { echo "soak: no python3 whose sqlite3 can load extensions"; exit 1; }
-
 source "$root/tests/lib/pg_throwaway.sh"
 pg_throwaway_start || exit 1
 work=${SOAK_DIR:-$(mktemp -d /tmp/cassette-soak.XXXXXX)}
 mkdir -p "$work"
 [ "$(id -u)" = 0 ] && chown postgres: "$work"
 
-pg_run_as_postgres env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres PYTHONDONTWRITEBYTECODE=1 \
-    "$python" "$root/tests/soak/soak.py" --build "$build_dir" --work "$work" \
+pg_run_as_postgres env PGHOST="$PGHOST" PGPORT="$PGPORT" PGUSER=postgres \
+    python3 "$root/tests/soak/soak.py" --build "$build_dir" --work "$work" \
     --seconds "$seconds" --seed "$seed" --max-files "${SOAK_MAX_FILES:-400}" \
     --max-fds "${SOAK_MAX_FDS:-256}"
 status=$?

@@ -25,7 +25,8 @@ import subprocess
 import sys
 import time
 
-from soak_common import SCHEMA_CQL, Paths, read_logs
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from soak_common import SCHEMA_CQL, Paths, read_logs, reexec_with_extension_loading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = sys.executable
@@ -305,6 +306,7 @@ def wait_gone(pid, timeout=10):
 
 
 def main():
+    reexec_with_extension_loading()
     parser = argparse.ArgumentParser()
     parser.add_argument("--build", required=True)
     parser.add_argument("--work", required=True)

@@ -15,7 +15,9 @@ import sqlite3
 import subprocess
 import sys
 
-from soak_common import SHARED_COUNTER, Paths, payload, read_logs, side_value
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from soak_common import (SHARED_COUNTER, Paths, payload, read_logs, reexec_with_extension_loading,
+                         side_value)
 
 SIDE_PREFIX = "side_"
 
@@ -221,6 +223,7 @@ class Checker:
 
 
 def main():
+    reexec_with_extension_loading()
     work_dir, build_dir, host, live, max_files = sys.argv[1:6]
     paths = Paths(work_dir)
     build_dir = os.path.abspath(build_dir)

@@ -24,6 +24,19 @@ import hashlib
 import json
 import os
 import random
+import sqlite3
+import sys
+
+def reexec_with_extension_loading():
+    """Runs this script again under Debian's python3 when this one's sqlite3 module cannot load
+    extensions (pyenv builds often cannot)."""
+    if hasattr(sqlite3.Connection, "enable_load_extension"):
+        return
+    system = "/usr/bin/python3"
+    if os.path.realpath(sys.executable) != os.path.realpath(system) and os.path.exists(system):
+        os.execv(system, [system] + sys.argv)
+    sys.exit("no python3 whose sqlite3 module can load extensions")
+
 
 KEYSPACE = "soak"
 SCHEMA_CQL = [

@@ -16,8 +16,9 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from soak_common import (MAX_K, Paths, Violations, WriterLog, cql_quote, known_writers, payload,
-                         read_logs, side_value, worker_rng)
+                         read_logs, reexec_with_extension_loading, side_value, worker_rng)
 from soak_hosts import (CqlFunctionHost, HostError, PostgresHost, SqliteHost, SqliteShellHost,
                         Transaction, batch_cql, counter_cql, markers_cql,
                         rows_cql)
@@ -448,6 +449,7 @@ class DdlWorker(WorkerBase):
 
 
 def main():
+    reexec_with_extension_loading()
     kind, writer, work_dir, seed, build_dir = sys.argv[1:6]
     signal.signal(signal.SIGTERM, request_stop)
     paths = Paths(work_dir)
