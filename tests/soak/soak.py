@@ -2,7 +2,8 @@
 once while this orchestrator SIGKILLs them at random; after each kill a fresh process checks the
 invariants (soak_check.py). Run through tests/soak/run.sh, which starts PostgreSQL:
 
-  soak.py --build BUILD_DIR --work WORK_DIR --seconds N --seed S [--no-postgres]
+  soak.py --build BUILD_DIR --work WORK_DIR --seconds N --seed S [--workers vtab1,...]
+          [--checkers sqlite,cassette] [--max-files N] [--max-fds N] [--no-postgres]
 
 Workers (soak_worker.py), each a process writing under its own name:
   vtab1, vtab2  Python sqlite3 + extension, SQL transactions on virtual tables
@@ -74,7 +75,7 @@ class Soak:
         self.paths = Paths(args.work)
         self.rng = random.Random(f"{args.seed}/orchestrator")
         self.workers = [Worker(s, k) for s, k in SLOTS.items()
-                        if k != "pg" or not args.no_postgres]
+                        if s in args.workers and (k != "pg" or not args.no_postgres)]
         self.kills = {}
         self.checker_runs = 0
         self.facts_checked = 0
@@ -120,7 +121,7 @@ class Soak:
         for w in self.workers:
             w.start(self.args, self.paths)
         while True:
-            pause = self.rng.uniform(0.5, 3.0)
+            pause = self.rng.uniform(0.3, 2.0)
             victim_index = self.rng.randrange(1 << 30)
             how_index = self.rng.randrange(1 << 30)
             if time.monotonic() + pause >= deadline:
@@ -130,8 +131,8 @@ class Soak:
             self.kill_one(how_index, victim_index)
             self.check(final=False)
         self.stop_workers()
-        self.check(final=True, host="sqlite")
-        self.check(final=True, host="cassette")
+        for host in self.args.checkers:
+            self.check(final=True, host=host)
         return time.monotonic() - started
 
     def kill_one(self, how_index, victim_index):
@@ -192,7 +193,7 @@ class Soak:
     # ---- checks -----------------------------------------------------------------------------
     def check(self, final, host=None):
         if host is None:
-            host = ("sqlite", "cassette")[self.next_checker_host % 2]
+            host = self.args.checkers[self.next_checker_host % len(self.args.checkers)]
             self.next_checker_host += 1
         live = "" if final else ",".join(w.writer for w in self.workers)
         proc = subprocess.run(
@@ -288,8 +289,11 @@ class Soak:
             for v in found[:3]:
                 print("  " + json.dumps(v, sort_keys=True)[:1500])
         if self.violations:
-            print(f"reproduce: make soak SOAK_SEED={self.args.seed} "
-                  f"SOAK_SECONDS={self.args.seconds} (work directory kept: {self.paths.work})")
+            subsets = "".join(f" SOAK_{name.upper()}={','.join(chosen)}" for name, chosen, every in (
+                ("workers", self.args.workers, list(SLOTS)),
+                ("checkers", self.args.checkers, ["sqlite", "cassette"])) if chosen != every)
+            print(f"reproduce: make soak SOAK_SEED={self.args.seed} SOAK_SECONDS="
+                  f"{self.args.seconds:g}{subsets} (work directory kept: {self.paths.work})")
         return not self.violations
 
 
@@ -315,7 +319,19 @@ def main():
     parser.add_argument("--max-files", type=int, default=400)
     parser.add_argument("--max-fds", type=int, default=256)
     parser.add_argument("--no-postgres", action="store_true")
+    # Fewer workers or checker hosts, e.g. SQLite hosts alone: the cassette shell's background
+    # compaction (in a worker or a checker) then no longer keeps the store's files down.
+    parser.add_argument("--workers", default=",".join(SLOTS),
+                        help="the worker slots to run (default: all)")
+    parser.add_argument("--checkers", default="sqlite,cassette",
+                        help="the hosts the checker reads through, in turn")
     args = parser.parse_args()
+    args.workers = [w for w in args.workers.split(",") if w]
+    args.checkers = [c for c in args.checkers.split(",") if c]
+    unknown = [w for w in args.workers if w not in SLOTS] + [
+        c for c in args.checkers if c not in ("sqlite", "cassette")]
+    if unknown or not args.workers or not args.checkers:
+        parser.error(f"unknown or missing workers or checkers: {unknown}")
     args.build = os.path.abspath(args.build)
     soak = Soak(args)
     soak.setup()

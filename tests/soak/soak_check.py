@@ -44,6 +44,18 @@ class ShellReader:
         return json.loads(proc.stdout)
 
 
+def side_tables_to_read(logs):
+    """The side tables whose rows the logs say must be there (created, no drop attempted)."""
+    created, dropping = set(), set()
+    for state in logs.values():
+        for kind, table, op in state.side_ops:
+            if kind == "s" and op in ("create", "expose"):
+                created.add(table)
+            elif kind == "S" and op == "drop":
+                dropping.add(table)
+    return created - dropping
+
+
 class Checker:
     def __init__(self, paths, reader, live, max_files, final):
         self.paths, self.reader, self.live = paths, reader, live
@@ -71,7 +83,7 @@ class Checker:
         tables = sorted(t["name"] for t in self.reader.query("DESCRIBE TABLES")
                         if t["keyspace_name"] == "soak")
         side = {}
-        for name in tables:
+        for name in sorted(side_tables_to_read(logs0) & set(tables)):
             if name.startswith(SIDE_PREFIX):
                 try:
                     side[name] = {r["id"]: r for r in self.reader.query(

@@ -23,7 +23,7 @@ from soak_hosts import (CqlFunctionHost, HostError, PostgresHost, SqliteHost, Sq
                         Transaction, batch_cql, counter_cql, markers_cql,
                         rows_cql)
 
-PACE = float(os.environ.get("SOAK_PACE", "0.04"))  # the most a worker sleeps between operations
+PACE = float(os.environ.get("SOAK_PACE", "0.06"))  # the most a worker sleeps between operations
 
 
 class Stopping:
