@@ -441,10 +441,14 @@ class DdlWorker(WorkerBase):
             error = None
         lost = {i: v for i, v in table["rows"].items()
                 if i not in got or any(got[i].get(c) != x for c, x in v.items())}
-        if error is not None or lost:
-            self.violations.report(f"acknowledged side-table rows are lost ({when})",
-                                   writer=self.writer, table=f"soak.{name}", error=error,
+        if error is not None:
+            self.violations.report(f"a side table not dropped reads ({when})",
+                                   writer=self.writer, table=f"soak.{name}", error=error)
+        elif lost:
+            self.violations.report(f"acknowledged side-table rows are present ({when})",
+                                   writer=self.writer, table=f"soak.{name}",
                                    lost_ids=sorted(lost)[:20], acked=len(table["rows"]))
+        if error is not None or lost:
             self.live.pop(name)  # reported once; its log stays for the checker
 
 
