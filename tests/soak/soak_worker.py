@@ -261,6 +261,12 @@ class CassetteShellWorker(WorkerBase):
                             "cassette marker, then rows in another process")
 
 
+def incarnation_order(writer):
+    """A writer name `slot-n` as (slot, n)."""
+    slot, _, n = writer.rpartition("-")
+    return (slot, int(n)) if n.isdigit() else (writer, 0)
+
+
 class DdlWorker(WorkerBase):
     """Side tables soak.side_* created, altered, written, dropped, and DDL rolled back, through
     virtual tables of app.db (in and out of SQL transactions) and cql(); now and then a column
@@ -282,7 +288,10 @@ class DdlWorker(WorkerBase):
         """The side tables earlier incarnations created and did not (try to) drop, with their
         acknowledged rows, so that a kill does not leave them behind for good."""
         live, attempted_ids, adds = {}, {}, {}
-        for state in read_logs(self.paths).values():
+        states = read_logs(self.paths)
+        # In the order the incarnations ran (ddl-2 before ddl-10): a later one may drop a table.
+        for writer in sorted(states, key=incarnation_order):
+            state = states[writer]
             for kind, table, op in state.side_ops:
                 if kind == "s" and op in ("create", "expose"):
                     live[table] = {"owned": op == "create", "columns": [], "rows": {}}
