@@ -167,9 +167,7 @@ Status cut_segment(int fd, const std::string& path, uint64_t segment, uint64_t s
         "commit log {}: cannot append at offset {} of a {}-byte segment", path, offset, size));
   }
   if (offset == size) return Status::ok();
-  if (::ftruncate(fd, static_cast<off_t>(offset)) != 0) {
-    return file::errno_status("cannot truncate", path);
-  }
+  CASSETTE_RETURN_IF_ERROR(file::truncate_file(fd, offset, path));
   return file::fsync_file(fd, path);
 }
 
@@ -355,7 +353,7 @@ Result<LogPosition> CommitLogWriter::append(std::string_view payload) {
   if (!s.is_ok()) {
     // Take the record back so nothing follows a half-written one, and refuse further appends:
     // after a failed write or sync the file's state is unknown.
-    (void)::ftruncate(fd_.get(), static_cast<off_t>(end_.offset));
+    (void)file::truncate_file(fd_.get(), end_.offset, segment_path_);
     std::lock_guard lock(sync_mutex_);
     if (sync_error_.is_ok()) sync_error_ = s;
     return s;

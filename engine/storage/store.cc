@@ -347,9 +347,8 @@ StoreStats Store::stats() const {
   auto segments = list_commit_log_segments(p_->log_dir);
   if (segments.is_ok()) {
     for (uint64_t seg : *segments) {
-      std::error_code ec;
-      auto size = std::filesystem::file_size(file::join(p_->log_dir, commit_log_segment_name(seg)), ec);
-      if (!ec) s.commit_log_bytes += size;
+      auto size = file::file_size(file::join(p_->log_dir, commit_log_segment_name(seg)));
+      if (size.is_ok()) s.commit_log_bytes += *size;
     }
   }
   s.flushes = p_->flushes.load();

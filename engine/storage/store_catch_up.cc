@@ -3,7 +3,6 @@
 // catch-up does the same incrementally: a new manifest swaps the SSTable set (and rebuilds the
 // memtable if another process flushed), new log records go into the memtable.
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -168,13 +167,10 @@ Status Store::Private::replay_log_locked() {
 // over it.
 bool Store::Private::log_tail_is_ours_locked() const {
   if (log_writer == nullptr || log_writer->end() != log_end) return false;
-  struct stat st;
   std::string segment = file::join(log_dir, commit_log_segment_name(log_end.segment));
-  if (::stat(segment.c_str(), &st) != 0 || static_cast<uint64_t>(st.st_size) != log_end.offset) {
-    return false;
-  }
-  std::string next = file::join(log_dir, commit_log_segment_name(log_end.segment + 1));
-  return ::access(next.c_str(), F_OK) != 0;
+  Result<uint64_t> size = file::file_size(segment);
+  if (!size.is_ok() || *size != log_end.offset) return false;
+  return !file::exists(file::join(log_dir, commit_log_segment_name(log_end.segment + 1)));
 }
 
 Status Store::Private::remove_orphan_files_locked() {

@@ -47,9 +47,8 @@ Result<ChangeCounter> ChangeCounter::open(const std::string& store_dir) {
   // Growing a file is idempotent and atomic enough: every process asks for the same size, and
   // new bytes read as zero.
   CASSETTE_ASSIGN_OR_RETURN(uint64_t size, file::file_size(fd.get(), path));
-  if (size < kSize && ::ftruncate(fd.get(), kSize) != 0) return file::errno_status("cannot size", path);
-  void* map = ::mmap(nullptr, kSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
-  if (map == MAP_FAILED) return file::errno_status("cannot map", path);
+  if (size < kSize) CASSETTE_RETURN_IF_ERROR(file::truncate_file(fd.get(), kSize, path));
+  CASSETTE_ASSIGN_OR_RETURN(void* map, file::map_shared(fd.get(), kSize, path));
   return ChangeCounter(map, static_cast<std::atomic<uint64_t>*>(map));
 }
 

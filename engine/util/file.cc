@@ -1,13 +1,13 @@
 #include "engine/util/file.h"
 
-#include <dirent.h>
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+
+#include "engine/util/file_system.h"
 
 namespace cassette::file {
 
@@ -31,58 +31,39 @@ Status errno_status(std::string_view what, const std::string& path) {
 }
 
 Result<UniqueFd> open_file(const std::string& path, int flags, int mode) {
-  int fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
-  if (fd < 0) {
-    if (errno == ENOENT) return Status::not_found(fmt::format("no such file: {}", path));
-    return errno_status("cannot open", path);
-  }
-  return UniqueFd(fd);
+  return file_system_for(path).open(path, flags, mode);
 }
 
 Status write_all(int fd, std::string_view data, const std::string& path) {
-  while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno_status("cannot write", path);
-    }
-    data.remove_prefix(static_cast<size_t>(n));
-  }
-  return Status::ok();
+  return file_system_for(path).write(fd, data, path);
 }
 
 Status pread_exact(int fd, uint64_t offset, size_t n, char* out, const std::string& path) {
-  size_t done = 0;
-  while (done < n) {
-    ssize_t got = ::pread(fd, out + done, n - done, static_cast<off_t>(offset + done));
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      return errno_status("cannot read", path);
-    }
-    if (got == 0) {
-      return Status::corruption(
-          fmt::format("{}: truncated: wanted {} bytes at offset {}", path, n, offset));
-    }
-    done += static_cast<size_t>(got);
-  }
-  return Status::ok();
+  return file_system_for(path).read(fd, offset, n, out, path);
 }
 
 Status fsync_file(int fd, const std::string& path) {
-  if (::fdatasync(fd) != 0) return errno_status("cannot sync", path);
-  return Status::ok();
+  return file_system_for(path).sync(fd, path);
+}
+
+Status truncate_file(int fd, uint64_t size, const std::string& path) {
+  return file_system_for(path).truncate(fd, size, path);
 }
 
 Status sync_directory(const std::string& dir) {
-  CASSETTE_ASSIGN_OR_RETURN(UniqueFd fd, open_file(dir, O_RDONLY | O_DIRECTORY));
-  if (::fsync(fd.get()) != 0) return errno_status("cannot sync directory", dir);
-  return Status::ok();
+  return file_system_for(dir).sync_directory(dir);
 }
 
 Result<uint64_t> file_size(int fd, const std::string& path) {
-  struct stat st;
-  if (::fstat(fd, &st) != 0) return errno_status("cannot stat", path);
-  return static_cast<uint64_t>(st.st_size);
+  return file_system_for(path).size(fd, path);
+}
+
+Result<uint64_t> file_size(const std::string& path) {
+  return file_system_for(path).size(path);
+}
+
+Result<void*> map_shared(int fd, size_t size, const std::string& path) {
+  return file_system_for(path).map_shared(fd, size, path);
 }
 
 Result<std::string> read_whole_file(const std::string& path) {
@@ -94,14 +75,18 @@ Result<std::string> read_whole_file(const std::string& path) {
 }
 
 bool exists(const std::string& path) {
-  struct stat st;
-  return ::stat(path.c_str(), &st) == 0;
+  return file_system_for(path).exists(path);
 }
 
 Status create_directories(const std::string& path) {
-  std::error_code ec;
-  std::filesystem::create_directories(path, ec);
-  if (ec) return Status::io_error(fmt::format("cannot create directory {}: {}", path, ec.message()));
+  if (exists(path)) return file_system_for(path).create_directory(path);  // or "not a directory"
+  // Each missing ancestor in turn, from the top.
+  std::filesystem::path prefix;
+  for (const auto& part : std::filesystem::path(path).lexically_normal()) {
+    prefix /= part;
+    if (part == "/" || part.empty() || exists(prefix.string())) continue;
+    CASSETTE_RETURN_IF_ERROR(file_system_for(prefix.string()).create_directory(prefix.string()));
+  }
   return Status::ok();
 }
 
@@ -117,24 +102,15 @@ Status write_file_atomically(const std::string& path, std::string_view contents)
 }
 
 Status remove_file(const std::string& path) {
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) return errno_status("cannot remove", path);
-  return Status::ok();
+  return file_system_for(path).remove(path);
 }
 
 Status rename_file(const std::string& from, const std::string& to) {
-  if (::rename(from.c_str(), to.c_str()) != 0) return errno_status("cannot rename to " + to + ":", from);
-  return Status::ok();
+  return file_system_for(from).rename(from, to);
 }
 
 Result<std::vector<std::string>> list_directory(const std::string& dir) {
-  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
-  if (!d) return errno_status("cannot list directory", dir);
-  std::vector<std::string> names;
-  while (struct dirent* e = ::readdir(d.get())) {
-    std::string_view name = e->d_name;
-    if (name != "." && name != "..") names.emplace_back(name);
-  }
-  return names;
+  return file_system_for(dir).list_directory(dir);
 }
 
 std::string join(std::string_view dir, std::string_view name) {

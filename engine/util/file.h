@@ -1,5 +1,7 @@
-// Thin, error-returning wrappers over POSIX file calls. Every error names the file and what was
-// being done, with strerror's words, so a user reading it knows where to look.
+// The engine's file operations: error-returning calls that each name the file they work on.
+// Every error names the file and what was being done, with strerror's words, so a user reading
+// it knows where to look. Each call goes to the FileSystem that serves its path
+// (file_system.h): the real one, or one a test mounted over a directory.
 #pragma once
 
 #include <cstdint>
@@ -39,10 +41,15 @@ Status write_all(int fd, std::string_view data, const std::string& path);
 // Reads exactly n bytes at offset; a short read is Corruption ("truncated") naming the file.
 Status pread_exact(int fd, uint64_t offset, size_t n, char* out, const std::string& path);
 Status fsync_file(int fd, const std::string& path);
+Status truncate_file(int fd, uint64_t size, const std::string& path);
 Status sync_directory(const std::string& dir);
 Result<uint64_t> file_size(int fd, const std::string& path);
+Result<uint64_t> file_size(const std::string& path);
+// A read-write MAP_SHARED mapping of the file's first `size` bytes; the caller munmaps it.
+Result<void*> map_shared(int fd, size_t size, const std::string& path);
 Result<std::string> read_whole_file(const std::string& path);
 bool exists(const std::string& path);
+// Creates the directory and any missing parents.
 Status create_directories(const std::string& path);
 // Writes `contents` to path.tmp, fsyncs it, renames it over `path` and fsyncs the directory:
 // a reader sees the old file or the new one, never a mix, even across a crash.
