@@ -78,14 +78,23 @@ bool exists(const std::string& path) {
   return file_system_for(path).exists(path);
 }
 
+namespace {
+Status create_directory_durably(const std::string& dir, const std::string& parent) {
+  CASSETTE_RETURN_IF_ERROR(file_system_for(dir).create_directory(dir));
+  return sync_directory(parent);
+}
+}  // namespace
+
 Status create_directories(const std::string& path) {
   if (exists(path)) return file_system_for(path).create_directory(path);  // or "not a directory"
-  // Each missing ancestor in turn, from the top.
+  // Each missing ancestor in turn, from the top. A new directory's name is synced into its
+  // parent: until then a power loss could take it away with every file later synced in it.
   std::filesystem::path prefix;
   for (const auto& part : std::filesystem::path(path).lexically_normal()) {
+    std::filesystem::path parent = prefix.empty() ? "." : prefix;
     prefix /= part;
     if (part == "/" || part.empty() || exists(prefix.string())) continue;
-    CASSETTE_RETURN_IF_ERROR(file_system_for(prefix.string()).create_directory(prefix.string()));
+    CASSETTE_RETURN_IF_ERROR(create_directory_durably(prefix.string(), parent.string()));
   }
   return Status::ok();
 }

@@ -140,3 +140,11 @@ TEST_CASE("fault fs: the observer sees the durable state after every change") {
   CHECK(ops ==
         std::vector<FileOp>{FileOp::kOpen, FileOp::kWrite, FileOp::kSync, FileOp::kSyncDirectory});
 }
+
+TEST_CASE("file: create_directories makes every directory it creates survive a power loss") {
+  TempDir dir;
+  FaultInjectionFileSystem fs(dir.path());
+  REQUIRE(file::create_directories(dir.file("a/b/c")).is_ok());
+  REQUIRE(fs.simulate_power_loss().is_ok());
+  CHECK(file::exists(dir.file("a/b/c")));
+}
