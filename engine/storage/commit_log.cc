@@ -252,6 +252,13 @@ Status remove_commit_log_segments_before(const std::string& log_dir, LogPosition
   return removed ? file::sync_directory(log_dir) : Status::ok();
 }
 
+Status sync_commit_log_through(const std::string& log_dir, LogPosition position) {
+  std::string path = segment_path(log_dir, position.segment);
+  Result<file::UniqueFd> fd = file::open_file(path, O_RDONLY);
+  if (!fd.is_ok()) return fd.status().is_not_found() ? Status::ok() : fd.status();
+  return file::fsync_file(fd->get(), path);
+}
+
 // ---- CommitLogWriter --------------------------------------------------------------------------
 
 CommitLogWriter::CommitLogWriter(std::string log_dir, SyncMode mode, uint64_t segment_bytes)

@@ -97,5 +97,9 @@ class CommitLogWriter {
 
 // Removes the segments that hold only records before `covered` (a flush made them redundant).
 Status remove_commit_log_segments_before(const std::string& log_dir, LogPosition covered);
+// Makes the log durable up to `position`, whichever process wrote it and in whichever sync
+// mode. Segments before its segment are durable already (a segment is synced before the next
+// one is begun).
+Status sync_commit_log_through(const std::string& log_dir, LogPosition position);
 
 }  // namespace cassette::storage

@@ -124,6 +124,12 @@ Result<std::vector<PendingFile>> Store::Private::write_memtable(const Memtable& 
 // store lock and state_mutex, with the state caught up.
 Status Store::Private::install_locked(const Manifest& next, std::vector<PendingFile>& outputs,
                                       LoadAction action) {
+  // The log must be durable up to where the new manifest says the SSTables take over: were the
+  // manifest to outlive the log's unsynced tail (sync off or normal) in a power loss, recovery
+  // would start past the end of the log and the store would not open.
+  if (next.covered != manifest.covered) {
+    CASSETTE_RETURN_IF_ERROR(sync_commit_log_through(log_dir, next.covered));
+  }
   std::vector<std::string> installed;
   auto undo = [&](Status s) {
     for (const std::string& p : installed) (void)file::remove_file(p);

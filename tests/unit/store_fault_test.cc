@@ -127,3 +127,14 @@ TEST_CASE("power loss: a new store keeps its first acknowledged write") {
   s.power_loss();
   s.check_acknowledged();
 }
+
+TEST_CASE("power loss: after a TRUNCATE under sync=off the store opens with what was flushed") {
+  FaultyStore s;
+  s.options.sync = SyncMode::kOff;
+  s.reopen();
+  s.write_ok(0, 10, true);
+  REQUIRE(s.store->truncate(kOtherTable).is_ok());  // flushes every other table's rows
+  s.acknowledged_other.clear();
+  s.power_loss();
+  s.check_acknowledged();
+}
