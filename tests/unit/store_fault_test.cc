@@ -21,8 +21,7 @@ constexpr TableId kTable = 1;
 constexpr TableId kOtherTable = 2;
 
 // A store under a fault-injecting file system, and the rows it acknowledged.
-class FaultyStore {
- public:
+struct FaultyStore {
   FaultyStore() {
     options.sync = SyncMode::kFull;
     options.background_threads = false;
@@ -75,8 +74,9 @@ class FaultyStore {
   }
   static std::string show(const std::vector<ReadRow>& rows) {
     std::string out;
-    for (const ReadRow& r : rows)
+    for (const ReadRow& r : rows) {
       out += fmt::format("{}:{}={} ", r.partition_key, r.clustering, r.value);
+    }
     return out;
   }
   // The same after reopening, and after a power loss (kFull: everything acknowledged survives).
@@ -137,4 +137,318 @@ TEST_CASE("power loss: after a TRUNCATE under sync=off the store opens with what
   s.acknowledged_other.clear();
   s.power_loss();
   s.check_acknowledged();
+}
+
+TEST_CASE("faults: a failed commit-log append fails that write only, naming the segment") {
+  struct Case {
+    const char* name;
+    Fault fault;
+    std::string error;
+  };
+  const Case cases[] = {
+      {"ENOSPC on the record header",
+       {.op = FileOp::kWrite, .pattern = "*/log/*", .error = ENOSPC, .times = 1},
+       "No space left on device"},
+      {"EIO on the payload",
+       {.op = FileOp::kWrite, .pattern = "*/log/*", .error = EIO, .skip = 1, .times = 1},
+       "Input/output error"},
+      {"a short write, then ENOSPC",
+       {.op = FileOp::kWrite,
+        .pattern = "*/log/*",
+        .error = ENOSPC,
+        .skip = 1,
+        .times = 1,
+        .short_write = true},
+       "No space left on device"},
+  };
+  for (const Case& c : cases) {
+    SUBCASE(c.name) {
+      FaultyStore s;
+      s.write_ok(0, 3);
+      s.fs.inject(c.fault);
+      Status failed = s.write(3);
+      CHECK(failed.code() == StatusCode::kIOError);
+      CHECK(failed.message() == "cannot write " + s.log_segment() + ": " + c.error);
+      s.check_acknowledged();
+      s.write_ok(4, 6);  // the fault is spent: the same store writes again
+      s.check_durable();
+    }
+  }
+}
+
+TEST_CASE("faults: a failed commit-log sync fails the write, which never reappears") {
+  FaultyStore s;
+  s.write_ok(0, 2);
+  s.fs.inject({.op = FileOp::kSync, .pattern = "*/log/*", .error = EIO, .times = 1});
+  Status failed = s.write(2);
+  CHECK(failed.message() == "cannot sync " + s.log_segment() + ": Input/output error");
+  s.check_acknowledged();
+  s.write_ok(3, 5);
+  s.check_durable();
+}
+
+TEST_CASE("faults: a full disk fails every write until space returns; reads go on") {
+  FaultyStore s;
+  s.write_ok(0, 3);
+  s.fs.inject({.op = FileOp::kWrite, .pattern = "*/log/*", .error = ENOSPC});
+  for (int c = 3; c < 6; ++c) {
+    CHECK(s.write(c).message() == "cannot write " + s.log_segment() + ": No space left on device");
+    s.check_acknowledged();
+  }
+  s.fs.clear_faults();
+  s.write_ok(6, 8);
+  s.check_durable();
+}
+
+TEST_CASE("faults: a commit-log segment that cannot be created fails the write that rolls") {
+  FaultyStore s;
+  s.options.commit_log_segment_bytes = 200;  // a new segment every few records
+  s.reopen();
+  s.fs.inject({.op = FileOp::kOpen, .pattern = "*/log/*", .error = EMFILE, .times = 1});
+  Status failed;
+  int64_t c = 0;
+  while (failed.is_ok() && c < 100) failed = s.write(c++);
+  REQUIRE_FALSE(failed.is_ok());
+  CHECK(failed.message().starts_with("cannot open " + s.path + "/log/"));
+  CHECK(failed.message().ends_with(".log: Too many open files"));
+  s.write_ok(c, c + 10);
+  s.check_durable();
+}
+
+TEST_CASE("faults: ENOSPC in the middle of a flush leaves no SSTable behind, and a retry works") {
+  struct Case {
+    const char* name;
+    Fault fault;
+  };
+  // The flush writes one SSTable per table: fail the first, or the second after the first was
+  // written whole, or half of a write.
+  const Case cases[] = {
+      {"the first SSTable",
+       {.op = FileOp::kWrite, .pattern = "*/data/tmp-*", .error = ENOSPC, .times = 1}},
+      {"the second SSTable",
+       {.op = FileOp::kWrite, .pattern = "*/data/tmp-*", .error = ENOSPC, .skip = 1, .times = 1}},
+      {"a short write",
+       {.op = FileOp::kWrite,
+        .pattern = "*/data/tmp-*",
+        .error = ENOSPC,
+        .skip = 1,
+        .times = 1,
+        .short_write = true}},
+      {"the SSTable's sync",
+       {.op = FileOp::kSync, .pattern = "*/data/tmp-*", .error = EIO, .times = 1}},
+      {"the rename into place",
+       {.op = FileOp::kRename, .pattern = "*/data/tmp-*", .error = EIO, .skip = 1, .times = 1}},
+      {"the data directory's sync",
+       {.op = FileOp::kSyncDirectory, .pattern = "*/data", .error = EIO, .times = 1}},
+  };
+  for (const Case& c : cases) {
+    SUBCASE(c.name) {
+      FaultyStore s;
+      s.write_ok(0, 50, true);
+      std::vector<std::string> before = s.data_files();
+      s.fs.inject(c.fault);
+      Status failed = s.store->flush();
+      REQUIRE_FALSE(failed.is_ok());
+      CHECK(failed.message().find(s.path + "/data") != std::string::npos);
+      CHECK(s.temp_files().empty());
+      CHECK(s.data_files() == before);  // nothing half-made is left, nothing new is used
+      s.check_acknowledged();
+      s.write_ok(50, 60, true);
+      REQUIRE(s.store->flush().is_ok());
+      CHECK(s.store->stats().sstable_count == 4);  // the failed flush's memtable, then the new one
+      s.check_durable();
+    }
+  }
+}
+
+TEST_CASE("faults: ENOSPC in the middle of a compaction keeps the inputs, and a retry works") {
+  FaultyStore s;
+  for (int round = 0; round < 4; ++round) {
+    s.write_ok(round * 20, round * 20 + 20);
+    REQUIRE(s.store->flush().is_ok());
+  }
+  REQUIRE(s.store->stats().sstable_count == 4);
+  std::vector<std::string> inputs = s.data_files();
+  for (Fault fault :
+       {Fault{
+            .op = FileOp::kWrite, .pattern = "*/data/tmp-*", .error = ENOSPC, .short_write = true},
+        Fault{.op = FileOp::kSync, .pattern = "*/data/tmp-*", .error = EIO},
+        Fault{.op = FileOp::kRename, .pattern = "*/data/tmp-*", .error = EIO},
+        Fault{.op = FileOp::kWrite, .pattern = "*/MANIFEST*", .error = ENOSPC}}) {
+    CAPTURE(cassette::file::file_op_name(fault.op));
+    s.fs.inject(fault);
+    Status failed = s.store->compact(kTable);
+    REQUIRE_FALSE(failed.is_ok());
+    CHECK(failed.message().find(s.path) != std::string::npos);
+    CHECK(s.data_files() == inputs);
+    CHECK(s.store->stats().sstable_count == 4);
+    s.check_acknowledged();
+    s.fs.clear_faults();
+  }
+  REQUIRE(s.store->compact(kTable).is_ok());
+  CHECK(s.store->stats().sstable_count == 1);
+  CHECK(s.temp_files().empty());
+  s.write_ok(80, 90);
+  s.check_durable();
+}
+
+TEST_CASE("faults: a manifest that cannot be replaced fails the flush and loses nothing") {
+  struct Case {
+    const char* name;
+    Fault fault;
+    std::string message;  // {} is the store's path
+  };
+  const Case cases[] = {
+      {"its write",
+       {.op = FileOp::kWrite, .pattern = "*/MANIFEST.tmp", .error = ENOSPC, .times = 1},
+       "cannot write {}/MANIFEST.tmp: No space left on device"},
+      {"its sync",
+       {.op = FileOp::kSync, .pattern = "*/MANIFEST.tmp", .error = EIO, .times = 1},
+       "cannot sync {}/MANIFEST.tmp: Input/output error"},
+      {"its rename",
+       {.op = FileOp::kRename, .pattern = "*/MANIFEST", .error = EIO, .times = 1},
+       "cannot rename {0}/MANIFEST.tmp to {0}/MANIFEST: Input/output error"},
+  };
+  for (const Case& c : cases) {
+    SUBCASE(c.name) {
+      FaultyStore s;
+      s.write_ok(0, 10);
+      REQUIRE(s.store->flush().is_ok());  // a manifest exists: this replaces it
+      s.write_ok(10, 20);
+      s.fs.inject(c.fault);
+      Status failed = s.store->flush();
+      REQUIRE_FALSE(failed.is_ok());
+      CHECK(failed.message() == fmt::format(fmt::runtime(c.message), s.path));
+      CHECK(s.temp_files().empty());
+      s.check_acknowledged();
+      s.write_ok(20, 30);
+      Status retried = s.store->flush();
+      REQUIRE_MESSAGE(retried.is_ok(), retried.message());
+      s.check_durable();
+    }
+  }
+}
+
+TEST_CASE("faults: a TRUNCATE that cannot write its manifest keeps the table's rows") {
+  FaultyStore s;
+  s.write_ok(0, 10, true);
+  REQUIRE(s.store->flush().is_ok());
+  s.write_ok(10, 20, true);
+  s.fs.inject({.op = FileOp::kRename, .pattern = "*/MANIFEST", .error = EIO, .times = 1});
+  Status failed = s.store->truncate(kOtherTable);
+  CHECK(failed.message() ==
+        fmt::format("cannot rename {0}/MANIFEST.tmp to {0}/MANIFEST: Input/output error", s.path));
+  s.check_acknowledged();
+  REQUIRE(s.store->truncate(kOtherTable).is_ok());
+  s.acknowledged_other.clear();
+  s.write_ok(20, 25);
+  s.check_durable();
+}
+
+TEST_CASE("faults: a failed read is an error naming the SSTable, never wrong rows") {
+  FaultyStore s;
+  s.write_ok(0, 30);
+  REQUIRE(s.store->flush().is_ok());
+  s.reopen();  // no block cached
+  s.fs.inject({.op = FileOp::kRead, .pattern = "*/data/*.sst", .error = EIO, .times = 1});
+  auto snapshot = s.store->snapshot().value();
+  auto cursor = s.store->read(*snapshot, kTable, Store::range_spec({}));
+  while (cursor->next()) {
+  }
+  CHECK(cursor->status().code() == StatusCode::kIOError);
+  CHECK(cursor->status().message().starts_with("cannot read " + s.path + "/data/"));
+  s.check_acknowledged();  // the fault is spent
+  s.write_ok(30, 35);
+  s.check_durable();
+}
+
+TEST_CASE("faults: a store that cannot open a file says which, and opens once it can") {
+  FaultyStore s;
+  s.write_ok(0, 10);
+  REQUIRE(s.store->flush().is_ok());
+  s.write_ok(10, 15);
+  s.store.reset();
+  struct Case {
+    Fault fault;
+    std::string message;
+  };
+  const std::string sstable = s.path + "/data/" + s.data_files().front();
+  const Case cases[] = {
+      {{.op = FileOp::kOpen, .pattern = "*.sst", .error = EMFILE},
+       "cannot open " + sstable + ": Too many open files"},
+      {{.op = FileOp::kRead, .pattern = "*/MANIFEST", .error = EIO},
+       "cannot read " + s.path + "/MANIFEST: Input/output error"},
+      {{.op = FileOp::kRead, .pattern = "*/log/*", .error = EIO},
+       "cannot read " + s.log_segment(2) + ": Input/output error"},
+      {{.op = FileOp::kMap, .pattern = "*/SHARED", .error = ENOMEM},
+       "cannot map " + s.path + "/SHARED: Cannot allocate memory"},
+      {{.op = FileOp::kCreateDirectory, .pattern = "*/log", .error = EACCES},
+       "cannot create directory " + s.path + "/log: Permission denied"},
+  };
+  for (const Case& c : cases) {
+    s.fs.inject(c.fault);
+    auto failed = Store::open(s.path, s.options);
+    REQUIRE_FALSE(failed.is_ok());
+    CHECK(failed.status().message() == c.message);
+    s.fs.clear_faults();
+  }
+  s.open();
+  s.write_ok(15, 20);
+  s.check_durable();
+}
+
+TEST_CASE("faults: a catalog change that cannot be logged changes nothing, and a retry works") {
+  TempDir dir;
+  FaultInjectionFileSystem fs(dir.path());
+  StoreOptions options;
+  options.background_threads = false;
+  std::string path = dir.file("store");
+  auto store = Store::open(path, options).value();
+  auto session = cassette::cql::Session::open(store).value();
+  auto run = [&](std::string_view cql) { return session->execute(cql).status(); };
+  // The schema as DESCRIBE prints it, and the rows of ks.t.
+  auto contents = [&] {
+    std::string out;
+    auto describe = session->execute("DESCRIBE KEYSPACE ks");
+    REQUIRE_MESSAGE(describe.is_ok(), describe.status().message());
+    for (const auto& row : describe->rows.rows) out += row.back().value_or("") + "\n";
+    auto rows = session->execute("SELECT k, v FROM ks.t");
+    if (rows.is_ok()) out += fmt::format("{} rows", rows->rows.rows.size());
+    return out;
+  };
+  REQUIRE(run("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
+              "'replication_factor': 1}")
+              .is_ok());
+  REQUIRE(run("CREATE TABLE ks.t (k int PRIMARY KEY, v text)").is_ok());
+  REQUIRE(run("INSERT INTO ks.t (k, v) VALUES (1, 'one')").is_ok());
+  const std::string segment = path + "/log/" + commit_log_segment_name(1);
+
+  // Each change, with the statement that undoes it.
+  const std::pair<const char*, const char*> changes[] = {
+      {"CREATE TABLE ks.u (k int PRIMARY KEY, v text)", "DROP TABLE ks.u"},
+      {"ALTER TABLE ks.t ADD w text", "ALTER TABLE ks.t DROP w"},
+      {"CREATE INDEX t_v ON ks.t (v)", "DROP INDEX ks.t_v"},
+      {"CREATE TYPE ks.pair (a int, b int)", "DROP TYPE ks.pair"},
+      {"DROP TABLE ks.t", nullptr},
+  };
+  for (const auto& [change, undo] : changes) {
+    CAPTURE(change);
+    const std::string before = contents();
+    fs.inject({.op = FileOp::kWrite, .pattern = "*/log/*", .error = ENOSPC, .times = 1});
+    Status failed = run(change);
+    CHECK(failed.message() == "cannot write " + segment + ": No space left on device");
+    CHECK(contents() == before);
+    REQUIRE_MESSAGE(run(change).is_ok(), change);
+    CHECK(contents() != before);
+    if (undo != nullptr) REQUIRE_MESSAGE(run(undo).is_ok(), undo);
+  }
+  CHECK(run("SELECT * FROM ks.t").message() == "table t does not exist");
+  session.reset();
+  store.reset();
+  REQUIRE(fs.simulate_power_loss().is_ok());
+  store = Store::open(path, options).value();
+  session = cassette::cql::Session::open(store).value();
+  CHECK(run("SELECT * FROM ks.t").message() == "table t does not exist");
+  REQUIRE(run("CREATE TABLE ks.t (k int PRIMARY KEY, v text)").is_ok());
+  CHECK(contents().ends_with("0 rows"));  // a new table: the dropped one's rows are gone
 }
