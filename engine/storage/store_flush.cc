@@ -141,7 +141,20 @@ Status Store::Private::install_locked(const Manifest& next, std::vector<PendingF
     installed.push_back(final_path);
   }
   if (Status s = file::sync_directory(data_dir); !s.is_ok()) return undo(s);
-  if (Status s = write_manifest(manifest_path(path), next); !s.is_ok()) return undo(s);
+  if (Status s = write_manifest(manifest_path(path), next); !s.is_ok()) {
+    // A failure after the rename (syncing the directory) leaves `next` in place: its files must
+    // stay, and the store follows it. The outputs go only when the manifest is surely the old
+    // one; when that cannot be told they stay too (the next open removes them if orphaned).
+    Result<Manifest> on_disk = read_manifest(manifest_path(path));
+    if (on_disk.is_ok() && on_disk->generation == next.generation) {
+      CASSETTE_RETURN_IF_ERROR(load_manifest_locked(next, action));
+      publish_change_locked();
+    } else if (on_disk.is_ok() ? on_disk->generation == manifest.generation
+                               : on_disk.status().is_not_found() && !have_manifest_file) {
+      return undo(s);
+    }
+    return s;
+  }
   CASSETTE_RETURN_IF_ERROR(load_manifest_locked(next, action));
   publish_change_locked();
   return Status::ok();

@@ -308,6 +308,9 @@ TEST_CASE("faults: a manifest that cannot be replaced fails the flush and loses 
       {"its rename",
        {.op = FileOp::kRename, .pattern = "*/MANIFEST", .error = EIO, .times = 1},
        "cannot rename {0}/MANIFEST.tmp to {0}/MANIFEST: Input/output error"},
+      {"the directory's sync after the rename",
+       {.op = FileOp::kSyncDirectory, .pattern = "store", .error = EIO, .times = 1},
+       "cannot sync directory {}: Input/output error"},
   };
   for (const Case& c : cases) {
     SUBCASE(c.name) {
