@@ -12,8 +12,9 @@ namespace cassette::test {
 
 class TempDir {
  public:
-  TempDir() {
-    std::string pattern = "/tmp/cassette-test-XXXXXX";
+  // Under /tmp, or under `base` (which must exist).
+  explicit TempDir(std::string_view base = "/tmp") {
+    std::string pattern = std::string(base) + "/cassette-test-XXXXXX";
     path_ = ::mkdtemp(pattern.data());
   }
   ~TempDir() {
