@@ -26,44 +26,67 @@ void UniqueFd::reset() {
   fd_ = -1;
 }
 
+namespace {
+
+// Runs `op` (a generic lambda) on the file system that serves `path`. With nothing mounted
+// (always, outside tests) that is the real one, called directly since PosixFileSystem is final:
+// one load and a branch more than the system call. Mounts are looked up out of line.
+template <typename Op>
+[[gnu::noinline, gnu::cold]] auto on_mounted_file_system(const std::string& path, const Op& op) {
+  if (FileSystem* fs = detail::find_mount(path)) return op(*fs);
+  PosixFileSystem real;
+  return op(real);
+}
+
+template <typename Op>
+auto on_file_system(const std::string& path, const Op& op) {
+  if (detail::mount_count.load(std::memory_order_relaxed) != 0) {
+    return on_mounted_file_system(path, op);
+  }
+  PosixFileSystem real;
+  return op(real);
+}
+
+}  // namespace
+
 Status errno_status(std::string_view what, const std::string& path) {
   return Status::io_error(fmt::format("{} {}: {}", what, path, std::strerror(errno)));
 }
 
 Result<UniqueFd> open_file(const std::string& path, int flags, int mode) {
-  return file_system_for(path).open(path, flags, mode);
+  return on_file_system(path, [&](auto& fs) { return fs.open(path, flags, mode); });
 }
 
 Status write_all(int fd, std::string_view data, const std::string& path) {
-  return file_system_for(path).write(fd, data, path);
+  return on_file_system(path, [&](auto& fs) { return fs.write(fd, data, path); });
 }
 
 Status pread_exact(int fd, uint64_t offset, size_t n, char* out, const std::string& path) {
-  return file_system_for(path).read(fd, offset, n, out, path);
+  return on_file_system(path, [&](auto& fs) { return fs.read(fd, offset, n, out, path); });
 }
 
 Status fsync_file(int fd, const std::string& path) {
-  return file_system_for(path).sync(fd, path);
+  return on_file_system(path, [&](auto& fs) { return fs.sync(fd, path); });
 }
 
 Status truncate_file(int fd, uint64_t size, const std::string& path) {
-  return file_system_for(path).truncate(fd, size, path);
+  return on_file_system(path, [&](auto& fs) { return fs.truncate(fd, size, path); });
 }
 
 Status sync_directory(const std::string& dir) {
-  return file_system_for(dir).sync_directory(dir);
+  return on_file_system(dir, [&](auto& fs) { return fs.sync_directory(dir); });
 }
 
 Result<uint64_t> file_size(int fd, const std::string& path) {
-  return file_system_for(path).size(fd, path);
+  return on_file_system(path, [&](auto& fs) { return fs.size(fd, path); });
 }
 
 Result<uint64_t> file_size(const std::string& path) {
-  return file_system_for(path).size(path);
+  return on_file_system(path, [&](auto& fs) { return fs.size(path); });
 }
 
 Result<void*> map_shared(int fd, size_t size, const std::string& path) {
-  return file_system_for(path).map_shared(fd, size, path);
+  return on_file_system(path, [&](auto& fs) { return fs.map_shared(fd, size, path); });
 }
 
 Result<std::string> read_whole_file(const std::string& path) {
@@ -75,18 +98,22 @@ Result<std::string> read_whole_file(const std::string& path) {
 }
 
 bool exists(const std::string& path) {
-  return file_system_for(path).exists(path);
+  return on_file_system(path, [&](auto& fs) { return fs.exists(path); });
 }
 
 namespace {
+Status create_directory(const std::string& dir) {
+  return on_file_system(dir, [&](auto& fs) { return fs.create_directory(dir); });
+}
+
 Status create_directory_durably(const std::string& dir, const std::string& parent) {
-  CASSETTE_RETURN_IF_ERROR(file_system_for(dir).create_directory(dir));
+  CASSETTE_RETURN_IF_ERROR(create_directory(dir));
   return sync_directory(parent);
 }
 }  // namespace
 
 Status create_directories(const std::string& path) {
-  if (exists(path)) return file_system_for(path).create_directory(path);  // or "not a directory"
+  if (exists(path)) return create_directory(path);  // OK, or "not a directory"
   // Each missing ancestor in turn, from the top. A new directory's name is synced into its
   // parent: until then a power loss could take it away with every file later synced in it.
   std::filesystem::path prefix;
@@ -111,15 +138,15 @@ Status write_file_atomically(const std::string& path, std::string_view contents)
 }
 
 Status remove_file(const std::string& path) {
-  return file_system_for(path).remove(path);
+  return on_file_system(path, [&](auto& fs) { return fs.remove(path); });
 }
 
 Status rename_file(const std::string& from, const std::string& to) {
-  return file_system_for(from).rename(from, to);
+  return on_file_system(from, [&](auto& fs) { return fs.rename(from, to); });
 }
 
 Result<std::vector<std::string>> list_directory(const std::string& dir) {
-  return file_system_for(dir).list_directory(dir);
+  return on_file_system(dir, [&](auto& fs) { return fs.list_directory(dir); });
 }
 
 std::string join(std::string_view dir, std::string_view name) {

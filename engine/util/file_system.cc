@@ -58,125 +58,120 @@ Status io_error(FileOp op, int error, const std::string& path, const std::string
       fmt::format("cannot {} {}: {}", file_op_name(op), path, std::strerror(error)));
 }
 
+Result<UniqueFd> PosixFileSystem::open(const std::string& path, int flags, int mode) {
+  int fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
+  if (fd < 0) return io_error(FileOp::kOpen, errno, path);
+  return UniqueFd(fd);
+}
+
+Status PosixFileSystem::write(int fd, std::string_view data, const std::string& path) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return io_error(FileOp::kWrite, errno, path);
+    }
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return Status::ok();
+}
+
+Status PosixFileSystem::read(int fd, uint64_t offset, size_t n, char* out,
+                             const std::string& path) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t got = ::pread(fd, out + done, n - done, static_cast<off_t>(offset + done));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return io_error(FileOp::kRead, errno, path);
+    }
+    if (got == 0) {
+      return Status::corruption(
+          fmt::format("{}: truncated: wanted {} bytes at offset {}", path, n, offset));
+    }
+    done += static_cast<size_t>(got);
+  }
+  return Status::ok();
+}
+
+Status PosixFileSystem::sync(int fd, const std::string& path) {
+  if (::fdatasync(fd) != 0) return io_error(FileOp::kSync, errno, path);
+  return Status::ok();
+}
+
+Status PosixFileSystem::truncate(int fd, uint64_t size, const std::string& path) {
+  if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    return io_error(FileOp::kTruncate, errno, path);
+  }
+  return Status::ok();
+}
+
+Result<uint64_t> PosixFileSystem::size(int fd, const std::string& path) {
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return io_error(FileOp::kSize, errno, path);
+  return static_cast<uint64_t>(st.st_size);
+}
+
+Result<uint64_t> PosixFileSystem::size(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return io_error(FileOp::kSize, errno, path);
+  return static_cast<uint64_t>(st.st_size);
+}
+
+Result<void*> PosixFileSystem::map_shared(int fd, size_t size, const std::string& path) {
+  void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (map == MAP_FAILED) return io_error(FileOp::kMap, errno, path);
+  return map;
+}
+
+bool PosixFileSystem::exists(const std::string& path) {
+  struct stat st;
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+Status PosixFileSystem::create_directory(const std::string& dir) {
+  if (::mkdir(dir.c_str(), 0755) == 0) return Status::ok();
+  int error = errno;
+  struct stat st;
+  if (error == EEXIST && ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    return Status::ok();
+  }
+  return io_error(FileOp::kCreateDirectory, error, dir);
+}
+
+Status PosixFileSystem::sync_directory(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return io_error(FileOp::kSyncDirectory, errno, dir);
+  UniqueFd owned(fd);
+  if (::fsync(fd) != 0) return io_error(FileOp::kSyncDirectory, errno, dir);
+  return Status::ok();
+}
+
+Result<std::vector<std::string>> PosixFileSystem::list_directory(const std::string& dir) {
+  std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
+  if (!d) return io_error(FileOp::kListDirectory, errno, dir);
+  std::vector<std::string> names;
+  while (struct dirent* e = ::readdir(d.get())) {
+    std::string_view name = e->d_name;
+    if (name != "." && name != "..") names.emplace_back(name);
+  }
+  return names;
+}
+
+Status PosixFileSystem::remove(const std::string& path) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return io_error(FileOp::kRemove, errno, path);
+  }
+  return Status::ok();
+}
+
+Status PosixFileSystem::rename(const std::string& from, const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) return io_error(FileOp::kRename, errno, from, to);
+  return Status::ok();
+}
+
 namespace {
 
-class PosixFileSystem final : public FileSystem {
- public:
-  Result<UniqueFd> open(const std::string& path, int flags, int mode) override {
-    int fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
-    if (fd < 0) return io_error(FileOp::kOpen, errno, path);
-    return UniqueFd(fd);
-  }
-
-  Status write(int fd, std::string_view data, const std::string& path) override {
-    while (!data.empty()) {
-      ssize_t n = ::write(fd, data.data(), data.size());
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return io_error(FileOp::kWrite, errno, path);
-      }
-      data.remove_prefix(static_cast<size_t>(n));
-    }
-    return Status::ok();
-  }
-
-  Status read(int fd, uint64_t offset, size_t n, char* out, const std::string& path) override {
-    size_t done = 0;
-    while (done < n) {
-      ssize_t got = ::pread(fd, out + done, n - done, static_cast<off_t>(offset + done));
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        return io_error(FileOp::kRead, errno, path);
-      }
-      if (got == 0) {
-        return Status::corruption(
-            fmt::format("{}: truncated: wanted {} bytes at offset {}", path, n, offset));
-      }
-      done += static_cast<size_t>(got);
-    }
-    return Status::ok();
-  }
-
-  Status sync(int fd, const std::string& path) override {
-    if (::fdatasync(fd) != 0) return io_error(FileOp::kSync, errno, path);
-    return Status::ok();
-  }
-
-  Status truncate(int fd, uint64_t size, const std::string& path) override {
-    if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
-      return io_error(FileOp::kTruncate, errno, path);
-    }
-    return Status::ok();
-  }
-
-  Result<uint64_t> size(int fd, const std::string& path) override {
-    struct stat st;
-    if (::fstat(fd, &st) != 0) return io_error(FileOp::kSize, errno, path);
-    return static_cast<uint64_t>(st.st_size);
-  }
-
-  Result<uint64_t> size(const std::string& path) override {
-    struct stat st;
-    if (::stat(path.c_str(), &st) != 0) return io_error(FileOp::kSize, errno, path);
-    return static_cast<uint64_t>(st.st_size);
-  }
-
-  Result<void*> map_shared(int fd, size_t size, const std::string& path) override {
-    void* map = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) return io_error(FileOp::kMap, errno, path);
-    return map;
-  }
-
-  bool exists(const std::string& path) override {
-    struct stat st;
-    return ::stat(path.c_str(), &st) == 0;
-  }
-
-  Status create_directory(const std::string& dir) override {
-    if (::mkdir(dir.c_str(), 0755) == 0) return Status::ok();
-    int error = errno;
-    struct stat st;
-    if (error == EEXIST && ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-      return Status::ok();
-    }
-    return io_error(FileOp::kCreateDirectory, error, dir);
-  }
-
-  Status sync_directory(const std::string& dir) override {
-    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return io_error(FileOp::kSyncDirectory, errno, dir);
-    UniqueFd owned(fd);
-    if (::fsync(fd) != 0) return io_error(FileOp::kSyncDirectory, errno, dir);
-    return Status::ok();
-  }
-
-  Result<std::vector<std::string>> list_directory(const std::string& dir) override {
-    std::unique_ptr<DIR, int (*)(DIR*)> d(::opendir(dir.c_str()), ::closedir);
-    if (!d) return io_error(FileOp::kListDirectory, errno, dir);
-    std::vector<std::string> names;
-    while (struct dirent* e = ::readdir(d.get())) {
-      std::string_view name = e->d_name;
-      if (name != "." && name != "..") names.emplace_back(name);
-    }
-    return names;
-  }
-
-  Status remove(const std::string& path) override {
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-      return io_error(FileOp::kRemove, errno, path);
-    }
-    return Status::ok();
-  }
-
-  Status rename(const std::string& from, const std::string& to) override {
-    if (::rename(from.c_str(), to.c_str()) != 0) return io_error(FileOp::kRename, errno, from, to);
-    return Status::ok();
-  }
-};
-
-// The mounted file systems, by root. `mounted` is read on every file operation without a lock:
-// while it is zero nothing else is looked at.
-std::atomic<int> mounted{0};
 std::mutex mount_mutex;
 std::vector<std::pair<std::string, FileSystem*>>& mounts() {  // guarded by mount_mutex
   static auto* all = new std::vector<std::pair<std::string, FileSystem*>>();
@@ -190,10 +185,20 @@ bool is_under(std::string_view path, std::string_view root) {
 
 }  // namespace
 
-FileSystem& posix_file_system() {
-  static PosixFileSystem* fs = new PosixFileSystem();  // never destroyed: used until exit
-  return *fs;
+namespace detail {
+
+// Read on every file operation without a lock: while it is zero nothing else is looked at.
+std::atomic<int> mount_count{0};
+
+FileSystem* find_mount(std::string_view path) {
+  std::lock_guard guard(mount_mutex);
+  for (const auto& [root, fs] : mounts()) {
+    if (is_under(path, root)) return fs;
+  }
+  return nullptr;
 }
+
+}  // namespace detail
 
 FileSystemMount::FileSystemMount(const std::string& root, FileSystem* fs) {
   std::error_code ec;
@@ -201,23 +206,14 @@ FileSystemMount::FileSystemMount(const std::string& root, FileSystem* fs) {
   if (ec || root_.empty()) root_ = root;
   std::lock_guard guard(mount_mutex);
   mounts().emplace_back(root_, fs);
-  mounted.fetch_add(1, std::memory_order_release);
+  detail::mount_count.fetch_add(1, std::memory_order_release);
 }
 
 FileSystemMount::~FileSystemMount() {
   std::lock_guard guard(mount_mutex);
   auto& all = mounts();
   all.erase(std::find_if(all.begin(), all.end(), [&](const auto& m) { return m.first == root_; }));
-  mounted.fetch_sub(1, std::memory_order_release);
-}
-
-FileSystem& file_system_for(std::string_view path) {
-  if (mounted.load(std::memory_order_relaxed) == 0) return posix_file_system();
-  std::lock_guard guard(mount_mutex);
-  for (const auto& [root, fs] : mounts()) {
-    if (is_under(path, root)) return *fs;
-  }
-  return posix_file_system();
+  detail::mount_count.fetch_sub(1, std::memory_order_release);
 }
 
 }  // namespace cassette::file

@@ -31,7 +31,7 @@ std::string join_relative(const std::string& dir, const std::string& name) {
 
 // The whole file, read with the real file system (not through the mount).
 Result<std::string> read_real_file(const std::string& path) {
-  file::FileSystem& posix = file::posix_file_system();
+  file::PosixFileSystem posix;
   CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd, posix.open(path, O_RDONLY, 0));
   CASSETTE_ASSIGN_OR_RETURN(uint64_t size, posix.size(fd.get(), path));
   std::string bytes(size, '\0');
@@ -56,7 +56,7 @@ Status DurableState::restore(uint64_t node, const std::string& path) const {
   for (const auto& [name, child] : it->second.entries) {
     std::string child_path = path + "/" + name;
     const Node& c = nodes_.at(child);
-    file::FileSystem& posix = file::posix_file_system();
+    file::PosixFileSystem posix;
     if (c.directory) {
       CASSETTE_RETURN_IF_ERROR(posix.create_directory(child_path));
       CASSETTE_RETURN_IF_ERROR(restore(child, child_path));
@@ -97,8 +97,7 @@ void DurableState::describe(uint64_t node, const std::string& prefix,
 // ---- FaultInjectionFileSystem ----------------------------------------------------------------
 
 FaultInjectionFileSystem::FaultInjectionFileSystem(const std::string& root)
-    : base_(file::posix_file_system()),
-      mount_(std::make_unique<file::FileSystemMount>(root, this)) {
+    : mount_(std::make_unique<file::FileSystemMount>(root, this)) {
   std::lock_guard guard(mutex_);
   scan();
 }

@@ -135,7 +135,7 @@ class FaultInjectionFileSystem final : public file::FileSystem {
   void scan();  // takes the files under the root as they are now as durable
   void scan(const std::string& rel, uint64_t node);
 
-  file::FileSystem& base_;
+  file::PosixFileSystem base_;  // does the real work
   std::unique_ptr<file::FileSystemMount> mount_;
   mutable std::mutex mutex_;
   std::vector<ActiveFault> faults_;
