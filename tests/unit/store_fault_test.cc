@@ -60,6 +60,20 @@ struct FaultyStore {
     }
     return s;
   }
+  // Rows `from` to `to` of partition "p" as one transaction of over 1 MiB: with background
+  // threads, the store inserts it into the memtable while the commit log appends it.
+  Status write_large(int64_t from, int64_t to) {
+    WriteBatch batch;
+    std::vector<ReadRow> rows;
+    for (int64_t c = from; c < to; ++c) {
+      std::string value = "v" + std::to_string(c) + std::string(8 << 10, 'x');
+      batch.partition(kTable, "p").rows.push_back({ck(c), insert_row(value)});
+      rows.push_back({"p", c, std::move(value)});
+    }
+    Status s = store->apply(batch).status();
+    if (s.is_ok()) acknowledged.insert(acknowledged.end(), rows.begin(), rows.end());
+    return s;
+  }
   void write_ok(int64_t from, int64_t to, bool other = false) {
     for (int64_t c = from; c < to; ++c) {
       Status s = write(c, other);
@@ -174,6 +188,41 @@ TEST_CASE("faults: a failed commit-log append fails that write only, naming the 
       s.check_durable();
     }
   }
+}
+
+TEST_CASE("faults: a large transaction whose log append fails leaves no row in the memtable") {
+  FaultyStore s;
+  s.options.background_threads = true;  // the memtable insert overlaps the log append
+  s.reopen();
+  s.write_ok(0, 3);
+  int next_row = 0;
+  const std::pair<Fault, std::string> faults[] = {
+      {{.op = FileOp::kWrite, .pattern = "*/log/*", .error = ENOSPC, .times = 1},
+       "cannot write " + s.log_segment() + ": No space left on device"},
+      {{.op = FileOp::kWrite,
+        .pattern = "*/log/*",
+        .error = ENOSPC,
+        .skip = 1,
+        .times = 1,
+        .short_write = true},
+       "cannot write " + s.log_segment() + ": No space left on device"},
+      {{.op = FileOp::kSync, .pattern = "*/log/*", .error = EIO, .times = 1},
+       "cannot sync " + s.log_segment() + ": Input/output error"},
+  };
+  for (const auto& [fault, message] : faults) {
+    CAPTURE(message);
+    s.fs.inject(fault);
+    CHECK(s.write_large(100, 250).message() == message);
+    s.fs.clear_faults();
+    // A later transaction publishes a higher sequence number: had the failed one's rows stayed
+    // in the memtable, they would show now.
+    s.write_ok(3 + next_row, 4 + next_row);
+    ++next_row;
+    s.check_acknowledged();
+  }
+  REQUIRE(s.write_large(300, 450).is_ok());
+  s.write_ok(450, 452);
+  s.check_durable();
 }
 
 TEST_CASE("faults: a failed commit-log sync fails the write, which never reappears") {
