@@ -11,6 +11,10 @@
 //                 one in flight beyond the acknowledged ones. (normal's group commit usually
 //                 keeps all but the last few milliseconds, but promises no more.)
 //
+// After each write to a commit-log segment a second state is checked too: the same power loss,
+// but with half of the segment's unsynced bytes written back (a torn record at its end), which
+// recovery must drop as a torn tail, never read or refuse.
+//
 // Every recovered store must also take a write. The workload: schema changes (CREATE, ALTER,
 // TRUNCATE, DROP), multi-table batches, deletes of rows and partitions, counter batches, TTL,
 // with flushes and compactions in between; a manual clock moves one second per step.
@@ -18,7 +22,10 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <fstream>
+#include <iterator>
 #include <map>
+#include <optional>
 
 #include "engine/cql/session.h"
 #include "engine/types/value.h"
@@ -152,6 +159,7 @@ struct CrashPoint {
   int acknowledged;  // transactions whose statement had returned
   int floor;         // transactions the sync mode promises a power loss keeps
   bool in_flight;    // a statement was running
+  bool torn;         // the last write reached the disk in part
 };
 
 struct RecordedRun {
@@ -176,6 +184,27 @@ std::string memory_backed_directory() {
   return dir;
 }
 
+// After a write to a commit-log segment, the state of a power loss that wrote back half of
+// what the segment holds beyond its synced contents: a torn record at its end (nullopt when
+// nothing, or a single byte, is unsynced, or the segment's name would not survive anyway).
+std::optional<DurableState> torn_log_write(const std::string& root,
+                                           const FaultInjectionFileSystem::Mutation& m,
+                                           const DurableState& state) {
+  if (m.op != FileOp::kWrite) return std::nullopt;
+  const std::string rel = m.path.substr(root.size() + 1);  // a file under the root: not the root
+  if (!rel.starts_with("store/log/")) return std::nullopt;
+  std::optional<std::string_view> synced = state.contents(rel);
+  if (!synced) return std::nullopt;
+  // Read directly, not through the file system that is calling us.
+  std::ifstream in(m.path, std::ios::binary);
+  std::string now((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (now.size() < synced->size() + 2 || !now.starts_with(*synced)) return std::nullopt;
+  DurableState torn = state;
+  now.resize(synced->size() + (now.size() - synced->size()) / 2);
+  if (!torn.set_contents(rel, std::move(now))) return std::nullopt;
+  return torn;
+}
+
 RecordedRun run_workload(SyncMode mode, const std::vector<Step>& steps, int64_t read_micros) {
   RecordedRun run;
   TempDir dir(memory_backed_directory());
@@ -186,7 +215,11 @@ RecordedRun run_workload(SyncMode mode, const std::vector<Step>& steps, int64_t 
   std::mutex points_mutex;
   fs.set_observer([&](const FaultInjectionFileSystem::Mutation& m, const DurableState& state) {
     std::lock_guard guard(points_mutex);
-    run.points.push_back({m, state, acknowledged.load(), floor.load(), in_flight.load()});
+    run.points.push_back({m, state, acknowledged.load(), floor.load(), in_flight.load(), false});
+    if (std::optional<DurableState> torn = torn_log_write(fs.root(), m, state)) {
+      run.points.push_back(
+          {m, std::move(*torn), acknowledged.load(), floor.load(), in_flight.load(), true});
+    }
   });
 
   auto store = Store::open(dir.file("store"), options_for(mode, &clock)).value();
@@ -269,23 +302,28 @@ void check_every_crash_point(SyncMode mode, const char* name) {
     dump_index[run.dumps[j]].push_back(j);
   }
 
-  uint64_t writes = 0;
-  for (const CrashPoint& point : run.points) writes += point.mutation.op == FileOp::kWrite;
+  uint64_t writes = 0, torn = 0;
+  for (const CrashPoint& point : run.points) {
+    writes += point.mutation.op == FileOp::kWrite && !point.torn;
+    torn += point.torn;
+  }
   int failures = 0;
   for (const CrashPoint& point : run.points) {
     std::string problem = check_crash_point(point, mode, dump_index, read_micros);
     if (problem.empty()) continue;
     std::string files;
     for (const std::string& f : point.state.describe()) files += "\n  " + f;
-    FAIL_CHECK(
-        fmt::format("{}: power loss after call {} ({} {}), {} transactions acknowledged: "
-                    "{}\nfiles left:{}",
-                    name, point.mutation.number, cassette::file::file_op_name(point.mutation.op),
-                    point.mutation.path, point.acknowledged, problem, files));
+    FAIL_CHECK(fmt::format(
+        "{}: power loss after call {} ({} {}{}), {} transactions acknowledged: "
+        "{}\nfiles left:{}",
+        name, point.mutation.number, cassette::file::file_op_name(point.mutation.op),
+        point.mutation.path, point.torn ? ", torn" : "", point.acknowledged, problem, files));
     if (++failures == 3) break;
   }
-  MESSAGE(fmt::format("{}: {} crash points checked ({} after a write call), {} transactions", name,
-                      run.points.size(), writes, run.dumps.size() - 1));
+  MESSAGE(
+      fmt::format("{}: {} crash points checked ({} after a write call, {} with a torn log "
+                  "write), {} transactions",
+                  name, run.points.size(), writes, torn, run.dumps.size() - 1));
   CHECK(writes >= 200);
 }
 

@@ -94,6 +94,32 @@ void DurableState::describe(uint64_t node, const std::string& prefix,
   }
 }
 
+std::optional<uint64_t> DurableState::find_file(const std::string& rel) const {
+  uint64_t node = 0;
+  for (const auto& part : std::filesystem::path(rel)) {
+    const auto& entries = nodes_.at(node).entries;
+    auto it = entries.find(part.string());
+    if (it == entries.end()) return std::nullopt;
+    node = it->second;
+  }
+  if (node == 0 || nodes_.at(node).directory) return std::nullopt;
+  return node;
+}
+
+std::optional<std::string_view> DurableState::contents(const std::string& rel) const {
+  std::optional<uint64_t> node = find_file(rel);
+  if (!node) return std::nullopt;
+  const auto& bytes = nodes_.at(*node).contents;
+  return bytes == nullptr ? std::string_view() : std::string_view(*bytes);
+}
+
+bool DurableState::set_contents(const std::string& rel, std::string bytes) {
+  std::optional<uint64_t> node = find_file(rel);
+  if (!node) return false;
+  nodes_.at(*node).contents = std::make_shared<const std::string>(std::move(bytes));
+  return true;
+}
+
 // ---- FaultInjectionFileSystem ----------------------------------------------------------------
 
 FaultInjectionFileSystem::FaultInjectionFileSystem(const std::string& root)

@@ -28,6 +28,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/util/file_system.h"
@@ -56,6 +57,13 @@ class DurableState {
   // "path (N bytes)" per surviving file, sorted: for failure messages.
   std::vector<std::string> describe() const;
 
+  // The contents of the file at `rel` (relative to the mounted directory) that survive, or
+  // nullopt when its name does not (it was never synced into its directory).
+  std::optional<std::string_view> contents(const std::string& rel) const;
+  // Makes the surviving file at `rel` hold `bytes`: a power loss that wrote back part of what
+  // was not synced (a torn write). False, changing nothing, when its name does not survive.
+  bool set_contents(const std::string& rel, std::string bytes);
+
  private:
   friend class FaultInjectionFileSystem;
   struct Node {
@@ -64,6 +72,7 @@ class DurableState {
     std::shared_ptr<const std::string> contents;  // a file's synced contents (null: empty)
   };
   void describe(uint64_t node, const std::string& prefix, std::vector<std::string>* out) const;
+  std::optional<uint64_t> find_file(const std::string& rel) const;
   cassette::Status restore(uint64_t node, const std::string& path) const;
   std::map<uint64_t, Node> nodes_;  // node 0 is the mounted directory
 };

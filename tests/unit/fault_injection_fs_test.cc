@@ -48,6 +48,25 @@ TEST_CASE("fault fs: a power loss keeps synced contents and synced names, nothin
   CHECK(fs.untracked_files().empty());
 }
 
+TEST_CASE("fault fs: a torn write replaces what survives of a file whose name survives") {
+  TempDir dir;
+  FaultInjectionFileSystem fs(dir.path());
+  write_file(dir.file("a"), "synced", true);
+  REQUIRE(file::sync_directory(dir.path()).is_ok());
+  write_file(dir.file("a"), " and not", false);
+  write_file(dir.file("b"), "name never synced", true);
+  DurableState state = fs.durable_state();
+  CHECK(state.contents("a") == std::optional<std::string_view>("synced"));
+  CHECK_FALSE(state.contents("b").has_value());
+  CHECK_FALSE(state.contents("missing").has_value());
+  CHECK(state.set_contents("a", "synced an"));  // half of the unsynced bytes reached the disk
+  CHECK_FALSE(state.set_contents("b", "x"));
+  CHECK(state.describe() == std::vector<std::string>{"a (9 bytes)"});
+  REQUIRE(fs.simulate_power_loss(state).is_ok());
+  CHECK(contents(dir.file("a")) == "synced an");
+  CHECK_FALSE(file::exists(dir.file("b")));
+}
+
 TEST_CASE("fault fs: a directory created but not synced into its parent is lost with its files") {
   TempDir dir;
   FaultInjectionFileSystem fs(dir.path());
