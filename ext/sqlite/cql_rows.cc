@@ -4,17 +4,19 @@
 //   SELECT json_extract(json, '$.v') FROM cql_rows('SELECT * FROM ks.t WHERE k = 1');
 //
 // Columns: row (1, 2, ...), json (the row as a JSON object, as cql() gives it), and the hidden
-// argument `statement`. A statement without rows gives one row holding cql()'s small object.
-// The statement runs in xFilter; its rows are held by the cursor (a CQL result, already bounded
-// by the statement's own LIMIT/paging).
+// argument `statement`. Only statements that answer with rows and write nothing run (SELECT,
+// DESCRIBE: cql::statement_returns_rows); any other is refused before it runs. The statement runs
+// in xFilter; its rows are held by the cursor (a CQL result, already bounded by the statement's
+// own LIMIT/paging).
 //
 // The same module makes tables with the result's own columns:
 //   CREATE VIRTUAL TABLE temp.recent USING cql_rows('SELECT k, v FROM ks.t WHERE k = 1');
 //   SELECT v FROM recent;          -- re-runs the SELECT at each scan; columns typed as mapped
-// (the statement runs once when the table is created or connected, to learn its columns, so
-// only SELECT is accepted there).
+// (the statement runs once when the table is created or connected, to learn its columns).
 #include <cctype>
 
+#include "engine/cql/parser.h"
+#include "engine/cql/statement_kind.h"
 #include "ext/sqlite/functions.h"
 #include "ext/sqlite/value_mapping.h"
 
@@ -48,6 +50,19 @@ std::string statement_argument(int argc, const char* const* argv) {
   return text;
 }
 
+// The statement parsed, or why cql_rows() does not run it: a syntax error, or a statement that
+// does not answer with rows (a write could otherwise hide in a query that looks like a read).
+Result<cql::Statement> rows_statement(std::string_view text) {
+  CASSETTE_ASSIGN_OR_RETURN(cql::Statement statement, cql::parse_statement(text));
+  if (!cql::statement_returns_rows(statement)) {
+    return Status::invalid_argument(fmt::format(
+        "cql_rows() runs only statements that return rows (SELECT, DESCRIBE), not {}; use cql() "
+        "for it",
+        cql::statement_name(statement)));
+  }
+  return statement;
+}
+
 struct RowsCursor {
   sqlite3_vtab_cursor base;
   cql::ExecutionResult result;
@@ -63,11 +78,9 @@ int rows_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqli
   if (argc > 3) {
     try {
       t->statement = statement_argument(argc, argv);
-      std::string head = t->statement.substr(0, 6);
-      for (char& c : head) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-      if (head != "SELECT") {
-        *error = sqlite3_mprintf("A cql_rows virtual table needs a SELECT statement, not: %s",
-                                 t->statement.c_str());
+      auto statement = rows_statement(t->statement);
+      if (!statement.is_ok()) {
+        *error = sqlite3_mprintf("%s", statement.status().message().c_str());
         return SQLITE_ERROR;
       }
       auto session = main_session(*t->connection);
@@ -75,7 +88,7 @@ int rows_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqli
         *error = sqlite3_mprintf("%s", session.status().message().c_str());
         return SQLITE_ERROR;
       }
-      auto result = session.value()->execute(t->statement);
+      auto result = session.value()->execute(*statement);
       if (!result.is_ok()) {
         *error = sqlite3_mprintf("%s", result.status().message().c_str());
         return SQLITE_ERROR;
@@ -150,7 +163,7 @@ int rows_filter(sqlite3_vtab_cursor* cursor, int, const char*, int argc, sqlite3
     c->position = 0;
     auto session = main_session(*t->connection);
     if (!session.is_ok()) return fail(session.status().message());
-    if (!t->statement.empty()) {  // table mode
+    if (!t->statement.empty()) {  // table mode: checked by rows_connect
       auto result = session.value()->execute(t->statement);
       if (!result.is_ok()) return fail(result.status().message());
       c->result = std::move(result).value();
@@ -164,15 +177,13 @@ int rows_filter(sqlite3_vtab_cursor* cursor, int, const char*, int argc, sqlite3
       return fail("cql_rows() needs a CQL statement, not NULL.");
     }
     const unsigned char* text = sqlite3_value_text(argv[0]);
-    auto result = session.value()->execute(
-        std::string_view(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_value_bytes(argv[0]))));
+    auto statement = rows_statement(std::string_view(reinterpret_cast<const char*>(text),
+                                                     static_cast<size_t>(sqlite3_value_bytes(argv[0]))));
+    if (!statement.is_ok()) return fail(statement.status().message());
+    auto result = session.value()->execute(*statement);
     if (!result.is_ok()) return fail(result.status().message());
     const cql::ExecutionResult& r = result.value();
-    if (r.kind == cql::ExecutionResult::Kind::kRows) {
-      for (size_t i = 0; i < r.rows.rows.size(); ++i) c->rows.push_back(row_json(r.rows, i));
-    } else {
-      c->rows.push_back(result_json(r));
-    }
+    for (size_t i = 0; i < r.rows.rows.size(); ++i) c->rows.push_back(row_json(r.rows, i));
     return SQLITE_OK;
   } catch (const std::exception& e) {
     return fail(std::string("Internal error in cql_rows(): ") + e.what());
