@@ -21,43 +21,92 @@ storage::StoreOptions store_options() {
 
 }  // namespace
 
-Result<std::shared_ptr<storage::Store>> Connection::store_for(const std::string& db_name,
-                                                              const std::string& store_argument) {
-  std::string path = store_argument;
-  if (path.empty() && db_name == "main") path = main_store_path_;
-  if (path.empty()) {
-    const char* file = sqlite3_db_filename(db_, db_name.c_str());
-    if (file != nullptr && file[0] != '\0') path = std::string(file) + ".cassette";
+namespace {
+
+// `path` absolute and normalized, as far as it exists (the store directory itself may not).
+std::string normalized(const std::filesystem::path& path) {
+  std::error_code error;
+  std::filesystem::path canonical = std::filesystem::weakly_canonical(path, error);
+  return error ? std::filesystem::absolute(path, error).lexically_normal().string()
+               : canonical.string();
+}
+
+}  // namespace
+
+std::string Connection::store_path(const std::string& db_name,
+                                   const std::string& store_argument) const {
+  if (store_argument == ":memory:") return store_argument;
+  if (store_argument.empty() && db_name == "main" && !main_store_path_.empty()) {
+    return main_store_path_;
   }
-  if (path.empty() || path == ":memory:") {
+  const char* file = sqlite3_db_filename(db_, db_name.c_str());
+  const bool has_file = file != nullptr && file[0] != '\0';
+  if (store_argument.empty()) {
+    return has_file ? normalized(std::string(file) + ".cassette") : ":memory:";
+  }
+  std::filesystem::path path(store_argument);
+  if (path.is_relative() && has_file) path = std::filesystem::path(file).parent_path() / path;
+  return normalized(path);
+}
+
+Result<std::shared_ptr<storage::Store>> Connection::store_for(const std::string& db_name,
+                                                              const std::string& store_argument,
+                                                              bool create) {
+  const std::string path = store_path(db_name, store_argument);
+  if (path == ":memory:") {
     if (!memory_store_) {
       CASSETTE_ASSIGN_OR_RETURN(memory_store_, storage::Store::open(":memory:", store_options()));
     }
     return memory_store_;
   }
-  std::error_code error;
-  std::filesystem::path canonical = std::filesystem::weakly_canonical(path, error);
-  std::string key = error ? path : canonical.string();
-  auto it = stores_.find(key);
+  auto it = stores_.find(path);
   if (it != stores_.end()) return it->second;
+  std::error_code error;
+  if (!create && !std::filesystem::is_directory(path, error)) {
+    return Status::not_found(fmt::format("Store {} does not exist", path));
+  }
   // Like SQLite with a database file: the store directory may be new, its parent must exist
   // (a typo in a path should fail, not create a tree of directories).
-  std::filesystem::path parent = std::filesystem::path(key).parent_path();
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty() && !std::filesystem::is_directory(parent, error)) {
-    return Status::not_found("Cannot open store " + path + ": directory " + parent.string() +
-                             " does not exist");
+    std::filesystem::path written = std::filesystem::path(store_argument).parent_path();
+    return Status::not_found(fmt::format("Cannot open store {}: directory {} does not exist",
+                                         store_argument.empty() ? path : store_argument,
+                                         written.empty() ? parent.string() : written.string()));
   }
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store,
-                            storage::Store::open(key, store_options()));
-  stores_[key] = store;
+                            storage::Store::open(path, store_options()));
+  stores_[path] = store;
   return store;
+}
+
+bool Connection::trusts_store(const std::string& db_name, const std::string& path) const {
+  return path == ":memory:" || path == store_path(db_name, "") || opened_stores_.contains(path);
 }
 
 Result<std::string> Connection::open_main_store(const std::string& path) {
   if (path.empty()) return Status::invalid_argument("cql_open() needs a store path (or ':memory:').");
-  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store, store_for("", path));
-  main_store_path_ = path == ":memory:" ? path : store->path();
+  // A path typed at run time, as ATTACH's: relative to the working directory.
+  const std::string absolute = path == ":memory:" ? path : normalized(path);
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store, store_for("main", absolute));
+  main_store_path_ = absolute;
+  opened_stores_.insert(main_store_path_);
   return main_store_path_;
+}
+
+Status Connection::check_writable(std::string_view what) const {
+  const char* why = nullptr;
+  if (sqlite3_db_readonly(db_, "main") == 1) why = "the database was opened read-only";
+  sqlite3_stmt* stmt = nullptr;
+  if (why == nullptr &&
+      sqlite3_prepare_v2(db_, "PRAGMA query_only", -1, &stmt, nullptr) == SQLITE_OK &&
+      sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_int(stmt, 0) != 0) {
+    why = "PRAGMA query_only is on";
+  }
+  sqlite3_finalize(stmt);
+  if (why == nullptr) return Status::ok();
+  return Status::unauthorized(
+      fmt::format("Cannot execute {} on a read-only connection ({})", what, why));
 }
 
 Result<cql::Session*> Connection::session(const std::shared_ptr<storage::Store>& store) {

@@ -107,6 +107,9 @@ int rows_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqli
   }
   int rc = sqlite3_declare_vtab(db, declaration.c_str());
   if (rc != SQLITE_OK) return rc;
+  // It reads the connection's store, which a view or trigger of a database file someone else
+  // wrote must not make it do (as the cql functions, extension.cc).
+  sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);
   *vtab = &t.release()->base;
   return SQLITE_OK;
 }

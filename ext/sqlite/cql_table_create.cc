@@ -171,21 +171,6 @@ Result<Arguments> parse_arguments(int argc, const char* const* argv) {
   return out;
 }
 
-// An identifier as CQL resolves it: unquoted ones lower-cased, quoted ones as written.
-std::string cql_identifier(std::string_view text) {
-  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
-    std::string out;
-    for (size_t i = 1; i + 1 < text.size(); ++i) {
-      out += text[i];
-      if (text[i] == '"' && i + 2 < text.size() && text[i + 1] == '"') ++i;
-    }
-    return out;
-  }
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The name a column definition ("Name" text, k int PRIMARY KEY) declares, as CQL resolves it.
 std::string defined_column_name(std::string_view definition) {
   size_t end = 0;
@@ -252,17 +237,16 @@ std::unique_ptr<CqlTable> new_table(const char* const* argv, Connection* connect
   return t;
 }
 
-// A virtual table whose CQL table is gone from the store (dropped through cql() or by another
-// process while the database was closed) still connects, so that DROP TABLE can remove it; any
-// other use is an error (CqlTable::refresh). It declares the columns its arguments named.
+// A virtual table whose CQL table is gone (dropped through cql() or by another process while
+// the database was closed), or whose whole store is (`store` null: moved or deleted, or the
+// database copied without it), still connects, so that DROP TABLE can remove it; any other use
+// is the error `why` (CqlTable::refresh). It declares the columns its arguments named.
 int connect_gone(sqlite3* db, const char* const* argv, Connection* connection,
-                 std::shared_ptr<storage::Store> store, cql::Session* session, const Arguments& args,
-                 const std::string& keyspace, const std::string& name, sqlite3_vtab** vtab) {
+                 std::shared_ptr<storage::Store> store, cql::Session* session,
+                 const Arguments& args, const std::string& keyspace, const std::string& name,
+                 const std::string& why, sqlite3_vtab** vtab) {
   auto t = new_table(argv, connection, std::move(store), session, keyspace, name, args.table.empty());
-  t->gone = fmt::format(
-      "Table {}.{} does not exist in the store (dropped through cql() or by another process): "
-      "DROP TABLE removes this virtual table",
-      keyspace, name);
+  t->gone = why + ": DROP TABLE removes this virtual table";
   std::string declaration = "CREATE TABLE x(";
   for (size_t i = 0; i < args.columns.size(); ++i) {
     declaration += (i ? ", " : "") + sql_quote(defined_column_name(args.columns[i]));
@@ -283,15 +267,21 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   Result<Arguments> parsed = parse_arguments(argc, argv);
   if (!parsed.is_ok()) return fail(error, parsed.status().message());
   Arguments& args = parsed.value();
-  auto store = connection->store_for(argv[1], args.store);
+  const bool owns = args.table.empty();
+  std::string keyspace = cql_identifier(args.keyspace);
+  std::string name = owns ? std::string(argv[2]) : cql_identifier(args.table);
+  // Only CREATE VIRTUAL TABLE makes a store. Connecting (a table of a schema, which someone
+  // else may have written) never creates one where its arguments point.
+  auto store = connection->store_for(argv[1], args.store, create);
+  if (!store.is_ok() && store.status().code() == StatusCode::kNotFound && !create) {
+    return connect_gone(db, argv, connection, nullptr, nullptr, args, keyspace, name,
+                        store.status().message(), vtab);
+  }
   if (!store.is_ok()) return fail(error, store.status().message());
   auto session = connection->session(store.value());
   if (!session.is_ok()) return fail(error, session.status().message());
   cql::Session* s = session.value();
 
-  const bool owns = args.table.empty();
-  std::string keyspace = cql_identifier(args.keyspace);
-  std::string name = owns ? std::string(argv[2]) : cql_identifier(args.table);
   if (owns && create) {
     auto schema = s->catalog().current();
     if (!schema.is_ok()) return fail(error, schema.status().message());
@@ -313,7 +303,13 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   auto schema = s->catalog().current();
   if (!schema.is_ok()) return fail(error, schema.status().message());
   std::shared_ptr<const schema::TableDef> table = schema.value()->find_table(keyspace, name);
-  if (!table && !create) return connect_gone(db, argv, connection, store.value(), s, args, keyspace, name, vtab);
+  if (!table && !create) {
+    return connect_gone(db, argv, connection, store.value(), s, args, keyspace, name,
+                        fmt::format("Table {}.{} does not exist in the store (dropped through "
+                                    "cql() or by another process)",
+                                    keyspace, name),
+                        vtab);
+  }
   if (!table) {
     if (schema.value()->find_keyspace(keyspace) == nullptr) {
       return fail(error, fmt::format("Keyspace {} does not exist", keyspace));
@@ -365,6 +361,9 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
                                    sqlite3_errmsg(db)));
   }
   sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
+  if (!connection->trusts_store(argv[1], connection->store_path(argv[1], args.store))) {
+    sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);  // see Connection::trusts_store
+  }
   *vtab = &t.release()->base;
   return SQLITE_OK;
 }

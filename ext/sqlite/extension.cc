@@ -1,8 +1,14 @@
 // The entry point: `.load ./build/cassette` calls sqlite3_cassette_init once per connection. It
 // registers, for that connection, the `cql` virtual table module, the eponymous `cql_rows`
-// table-valued function, and the functions cql(), cql_import_schema(), cql_open() and
-// cql_flush(), all sharing one Connection (stores, sessions, pending writes), freed when the
-// connection closes.
+// table-valued function, and the functions cql(), cql_import_schema(), cql_open(), cql_flush()
+// and cql_compact(), all sharing one Connection (stores, sessions, pending writes), freed when
+// the connection closes.
+//
+// The functions have side effects (they write the store, open and create directories), so they
+// are SQLITE_DIRECTONLY, as SQLite's own load_extension() and fts3_tokenizer() are: only SQL the
+// application runs may call them, never a view, trigger or other schema object of a database
+// file, which someone else may have written (README "Views, triggers and database files you did
+// not write").
 //
 //   .load ./build/cassette
 //   CREATE VIRTUAL TABLE t USING cql(k int, v text, PRIMARY KEY (k));
@@ -38,22 +44,23 @@ extern "C" __attribute__((visibility("default"))) int sqlite3_cassette_init(
     return rc;
   }
   rc = sqlite3_create_module_v2(db, "cql_rows", &cql_rows_module(), connection, nullptr);
-  const int flags = SQLITE_UTF8;
-  if (rc == SQLITE_OK) {
-    rc = sqlite3_create_function_v2(db, "cql", 1, flags, connection, cql_function, nullptr,
-                                    nullptr, nullptr);
-  }
-  if (rc == SQLITE_OK) {
-    rc = sqlite3_create_function_v2(db, "cql_import_schema", 1, flags, connection,
-                                    cql_import_schema_function, nullptr, nullptr, nullptr);
-  }
-  if (rc == SQLITE_OK) {
-    rc = sqlite3_create_function_v2(db, "cql_open", 1, flags, connection, cql_open_function,
-                                    nullptr, nullptr, nullptr);
-  }
-  if (rc == SQLITE_OK) {
-    rc = sqlite3_create_function_v2(db, "cql_flush", 0, flags, connection, cql_flush_function,
-                                    nullptr, nullptr, nullptr);
+  struct Function {
+    const char* name;
+    int arguments;
+    void (*call)(sqlite3_context*, int, sqlite3_value**);
+  };
+  static const Function functions[] = {
+      {"cql", 1, cql_function},
+      {"cql_import_schema", 1, cql_import_schema_function},
+      {"cql_open", 1, cql_open_function},
+      {"cql_flush", 0, cql_flush_function},
+      {"cql_compact", 0, cql_compact_function},
+      {"cql_compact", 1, cql_compact_function},
+  };
+  for (const Function& f : functions) {
+    if (rc != SQLITE_OK) break;
+    rc = sqlite3_create_function_v2(db, f.name, f.arguments, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                    connection, f.call, nullptr, nullptr, nullptr);
   }
   if (rc != SQLITE_OK) {
     *error = sqlite3_mprintf("Could not register the cassette functions: %s", sqlite3_errmsg(db));

@@ -1,10 +1,15 @@
 // The SQL functions: cql(statement) -> JSON text, cql_import_schema(keyspace) -> count,
-// cql_open(path) -> the store's path, cql_flush() -> NULL.
+// cql_open(path) -> the store's path, cql_flush() -> NULL, cql_compact([table]) -> NULL.
 //
 // cql() runs on the store of the connection's main database (README.md, "Stores") in a session
-// kept per connection, so USE carries over between calls.
-#include "engine/util/json.h"
+// kept per connection, so USE carries over between calls. Every function here has side effects,
+// so extension.cc registers them SQLITE_DIRECTONLY: a view or trigger (of a database file someone
+// else wrote) cannot call them.
 #include "ext/sqlite/functions.h"
+
+#include "engine/cql/parser.h"
+#include "engine/cql/statement_kind.h"
+#include "engine/util/json.h"
 #include "ext/sqlite/value_mapping.h"
 
 namespace cassette::sqlite {
@@ -13,6 +18,14 @@ namespace {
 
 void result_error(sqlite3_context* context, const std::string& message) {
   sqlite3_result_error(context, message.c_str(), static_cast<int>(message.size()));
+}
+
+// The error of a failed status; a write refused on a read-only connection is SQLITE_READONLY.
+void result_error(sqlite3_context* context, const Status& status) {
+  result_error(context, status.message());
+  if (status.code() == StatusCode::kUnauthorized) {
+    sqlite3_result_error_code(context, SQLITE_READONLY);
+  }
 }
 
 std::string text_argument(sqlite3_value* value) {
@@ -86,9 +99,15 @@ void cql_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
     if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
       return result_error(context, "cql() needs a CQL statement, not NULL.");
     }
+    auto statement = cql::parse_statement(text_argument(argv[0]));
+    if (!statement.is_ok()) return result_error(context, statement.status());
+    if (cql::statement_writes(*statement)) {
+      Status writable = connection->check_writable(cql::statement_name(*statement));
+      if (!writable.is_ok()) return result_error(context, writable);
+    }
     auto session = main_session(*connection);
     if (!session.is_ok()) return result_error(context, session.status().message());
-    auto result = session.value()->execute(text_argument(argv[0]));
+    auto result = session.value()->execute(*statement);
     if (!result.is_ok()) return result_error(context, result.status().message());
     std::string json = result_json(result.value());
     sqlite3_result_text(context, json.data(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
@@ -100,6 +119,9 @@ void cql_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
 void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
   try {
     auto* connection = static_cast<Connection*>(sqlite3_user_data(context));
+    if (Status s = connection->check_writable("cql_import_schema()"); !s.is_ok()) {
+      return result_error(context, s);
+    }
     std::string keyspace = text_argument(argv[0]);
     auto session = main_session(*connection);
     if (!session.is_ok()) return result_error(context, session.status().message());
@@ -180,6 +202,8 @@ void cql_open_function(sqlite3_context* context, int, sqlite3_value** argv) {
 void cql_flush_function(sqlite3_context* context, int, sqlite3_value**) {
   try {
     auto* connection = static_cast<Connection*>(sqlite3_user_data(context));
+    if (Status s = connection->check_writable("cql_flush()"); !s.is_ok())
+      return result_error(context, s);
     auto store = connection->store_for("main", "");
     if (!store.is_ok()) return result_error(context, store.status().message());
     // Committed writes only: what the open SQL transaction buffers reaches the store at COMMIT.
@@ -189,6 +213,64 @@ void cql_flush_function(sqlite3_context* context, int, sqlite3_value**) {
     sqlite3_result_null(context);
   } catch (const std::exception& e) {
     result_error(context, std::string("Internal error in cql_flush(): ") + e.what());
+  }
+}
+
+namespace {
+
+// The tables cql_compact() compacts: the one `name` names ("ks.t", CQL's quoting for mixed
+// case), or, for NULL, every table of the store and its catalog.
+Result<std::vector<storage::TableId>> tables_to_compact(cql::Session& session,
+                                                        sqlite3_value* name) {
+  CASSETTE_ASSIGN_OR_RETURN(auto schema, session.catalog().current());
+  std::vector<storage::TableId> tables;
+  if (name == nullptr || sqlite3_value_type(name) == SQLITE_NULL) {
+    tables.push_back(schema::kCatalogTable);
+    for (const auto& [ks_name, keyspace] : schema->keyspaces) {
+      for (const auto& [table_name, table] : keyspace->tables) tables.push_back(table->table_id);
+    }
+    return tables;
+  }
+  const std::string qualified = text_argument(name);
+  const size_t dot = qualified.find('.');
+  if (dot == std::string::npos) {
+    return Status::invalid_argument(
+        fmt::format("cql_compact() takes a table as keyspace.table, not '{}'", qualified));
+  }
+  const std::string keyspace = cql_identifier(qualified.substr(0, dot));
+  const std::string table_name = cql_identifier(qualified.substr(dot + 1));
+  auto table = schema->find_table(keyspace, table_name);
+  if (table == nullptr) {
+    return Status::invalid_argument(
+        fmt::format("table {}.{} does not exist", keyspace, table_name));
+  }
+  tables.push_back(table->table_id);
+  return tables;
+}
+
+}  // namespace
+
+void cql_compact_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
+  try {
+    auto* connection = static_cast<Connection*>(sqlite3_user_data(context));
+    if (Status s = connection->check_writable("cql_compact()"); !s.is_ok()) {
+      return result_error(context, s);
+    }
+    auto session = main_session(*connection);
+    if (!session.is_ok()) return result_error(context, session.status().message());
+    auto tables = tables_to_compact(*session.value(), argc > 0 ? argv[0] : nullptr);
+    if (!tables.is_ok()) return result_error(context, tables.status().message());
+    // Committed writes only, as cql_flush(): the memtables go to SSTables first, so that each
+    // table ends in one file.
+    storage::Store& store = session.value()->store();
+    Status status = store.flush();
+    for (storage::TableId table : tables.value()) {
+      if (status.is_ok()) status = store.compact(table);
+    }
+    if (!status.is_ok()) return result_error(context, status.message());
+    sqlite3_result_null(context);
+  } catch (const std::exception& e) {
+    result_error(context, std::string("Internal error in cql_compact(): ") + e.what());
   }
 }
 

@@ -24,6 +24,9 @@ void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_valu
 void cql_open_function(sqlite3_context* context, int argc, sqlite3_value** argv);
 // Flushes the main database's store: memtables to SSTables, then waits for background work.
 void cql_flush_function(sqlite3_context* context, int argc, sqlite3_value** argv);
+// Compacts the main database's store now: cql_compact() every table, cql_compact('ks.t') one
+// (its memtable flushed first, then its SSTables merged into one).
+void cql_compact_function(sqlite3_context* context, int argc, sqlite3_value** argv);
 
 const sqlite3_module& cql_rows_module();
 

@@ -180,6 +180,20 @@ std::string sql_quote(std::string_view name) {
   return out + "\"";
 }
 
+std::string cql_identifier(std::string_view text) {
+  if (text.size() >= 2 && text.front() == '"' && text.back() == '"') {
+    std::string out;
+    for (size_t i = 1; i + 1 < text.size(); ++i) {
+      out += text[i];
+      if (text[i] == '"' && i + 2 < text.size() && text[i + 1] == '"') ++i;
+    }
+    return out;
+  }
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 const char* declared_sql_type(const CqlType& type) {
   switch (type.kind) {
     case TypeKind::kTinyint:

@@ -18,6 +18,8 @@ namespace cassette::sqlite {
 const char* declared_sql_type(const types::CqlType& type);
 // A column name as an SQL identifier in a declaration: "name", inner quotes doubled.
 std::string sql_quote(std::string_view name);
+// An identifier as CQL resolves it: unquoted ones lower-cased, "quoted" ones as written.
+std::string cql_identifier(std::string_view text);
 
 // The integer types: read as SQL INTEGER from their big-endian bytes.
 inline bool is_integer_kind(types::TypeKind k) {
