@@ -6,6 +6,8 @@
 #include <map>
 #include <mutex>
 
+#include "engine/cql/parser.h"
+#include "engine/cql/statement_kind.h"
 #include "engine/util/json.h"
 #include "ext/cli/pg_types.h"
 #include "ext/postgres/api_internal.h"
@@ -217,6 +219,15 @@ int cas_keyspace_tables(const char* store_path, const char* keyspace, const char
     for (const std::string& name : r.table_names) r.table_name_pointers.push_back(name.c_str());
     *names = r.table_name_pointers.data();
     *count = static_cast<int>(r.table_names.size());
+    return Status::ok();
+  });
+}
+
+int cas_cql_statement_writes(const char* statement, int* writes, const char** command) {
+  return guarded([&]() -> Status {
+    CASSETTE_ASSIGN_OR_RETURN(cql::Statement parsed, cql::parse_statement(statement));
+    *writes = cql::statement_writes(parsed) ? 1 : 0;
+    *command = cql::statement_name(parsed).data();  // a string literal
     return Status::ok();
   });
 }

@@ -243,6 +243,11 @@ int			cas_transaction_has_writes(void);
  * valid until the next call. */
 int			cas_cql(const char *store_path, const char *statement, const char **json);
 
+/* Whether a CQL statement can change the store (*writes: every statement but SELECT, DESCRIBE
+ * and USE) and its command ("INSERT", "CREATE TABLE", ...; a static string), so that a
+ * read-only transaction refuses it before it runs. Fails for a statement that does not parse. */
+int			cas_cql_statement_writes(const char *statement, int *writes, const char **command);
+
 #ifdef __cplusplus
 }
 #endif

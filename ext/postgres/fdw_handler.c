@@ -16,12 +16,14 @@
 #include "access/htup_details.h"
 #include "access/reloptions.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/pg_foreign_server.h"
 #include "catalog/pg_foreign_table.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "foreign/fdwapi.h"
 #include "foreign/foreign.h"
+#include "miscadmin.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -397,6 +399,17 @@ cassette_cql(PG_FUNCTION_ARGS)
 		store = cassette_server_store(GetForeignServerByName(NameStr(*PG_GETARG_NAME(1)), false)->serverid);
 	else
 		store = only_server_store();
+	/* A read-only transaction (BEGIN READ ONLY, default_transaction_read_only, a standby) runs
+	 * only statements that read, refused as PostgreSQL refuses its own writes there. */
+	if (XactReadOnly)
+	{
+		int			writes;
+		const char *command;
+
+		CAS_CHECK(cas_cql_statement_writes(statement, &writes, &command));
+		if (writes)
+			PreventCommandIfReadOnly(command);
+	}
 	CAS_CHECK(cas_cql(store, statement, &json));
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(pstrdup(json))));
 }
