@@ -6,8 +6,9 @@
 --   followers  who follows a user (the fan-out list), one partition per followed user
 --   tweets     a tweet by id
 --   timeline   a user's home timeline, newest first: one partition per reader, clustered by
---              the tweet's timeuuid in descending order, so "the latest 50" is the head of the
---              partition and needs no sort.
+--              the tweet's time (then its timeuuid) in descending order, so "the latest 50" is
+--              the head of the partition and needs no sort. (SQL orders a timeuuid by its text,
+--              not by its time, so ORDER BY tweet_id would not give the newest first.)
 
 CREATE VIRTUAL TABLE users USING cql(
   user_id text PRIMARY KEY,
@@ -35,6 +36,6 @@ CREATE VIRTUAL TABLE timeline USING cql(
   author text,
   body text,
   posted_at timestamp,
-  PRIMARY KEY (user_id, tweet_id),
-  CLUSTERING ORDER BY (tweet_id DESC)
+  PRIMARY KEY (user_id, posted_at, tweet_id),
+  CLUSTERING ORDER BY (posted_at DESC, tweet_id DESC)
 );

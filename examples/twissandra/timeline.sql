@@ -3,12 +3,12 @@
 .parameter set @user 'user042'
 .print 'Home timeline of user042, newest first (50 of 195):'
 .mode box
-SELECT * FROM timeline WHERE user_id = @user ORDER BY tweet_id DESC LIMIT 50;
+SELECT * FROM timeline WHERE user_id = @user ORDER BY posted_at DESC LIMIT 50;
 .mode list
 .print
 .print 'The plan:'
 EXPLAIN QUERY PLAN
-SELECT * FROM timeline WHERE user_id = @user ORDER BY tweet_id DESC LIMIT 50;
+SELECT * FROM timeline WHERE user_id = @user ORDER BY posted_at DESC LIMIT 50;
 .print
 .print 'Who writes most of what user042 reads:'
 .mode box

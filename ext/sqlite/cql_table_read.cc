@@ -29,10 +29,11 @@ int query_column(const CqlTable& t, int sql_column) {
 }
 
 // Whether the store may apply LIMIT/OFFSET itself: only when SQLite will not filter the rows it
-// returns. That needs every constraint SQLite offered to have gone to the planner (`passed`
-// lists the aConstraint indexes that did) and none of them to be a >= or <=: SQLite 3.40 offers
-// a row-value comparison `(c, d) > (3, 'q')` as `c >= 3` and re-checks the whole comparison
-// itself whatever `omit` says, while still offering the LIMIT; the two cannot be told apart.
+// returns. That needs every constraint SQLite offered to have gone to the planner as one SQLite
+// need not check again (`passed` lists the aConstraint indexes that did) and none of them to be
+// a >= or <=: SQLite 3.40 offers a row-value comparison `(c, d) > (3, 'q')` as `c >= 3` and
+// re-checks the whole comparison itself whatever `omit` says, while still offering the LIMIT;
+// the two cannot be told apart.
 bool limit_is_safe(const sqlite3_index_info& info, const std::vector<int>& passed) {
   for (int i = 0; i < info.nConstraint; ++i) {
     int op = info.aConstraint[i].op;
@@ -77,15 +78,22 @@ types::Value bound_value(const types::CqlType& type, sqlite3_value* raw, query::
                          bool* every_row) {
   ComparedValue value(type, raw);
   const bool range = *op != query::Operator::kEq && *op != query::Operator::kIn;
+  const bool upper = *op == query::Operator::kLt || *op == query::Operator::kLe;
   const ClassOrder order = class_order(type, value.get());
-  if (order == ClassOrder::kSameClass) {
+  bool all = upper == (order == ClassOrder::kAboveAll);
+  if (order == ClassOrder::kSameClass && range && compares_as_formatted_text(type)) {
+    const bool inclusive = *op == query::Operator::kGe || *op == query::Operator::kLe;
+    FormattedTextBound bound = formatted_text_bound(type, value.get(), upper, inclusive);
+    if (bound.kind != FormattedTextBound::kEveryRow) {
+      *op = bound.kind == FormattedTextBound::kFrom ? query::Operator::kGe : query::Operator::kLt;
+      return std::move(bound.value);
+    }
+    all = true;
+  } else if (order == ClassOrder::kSameClass) {
     const bool round_up = *op == query::Operator::kGe || *op == query::Operator::kLt;
     return constraint_value(type, value.get(), range, round_up);
   }
-  if (!range) return std::nullopt;
-  const bool upper = *op == query::Operator::kLt || *op == query::Operator::kLe;
-  const bool all = upper == (order == ClassOrder::kAboveAll);
-  if (!all) return std::nullopt;
+  if (!range || !all) return std::nullopt;
   types::Value extreme = extreme_value(type, upper);
   if (extreme) {
     *op = upper ? query::Operator::kLe : query::Operator::kGe;
@@ -283,6 +291,8 @@ int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     query::PlanRequest request;
     request.indexed_columns = t->indexed_columns;
     std::vector<int> sqlite_index;  // request constraint -> aConstraint index
+    std::vector<bool> rechecked;    // request constraint -> SQLite must check it again
+    bool equal_on_float = false;
     for (int i = 0; i < info->nConstraint; ++i) {
       const auto& c = info->aConstraint[i];
       query::Constraint q;
@@ -298,6 +308,7 @@ int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
           }
           request.constraints.push_back(q);
           sqlite_index.push_back(i);
+          rechecked.push_back(false);
           continue;
         }
         default: break;
@@ -327,14 +338,30 @@ int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       if (type && (type->is_multi_cell() || type->kind == types::TypeKind::kCounter)) continue;
       request.constraints.push_back(q);
       sqlite_index.push_back(i);
+      // SQLite checks these again, the store only narrowing the read: ranges on formatted text
+      // (formatted_text_bound says why) and on floats (NaN, NULL to SQL, is above all in the
+      // store).
+      rechecked.push_back(range && type &&
+                          (compares_as_formatted_text(*type) || has_two_zeros(*type)));
+      // SQL's zero is two values of a float column, so EQ may read two clustering prefixes.
+      if (!range && type && has_two_zeros(*type)) equal_on_float = true;
     }
-    bool order_mappable = true;
+    std::vector<int> exact;  // the aConstraint indexes the store's read satisfies alone
+    for (size_t r = 0; r < sqlite_index.size(); ++r) {
+      if (!rechecked[r]) exact.push_back(sqlite_index[r]);
+    }
+    // ORDER BY is the store's order only on columns whose SQL values sort as CQL orders them
+    // (not uuid, inet or decimal text, ...), and not after an EQ on a float (two prefixes).
+    bool order_mappable = !equal_on_float;
     for (int i = 0; i < info->nOrderBy; ++i) {
       int column = query_column(*t, info->aOrderBy[i].iColumn);
-      if (column == -2) order_mappable = false;
+      if (column == -2 ||
+          (column >= 0 && !sql_sort_matches_cql(table.columns[static_cast<size_t>(column)].type))) {
+        order_mappable = false;
+      }
       request.order_by.push_back({column == -2 ? 0 : column, info->aOrderBy[i].desc != 0});
     }
-    if (!order_mappable || !limit_is_safe(*info, sqlite_index)) {
+    if (!order_mappable || !limit_is_safe(*info, exact)) {
       // SQLite checks what the store does not (IS NULL, LIKE, a hidden column, an ORDER BY term
       // the store cannot give...) on the rows the cursor returns: cutting those rows short at
       // LIMIT/OFFSET first would lose rows that pass. SQLite still stops reading at the LIMIT.
@@ -346,6 +373,20 @@ int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     if (!snapshot.is_ok()) return t->error(snapshot.status().message());
     query::TableStatistics stats = query::table_statistics(*snapshot.value(), table);
     query::Plan plan = query::plan_query(table, request, stats);
+    if (plan.access != query::AccessKind::kPartitions && equal_on_float) {
+      // SQL's zero is both of a float's zeros: two clustering prefixes, which only a partition
+      // lookup reads (xFilter turns the EQ into an IN); a scan leaves such an EQ to SQLite.
+      bool dropped = false;
+      for (size_t r = 0; r < request.constraints.size(); ++r) {
+        const query::Constraint& c = request.constraints[r];
+        if (plan.argument_of[r] < 0 || c.column < 0 || c.op != query::Operator::kEq) continue;
+        const schema::ColumnDef& column = table.columns[static_cast<size_t>(c.column)];
+        if (column.kind != schema::ColumnKind::kClustering || !has_two_zeros(column.type)) continue;
+        request.constraints[r].usable = false;
+        dropped = true;
+      }
+      if (dropped) plan = query::plan_query(table, request, stats);
+    }
     if (!order_mappable) plan.order_satisfied = false;
 
     for (size_t r = 0; r < request.constraints.size(); ++r) {
@@ -353,7 +394,7 @@ int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       if (argument < 0) continue;
       int i = sqlite_index[r];
       info->aConstraintUsage[i].argvIndex = argument + 1;
-      info->aConstraintUsage[i].omit = 1;
+      info->aConstraintUsage[i].omit = rechecked[r] ? 0 : 1;
       if (request.constraints[r].op == query::Operator::kIn) sqlite3_vtab_in(info, i, 1);
     }
     info->idxNum = static_cast<int>(plan.access) + 1;
@@ -437,6 +478,16 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
         bool all = false;
         values.push_back(bound_value(type, argv[i], &a.op, &all));
         if (all) every_row.push_back(i);
+      }
+      if (a.op == query::Operator::kEq || a.op == query::Operator::kIn) {
+        // SQL's zero equals both of a float's zeros: look both up.
+        const size_t given = values.size();
+        for (size_t j = 0; j < given && has_two_zeros(type); ++j) {
+          if (types::Value other = values[j] ? other_zero(type, *values[j]) : std::nullopt) {
+            values.push_back(std::move(other));
+            a.op = query::Operator::kIn;
+          }
+        }
       }
       bindings.values.push_back(std::move(values));
     }

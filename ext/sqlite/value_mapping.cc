@@ -347,6 +347,28 @@ Status cql_value_into(const CqlType& type, sqlite3_value* value, std::string_vie
   return Status::ok();
 }
 
+bool sql_sort_matches_cql(const CqlType& type) {
+  // Not floats: SQL reads NaN as NULL, which sorts first, where the store orders NaN last.
+  return sql_order_matches_cql(type) && type.kind != TypeKind::kFloat &&
+         type.kind != TypeKind::kDouble;
+}
+
+bool has_two_zeros(const CqlType& type) {
+  return type.kind == TypeKind::kFloat || type.kind == TypeKind::kDouble;
+}
+
+types::Value other_zero(const CqlType& type, std::string_view bytes) {
+  if (type.kind == TypeKind::kDouble && bytes.size() == 8) {
+    uint64_t bits = static_cast<uint64_t>(signed_big_endian(bytes));
+    if ((bits << 1) == 0) return big_endian(static_cast<int64_t>(bits ^ (uint64_t{1} << 63)), 8);
+  }
+  if (type.kind == TypeKind::kFloat && bytes.size() == 4) {
+    uint32_t bits = static_cast<uint32_t>(signed_big_endian(bytes));
+    if ((bits << 1) == 0) return big_endian(static_cast<int64_t>(bits ^ (uint32_t{1} << 31)), 4);
+  }
+  return std::nullopt;
+}
+
 bool sql_order_matches_cql(const CqlType& type) {
   switch (type.kind) {
     case TypeKind::kTinyint:
@@ -368,26 +390,44 @@ bool sql_order_matches_cql(const CqlType& type) {
 
 namespace {
 
-// A range bound given as non-canonical text for a timestamp, date or time column, e.g.
-// `ts >= '2024-01-02'`. SQL compares the column's canonical text ('2024-01-02 00:00:00.000')
-// with the given text, and canonical texts sort as their values do, so the bound falls between
-// the parsed value's canonical text and its neighbour: just below it when the canonical text is
-// the greater (a prefix such as '2024-01-02'), just above it otherwise. `round_up` is true for
-// >= and <, which include/exclude from the bound upward. The result moves the parsed value by one
-// unit (millisecond, day, nanosecond: the value is a big-endian integer) so that the operator
-// selects exactly the rows SQL's text comparison would.
-types::Value text_range_bound(const std::string& parsed, bool canonical_is_smaller,
-                              bool round_up) {
-  std::string bytes = parsed;
-  bool increment = canonical_is_smaller && round_up;
-  bool decrement = !canonical_is_smaller && !round_up;
-  if (!increment && !decrement) return bytes;
-  for (size_t i = bytes.size(); i-- > 0;) {  // big-endian +1 / -1 with carry or borrow
-    auto byte = static_cast<unsigned char>(bytes[i]);
-    bytes[i] = static_cast<char>(increment ? byte + 1 : byte - 1);
-    if (increment ? byte != 0xff : byte != 0x00) break;
+// The value of an integer or floating type nearest `exact` (an SQL value, exact in a long double:
+// every int64_t and double is) for a column compared with it as SQL compares numbers: exact, or
+// for EQ nothing (nullopt), or for a range the neighbour on the side that keeps the comparison's
+// meaning (`round_up`: the smallest value above, for >= and <; else the largest below).
+template <typename Floating>
+std::optional<Floating> nearest_floating(long double exact, bool is_range, bool round_up) {
+  auto value = static_cast<Floating>(exact);  // nearest; may be on either side, or infinite
+  if (static_cast<long double>(value) == exact) return value;
+  if (!is_range) return std::nullopt;
+  const bool above = static_cast<long double>(value) > exact;
+  if (round_up != above) {
+    value = std::nextafter(value, round_up ? std::numeric_limits<Floating>::infinity()
+                                           : -std::numeric_limits<Floating>::infinity());
   }
-  return bytes;
+  return value;
+}
+
+// What SQL compares a float or double column with: the number, exactly (an INTEGER is not
+// rounded to a double first: SQLite compares 2^53 + 1 with 2^53 as different).
+std::optional<long double> exact_number(sqlite3_value* value) {
+  switch (sqlite3_value_type(value)) {
+    case SQLITE_INTEGER:
+      return static_cast<long double>(sqlite3_value_int64(value));
+    case SQLITE_FLOAT: {
+      const double d = sqlite3_value_double(value);
+      if (std::isnan(d)) return std::nullopt;
+      return static_cast<long double>(d);
+    }
+    default:
+      return std::nullopt;
+  }
+}
+
+// Whether a type reads as TEXT whose comparison SQL makes on that text (every TEXT-mapped type
+// but text and ascii themselves).
+bool reads_as_formatted_text(const CqlType& type) {
+  return std::string_view(declared_sql_type(type)) == "TEXT" && type.kind != TypeKind::kText &&
+         type.kind != TypeKind::kAscii;
 }
 
 }  // namespace
@@ -412,43 +452,121 @@ types::Value constraint_value(const CqlType& type, sqlite3_value* value, bool is
     return std::string(value_text(value));  // TEXT affinity: the number's text
   }
   if (k == TypeKind::kBlob && sql_type != SQLITE_BLOB) return std::nullopt;
-  if (k == TypeKind::kFloat && (sql_type == SQLITE_INTEGER || sql_type == SQLITE_FLOAT)) {
-    // SQL compares the float widened to a double with the given double: only a float equal to
-    // it matches, and a range bound between two floats rounds as for integers above.
-    double d = sqlite3_value_double(value);
-    if (std::isnan(d)) return std::nullopt;
-    float f = static_cast<float>(d);  // nearest; may be on either side of d, or infinite
-    if (static_cast<double>(f) != d) {
-      if (!is_range) return std::nullopt;
-      const bool above = static_cast<double>(f) > d;
-      if (round_up != above) {
-        f = std::nextafter(f, round_up ? std::numeric_limits<float>::infinity()
-                                       : -std::numeric_limits<float>::infinity());
-      }
+  if (k == TypeKind::kFloat || k == TypeKind::kDouble) {
+    // SQL compares the float widened to a double (a double as it is) with the number exactly:
+    // only a value equal to it matches, and a range bound between two values rounds as for
+    // integers above.
+    std::optional<long double> exact = exact_number(value);
+    if (!exact) return std::nullopt;
+    if (*exact == 0 && is_range) {
+      // SQL has one zero; the store orders -0.0 below 0.0: a bound keeps both or neither.
+      return round_up ? (k == TypeKind::kFloat ? float_bytes(-0.0f) : double_bytes(-0.0))
+                      : (k == TypeKind::kFloat ? float_bytes(0.0f) : double_bytes(0.0));
     }
-    return float_bytes(f);
+    if (k == TypeKind::kFloat) {
+      std::optional<float> f = nearest_floating<float>(*exact, is_range, round_up);
+      return f ? types::Value(float_bytes(*f)) : std::nullopt;
+    }
+    std::optional<double> d = nearest_floating<double>(*exact, is_range, round_up);
+    return d ? types::Value(double_bytes(*d)) : std::nullopt;
+  }
+  if (reads_as_formatted_text(type)) {
+    // TEXT affinity: the value is compared as text (a number as its text) with the column's
+    // text, so only the text the column shows for a value matches that value.
+    const std::string_view given = value_text(value);
+    const bool json = type.is_collection() || k == TypeKind::kTuple || k == TypeKind::kUdt;
+    types::Value parsed;
+    if (json) {
+      Result<types::Value> v = types::from_json(type, given, "");
+      if (!v.is_ok() || !*v) return std::nullopt;
+      parsed = std::move(v).value();
+    } else {
+      Result<std::string> v = types::parse_value_string(type, given);
+      if (!v.is_ok()) return std::nullopt;
+      parsed = std::move(v).value();
+    }
+    if (!types::validate_value(type, *parsed).is_ok()) return std::nullopt;
+    const std::string shown = json ? types::to_json(type, parsed) : sql_text(type, *parsed);
+    if (shown != given) return std::nullopt;
+    return parsed;
   }
   Result<types::Value> v = cql_value(type, value, "");
   if (!v.is_ok() || !*v) return std::nullopt;
-  // A text-mapped value matches only its canonical text, as SQL's text comparison would.
-  if (sql_type == SQLITE_TEXT && std::string_view(declared_sql_type(type)) == "TEXT" &&
-      k != TypeKind::kText && k != TypeKind::kAscii) {
-    std::string shown = (type.is_collection() || k == TypeKind::kTuple || k == TypeKind::kUdt)
-                            ? types::to_json(type, *v)
-                            : sql_text(type, **v);
-    std::string_view given = value_text(value);
-    if (shown != given) {
-      bool ordered_as_text =
-          k == TypeKind::kTimestamp || k == TypeKind::kDate || k == TypeKind::kTime;
-      if (!is_range || !ordered_as_text) return std::nullopt;
-      return text_range_bound(**v, shown < given, round_up);
-    }
-  }
-  if (sql_type == SQLITE_TEXT && std::string_view(declared_sql_type(type)) != "TEXT" &&
-      k == TypeKind::kBoolean) {
+  if (sql_type == SQLITE_TEXT && k == TypeKind::kBoolean) {
     return std::nullopt;  // SQL compares INTEGER 0/1 with text as different
   }
   return std::move(v).value();
+}
+
+bool compares_as_formatted_text(const CqlType& type) {
+  return type.kind == TypeKind::kTimestamp || type.kind == TypeKind::kDate ||
+         type.kind == TypeKind::kTime;
+}
+
+namespace {
+
+// The values of a timestamp, date or time column as big-endian integers of their stored form
+// (timestamp, time: signed 8 bytes; date: unsigned 4 bytes, days + 2^31), over the span where
+// the order of their SQL text is the order of the values: years 0000 to 9999, SQLite's own date
+// range (a longer or negative year's text sorts elsewhere: '10000-01-01' before '2024-01-01').
+struct TextOrderedSpan {
+  int64_t lo;
+  int64_t hi;
+  size_t width;
+};
+
+TextOrderedSpan text_ordered_span(const CqlType& type) {
+  switch (type.kind) {
+    case TypeKind::kTimestamp:
+      return {-62'167'219'200'000, 253'402'300'799'999, 8};  // 0000-01-01 .. 9999-12-31
+    case TypeKind::kDate:
+      return {(int64_t{1} << 31) - 719'528, (int64_t{1} << 31) + 2'932'896, 4};
+    default:
+      return {0, 86'399'999'999'999, 8};  // time: every value
+  }
+}
+
+// The first value of the span whose SQL text compares above `given` (or, `or_equal`, not below
+// it); span.hi + 1 when none does. Binary search: the texts grow with the values there.
+int64_t first_text_above(const CqlType& type, const TextOrderedSpan& span, std::string_view given,
+                         bool or_equal) {
+  int64_t lo = span.lo, hi = span.hi + 1;
+  while (lo < hi) {
+    const int64_t mid = lo + (hi - lo) / 2;
+    const int c = sql_text(type, big_endian(mid, span.width)).compare(given);
+    if (c > 0 || (or_equal && c == 0)) {
+      hi = mid;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  return lo;
+}
+
+}  // namespace
+
+FormattedTextBound formatted_text_bound(const CqlType& type, sqlite3_value* value, bool upper,
+                                        bool inclusive) {
+  const TextOrderedSpan span = text_ordered_span(type);
+  const int sql_type = sqlite3_value_type(value);
+  // A number compared with the column is compared as its text (TEXT affinity), unless the
+  // other side of the comparison has a numeric affinity (a column of a joined table), when the
+  // column's text is above every number. Both must be kept: a lower bound keeps every row.
+  if (!upper && (sql_type == SQLITE_INTEGER || sql_type == SQLITE_FLOAT)) {
+    return {FormattedTextBound::kEveryRow, {}};
+  }
+  // Lower bounds: `> g` from the first text above g; `>= g` from the first not below g. Upper
+  // bounds: `< g` to the first not below g, `<= g` to the first above g, excluded. When no value
+  // of the span is kept, the bound keeps the values beyond it on that side (negative years, for
+  // an upper bound; years past 9999, for a lower one), for the host's own check to decide.
+  const int64_t first =
+      first_text_above(type, span, value_text(value), upper ? !inclusive : inclusive);
+  if (!upper) {
+    if (first <= span.lo) return {FormattedTextBound::kEveryRow, {}};
+    return {FormattedTextBound::kFrom, big_endian(first, span.width)};
+  }
+  if (first > span.hi) return {FormattedTextBound::kEveryRow, {}};
+  return {FormattedTextBound::kBefore, big_endian(first, span.width)};
 }
 
 bool has_numeric_affinity(const CqlType& type) {

@@ -97,16 +97,51 @@ Status cql_value_into(const types::CqlType& type, sqlite3_value* value, std::str
                       std::string* out, bool* is_null);
 
 // Whether SQLite's comparison of the mapped SQL values agrees with CQL's order for the type (so
-// range constraints can be pushed down): integers, floats, text, blob, boolean, timestamp, date,
-// time.
+// range constraints can be pushed down, and ORDER BY given by the clustering order): integers,
+// floats, text, blob, boolean, timestamp, date, time. (Timestamps and dates only for years 0000
+// to 9999, formatted_text_bound says why.)
 bool sql_order_matches_cql(const types::CqlType& type);
 
+// Whether SQL sorts the mapped values as CQL orders the type, so that an ORDER BY on the column
+// can be the store's order: sql_order_matches_cql's types but floats (NaN reads as NULL).
+bool sql_sort_matches_cql(const types::CqlType& type);
+
+// Float and double: SQL's one zero is two values in the store, -0.0 and 0.0. other_zero() is
+// the other one of a zero (serialized), nullopt for any other value.
+bool has_two_zeros(const types::CqlType& type);
+types::Value other_zero(const types::CqlType& type, std::string_view bytes);
+
 // The CQL value a constraint compares with, or nullopt when no value of the column can equal
-// it (a value of another type, or a non-canonical text form), for EQ/IN. For ranges on numeric
-// columns a REAL bound is rounded so that the comparison keeps its meaning: `round_up` asks for
-// the ceiling (GE, LT), otherwise the floor (GT, LE).
+// it (a value of another type, a text other than the one the column shows), for EQ/IN and for
+// ranges on the types whose SQL values are numbers, text or blobs themselves. As SQL compares:
+// a number with a TEXT-mapped column as its text; an integer with a float or double column
+// exactly. For ranges a bound between two values of the column is rounded so that the
+// comparison keeps its meaning: `round_up` asks for the smallest value above (GE, LT),
+// otherwise the largest below (GT, LE).
 types::Value constraint_value(const types::CqlType& type, sqlite3_value* value, bool is_range,
                               bool round_up);
+
+// Whether a type's SQL value is a formatted text that SQL compares as text, and that range
+// constraints are pushed for by formatted_text_bound: timestamp, date, time.
+bool compares_as_formatted_text(const types::CqlType& type);
+
+// A range constraint on a timestamp, date or time column as the store applies it: SQL compares
+// the column's text ('2024-01-01 05:00:00.000') with the value's text, so `ts >
+// '2024-01-01T05:00:00'` keeps every row of 2024-01-01 and later ('T' sorts after ' ') and
+// `ts > 1704085200000` compares with the text '1704085200000'. The bound is the first value
+// whose text is above (or not below) the given text, found by binary search over the values
+// whose text order is their order (years 0000 to 9999; every time). Beyond those years text
+// order is not value order ('10000-01-01' sorts before '2024-01-01'), so the bound may keep
+// rows SQL would not, and the host must check these constraints again itself; an upper bound
+// below year 10000 leaves out the later years even where their text is below it (README
+// "Reads"). A numeric value keeps every row for a lower bound (with a numeric-affinity column
+// on the other side, SQL puts every text above every number). `upper`: < or <=.
+struct FormattedTextBound {
+  enum Kind : uint8_t { kFrom, kBefore, kEveryRow } kind;
+  types::Value value;  // kFrom: column >= value; kBefore: column < value
+};
+FormattedTextBound formatted_text_bound(const types::CqlType& type, sqlite3_value* value,
+                                        bool upper, bool inclusive);
 
 // Where a constraint's value sits among all values of a column by SQLite's storage classes alone
 // (NULL < INTEGER/REAL < TEXT < BLOB), after the column's affinity was applied to it: a TEXT
