@@ -16,6 +16,14 @@ using types::TypeKind;
 
 Result<ExecutionResult> run_change(ExecutionContext& context, const Change& change) {
   bool changed = false;
+  if (context.planned != nullptr) {  // planned only: nothing is written
+    CASSETTE_ASSIGN_OR_RETURN(std::optional<schema::Schema> result, change(*context.schema));
+    changed = result.has_value();
+    *context.planned = changed ? std::move(*result) : *context.schema;
+    ExecutionResult planned;
+    planned.kind = changed ? ExecutionResult::Kind::kSchemaChange : ExecutionResult::Kind::kVoid;
+    return planned;
+  }
   auto next = context.catalog->change([&](const schema::Schema& now) -> Result<schema::Schema> {
     CASSETTE_ASSIGN_OR_RETURN(std::optional<schema::Schema> result, change(now));
     changed = result.has_value();

@@ -236,12 +236,7 @@ Result<std::shared_ptr<const schema::TableDef>> existing_table(const schema::Sch
 }
 
 schema::Schema with_table(const schema::Schema& now, schema::TableDef table) {
-  schema::Schema next = now;
-  auto keyspace = copy_keyspace(now, table.keyspace);
-  std::string name = table.name;
-  keyspace->tables[name] = std::make_shared<const schema::TableDef>(std::move(table));
-  next.keyspaces[keyspace->name] = std::move(keyspace);
-  return next;
+  return schema::with_table(now, std::make_shared<const schema::TableDef>(std::move(table)));
 }
 
 Status check_no_dependent_indexes(const schema::Schema& schema, const schema::TableDef& table,
@@ -469,12 +464,7 @@ Result<ExecutionResult> execute_drop_table(const DropTableStatement& statement,
         std::shared_ptr<const schema::TableDef> table,
         existing_table(now, keyspace, statement.table.name, statement.if_exists));
     if (table == nullptr) return std::optional<schema::Schema>();
-    schema::Schema next = now;
-    auto ks = copy_keyspace(now, keyspace);
-    ks->tables.erase(table->name);
-    std::erase_if(ks->indexes, [&](const auto& entry) { return entry.second->table == table->name; });
-    next.keyspaces[keyspace] = std::move(ks);
-    return std::optional<schema::Schema>(std::move(next));
+    return std::optional<schema::Schema>(schema::without_table(now, keyspace, table->name));
   });
 }
 

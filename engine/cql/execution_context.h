@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/cql/ast.h"
@@ -20,6 +21,9 @@ struct ExecutionContext {
   std::string keyspace;                          // the session's current keyspace ("" if none)
   int64_t now_micros = 0;                        // the store clock's now, once per statement
   FunctionContext functions;
+  // When set, a schema change is only planned (Session::plan_schema_change): the schema it would
+  // make of `schema` is stored here and nothing is written.
+  std::optional<schema::Schema>* planned = nullptr;
 
   int64_t now_seconds() const { return now_micros / 1'000'000; }
 

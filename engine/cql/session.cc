@@ -6,6 +6,7 @@
 
 #include "engine/cql/execution_context.h"
 #include "engine/cql/parser.h"
+#include "engine/cql/statement_kind.h"
 #include "engine/types/value.h"
 
 namespace cassette::cql {
@@ -60,6 +61,30 @@ Result<std::unique_ptr<Session>> Session::open(std::shared_ptr<storage::Store> s
 Result<ExecutionResult> Session::execute(std::string_view statement) {
   CASSETTE_ASSIGN_OR_RETURN(Statement parsed, parse_statement(statement));
   return execute(parsed);
+}
+
+Result<schema::Schema> Session::plan_schema_change(const Statement& statement,
+                                                   std::shared_ptr<const schema::Schema> base) {
+  const bool schema_statement = statement_writes(statement) &&
+                                !std::holds_alternative<InsertStatement>(statement) &&
+                                !std::holds_alternative<UpdateStatement>(statement) &&
+                                !std::holds_alternative<DeleteStatement>(statement) &&
+                                !std::holds_alternative<BatchStatement>(statement) &&
+                                !std::holds_alternative<TruncateStatement>(statement);
+  if (!schema_statement) {
+    return Status::invalid_argument(
+        fmt::format("{} is not a schema change that can be planned", statement_name(statement)));
+  }
+  ExecutionContext context;
+  context.store = store_.get();
+  context.catalog = catalog_.get();
+  context.schema = std::move(base);
+  context.keyspace = keyspace_;
+  context.now_micros = store_->clock().now_micros();
+  std::optional<schema::Schema> planned;
+  context.planned = &planned;
+  CASSETTE_RETURN_IF_ERROR(execute_schema_statement(statement, context).status());
+  return std::move(*planned);
 }
 
 Result<ExecutionResult> Session::execute(const Statement& statement) {

@@ -32,6 +32,14 @@ class Session {
   Result<ExecutionResult> execute(std::string_view statement);
   Result<ExecutionResult> execute(const Statement& statement);
 
+  // The schema that `statement`, a change of keyspaces, tables, types or indexes (not
+  // TRUNCATE), would make of `base`, checked exactly as execute() checks it (Cassandra's
+  // errors), but written nowhere: `base` itself when it would change nothing (IF [NOT] EXISTS).
+  // A table it creates gets storage id base.next_table_id. For a host that applies the change
+  // later, with other writes (an SQL transaction's CREATE TABLE, applied at COMMIT).
+  Result<schema::Schema> plan_schema_change(const Statement& statement,
+                                            std::shared_ptr<const schema::Schema> base);
+
   const std::string& keyspace() const { return keyspace_; }
   void set_keyspace(std::string keyspace) { keyspace_ = std::move(keyspace); }
   storage::Store& store() { return *store_; }

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "engine/schema/catalog_codec.h"
+#include "engine/storage/row_codec.h"
 
 namespace cassette::schema {
 
@@ -176,22 +177,28 @@ std::set<storage::TableId> table_ids(const Schema& schema) {
   return ids;
 }
 
-void put_row(storage::WriteBatch& batch, std::string_view partition, std::string key,
-             std::string record) {
+Status add_row(storage::EncodedBatch& batch, std::string_view partition, std::string_view key,
+               const storage::Row& row) {
+  std::string value;
+  storage::encode_row(row, &value);
+  return batch.add_row(kCatalogTable, partition, storage::EntryKind::kRow, key, value).status();
+}
+
+Status put_row(storage::EncodedBatch& batch, std::string_view partition, std::string_view key,
+               std::string record) {
   storage::Row row;
   row.liveness.timestamp = storage::kAutoTimestamp;
   storage::ColumnData column;
   column.id = codec::kRecordColumn;
   column.cell = storage::Cell::live(storage::kAutoTimestamp, std::move(record));
   row.columns.push_back(std::move(column));
-  batch.partition(kCatalogTable, partition).rows.push_back({std::move(key), std::move(row)});
+  return add_row(batch, partition, key, row);
 }
 
-void delete_row(storage::WriteBatch& batch, std::string key, int64_t now_seconds) {
+Status delete_row(storage::EncodedBatch& batch, std::string_view key, int64_t now_seconds) {
   storage::Row row;
   row.deletion = storage::DeletionTime{storage::kAutoTimestamp, now_seconds};
-  batch.partition(kCatalogTable, codec::kObjectsPartition)
-      .rows.push_back({std::move(key), std::move(row)});
+  return add_row(batch, codec::kObjectsPartition, key, row);
 }
 
 }  // namespace
@@ -216,50 +223,56 @@ Result<std::shared_ptr<const Schema>> Catalog::current() {
 }
 
 Result<std::shared_ptr<const Schema>> Catalog::change(const SchemaChange& change) {
+  return this->change(change, nullptr);
+}
+
+Result<std::shared_ptr<const Schema>> Catalog::change(const SchemaChange& change,
+                                                      const ExtraWrites& writes) {
   std::lock_guard guard(mutex_);
   std::shared_ptr<const Schema> result;
   std::vector<storage::TableId> dropped_tables;
-  auto applied = store_->apply_prepared(
-      [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) -> Result<bool> {
-        CASSETTE_ASSIGN_OR_RETURN(codec::VersionRecord version, read_version(*store_, snapshot));
-        std::shared_ptr<const Schema> base = schema_;
-        if (base == nullptr || base->version != version.version) {
-          CASSETTE_ASSIGN_OR_RETURN(base, load_schema(*store_, snapshot));
-        }
-        CASSETTE_ASSIGN_OR_RETURN(Schema next, change(*base));
-        // Table ids are never reused, whatever the change function did.
-        for (storage::TableId id : table_ids(next)) {
-          next.next_table_id = std::max(next.next_table_id, id + 1);
-        }
-        next.next_table_id = std::max(next.next_table_id, base->next_table_id);
+  auto applied = store_->apply_prepared_encoded([&](const storage::Snapshot& snapshot,
+                                                    storage::EncodedBatch& batch) -> Result<bool> {
+    CASSETTE_ASSIGN_OR_RETURN(codec::VersionRecord version, read_version(*store_, snapshot));
+    std::shared_ptr<const Schema> base = schema_;
+    if (base == nullptr || base->version != version.version) {
+      CASSETTE_ASSIGN_OR_RETURN(base, load_schema(*store_, snapshot));
+    }
+    CASSETTE_ASSIGN_OR_RETURN(Schema next, change(*base));
+    // Table ids are never reused, whatever the change function did.
+    for (storage::TableId id : table_ids(next)) {
+      next.next_table_id = std::max(next.next_table_id, id + 1);
+    }
+    next.next_table_id = std::max(next.next_table_id, base->next_table_id);
 
-        std::map<std::string, std::string> before = encode_objects(*base);
-        std::map<std::string, std::string> after = encode_objects(next);
-        if (before == after && next.next_table_id == base->next_table_id) {
-          result = base;  // nothing to write
-          return false;
+    std::map<std::string, std::string> before = encode_objects(*base);
+    std::map<std::string, std::string> after = encode_objects(next);
+    result = base;
+    dropped_tables.clear();
+    if (before != after || next.next_table_id != base->next_table_id) {
+      for (const auto& [key, record] : after) {
+        auto it = before.find(key);
+        if (it == before.end() || it->second != record) {
+          CASSETTE_RETURN_IF_ERROR(put_row(batch, codec::kObjectsPartition, key, record));
         }
-        for (const auto& [key, record] : after) {
-          auto it = before.find(key);
-          if (it == before.end() || it->second != record) {
-            put_row(batch, codec::kObjectsPartition, key, record);
-          }
+      }
+      for (const auto& [key, record] : before) {
+        if (!after.contains(key)) {
+          CASSETTE_RETURN_IF_ERROR(delete_row(batch, key, snapshot.now_seconds));
         }
-        for (const auto& [key, record] : before) {
-          if (!after.contains(key)) delete_row(batch, key, snapshot.now_seconds);
-        }
-        next.version = base->version + 1;
-        put_row(batch, codec::kVersionPartition, "v",
-                codec::encode_version({next.version, next.next_table_id}));
-
-        std::set<storage::TableId> kept = table_ids(next);
-        dropped_tables.clear();
-        for (storage::TableId id : table_ids(*base)) {
-          if (!kept.contains(id)) dropped_tables.push_back(id);
-        }
-        result = std::make_shared<const Schema>(std::move(next));
-        return true;
-      });
+      }
+      next.version = base->version + 1;
+      CASSETTE_RETURN_IF_ERROR(put_row(batch, codec::kVersionPartition, "v",
+                                       codec::encode_version({next.version, next.next_table_id})));
+      std::set<storage::TableId> kept = table_ids(next);
+      for (storage::TableId id : table_ids(*base)) {
+        if (!kept.contains(id)) dropped_tables.push_back(id);
+      }
+      result = std::make_shared<const Schema>(std::move(next));
+    }
+    if (writes) CASSETTE_RETURN_IF_ERROR(writes(snapshot, batch));
+    return !batch.empty();  // nothing to write: no change, no other writes
+  });
   if (!applied.is_ok()) return applied.status();
   schema_ = result;
   apply_table_options(*store_, *schema_);
@@ -269,6 +282,16 @@ Result<std::shared_ptr<const Schema>> Catalog::change(const SchemaChange& change
     for (storage::TableId id : dropped_tables) (void)store_->truncate(id);
   }
   return schema_;
+}
+
+Result<storage::TableId> Catalog::reserve_table_id() {
+  storage::TableId reserved = 0;
+  CASSETTE_RETURN_IF_ERROR(change([&](const Schema& now) -> Result<Schema> {
+                             Schema next = now;
+                             reserved = next.next_table_id++;
+                             return next;
+                           }).status());
+  return reserved;
 }
 
 }  // namespace cassette::schema

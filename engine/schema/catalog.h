@@ -16,6 +16,7 @@
 #include <mutex>
 
 #include "engine/schema/schema.h"
+#include "engine/storage/encoded_batch.h"
 #include "engine/storage/store.h"
 #include "engine/util/status.h"
 
@@ -46,6 +47,20 @@ class Catalog {
   // data is removed (Store::truncate) after the change is durable.
   using SchemaChange = std::function<Result<Schema>(const Schema& current)>;
   Result<std::shared_ptr<const Schema>> change(const SchemaChange& change);
+  // change() and other writes to the store in one transaction (one commit-log record, all or
+  // nothing): `writes` adds them to the batch after the catalog's rows, reading what it needs
+  // through the snapshot it is given, as Store::apply_prepared_encoded's `prepare` does. For a
+  // host whose transaction changed the schema and wrote rows (an SQL transaction that created a
+  // table and inserted into it).
+  using ExtraWrites =
+      std::function<Status(const storage::Snapshot& snapshot, storage::EncodedBatch& batch)>;
+  Result<std::shared_ptr<const Schema>> change(const SchemaChange& change,
+                                               const ExtraWrites& writes);
+
+  // Takes a storage table id for a table to be created later (change()'s `next` may give a new
+  // table this id): no table of the store gets it otherwise. Durable, like any change; an id
+  // reserved and never used is only skipped.
+  Result<storage::TableId> reserve_table_id();
 
   storage::Store& store() { return *store_; }
   const std::shared_ptr<storage::Store>& shared_store() const { return store_; }

@@ -79,4 +79,23 @@ std::vector<std::shared_ptr<const IndexDef>> Schema::indexes_on(const TableDef& 
   return out;
 }
 
+Schema with_table(const Schema& schema, std::shared_ptr<const TableDef> table) {
+  Schema next = schema;
+  auto keyspace = std::make_shared<KeyspaceDef>(*schema.keyspaces.at(table->keyspace));
+  keyspace->tables[table->name] = std::move(table);
+  next.keyspaces[keyspace->name] = std::move(keyspace);
+  return next;
+}
+
+Schema without_table(const Schema& schema, std::string_view keyspace_name, std::string_view name) {
+  const KeyspaceDef* existing = schema.find_keyspace(keyspace_name);
+  if (existing == nullptr || !existing->tables.contains(std::string(name))) return schema;
+  Schema next = schema;
+  auto keyspace = std::make_shared<KeyspaceDef>(*existing);
+  keyspace->tables.erase(std::string(name));
+  std::erase_if(keyspace->indexes, [&](const auto& entry) { return entry.second->table == name; });
+  next.keyspaces[keyspace->name] = std::move(keyspace);
+  return next;
+}
+
 }  // namespace cassette::schema

@@ -119,4 +119,10 @@ struct Schema {
   std::vector<std::shared_ptr<const IndexDef>> indexes_on(const TableDef& table) const;
 };
 
+// `schema` with `table` in its keyspace (replacing a table of the same name). REQUIRES: the
+// keyspace exists.
+Schema with_table(const Schema& schema, std::shared_ptr<const TableDef> table);
+// `schema` without table keyspace.name and the indexes on it (unchanged when it has none).
+Schema without_table(const Schema& schema, std::string_view keyspace, std::string_view name);
+
 }  // namespace cassette::schema

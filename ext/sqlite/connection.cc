@@ -124,17 +124,59 @@ PendingWrites& Connection::pending(storage::Store* store) {
   return *slot;
 }
 
-Status Connection::commit_all() {
+Result<std::shared_ptr<const schema::Schema>> Connection::schema_view(cql::Session& session) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Schema> committed,
+                            session.catalog().current());
+  return pending(&session.store()).schema_view(std::move(committed));
+}
+
+void Connection::savepoint(int level) {
+  for (auto& [store, changes] : pending_) changes->savepoint(level);
+}
+
+void Connection::release(int level) {
+  for (auto& [store, changes] : pending_) changes->release(level);
+}
+
+void Connection::rollback_to(int level) {
+  for (auto& [store, changes] : pending_) changes->rollback_to(level);
+}
+
+Status Connection::commit() {
   Status first;
-  for (auto& [store, writes] : pending_) {
-    Status s = writes->commit();
+  for (auto& [store, changes] : pending_) {
+    Status s = changes->commit();
     if (!s.is_ok() && first.is_ok()) first = s;
   }
   return first;
 }
 
-void Connection::discard_all() {
-  for (auto& [store, writes] : pending_) writes->clear();
+void Connection::rollback() {
+  for (auto& [store, changes] : pending_) changes->clear();
+}
+
+Status Connection::take_part_in_transaction() {
+  if (taking_part_) return Status::ok();
+  // The statement must reach the extension's own cql_transaction: a table of that name in the
+  // main database would hide it (and must not be written), so its planning (xBestIndex) is
+  // checked before it runs.
+  listener_planned_ = false;
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, "DELETE FROM main.cql_transaction", -1, &stmt, nullptr);
+  if (rc == SQLITE_OK && !listener_planned_) {
+    sqlite3_finalize(stmt);
+    return Status::invalid_argument(
+        "A table named cql_transaction in the main database hides the cassette extension's own; "
+        "rename it to change the schema of cql tables");
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_step(stmt);
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_DONE || !taking_part_) {
+    return Status::internal(
+        fmt::format("Could not make the cassette extension take part in the transaction: {}",
+                    sqlite3_errmsg(db_)));
+  }
+  return Status::ok();
 }
 
 namespace {

@@ -59,12 +59,31 @@ class Connection {
   // The connection's CQL session on `store` (created on first use).
   Result<cql::Session*> session(const std::shared_ptr<storage::Store>& store);
 
-  // The writes the open transaction has buffered for `store`.
+  // What the open transaction has buffered for `store` (writes and schema changes).
   PendingWrites& pending(storage::Store* store);
-  // Applies every store's buffered writes (each store: one atomic commit).
-  Status commit_all();
-  void discard_all();
-  std::map<storage::Store*, std::unique_ptr<PendingWrites>>& all_pending() { return pending_; }
+  // `session`'s store's schema as the open transaction sees it (with its schema changes).
+  Result<std::shared_ptr<const schema::Schema>> schema_view(cql::Session& session);
+
+  // The open SQL transaction, for every store. Each cql table taking part in it, and the
+  // extension's cql_transaction table (transaction_listener.cc), reports its savepoints, commit
+  // and rollback here; a report heard again changes nothing more. commit() applies every store's
+  // writes and schema changes (each store: one atomic commit).
+  void savepoint(int level);
+  void release(int level);
+  void rollback_to(int level);
+  Status commit();
+  void rollback();
+
+  // Makes the extension take part in the open SQL transaction (or in the statement's own, in
+  // autocommit mode) through its cql_transaction table, so that it hears of the commit, the
+  // rollback and every savepoint rolled back even when no cql table that wrote does: a DROP
+  // TABLE leaves no table of its own in the transaction, and SQLite tells a table that CREATE
+  // VIRTUAL TABLE made of no savepoint opened before. Runs a statement that writes nothing.
+  Status take_part_in_transaction();
+  // Set by the cql_transaction table while it takes part in a transaction.
+  void set_taking_part(bool taking_part) { taking_part_ = taking_part; }
+  // Set by the cql_transaction table's xBestIndex: the name resolved to it.
+  void note_listener_planned() { listener_planned_ = true; }
 
   // Which CQL table ("ks.t") each connected cql virtual table exposes, by SQLite schema and
   // table name, so cql_import_schema() tells its own earlier imports (and tables created with
@@ -83,6 +102,8 @@ class Connection {
   std::map<storage::Store*, std::unique_ptr<cql::Session>> sessions_;
   std::map<storage::Store*, std::unique_ptr<PendingWrites>> pending_;
   std::map<std::string, std::string> exposed_;  // "schema.name", lower-cased -> "ks.t"
+  bool taking_part_ = false;
+  bool listener_planned_ = false;
 };
 
 }  // namespace cassette::sqlite

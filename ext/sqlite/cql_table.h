@@ -62,8 +62,9 @@ struct CqlTable {
   std::vector<ColumnRead> reads;
   std::vector<size_t> sql_position;  // index in table->columns -> SQL column (the inverse)
   std::vector<HiddenColumn> hidden;  // SQL column n + i
-  // What changed in the catalog since the table was connected, as of catalog version
-  // `schema_version`, re-read when the catalog changes (through cql() or another process):
+  // What changed in the catalog since the table was connected, as of the schema `schema_seen`
+  // (the store's, as the open transaction sees it: Connection::schema_view), re-read when it
+  // changes (through cql(), another process, or a schema change of the transaction):
   // the columns with a secondary index (an index created later is used at once), the columns
   // of `table` dropped since (they read as NULL and refuse values), and whether the CQL table
   // itself is gone (dropped, or dropped and created again: every use is an error). Columns
@@ -73,7 +74,7 @@ struct CqlTable {
   std::vector<uint8_t> dropped;  // by index in table->columns (bytes: xColumn reads it per value)
   bool any_dropped = false;
   std::string gone;           // why the table cannot be used, when it is gone
-  uint64_t schema_version = 0;
+  std::shared_ptr<const schema::Schema> schema_seen;
   std::unordered_map<int64_t, RowKey> rowids;  // rowids handed out by xRowid
   bool in_transaction = false;
 
@@ -83,7 +84,7 @@ struct CqlTable {
   // query pays nothing while nothing is written.
   Status refresh(std::optional<storage::SequenceNumber> seq = std::nullopt);
   storage::SequenceNumber refreshed_at = 0;
-  // Re-reads `indexed_columns`, `dropped` and `gone` when the catalog's version moved.
+  // Re-reads `indexed_columns`, `dropped` and `gone` when the schema seen changed.
   Status catch_up();
   // Sets zErrMsg (sqlite3_mprintf'd) and returns SQLITE_ERROR.
   int error(const std::string& message);

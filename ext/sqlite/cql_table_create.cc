@@ -7,6 +7,7 @@
 #include <cctype>
 
 #include "engine/cql/execution_context.h"
+#include "engine/cql/parser.h"
 #include "ext/sqlite/cql_table.h"
 #include "ext/sqlite/value_mapping.h"
 
@@ -261,6 +262,44 @@ int connect_gone(sqlite3* db, const char* const* argv, Connection* connection,
   return SQLITE_OK;
 }
 
+// The CREATE TABLE of a virtual table made with column definitions, checked against the
+// schema as the open transaction sees it (Cassandra's errors: a bad type, an existing table...)
+// but not applied: it is buffered with the transaction's writes and applied when it commits
+// (pending_writes.h). The table's storage id is reserved now, so that its rows can be buffered.
+Result<SchemaChange> plan_created_table(Connection& connection, cql::Session& session,
+                                        const Arguments& args, const std::string& keyspace,
+                                        const std::string& name) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Schema> base,
+                            connection.schema_view(session));
+  SchemaChange change;
+  if (base->find_keyspace(keyspace) == nullptr) {
+    CASSETTE_ASSIGN_OR_RETURN(
+        cql::Statement create_keyspace,
+        cql::parse_statement(fmt::format(
+            "CREATE KEYSPACE IF NOT EXISTS {} WITH replication = {{'class': 'SimpleStrategy', "
+            "'replication_factor': 1}}",
+            quote_name(keyspace))));
+    CASSETTE_ASSIGN_OR_RETURN(schema::Schema with_keyspace,
+                              session.plan_schema_change(create_keyspace, base));
+    change.keyspace = with_keyspace.keyspaces.at(keyspace);
+    base = std::make_shared<const schema::Schema>(std::move(with_keyspace));
+  }
+  std::string ddl = fmt::format("CREATE TABLE {}.{} (", quote_name(keyspace), quote_name(name));
+  for (size_t i = 0; i < args.columns.size(); ++i) ddl += (i ? ", " : "") + args.columns[i];
+  if (!args.primary_key.empty()) ddl += ", " + args.primary_key;
+  ddl += ")";
+  for (size_t i = 0; i < args.with.size(); ++i) ddl += (i ? " AND " : " WITH ") + args.with[i];
+  CASSETTE_ASSIGN_OR_RETURN(cql::Statement create_table, cql::parse_statement(ddl));
+  CASSETTE_ASSIGN_OR_RETURN(schema::Schema planned, session.plan_schema_change(create_table, base));
+  std::shared_ptr<const schema::TableDef> table = planned.find_table(keyspace, name);
+  if (table == nullptr) return Status::internal("CREATE TABLE made no table");
+  schema::TableDef reserved = *table;
+  CASSETTE_ASSIGN_OR_RETURN(reserved.table_id, session.catalog().reserve_table_id());
+  change.kind = SchemaChange::Kind::kCreateTable;
+  change.table = std::make_shared<const schema::TableDef>(std::move(reserved));
+  return change;
+}
+
 int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** vtab,
          char** error, bool create) {
   auto* connection = static_cast<Connection*>(aux);
@@ -282,27 +321,16 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   if (!session.is_ok()) return fail(error, session.status().message());
   cql::Session* s = session.value();
 
+  std::optional<SchemaChange> created;
   if (owns && create) {
-    auto schema = s->catalog().current();
-    if (!schema.is_ok()) return fail(error, schema.status().message());
-    if (schema.value()->find_keyspace(keyspace) == nullptr) {
-      auto r = s->execute(fmt::format(
-          "CREATE KEYSPACE IF NOT EXISTS {} WITH replication = {{'class': 'SimpleStrategy', "
-          "'replication_factor': 1}}",
-          quote_name(keyspace)));
-      if (!r.is_ok()) return fail(error, r.status().message());
-    }
-    std::string ddl = fmt::format("CREATE TABLE {}.{} (", quote_name(keyspace), quote_name(name));
-    for (size_t i = 0; i < args.columns.size(); ++i) ddl += (i ? ", " : "") + args.columns[i];
-    if (!args.primary_key.empty()) ddl += ", " + args.primary_key;
-    ddl += ")";
-    for (size_t i = 0; i < args.with.size(); ++i) ddl += (i ? " AND " : " WITH ") + args.with[i];
-    auto r = s->execute(ddl);
-    if (!r.is_ok()) return fail(error, r.status().message());
+    auto planned = plan_created_table(*connection, *s, args, keyspace, name);
+    if (!planned.is_ok()) return fail(error, planned.status().message());
+    created = std::move(planned).value();
   }
-  auto schema = s->catalog().current();
+  auto schema = connection->schema_view(*s);
   if (!schema.is_ok()) return fail(error, schema.status().message());
-  std::shared_ptr<const schema::TableDef> table = schema.value()->find_table(keyspace, name);
+  std::shared_ptr<const schema::TableDef> table =
+      created ? created->table : schema.value()->find_table(keyspace, name);
   if (!table && !create) {
     return connect_gone(db, argv, connection, store.value(), s, args, keyspace, name,
                         fmt::format("Table {}.{} does not exist in the store (dropped through "
@@ -321,7 +349,7 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   t->table = table;
   t->indexed_columns = indexed_columns_of(*schema.value(), *table);
   t->dropped.assign(table->columns.size(), 0);
-  t->schema_version = schema.value()->version;
+  t->schema_seen = schema.value();
 
   // The declaration: real columns, then the hidden ones whose names are free.
   t->sql_order = sql_column_order(args, *table);
@@ -364,6 +392,13 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   if (!connection->trusts_store(argv[1], connection->store_path(argv[1], args.store))) {
     sqlite3_vtab_config(db, SQLITE_VTAB_DIRECTONLY);  // see Connection::trusts_store
   }
+  if (created) {
+    Status joined = connection->take_part_in_transaction();
+    if (!joined.is_ok()) return fail(error, joined.message());
+    auto catalog = cql::catalog_for(store.value());
+    if (!catalog.is_ok()) return fail(error, catalog.status().message());
+    connection->pending(store.value().get()).add_schema_change(*created, catalog.value());
+  }
   *vtab = &t.release()->base;
   return SQLITE_OK;
 }
@@ -394,9 +429,9 @@ Status CqlTable::refresh(std::optional<storage::SequenceNumber> seq) {
 }
 
 Status CqlTable::catch_up() {
-  CASSETTE_ASSIGN_OR_RETURN(auto schema, session->catalog().current());
-  if (schema->version != schema_version) {
-    schema_version = schema->version;
+  CASSETTE_ASSIGN_OR_RETURN(auto schema, connection->schema_view(*session));
+  if (schema != schema_seen) {
+    schema_seen = schema;
     std::shared_ptr<const schema::TableDef> now = schema->find_table(keyspace, name);
     gone.clear();
     if (now == nullptr || now->table_id != table->table_id) {
@@ -454,14 +489,20 @@ int cql_disconnect(sqlite3_vtab* vtab) {
   return SQLITE_OK;
 }
 
+// DROP TABLE of a table created with column definitions drops its CQL table when the SQL
+// transaction commits (buffered as CREATE VIRTUAL TABLE is: pending_writes.h); a ROLLBACK, a
+// ROLLBACK TO before it or a connection closed first leaves the table and its rows untouched.
 int cql_destroy(sqlite3_vtab* vtab) {
   return guarded(vtab, [&] {
     auto* t = reinterpret_cast<CqlTable*>(vtab);
     // A CQL table that is gone (or was created again: another table) is not this one to drop.
     if (t->owns_table && t->refresh().is_ok()) {
-      auto r = t->session->execute(
-          fmt::format("DROP TABLE IF EXISTS {}.{}", quote_name(t->keyspace), quote_name(t->name)));
-      if (!r.is_ok()) return t->error(r.status().message());
+      Status joined = t->connection->take_part_in_transaction();
+      if (!joined.is_ok()) return t->error(joined.message());
+      auto catalog = cql::catalog_for(t->store);
+      if (!catalog.is_ok()) return t->error(catalog.status().message());
+      t->connection->pending(t->store.get())
+          .add_schema_change({SchemaChange::Kind::kDropTable, t->table, nullptr}, catalog.value());
     }
     t->connection->clear_exposed(t->sql_schema, t->sql_name);
     delete t;

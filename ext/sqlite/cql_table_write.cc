@@ -409,10 +409,13 @@ int cql_begin(sqlite3_vtab* vtab) {
   return SQLITE_OK;
 }
 
+// The transaction callbacks report to the Connection, for every store: whichever table of the
+// transaction hears of a savepoint, the commit or the rollback first acts on it for all
+// (transaction_listener.cc explains why one table's view is not enough).
 int cql_sync(sqlite3_vtab* vtab) {
   return guarded(vtab, [&] {
     auto* t = reinterpret_cast<CqlTable*>(vtab);
-    Status s = t->connection->pending(t->store.get()).commit();
+    Status s = t->connection->commit();
     if (!s.is_ok()) return t->error(s.message());
     return SQLITE_OK;
   });
@@ -427,7 +430,7 @@ int cql_commit(sqlite3_vtab* vtab) {
 
 int cql_rollback(sqlite3_vtab* vtab) {
   auto* t = reinterpret_cast<CqlTable*>(vtab);
-  t->connection->pending(t->store.get()).clear();
+  t->connection->rollback();
   t->in_transaction = false;
   t->rowids.clear();
   return SQLITE_OK;
@@ -435,19 +438,18 @@ int cql_rollback(sqlite3_vtab* vtab) {
 
 int cql_savepoint(sqlite3_vtab* vtab, int level) {
   auto* t = reinterpret_cast<CqlTable*>(vtab);
-  t->connection->pending(t->store.get()).savepoint(level);
+  if (t->store) t->connection->pending(t->store.get());  // its store gets this mark too
+  t->connection->savepoint(level);
   return SQLITE_OK;
 }
 
 int cql_release(sqlite3_vtab* vtab, int level) {
-  auto* t = reinterpret_cast<CqlTable*>(vtab);
-  t->connection->pending(t->store.get()).release(level);
+  reinterpret_cast<CqlTable*>(vtab)->connection->release(level);
   return SQLITE_OK;
 }
 
 int cql_rollback_to(sqlite3_vtab* vtab, int level) {
-  auto* t = reinterpret_cast<CqlTable*>(vtab);
-  t->connection->pending(t->store.get()).rollback_to(level);
+  reinterpret_cast<CqlTable*>(vtab)->connection->rollback_to(level);
   return SQLITE_OK;
 }
 

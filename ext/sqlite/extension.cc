@@ -1,8 +1,8 @@
 // The entry point: `.load ./build/cassette` calls sqlite3_cassette_init once per connection. It
 // registers, for that connection, the `cql` virtual table module, the eponymous `cql_rows`
-// table-valued function, and the functions cql(), cql_import_schema(), cql_open(), cql_flush()
-// and cql_compact(), all sharing one Connection (stores, sessions, pending writes), freed when
-// the connection closes.
+// table-valued function and `cql_transaction` table (transaction_listener.cc), and the
+// functions cql(), cql_import_schema(), cql_open(), cql_flush() and cql_compact(), all sharing
+// one Connection (stores, sessions, pending writes), freed when the connection closes.
 //
 // The functions have side effects (they write the store, open and create directories), so they
 // are SQLITE_DIRECTONLY, as SQLite's own load_extension() and fts3_tokenizer() are: only SQL the
@@ -44,6 +44,10 @@ extern "C" __attribute__((visibility("default"))) int sqlite3_cassette_init(
     return rc;
   }
   rc = sqlite3_create_module_v2(db, "cql_rows", &cql_rows_module(), connection, nullptr);
+  if (rc == SQLITE_OK) {
+    rc = sqlite3_create_module_v2(db, "cql_transaction", &transaction_listener_module(), connection,
+                                  nullptr);
+  }
   struct Function {
     const char* name;
     int arguments;

@@ -29,5 +29,7 @@ void cql_flush_function(sqlite3_context* context, int argc, sqlite3_value** argv
 void cql_compact_function(sqlite3_context* context, int argc, sqlite3_value** argv);
 
 const sqlite3_module& cql_rows_module();
+// The eponymous cql_transaction table (transaction_listener.cc).
+const sqlite3_module& transaction_listener_module();
 
 }  // namespace cassette::sqlite

@@ -40,11 +40,60 @@ Status PendingWrites::add_encoded(Kind kind, const std::shared_ptr<const schema:
   return Status::ok();
 }
 
+Result<schema::Schema> apply_schema_changes(const schema::Schema& base,
+                                            const std::vector<SchemaChange>& changes) {
+  schema::Schema next = base;
+  for (const SchemaChange& change : changes) {
+    const schema::TableDef& table = *change.table;
+    std::shared_ptr<const schema::TableDef> now = next.find_table(table.keyspace, table.name);
+    if (change.kind == SchemaChange::Kind::kDropTable) {
+      // Gone already, or dropped and created again by someone else: not this table to drop.
+      if (now != nullptr && now->table_id == table.table_id) {
+        next = schema::without_table(next, table.keyspace, table.name);
+      }
+      continue;
+    }
+    if (next.find_keyspace(table.keyspace) == nullptr) {
+      if (change.keyspace == nullptr) {
+        return Status::invalid_argument(fmt::format("Keyspace '{}' doesn't exist", table.keyspace));
+      }
+      next.keyspaces[table.keyspace] = change.keyspace;
+    }
+    if (now != nullptr) {
+      return Status::already_exists(
+          fmt::format("Cannot add already existing table \"{}\" to keyspace \"{}\"", table.name,
+                      table.keyspace));
+    }
+    next = schema::with_table(next, change.table);
+  }
+  return next;
+}
+
+void PendingWrites::add_schema_change(SchemaChange change,
+                                      std::shared_ptr<schema::Catalog> catalog) {
+  schema_changes_.push_back(std::move(change));
+  catalog_ = std::move(catalog);
+  ++schema_generation_;
+}
+
+Result<std::shared_ptr<const schema::Schema>> PendingWrites::schema_view(
+    std::shared_ptr<const schema::Schema> committed) {
+  if (schema_changes_.empty()) return committed;
+  if (view_ == nullptr || view_base_ != committed || view_generation_ != schema_generation_) {
+    CASSETTE_ASSIGN_OR_RETURN(schema::Schema view,
+                              apply_schema_changes(*committed, schema_changes_));
+    view_ = std::make_shared<const schema::Schema>(std::move(view));
+    view_base_ = std::move(committed);
+    view_generation_ = schema_generation_;
+  }
+  return view_;
+}
+
 void PendingWrites::savepoint(int level) {
   if (level < 0) return;
   size_t n = static_cast<size_t>(level);
   // A table joining the transaction later reports the current level again: keep the first mark.
-  while (marks_.size() <= n) marks_.push_back(log_.entries.size());
+  while (marks_.size() <= n) marks_.push_back({log_.entries.size(), schema_changes_.size()});
 }
 
 void PendingWrites::release(int level) {
@@ -53,27 +102,36 @@ void PendingWrites::release(int level) {
 
 void PendingWrites::rollback_to(int level) {
   // Level -1 is a savepoint that began the transaction (SAVEPOINT without BEGIN): undo all. A
-  // level with no mark was opened before this store's first write of the transaction (SQLite
+  // level with no mark was opened before this store's first change of the transaction (SQLite
   // reports savepoints to a table only from when it joins): undo all as well.
   if (level < 0 || static_cast<size_t>(level) >= marks_.size()) {
     if (level < 0 || marks_.empty()) {
       log_.truncate(0);
       reset_overlay();
+      truncate_schema_changes(0);
     }
     return;
   }
-  const size_t mark = marks_[static_cast<size_t>(level)];
-  if (mark < log_.entries.size()) {
-    log_.truncate(mark);
-    if (mark < overlay_entries_) reset_overlay();  // the overlay holds rows that are gone
+  const Mark mark = marks_[static_cast<size_t>(level)];
+  if (mark.entries < log_.entries.size()) {
+    log_.truncate(mark.entries);
+    if (mark.entries < overlay_entries_) reset_overlay();  // the overlay holds rows that are gone
   }
+  truncate_schema_changes(mark.schema_changes);
   marks_.resize(static_cast<size_t>(level) + 1);
+}
+
+void PendingWrites::truncate_schema_changes(size_t n) {
+  if (n >= schema_changes_.size()) return;
+  schema_changes_.resize(n);
+  ++schema_generation_;
 }
 
 void PendingWrites::clear() {
   log_.clear();
   marks_.clear();
   reset_overlay();
+  truncate_schema_changes(0);
 }
 
 void PendingWrites::reset_overlay() {
@@ -83,18 +141,23 @@ void PendingWrites::reset_overlay() {
 }
 
 Status PendingWrites::commit() {
-  if (log_.entries.empty()) {
+  if (empty()) {
     clear();
     return Status::ok();
   }
   PendingLog log = std::move(log_);
+  std::vector<SchemaChange> changes = std::move(schema_changes_);
   clear();
-  const bool conditional = std::any_of(log.entries.begin(), log.entries.end(), [](const PendingLog::Entry& e) {
-    return e.kind == Kind::kInsertIfNotExists;
-  });
-  const int64_t now_seconds = store_->clock().now_seconds();
+  if (!changes.empty()) return commit_with_schema_changes(log, std::move(changes));
+  return commit_writes(log);
+}
+
+Status PendingWrites::commit_writes(PendingLog& log) {
+  const bool conditional =
+      std::any_of(log.entries.begin(), log.entries.end(),
+                  [](const PendingLog::Entry& e) { return e.kind == Kind::kInsertIfNotExists; });
   if (!conditional) {
-    PendingFold fold(&log, now_seconds);
+    PendingFold fold(&log, store_->clock().now_seconds());
     CASSETTE_RETURN_IF_ERROR(fold.add_range(0, log.entries.size()));
     if (fold.rows() == log.entries.size()) return store_->apply(log.batch).status();  // no row twice
     storage::EncodedBatch batch;
@@ -103,34 +166,58 @@ Status PendingWrites::commit() {
   }
   auto result = store_->apply_prepared_encoded(
       [&](const storage::Snapshot& snapshot, storage::EncodedBatch& batch) -> Result<bool> {
-        PendingFold fold(&log, now_seconds);
-        std::unordered_set<uint64_t> skipped, decided;
-        for (size_t i = 0; i < log.entries.size(); ++i) {
-          const PendingLog::Entry& w = log.entries[i];
-          if (w.kind == Kind::kInsertIfNotExists && !decided.count(w.statement)) {
-            decided.insert(w.statement);
-            CASSETTE_ASSIGN_OR_RETURN(bool exists, fold.has_live_row(i));
-            if (!exists) {
-              storage::DecodedKey key;
-              if (!storage::decode_entry_key(log.at(i).key, &key)) {
-                return Status::internal("A pending write of the transaction has a malformed key.");
-              }
-              std::optional<std::string> clustering;
-              if (key.kind == storage::EntryKind::kRow) clustering = std::string(key.clustering);
-              CASSETTE_ASSIGN_OR_RETURN(cql::CurrentRow current,
-                                        cql::read_current_row(*store_, snapshot, log.table_of(i),
-                                                              key.partition_key, clustering));
-              exists = clustering ? current.row.has_value() : current.static_row.has_value();
-            }
-            if (exists) skipped.insert(w.statement);
-          }
-          if (skipped.count(w.statement)) continue;
-          CASSETTE_RETURN_IF_ERROR(fold.add(i).status());
-        }
-        fold.emit(&batch);
+        CASSETTE_RETURN_IF_ERROR(fold_for_commit(log, snapshot, {}, batch));
         return !batch.empty();
       });
   return result.status();
+}
+
+Status PendingWrites::commit_with_schema_changes(PendingLog& log,
+                                                 std::vector<SchemaChange> changes) {
+  std::vector<storage::TableId> dropped;  // their rows need not be written
+  for (const SchemaChange& change : changes) {
+    if (change.kind == SchemaChange::Kind::kDropTable) dropped.push_back(change.table->table_id);
+  }
+  auto result = catalog_->change(
+      [&](const schema::Schema& now) { return apply_schema_changes(now, changes); },
+      [&](const storage::Snapshot& snapshot, storage::EncodedBatch& batch) {
+        return fold_for_commit(log, snapshot, dropped, batch);
+      });
+  return result.status();
+}
+
+Status PendingWrites::fold_for_commit(const PendingLog& log, const storage::Snapshot& snapshot,
+                                      const std::vector<storage::TableId>& dropped,
+                                      storage::EncodedBatch& batch) {
+  PendingFold fold(&log, store_->clock().now_seconds());
+  std::unordered_set<uint64_t> skipped, decided;
+  for (size_t i = 0; i < log.entries.size(); ++i) {
+    const PendingLog::Entry& w = log.entries[i];
+    if (std::find(dropped.begin(), dropped.end(), log.table_of(i).table_id) != dropped.end()) {
+      continue;
+    }
+    if (w.kind == Kind::kInsertIfNotExists && !decided.count(w.statement)) {
+      decided.insert(w.statement);
+      CASSETTE_ASSIGN_OR_RETURN(bool exists, fold.has_live_row(i));
+      if (!exists) {
+        storage::DecodedKey key;
+        if (!storage::decode_entry_key(log.at(i).key, &key)) {
+          return Status::internal("A pending write of the transaction has a malformed key.");
+        }
+        std::optional<std::string> clustering;
+        if (key.kind == storage::EntryKind::kRow) clustering = std::string(key.clustering);
+        CASSETTE_ASSIGN_OR_RETURN(cql::CurrentRow current,
+                                  cql::read_current_row(*store_, snapshot, log.table_of(i),
+                                                        key.partition_key, clustering));
+        exists = clustering ? current.row.has_value() : current.static_row.has_value();
+      }
+      if (exists) skipped.insert(w.statement);
+    }
+    if (skipped.count(w.statement)) continue;
+    CASSETTE_RETURN_IF_ERROR(fold.add(i).status());
+  }
+  fold.emit(&batch);
+  return Status::ok();
 }
 
 Result<std::shared_ptr<const storage::Snapshot>> PendingWrites::with_overlay(

@@ -1,4 +1,5 @@
-// The writes of an open SQL transaction on one store, buffered until it commits.
+// What an open SQL transaction changes on one store, buffered until it commits: its writes
+// and its schema changes.
 //
 // Each xUpdate appends entries (a row write, a row deletion, an INSERT OR IGNORE) to a log kept
 // in storage form (pending_fold.h); SAVEPOINT marks a position in the log and ROLLBACK TO
@@ -7,6 +8,12 @@
 // record (Store::apply of an EncodedBatch: when no row was written twice, the log's own bytes).
 // INSERT OR IGNORE entries are decided at commit, under the store's write lock
 // (Store::apply_prepared_encoded), like CQL's IF NOT EXISTS.
+//
+// Schema changes (CREATE VIRTUAL TABLE and DROP TABLE of a cql table) are kept beside the log,
+// marked and truncated by the same savepoints, and seen by the transaction's own statements
+// (schema_view). At commit they become one catalog change whose transaction also carries the
+// writes (Catalog::change with its ExtraWrites): a table created and filled in one transaction
+// appears with its rows or not at all, and a rolled-back DROP TABLE never touched the store.
 #pragma once
 
 #include <memory>
@@ -14,12 +21,29 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/schema/catalog.h"
 #include "engine/schema/schema.h"
 #include "engine/storage/overlay.h"
 #include "engine/storage/store.h"
 #include "ext/sqlite/pending_fold.h"
 
 namespace cassette::sqlite {
+
+// A schema change made by a statement of the transaction, applied when it commits.
+struct SchemaChange {
+  enum class Kind : uint8_t { kCreateTable, kDropTable };
+  Kind kind = Kind::kCreateTable;
+  // kCreateTable: the table to add (its storage id reserved: Catalog::reserve_table_id).
+  // kDropTable: the table to remove, only if the store's table of that name is still this one.
+  std::shared_ptr<const schema::TableDef> table;
+  // kCreateTable: its keyspace (without tables), added too when the store has none of that name.
+  std::shared_ptr<const schema::KeyspaceDef> keyspace;
+};
+
+// `base` with `changes` applied in order. Fails as CQL would when a created table's name is
+// taken (Cassandra's AlreadyExists message) or its keyspace is gone and not to be created.
+Result<schema::Schema> apply_schema_changes(const schema::Schema& base,
+                                            const std::vector<SchemaChange>& changes);
 
 class PendingWrites {
  public:
@@ -38,14 +62,21 @@ class PendingWrites {
                      std::string_view partition_key, bool is_static, std::string_view clustering,
                      std::string_view encoded_row, uint64_t statement);
   uint64_t next_statement() { return ++statements_; }
-  bool empty() const { return log_.entries.empty(); }
+  bool empty() const { return log_.entries.empty() && schema_changes_.empty(); }
+
+  // Buffers a schema change of the store whose catalog is `catalog`.
+  void add_schema_change(SchemaChange change, std::shared_ptr<schema::Catalog> catalog);
+  // `committed` (the store's schema) as this transaction sees it: with its schema changes.
+  Result<std::shared_ptr<const schema::Schema>> schema_view(
+      std::shared_ptr<const schema::Schema> committed);
 
   // SAVEPOINT n / RELEASE n / ROLLBACK TO n (SQLite's numbering: nested levels from 0).
   void savepoint(int level);
   void release(int level);
   void rollback_to(int level);
 
-  // Applies the log as one atomic write and empties it (also when the write fails).
+  // Applies the log and the schema changes as one atomic write and empties them (also when the
+  // write fails).
   Status commit();
   void clear();
 
@@ -61,10 +92,28 @@ class PendingWrites {
 
  private:
   void reset_overlay();
+  void truncate_schema_changes(size_t n);
+  // The log's rows as one store transaction's writes: folded, INSERT OR IGNORE decided against
+  // `snapshot` (the committing one), rows of tables in `dropped` left out.
+  Status fold_for_commit(const PendingLog& log, const storage::Snapshot& snapshot,
+                         const std::vector<storage::TableId>& dropped,
+                         storage::EncodedBatch& batch);
+  Status commit_writes(PendingLog& log);
+  Status commit_with_schema_changes(PendingLog& log, std::vector<SchemaChange> changes);
 
   storage::Store* store_;
   PendingLog log_;
-  std::vector<size_t> marks_;  // log size at each open savepoint level
+  std::vector<SchemaChange> schema_changes_;
+  std::shared_ptr<schema::Catalog> catalog_;  // the store's, once a schema change came
+  // Each open savepoint level: the log's and the schema changes' sizes when it began.
+  struct Mark {
+    size_t entries;
+    size_t schema_changes;
+  };
+  std::vector<Mark> marks_;
+  uint64_t schema_generation_ = 0;  // bumped whenever schema_changes_ changes
+  std::shared_ptr<const schema::Schema> view_, view_base_;  // schema_view()'s last answer
+  uint64_t view_generation_ = 0;
   uint64_t statements_ = 0;
   std::string scratch_;  // the row being encoded by add()
 

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "engine/schema/catalog_codec.h"
+#include "engine/storage/row_codec.h"
 #include "tests/unit/store_test_util.h"
 
 namespace cassette::schema {
@@ -50,14 +51,6 @@ Schema with_table(const Schema& now, const std::string& keyspace, const std::str
                                {"compression_level", "5"}};
   table->params.other = {{"caching", "{'keys': 'ALL', 'rows_per_partition': 'NONE'}"}};
   ks->tables[name] = table;
-  next.keyspaces[keyspace] = ks;
-  return next;
-}
-
-Schema without_table(const Schema& now, const std::string& keyspace, const std::string& name) {
-  Schema next = now;
-  auto ks = std::make_shared<KeyspaceDef>(*now.keyspaces.at(keyspace));
-  ks->tables.erase(name);
   next.keyspaces[keyspace] = ks;
   return next;
 }
@@ -201,6 +194,51 @@ TEST_CASE("catalog: dropping a table removes its data and never reuses its id") 
   auto reopened = Catalog::open(open_store(dir.path())).value()->current().value();
   CHECK(reopened->find_table("ks", "t")->table_id == id + 1);
   CHECK(reopened->next_table_id == id + 2);
+}
+
+TEST_CASE("catalog: a change and other writes commit as one transaction, or not at all") {
+  TempDir dir;
+  auto store = open_store(dir.path());
+  auto catalog = Catalog::open(store).value();
+  storage::TableId reserved = catalog->reserve_table_id().value();
+  CHECK(catalog->current().value()->next_table_id == reserved + 1);
+  CHECK(catalog->current().value()->find_keyspace("ks") == nullptr);
+  // A table made with the reserved id, and a row of it, in one change.
+  auto add_row = [&](const storage::Snapshot&, storage::EncodedBatch& batch) -> Status {
+    storage::Row row = test::insert_row("x");
+    std::string value;
+    storage::encode_row(row, &value);
+    return batch.add_row(reserved, "pk", storage::EntryKind::kRow, "c", value).status();
+  };
+  auto with_reserved = [&](const Schema& now) -> Result<Schema> {
+    Schema next = with_table(with_keyspace(now, "ks"), "ks", "t");
+    auto table = std::make_shared<TableDef>(*next.find_table("ks", "t"));
+    table->table_id = reserved;
+    return schema::with_table(next, table);
+  };
+  // A failing change writes neither.
+  auto failed = catalog->change(
+      [&](const Schema&) -> Result<Schema> { return Status::already_exists("taken"); }, add_row);
+  CHECK(failed.status().code() == StatusCode::kAlreadyExists);
+  CHECK(test::read_table(*store, reserved).empty());
+  // A change whose other writes fail writes nothing either.
+  auto failed_writes = catalog->change(
+      with_reserved, [](const storage::Snapshot&, storage::EncodedBatch&) -> Status {
+        return Status::io_error("no");
+      });
+  CHECK(failed_writes.status().code() == StatusCode::kIOError);
+  CHECK(catalog->current().value()->find_table("ks", "t") == nullptr);
+  auto changed = catalog->change(with_reserved, add_row);
+  REQUIRE(changed.is_ok());
+  CHECK((*changed)->find_table("ks", "t")->table_id == reserved);
+  CHECK(test::read_table(*store, reserved).size() == 1);
+  store.reset();
+  catalog.reset();
+  auto reopened_store = open_store(dir.path());
+  auto reopened = Catalog::open(reopened_store).value()->current().value();
+  CHECK(reopened->find_table("ks", "t")->table_id == reserved);
+  CHECK(reopened->next_table_id > reserved);
+  CHECK(test::read_table(*reopened_store, reserved).size() == 1);
 }
 
 TEST_CASE("catalog codec: records round-trip and reject unknown formats") {
