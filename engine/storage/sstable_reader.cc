@@ -15,6 +15,15 @@ namespace cassette::storage {
 
 // ---- SSTableReader::Impl ---------------------------------------------------------------------
 
+SSTableReader::Impl::~Impl() {
+  if (tables != nullptr) tables->erase(table_id);
+}
+
+Result<TableCache::Handle> SSTableReader::Impl::descriptor() const {
+  if (tables == nullptr) return own_fd;
+  return tables->descriptor(table_id, path);
+}
+
 Status SSTableReader::Impl::corruption(std::string_view what, uint64_t offset) const {
   return Status::corruption(fmt::format("sstable {}: {} at offset {}", path, what, offset));
 }
@@ -31,8 +40,9 @@ bool SSTableReader::Impl::handle_in_range(const BlockHandle& handle) const {
 Result<std::string> SSTableReader::Impl::read_block_uncached(const BlockHandle& handle) const {
   if (!handle_in_range(handle)) return out_of_range(handle);
   std::string stored(handle.size + kBlockTrailerSize, '\0');
+  CASSETTE_ASSIGN_OR_RETURN(TableCache::Handle fd, descriptor());
   CASSETTE_RETURN_IF_ERROR(
-      file::pread_exact(fd.get(), handle.offset, stored.size(), stored.data(), path));
+      file::pread_exact(fd->get(), handle.offset, stored.size(), stored.data(), path));
   return unframe_block(stored, handle, path);
 }
 
@@ -53,7 +63,10 @@ Result<std::string_view> SSTableReader::Impl::stored_in_window(const BlockHandle
     }
     ahead->bytes.resize(end - start);
     ahead->offset = start;
-    Status read = file::pread_exact(fd.get(), start, end - start, ahead->bytes.data(), path);
+    Result<TableCache::Handle> fd = descriptor();
+    Status read = fd.is_ok() ? file::pread_exact(fd.value()->get(), start, end - start,
+                                                 ahead->bytes.data(), path)
+                             : fd.status();
     if (!read.is_ok()) {
       ahead->bytes.clear();
       return read;
@@ -92,8 +105,9 @@ Status load_footer(SSTableReader::Impl* table, SSTableFooter* footer) {
   }
   table->blocks_end = table->size - kSSTableFooterSize;
   std::string bytes(kSSTableFooterSize, '\0');
-  CASSETTE_RETURN_IF_ERROR(file::pread_exact(table->fd.get(), table->blocks_end, bytes.size(),
-                                             bytes.data(), table->path));
+  CASSETTE_ASSIGN_OR_RETURN(TableCache::Handle fd, table->descriptor());
+  CASSETTE_RETURN_IF_ERROR(
+      file::pread_exact(fd->get(), table->blocks_end, bytes.size(), bytes.data(), table->path));
   switch (decode_footer(bytes, footer)) {
     case FooterError::kNone:
       break;
@@ -139,13 +153,23 @@ SSTableReader::SSTableReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)
 SSTableReader::~SSTableReader() = default;
 
 Result<std::shared_ptr<SSTableReader>> SSTableReader::open(const std::string& path,
-                                                           BlockCache* cache) {
+                                                           BlockCache* cache,
+                                                           std::shared_ptr<TableCache> tables) {
   auto table = std::make_unique<Impl>();
   table->path = path;
   table->cache = cache;
   if (cache != nullptr) table->cache_id = cache->new_id();
-  CASSETTE_ASSIGN_OR_RETURN(table->fd, file::open_file(path, O_RDONLY | O_CLOEXEC));
-  CASSETTE_ASSIGN_OR_RETURN(table->size, file::file_size(table->fd.get(), path));
+  if (tables != nullptr) {
+    table->table_id = tables->new_id();
+    table->tables = std::move(tables);
+  } else {
+    CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd, file::open_file(path, O_RDONLY));
+    table->own_fd = std::make_shared<const file::UniqueFd>(std::move(fd));
+  }
+  {
+    CASSETTE_ASSIGN_OR_RETURN(TableCache::Handle fd, table->descriptor());
+    CASSETTE_ASSIGN_OR_RETURN(table->size, file::file_size(fd->get(), path));
+  }
 
   SSTableFooter footer;
   CASSETTE_RETURN_IF_ERROR(load_footer(table.get(), &footer));

@@ -1,7 +1,9 @@
 // SSTableReader: an open SSTable. open() checks the footer and reads the index summary, the
 // bloom filter and the statistics into memory (each checksummed); data and index blocks are
 // read on demand through the block cache, each verified against its checksum. Any damage is a
-// Corruption status naming the file and the offset — never wrong data, never a crash.
+// Corruption status naming the file and the offset — never wrong data, never a crash. With a
+// table cache the reader holds no descriptor of its own: it asks the cache for one whenever it
+// reads from disk (table_cache.h), so the file must stay in place while the reader is used.
 //
 // Thread-safety: a reader and its iterators may be used from many threads at once (each
 // iterator by one thread).
@@ -20,11 +22,14 @@
 namespace cassette::storage {
 
 class BlockCache;
+class TableCache;
 
 class SSTableReader {
  public:
-  // `cache` may be nullptr (no caching); it must outlive the reader.
-  static Result<std::shared_ptr<SSTableReader>> open(const std::string& path, BlockCache* cache);
+  // `cache` may be nullptr (no caching); it must outlive the reader. Without `tables` the reader
+  // keeps the file open for its whole life.
+  static Result<std::shared_ptr<SSTableReader>> open(const std::string& path, BlockCache* cache,
+                                                     std::shared_ptr<TableCache> tables = nullptr);
   ~SSTableReader();
 
   const std::string& path() const;

@@ -14,6 +14,7 @@
 #include "engine/storage/bloom_filter.h"
 #include "engine/storage/sstable_format.h"
 #include "engine/storage/sstable_reader.h"
+#include "engine/storage/table_cache.h"
 #include "engine/util/file.h"
 #include "engine/util/status.h"
 
@@ -51,8 +52,14 @@ struct ReadAhead {
 };
 
 struct SSTableReader::Impl {
+  ~Impl();
+
   std::string path;
-  file::UniqueFd fd;
+  // The file's descriptor: asked of the table cache for each read from disk when there is one
+  // (`table_id` is the file's key there), else held open here for the reader's life.
+  std::shared_ptr<TableCache> tables;
+  uint64_t table_id = 0;
+  TableCache::Handle own_fd;
   uint64_t size = 0;
   uint64_t blocks_end = 0;  // where the footer starts: every block ends at or before it
   BlockCache* cache = nullptr;
@@ -65,6 +72,8 @@ struct SSTableReader::Impl {
   uint64_t bloom_offset = 0;  // of the meta blocks, for errors
   uint64_t stats_offset = 0;
 
+  // The open descriptor, for one read: do not keep the handle longer (table_cache.h).
+  Result<TableCache::Handle> descriptor() const;
   // "sstable <path>: <what> at offset <offset>".
   Status corruption(std::string_view what, uint64_t offset) const;
   bool handle_in_range(const BlockHandle& handle) const;

@@ -42,6 +42,14 @@ void start_background_thread(StorePrivate& p) {
 
 }  // namespace
 
+TableFile::~TableFile() {
+  if (obsolete.load() && reader != nullptr) {
+    std::string path = reader->path();
+    reader.reset();  // its descriptor first
+    (void)file::remove_file(path);
+  }
+}
+
 const std::vector<std::shared_ptr<TableFile>>& Version::files(TableId table) const {
   static const std::vector<std::shared_ptr<TableFile>> kNone;
   auto it = tables.find(table);
@@ -55,6 +63,7 @@ Store::Private::Private(std::string p, const StoreOptions& o, const Clock* c)
       log_dir(file::join(path, "log")),
       data_dir(file::join(path, "data")),
       cache(o.block_cache_bytes),
+      tables(std::make_shared<TableCache>(table_cache_capacity(o.max_open_files))),
       mem(std::make_shared<Memtable>()),
       version(std::make_shared<Version>()) {}
 

@@ -15,6 +15,7 @@
 // blocks a writer. Each snapshot first catches up with what other processes committed.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -54,6 +55,10 @@ struct StoreOptions {
   uint64_t commit_log_segment_bytes = 32 << 20;
   size_t compaction_min_threshold = 4;   // size-tiered: files of similar size merged at 4...
   size_t compaction_max_threshold = 32;  // ...and at most 32 at once
+  // SSTable descriptors kept open (the table cache, table_cache.h): at most this many, and at
+  // most a quarter of the process's RLIMIT_NOFILE. More SSTables than that still read correctly;
+  // their descriptors are opened again when needed.
+  size_t max_open_files = 1000;
 };
 
 struct TableOptions {
@@ -64,12 +69,21 @@ struct TableOptions {
 
 // One live SSTable of a table, with what the read path and compaction need to know about it.
 struct TableFile {
+  TableFile() = default;
+  TableFile(const TableFile&) = delete;
+  TableFile& operator=(const TableFile&) = delete;
+  ~TableFile();  // removes the file when it is obsolete
+
   ManifestFile meta;
   std::shared_ptr<SSTableReader> reader;
   int64_t min_timestamp = 0;
   int64_t max_timestamp = 0;
   int64_t max_local_deletion_time = 0;
   uint64_t tombstones = 0;
+  // Set by the compaction or truncate of this process that dropped the file from the manifest:
+  // the last holder (the oldest snapshot still reading it) removes the file, which the reader
+  // may have to open again until then (its descriptor is in the table cache).
+  std::atomic<bool> obsolete{false};
 };
 
 // The SSTables live at one moment: immutable, shared by the snapshots that use it.

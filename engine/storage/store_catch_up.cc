@@ -102,7 +102,8 @@ Result<std::shared_ptr<TableFile>> Store::Private::open_table_file(const Manifes
   auto it = open_files.find(meta.file_id);
   if (it != open_files.end()) return it->second;
   std::string file_path = file::join(data_dir, sstable_file_name(meta.table, meta.file_id));
-  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<SSTableReader> reader, SSTableReader::open(file_path, &cache));
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<SSTableReader> reader,
+                            SSTableReader::open(file_path, &cache, tables));
   auto tf = std::make_shared<TableFile>();
   tf->meta = meta;
   tf->reader = std::move(reader);

@@ -262,7 +262,7 @@ Status Store::Private::compact_files(TableId table, const std::vector<std::share
     for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
     return st;
   }
-  for (const auto& f : inputs) (void)file::remove_file(f->reader->path());
+  for (const auto& f : inputs) f->obsolete = true;  // removed once no snapshot reads it
   compactions.fetch_add(1);
   return Status::ok();
 }

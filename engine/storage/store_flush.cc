@@ -249,20 +249,14 @@ Status Store::Private::truncate_table(TableId table) {
   ++next.generation;
   next.covered = log_end;
   next.last_timestamp = last_timestamp;
-  std::vector<ManifestFile> dropped;
-  std::erase_if(next.files, [&](const ManifestFile& f) {
-    if (f.table != table) return false;
-    dropped.push_back(f);
-    return true;
-  });
+  std::erase_if(next.files, [&](const ManifestFile& f) { return f.table == table; });
+  std::vector<std::shared_ptr<TableFile>> dropped = version->files(table);
   for (const PendingFile& f : outputs) next.files.push_back(f.meta);
   if (Status s = install_locked(next, outputs, LoadAction::kFlushedAll); !s.is_ok()) {
     for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
     return s;
   }
-  for (const ManifestFile& f : dropped) {
-    (void)file::remove_file(file::join(data_dir, sstable_file_name(f.table, f.file_id)));
-  }
+  for (const auto& f : dropped) f->obsolete = true;  // removed once no snapshot reads it
   return remove_commit_log_segments_before(log_dir, log_end);
 }
 

@@ -37,6 +37,7 @@
 #include "engine/storage/sstable_reader.h"
 #include "engine/storage/store.h"
 #include "engine/storage/store_lock.h"
+#include "engine/storage/table_cache.h"
 
 namespace cassette::storage {
 
@@ -67,6 +68,7 @@ struct Store::Private {
   std::optional<StoreLock> store_lock;
   std::optional<ChangeCounter> change_counter;
   BlockCache cache;
+  std::shared_ptr<TableCache> tables;  // shared with the readers, which may outlive the store
 
   std::mutex writer_mutex;
   std::mutex flush_mutex;

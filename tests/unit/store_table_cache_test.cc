@@ -1,0 +1,130 @@
+// The table cache: a store keeps at most max_open_files SSTable descriptors open, however many
+// SSTables it has, and still reads every file correctly.
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "engine/storage/table_cache.h"
+#include "tests/unit/store_test_util.h"
+
+using namespace cassette::test;
+
+namespace {
+
+constexpr TableId kTable = 1;
+constexpr size_t kFiles = 40;
+constexpr size_t kCap = 8;
+
+// The descriptors this process holds on files under `dir` (from /proc/self/fd).
+size_t descriptors_under(const std::string& dir) {
+  size_t n = 0;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    auto target = std::filesystem::read_symlink(entry.path(), ec);
+    if (!ec && target.string().starts_with(dir + "/")) ++n;
+  }
+  return n;
+}
+
+StoreOptions capped_options() {
+  StoreOptions o;
+  o.sync = SyncMode::kOff;
+  o.background_threads = false;
+  o.compaction_min_threshold = 1'000'000;  // keep every flush's SSTable
+  o.max_open_files = kCap;
+  return o;
+}
+
+// kFiles SSTables, file f holding partition "p<f>" with rows 0..9.
+void write_files(Store& store) {
+  for (size_t f = 0; f < kFiles; ++f) {
+    for (int64_t c = 0; c < 10; ++c) {
+      put(store, kTable, "p" + std::to_string(f), c, insert_row("v" + std::to_string(f * 100 + c)));
+    }
+    REQUIRE(store.flush().is_ok());
+  }
+  REQUIRE(store.stats().sstable_count == kFiles);
+}
+
+void check_every_file(Store& store) {
+  for (size_t f = 0; f < kFiles; ++f) {
+    auto rows = read_partition(store, kTable, "p" + std::to_string(f));
+    REQUIRE(rows.size() == 10);
+    for (int64_t c = 0; c < 10; ++c) CHECK(rows[c].value == "v" + std::to_string(f * 100 + c));
+  }
+  CHECK(read_table(store, kTable).size() == kFiles * 10);
+}
+
+}  // namespace
+
+TEST_CASE("table cache: closes the least recently used descriptor at its capacity") {
+  TempDir dir;
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(::close(::creat(dir.file(std::to_string(i)).c_str(), 0644)) == 0);
+  TableCache cache(2);
+  std::vector<uint64_t> ids = {cache.new_id(), cache.new_id(), cache.new_id()};
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(cache.descriptor(ids[i], dir.file(std::to_string(i))).is_ok());
+  CHECK(cache.open_descriptors() == 2);
+  CHECK(descriptors_under(dir.path()) == 2);
+  {
+    auto held = cache.descriptor(ids[0], dir.file("0")).value();  // opened again: evicts 1
+    REQUIRE(cache.descriptor(ids[1], dir.file("1")).is_ok());     // evicts 2
+    REQUIRE(cache.descriptor(ids[2], dir.file("2")).is_ok());     // evicts 0...
+    CHECK(cache.open_descriptors() == 2);
+    CHECK(descriptors_under(dir.path()) == 3);  // ...whose descriptor `held` keeps open
+  }
+  CHECK(descriptors_under(dir.path()) == 2);
+  cache.erase(ids[1]);
+  CHECK(cache.open_descriptors() == 1);
+  auto missing = cache.descriptor(cache.new_id(), dir.file("missing"));
+  REQUIRE(!missing.is_ok());
+  CHECK(missing.status().message() == "no such file: " + dir.file("missing"));
+}
+
+TEST_CASE("table cache: a store with more SSTables than max_open_files holds at most that many") {
+  TempDir dir;
+  const std::string data = dir.path() + "/data";
+  {
+    auto store = Store::open(dir.path(), capped_options()).value();
+    write_files(*store);
+    CHECK(descriptors_under(data) <= kCap);
+    check_every_file(*store);
+    CHECK(descriptors_under(data) <= kCap);
+  }
+  CHECK(descriptors_under(data) == 0);
+  // Opened again: the SSTables are read at open (footer, summary, bloom filter, statistics),
+  // their descriptors not all kept.
+  auto store = Store::open(dir.path(), capped_options()).value();
+  CHECK(descriptors_under(data) <= kCap);
+  check_every_file(*store);
+  CHECK(descriptors_under(data) <= kCap);
+}
+
+TEST_CASE("table cache: a snapshot reads the files a compaction replaced until it is released") {
+  TempDir dir;
+  StoreOptions options = capped_options();
+  options.max_open_files = 1;
+  options.block_cache_bytes = 0;  // every read goes to the files
+  auto store = Store::open(dir.path(), options).value();
+  write_files(*store);
+  auto old = store->snapshot().value();
+  REQUIRE(store->compact(kTable).is_ok());
+  CHECK(store->stats().sstable_count == 1);
+  // Every old file's descriptor was closed (capacity 1): reading them opens them again.
+  auto cursor = store->read(*old, kTable, Store::range_spec({}));
+  CHECK(drain(*cursor).size() == kFiles * 10);
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path() + "/data"))
+    ++files;
+  CHECK(files == kFiles + 1);
+  cursor.reset();
+  old.reset();
+  files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path() + "/data"))
+    ++files;
+  CHECK(files == 1);  // the replaced files went with the last snapshot that used them
+  check_every_file(*store);
+}
