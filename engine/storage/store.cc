@@ -319,7 +319,11 @@ std::unique_ptr<RowCursor> Store::read(const Snapshot& snap, TableId table, Read
 
 Status Store::flush() {
   Status s = p_->flush_all();
-  if (p_->options.background_threads) start_background_thread(*p_);  // compaction may be due
+  if (p_->options.background_threads) {
+    start_background_thread(*p_);  // compaction may be due
+  } else if (s.is_ok()) {
+    p_->compact_inline_after_flush();
+  }
   return s;
 }
 

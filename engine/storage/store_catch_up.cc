@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 
 #include "engine/storage/commit_record.h"
@@ -139,6 +140,13 @@ Status Store::Private::load_manifest_locked(const Manifest& next, LoadAction act
     if (action == LoadAction::kCatchUp) log_end = next.covered;
   } else if (action == LoadAction::kFlushedImm) {
     imm_start = mem_start;
+  }
+  bool new_files = std::any_of(files.begin(), files.end(),
+                               [&](const auto& f) { return !open_files.contains(f.first); });
+  if (action == LoadAction::kCatchUp && new_files) {
+    // Another process's flush: compaction may be due here too (that process may have exited).
+    std::lock_guard guard(background_mutex);
+    compaction_wanted = true;
   }
   open_files = std::move(files);
   last_timestamp = std::max(last_timestamp, next.last_timestamp);

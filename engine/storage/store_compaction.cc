@@ -138,6 +138,44 @@ Status Store::Private::run_one_compaction(bool* did_work) {
   return compact_files(table, inputs);
 }
 
+Status Store::Private::compact_inline_step(bool* did_work) {
+  {
+    std::lock_guard guard(background_mutex);
+    if (!compaction_wanted) {
+      if (did_work != nullptr) *did_work = false;
+      return Status::ok();
+    }
+    // Cleared before the pick, so that a flush that wants a compaction meanwhile is not lost.
+    compaction_wanted = false;
+  }
+  bool worked = false;
+  Status s = run_one_compaction(&worked);
+  if (worked) {
+    // There may be more to do (the next tier up), or this one failed (a busy store): the next
+    // step tries again.
+    std::lock_guard guard(background_mutex);
+    compaction_wanted = true;
+  }
+  if (did_work != nullptr) *did_work = worked && s.is_ok();
+  return s;
+}
+
+void Store::Private::compact_inline_after_flush() {
+  size_t steps;
+  {
+    std::lock_guard view(view_mutex);
+    steps = 0;
+    for (const auto& [table, files] : version->tables) steps += files.size();
+  }
+  // Each step merges at least two files into at most one, so this many steps are enough to
+  // finish every compaction due (and bound the loop whatever the thresholds).
+  Status s;
+  bool did_work = true;
+  while (did_work && s.is_ok() && steps-- > 0) s = compact_inline_step(&did_work);
+  std::lock_guard guard(background_mutex);
+  background_error = s;
+}
+
 Status Store::Private::compact_table(TableId table) {
   CASSETTE_RETURN_IF_ERROR(catch_up_if_changed());
   std::vector<std::shared_ptr<TableFile>> inputs;

@@ -268,19 +268,20 @@ bool Store::Private::memtable_full() const {
 }
 
 void Store::Private::after_write() {
-  if (!memtable_full()) return;
-  {
+  const bool flush_due = memtable_full();
+  if (flush_due) {
     std::lock_guard state(state_mutex);
     if (imm == nullptr && memtable_full()) swap_memtable_locked();
   }
   if (options.background_threads) {
-    background_cv.notify_all();
+    if (flush_due) background_cv.notify_all();
     return;
   }
-  // Inline mode: the writer does the work, one flush and at most one compaction per call.
-  Status s = flush_immutable();
-  bool did_work = false;
-  if (s.is_ok()) s = run_one_compaction(&did_work);
+  // Inline mode: the writer does the work, a flush when the memtable is full and one compaction
+  // step while one is wanted, so that the store's file count stays bounded without a thread
+  // however its flushes come (memtable pressure, Store::flush, another process's flushes).
+  Status s = flush_due ? flush_immutable() : Status::ok();
+  if (s.is_ok()) s = compact_inline_step(nullptr);
   std::lock_guard guard(background_mutex);
   background_error = s;
 }

@@ -159,6 +159,12 @@ struct Store::Private {
 
   // store_compaction.cc
   Status run_one_compaction(bool* did_work);
+  // Inline mode: one compaction when a flush or catch-up asked for one (compaction_wanted),
+  // which stays asked for while there is work. `did_work` may be nullptr.
+  Status compact_inline_step(bool* did_work);
+  // Inline mode, after Store::flush: every compaction due now, one step after another. An error
+  // (a busy store) is kept in background_error: the flush itself succeeded.
+  void compact_inline_after_flush();
   Status compact_table(TableId table);
   std::vector<std::shared_ptr<TableFile>> pick_size_tiered(const Version& version, TableId* table);
   Status compact_files(TableId table, const std::vector<std::shared_ptr<TableFile>>& inputs);

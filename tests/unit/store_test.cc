@@ -129,6 +129,7 @@ TEST_CASE("store: recovery replays the commit log, and flushed data survives reo
 TEST_CASE("store: a wide partition of 100k rows sliced across the memtable and several SSTables") {
   TempDir dir;
   StoreOptions options = test_options();
+  options.compaction_min_threshold = 1'000'000;  // keep the four SSTables
   auto store = Store::open(dir.path(), options).value();
   TableOptions topts;
   topts.block_size = 4096;
