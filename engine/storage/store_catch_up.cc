@@ -76,10 +76,10 @@ Status Store::Private::catch_up_if_changed() {
 Status Store::Private::catch_up_locked() {
   Status s;
   for (int attempt = 0; attempt < kCatchUpAttempts; ++attempt) {
-    uint64_t counter = change_counter->load();
+    std::optional<uint64_t> counter = change_counter->load();
     s = catch_up_once_locked();
     if (s.is_ok()) {
-      seen_counter.store(counter, std::memory_order_release);
+      seen_counter.store(counter.value_or(kCounterNeverSeen), std::memory_order_release);
       return s;
     }
     // A log segment removed under us: another process flushed. Its manifest says where to go on.

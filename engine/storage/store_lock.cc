@@ -2,10 +2,10 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <thread>
 
 namespace cassette::storage {
@@ -40,23 +40,39 @@ void StoreLock::unlock() {
   held_ = false;
 }
 
+namespace {
+
+// A counter value no process has seen: the clock in microseconds (counters count changes, far
+// below it).
+uint64_t fresh_counter_value() {
+  return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count());
+}
+
+}  // namespace
+
 Result<ChangeCounter> ChangeCounter::open(const std::string& store_dir) {
   std::string path = file::join(store_dir, "SHARED");
   CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd, file::open_file(path, O_RDWR | O_CREAT));
-  constexpr size_t kSize = 4096;
-  // Growing a file is idempotent and atomic enough: every process asks for the same size, and
-  // new bytes read as zero.
-  CASSETTE_ASSIGN_OR_RETURN(uint64_t size, file::file_size(fd.get(), path));
-  if (size < kSize) CASSETTE_RETURN_IF_ERROR(file::truncate_file(fd.get(), kSize, path));
-  CASSETTE_ASSIGN_OR_RETURN(void* map, file::map_shared(fd.get(), kSize, path));
-  return ChangeCounter(map, static_cast<std::atomic<uint64_t>*>(map));
+  return ChangeCounter(std::move(fd), std::move(path));
 }
 
-ChangeCounter::ChangeCounter(ChangeCounter&& other) noexcept
-    : map_(std::exchange(other.map_, nullptr)), counter_(std::exchange(other.counter_, nullptr)) {}
+std::optional<uint64_t> ChangeCounter::load() const {
+  uint64_t value;
+  Status read =
+      file::pread_exact(fd_.get(), 0, sizeof value, reinterpret_cast<char*>(&value), path_);
+  if (!read.is_ok()) return std::nullopt;  // short (truncated) or unreadable: "changed"
+  return value;
+}
 
-ChangeCounter::~ChangeCounter() {
-  if (map_ != nullptr) ::munmap(map_, 4096);
+uint64_t ChangeCounter::bump() {
+  std::optional<uint64_t> current = load();
+  uint64_t value = current.has_value() ? *current + 1 : fresh_counter_value();
+  // A write that fails (an I/O error: the file holds its 8 bytes, so not a full disk) goes
+  // unreported: other processes then see this change with the next one that is written.
+  (void)!::pwrite(fd_.get(), &value, sizeof value, 0);
+  return value;
 }
 
 }  // namespace cassette::storage

@@ -4,15 +4,18 @@
 // transaction (catch up, append, sync); flush and compaction install their results under it. The
 // kernel drops it when a process dies, so a crashed writer never wedges the store.
 //
-// ChangeCounter: a 64-bit counter in a shared memory-mapped file (<store>/SHARED) that every
-// lock holder bumps after changing the log or the manifest. A reader compares it with the value
-// it last saw: equal means no other process changed anything, so a statement starts without a
-// single system call. It is a hint only: the log and the manifest stay the truth.
+// ChangeCounter: a 64-bit counter in a shared file (<store>/SHARED) that every lock holder bumps
+// after changing the log or the manifest. A reader compares it with the value it last saw: equal
+// means no other process changed anything, so a statement starts without reading the manifest.
+// It is a hint only: the log and the manifest stay the truth. It is read with pread, not through
+// a mapping: a mapped file that someone truncates kills the process with SIGBUS on the next
+// access, and a library must neither die of that nor install a signal handler.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "engine/util/file.h"
@@ -62,19 +65,18 @@ class StoreLockHolder {
 class ChangeCounter {
  public:
   static Result<ChangeCounter> open(const std::string& store_dir);
-  ChangeCounter(ChangeCounter&& other) noexcept;
-  ChangeCounter& operator=(ChangeCounter&&) = delete;
-  ChangeCounter(const ChangeCounter&) = delete;
-  ~ChangeCounter();
 
-  uint64_t load() const { return counter_->load(std::memory_order_acquire); }
-  // REQUIRES: the StoreLock is held. Returns the new value.
-  uint64_t bump() { return counter_->fetch_add(1, std::memory_order_acq_rel) + 1; }
+  // The counter, or nullopt when the file cannot be read (truncated, an I/O error): then it
+  // equals no value seen, and the reader catches up.
+  std::optional<uint64_t> load() const;
+  // REQUIRES: the StoreLock is held. Returns the new value. A counter that cannot be read is
+  // rewritten from the clock, so that it matches no value another process saw before.
+  uint64_t bump();
 
  private:
-  ChangeCounter(void* map, std::atomic<uint64_t>* counter) : map_(map), counter_(counter) {}
-  void* map_ = nullptr;
-  std::atomic<uint64_t>* counter_ = nullptr;
+  ChangeCounter(file::UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+  file::UniqueFd fd_;
+  std::string path_;
 };
 
 }  // namespace cassette::storage

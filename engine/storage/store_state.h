@@ -80,7 +80,9 @@ struct Store::Private {
   std::shared_ptr<Memtable> imm;
   std::shared_ptr<const Version> version;
   std::atomic<SequenceNumber> visible_seq{0};
-  std::atomic<uint64_t> seen_counter{~uint64_t{0}};
+  // The change counter when we last caught up; kCounterNeverSeen when it could not be read.
+  static constexpr uint64_t kCounterNeverSeen = ~uint64_t{0};
+  std::atomic<uint64_t> seen_counter{kCounterNeverSeen};
 
   // ---- state (state_mutex) ----
   SequenceNumber last_seq = 0;

@@ -432,8 +432,8 @@ TEST_CASE("faults: a store that cannot open a file says which, and opens once it
        "cannot read " + s.path + "/MANIFEST: Input/output error"},
       {{.op = FileOp::kRead, .pattern = "*/log/*", .error = EIO},
        "cannot read " + s.log_segment(2) + ": Input/output error"},
-      {{.op = FileOp::kMap, .pattern = "*/SHARED", .error = ENOMEM},
-       "cannot map " + s.path + "/SHARED: Cannot allocate memory"},
+      {{.op = FileOp::kOpen, .pattern = "*/SHARED", .error = EACCES},
+       "cannot open " + s.path + "/SHARED: Permission denied"},
       {{.op = FileOp::kCreateDirectory, .pattern = "*/log", .error = EACCES},
        "cannot create directory " + s.path + "/log: Permission denied"},
   };
