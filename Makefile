@@ -17,7 +17,8 @@ SOAK_SEED ?=
 
 # Packages for building and testing; the benchmark peer is separate so a user need not install it.
 DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-dev libfmt-dev \
-               doctest-dev libzstd-dev postgresql-15 postgresql-server-dev-15 libedit-dev python3
+               doctest-dev libzstd-dev libgmp-dev postgresql-15 postgresql-server-dev-15 \
+               libedit-dev python3
 BENCH_PACKAGES = librocksdb-dev
 
 .PHONY: deps bench-deps build test bench demo soak install clean

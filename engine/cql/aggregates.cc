@@ -1,7 +1,7 @@
 // The native aggregates (see aggregates.h). Integral arithmetic follows the Java types Cassandra
 // uses: tinyint/smallint/int/bigint sums wrap at their width; avg of tinyint/smallint/int sums
 // in a long, avg of bigint in a BigInteger (here 128 bits); varint and decimal sums are exact
-// within 128 bits of unscaled value.
+// (types::BigInteger), up to types::kMaxComputedDigits digits.
 #include "engine/cql/aggregates.h"
 
 #include <algorithm>
@@ -38,12 +38,8 @@ bool is_numeric(const CqlType& type) {
   }
 }
 
-__int128 read_signed(std::string_view bytes, bool* overflow) {
+__int128 read_signed(std::string_view bytes) {  // REQUIRES: at most 8 bytes
   if (bytes.empty()) return 0;
-  if (bytes.size() > 16) {
-    *overflow = true;
-    return 0;
-  }
   __int128 v = static_cast<signed char>(bytes[0]);
   for (size_t i = 1; i < bytes.size(); ++i) v = v * 256 + static_cast<unsigned char>(bytes[i]);
   return v;
@@ -57,22 +53,6 @@ std::string write_fixed(__int128 v, size_t width) {
     u >>= 8;
   }
   return out;
-}
-
-// Minimal two's complement big-endian bytes, as Java's BigInteger.toByteArray().
-std::string write_varint(__int128 v) {
-  std::string full = write_fixed(v, 16);
-  size_t start = 0;
-  while (start < 15) {
-    auto b = static_cast<unsigned char>(full[start]);
-    auto next = static_cast<unsigned char>(full[start + 1]);
-    if ((b == 0x00 && !(next & 0x80)) || (b == 0xFF && (next & 0x80))) {
-      ++start;
-    } else {
-      break;
-    }
-  }
-  return full.substr(start);
 }
 
 double read_double(std::string_view bytes, TypeKind kind) {
@@ -106,12 +86,6 @@ size_t width_of(TypeKind kind) {
   }
 }
 
-__int128 pow10(int n) {
-  __int128 v = 1;
-  for (int i = 0; i < n; ++i) v *= 10;
-  return v;
-}
-
 std::string signatures(std::string_view name) {
   static const char* kTypes[] = {"tinyint", "smallint", "int",    "bigint", "float",
                                  "double",  "decimal",  "varint", "counter"};
@@ -122,15 +96,6 @@ std::string signatures(std::string_view name) {
     out += fmt::format("system.{} : ({}) -> {}", name, t, result);
   }
   return out;
-}
-
-// n / d rounded as BigDecimal's RoundingMode.HALF_EVEN at the dividend's scale (d > 0).
-__int128 divide_half_even(__int128 n, int64_t d) {
-  __int128 q = n / d;
-  __int128 r = n % d;
-  __int128 twice = (r < 0 ? -r : r) * 2;
-  if (twice > d || (twice == d && (q % 2 != 0))) q += (n < 0) ? -1 : 1;
-  return q;
 }
 
 }  // namespace
@@ -214,35 +179,54 @@ void AggregateState::add(const types::Value& value) {
       }
       return;
     }
-    case TypeKind::kDecimal: {
-      if (value->size() < 4) return;
-      int32_t scale = static_cast<int32_t>(read_signed(value->substr(0, 4), &overflow_));
-      __int128 unscaled = read_signed(std::string_view(*value).substr(4), &overflow_);
-      // Both start from BigDecimal.ZERO (scale 0), and BigDecimal addition keeps the larger
-      // scale, so a negative input scale is rescaled to 0.
-      const int32_t common = std::max(scale, decimal_scale_);
-      const __int128 value_at_common = unscaled * pow10(common - scale);
-      if (f.kind == AggregateKind::kSum) {
-        integer_sum_ = integer_sum_ * pow10(common - decimal_scale_) + value_at_common;
-        decimal_scale_ = common;
-        return;
-      }
-      // avg = avg + (value - avg) / count, the division rounded HALF_EVEN at the scale of the
-      // difference: Cassandra's running average, which loses precision at every step (avg of
-      // the decimals 1 and 2 is 1).
-      const __int128 avg_at_common = integer_sum_ * pow10(common - decimal_scale_);
-      const __int128 difference = value_at_common - avg_at_common;
-      integer_sum_ = avg_at_common + divide_half_even(difference, count_);
-      decimal_scale_ = common;
+    case TypeKind::kDecimal:
+      add_decimal(*value);
       return;
-    }
+    case TypeKind::kVarint:
+      big_sum_ += types::BigInteger::from_twos_complement(*value);
+      return;
     default:
-      integer_sum_ += read_signed(*value, &overflow_);
+      integer_sum_ += read_signed(std::string_view(*value).substr(0, 8));
       return;
   }
 }
 
-types::Value AggregateState::result() const {
+void AggregateState::add_decimal(std::string_view value) {
+  if (value.size() < 4 || !error_.is_ok()) return;
+  const int32_t scale = static_cast<int32_t>(read_signed(value.substr(0, 4)));
+  types::BigInteger unscaled = types::BigInteger::from_twos_complement(value.substr(4));
+  // Both start from BigDecimal.ZERO (scale 0), and BigDecimal addition keeps the larger scale,
+  // so a negative input scale is rescaled to 0.
+  const int32_t common = std::max(scale, decimal_scale_);
+  const auto value_shift = static_cast<uint64_t>(int64_t{common} - scale);
+  const auto sum_shift = static_cast<uint64_t>(int64_t{common} - decimal_scale_);
+  if (!unscaled.fits_power_of_ten(value_shift) || !big_sum_.fits_power_of_ten(sum_shift)) {
+    error_ = Status::invalid_argument(
+        fmt::format("{} of decimals: the values' scales are too far apart (more than {} digits)",
+                    function_->name, types::kMaxComputedDigits));
+    return;
+  }
+  unscaled.multiply_by_power_of_ten(value_shift);
+  big_sum_.multiply_by_power_of_ten(sum_shift);
+  decimal_scale_ = common;
+  if (function_->kind == AggregateKind::kSum) {
+    big_sum_ += unscaled;
+    return;
+  }
+  // avg = avg + (value - avg) / count, the division rounded HALF_EVEN at the scale of the
+  // difference: Cassandra's running average, which loses precision at every step (avg of the
+  // decimals 1 and 2 is 1).
+  unscaled -= big_sum_;
+  unscaled.divide_half_even(count_);
+  big_sum_ += unscaled;
+}
+
+Result<types::Value> AggregateState::result() const {
+  CASSETTE_RETURN_IF_ERROR(error_);
+  return final_value();
+}
+
+types::Value AggregateState::final_value() const {
   const AggregateFunction& f = *function_;
   switch (f.kind) {
     case AggregateKind::kCountRows:
@@ -269,11 +253,11 @@ types::Value AggregateState::result() const {
     }
     case TypeKind::kDecimal:
       // The sum, or the running average; both BigDecimal.ZERO over no rows.
-      return write_fixed(decimal_scale_, 4) + write_varint(integer_sum_);
+      return write_fixed(decimal_scale_, 4) + big_sum_.to_twos_complement();
     case TypeKind::kVarint: {
-      __int128 v = integer_sum_;
-      if (avg && count_ > 0) v /= count_;
-      return write_varint(v);
+      types::BigInteger v = big_sum_;
+      if (avg && count_ > 0) v.divide_toward_zero(count_);
+      return v.to_twos_complement();
     }
     default: {
       size_t width = width_of(f.argument.kind);

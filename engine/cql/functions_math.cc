@@ -99,7 +99,9 @@ Result<Value> big_log_exp(Op op, long double x, bool varint) {
   char buf[96];
   if (varint) {
     std::snprintf(buf, sizeof buf, "%.0Lf", std::trunc(r));
-    return Value(*internal::varint_from_text(buf));
+    auto bytes = internal::varint_from_text(buf);  // not for inf, or digits snprintf cut
+    if (!bytes) return Status::invalid_argument(fmt::format("Cannot compute {} as a varint", buf));
+    return Value(*bytes);
   }
   std::snprintf(buf, sizeof buf, "%.16Lg", r);
   auto bytes = internal::decimal_from_text(buf);
@@ -115,9 +117,12 @@ Result<Value> varint_op(Op op, std::string_view b) {
 }
 
 // BigDecimal.setScale(0, HALF_UP): drop the fraction, rounding half away from zero.
-std::string round_decimal(std::string_view b) {
+Result<std::string> round_decimal(std::string_view b) {
   const int32_t scale = static_cast<int32_t>(internal::load_be(b.substr(0, 4)));
-  if (scale <= 0) return internal::store_be(0, 4) + internal::decimal_to_varint(b);
+  if (scale <= 0) {
+    CASSETTE_ASSIGN_OR_RETURN(std::string integer, internal::decimal_to_varint(b));
+    return internal::store_be(0, 4) + integer;
+  }
   std::string digits = internal::varint_to_text(b.substr(4));
   const bool negative = digits.starts_with("-");
   if (negative) digits.erase(0, 1);
@@ -139,7 +144,10 @@ std::string round_decimal(std::string_view b) {
 }
 
 Result<Value> decimal_op(Op op, std::string_view b) {
-  if (op == Op::kRound) return Value(round_decimal(b));
+  if (op == Op::kRound) {
+    CASSETTE_ASSIGN_OR_RETURN(std::string rounded, round_decimal(b));
+    return Value(std::move(rounded));
+  }
   const std::string text = internal::decimal_to_text(b);
   if (op == Op::kAbs) return Value(*internal::decimal_from_text(strip_sign(text)));
   return big_log_exp(op, std::strtold(text.c_str(), nullptr), false);

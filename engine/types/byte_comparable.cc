@@ -56,6 +56,8 @@
 #include <cstring>
 #include <optional>
 
+#include "engine/types/value_internal.h"
+
 namespace cassette::types {
 
 namespace {
@@ -71,8 +73,8 @@ constexpr uint8_t kDecimalZero = 0x02;
 constexpr uint8_t kDecimalPositive = 0x03;
 
 // The largest varint or decimal we encode: Cassandra rejects clustering values over 64 KiB.
-// Bounding them keeps decoding cheap (a decimal's digits convert in quadratic time), so corrupt
-// input cannot make the decoder spin or ask for gigabytes.
+// Bounding them keeps decoding cheap, so corrupt input cannot make the decoder ask for
+// gigabytes.
 constexpr size_t kMaxNumberSize = 0xFFFF;
 constexpr int64_t kMaxDecodedPadding = kMaxNumberSize;
 // More than the decimal digits of any unscaled value of kMaxNumberSize bytes (157,825).
@@ -227,7 +229,7 @@ Status get_escaped_bytes(Reader& r, std::string* value) {
 
 // A varint split into sign, minimal big-endian magnitude ("" for zero) and the number of
 // redundant sign-extension bytes the input carried.
-struct BigInteger {
+struct VarintParts {
   bool negative = false;
   std::string magnitude;
   int64_t padding = 0;
@@ -243,8 +245,8 @@ void negate(std::string* bytes) {
   }
 }
 
-BigInteger parse_varint(std::string_view twos) {  // REQUIRES: !twos.empty()
-  BigInteger n;
+VarintParts parse_varint(std::string_view twos) {  // REQUIRES: !twos.empty()
+  VarintParts n;
   n.negative = static_cast<uint8_t>(twos[0]) & 0x80;
   auto byte = [&](size_t i) { return static_cast<uint8_t>(twos[i]); };
   size_t start = 0;
@@ -260,7 +262,7 @@ BigInteger parse_varint(std::string_view twos) {  // REQUIRES: !twos.empty()
   return n;
 }
 
-std::string format_varint(const BigInteger& n) {
+std::string format_varint(const VarintParts& n) {
   std::string twos = n.magnitude;
   if (twos.empty()) {
     twos.assign(1, '\0');
@@ -274,7 +276,7 @@ std::string format_varint(const BigInteger& n) {
 }
 
 void put_varint(std::string* out, std::string_view serialized) {
-  const BigInteger n = parse_varint(serialized);
+  const VarintParts n = parse_varint(serialized);
   const auto length = static_cast<int64_t>(n.magnitude.size());
   put_ordinal(out, n.negative ? -length : length);
   const size_t start = out->size();
@@ -286,7 +288,7 @@ void put_varint(std::string* out, std::string_view serialized) {
 Status get_varint(Reader& r, std::string* value) {
   int64_t signed_length;
   CASSETTE_RETURN_IF_ERROR(get_ordinal(r, &signed_length));
-  BigInteger n;
+  VarintParts n;
   n.negative = signed_length < 0;
   if (signed_length == INT64_MIN) return corrupt("a varint length overflows");
   const auto length = static_cast<size_t>(n.negative ? -signed_length : signed_length);
@@ -303,59 +305,11 @@ Status get_varint(Reader& r, std::string* value) {
 
 // ---- decimal: int32 scale, then a varint unscaled value ----
 
-// Decimal digits of a big-endian magnitude ("" for zero), via base-10^9 limbs. It takes up to
-// four bytes per pass over the limbs (limb * 2^32 + carry fits in 64 bits); the time is still
-// quadratic in the length, which kMaxNumberSize bounds.
-std::string magnitude_to_digits(std::string_view magnitude) {
-  constexpr uint64_t kBase = 1000000000;
-  std::vector<uint32_t> limbs;  // little-endian
-  size_t chunk = magnitude.size() % 4 == 0 ? 4 : magnitude.size() % 4;
-  for (size_t i = 0; i < magnitude.size(); i += chunk, chunk = 4) {
-    uint64_t carry = load_big_endian(magnitude.substr(i, chunk));
-    for (uint32_t& limb : limbs) {
-      const uint64_t x = (uint64_t{limb} << (8 * chunk)) + carry;
-      limb = static_cast<uint32_t>(x % kBase);
-      carry = x / kBase;
-    }
-    for (; carry != 0; carry /= kBase) limbs.push_back(static_cast<uint32_t>(carry % kBase));
-  }
-  std::string digits;
-  for (size_t i = limbs.size(); i > 0; --i) {
-    digits +=
-        i == limbs.size() ? fmt::format("{}", limbs[i - 1]) : fmt::format("{:09}", limbs[i - 1]);
-  }
-  return digits;
-}
-
-// The inverse: a minimal big-endian magnitude from decimal digits, via base-2^32 limbs.
-std::string digits_to_magnitude(std::string_view digits) {
-  std::vector<uint32_t> limbs;  // little-endian
-  for (size_t i = 0; i < digits.size();) {
-    const size_t chunk = std::min<size_t>(9, digits.size() - i);
-    uint64_t multiplier = 1;
-    uint64_t carry = 0;
-    for (size_t j = 0; j < chunk; ++j, ++i) {
-      multiplier *= 10;
-      carry = carry * 10 + static_cast<uint64_t>(digits[i] - '0');
-    }
-    for (uint32_t& limb : limbs) {
-      const uint64_t x = uint64_t{limb} * multiplier + carry;
-      limb = static_cast<uint32_t>(x);
-      carry = x >> 32;
-    }
-    if (carry != 0) limbs.push_back(static_cast<uint32_t>(carry));
-  }
-  std::string magnitude;
-  for (size_t i = limbs.size(); i > 0; --i) put_big_endian(&magnitude, limbs[i - 1], 4);
-  const size_t first = magnitude.find_first_not_of('\0');
-  return first == std::string::npos ? std::string() : magnitude.substr(first);
-}
-
 void put_decimal(std::string* out, std::string_view serialized) {  // REQUIRES: size >= 5
   int32_t scale;
   read_int32(&serialized, &scale);
-  const BigInteger unscaled = parse_varint(serialized);
-  std::string digits = magnitude_to_digits(unscaled.magnitude);
+  const VarintParts unscaled = parse_varint(serialized);
+  std::string digits = internal::magnitude_to_digits(unscaled.magnitude);
   if (digits.empty()) {
     out->push_back(static_cast<char>(kDecimalZero));
   } else {
@@ -380,7 +334,7 @@ Status get_decimal(Reader& r, std::string* value) {
   if (!r.get(&sign) || sign < kDecimalNegative || sign > kDecimalPositive) {
     return corrupt("a decimal has no valid sign");
   }
-  BigInteger unscaled;
+  VarintParts unscaled;
   unscaled.negative = sign == kDecimalNegative;
   int64_t exponent = 0;
   std::string digits;
@@ -418,7 +372,7 @@ Status get_decimal(Reader& r, std::string* value) {
       return corrupt("a decimal's exponent is invalid");
     }
     digits.append(static_cast<size_t>(zeros), '0');
-    unscaled.magnitude = digits_to_magnitude(digits);
+    unscaled.magnitude = internal::digits_to_magnitude(digits);
   }
   value->clear();
   put_big_endian(value, static_cast<uint32_t>(scale), 4);

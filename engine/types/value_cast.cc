@@ -67,7 +67,7 @@ int64_t long_value(TypeKind from, std::string_view b) {
   if (from == TypeKind::kFloat || from == TypeKind::kDouble)
     return java_d2l(load_floating(from, b));
   if (from == TypeKind::kVarint) return varint_low64(b);
-  return varint_low64(decimal_to_varint(b));  // decimal
+  return decimal_low64(b);
 }
 int32_t int_value(TypeKind from, std::string_view b) {
   if (from == TypeKind::kFloat || from == TypeKind::kDouble)

@@ -26,7 +26,7 @@ double load_double(std::string_view bytes);
 std::string float_bytes(float f);
 std::string double_bytes(double d);
 
-// ---- varint and decimal (Java BigInteger / BigDecimal semantics) ----
+// ---- varint and decimal (Java BigInteger / BigDecimal semantics, over big_integer.h) ----
 // Minimal two's complement big-endian bytes of a decimal integer (Java `new BigInteger(s)`:
 // optional sign, then one or more digits). nullopt when malformed.
 std::optional<std::string> varint_from_text(std::string_view text);
@@ -37,10 +37,16 @@ int64_t varint_low64(std::string_view bytes);        // BigInteger.longValue()
 // the int32 scale then the unscaled varint.
 std::optional<std::string> decimal_from_text(std::string_view text);
 std::string decimal_to_text(std::string_view bytes);  // BigDecimal.toString()
-// The integer part of a decimal (BigDecimal.toBigInteger()), as varint bytes.
-std::string decimal_to_varint(std::string_view bytes);
+// The integer part of a decimal (BigDecimal.toBigInteger()), as varint bytes; an error when it
+// would have more than kMaxComputedDigits digits (big_integer.h).
+Result<std::string> decimal_to_varint(std::string_view bytes);
+// The low 64 bits of that integer part (BigDecimal.longValue()), however large the decimal.
+int64_t decimal_low64(std::string_view bytes);
 double decimal_to_double(std::string_view bytes);
 double varint_to_double(std::string_view bytes);
+// The decimal digits of a big-endian magnitude ("" for zero), and back (digits REQUIRED).
+std::string magnitude_to_digits(std::string_view magnitude);
+std::string digits_to_magnitude(std::string_view digits);
 
 // ---- floating point printing ----
 std::string java_double_to_string(double v);  // Double.toString: "1.0", "1.0E10", "NaN"

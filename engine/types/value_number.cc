@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/types/big_integer.h"
 #include "engine/types/value_internal.h"
 
 namespace cassette::types::internal {
@@ -124,140 +125,20 @@ bool is_valid_utf8(std::string_view s) {
   return true;
 }
 
-// ---- varint ----
-
-namespace {
-
-// A magnitude as big-endian bytes without leading zeros ("" for zero).
-using Magnitude = std::string;
-
-void strip_leading_zeros(Magnitude* m) {
-  size_t i = 0;
-  while (i < m->size() && (*m)[i] == '\0') ++i;
-  m->erase(0, i);
-}
-
-// m = m * mul + add
-void multiply_add(Magnitude* m, uint32_t mul, uint32_t add) {
-  uint64_t carry = add;
-  for (size_t i = m->size(); i > 0; --i) {
-    const uint64_t v = static_cast<uint64_t>(static_cast<uint8_t>((*m)[i - 1])) * mul + carry;
-    (*m)[i - 1] = static_cast<char>(v & 0xFF);
-    carry = v >> 8;
-  }
-  while (carry != 0) {
-    m->insert(m->begin(), static_cast<char>(carry & 0xFF));
-    carry >>= 8;
-  }
-}
-
-// m = m / div, returns the remainder.
-uint32_t divide(Magnitude* m, uint32_t div) {
-  uint64_t rem = 0;
-  for (char& c : *m) {
-    const uint64_t cur = (rem << 8) | static_cast<uint8_t>(c);
-    c = static_cast<char>(cur / div);
-    rem = cur % div;
-  }
-  strip_leading_zeros(m);
-  return static_cast<uint32_t>(rem);
-}
-
-Magnitude magnitude_from_digits(std::string_view digits) {
-  Magnitude m;
-  size_t i = 0;
-  // Nine digits at a time keep this quadratic but fast.
-  while (i < digits.size()) {
-    const size_t n = std::min<size_t>(9, digits.size() - i);
-    uint32_t chunk = 0, scale = 1;
-    for (size_t k = 0; k < n; ++k) {
-      chunk = chunk * 10 + static_cast<uint32_t>(digits[i + k] - '0');
-      scale *= 10;
-    }
-    multiply_add(&m, scale, chunk);
-    i += n;
-  }
-  strip_leading_zeros(&m);
-  return m;
-}
-
-std::string magnitude_to_digits(Magnitude m) {
-  if (m.empty()) return "0";
-  std::vector<uint32_t> chunks;
-  while (!m.empty()) chunks.push_back(divide(&m, 1000000000));
-  std::string out = std::to_string(chunks.back());
-  for (size_t i = chunks.size() - 1; i > 0; --i) out += fmt::format("{:09d}", chunks[i - 1]);
-  return out;
-}
-
-// Two's complement minimal bytes of +/- magnitude.
-std::string twos_complement(bool negative, Magnitude m) {
-  if (m.empty()) return std::string(1, '\0');
-  if (!negative) {
-    if (static_cast<uint8_t>(m[0]) & 0x80) m.insert(m.begin(), '\0');
-    return m;
-  }
-  // -m = ~(m - 1)
-  for (size_t i = m.size(); i > 0; --i) {
-    if (m[i - 1] != '\0') {
-      m[i - 1] = static_cast<char>(static_cast<uint8_t>(m[i - 1]) - 1);
-      break;
-    }
-    m[i - 1] = static_cast<char>(0xFF);
-  }
-  for (char& c : m) c = static_cast<char>(~c);
-  if (!(static_cast<uint8_t>(m[0]) & 0x80)) m.insert(m.begin(), static_cast<char>(0xFF));
-  // Drop redundant sign bytes.
-  while (m.size() > 1 && static_cast<uint8_t>(m[0]) == 0xFF && (static_cast<uint8_t>(m[1]) & 0x80))
-    m.erase(0, 1);
-  return m;
-}
-
-// Sign and magnitude of two's complement bytes.
-Magnitude magnitude_of(std::string_view bytes, bool* negative) {
-  *negative = !bytes.empty() && (static_cast<uint8_t>(bytes[0]) & 0x80);
-  Magnitude m(bytes);
-  if (*negative) {
-    for (char& c : m) c = static_cast<char>(~c);
-    multiply_add(&m, 1, 1);
-    // multiply_add may have carried into a new byte only for values like 0x80.., fine.
-  }
-  strip_leading_zeros(&m);
-  return m;
-}
-
-bool all_digits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s)
-    if (c < '0' || c > '9') return false;
-  return true;
-}
-
-}  // namespace
+// ---- varint and decimal ----
 
 std::optional<std::string> varint_from_text(std::string_view text) {
-  bool negative = false;
-  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
-    negative = text[0] == '-';
-    text.remove_prefix(1);
-  }
-  if (!all_digits(text)) return std::nullopt;
-  return twos_complement(negative, magnitude_from_digits(text));
+  auto n = BigInteger::from_decimal(text);
+  if (!n) return std::nullopt;
+  return n->to_twos_complement();
 }
 
 std::string varint_from_int64(int64_t v) {
-  const bool negative = v < 0;
-  const uint64_t mag = negative ? uint64_t{0} - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-  Magnitude m = store_be(mag, 8);
-  strip_leading_zeros(&m);
-  return twos_complement(negative, m);
+  return BigInteger(v).to_twos_complement();
 }
 
 std::string varint_to_text(std::string_view bytes) {
-  bool negative;
-  Magnitude m = magnitude_of(bytes, &negative);
-  std::string digits = magnitude_to_digits(m);
-  return negative && digits != "0" ? "-" + digits : digits;
+  return BigInteger::from_twos_complement(bytes).to_decimal();
 }
 
 int64_t varint_low64(std::string_view bytes) {
@@ -266,10 +147,34 @@ int64_t varint_low64(std::string_view bytes) {
 }
 
 double varint_to_double(std::string_view bytes) {
+  // strtod rounds the exact digits to nearest, as BigInteger.doubleValue() does.
   return std::strtod(varint_to_text(bytes).c_str(), nullptr);
 }
 
-// ---- decimal ----
+namespace {
+
+bool all_digits(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// The exponent of a decimal's text ("e-5" -> -5), nullopt when malformed or when it is beyond
+// what any int32 scale could absorb.
+std::optional<int64_t> decimal_exponent(std::string_view exp) {
+  bool negative = false;
+  if (!exp.empty() && (exp[0] == '-' || exp[0] == '+')) {
+    negative = exp[0] == '-';
+    exp.remove_prefix(1);
+  }
+  if (!all_digits(exp) || exp.size() > 10) return std::nullopt;
+  int64_t e = 0;
+  for (char c : exp) e = e * 10 + (c - '0');
+  return negative ? -e : e;
+}
+
+}  // namespace
 
 std::optional<std::string> decimal_from_text(std::string_view text) {
   bool negative = false;
@@ -277,54 +182,52 @@ std::optional<std::string> decimal_from_text(std::string_view text) {
     negative = text[0] == '-';
     text.remove_prefix(1);
   }
-  std::string digits;
+  const size_t exponent_at = text.find_first_of("eE");
+  const std::string_view mantissa = text.substr(0, exponent_at);
   int64_t scale = 0;
-  size_t i = 0;
-  bool seen_point = false;
-  for (; i < text.size(); ++i) {
-    const char c = text[i];
-    if (c >= '0' && c <= '9') {
-      digits.push_back(c);
-      if (seen_point) ++scale;
-    } else if (c == '.' && !seen_point) {
-      seen_point = true;
-    } else {
-      break;
-    }
+  std::string digits;
+  const size_t point = mantissa.find('.');
+  if (point == std::string_view::npos) {
+    digits = std::string(mantissa);
+  } else {
+    digits = std::string(mantissa.substr(0, point));
+    digits += mantissa.substr(point + 1);
+    scale = static_cast<int64_t>(mantissa.size() - point - 1);
   }
-  if (digits.empty()) return std::nullopt;
-  if (i < text.size()) {
-    if (text[i] != 'e' && text[i] != 'E') return std::nullopt;
-    std::string_view exp = text.substr(i + 1);
-    bool exp_negative = false;
-    if (!exp.empty() && (exp[0] == '-' || exp[0] == '+')) {
-      exp_negative = exp[0] == '-';
-      exp.remove_prefix(1);
-    }
-    if (!all_digits(exp) || exp.size() > 10) return std::nullopt;
-    int64_t e = 0;
-    for (char c : exp) e = e * 10 + (c - '0');
-    scale += exp_negative ? e : -e;
+  if (!all_digits(digits)) return std::nullopt;  // also no digits at all, or a second '.'
+  if (exponent_at != std::string_view::npos) {
+    auto exponent = decimal_exponent(text.substr(exponent_at + 1));
+    if (!exponent) return std::nullopt;
+    scale -= *exponent;
   }
   if (scale > INT32_MAX || scale < INT32_MIN) return std::nullopt;
+  auto unscaled = BigInteger::from_decimal(digits);
+  if (!unscaled) return std::nullopt;
+  if (negative) unscaled->negate();
   return store_be(static_cast<uint32_t>(static_cast<int32_t>(scale)), 4) +
-         twos_complement(negative, magnitude_from_digits(digits));
+         unscaled->to_twos_complement();
 }
 
 namespace {
+
 struct DecimalParts {
   bool negative = false;
   std::string digits;  // unscaled magnitude, "0" for zero
   int32_t scale = 0;
 };
+
 DecimalParts decimal_parts(std::string_view bytes) {
   DecimalParts p;
   if (bytes.size() < 4) return p;
   p.scale = static_cast<int32_t>(load_be(bytes.substr(0, 4)));
-  Magnitude m = magnitude_of(bytes.substr(4), &p.negative);
-  p.digits = magnitude_to_digits(m);
+  p.digits = BigInteger::from_twos_complement(bytes.substr(4)).to_decimal();
+  if (p.digits.starts_with("-")) {
+    p.negative = true;
+    p.digits.erase(0, 1);
+  }
   return p;
 }
+
 }  // namespace
 
 std::string decimal_to_text(std::string_view bytes) {
@@ -344,17 +247,27 @@ std::string decimal_to_text(std::string_view bytes) {
   return out;
 }
 
-std::string decimal_to_varint(std::string_view bytes) {
-  DecimalParts p = decimal_parts(bytes);
-  std::string digits = p.digits;
-  if (p.scale > 0) {
-    digits = static_cast<int64_t>(digits.size()) > p.scale
-                 ? digits.substr(0, digits.size() - p.scale)
-                 : "0";
-  } else if (p.scale < 0) {
-    digits += std::string(static_cast<size_t>(-static_cast<int64_t>(p.scale)), '0');
+Result<std::string> decimal_to_varint(std::string_view bytes) {
+  const int64_t scale = bytes.size() < 4 ? 0 : static_cast<int32_t>(load_be(bytes.substr(0, 4)));
+  BigInteger n = BigInteger::from_twos_complement(bytes.size() < 4 ? "" : bytes.substr(4));
+  if (scale > 0) {
+    n.divide_by_power_of_ten(static_cast<uint64_t>(scale));
+  } else if (scale < 0) {
+    if (!n.fits_power_of_ten(static_cast<uint64_t>(-scale))) {
+      return Status::invalid_argument(fmt::format("The integer part of {} has more than {} digits",
+                                                  decimal_to_text(bytes), kMaxComputedDigits));
+    }
+    n.multiply_by_power_of_ten(static_cast<uint64_t>(-scale));
   }
-  return twos_complement(p.negative, magnitude_from_digits(digits));
+  return n.to_twos_complement();
+}
+
+int64_t decimal_low64(std::string_view bytes) {
+  // Times 10^64 or more, the integer part is a multiple of 2^64: its low 64 bits are zero.
+  const int64_t scale = bytes.size() < 4 ? 0 : static_cast<int32_t>(load_be(bytes.substr(0, 4)));
+  if (scale <= -64) return 0;
+  auto integer = decimal_to_varint(bytes);
+  return integer.is_ok() ? varint_low64(*integer) : 0;
 }
 
 double decimal_to_double(std::string_view bytes) {
@@ -362,6 +275,16 @@ double decimal_to_double(std::string_view bytes) {
   const std::string text =
       fmt::format("{}{}e{}", p.negative ? "-" : "", p.digits, -static_cast<int64_t>(p.scale));
   return std::strtod(text.c_str(), nullptr);
+}
+
+std::string magnitude_to_digits(std::string_view magnitude) {
+  if (magnitude.find_first_not_of('\0') == std::string_view::npos) return std::string();
+  return BigInteger::from_magnitude(magnitude, false).to_decimal();
+}
+
+std::string digits_to_magnitude(std::string_view digits) {
+  auto n = BigInteger::from_decimal(digits);
+  return n ? n->magnitude() : std::string();
 }
 
 // ---- floating point printing ----
