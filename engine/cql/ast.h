@@ -299,7 +299,7 @@ struct AlterTableStatement {
   bool column_if_exists = false;                   // DROP IF EXISTS / RENAME IF EXISTS
   std::vector<ColumnDefinition> added;             // kAdd; kAlterColumnType: one (name, type)
   std::vector<std::string> dropped;                // kDrop
-  TermPtr drop_timestamp;                          // DROP ... USING TIMESTAMP n
+  std::optional<int64_t> drop_timestamp;           // DROP ... USING TIMESTAMP n
   std::vector<std::pair<std::string, std::string>> renames;  // kRename: (from, to)
   TableProperties properties;                      // kWith
 };

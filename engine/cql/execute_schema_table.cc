@@ -314,14 +314,7 @@ Result<schema::TableDef> add_columns(const AlterTableStatement& statement,
 Result<schema::TableDef> drop_columns(const AlterTableStatement& statement,
                                       const schema::Schema& schema, schema::TableDef table,
                                       int64_t now_micros) {
-  int64_t dropped_at = now_micros;
-  if (statement.drop_timestamp != nullptr) {
-    const Term& term = *statement.drop_timestamp;
-    if (term.kind != Term::Kind::kConstant || term.constant_kind != types::ConstantKind::kInteger) {
-      return Status::invalid_argument("Invalid timestamp for DROP USING TIMESTAMP");
-    }
-    dropped_at = std::stoll(term.text);
-  }
+  const int64_t dropped_at = statement.drop_timestamp.value_or(now_micros);
   for (const std::string& name : statement.dropped) {
     const ColumnDef* column = table.find_column(name);
     if (column == nullptr) {

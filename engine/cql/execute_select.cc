@@ -237,6 +237,7 @@ class RowReader {
   Result<Next> drain(storage::RowCursor& cursor, const Sink& sink) {
     RowValues values(table_.columns.size());
     while (cursor.next()) {
+      CASSETTE_RETURN_IF_ERROR(context_.check_interrupt());
       if (cursor.partition_key() != current_partition_) {
         current_partition_ = cursor.partition_key();
         skipping_ = false;

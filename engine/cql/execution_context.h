@@ -2,6 +2,7 @@
 // statement runs against, the current keyspace, and the statement's "now".
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,8 +25,18 @@ struct ExecutionContext {
   // When set, a schema change is only planned (Session::plan_schema_change): the schema it would
   // make of `schema` is stored here and nothing is written.
   std::optional<schema::Schema>* planned = nullptr;
+  // Set (by another thread or a signal handler) when the statement must stop: long loops check
+  // it through check_interrupt(). nullptr: nothing interrupts.
+  const std::atomic<bool>* interrupt = nullptr;
 
   int64_t now_seconds() const { return now_micros / 1'000'000; }
+  // Cancelled ("The statement was interrupted") once *interrupt is set; OK otherwise.
+  Status check_interrupt() const {
+    if (interrupt != nullptr && interrupt->load(std::memory_order_relaxed)) {
+      return Status::cancelled("The statement was interrupted");
+    }
+    return Status::ok();
+  }
 
   // The table a statement names, with Cassandra's messages: "No keyspace has been specified.
   // USE a keyspace, or explicitly specify keyspace.tablename", "Keyspace x does not exist",

@@ -12,9 +12,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include "engine/cql/lexer.h"
 #include "engine/cql/parser_internal.h"
+#include "engine/util/message.h"
 
 namespace cassette::cql {
 namespace parser_internal {
@@ -33,11 +35,12 @@ std::string to_upper(std::string_view s) {
   return out;
 }
 
-// ANTLR's token display: the token's text, quoted, with control characters escaped.
+// ANTLR's token display: the token's text, quoted, with control characters escaped (a long
+// token cut as message_value cuts values).
 std::string token_display(const Token& t) {
   if (t.kind == TokenKind::kEof) return "'<EOF>'";
   std::string out = "'";
-  for (char c : t.text) {
+  for (char c : message_value(t.text)) {
     if (c == '\n')
       out += "\\n";
     else if (c == '\r')
@@ -136,11 +139,12 @@ SyntaxError make_error(std::string_view text, const std::vector<Token>& tokens, 
   size_t to = std::min(index + 2, reported);
   std::string snippet = " (";
   if (from != 0) snippet += "...";
-  std::string body(text.substr(tokens[from].begin, t.begin - tokens[from].begin));
+  // (each piece cut as a value in a message: one token may be a 10 MB literal)
+  std::string body = message_value(text.substr(tokens[from].begin, t.begin - tokens[from].begin));
   body += "[";
-  body += text.substr(t.begin, t.end - t.begin);
+  body += message_value(text.substr(t.begin, t.end - t.begin));
   body += "]";
-  if (tokens[to].end > t.end) body += text.substr(t.end, tokens[to].end - t.end);
+  if (tokens[to].end > t.end) body += message_value(text.substr(t.end, tokens[to].end - t.end));
   body.erase(std::remove(body.begin(), body.end(), '\n'), body.end());
   snippet += body;
   if (std::max(tokens[to].end, t.end) != text.size()) snippet += "...";
@@ -165,6 +169,22 @@ void Parser::fail_mismatch(std::string_view expecting) const {
   throw make_error(
       text_, tokens_, index, index,
       fmt::format("mismatched input {} expecting {}", token_display(peek()), expecting));
+}
+
+void Parser::fail_action(std::string_view exception, std::string_view message) const {
+  throw Status::syntax_error(fmt::format("Failed parsing statement: [{}] reason: {} {}",
+                                         message_value(text_), exception, message));
+}
+
+int64_t Parser::parse_long(const Token& token) const {
+  int64_t value = 0;
+  const char* end = token.text.data() + token.text.size();
+  auto [ptr, ec] = std::from_chars(token.text.data(), end, value);
+  if (ec != std::errc() || ptr != end) {
+    fail_action("NumberFormatException",
+                fmt::format("For input string: \"{}\"", message_value(token.text)));
+  }
+  return value;
 }
 
 Parser::NestingGuard::NestingGuard(Parser& p) : parser_(p) {
@@ -270,6 +290,11 @@ Statement Parser::parse_statement() {
 }  // namespace parser_internal
 
 Result<Statement> parse_statement(std::string_view text) {
+  if (text.size() > kMaxStatementBytes) {
+    return Status::invalid_argument(
+        fmt::format("Request is too big: length {} exceeds maximum allowed length {}.", text.size(),
+                    kMaxStatementBytes));
+  }
   LexResult lexed = tokenize(text);
   parser_internal::Parser parser(text, std::move(lexed.tokens));
   std::optional<parser_internal::SyntaxError> error;

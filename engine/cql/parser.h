@@ -20,7 +20,13 @@
 
 namespace cassette::cql {
 
-// Parses one statement; a trailing ';' is allowed, anything after it is an error.
+// The longest statement accepted, in bytes: Cassandra's native_transport_max_frame_size (16 MiB),
+// the most a client can send in one request.
+inline constexpr size_t kMaxStatementBytes = size_t{16} << 20;
+
+// Parses one statement; a trailing ';' is allowed, anything after it is an error. A statement
+// longer than kMaxStatementBytes is refused as Cassandra refuses the frame: "Request is too
+// big: length N exceeds maximum allowed length 16777216."
 Result<Statement> parse_statement(std::string_view text);
 
 // One statement of a script, as split_statements finds it.

@@ -271,7 +271,7 @@ AlterTableStatement Parser::parse_alter_table() {
     if (accept_keyword("using")) {
       expect_keyword("timestamp");
       if (peek().kind != TokenKind::kInteger) fail_mismatch("INTEGER");
-      stmt.drop_timestamp = parse_constant();
+      stmt.drop_timestamp = parse_long(advance());
     }
   } else if (accept_keyword("rename")) {
     stmt.kind = AlterTableStatement::Kind::kRename;

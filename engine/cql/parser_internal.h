@@ -63,6 +63,12 @@ class Parser {
   // prediction that looked ahead failed (ANTLR names that token, not the decision's first).
   [[noreturn]] void fail_no_viable(int lookahead = 0) const;
   [[noreturn]] void fail_mismatch(std::string_view expecting) const;
+  // A Java exception thrown by a grammar action (Long.parseLong in Parser.g, say), which
+  // Cassandra's QueryProcessor turns into "Failed parsing statement: [<statement>] reason:
+  // <exception> <message>" and which stops the parse at once.
+  [[noreturn]] void fail_action(std::string_view exception, std::string_view message) const;
+  // The value of an INTEGER token read as Long.parseLong does; fail_action when out of range.
+  int64_t parse_long(const Token& token) const;
   void recognition_error(std::string message);
 
   // Guards the recursive rules (terms, selectors, relations, types) against input nested so

@@ -2,6 +2,7 @@
 
 #include <map>
 #include <mutex>
+#include <new>
 #include <type_traits>
 
 #include "engine/cql/execution_context.h"
@@ -35,6 +36,22 @@ Result<ExecutionResult> execute_use(const UseStatement& use, ExecutionContext& c
   return result;
 }
 
+// The last line of defence: engine code returns errors as values, but a bug (or an allocation
+// that fails) must fail the statement, not the process that hosts the engine.
+template <typename Body>
+Result<ExecutionResult> guarded(Body&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Status::internal("out of memory while running the statement");
+  } catch (const std::exception& e) {
+    return Status::internal(
+        fmt::format("internal error while running the statement: {}", e.what()));
+  } catch (...) {
+    return Status::internal("internal error while running the statement");
+  }
+}
+
 }  // namespace
 
 Result<std::shared_ptr<schema::Catalog>> catalog_for(
@@ -59,8 +76,10 @@ Result<std::unique_ptr<Session>> Session::open(std::shared_ptr<storage::Store> s
 }
 
 Result<ExecutionResult> Session::execute(std::string_view statement) {
-  CASSETTE_ASSIGN_OR_RETURN(Statement parsed, parse_statement(statement));
-  return execute(parsed);
+  return guarded([&]() -> Result<ExecutionResult> {
+    CASSETTE_ASSIGN_OR_RETURN(Statement parsed, parse_statement(statement));
+    return run(parsed);
+  });
 }
 
 Result<schema::Schema> Session::plan_schema_change(const Statement& statement,
@@ -88,6 +107,10 @@ Result<schema::Schema> Session::plan_schema_change(const Statement& statement,
 }
 
 Result<ExecutionResult> Session::execute(const Statement& statement) {
+  return guarded([&] { return run(statement); });
+}
+
+Result<ExecutionResult> Session::run(const Statement& statement) {
   ExecutionContext context;
   context.store = store_.get();
   context.catalog = catalog_.get();
@@ -97,6 +120,7 @@ Result<ExecutionResult> Session::execute(const Statement& statement) {
   context.functions.now_micros = context.now_micros;
   context.functions.clock_seq_and_node = types::process_clock_seq_and_node();
   context.functions.timeuuid_sequence = &timeuuid_sequence_;
+  context.interrupt = interrupt_;
 
   Result<ExecutionResult> result = std::visit(
       [&](const auto& s) -> Result<ExecutionResult> {

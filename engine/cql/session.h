@@ -12,6 +12,7 @@
 // request, SyntaxError, AlreadyExists, Configuration); a failed statement writes nothing.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,7 +29,8 @@ class Session {
  public:
   static Result<std::unique_ptr<Session>> open(std::shared_ptr<storage::Store> store);
 
-  // Parses and runs one statement (a trailing ';' is allowed).
+  // Parses and runs one statement (a trailing ';' is allowed). No exception escapes: one thrown
+  // inside (a bug, memory exhausted) fails the statement with an Internal status.
   Result<ExecutionResult> execute(std::string_view statement);
   Result<ExecutionResult> execute(const Statement& statement);
 
@@ -40,6 +42,11 @@ class Session {
   Result<schema::Schema> plan_schema_change(const Statement& statement,
                                             std::shared_ptr<const schema::Schema> base);
 
+  // A flag that interrupts the running statement when set (the shell's Ctrl-C): a SELECT stops
+  // between rows with Status::cancelled, writing nothing more. The flag must outlive the session;
+  // nullptr (the default) means statements run to the end.
+  void set_interrupt_flag(const std::atomic<bool>* flag) { interrupt_ = flag; }
+
   const std::string& keyspace() const { return keyspace_; }
   void set_keyspace(std::string keyspace) { keyspace_ = std::move(keyspace); }
   storage::Store& store() { return *store_; }
@@ -47,10 +54,12 @@ class Session {
 
  private:
   Session(std::shared_ptr<storage::Store> store, std::shared_ptr<schema::Catalog> catalog);
+  Result<ExecutionResult> run(const Statement& statement);
   std::shared_ptr<storage::Store> store_;
   std::shared_ptr<schema::Catalog> catalog_;
   std::string keyspace_;
   uint64_t timeuuid_sequence_ = 0;
+  const std::atomic<bool>* interrupt_ = nullptr;
 };
 
 // The catalog of a store, shared by every Session of that Store object in this process.

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "engine/cql/functions.h"
+#include "engine/util/message.h"
 
 namespace cassette::cql {
 
@@ -45,7 +46,7 @@ std::string term_text_impl(const Term& term) {
     std::string out;
     for (size_t i = 0; i < elements.size(); ++i) {
       if (i > 0) out += ", ";
-      out += term_text(*elements[i]);
+      out += term_text_impl(*elements[i]);
     }
     return out;
   };
@@ -62,7 +63,8 @@ std::string term_text_impl(const Term& term) {
       std::string out = "{";
       for (size_t i = 0; i < term.entries.size(); ++i) {
         if (i > 0) out += ", ";
-        out += term_text(*term.entries[i].first) + ": " + term_text(*term.entries[i].second);
+        out +=
+            term_text_impl(*term.entries[i].first) + ": " + term_text_impl(*term.entries[i].second);
       }
       return out + "}";
     }
@@ -70,7 +72,7 @@ std::string term_text_impl(const Term& term) {
       std::string out = "{";
       for (size_t i = 0; i < term.fields.size(); ++i) {
         if (i > 0) out += ", ";
-        out += term.fields[i].first + ": " + term_text(*term.fields[i].second);
+        out += term.fields[i].first + ": " + term_text_impl(*term.fields[i].second);
       }
       return out + "}";
     }
@@ -81,8 +83,9 @@ std::string term_text_impl(const Term& term) {
       return name + "(" + join(term.elements) + ")";
     }
     case Term::Kind::kTypeHint:
-      return "(" + type_name(term.type) + ")" + term_text(*term.elements.at(0));
-    case Term::Kind::kNegation: return "-" + term_text(*term.elements.at(0));
+      return "(" + type_name(term.type) + ")" + term_text_impl(*term.elements.at(0));
+    case Term::Kind::kNegation:
+      return "-" + term_text_impl(*term.elements.at(0));
   }
   return term.source;
 }
@@ -529,7 +532,9 @@ Result<types::Value> negate(const CqlType& type, types::Value value) {
 
 }  // namespace
 
-std::string term_text(const Term& term) { return term_text_impl(term); }
+std::string term_text(const Term& term) {
+  return message_value(term_text_impl(term));
+}
 
 Result<types::Value> evaluate_term(const Term& term, const types::CqlType& receiver_type,
                                    std::string_view receiver_name,
@@ -537,10 +542,10 @@ Result<types::Value> evaluate_term(const Term& term, const types::CqlType& recei
   switch (term.kind) {
     case Term::Kind::kConstant: {
       if (!assignable(constant_assignment(term.constant_kind, receiver_type))) {
-        return Status::invalid_argument(fmt::format(
-            "Invalid {} constant ({}) for \"{}\" of type {}",
-            types::constant_kind_name(term.constant_kind), term.text, receiver_name,
-            type_name(receiver_type)));
+        return Status::invalid_argument(
+            fmt::format("Invalid {} constant ({}) for \"{}\" of type {}",
+                        types::constant_kind_name(term.constant_kind), message_value(term.text),
+                        receiver_name, type_name(receiver_type)));
       }
       // Counter literals parse as bigints (Constants.Literal.parsedValue).
       const CqlType& parse_type = receiver_type.is_counter()

@@ -22,7 +22,13 @@ std::map<std::string, std::weak_ptr<Store>>& registry() {
 }
 
 Result<std::string> make_private_directory() {
-  std::string pattern = (std::filesystem::temp_directory_path() / "cassette-memory-XXXXXX").string();
+  std::error_code error;  // TMPDIR naming no directory: an error, not an exception
+  const std::filesystem::path temp = std::filesystem::temp_directory_path(error);
+  if (error) {
+    return Status::io_error(
+        fmt::format("cannot find a temporary directory ($TMPDIR): {}", error.message()));
+  }
+  std::string pattern = (temp / "cassette-memory-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) return file::errno_status("cannot create", pattern);
   return pattern;
 }

@@ -101,9 +101,17 @@ enum class ValueStyle {
              // timestamps "2024-01-02 03:04:05.000000+0000"; floats like cqlsh (%g, 5/12 digits)
   kLiteral,  // a CQL literal that parses back to the same value: 'it''s', 0xcafe, {1, 2}
   kString,   // AbstractType.getString(): text unquoted, timestamps ISO-8601 with ms and "Z"
-             // ("2024-01-02T03:04:05.000Z"), what CAST(x AS text) and COPY TO write
+             // ("2024-01-02T03:04:05.000Z"), what CAST(x AS text) returns
+  kCopy,     // what COPY TO writes: kCqlsh's forms where parse_value_string reads them back to
+             // the very same value, exact forms where cqlsh's lose something: floats in the
+             // fewest digits that read back exactly (cqlsh: 5/12 digits), timestamps to the
+             // millisecond, dates outside years 1..9999 as their raw day number, text inside
+             // collections as CQL strings ('it''s'), UDT field names quoted where CQL needs it
 };
 std::string format_value(const CqlType& type, std::string_view bytes, ValueStyle style);
+// cqlsh's format_floating_point_type: %g with `precision` significant digits, widened so that a
+// number printed without an exponent keeps its integer digits ("NaN", "Infinity" as Java).
+std::string format_float_cqlsh(double v, int precision);
 
 // ---- JSON ---------------------------------------------------------------------------------------
 

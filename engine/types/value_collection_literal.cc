@@ -6,6 +6,7 @@
 
 #include "engine/types/value.h"
 #include "engine/types/value_internal.h"
+#include "engine/util/message.h"
 
 namespace cassette::types::internal {
 
@@ -25,7 +26,7 @@ class LiteralReader {
  private:
   Status malformed() const {
     return Status::invalid_argument(
-        fmt::format("Unable to parse '{}' as a {} value", text_, "collection"));
+        fmt::format("Unable to parse '{}' as a {} value", message_value(text_), "collection"));
   }
   void skip_space() {
     while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
@@ -70,8 +71,26 @@ class LiteralReader {
     return std::string(text_.substr(start, pos_ - start));
   }
 
+  // A bare null (any case) where a collection, tuple or UDT value would start: a null field of
+  // a tuple or UDT, as CQL and format_value write it ("{z: null}").
+  bool eat_null() {
+    skip_space();
+    const std::string_view rest = text_.substr(pos_);
+    if (rest.size() < 4) return false;
+    std::string word(rest.substr(0, 4));
+    for (char& c : word) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (word != "null") return false;
+    if (rest.size() > 4 && std::string_view(",:]}) \t\r\n").find(rest[4]) == std::string_view::npos)
+      return false;
+    pos_ += 4;
+    return true;
+  }
+
   Result<Value> read_value(const CqlType& type) {
     skip_space();
+    if (type.is_collection() || type.kind == TypeKind::kTuple || type.kind == TypeKind::kUdt) {
+      if (eat_null()) return Value();
+    }
     switch (type.kind) {
       case TypeKind::kList:
       case TypeKind::kSet: {

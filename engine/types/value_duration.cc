@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "engine/types/value_internal.h"
+#include "engine/util/message.h"
 
 namespace cassette::types::internal {
 
@@ -16,7 +17,8 @@ constexpr int64_t kNanosPerMinute = 60 * kNanosPerSecond;
 constexpr int64_t kNanosPerHour = 60 * kNanosPerMinute;
 
 Status unable(std::string_view source) {
-  return Status::invalid_argument(fmt::format("Unable to convert '{}' to a duration", source));
+  return Status::invalid_argument(
+      fmt::format("Unable to convert '{}' to a duration", message_value(source)));
 }
 
 // Duration.Builder: units must come in decreasing order, each at most once, and the totals

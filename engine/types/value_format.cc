@@ -145,6 +145,7 @@ std::string format_composite(const CqlType& type, std::string_view bytes, ValueS
 std::string format(const CqlType& type, std::string_view bytes, ValueStyle style, bool nested) {
   const bool cqlsh = style == ValueStyle::kCqlsh;
   const bool literal = style == ValueStyle::kLiteral;
+  const bool copy = style == ValueStyle::kCopy;
   // An empty value of a type whose empty form is not itself a value (cqlsh's EMPTY) prints as
   // nothing; text and blob have their own empty values ('' and 0x).
   const bool bytes_like =
@@ -157,13 +158,13 @@ std::string format(const CqlType& type, std::string_view bytes, ValueStyle style
     case TypeKind::kAscii:
     case TypeKind::kText:
       if (cqlsh) return cqlsh_text(bytes, nested);
-      if (literal) return cql_quote(bytes);
+      if (literal || (copy && nested)) return cql_quote(bytes);
       return std::string(bytes);
     case TypeKind::kBlob:
       return style == ValueStyle::kString ? to_hex(bytes) : "0x" + to_hex(bytes);
     case TypeKind::kBoolean: {
       const bool v = bytes[0] != 0;
-      if (cqlsh) return v ? "True" : "False";
+      if (cqlsh || copy) return v ? "True" : "False";
       return v ? "true" : "false";
     }
     case TypeKind::kTinyint:
@@ -179,24 +180,27 @@ std::string format(const CqlType& type, std::string_view bytes, ValueStyle style
     case TypeKind::kFloat: {
       if (bytes.size() != 4) return "0x" + to_hex(bytes);
       const float f = load_float(bytes);
+      if (copy) return exact_float_to_string(f, true);
       return cqlsh ? cqlsh_float_to_string(f, 5) : java_float_to_string(f);
     }
     case TypeKind::kDouble: {
       if (bytes.size() != 8) return "0x" + to_hex(bytes);
       const double d = load_double(bytes);
+      if (copy) return exact_float_to_string(d, false);
       return cqlsh ? cqlsh_float_to_string(d, 12) : java_double_to_string(d);
     }
     case TypeKind::kUuid:
     case TypeKind::kTimeuuid:
       return uuid_to_text(bytes);
     case TypeKind::kInet: {
-      const std::string text = inet_to_text(bytes, !cqlsh);
-      return (cqlsh && nested) || literal ? "'" + text + "'" : text;
+      const std::string text = inet_to_text(bytes, !(cqlsh || copy));
+      return ((cqlsh || copy) && nested) || literal ? "'" + text + "'" : text;
     }
     case TypeKind::kTimestamp: {
       const int64_t millis = load_be_signed(bytes.substr(0, 8));
-      if (cqlsh) {
-        const std::string text = format_timestamp_cqlsh(millis);
+      if (cqlsh || copy) {
+        const std::string text =
+            copy ? format_timestamp_copy(millis) : format_timestamp_cqlsh(millis);
         return nested ? "'" + text + "'" : text;
       }
       const std::string text = format_timestamp_java(millis, 'T');
@@ -205,17 +209,18 @@ std::string format(const CqlType& type, std::string_view bytes, ValueStyle style
     case TypeKind::kDate: {
       const uint32_t days = static_cast<uint32_t>(load_be(bytes.substr(0, 4)));
       if (cqlsh) return format_date_cqlsh(days);
+      if (copy) return nested ? "'" + format_date_copy(days) + "'" : format_date_copy(days);
       return literal ? "'" + format_date_java(days) + "'" : format_date_java(days);
     }
     case TypeKind::kTime: {
       const std::string text = format_time(load_be_signed(bytes.substr(0, 8)));
-      return literal ? "'" + text + "'" : text;
+      return literal || (copy && nested) ? "'" + text + "'" : text;
     }
     case TypeKind::kDuration: {
       auto d = deserialize_duration(bytes);
       if (!d) return "0x" + to_hex(bytes);
       const std::string text = duration_to_string(*d);
-      return literal && text.empty() ? "0s" : text;
+      return (literal || copy) && text.empty() ? "0s" : text;
     }
     case TypeKind::kList:
     case TypeKind::kSet:
@@ -231,6 +236,10 @@ std::string format(const CqlType& type, std::string_view bytes, ValueStyle style
 
 std::string format_value(const CqlType& type, std::string_view bytes, ValueStyle style) {
   return format(type, bytes, style, false);
+}
+
+std::string format_float_cqlsh(double v, int precision) {
+  return cqlsh_float_to_string(v, precision);
 }
 
 }  // namespace cassette::types

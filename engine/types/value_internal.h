@@ -53,6 +53,9 @@ std::string java_double_to_string(double v);  // Double.toString: "1.0", "1.0E10
 std::string java_float_to_string(float v);    // Float.toString
 // cqlsh's format_floating_point_type with the given precision (5 for float, 12 for double).
 std::string cqlsh_float_to_string(double v, int precision);
+// The same layout with the fewest significant digits that read back (strtof when `single`,
+// strtod otherwise) to exactly `v`, sign of zero included: "0.1", "1e+300", "NaN".
+std::string exact_float_to_string(double v, bool single);
 
 // ---- duration ----
 struct Duration {
@@ -75,10 +78,15 @@ void civil_from_days(int64_t z, int64_t* y, unsigned* m, unsigned* d);
 std::string format_timestamp_java(int64_t millis, char date_time_separator);
 // cqlsh: "2024-01-02 03:04:05.000000+0000", or the milliseconds when outside years 1..9999.
 std::string format_timestamp_cqlsh(int64_t millis);
+// cqlsh's COPY TO: "2024-01-02 03:04:05.678+0000", or the milliseconds as above.
+std::string format_timestamp_copy(int64_t millis);
 // LocalDate.toString() of a serialized date (days with the epoch at 2^31).
 std::string format_date_java(uint32_t days);
 // cqlsh: the ISO date, or the signed days since the epoch when outside years 1..9999.
 std::string format_date_cqlsh(uint32_t days);
+// COPY TO: the ISO date, or the raw day number (epoch at 2^31, what parse_date reads) outside
+// years 1..9999.
+std::string format_date_copy(uint32_t days);
 std::string format_time(int64_t nanos);  // "03:04:05.123456789"
 
 // ---- uuid and inet ----

@@ -11,6 +11,7 @@
 #include "engine/types/value.h"
 #include "engine/types/value_internal.h"
 #include "engine/util/json.h"
+#include "engine/util/message.h"
 
 namespace cassette::types {
 
@@ -192,8 +193,8 @@ std::string java_string(const JsonValue& v) {
 }
 
 Status expected(std::string_view what, const JsonValue& v) {
-  return Status::invalid_argument(
-      fmt::format("Expected {}, but got a {}: {}", what, java_class(v), java_string(v)));
+  return Status::invalid_argument(fmt::format("Expected {}, but got a {}: {}", what, java_class(v),
+                                              message_value(java_string(v))));
 }
 
 bool is_string(const JsonValue& v) {
@@ -208,8 +209,8 @@ Result<JsonValue> decode_if_string(const JsonValue& v) {
   if (!is_string(v)) return v;
   auto decoded = json::parse_json(v.text);
   if (!decoded.is_ok())
-    return Status::invalid_argument(
-        fmt::format("Could not decode JSON string '{}': {}", v.text, decoded.status().message()));
+    return Status::invalid_argument(fmt::format("Could not decode JSON string '{}': {}",
+                                                message_value(v.text), decoded.status().message()));
   return std::move(decoded).value();
 }
 
@@ -241,15 +242,17 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
     case TypeKind::kVarint: {
       auto bytes = varint_from_text(is_string(v) ? v.text : java_string(v));
       if (!bytes)
-        return Status::invalid_argument(fmt::format(
-            "Value '{}' is not a valid representation of a varint value", java_string(v)));
+        return Status::invalid_argument(
+            fmt::format("Value '{}' is not a valid representation of a varint value",
+                        message_value(java_string(v))));
       return *bytes;
     }
     case TypeKind::kDecimal: {
       auto bytes = decimal_from_text(is_string(v) ? v.text : java_string(v));
       if (!bytes)
-        return Status::invalid_argument(fmt::format(
-            "Value '{}' is not a valid representation of a decimal value", java_string(v)));
+        return Status::invalid_argument(
+            fmt::format("Value '{}' is not a valid representation of a decimal value",
+                        message_value(java_string(v))));
       return *bytes;
     }
     case TypeKind::kFloat:
@@ -278,14 +281,16 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
             "module java.base of loader 'bootstrap')",
             pkg, cls);
       } else if (!v.text.starts_with("0x")) {
-        problem = fmt::format("String representation of blob is missing 0x prefix: {}", v.text);
+        problem = fmt::format("String representation of blob is missing 0x prefix: {}",
+                              message_value(v.text));
       } else if (auto bytes = from_hex(std::string_view(v.text).substr(2))) {
         return *bytes;
       } else {
-        problem = fmt::format("cannot parse '{}' as hex bytes", v.text.substr(2));
+        problem = fmt::format("cannot parse '{}' as hex bytes", message_value(v.text.substr(2)));
       }
-      return Status::invalid_argument(fmt::format(
-          "Value '{}' is not a valid blob representation: {}", java_string(v), problem));
+      return Status::invalid_argument(
+          fmt::format("Value '{}' is not a valid blob representation: {}",
+                      message_value(java_string(v)), problem));
     }
     case TypeKind::kUuid:
       if (!is_string(v)) return expected("a string representation of a uuid", v);
@@ -350,10 +355,12 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
         return expected("a list representation of a tuple", list);
       if (list.elements.size() > type.params.size())
         return Status::invalid_argument(fmt::format("Tuple contains extra items (expected {}): {}",
-                                                    type.params.size(), java_string(list)));
+                                                    type.params.size(),
+                                                    message_value(java_string(list))));
       if (list.elements.size() < type.params.size())
         return Status::invalid_argument(fmt::format("Tuple is missing items (expected {}): {}",
-                                                    type.params.size(), java_string(list)));
+                                                    type.params.size(),
+                                                    message_value(java_string(list))));
       std::vector<Value> components;
       for (size_t i = 0; i < list.elements.size(); ++i) {
         if (list.elements[i].is_null()) {
@@ -381,8 +388,9 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
         size_t index = 0;
         while (index < type.field_names.size() && type.field_names[index] != name) ++index;
         if (index == type.field_names.size())
-          return Status::invalid_argument(fmt::format(
-              "Unknown field '{}' in value of user defined type {}", name, type.udt_name));
+          return Status::invalid_argument(
+              fmt::format("Unknown field '{}' in value of user defined type {}",
+                          message_value(name), type.udt_name));
         if (value.is_null()) {
           fields[index].reset();
           continue;
@@ -407,8 +415,9 @@ Result<Value> from_json(const CqlType& type, std::string_view json_text,
                         std::string_view receiver) {
   auto parsed = json::parse_json(json_text);
   if (!parsed.is_ok())
-    return Status::invalid_argument(
-        fmt::format("Could not decode JSON string '{}': {}", json_text, parsed.status().message()));
+    return Status::invalid_argument(fmt::format("Could not decode JSON string '{}': {}",
+                                                message_value(json_text),
+                                                parsed.status().message()));
   if (parsed->is_null()) return Value();
   CASSETTE_ASSIGN_OR_RETURN(std::string bytes, from_json_object(type, *parsed));
   return Value(std::move(bytes));

@@ -8,6 +8,7 @@
 
 #include "engine/types/value.h"
 #include "engine/types/value_internal.h"
+#include "engine/util/message.h"
 
 namespace cassette::types {
 
@@ -113,7 +114,8 @@ Result<std::string> parse_integer_type(std::string_view text, int64_t min, int64
                                        size_t width, std::string_view java_name) {
   if (text.empty()) return std::string();
   auto v = parse_java_integer(text, min, max);
-  if (!v) return invalid(fmt::format("Unable to make {} from '{}'", java_name, text));
+  if (!v)
+    return invalid(fmt::format("Unable to make {} from '{}'", java_name, message_value(text)));
   return store_be(static_cast<uint64_t>(*v), width);
 }
 
@@ -153,25 +155,26 @@ Result<std::string> parse_value_string(const CqlType& type, std::string_view tex
     case TypeKind::kVarint: {
       if (text.empty()) return std::string();
       auto v = varint_from_text(text);
-      if (!v) return invalid(fmt::format("unable to make int from '{}'", text));
+      if (!v) return invalid(fmt::format("unable to make int from '{}'", message_value(text)));
       return *v;
     }
     case TypeKind::kDecimal: {
       if (text.empty()) return std::string();
       auto v = decimal_from_text(text);
-      if (!v) return invalid(fmt::format("unable to make BigDecimal from '{}'", text));
+      if (!v)
+        return invalid(fmt::format("unable to make BigDecimal from '{}'", message_value(text)));
       return *v;
     }
     case TypeKind::kFloat: {
       if (text.empty()) return std::string();
       auto v = parse_java_floating(text, true);
-      if (!v) return invalid(fmt::format("Unable to make float from '{}'", text));
+      if (!v) return invalid(fmt::format("Unable to make float from '{}'", message_value(text)));
       return float_bytes(static_cast<float>(*v));
     }
     case TypeKind::kDouble: {
       if (text.empty()) return std::string();
       auto v = parse_java_floating(text, false);
-      if (!v) return invalid(fmt::format("Unable to make double from '{}'", text));
+      if (!v) return invalid(fmt::format("Unable to make double from '{}'", message_value(text)));
       return double_bytes(*v);
     }
     case TypeKind::kBoolean: {
@@ -179,26 +182,27 @@ Result<std::string> parse_value_string(const CqlType& type, std::string_view tex
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       if (lower.empty() || lower == "false") return std::string(1, '\0');
       if (lower == "true") return std::string(1, '\1');
-      return invalid(fmt::format("Unable to make boolean from '{}'", text));
+      return invalid(fmt::format("Unable to make boolean from '{}'", message_value(text)));
     }
     case TypeKind::kBlob: {
       // BytesType.fromString takes bare hex; the 0x form is accepted too, as COPY writes it
       std::string_view hex =
           text.starts_with("0x") || text.starts_with("0X") ? text.substr(2) : text;
       auto v = from_hex(hex);
-      if (!v) return invalid(fmt::format("cannot parse '{}' as hex bytes", hex));
+      if (!v) return invalid(fmt::format("cannot parse '{}' as hex bytes", message_value(hex)));
       return *v;
     }
     case TypeKind::kUuid: {
       if (text.empty()) return std::string();
       auto v = parse_uuid_text(text);
-      if (!v) return invalid(fmt::format("Unable to make UUID from '{}'", text));
+      if (!v) return invalid(fmt::format("Unable to make UUID from '{}'", message_value(text)));
       return *v;
     }
     case TypeKind::kTimeuuid: {
       if (text.empty()) return std::string();
       auto v = parse_uuid_text(text);
-      if (!v) return invalid(fmt::format("Unknown timeuuid representation: {}", text));
+      if (!v)
+        return invalid(fmt::format("Unknown timeuuid representation: {}", message_value(text)));
       if (uuid_version(*v) != 1) return invalid("TimeUUID supports only version 1 UUIDs");
       return *v;
     }
@@ -218,7 +222,8 @@ Result<std::string> parse_value_string(const CqlType& type, std::string_view tex
     case TypeKind::kInet: {
       if (text.empty()) return std::string();
       auto v = parse_inet_text(text);
-      if (!v) return invalid(fmt::format("Unable to make inet address from '{}'", text));
+      if (!v)
+        return invalid(fmt::format("Unable to make inet address from '{}'", message_value(text)));
       return *v;
     }
     case TypeKind::kDuration: {
@@ -233,7 +238,7 @@ Result<std::string> parse_value_string(const CqlType& type, std::string_view tex
     case TypeKind::kUdt:
       return parse_collection_literal(type, text);
   }
-  return invalid(fmt::format("Unable to parse '{}'", text));
+  return invalid(fmt::format("Unable to parse '{}'", message_value(text)));
 }
 
 std::optional<std::string> constant_error(const CqlType& type, ConstantKind kind,
@@ -248,12 +253,13 @@ Result<std::string> parse_constant(const CqlType& type, ConstantKind kind, std::
   if (type.is_collection() || type.kind == TypeKind::kUdt || type.kind == TypeKind::kTuple ||
       !assignable(type.kind, kind)) {
     return invalid(fmt::format("Invalid {} constant ({}) for \"{}\" of type {}",
-                               constant_kind_name(kind), text, receiver, cql_type_name(type)));
+                               constant_kind_name(kind), message_value(text), receiver,
+                               cql_type_name(type)));
   }
   if (kind == ConstantKind::kHex) {
     std::string_view hex = text.substr(std::min<size_t>(2, text.size()));
     auto v = from_hex(hex);
-    if (!v) return invalid(fmt::format("cannot parse '{}' as hex bytes", hex));
+    if (!v) return invalid(fmt::format("cannot parse '{}' as hex bytes", message_value(hex)));
     return *v;
   }
   return parse_value_string(type, text);

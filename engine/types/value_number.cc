@@ -382,9 +382,34 @@ std::string cqlsh_float_to_string(double v, int precision) {
     const int exponent = static_cast<int>(std::log10(std::fabs(v)));  // truncates toward zero
     if (exponent >= -4 && exponent < precision) precision = precision + exponent + 1;
   }
-  char buf[64];
+  char buf[128];  // precision up to 40, widened by up to 40 integer digits
   std::snprintf(buf, sizeof buf, "%.*g", precision, v);
   return buf;
+}
+
+std::string exact_float_to_string(double v, bool single) {
+  if (std::isnan(v) || std::isinf(v)) return cqlsh_float_to_string(v, 1);
+  auto reads_back = [&](const std::string& text) {
+    if (single) {
+      return float_bytes(std::strtof(text.c_str(), nullptr)) == float_bytes(static_cast<float>(v));
+    }
+    return double_bytes(std::strtod(text.c_str(), nullptr)) == double_bytes(v);
+  };
+  // The shortest digits that round-trip (std::to_chars), then as many more as printf's
+  // rounding of them may need (rarely any).
+  char buf[64];
+  const auto end = single
+                       ? std::to_chars(buf, buf + sizeof buf, static_cast<float>(v),
+                                       std::chars_format::scientific)
+                             .ptr
+                       : std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific).ptr;
+  int digits = 0;
+  for (const char* c = buf; c < end && *c != 'e'; ++c) digits += *c >= '0' && *c <= '9';
+  for (int precision = std::max(digits, 1); precision < 40; ++precision) {
+    std::string text = cqlsh_float_to_string(v, precision);
+    if (reads_back(text)) return text;
+  }
+  return cqlsh_float_to_string(v, single ? 9 : 17);  // always exact
 }
 
 }  // namespace cassette::types::internal

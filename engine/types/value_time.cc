@@ -6,6 +6,7 @@
 
 #include "engine/types/value.h"
 #include "engine/types/value_internal.h"
+#include "engine/util/message.h"
 
 namespace cassette::types {
 
@@ -81,6 +82,13 @@ std::string format_timestamp_cqlsh(int64_t millis) {
                      c.day, c.hour, c.minute, c.second, c.millis * 1000);
 }
 
+std::string format_timestamp_copy(int64_t millis) {
+  const Civil c = civil_from_millis(millis);
+  if (c.year < 1 || c.year > 9999) return fmt::format("{}", millis);
+  return fmt::format("{:04d}-{:02d}-{:02d} {:02d}:{:02d}:{:02d}.{:03d}+0000", c.year, c.month,
+                     c.day, c.hour, c.minute, c.second, c.millis);
+}
+
 std::string format_date_java(uint32_t days) {
   const int64_t epoch_days = static_cast<int64_t>(days) - (int64_t{1} << 31);
   int64_t y;
@@ -98,6 +106,15 @@ std::string format_date_cqlsh(uint32_t days) {
   unsigned m, d;
   civil_from_days(epoch_days, &y, &m, &d);
   if (y < 1 || y > 9999) return fmt::format("{}", epoch_days);
+  return fmt::format("{:04d}-{:02d}-{:02d}", y, m, d);
+}
+
+std::string format_date_copy(uint32_t days) {
+  const int64_t epoch_days = static_cast<int64_t>(days) - (int64_t{1} << 31);
+  int64_t y;
+  unsigned m, d;
+  civil_from_days(epoch_days, &y, &m, &d);
+  if (y < 1 || y > 9999) return fmt::format("{}", days);
   return fmt::format("{:04d}-{:02d}-{:02d}", y, m, d);
 }
 
@@ -251,12 +268,13 @@ Result<int64_t> parse_timestamp_millis(std::string_view text) {
     auto v = parse_long(text);
     if (!v)
       return Status::invalid_argument(
-          fmt::format("Unable to make long (for date) from: '{}'", text));
+          fmt::format("Unable to make long (for date) from: '{}'", message_value(text)));
     return *v;
   }
   auto millis = parse_timestamp_text(text);
   if (!millis)
-    return Status::invalid_argument(fmt::format("Unable to parse a date/time from '{}'", text));
+    return Status::invalid_argument(
+        fmt::format("Unable to parse a date/time from '{}'", message_value(text)));
   return *millis;
 }
 
@@ -265,11 +283,11 @@ Result<uint32_t> parse_date(std::string_view text) {
     auto v = parse_long(text);
     if (!v || *v < 0 || *v > int64_t{0xFFFFFFFF})
       return Status::invalid_argument(
-          fmt::format("Unable to make unsigned int (for date) from: '{}'", text));
+          fmt::format("Unable to make unsigned int (for date) from: '{}'", message_value(text)));
     return static_cast<uint32_t>(*v);
   }
   Status unable = Status::invalid_argument(
-      fmt::format("Unable to coerce '{}' to a formatted date (long)", text));
+      fmt::format("Unable to coerce '{}' to a formatted date (long)", message_value(text)));
   Cursor c{text};
   const bool negative = c.eat('-');
   int64_t year, month, day;
@@ -283,11 +301,12 @@ Result<uint32_t> parse_date(std::string_view text) {
       days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   const int64_t shifted = days + (int64_t{1} << 31);
   if (shifted < 0)
-    return Status::invalid_argument(
-        fmt::format("Input date {} is less than min supported date {}", text, format_date_java(0)));
+    return Status::invalid_argument(fmt::format("Input date {} is less than min supported date {}",
+                                                message_value(text), format_date_java(0)));
   if (shifted > int64_t{0xFFFFFFFF})
-    return Status::invalid_argument(fmt::format(
-        "Input date {} is greater than max supported date {}", text, format_date_java(0xFFFFFFFF)));
+    return Status::invalid_argument(
+        fmt::format("Input date {} is greater than max supported date {}", message_value(text),
+                    format_date_java(0xFFFFFFFF)));
   return static_cast<uint32_t>(shifted);
 }
 
@@ -297,11 +316,11 @@ Result<int64_t> parse_time_nanos(std::string_view text) {
     auto v = parse_long(text);
     if (!v || *v < 0 || *v >= kNanosPerDay)
       return Status::invalid_argument(
-          fmt::format("Unable to make long (for time) from: '{}'", text));
+          fmt::format("Unable to make long (for time) from: '{}'", message_value(text)));
     return *v;
   }
-  Status unable = Status::invalid_argument(
-      fmt::format("(TimeType) Unable to coerce '{}' to a formatted time (long)", text));
+  Status unable = Status::invalid_argument(fmt::format(
+      "(TimeType) Unable to coerce '{}' to a formatted time (long)", message_value(text)));
   // hh:mm:ss[.fffffffff], surrounding spaces ignored (TimeSerializer trims)
   std::string_view s = text;
   while (!s.empty() && s.front() == ' ') s.remove_prefix(1);

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/util/message.h"
+
 namespace cassette::json {
 
 namespace {
@@ -71,7 +73,8 @@ class Parser {
                                          std::string_view::npos) {
           ++end;
         }
-        return error(fmt::format("unexpected text '{}'", text_.substr(pos_, end - pos_)));
+        return error(
+            fmt::format("unexpected text '{}'", message_value(text_.substr(pos_, end - pos_))));
       }
       return error(fmt::format("unexpected character '{}'", c));
     }

@@ -27,6 +27,7 @@ enum class StatusCode {
   kConfiguration,    // a schema change Cassandra rejects as ConfigurationException
   kUnauthorized,     // a statement no user may run, such as a system keyspace's schema change
                      // (UnauthorizedException)
+  kCancelled,        // the caller interrupted the operation (the shell's Ctrl-C)
 };
 
 class [[nodiscard]] Status {
@@ -45,6 +46,7 @@ class [[nodiscard]] Status {
   static Status already_exists(std::string msg) { return {StatusCode::kAlreadyExists, std::move(msg)}; }
   static Status configuration(std::string msg) { return {StatusCode::kConfiguration, std::move(msg)}; }
   static Status unauthorized(std::string msg) { return {StatusCode::kUnauthorized, std::move(msg)}; }
+  static Status cancelled(std::string msg) { return {StatusCode::kCancelled, std::move(msg)}; }
 
   bool is_ok() const { return code_ == StatusCode::kOk; }
   explicit operator bool() const { return is_ok(); }

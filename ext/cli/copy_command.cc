@@ -130,10 +130,10 @@ Result<CopyOptions> parse_copy_options(const CopyCommand& command) {
       if (n >= 0) options.ttl = n;
     } else if (command.to && name == "floatprecision") {
       CASSETTE_ASSIGN_OR_RETURN(int64_t n, integer(name, value));
-      options.float_precision = static_cast<int>(n);
+      options.float_precision = static_cast<int>(std::clamp<int64_t>(n, 0, 40));
     } else if (command.to && name == "doubleprecision") {
       CASSETTE_ASSIGN_OR_RETURN(int64_t n, integer(name, value));
-      options.double_precision = static_cast<int>(n);
+      options.double_precision = static_cast<int>(std::clamp<int64_t>(n, 0, 40));
     } else if (kIgnoredCommon.count(name) || (command.to ? kIgnoredTo : kIgnoredFrom).count(name)) {
       // accepted for compatibility with cqlsh scripts
     } else {

@@ -11,12 +11,18 @@
 // ignored; anything else is an error.
 //
 // TO writes each value in cqlsh's CSV form (text as is, timestamps to the millisecond,
-// collections as CQL literals) and a null as an empty field. FROM reads an unquoted empty field
-// (or the NULL string) as null, parses every other field with types::parse_value_string, and
-// writes rows in unlogged batches of INSERT JSON statements built in memory (no CQL text is
-// parsed per row). A row that does not parse or insert is reported with its line and skipped;
-// the COPY then counts as failed.
+// collections as CQL literals), made exact where cqlsh's loses digits (types::ValueStyle::kCopy:
+// floats in the fewest digits that read back exactly unless FLOATPRECISION/DOUBLEPRECISION are
+// given), a null as an empty field and an empty value (or text equal to the NULL marker) quoted.
+// FROM reads an unquoted empty field (or the NULL string) as null, parses every other field with
+// types::parse_value_string, and writes the values themselves (no CQL text, no JSON) through
+// pg::CqlRowWriter, in batches of MAXBATCHSIZE rows, each an atomic write; into a counter table
+// each row adds its values to the counters, as cqlsh's does. A row that does not parse or insert
+// is reported with its line and skipped; the COPY then counts as failed. So a COPY TO then COPY
+// FROM into an empty table gives back every value exactly.
 #pragma once
+
+#include <atomic>
 
 #include "engine/cql/session.h"
 #include "ext/cli/console.h"
@@ -30,6 +36,9 @@ struct CopyContext {
   Console* console = nullptr;
   SourceLocation where;  // for error prefixes
   bool tty = false;      // stdout is a terminal: show progress
+  // Set by Ctrl-C: COPY FROM stops reading, writes the rows read so far and reports them; COPY
+  // TO writes nothing. nullptr: not interruptible.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 // Runs the command, printing its summary on stdout and problems on stderr. Returns false when

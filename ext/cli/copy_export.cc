@@ -1,4 +1,6 @@
-// COPY TO: runs a SELECT of the columns and writes the rows as CSV in cqlsh's value forms.
+// COPY TO: runs a SELECT of the columns and writes the rows as CSV in cqlsh's value forms, made
+// exact where cqlsh's lose something (types::ValueStyle::kCopy), so that COPY FROM reads every
+// value back as it was.
 #include <fmt/format.h>
 
 #include <bit>
@@ -24,61 +26,39 @@ uint64_t read_big_endian(std::string_view bytes) {
   return value;
 }
 
-// cqlsh's format_floating_point_type: %g with `precision` significant digits, widened so that a
-// number printed without an exponent keeps `precision` digits after the leading ones.
-std::string format_floating(double value, int precision) {
-  if (std::isnan(value)) return "NaN";
-  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
-  double magnitude = std::fabs(value);
-  if (magnitude > std::numeric_limits<double>::epsilon()) {
-    int exponent = static_cast<int>(std::log10(magnitude));  // truncated, as Python's int()
-    if (exponent >= -4 && exponent < precision) precision = precision + exponent + 1;
+// One field of the CSV: the value's text and whether it must be quoted to read back as this
+// value rather than as null (the empty value of a type, or text equal to the NULL marker).
+struct ExportField {
+  std::string text;
+  bool quote = false;
+};
+
+// cqlsh's format_floating_point_type at the precision the user asked for with FLOATPRECISION /
+// DOUBLEPRECISION (digits may be lost, as the user chose); nullopt when not asked.
+std::optional<std::string> with_user_precision(const types::CqlType& type, std::string_view bytes,
+                                               const CopyOptions& options) {
+  if (type.kind == types::TypeKind::kFloat && options.float_precision && bytes.size() == 4) {
+    float f = std::bit_cast<float>(static_cast<uint32_t>(read_big_endian(bytes)));
+    return types::format_float_cqlsh(f, *options.float_precision);
   }
-  return fmt::format("{:.{}g}", value, precision);
+  if (type.kind == types::TypeKind::kDouble && options.double_precision && bytes.size() == 8) {
+    double d = std::bit_cast<double>(read_big_endian(bytes));
+    return types::format_float_cqlsh(d, *options.double_precision);
+  }
+  return std::nullopt;
 }
 
-// cqlsh's round_microseconds: "...05.123456+0000" becomes "...05.123+0000".
-std::string milliseconds_only(std::string text) {
-  size_t dot = text.find('.');
-  if (dot == std::string::npos) return text;
-  size_t end = dot + 1;
-  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
-  std::string digits = text.substr(dot + 1, end - dot - 1);
-  if (digits.empty()) return text;
-  digits.resize(6, '0');
-  int millis = std::stoi(digits.substr(0, 3));
-  return text.substr(0, dot) + fmt::format(".{:03}", millis) + text.substr(end);
-}
-
-std::string export_value(const types::CqlType& type, const std::string& bytes,
+ExportField export_value(const types::CqlType& type, const types::Value& value,
                          const CopyOptions& options) {
-  using types::TypeKind;
-  if (bytes.empty() && type.kind != TypeKind::kText && type.kind != TypeKind::kAscii &&
-      type.kind != TypeKind::kBlob) {
-    return std::string();  // an empty value of a non-string type
+  if (!value) return {options.null_value, false};
+  ExportField field;
+  if (auto text = with_user_precision(type, *value, options)) {
+    field.text = std::move(*text);
+  } else {
+    field.text = types::format_value(type, *value, types::ValueStyle::kCopy);
   }
-  switch (type.kind) {
-    case TypeKind::kText:
-    case TypeKind::kAscii:
-      return bytes;
-    case TypeKind::kFloat:
-      if (bytes.size() == 4) {
-        float f = std::bit_cast<float>(static_cast<uint32_t>(read_big_endian(bytes)));
-        return format_floating(f, options.float_precision);
-      }
-      break;
-    case TypeKind::kDouble:
-      if (bytes.size() == 8) {
-        double d = std::bit_cast<double>(read_big_endian(bytes));
-        return format_floating(d, options.double_precision);
-      }
-      break;
-    case TypeKind::kTimestamp:
-      return milliseconds_only(types::format_value(type, bytes, types::ValueStyle::kCqlsh));
-    default:
-      break;
-  }
-  return types::format_value(type, bytes, types::ValueStyle::kCqlsh);
+  field.quote = field.text == options.null_value;
+  return field;
 }
 
 struct FileCloser {
@@ -101,6 +81,9 @@ bool run_export(const CopyCommand& command, const CopyTarget& target, const Copy
                         quote_identifier(target.table->name));
   auto result = context.session->execute(select);
   if (!result.is_ok()) {
+    if (result.status().code() == StatusCode::kCancelled) {
+      return fail(context, "Interrupted: nothing was written");
+    }
     context.console->error_line(format_statement_error(result.status(), context.where));
     return false;
   }
@@ -111,15 +94,17 @@ bool run_export(const CopyCommand& command, const CopyTarget& target, const Copy
     for (const schema::ColumnDef* column : target.columns) names.push_back(column->name);
     csv += csv_record(names, options.dialect);
   }
-  std::vector<std::string> fields;
+  const size_t width = target.columns.size();
+  std::vector<std::string> fields(width);
+  std::unique_ptr<bool[]> quotes(new bool[width]);
   for (const auto& row : result->rows.rows) {
-    fields.clear();
-    for (size_t i = 0; i < target.columns.size(); ++i) {
-      const types::Value& value = i < row.size() ? row[i] : types::Value();
-      fields.push_back(value ? export_value(target.columns[i]->type, *value, options)
-                             : options.null_value);
+    for (size_t i = 0; i < width; ++i) {
+      ExportField field =
+          export_value(target.columns[i]->type, i < row.size() ? row[i] : types::Value(), options);
+      fields[i] = std::move(field.text);
+      quotes[i] = field.quote;
     }
-    csv += csv_record(fields, options.dialect);
+    csv += csv_record(fields, options.dialect, std::span<const bool>(quotes.get(), width));
   }
 
   if (!command.file) {  // STDOUT: the data only, as cqlsh

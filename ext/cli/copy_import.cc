@@ -1,7 +1,8 @@
 // COPY FROM: reads CSV records, converts each field with types::parse_value_string, and writes
-// the rows through the session as unlogged batches of INSERT JSON statements built as ASTs (so
-// the executor does the writing, with all its checks, and no CQL text is parsed per row). When
-// a batch fails, its rows are retried one by one so the bad ones can be named by line.
+// the values through pg::CqlRowWriter (the INSERT pg-import also uses: each row checked as an
+// INSERT is, each batch one atomic write; UPDATE ... SET c = c + v into a counter table). No CQL
+// text or JSON is made per row, so every value arrives exactly as it was read. A row that does
+// not convert or fails its checks is reported with its line and skipped.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -14,10 +15,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "engine/cql/ast.h"
 #include "engine/types/value.h"
+#include "engine/util/message.h"
 #include "ext/cli/copy_internal.h"
-#include "ext/cli/output_format.h"
+#include "ext/cli/pg_row_writer.h"
 
 namespace cassette::cli::copy_detail {
 
@@ -25,46 +26,61 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A JSON object key for a column: lower-case names as they are, others double-quoted, as
-// INSERT JSON expects case-sensitive names.
-std::string json_key(const std::string& name) {
-  bool plain = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
-  for (char c : name) {
-    if (!(std::islower(static_cast<unsigned char>(c)) ||
-          std::isdigit(static_cast<unsigned char>(c)) || c == '_')) {
-      plain = false;
-    }
-  }
-  return json_string(plain ? name : "\"" + name + "\"");
-}
-
-struct PendingRow {
-  cql::InsertStatement insert;
-  int line = 0;
-};
-
 class Importer {
  public:
   Importer(const CopyCommand& command, const CopyTarget& target, const CopyOptions& options,
            CopyContext& context)
       : command_(command), target_(target), options_(options), context_(context) {
     for (const schema::ColumnDef* column : target.columns) {
-      skip_.push_back(std::find(options.skip_columns.begin(), options.skip_columns.end(),
-                                column->name) != options.skip_columns.end());
+      const bool skip = std::find(options.skip_columns.begin(), options.skip_columns.end(),
+                                  column->name) != options.skip_columns.end();
+      skip_.push_back(skip);
+      if (skip) continue;
+      written_columns_.push_back(column);
+      if (column->kind == schema::ColumnKind::kPartitionKey ||
+          column->kind == schema::ColumnKind::kStatic) {
+        static_columns_.push_back(column);
+      }
     }
   }
 
   bool run(std::string_view text) {
     started_ = last_report_ = Clock::now();
+    pg::RowWriterOptions writer_options;
+    writer_options.ttl = options_.ttl;
+    writer_options.counter_increments = target_.table->is_counter_table();
+    auto writer =
+        pg::CqlRowWriter::open(*context_.session, target_.table, written_columns_, writer_options);
+    if (!writer.is_ok()) return fail(context_, writer.status().message());
+    writer_ = std::move(writer).value();
+    if (has_static_rows()) {
+      auto static_writer =
+          pg::CqlRowWriter::open(*context_.session, target_.table, static_columns_, writer_options);
+      if (!static_writer.is_ok()) return fail(context_, static_writer.status().message());
+      static_writer_ = std::move(static_writer).value();
+    }
+    read_records(text);
+    if (!aborted_) write_pending(/*last=*/true);
+    finish_progress();
+    report_summary();
+    return failed_ == 0 && !interrupted_line_;
+  }
+
+ private:
+  void read_records(std::string_view text) {
     CsvReader reader(text, options_.dialect);
     bool first = true;
-    while (true) {
+    while (!aborted_) {
       auto record = reader.next();
       if (!record.is_ok()) {
         report_failure(0, "ParseError", record.status().message());
         break;
       }
       if (!*record) break;
+      if (interrupted()) {
+        interrupted_line_ = (*record)->line;
+        break;
+      }
       if (first && options_.header) {
         first = false;
         continue;
@@ -77,23 +93,79 @@ class Importer {
       if (options_.max_rows >= 0 && read_ >= options_.max_rows) break;
       ++read_;
       add(**record);
-      if (aborted_) break;
       maybe_report_progress();
     }
-    if (!aborted_) flush();
-    finish_progress();
-    double seconds = std::chrono::duration<double>(Clock::now() - started_).count();
-    context_.console->out(fmt::format("{} rows imported from 1 files in {} ({} skipped).\n",
-                                      imported_, describe_interval(seconds), skipped_));
-    if (failed_ > 0) {
-      context_.console->error_line(
-          format_shell_error(fmt::format("Failed to process {} rows", failed_), context_.where));
-      return false;
+  }
+
+  bool interrupted() const {
+    return context_.interrupt != nullptr && context_.interrupt->load(std::memory_order_relaxed);
+  }
+
+  // Whether the table has clustering and static columns among those written: then a partition
+  // holding only static values has a row of its own in COPY TO's output, its clustering and
+  // regular columns null (as SELECT * shows it).
+  bool has_static_rows() const {
+    bool clustering = false, statics = false;
+    for (const schema::ColumnDef* column : written_columns_) {
+      clustering = clustering || column->kind == schema::ColumnKind::kClustering;
+      statics = statics || column->kind == schema::ColumnKind::kStatic;
+    }
+    return clustering && statics;
+  }
+
+  bool is_null_field(const CsvRecord& record, size_t i) const {
+    return !record.quoted[i] && record.fields[i] == options_.null_value;
+  }
+
+  // Whether the record is such a static-only row: every clustering and regular field null.
+  bool is_static_only(const CsvRecord& record) const {
+    if (static_writer_ == nullptr) return false;
+    for (size_t i = 0; i < record.fields.size(); ++i) {
+      if (skip_[i]) continue;
+      const schema::ColumnKind kind = target_.columns[i]->kind;
+      const bool keyed_by_row =
+          kind == schema::ColumnKind::kClustering || kind == schema::ColumnKind::kRegular;
+      if (keyed_by_row && !is_null_field(record, i)) return false;
     }
     return true;
   }
 
- private:
+  // The record's values for the written columns (for the static columns only when
+  // `static_only`), or nullopt after reporting why it has none.
+  std::optional<std::vector<types::Value>> convert(const CsvRecord& record, bool static_only) {
+    std::vector<types::Value> values;
+    for (size_t i = 0; i < record.fields.size(); ++i) {
+      if (skip_[i]) continue;
+      const schema::ColumnDef& column = *target_.columns[i];
+      if (static_only && column.kind != schema::ColumnKind::kPartitionKey &&
+          column.kind != schema::ColumnKind::kStatic) {
+        continue;
+      }
+      const std::string& field = record.fields[i];
+      if (is_null_field(record, i)) {
+        if (column.is_primary_key()) {
+          report_failure(record.line, "ParseError",
+                         fmt::format("Cannot insert null value for primary key column '{}'. If you "
+                                     "want to insert empty strings, consider using the WITH "
+                                     "NULL=<marker> option for COPY.",
+                                     column.name));
+          return std::nullopt;
+        }
+        values.emplace_back();
+        continue;
+      }
+      auto parsed = types::parse_value_string(column.type, field);
+      if (!parsed.is_ok()) {
+        report_failure(record.line, "ParseError",
+                       fmt::format("Failed to import \"{}\" into column {}: {}",
+                                   message_value(field), column.name, parsed.status().message()));
+        return std::nullopt;
+      }
+      values.emplace_back(std::move(parsed).value());
+    }
+    return values;
+  }
+
   void add(const CsvRecord& record) {
     if (record.fields.size() != target_.columns.size()) {
       report_failure(record.line, "ParseError",
@@ -101,85 +173,56 @@ class Importer {
                                  target_.columns.size()));
       return;
     }
-    std::string json = "{";
-    for (size_t i = 0; i < record.fields.size(); ++i) {
-      if (skip_[i]) continue;
-      const schema::ColumnDef& column = *target_.columns[i];
-      const std::string& field = record.fields[i];
-      types::Value value;
-      bool is_null = !record.quoted[i] && field == options_.null_value;
-      if (is_null) {
-        if (column.is_primary_key()) {
-          report_failure(record.line, "ParseError",
-                         fmt::format("Cannot insert null value for primary key column '{}'. If you "
-                                     "want to insert empty strings, consider using the WITH "
-                                     "NULL=<marker> option for COPY.",
-                                     column.name));
-          return;
-        }
-      } else {
-        auto parsed = types::parse_value_string(column.type, field);
-        if (!parsed.is_ok()) {
-          report_failure(record.line, "ParseError",
-                         fmt::format("Failed to import \"{}\" into column {}: {}", field,
-                                     column.name, parsed.status().message()));
-          return;
-        }
-        value = std::move(parsed).value();
-      }
-      if (json.size() > 1) json += ", ";
-      json += json_key(column.name);
-      json += ": ";
-      json += types::to_json(column.type, value);
+    const bool static_only = is_static_only(record);
+    std::optional<std::vector<types::Value>> values = convert(record, static_only);
+    if (!values) return;
+    // The row's own checks (key sizes, nulls in keys, ...) as an INSERT makes them.
+    pg::CqlRowWriter& writer = static_only ? *static_writer_ : *writer_;
+    if (Status s = writer.add(*values); !s.is_ok()) {
+      report_failure(record.line, "", format_statement_error(s, SourceLocation{}));
+      return;
     }
-    json += '}';
-
-    PendingRow row;
-    row.line = record.line;
-    row.insert.table = {target_.table->keyspace, target_.table->name};
-    row.insert.json = true;
-    row.insert.json_default_unset = true;  // columns not copied keep their values
-    auto term = std::make_shared<cql::Term>();
-    term->kind = cql::Term::Kind::kConstant;
-    term->constant_kind = types::ConstantKind::kString;
-    term->text = json;
-    term->source = json;
-    row.insert.json_value = std::move(term);
-    if (options_.ttl) {
-      auto ttl = std::make_shared<cql::Term>();
-      ttl->kind = cql::Term::Kind::kConstant;
-      ttl->constant_kind = types::ConstantKind::kInteger;
-      ttl->text = std::to_string(*options_.ttl);
-      ttl->source = ttl->text;
-      row.insert.using_clause.ttl = std::move(ttl);
-    }
-    pending_.push_back(std::move(row));
-    if (pending_.size() >= options_.max_batch_size) flush();
+    if (writer.pending() >= options_.max_batch_size) write_pending(/*last=*/false);
   }
 
-  void flush() {
-    if (pending_.empty()) return;
-    if (pending_.size() > 1) {
-      cql::BatchStatement batch;
-      batch.type = cql::BatchStatement::Type::kUnlogged;
-      for (const PendingRow& row : pending_) batch.statements.emplace_back(row.insert);
-      if (context_.session->execute(cql::Statement(std::move(batch))).is_ok()) {
-        imported_ += static_cast<int64_t>(pending_.size());
-        pending_.clear();
-        return;
-      }
+  // Hands the rows read to the writers; at the end, waits until every batch is written.
+  void write_pending(bool last) {
+    Status s = write_pending(*writer_, last);
+    if (s.is_ok() && static_writer_ != nullptr) s = write_pending(*static_writer_, last);
+    if (s.is_ok()) return;
+    (void)writer_->finish_in_flight();
+    if (static_writer_ != nullptr) (void)static_writer_->finish_in_flight();
+    aborted_ = true;
+    ++failed_;
+    context_.console->error_line(
+        format_shell_error(fmt::format("Failed to write rows to {}.{}: {}", target_.table->keyspace,
+                                       target_.table->name, s.message()),
+                           context_.where));
+  }
+
+  static Status write_pending(pg::CqlRowWriter& writer, bool last) {
+    return last ? writer.finish() : writer.flush();
+  }
+
+  int64_t written() const {
+    return writer_->written() + (static_writer_ != nullptr ? static_writer_->written() : 0);
+  }
+
+  void report_summary() {
+    double seconds = std::chrono::duration<double>(Clock::now() - started_).count();
+    context_.console->out(fmt::format("{} rows imported from 1 files in {} ({} skipped).\n",
+                                      written(), describe_interval(seconds), skipped_));
+    if (interrupted_line_) {
+      context_.console->error_line(format_shell_error(
+          fmt::format("Interrupted at line {}: the rows before it were imported, the rest was "
+                      "not read",
+                      *interrupted_line_),
+          context_.where));
     }
-    // One at a time, to name the rows that fail.
-    for (PendingRow& row : pending_) {
-      auto result = context_.session->execute(cql::Statement(std::move(row.insert)));
-      if (result.is_ok()) {
-        ++imported_;
-      } else {
-        report_failure(row.line, "", format_statement_error(result.status(), SourceLocation{}));
-        if (aborted_) break;
-      }
+    if (failed_ > 0) {
+      context_.console->error_line(
+          format_shell_error(fmt::format("Failed to process {} rows", failed_), context_.where));
     }
-    pending_.clear();
   }
 
   void report_failure(int line, std::string_view kind, std::string_view message) {
@@ -239,15 +282,18 @@ class Importer {
   const CopyOptions& options_;
   CopyContext& context_;
   std::vector<bool> skip_;
-  std::vector<PendingRow> pending_;
+  std::vector<const schema::ColumnDef*> written_columns_;  // the columns not skipped
+  std::vector<const schema::ColumnDef*> static_columns_;   // their partition key and statics
+  std::unique_ptr<pg::CqlRowWriter> writer_;
+  std::unique_ptr<pg::CqlRowWriter> static_writer_;  // static-only rows (has_static_rows())
   int64_t read_ = 0;
   int64_t skipped_ = 0;
-  int64_t imported_ = 0;
   int64_t failed_ = 0;
   bool progress_shown_ = false;
   int64_t parse_errors_ = 0;
   int64_t insert_errors_ = 0;
-  bool aborted_ = false;  // too many errors: stop reading
+  bool aborted_ = false;                 // too many errors, or a write failed: stop reading
+  std::optional<int> interrupted_line_;  // Ctrl-C: the first line not read
   static constexpr int64_t kMaxReportedFailures = 100;
   Clock::time_point started_;
   Clock::time_point last_report_;
@@ -270,9 +316,6 @@ std::string read_stdin_data(bool tty) {
 
 bool run_import(const CopyCommand& command, const CopyTarget& target, const CopyOptions& options,
                 CopyContext& context) {
-  if (target.table->is_counter_table()) {
-    return fail(context, "COPY FROM into a counter table is not supported yet");
-  }
   for (const std::string& name : options.skip_columns) {
     if (std::none_of(target.columns.begin(), target.columns.end(),
                      [&](const schema::ColumnDef* c) { return c->name == name; })) {
@@ -292,6 +335,9 @@ bool run_import(const CopyCommand& command, const CopyTarget& target, const Copy
     if (data.starts_with("\xEF\xBB\xBF")) data.erase(0, 3);  // a UTF-8 byte-order mark
   } else {
     data = read_stdin_data(isatty(STDIN_FILENO) != 0);
+    if (context.interrupt != nullptr && context.interrupt->load()) {
+      return fail(context, "Interrupted: nothing was imported");
+    }
   }
   Importer importer(command, target, options, context);
   return importer.run(data);

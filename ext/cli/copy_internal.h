@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,11 @@ struct CopyOptions {
   int64_t max_parse_errors = -1;  // -1: no limit
   int64_t max_insert_errors = 1000;
   std::optional<int64_t> ttl;
-  // TO
-  int float_precision = 5;
-  int double_precision = 12;
+  // TO: the significant digits of floats and doubles when the user gives FLOATPRECISION /
+  // DOUBLEPRECISION (cqlsh's defaults, 5 and 12, lose digits); otherwise each value is written
+  // with the fewest digits that read back exactly.
+  std::optional<int> float_precision;
+  std::optional<int> double_precision;
 };
 
 // Prints a shell error ("<stdin>:1:<message>") and returns false.

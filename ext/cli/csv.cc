@@ -5,8 +5,8 @@
 
 namespace cassette::cli {
 
-std::string csv_field(std::string_view value, const CsvDialect& dialect) {
-  bool needs_quotes = false;
+std::string csv_field(std::string_view value, const CsvDialect& dialect, bool force_quotes) {
+  bool needs_quotes = force_quotes;
   for (char c : value) {
     if (c == dialect.delimiter || c == dialect.quote || c == '\n' || c == '\r' ||
         (dialect.escape && c == *dialect.escape)) {
@@ -30,7 +30,8 @@ std::string csv_field(std::string_view value, const CsvDialect& dialect) {
   return out;
 }
 
-std::string csv_record(std::span<const std::string> fields, const CsvDialect& dialect) {
+std::string csv_record(std::span<const std::string> fields, const CsvDialect& dialect,
+                       std::span<const bool> force_quotes) {
   std::string line;
   if (fields.size() == 1 && fields[0].empty()) {
     line += dialect.quote;
@@ -38,7 +39,7 @@ std::string csv_record(std::span<const std::string> fields, const CsvDialect& di
   } else {
     for (size_t i = 0; i < fields.size(); ++i) {
       if (i > 0) line += dialect.delimiter;
-      line += csv_field(fields[i], dialect);
+      line += csv_field(fields[i], dialect, i < force_quotes.size() && force_quotes[i]);
     }
   }
   line += '\n';

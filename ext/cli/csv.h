@@ -21,11 +21,14 @@ struct CsvDialect {
   std::optional<char> escape;  // nullopt: quotes inside quoted fields are doubled
 };
 
-// One field, quoted and escaped as the dialect needs.
-std::string csv_field(std::string_view value, const CsvDialect& dialect);
+// One field, quoted and escaped as the dialect needs, or quoted anyway when `force_quotes` (COPY
+// TO quotes a value that would otherwise read back as null: "" or the NULL marker).
+std::string csv_field(std::string_view value, const CsvDialect& dialect, bool force_quotes = false);
 // A whole record and its "\n". A record of a single empty field is written as "" so that it is
-// not an empty line (as Python's csv writer does).
-std::string csv_record(std::span<const std::string> fields, const CsvDialect& dialect);
+// not an empty line (as Python's csv writer does). `force_quotes`, when given, has one flag per
+// field (see csv_field).
+std::string csv_record(std::span<const std::string> fields, const CsvDialect& dialect,
+                       std::span<const bool> force_quotes = {});
 
 struct CsvRecord {
   std::vector<std::string> fields;

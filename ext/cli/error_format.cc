@@ -75,6 +75,8 @@ std::string format_statement_error(const Status& status, const SourceLocation& w
     case StatusCode::kAlreadyExists:
       return with_prefix(fmt::format("AlreadyExists: {}", already_exists_message(status.message())),
                          where);
+    case StatusCode::kCancelled:  // Ctrl-C: the user knows why; say only what happened
+      return with_prefix(status.message(), where);
     default:
       return fmt::format("cassette: {}", status.message());
   }

@@ -25,6 +25,7 @@
 #include "ext/cli/console.h"
 #include "ext/cli/error_format.h"
 #include "ext/cli/interactive.h"
+#include "ext/cli/interrupt.h"
 #include "ext/cli/pg_bridge.h"
 #include "ext/cli/statement_runner.h"
 
@@ -61,6 +62,12 @@ int run(const CliOptions& options) {
   runner_options.echo = options.echo;
   runner_options.keep_going = options.keep_going || interactive;
   runner_options.tty = interactive;
+  if (interactive) {
+    // Ctrl-C stops the statement or drops the line; it no longer ends the shell (interrupt.h).
+    install_interrupt_handler();
+    (*session)->set_interrupt_flag(&interrupt_flag());
+    runner_options.interrupt = &interrupt_flag();
+  }
   StatementRunner runner(**session, console, clock.get(), runner_options);
 
   if (!options.keyspace.empty()) {
@@ -90,9 +97,7 @@ int run(const CliOptions& options) {
   return ok ? 0 : 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run_command_line(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   // `cassette pg-export ...` / `cassette pg-import ...`: the PostgreSQL bridge (pg_bridge.h).
   if (!args.empty() && pg::is_bridge_command(args[0])) return pg::run_bridge_command(args);
@@ -111,4 +116,18 @@ int main(int argc, char** argv) {
     return 0;
   }
   return run(*options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Statements catch what they throw (StatementRunner); this is for everything around them.
+  try {
+    return run_command_line(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cassette: internal error: %s\n", e.what());
+  } catch (...) {
+    std::fprintf(stderr, "cassette: internal error\n");
+  }
+  return 1;
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/cql/execution_context.h"
+#include "engine/util/message.h"
 #include "ext/cli/pg_connection.h"
 
 namespace cassette::cli::pg {
@@ -36,8 +37,8 @@ Result<std::pair<std::string, std::string>> parse_cql_table(std::string_view tex
     }
   }
   if (quoted || parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
-    return Status::invalid_argument(
-        fmt::format("the CQL table must be given as keyspace.table, not '{}'", text));
+    return Status::invalid_argument(fmt::format(
+        "the CQL table must be given as keyspace.table, not '{}'", message_value(text)));
   }
   return std::make_pair(parts[0], parts[1]);
 }
@@ -76,8 +77,8 @@ Result<BridgeOptions> parse_bridge_options(std::span<const std::string> args) {
       size_t n = 0;
       auto [end, error] = std::from_chars(v.data(), v.data() + v.size(), n);
       if (error != std::errc() || end != v.data() + v.size() || n == 0) {
-        return Status::invalid_argument(
-            fmt::format("--batch-size must be a positive number of rows, not '{}'", v));
+        return Status::invalid_argument(fmt::format(
+            "--batch-size must be a positive number of rows, not '{}'", message_value(v)));
       }
       options.batch_size = n;
     } else if (arg.size() > 1 && arg[0] == '-') {
@@ -111,7 +112,9 @@ Result<BridgeOptions> parse_bridge_options(std::span<const std::string> args) {
   return options;
 }
 
-int run_bridge_command(std::span<const std::string> args) {
+namespace {
+
+int run_bridge(std::span<const std::string> args) {
   auto options = parse_bridge_options(args);
   if (!options.is_ok()) {
     std::fprintf(stderr, "cassette %s: %s\nTry 'cassette %s --help' for more information.\n",
@@ -123,6 +126,21 @@ int run_bridge_command(std::span<const std::string> args) {
     return 0;
   }
   return options->import ? run_pg_import(*options) : run_pg_export(*options);
+}
+
+}  // namespace
+
+int run_bridge_command(std::span<const std::string> args) {
+  // pg-import and pg-export catch libpqxx's exceptions where they stream; this is the last
+  // resort for anything else, so that no exception ends the process without a message.
+  try {
+    return run_bridge(args);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cassette %s: internal error: %s\n", args[0].c_str(), e.what());
+  } catch (...) {
+    std::fprintf(stderr, "cassette %s: internal error\n", args[0].c_str());
+  }
+  return 1;
 }
 
 std::string bridge_usage_text() {
@@ -156,14 +174,15 @@ command line.
 
 Result<BridgeTable> open_bridge_table(const BridgeOptions& options,
                                       const storage::StoreOptions& store_options) {
-  if (!std::filesystem::is_directory(options.store)) {
-    return Status::not_found(fmt::format("no store at {}", options.store));
+  std::error_code error;
+  if (!std::filesystem::is_directory(options.store, error)) {
+    return Status::not_found(fmt::format("no store at {}", message_value(options.store)));
   }
   BridgeTable out;
   auto store = storage::Store::open(options.store, store_options);
   if (!store.is_ok()) {
-    return Status::io_error(
-        fmt::format("cannot open store {}: {}", options.store, store.status().message()));
+    return Status::io_error(fmt::format("cannot open store {}: {}", message_value(options.store),
+                                        store.status().message()));
   }
   out.store = std::move(store).value();
   CASSETTE_ASSIGN_OR_RETURN(out.session, cql::Session::open(out.store));

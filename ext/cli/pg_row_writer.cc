@@ -24,11 +24,23 @@
 
 namespace cassette::cli::pg {
 
+namespace {
+
+uint64_t load_int64(std::string_view bytes) {  // big-endian, 8 bytes
+  uint64_t v = 0;
+  for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
+  return v;
+}
+
+}  // namespace
+
 struct CqlRowWriter::State {
   cql::Session* session = nullptr;
   std::shared_ptr<const schema::TableDef> table;
   std::vector<const schema::ColumnDef*> columns;
   bool clustering_given = false;
+  bool counter_increments = false;
+  cql::UsingClause using_clause;  // USING TTL, when given
   cql::ExecutionContext context;  // the schema and "now" of the current batch
   cql::WriteAttributes attributes;
 
@@ -65,9 +77,8 @@ struct CqlRowWriter::State {
     context.keyspace = table->keyspace;
     context.now_micros = store.clock().now_micros();
     context.functions.now_micros = context.now_micros;
-    // The table's default_time_to_live, as an INSERT without USING TTL gets it.
-    CASSETTE_ASSIGN_OR_RETURN(attributes,
-                              cql::evaluate_attributes(cql::UsingClause{}, *table, context));
+    // USING TTL, or the table's default_time_to_live, as an INSERT gets it.
+    CASSETTE_ASSIGN_OR_RETURN(attributes, cql::evaluate_attributes(using_clause, *table, context));
     if (encoder != nullptr) {
       cql::PreparedModification insert;
       insert.type = cql::StatementType::kInsert;
@@ -102,8 +113,9 @@ CqlRowWriter::~CqlRowWriter() {
 
 Result<std::unique_ptr<CqlRowWriter>> CqlRowWriter::open(
     cql::Session& session, std::shared_ptr<const schema::TableDef> table,
-    std::vector<const schema::ColumnDef*> columns) {
-  if (table->is_counter_table()) {
+    std::vector<const schema::ColumnDef*> columns, RowWriterOptions options) {
+  const bool counters = table->is_counter_table() && options.counter_increments;
+  if (table->is_counter_table() && !counters) {
     return Status::invalid_argument(
         "INSERT statements are not allowed on counter tables, use UPDATE instead");
   }
@@ -121,17 +133,35 @@ Result<std::unique_ptr<CqlRowWriter>> CqlRowWriter::open(
   if (std::string names = missing(schema::ColumnKind::kPartitionKey); !names.empty()) {
     return Status::invalid_argument(fmt::format("Some partition key parts are missing: {}", names));
   }
-  if (std::string names = missing(schema::ColumnKind::kClustering); !names.empty()) {
+  // Without clustering columns an INSERT may still set static columns alone.
+  bool only_static = false;
+  for (const schema::ColumnDef* c : columns) {
+    if (c->kind == schema::ColumnKind::kStatic) only_static = true;
+  }
+  for (const schema::ColumnDef* c : columns) {
+    if (c->kind == schema::ColumnKind::kRegular) only_static = false;
+  }
+  if (std::string names = missing(schema::ColumnKind::kClustering);
+      !names.empty() && !only_static) {
     return Status::invalid_argument(fmt::format("Some clustering keys are missing: {}", names));
   }
   auto state = std::make_unique<State>();
   state->session = &session;
   state->table = std::move(table);
   state->columns = std::move(columns);
+  state->counter_increments = counters;
+  if (options.ttl && !counters) {  // counter updates take no TTL; cqlsh's COPY gives none
+    auto ttl = std::make_shared<cql::Term>();
+    ttl->kind = cql::Term::Kind::kConstant;
+    ttl->constant_kind = types::ConstantKind::kInteger;
+    ttl->text = std::to_string(*options.ttl);
+    ttl->source = ttl->text;
+    state->using_clause.ttl = std::move(ttl);
+  }
   for (const schema::ColumnDef* c : state->columns) {
     state->clustering_given = state->clustering_given || c->kind == schema::ColumnKind::kClustering;
   }
-  state->encoder = InsertEncoder::make(state->table, state->columns);
+  if (!counters) state->encoder = InsertEncoder::make(state->table, state->columns);
   CASSETTE_RETURN_IF_ERROR(state->begin_batch());
   return std::unique_ptr<CqlRowWriter>(new CqlRowWriter(std::move(state)));
 }
@@ -144,7 +174,7 @@ Status CqlRowWriter::add(std::vector<types::Value>& values) {
     return Status::ok();
   }
   cql::PreparedModification row;
-  row.type = cql::StatementType::kInsert;
+  row.type = s.counter_increments ? cql::StatementType::kUpdate : cql::StatementType::kInsert;
   row.table = s.table;
   row.attributes = s.attributes;
   std::vector<cql::Relation> key_relations;
@@ -160,16 +190,23 @@ Status CqlRowWriter::add(std::vector<types::Value>& values) {
       continue;
     }
     cql::ColumnOperation op;
-    op.kind = cql::ColumnOperation::Kind::kSetValue;
     op.column = &column;
-    op.value = std::move(values[i]);
+    if (s.counter_increments) {
+      // c = c + value; a null (or empty) value adds 0, as cqlsh's COPY FROM sends "0"
+      op.kind = cql::ColumnOperation::Kind::kCounterAdd;
+      op.counter_delta =
+          values[i] && values[i]->size() == 8 ? static_cast<int64_t>(load_int64(*values[i])) : 0;
+    } else {
+      op.kind = cql::ColumnOperation::Kind::kSetValue;
+      op.value = std::move(values[i]);
+    }
     row.operations.push_back(std::move(op));
   }
   bool only_static = !s.clustering_given && !row.has_regular_operations() &&
                      row.has_static_operations();
-  CASSETTE_ASSIGN_OR_RETURN(row.targets, cql::resolve_modification_where(
-                                             *s.table, key_relations, cql::StatementType::kInsert,
-                                             only_static, s.context, &key_values));
+  CASSETTE_ASSIGN_OR_RETURN(
+      row.targets, cql::resolve_modification_where(*s.table, key_relations, row.type, only_static,
+                                                   s.context, &key_values));
   CASSETTE_RETURN_IF_ERROR(cql::validate_modification(row));
   cql::WriteParameters params = cql::write_parameters(row, s.context);
   if (cql::modification_needs_read(row, params)) {

@@ -1,7 +1,9 @@
 // CqlRowWriter: rows of values written into a CQL table in batches, each row with the
 // semantics and checks of `INSERT INTO t (columns) VALUES (...)` (row marker, a null value
 // writes a tombstone, the table's default TTL, Cassandra's key checks and messages), and each
-// batch as one atomic store write, as an UNLOGGED BATCH of those INSERTs would be.
+// batch as one atomic store write, as an UNLOGGED BATCH of those INSERTs would be. pg-import
+// and the shell's COPY FROM both write through it; for COPY FROM into a counter table each row
+// is `UPDATE t SET c = c + value WHERE <key>` instead, as cqlsh's COPY does.
 //
 // Rows whose columns are all simple (scalars, frozen collections; no static column) are encoded
 // straight into storage entries (pg_row_encoder.h); the others go through the engine's prepared
@@ -18,6 +20,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "engine/cql/session.h"
@@ -27,15 +30,25 @@
 
 namespace cassette::cli::pg {
 
+struct RowWriterOptions {
+  // USING TTL for every row (checked as an INSERT's); nullopt: the table's default TTL.
+  std::optional<int64_t> ttl;
+  // Counter tables: add each row's values to its counters (a null adds 0), as cqlsh's COPY FROM
+  // does. Without it a counter table is refused: INSERT cannot write counters.
+  bool counter_increments = false;
+};
+
 class CqlRowWriter {
  public:
   // `columns` are the columns each row gives values for, in the order of add()'s values. They
   // must include the whole primary key ("Some partition key parts are missing: k",
-  // "Some clustering keys are missing: c" otherwise). Counter tables cannot be written with
-  // INSERT, as in Cassandra.
-  static Result<std::unique_ptr<CqlRowWriter>> open(
-      cql::Session& session, std::shared_ptr<const schema::TableDef> table,
-      std::vector<const schema::ColumnDef*> columns);
+  // "Some clustering keys are missing: c" otherwise), except that, as in an INSERT, the
+  // clustering columns may be left out when the other columns are all static. Counter tables cannot
+  // be written with INSERT, as in Cassandra (see RowWriterOptions::counter_increments).
+  static Result<std::unique_ptr<CqlRowWriter>> open(cql::Session& session,
+                                                    std::shared_ptr<const schema::TableDef> table,
+                                                    std::vector<const schema::ColumnDef*> columns,
+                                                    RowWriterOptions options = {});
   ~CqlRowWriter();
 
   // Checks one row and queues it for the next flush(). An error (Cassandra's message, e.g.

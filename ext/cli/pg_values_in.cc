@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/types/value_internal.h"
+#include "engine/util/message.h"
 #include "ext/cli/pg_values.h"
 
 namespace cassette::cli::pg {
@@ -96,7 +97,9 @@ std::optional<int64_t> parse_pg_timestamp_micros(std::string_view text) {
 
 Result<std::string> timestamp_from_pg(std::string_view text) {
   std::optional<int64_t> micros = parse_pg_timestamp_micros(text);
-  if (!micros) return invalid(fmt::format("Unable to coerce '{}' to a formatted date (long)", text));
+  if (!micros)
+    return invalid(
+        fmt::format("Unable to coerce '{}' to a formatted date (long)", message_value(text)));
   if (*micros % 1000 != 0) {
     return invalid(fmt::format(
         "timestamp '{}' has sub-millisecond digits, but CQL timestamps hold milliseconds "
@@ -109,7 +112,9 @@ Result<std::string> timestamp_from_pg(std::string_view text) {
 // An interval in IntervalStyle iso_8601: "P1Y2M3DT4H5M6.5S", "P-1M", "PT0S". Each part may have
 // its own sign in PostgreSQL; a CQL duration's months, days and nanoseconds share one.
 Result<std::string> duration_from_pg(std::string_view text) {
-  auto bad = [&] { return invalid(fmt::format("Unable to convert '{}' to a duration", text)); };
+  auto bad = [&] {
+    return invalid(fmt::format("Unable to convert '{}' to a duration", message_value(text)));
+  };
   if (text.empty() || text[0] != 'P') return bad();
   size_t pos = 1;
   bool in_time = false;
@@ -165,7 +170,8 @@ Result<std::string> duration_from_pg(std::string_view text) {
 }
 
 Result<std::string> blob_from_bytea(std::string_view text) {
-  if (!text.starts_with("\\x")) return invalid(fmt::format("cannot read bytea '{}'", text));
+  if (!text.starts_with("\\x"))
+    return invalid(fmt::format("cannot read bytea '{}'", message_value(text)));
   auto digit = [](char c) -> int {
     if (c >= '0' && c <= '9') return c - '0';
     if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -176,10 +182,12 @@ Result<std::string> blob_from_bytea(std::string_view text) {
   out.reserve(text.size() / 2);
   for (size_t i = 2; i + 1 < text.size(); i += 2) {
     int high = digit(text[i]), low = digit(text[i + 1]);
-    if (high < 0 || low < 0) return invalid(fmt::format("cannot read bytea '{}'", text));
+    if (high < 0 || low < 0)
+      return invalid(fmt::format("cannot read bytea '{}'", message_value(text)));
     out += static_cast<char>(high * 16 + low);
   }
-  if (text.size() % 2 != 0) return invalid(fmt::format("cannot read bytea '{}'", text));
+  if (text.size() % 2 != 0)
+    return invalid(fmt::format("cannot read bytea '{}'", message_value(text)));
   return out;
 }
 
@@ -187,7 +195,7 @@ Result<std::string> blob_from_bytea(std::string_view text) {
 // "[0:1]={1,2}"), unquoted and unescaped; nullopt elements are NULLs.
 Result<std::vector<std::optional<std::string>>> parse_pg_array(std::string_view text) {
   auto bad = [&](std::string_view why) {
-    return invalid(fmt::format("cannot read array '{}': {}", text, why));
+    return invalid(fmt::format("cannot read array '{}': {}", message_value(text), why));
   };
   if (!text.empty() && text[0] == '[') {
     size_t eq = text.find('=');

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -89,6 +90,55 @@ ShellCommandKind classify_statement(std::string_view text) {
   if (word == "help") return ShellCommandKind::kHelp;
   if (word == "exit" || word == "quit") return ShellCommandKind::kExit;
   return ShellCommandKind::kCql;
+}
+
+namespace {
+
+// A line that is HELP, ?, EXIT or QUIT alone (any case, spaces and one ';' allowed).
+bool is_line_command(std::string_view line) {
+  size_t begin = 0, end = line.size();
+  while (begin < end && std::isspace(static_cast<unsigned char>(line[begin]))) ++begin;
+  while (end > begin && std::isspace(static_cast<unsigned char>(line[end - 1]))) --end;
+  if (end > begin && line[end - 1] == ';') --end;
+  while (end > begin && std::isspace(static_cast<unsigned char>(line[end - 1]))) --end;
+  const std::string word = lower(line.substr(begin, end - begin));
+  return word == "help" || word == "?" || word == "exit" || word == "quit";
+}
+
+// Appends the statements of `chunk`, which starts on line `first_line` of the script.
+void append_statements(std::string_view chunk, int first_line, bool* complete,
+                       std::vector<cql::ScriptStatement>* out) {
+  for (cql::ScriptStatement& statement : cql::split_statements(chunk, complete)) {
+    statement.line += first_line - 1;
+    out->push_back(std::move(statement));
+  }
+}
+
+}  // namespace
+
+std::vector<cql::ScriptStatement> split_shell_script(std::string_view script, bool* complete) {
+  std::vector<cql::ScriptStatement> out;
+  size_t chunk_begin = 0;  // the text not split yet starts here, on line chunk_line
+  int chunk_line = 1;
+  int line_number = 1;
+  for (size_t pos = 0; pos < script.size(); ++line_number) {
+    const size_t eol = std::min(script.find('\n', pos), script.size());
+    const std::string_view line = script.substr(pos, eol - pos);
+    if (is_line_command(line)) {
+      bool at_boundary = false;
+      const std::string_view before = script.substr(chunk_begin, pos - chunk_begin);
+      cql::split_statements(before, &at_boundary);
+      if (at_boundary) {  // not inside an unfinished statement: the line stands alone
+        append_statements(before, chunk_line, nullptr, &out);
+        append_statements(line, line_number, nullptr, &out);
+        chunk_begin = std::min(eol + 1, script.size());
+        chunk_line = line_number + 1;
+      }
+    }
+    pos = eol + 1;
+  }
+  append_statements(script.substr(chunk_begin), chunk_line, complete, &out);
+  return out;
 }
 
 Result<std::vector<ShellToken>> tokenize_shell_command(std::string_view text) {

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/cql/parser.h"
 #include "engine/util/status.h"
 
 namespace cassette::cli {
@@ -24,6 +25,13 @@ enum class ShellCommandKind { kCql, kCopy, kSource, kClock, kHelp, kExit };
 
 // Which command a statement is, from its first word (case-insensitive, after comments).
 ShellCommandKind classify_statement(std::string_view text);
+
+// The statements of a shell script (or of the lines typed at the prompt so far): CQL and shell
+// commands cut at ';' (cql::split_statements), except that a line holding only HELP, ?, EXIT or
+// QUIT where no statement is unfinished is a statement of its own, ';' or not (cqlsh's
+// commands_end_with_newline). `complete` as in cql::split_statements.
+std::vector<cql::ScriptStatement> split_shell_script(std::string_view script,
+                                                     bool* complete = nullptr);
 
 // A shell command's tokens: words (lower-cased unless "quoted"), 'strings' (unquoted, ''
 // unescaped), numbers, and single punctuation characters.

@@ -50,13 +50,14 @@ bool StatementRunner::fail(std::string_view message, const SourceLocation& where
 
 bool StatementRunner::run_script(std::string_view script, const std::string& source) {
   bool all_ok = true;
-  for (const cql::ScriptStatement& statement : cql::split_statements(script)) {
+  for (const cql::ScriptStatement& statement : split_shell_script(script)) {
     SourceLocation where{source, statement.line};
     if (!run_statement(statement.text, where)) {
       all_ok = false;
       if (!options_.keep_going) break;
     }
     if (exit_requested_) break;
+    if (options_.interrupt != nullptr && options_.interrupt->load()) return false;
   }
   return all_ok;
 }
@@ -93,8 +94,17 @@ bool StatementRunner::run_statement(std::string_view raw_text, const SourceLocat
   std::string_view text = trim(raw_text);
   if (text.empty()) return true;
   if (options_.echo) console_.out(fmt::format("{};\n", text));
-  bool ok = classify_statement(text) == ShellCommandKind::kCql ? run_cql(text, where)
-                                                               : run_shell_command(text, where);
+  bool ok = false;
+  // Whatever a statement or shell command throws (a bug, memory exhausted) fails that statement
+  // and leaves the shell running.
+  try {
+    ok = classify_statement(text) == ShellCommandKind::kCql ? run_cql(text, where)
+                                                            : run_shell_command(text, where);
+  } catch (const std::exception& e) {
+    console_.error_line(fmt::format("cassette: internal error: {}", e.what()));
+  } catch (...) {
+    console_.error_line("cassette: internal error");
+  }
   if (options_.echo && !console_.ends_with_blank_line()) console_.out("\n");
   console_.flush();
   return ok;
@@ -137,6 +147,7 @@ bool StatementRunner::run_shell_command(std::string_view text, const SourceLocat
       context.console = &console_;
       context.where = where;
       context.tty = options_.tty && isatty(STDOUT_FILENO) != 0;
+      context.interrupt = options_.interrupt;
       return run_copy(*command, context);
     }
     case ShellCommandKind::kCql:

@@ -3,6 +3,7 @@
 // printed in the chosen format, errors printed as cqlsh prints them.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,8 @@ struct RunnerOptions {
   bool echo = false;        // print each statement (and ";") before its output
   bool keep_going = false;  // scripts continue after a failed statement
   bool tty = false;         // interactive: cqlsh's tty layout, no "<source>:<line>:" prefixes
+  // Ctrl-C (interrupt.h): a script (SOURCE) stops, COPY stops between rows. nullptr: none.
+  const std::atomic<bool>* interrupt = nullptr;
 };
 
 // The text of a script file (a UTF-8 byte-order mark removed); an I/O error names the file.
@@ -31,8 +34,9 @@ class StatementRunner {
                   RunnerOptions options)
       : session_(session), console_(console), clock_(clock), options_(options) {}
 
-  // Runs the statements of a script in order. `source` names it in error prefixes ("<stdin>",
-  // a file name; empty for none). Stops after the first failure unless keep_going (or EXIT).
+  // Runs the statements of a script in order (split_shell_script). `source` names it in error
+  // prefixes ("<stdin>", a file name; empty for none). Stops after the first failure unless
+  // keep_going, at EXIT, and at Ctrl-C.
   // Returns whether every statement succeeded.
   bool run_script(std::string_view script, const std::string& source);
   // Reads and runs a script file (SOURCE); a file that cannot be read is an error at `from`.

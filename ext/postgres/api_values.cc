@@ -11,6 +11,7 @@
 
 #include "engine/types/value_internal.h"
 #include "engine/util/json.h"
+#include "engine/util/message.h"
 #include "ext/cli/pg_types.h"
 #include "ext/postgres/api_internal.h"
 
@@ -172,7 +173,7 @@ Result<std::vector<types::Value>> split_array_literal(std::string_view text,
                                                       std::string_view column) {
   auto bad = [&] {
     return Status::invalid_argument(
-        fmt::format("malformed array literal for column {}: {}", column, text));
+        fmt::format("malformed array literal for column {}: {}", column, message_value(text)));
   };
   size_t i = 0;
   if (!text.empty() && text[0] == '[') {  // explicit bounds "[1:2]={...}"
@@ -339,9 +340,9 @@ Result<types::Value> scalar_from_text(const CqlType& type, std::string_view text
   }
   auto parsed = types::parse_value_string(type, text);
   if (!parsed) {
-    return Status::invalid_argument(fmt::format("invalid value \"{}\" for column {} of CQL type {}: {}",
-                                                text, column, types::cql_type_name(type),
-                                                parsed.status().message()));
+    return Status::invalid_argument(
+        fmt::format("invalid value \"{}\" for column {} of CQL type {}: {}", message_value(text),
+                    column, types::cql_type_name(type), parsed.status().message()));
   }
   return types::Value(*parsed);
 }

@@ -17,6 +17,7 @@
 
 #include "engine/cql/parser.h"
 #include "engine/cql/statement_kind.h"
+#include "ext/sqlite/cql_table.h"
 #include "ext/sqlite/functions.h"
 #include "ext/sqlite/value_mapping.h"
 
@@ -204,20 +205,22 @@ int rows_eof(sqlite3_vtab_cursor* cursor) {
 }
 
 int rows_column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int column) {
-  auto* c = reinterpret_cast<RowsCursor*>(cursor);
-  auto* t = reinterpret_cast<RowsTable*>(cursor->pVtab);
-  if (!t->statement.empty()) {
-    const types::Value& v = c->result.rows.rows[c->position][static_cast<size_t>(column)];
-    if (v) result_value(context, t->columns[static_cast<size_t>(column)].type, *v);
+  return guarded(cursor->pVtab, [&] {
+    auto* c = reinterpret_cast<RowsCursor*>(cursor);
+    auto* t = reinterpret_cast<RowsTable*>(cursor->pVtab);
+    if (!t->statement.empty()) {
+      const types::Value& v = c->result.rows.rows[c->position][static_cast<size_t>(column)];
+      if (v) result_value(context, t->columns[static_cast<size_t>(column)].type, *v);
+      return SQLITE_OK;
+    }
+    if (column == 0) {
+      sqlite3_result_int64(context, static_cast<sqlite3_int64>(c->position + 1));
+    } else if (column == 1) {
+      const std::string& json = c->rows[c->position];
+      sqlite3_result_text(context, json.data(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
+    }
     return SQLITE_OK;
-  }
-  if (column == 0) {
-    sqlite3_result_int64(context, static_cast<sqlite3_int64>(c->position + 1));
-  } else if (column == 1) {
-    const std::string& json = c->rows[c->position];
-    sqlite3_result_text(context, json.data(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
-  }
-  return SQLITE_OK;
+  });
 }
 
 int rows_rowid(sqlite3_vtab_cursor* cursor, sqlite3_int64* rowid) {

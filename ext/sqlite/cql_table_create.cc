@@ -513,15 +513,17 @@ int cql_destroy(sqlite3_vtab* vtab) {
 // A created table is found again by its virtual table's name, and CQL cannot rename tables, so
 // only a table = '...' virtual table can be renamed.
 int cql_rename(sqlite3_vtab* vtab, const char* new_name) {
-  auto* t = reinterpret_cast<CqlTable*>(vtab);
-  if (!t->owns_table) {
-    expose(*t, t->sql_schema, new_name);
-    return SQLITE_OK;
-  }
-  return t->error(fmt::format(
-      "Cannot rename {}: CQL tables cannot be renamed; expose it under another name with "
-      "CREATE VIRTUAL TABLE ... USING cql(table = '{}.{}')",
-      t->name, t->keyspace, t->name));
+  return guarded(vtab, [&] {
+    auto* t = reinterpret_cast<CqlTable*>(vtab);
+    if (!t->owns_table) {
+      expose(*t, t->sql_schema, new_name);
+      return SQLITE_OK;
+    }
+    return t->error(fmt::format(
+        "Cannot rename {}: CQL tables cannot be renamed; expose it under another name with "
+        "CREATE VIRTUAL TABLE ... USING cql(table = '{}.{}')",
+        t->name, t->keyspace, t->name));
+  });
 }
 
 int cql_shadow_name(const char*) { return 0; }  // no shadow tables

@@ -429,28 +429,36 @@ int cql_commit(sqlite3_vtab* vtab) {
 }
 
 int cql_rollback(sqlite3_vtab* vtab) {
-  auto* t = reinterpret_cast<CqlTable*>(vtab);
-  t->connection->rollback();
-  t->in_transaction = false;
-  t->rowids.clear();
-  return SQLITE_OK;
+  return guarded(vtab, [&] {
+    auto* t = reinterpret_cast<CqlTable*>(vtab);
+    t->connection->rollback();
+    t->in_transaction = false;
+    t->rowids.clear();
+    return SQLITE_OK;
+  });
 }
 
 int cql_savepoint(sqlite3_vtab* vtab, int level) {
-  auto* t = reinterpret_cast<CqlTable*>(vtab);
-  if (t->store) t->connection->pending(t->store.get());  // its store gets this mark too
-  t->connection->savepoint(level);
-  return SQLITE_OK;
+  return guarded(vtab, [&] {
+    auto* t = reinterpret_cast<CqlTable*>(vtab);
+    if (t->store) t->connection->pending(t->store.get());  // its store gets this mark too
+    t->connection->savepoint(level);
+    return SQLITE_OK;
+  });
 }
 
 int cql_release(sqlite3_vtab* vtab, int level) {
-  reinterpret_cast<CqlTable*>(vtab)->connection->release(level);
-  return SQLITE_OK;
+  return guarded(vtab, [&] {
+    reinterpret_cast<CqlTable*>(vtab)->connection->release(level);
+    return SQLITE_OK;
+  });
 }
 
 int cql_rollback_to(sqlite3_vtab* vtab, int level) {
-  reinterpret_cast<CqlTable*>(vtab)->connection->rollback_to(level);
-  return SQLITE_OK;
+  return guarded(vtab, [&] {
+    reinterpret_cast<CqlTable*>(vtab)->connection->rollback_to(level);
+    return SQLITE_OK;
+  });
 }
 
 }  // namespace cassette::sqlite

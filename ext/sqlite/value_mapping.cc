@@ -8,6 +8,8 @@
 #include <cstring>
 #include <limits>
 
+#include "engine/util/message.h"
+
 namespace cassette::sqlite {
 
 namespace {
@@ -84,7 +86,9 @@ Status invalid(const CqlType& type, sqlite3_value* value, std::string_view colum
   std::string shown;
   switch (sqlite3_value_type(value)) {
     case SQLITE_BLOB: shown = fmt::format("a blob of {} bytes", sqlite3_value_bytes(value)); break;
-    default: shown = fmt::format("'{}'", value_text(value)); break;
+    default:
+      shown = fmt::format("'{}'", message_value(value_text(value)));
+      break;
   }
   std::string message = fmt::format("Invalid value for column \"{}\" of type {}: {}", column,
                                     types::cql_type_name(type), shown);

@@ -7,7 +7,8 @@
 set -uo pipefail
 build_dir=${1:-build}
 cassette="$(cd "$build_dir" && pwd)/cassette"
-source "$(cd "$(dirname "$0")" && pwd)/../lib/check.sh"  # check NAME STATUS STDOUT STDERR -- COMMAND...
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/../lib/check.sh"  # check NAME STATUS STDOUT STDERR -- COMMAND...
 passed=0
 failed=0
 work=$(mktemp -d)
@@ -274,6 +275,96 @@ TYPES="CREATE TABLE ks.types (k int PRIMARY KEY, b bigint, d double, f float, de
 check "copy round trip" 0 '[{"k": 1, "b": 9000000000, "bl": "0xcafe", "bo": true, "d": 3.25, "dec": 12.345, "dt": "2024-02-29", "f": 1.5, "i": "127.0.0.1", "l": [1, 2], "m": {"x": 1}, "s": ["a", "b c"], "tm": "12:34:56.789000000", "ts": "2024-01-02 03:04:05.678Z", "u": "123e4567-e89b-12d3-a456-426614174000"}]' "" -- \
   "$cassette" "$work/copy" --format json -e "SELECT k, b, bl, bo, d, dec, dt, f, i, l, m, s, tm, ts, u FROM ks.types"
 
+
+# ---- COPY round trips are exact ----------------------------------------------------------
+# Every type, frozen and not, nested, with the values that used to be bent on the way (a decimal
+# read back through a double, floats cut to 5/12 digits, empty values read back as null):
+# COPY TO, then COPY FROM into an empty table of the same shape, must give back every value.
+RT_TYPES="CREATE TYPE ks.pt (x int, \"Y\" text, z frozen<list<double>>)"
+RT_COLUMNS="k int, c int, s text static, dec decimal, vi varint, d double, f float, ts timestamp, dt date, tm time, du duration, u uuid, tu timeuuid, i inet, bl blob, bo boolean, t text, a ascii, ti tinyint, si smallint, bi bigint, l list<double>, st set<frozen<map<text, decimal>>>, m map<timestamp, frozen<tuple<int, text, blob>>>, tp tuple<float, date, time, duration>, ud frozen<pt>, ud2 pt, nl list<frozen<list<text>>>, e int, PRIMARY KEY (k, c)"
+cat >roundtrip.cql <<'CQL'
+INSERT INTO ks.rt (k, c, s, dec, vi, d, f, ts, dt, tm, du, u, tu, i, bl, bo, t, a, ti, si, bi, l, st, m, tp, ud, ud2, nl) VALUES (1, 1, 'static one', 12345678901234567890.123456789, -123456789012345678901234567890, 0.1, 3.4028235E38, '2024-01-02 03:04:05.678+0000', '2024-02-29', '12:34:56.123456789', -1y2mo3d4h5m6s7ms8us9ns, 123e4567-e89b-12d3-a456-426614174000, 50554d6e-29bb-11e5-b345-feff819cdc9f, '2001:db8::1', 0xcafe, false, 'a,b "c" ''q''
+line two \ back', 'plain', -128, 32767, -9223372036854775808, [0.1, 1e300, -2.5e-300, 5e-324], {{'a': 1.10, 'b\c': -0.000001}, {'': 1E+400}}, {'1970-01-01 00:00:00.001+0000': (1, 'x''y', 0x00ff), '2262-04-11 23:47:16.854+0000': (null, null, null)}, (1.17549435E-38, '1970-01-01', '00:00:00.000000001', 1mo), {x: 1, "Y": 'Q''s', z: [1.5, -0.0]}, {x: null, "Y": 'mixed', z: null}, [['a', 'b,c'], [], ['[{''}]']]);
+INSERT INTO ks.rt (k, c, dec, vi, d, f, ts, dt, tm, du, i, bl, t, l, e) VALUES (1, 2, 1E+400, 0, NaN, -Infinity, '0000-12-31 23:59:59.999+0000', '-5877641-06-23', '23:59:59.999999999', 0s, '1.2.3.4', 0x, '', [NaN, Infinity, -Infinity], blobAsInt(0x));
+INSERT INTO ks.rt (k, c, dec, vi, d, f, dt, bl) VALUES (2, 1, -1E-2147483647, 99999999999999999999999999999999999999999999999999, -0.0, 1.4E-45, '5881580-07-11', 0x00);
+INSERT INTO ks.rt (k, c, dec, d, f, t) VALUES (2, 2, 0.000, 1.7976931348623157E308, 0.1, 'NULL');
+INSERT INTO ks.rt (k, c, d, f) VALUES (3, 1, blobAsDouble(0x), blobAsFloat(0x));
+INSERT INTO ks.rt (k, c) VALUES (3, 2);
+UPDATE ks.rt SET s = 'static only' WHERE k = 4;
+CQL
+"$cassette" "$work/rt" -e "$KS; $RT_TYPES; CREATE TABLE ks.rt ($RT_COLUMNS); CREATE TABLE ks.rt2 ($RT_COLUMNS); CREATE TABLE ks.rt3 ($RT_COLUMNS)" >/dev/null 2>&1
+"$cassette" "$work/rt" -f roundtrip.cql
+# JSON for every value (Java's digits for doubles, exact for decimals, times to the nanosecond),
+# the bytes themselves for the floating-point and empty values JSON cannot tell apart.
+RT_JSON="SELECT JSON * FROM ks.TABLE; SELECT k, c, doubleAsBlob(d), floatAsBlob(f), intAsBlob(e), tinyintAsBlob(ti), blobAsText(textAsBlob(t)) FROM ks.TABLE"
+rt_select() { "$cassette" "$work/rt" --format json -e "${RT_JSON//TABLE/$1}"; }
+check_match "copy every type to csv" 0 '^7 rows exported to 1 files in [0-9.]+ seconds\.$' '^$' -- \
+  "$cassette" "$work/rt" -e "COPY ks.rt TO 'rt.csv'"
+check_match "copy every type from csv" 0 '^7 rows imported from 1 files in [0-9.]+ seconds \(0 skipped\)\.$' '^$' -- \
+  "$cassette" "$work/rt" -e "COPY ks.rt2 FROM 'rt.csv'"
+check "copy round trip is exact" 0 "$(rt_select rt)" "" -- rt_select rt2
+# The same with another NULL marker (the text 'NULL' must then be quoted to stay text).
+"$cassette" "$work/rt" -e "COPY ks.rt TO 'rt_null.csv' WITH NULL = 'NULL' AND HEADER = true" >/dev/null
+"$cassette" "$work/rt" -e "COPY ks.rt3 FROM 'rt_null.csv' WITH NULL = 'NULL' AND HEADER = true" >/dev/null
+check "copy round trip with NULL = 'NULL'" 0 "$(rt_select rt)" "" -- rt_select rt3
+# What the CSV says (columns in the table's order: keys, simple columns, then multi-cell ones):
+# decimals and doubles in full, the empty value quoted, null empty, a date out of range as its
+# day number.
+check "copy csv values" 0 '1,2,static one,,,0x,,NaN,1E+400,0,0s,"",-Infinity,1.2.3.4,,"",,23:59:59.999999999,,-62135596800001,,,,0,"[NaN, Infinity, -Infinity]",,,,
+2,1,,,,0x00,,-0,-1E-2147483647,4294967295,,,1e-45,,,,,,,,,,,99999999999999999999999999999999999999999999999999,,,,,
+2,2,,,,,,1.7976931348623157e+308,0.000,,,,0.1,,,NULL,,,,,,,,,,,,,' "" -- \
+  grep -E '^(1,2|2,1|2,2),' rt.csv
+check "copy precision options keep cqlsh's digits" 0 '2,2,1.8e+308,0.1' "" -- \
+  bash -c "\"$cassette\" \"$work/rt\" -e \"COPY ks.rt (k, c, d, f) TO STDOUT WITH DOUBLEPRECISION = 2 AND FLOATPRECISION = 3\" | grep '^2,2,'"
+# Counters, as cqlsh copies them: FROM adds each value to its counter.
+"$cassette" "$work/rt" -e "CREATE TABLE ks.cnt (k int, c int, n counter, m counter, PRIMARY KEY (k, c)); CREATE TABLE ks.cnt2 (k int, c int, n counter, m counter, PRIMARY KEY (k, c)); UPDATE ks.cnt SET n = n + 5, m = m - 9223372036854775807 WHERE k = 1 AND c = 1; UPDATE ks.cnt SET n = n + 1 WHERE k = 1 AND c = 2; COPY ks.cnt TO 'cnt.csv'" >/dev/null
+check_match "copy counters from csv" 0 '^2 rows imported from 1 files' '^$' -- \
+  "$cassette" "$work/rt" -e "COPY ks.cnt2 FROM 'cnt.csv'"
+check "copy counters round trip" 0 '[{"k": 1, "c": 1, "m": -9223372036854775807, "n": 5}, {"k": 1, "c": 2, "m": 0, "n": 1}]' "" -- \
+  "$cassette" "$work/rt" --format json -e "SELECT * FROM ks.cnt2"
+"$cassette" "$work/rt" -e "COPY ks.cnt2 FROM 'cnt.csv'" >/dev/null
+check "copy counters add up" 0 '[{"k": 1, "c": 1, "n": 10}, {"k": 1, "c": 2, "n": 2}]' "" -- \
+  "$cassette" "$work/rt" --format json -e "SELECT k, c, n FROM ks.cnt2"
+"$cassette" "$work/copy" -e "TRUNCATE ks.t; COPY ks.t FROM 'in.csv' WITH HEADER = true AND TTL = 100" >/dev/null
+check "copy TTL" 0 '[{"ttl(v)": 100}]' "" -- "$cassette" "$work/copy" --format json -e "SELECT ttl(v) FROM ks.t WHERE k = 5"
+
+# ---- exceptions, limits and long values ---------------------------------------------------
+check "drop with a timestamp beyond a long" 1 "" \
+  '<stdin>:1:SyntaxException: Failed parsing statement: [ALTER TABLE ks.t DROP v USING TIMESTAMP 99999999999999999999;] reason: NumberFormatException For input string: "99999999999999999999"' -- \
+  "$cassette" :memory: -e "$KS; $TABLE; ALTER TABLE ks.t DROP v USING TIMESTAMP 99999999999999999999"
+check "no temporary directory" 1 "" \
+  "cassette: cannot open store :memory:: cannot find a temporary directory (\$TMPDIR): No such file or directory" -- \
+  env TMPDIR="$work/none" "$cassette" :memory: -e ""
+long_store=$(printf 'a%.0s' $(seq 5000))
+check "pg-export of a store path too long for the system" 1 "" \
+  "cassette pg-export: no store at $(printf 'a%.0s' $(seq 100))... (5000 bytes)" -- \
+  "$cassette" pg-export "$long_store" ks.t ""
+# A 1 MB value in a bad literal: a message that still says which value, in 100 characters.
+printf '%s;\n%s;\n' "$KS" "$TABLE" >long.cql
+python3 -c "print(\"INSERT INTO ks.t (k, v) VALUES ('\" + 'x' * 1048576 + \"', 'v');\")" >>long.cql
+check "a long value is cut in messages" 1 "" \
+  "long.cql:3:InvalidRequest: Error from server: code=2200 [Invalid query] message=\"Invalid STRING constant ($(printf 'x%.0s' $(seq 100))... (1048576 bytes)) for \"k\" of type int\"" -- \
+  "$cassette" :memory: -f long.cql
+python3 -c "print('SELECT ' + '9' * 17000000 + ' FROM ks.t;')" >huge.cql
+check "a statement longer than a request may be" 1 "" \
+  'huge.cql:1:InvalidRequest: Error from server: code=2200 [Invalid query] message="Request is too big: length 17000018 exceeds maximum allowed length 16777216."' -- \
+  "$cassette" :memory: -f huge.cql
+
+# ---- HELP, EXIT and QUIT end at the end of their line, as in cqlsh ---------------------------
+check_match "HELP without ;" 1 'COPY \[ks\.\]table(.|
+)*EXIT, QUIT' '^<stdin>:4:InvalidRequest: .*keyspace nope does not exist' -- \
+  bash -c "printf '%s;\nhelp\n\nSELECT * FROM nope.t;\n' \"$KS\" | \"$cassette\" :memory:"
+check "EXIT without ;" 0 "" "" -- bash -c "printf '%s;\nEXIT\nSELECT * FROM nope.t;\n' \"$KS\" | \"$cassette\" :memory:"
+check "quit without ; in -e" 0 "" "" -- "$cassette" :memory: -e "$KS;
+  quit
+SELECT * FROM nope.t"
+check "exit inside a statement is part of it" 1 "" \
+  "<stdin>:1:SyntaxException: line 2:0 mismatched input 'exit' expecting EOF (SELECT * FROM ks.t[exit]...)" -- \
+  bash -c "printf 'SELECT * FROM ks.t\nexit\n;\n' | \"$cassette\" :memory:"
+
+# ---- the interactive prompt: Ctrl-C, history (through a pseudo-terminal) -------------------
+check_match "interactive Ctrl-C and history" 0 'interactive: [0-9]+ passed, 0 failed$' '' -- \
+  python3 "$here/test_interactive.py" "$cassette" "$work"
 
 # ---- every type in --format json and csv (json values as Cassandra's toJson()) -------------
 ALL="CREATE TYPE ks.pt (x int, \"Y\" text); CREATE TABLE ks.all (k int PRIMARY KEY, a ascii, b bigint, bl blob, bo boolean, d decimal, db double, dt date, du duration, f float, i inet, l list<int>, m map<int, text>, s set<text>, si smallint, t text, ti tinyint, tm time, tp tuple<int, text>, ts timestamp, tu timeuuid, u uuid, ud frozen<pt>, vi varint)"

@@ -166,7 +166,17 @@ TEST_CASE("parser: ALTER TABLE") {
   CHECK(s.kind == AlterTableStatement::Kind::kDrop);
   CHECK(s.column_if_exists);
   CHECK(s.dropped == std::vector<std::string>{"a", "b"});
-  CHECK(s.drop_timestamp->text == "100");
+  CHECK(s.drop_timestamp == 100);
+  CHECK(parse_as<AlterTableStatement>("ALTER TABLE t DROP a USING TIMESTAMP -9223372036854775808")
+            .drop_timestamp == INT64_MIN);
+  // Parser.g reads the timestamp with Long.parseLong: a NumberFormatException, reported as
+  // QueryProcessor reports any exception thrown while parsing.
+  auto overflow = parse_statement("ALTER TABLE t DROP v USING TIMESTAMP 99999999999999999999");
+  REQUIRE_FALSE(overflow.is_ok());
+  CHECK(overflow.status().code() == StatusCode::kSyntaxError);
+  CHECK(overflow.status().message() ==
+        "Failed parsing statement: [ALTER TABLE t DROP v USING TIMESTAMP 99999999999999999999] "
+        "reason: NumberFormatException For input string: \"99999999999999999999\"");
   CHECK(parse_as<AlterTableStatement>("ALTER TABLE t DROP a").dropped ==
         std::vector<std::string>{"a"});
 

@@ -68,3 +68,6 @@ SELECT count(*) FROM imported.small WHERE k = 3;
 CREATE FOREIGN TABLE small_as_int (k int, v int) SERVER cassette OPTIONS (table 'app.small');
 EXPLAIN (COSTS OFF) SELECT k, v FROM small_as_int WHERE k = 12;
 SELECT k, v FROM small_as_int WHERE k = 12;
+-- nothing thrown inside the engine reaches PostgreSQL: a DROP timestamp beyond a long fails the
+-- statement with Cassandra's message (it aborted the process through std::stoll)
+SELECT cql($$ALTER TABLE app.small DROP v USING TIMESTAMP 99999999999999999999$$, 'cassette');
