@@ -18,6 +18,24 @@ bool fail(CopyContext& context, std::string_view message) {
   return false;
 }
 
+std::vector<const schema::ColumnDef*> columns_in_cqlsh_order(const schema::TableDef& table) {
+  std::vector<const schema::ColumnDef*> keys, others;
+  for (const schema::ColumnDef& column : table.columns) {
+    (column.is_primary_key() ? keys : others).push_back(&column);
+  }
+  auto by_key_position = [](const schema::ColumnDef* a, const schema::ColumnDef* b) {
+    if (a->kind != b->kind) return a->kind == schema::ColumnKind::kPartitionKey;
+    return a->position < b->position;
+  };
+  std::stable_sort(keys.begin(), keys.end(), by_key_position);
+  std::stable_sort(others.begin(), others.end(),
+                   [](const schema::ColumnDef* a, const schema::ColumnDef* b) {
+                     return a->name < b->name;  // system_schema.columns' order: UTF-8 bytes
+                   });
+  keys.insert(keys.end(), others.begin(), others.end());
+  return keys;
+}
+
 std::string quote_identifier(std::string_view name) {
   std::string out = "\"";
   for (char c : name) {
@@ -42,9 +60,7 @@ Result<CopyTarget> resolve_target(const CopyCommand& command, cql::Session& sess
     return Status::invalid_argument(fmt::format("Column family {} not found", command.table));
   }
   if (command.columns.empty()) {
-    for (const schema::ColumnDef& column : target.table->columns) {
-      target.columns.push_back(&column);
-    }
+    target.columns = columns_in_cqlsh_order(*target.table);
   } else {
     for (const std::string& name : command.columns) {
       const schema::ColumnDef* column = target.table->find_column(name);

@@ -55,5 +55,8 @@ bool run_import(const CopyCommand& command, const CopyTarget& target, const Copy
 
 // A CQL identifier, double-quoted (so any name works in generated statements).
 std::string quote_identifier(std::string_view name);
+// The columns COPY reads or writes when none are named, in cqlsh's order (the driver's table
+// metadata): partition key, clustering columns, then every other column by name.
+std::vector<const schema::ColumnDef*> columns_in_cqlsh_order(const schema::TableDef& table);
 
 }  // namespace cassette::cli::copy_detail
