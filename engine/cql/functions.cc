@@ -190,7 +190,9 @@ void add_blob_functions(Functions* fns) {
     if (type.kind == TypeKind::kBlob) continue;  // blobasblob is the one above
     const std::string fn_name = "system.blobas" + name;
     add(fns, "blobas" + name, {blob}, type,
-        [type, fn_name](std::span<const Value> a, const FunctionContext&) -> Result<Value> {
+        // (clang 14 cannot capture a structured binding: capture a copy by a new name)
+        [type = CqlType(type), fn_name](std::span<const Value> a,
+                                        const FunctionContext&) -> Result<Value> {
           if (a[0] && !types::validate_value(type, *a[0]).is_ok())
             return Status::invalid_argument(
                 fmt::format("In call to function {}, value 0x{} is not a valid binary "

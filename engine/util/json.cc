@@ -7,6 +7,8 @@
 
 namespace cassette::json {
 
+JsonValue::JsonValue() = default;
+
 namespace {
 
 constexpr int kMaxDepth = 512;  // deeper documents are rejected rather than overflowing the stack

@@ -28,6 +28,10 @@ struct JsonValue {
   std::vector<JsonValue> elements;                         // kArray
   std::vector<std::pair<std::string, JsonValue>> members;  // kObject, in document order
 
+  // Out of line: clang 14 with libstdc++ 12 cannot check, inside this recursive definition,
+  // whether an inline default constructor is implicit (members holds pairs of JsonValue).
+  JsonValue();
+
   bool is_null() const { return kind == Kind::kNull; }
   // For numbers: whether it is written without fraction or exponent (an integer).
   bool is_integer() const;
