@@ -101,11 +101,12 @@ std::vector<std::shared_ptr<TableFile>> Store::Private::pick_size_tiered(const V
               [](const auto& a, const auto& b) { return a->meta.size < b->meta.size; });
     std::vector<std::shared_ptr<TableFile>> bucket;
     double average = 0;
-    auto consider = [&] {
+    // (a copy of id: clang 14 cannot capture a structured binding)
+    auto consider = [&, table_id = id] {
       if (bucket.size() >= options.compaction_min_threshold && bucket.size() > best.size()) {
         best.assign(bucket.begin(),
                     bucket.begin() + std::min(bucket.size(), options.compaction_max_threshold));
-        *table = id;
+        *table = table_id;
       }
     };
     for (const auto& f : candidates) {
