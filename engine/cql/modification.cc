@@ -91,7 +91,9 @@ void RowBuilder::set_cell(const schema::ColumnDef& column, storage::Cell cell) {
   if (data.id == column.id && data.cell.is_counter() && cell.is_counter() &&
       !data.cell.is_tombstone() && !cell.is_tombstone()) {
     // `c = c + 1, c = c + 2` adds both increments.
-    cell = storage::Cell::counter(cell.timestamp, data.cell.counter_value() + cell.counter_value());
+    cell = storage::Cell::counter(
+        cell.timestamp,
+        storage::add_counter_deltas(data.cell.counter_value(), cell.counter_value()));
   }
   data.id = column.id;
   data.complex = false;

@@ -89,8 +89,8 @@ Cell reconcile_cells(const Cell& a, const Cell& b) {
     Cell merged = a;
     merged.timestamp = std::max(a.timestamp, b.timestamp);
     merged.value.clear();
-    coding::put_big_endian64(&merged.value,
-                             static_cast<uint64_t>(a.counter_value() + b.counter_value()));
+    coding::put_big_endian64(&merged.value, static_cast<uint64_t>(add_counter_deltas(
+                                                a.counter_value(), b.counter_value())));
     return merged;
   }
   return resolve_regular(a, b);

@@ -101,6 +101,12 @@ struct Cell {
   friend bool operator==(const Cell&, const Cell&) = default;
 };
 
+// The sum of two counter deltas. Counters wrap around on overflow, as Java's longs do in
+// Cassandra (a signed overflow would be undefined behaviour here).
+inline int64_t add_counter_deltas(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+
 // Cassandra's Cells.reconcile: returns the winner of two versions of the same cell (for counters,
 // their merge). Deterministic and commutative, so sources may be merged in any order.
 Cell reconcile_cells(const Cell& a, const Cell& b);
