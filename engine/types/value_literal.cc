@@ -260,6 +260,8 @@ Result<std::string> parse_constant(const CqlType& type, ConstantKind kind, std::
     std::string_view hex = text.substr(std::min<size_t>(2, text.size()));
     auto v = from_hex(hex);
     if (!v) return invalid(fmt::format("cannot parse '{}' as hex bytes", message_value(hex)));
+    // raw bytes for a tinyint must still be one byte (the validator's message, as Cassandra's)
+    CASSETTE_RETURN_IF_ERROR(validate_value(type, *v));
     return *v;
   }
   return parse_value_string(type, text);

@@ -108,6 +108,13 @@ TEST_CASE("value constants of text, blob, boolean, uuid, inet") {
         "Input length = 1");
   CHECK(hex(parse_constant(t(TypeKind::kBlob), ConstantKind::kHex, "0xCafe", "k")) == "cafe");
   CHECK(hex(parse_constant(t(TypeKind::kBlob), ConstantKind::kHex, "0x", "k")) == "");
+  // HEX is taken for a tinyint as its raw byte, which must then be exactly one (found by the
+  // cql_literal fuzz target: tests/fuzz/regressions/cql_literal)
+  CHECK(hex(parse_constant(t(TypeKind::kTinyint), ConstantKind::kHex, "0x7f", "k")) == "7f");
+  CHECK(error(t(TypeKind::kTinyint), ConstantKind::kHex, "0x") ==
+        "Expected 1 byte for a tinyint (0)");
+  CHECK(error(t(TypeKind::kTinyint), ConstantKind::kHex, "0x0102") ==
+        "Expected 1 byte for a tinyint (2)");
   CHECK(error(t(TypeKind::kBlob), ConstantKind::kString, "ab") ==
         "Invalid STRING constant (ab) for \"k\" of type blob");
   CHECK(hex(parse_constant(t(TypeKind::kBoolean), ConstantKind::kBoolean, "TRUE", "k")) == "01");
