@@ -658,6 +658,8 @@ Status put_value(const CqlType& type, std::string_view v, std::string* out) {
 
 // Reads one component (header and payload) into *value (which must be empty).
 Status get_value(const CqlType& type, Reader& r, std::string* value) {
+  // Before the empty value's header: encoding rejects an empty duration too.
+  if (type.kind == TypeKind::kDuration) return corrupt("a duration cannot be part of a key");
   uint8_t header;
   if (!r.get(&header)) return corrupt("a component is truncated");
   if (header == kEmpty) return Status::ok();
@@ -697,8 +699,6 @@ Status get_value(const CqlType& type, Reader& r, std::string* value) {
     case TypeKind::kTuple:
     case TypeKind::kUdt:
       return get_tuple(type, r, value);
-    case TypeKind::kDuration:
-      return corrupt("a duration cannot be part of a key");
     default:
       break;
   }
