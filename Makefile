@@ -2,6 +2,8 @@
 #   make deps    install the Debian 12 packages the project needs (as root; idempotent)
 #   make build   configure and build everything into build/
 #   make test    build, then run every test suite; prints "N passed, N failed"
+#   make test-sanitize   the same suite built with clang, ASan and UBSan, in build-sanitize/
+#   make fuzz    every libFuzzer target for FUZZ_SECONDS each, and the SQL differential test
 #   make bench   build the benchmarks (RocksDB peer) and print RESULT lines
 #   make demo    the main job: Twissandra in the sqlite3 shell, printing a home timeline
 #   make soak    processes on one store killed at random, invariants checked (SOAK_SECONDS=600)
@@ -14,14 +16,20 @@ JOBS ?= $(shell nproc)
 SANITIZE ?= OFF
 SOAK_SECONDS ?= 600
 SOAK_SEED ?=
+# The sanitizer build: clang, ASan + UBSan, -O1, with the fuzz targets (libFuzzer) in it.
+SANITIZE_DIR ?= build-sanitize
+FUZZ_SECONDS ?= 60
+FUZZ_SEED ?= $(shell date +%s)
 
 # Packages for building and testing; the benchmark peer is separate so a user need not install it.
 DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-dev libfmt-dev \
                doctest-dev libzstd-dev libgmp-dev postgresql-15 postgresql-server-dev-15 \
-               libedit-dev python3
+               libedit-dev python3 clang-14 libclang-rt-14-dev
+# clang-14 builds the sanitizer suite and the fuzz targets; libclang-rt-14-dev has its ASan and
+# UBSan runtimes and libFuzzer (libclang_rt.fuzzer).
 BENCH_PACKAGES = librocksdb-dev
 
-.PHONY: deps bench-deps build test bench demo soak install clean
+.PHONY: deps bench-deps build test sanitize-build test-sanitize fuzz bench demo soak install clean
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
@@ -42,6 +50,24 @@ build: $(BUILD_DIR)/CMakeCache.txt
 
 test: build
 	tests/run_tests.sh $(BUILD_DIR)
+
+$(SANITIZE_DIR)/CMakeCache.txt:
+	CC=clang-14 CXX=clang++-14 cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=Sanitize \
+	  -DCASSETTE_SANITIZE=ON -DCASSETTE_FUZZ=ON
+
+sanitize-build: $(SANITIZE_DIR)/CMakeCache.txt
+	cmake --build $(SANITIZE_DIR) -j $(JOBS)
+
+# The whole suite again, every program and extension built with ASan and UBSan (tests/lib/
+# sanitize.sh preloads the runtime into sqlite3, python3 and postgres).
+test-sanitize: sanitize-build
+	tests/run_tests.sh $(SANITIZE_DIR)
+
+# Each fuzz target for FUZZ_SECONDS (tests/fuzz/run.sh), then the SQL differential test with
+# random seeds from FUZZ_SEED on for as long; both print what to rerun on a failure.
+fuzz: sanitize-build
+	tests/fuzz/run.sh $(SANITIZE_DIR) $(FUZZ_SECONDS)
+	tests/sqlite/run_differential.sh $(SANITIZE_DIR) $(FUZZ_SEED) $(FUZZ_SECONDS)
 
 bench: bench-deps
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DCASSETTE_BENCH=ON
@@ -68,4 +94,4 @@ install: build
 	cmake --install $(BUILD_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(SANITIZE_DIR)

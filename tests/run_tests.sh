@@ -46,6 +46,8 @@ done
 run_suite soak-checker python3 tests/soak/test_checker.py "$build_dir"
 # The CQL golden corpus: one case per tests/cql/*.cql file.
 if ls tests/cql/*.cql >/dev/null 2>&1; then run_suite golden tests/cql/run_golden.sh "$build_dir"; fi
+# The fuzz targets' checks on their crash reproducers and seeds: one case per target.
+run_suite fuzz tests/fuzz/replay.sh "$build_dir"
 
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

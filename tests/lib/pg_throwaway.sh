@@ -7,6 +7,9 @@
 #   pg_run_as_postgres CMD...     # run a command as the postgres user (the server's own user)
 #   pg_throwaway_stop             # also runs from the EXIT trap that pg_throwaway_start installs
 #
+# PG_SERVER_ENV (VAR=value words), when set, is the server's extra environment: the sanitizer
+# build's runtime for a server that loads an instrumented cassette_fdw (tests/lib/sanitize.sh).
+#
 # Runs as root (su to postgres) or as the postgres user itself. The server's user must be able to
 # read and write any store directory it is given: pg_throwaway_start makes PG_WORK_DIR (owned by
 # postgres, mode 0777) for that.
@@ -34,7 +37,9 @@ pg_throwaway_start() {
   pg_run_as_postgres "$PG_BIN/initdb" -D "$PG_DATA_DIR" -U postgres -A trust --no-sync \
       -E UTF8 --locale=C.UTF-8 >"$PG_ROOT/initdb.log" 2>&1 \
     || { cat "$PG_ROOT/initdb.log"; return 1; }
-  pg_run_as_postgres "$PG_BIN/pg_ctl" -D "$PG_DATA_DIR" -l "$PG_ROOT/server.log" -w \
+  # shellcheck disable=SC2086  # PG_SERVER_ENV is words
+  pg_run_as_postgres env ${PG_SERVER_ENV:-} "$PG_BIN/pg_ctl" -D "$PG_DATA_DIR" \
+      -l "$PG_ROOT/server.log" -w \
       -o "-p $PGPORT -k $PG_SOCKET_DIR -c listen_addresses='' -c fsync=off" start >/dev/null \
     || { cat "$PG_ROOT/server.log"; return 1; }
   export PGHOST=$PG_SOCKET_DIR PGPORT PGUSER=postgres PG_DATA_DIR PG_WORK_DIR PG_ROOT

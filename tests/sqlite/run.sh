@@ -36,6 +36,10 @@ for candidate in python3 /usr/bin/python3; do
   fi
 done
 export CASSETTE_PYTHON=$python
+# In a sanitizer build, every host here (sqlite3, python3, the C program) gets the ASan runtime
+# preloaded so that it can load the instrumented extension.
+source "$here/../lib/sanitize.sh"
+sanitize_host_env "$build_dir" || { echo "sqlite: 0 passed, 1 failed"; exit 1; }
 
 pass() { passed=$((passed + 1)); echo "ok: $1"; }
 fail() { failed=$((failed + 1)); echo "FAILED: $1"; }

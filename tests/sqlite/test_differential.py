@@ -1,6 +1,8 @@
 """The extension against native SQLite on the same random data, same SQL (a differential test).
 
-    python3 tests/sqlite/test_differential.py BUILD_DIR
+    python3 tests/sqlite/test_differential.py BUILD_DIR                 # make test: seeds 1-3
+    python3 tests/sqlite/test_differential.py BUILD_DIR SEED SECONDS    # make fuzz: seeds SEED,
+                                                                        # SEED+1, ... for SECONDS
 
 1. Reads: one CQL table (compound partition key, two clustering columns in mixed order, a static
    column) and a native table with the same rows; every combination of a set of WHERE clauses
@@ -15,12 +17,13 @@
    comparison (=, <, <=, >, >=, IN, BETWEEN) with constants of every kind (integers, reals, texts
    in and out of the column's own format, blobs, NULL), with ORDER BY and LIMIT, must select
    exactly the native rows: a pushed-down constraint selects what SQLite's own comparison would.
-Fixed seeds, so a failure is reproducible; exits 1 and prints the first differences.
+Every failure names its seed, so it is reproducible; exits 1 and prints the first differences.
 """
 import os
 import random
 import sqlite3
 import sys
+import time
 
 EXT = os.path.join(os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build"), "cassette")
 failures = []
@@ -246,11 +249,27 @@ def compare(c, sql, cql_table, native_table, ordered, seed):
                         f"  native {want[:6]}")
 
 
-for seed in (1, 2, 3):
+def seeds():
+    """The seeds to run: 1, 2, 3 by default; from SEED on for SECONDS when given both."""
+    if len(sys.argv) < 4:
+        yield from (1, 2, 3)
+        return
+    first, seconds = int(sys.argv[2]), float(sys.argv[3])
+    deadline = time.monotonic() + seconds
+    seed = first
+    while time.monotonic() < deadline and not failures:
+        yield seed
+        seed += 1
+
+
+ran = 0
+for seed in seeds():
     reads(seed)
     writes(seed)
-typed_keys(1)
+    if ran == 0 or len(sys.argv) >= 4:  # make test: the typed keys of seed 1 only
+        typed_keys(seed)
+    ran += 1
 for failure in failures[:10]:
     print(failure)
-print(f"differential: {len(failures)} differences")
+print(f"differential: {ran} seeds, {len(failures)} differences")
 sys.exit(1 if failures else 0)

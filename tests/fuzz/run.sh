@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Fuzzes every target of a libFuzzer build (make fuzz) for a bounded time each:
+#
+#   tests/fuzz/run.sh BUILD_DIR [SECONDS_PER_TARGET]     (default 60)
+#
+# BUILD_DIR must be configured with CASSETTE_FUZZ=ON (clang, ASan + UBSan). Each target starts
+# from its seeds (make_fuzz_seeds) and from what earlier runs kept in BUILD_DIR/fuzz/corpus/NAME,
+# and adds to the latter. A crash, a sanitizer finding or a broken invariant stops that target;
+# its input is saved as BUILD_DIR/fuzz/crashes/NAME-crash-<sha1> (make it a regression test:
+# tests/fuzz/regressions/NAME/, see tests/fuzz/README.md). Prints one line per target:
+#   NAME: <executions> runs in <s> s, cov <edges> ft <features>, corpus <n>: ok | FAILED
+# and exits non-zero when a target failed.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+build_dir=$(cd "${1:-build-sanitize}" && pwd)
+seconds=${2:-60}
+mkdir -p "$build_dir/fuzz/corpus" "$build_dir/fuzz/crashes"
+"$build_dir/fuzz/make_fuzz_seeds" "$root" "$build_dir/fuzz/seeds" >/dev/null || exit 1
+# Inputs larger than this are not tried (execution runs a whole script; the rest decode files).
+declare -A max_len=([cql_execute]=2048 [cql_parser]=4096)
+failed=0
+for target in "$build_dir"/fuzz/*_fuzzer; do
+  name=$(basename "$target" _fuzzer)
+  corpus=$build_dir/fuzz/corpus/$name
+  mkdir -p "$corpus"
+  log=$build_dir/fuzz/$name.log
+  options=(-max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1
+           -artifact_prefix="$build_dir/fuzz/crashes/$name-")
+  [ -n "${max_len[$name]:-}" ] && options+=(-max_len="${max_len[$name]}")
+  [ -d "$here/regressions/$name" ] && regressions=("$here/regressions/$name") || regressions=()
+  ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+    "$target" "${options[@]}" "$corpus" "$build_dir/fuzz/seeds/$name" "${regressions[@]}" \
+    >"$log" 2>&1
+  status=$?
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+  elapsed=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -1)
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+  cov=$(echo "$last" | sed -n 's/.*cov: \([0-9]*\).*/\1/p')
+  ft=$(echo "$last" | sed -n 's/.* ft: \([0-9]*\).*/\1/p')
+  files=$(find "$corpus" -type f | wc -l)
+  if [ $status -eq 0 ]; then
+    verdict=ok
+  else
+    verdict="FAILED (exit $status; log $log)"
+    failed=1
+  fi
+  echo "$name: ${runs:-?} runs in ${elapsed:-?} s, cov ${cov:-?} ft ${ft:-?}," \
+       "corpus $files: $verdict"
+  if [ $status -ne 0 ]; then
+    grep -A25 -E -e 'fuzz check failed|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)' \
+         -e 'runtime error|deadly signal' "$log" | head -40 | sed 's/^/    /'
+  fi
+done
+exit $failed
