@@ -290,6 +290,7 @@ Result<uint32_t> parse_date(std::string_view text) {
       fmt::format("Unable to coerce '{}' to a formatted date (long)", message_value(text)));
   Cursor c{text};
   const bool negative = c.eat('-');
+  if (!negative) c.eat('+');  // as Java's formatter writes a year past 9999 (format_date_java)
   int64_t year, month, day;
   if (!c.digits(1, 10, &year) || !c.eat('-') || !c.digits(1, 2, &month) || !c.eat('-') ||
       !c.digits(1, 2, &day) || !c.at_end())

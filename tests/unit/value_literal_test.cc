@@ -137,6 +137,17 @@ TEST_CASE("value constants of text, blob, boolean, uuid, inet") {
         "Unable to make inet address from '1.2.3.256'");
 }
 
+TEST_CASE("value a date past year 9999 reads back in the form it prints in") {
+  // Java's formatter writes such years with a '+' (found by the value_json fuzz target: toJson's
+  // "+848819-04-28" did not convert back). 2^31 + 3000000 days is 10183-09-21.
+  const CqlType date = t(TypeKind::kDate);
+  const std::string bytes = internal::store_be(uint32_t{(1u << 31) + 3000000}, 4);
+  CHECK(format_value(date, bytes, ValueStyle::kString) == "+10183-09-21");
+  CHECK(hex(parse_value_string(date, "+10183-09-21")) == internal::to_hex(bytes));
+  CHECK(hex(parse_constant(date, ConstantKind::kString, "+10183-09-21", "k")) ==
+        internal::to_hex(bytes));
+}
+
 TEST_CASE("value constants of timestamp, date and time") {
   const CqlType ts = t(TypeKind::kTimestamp);
   CHECK(hex(parse_constant(ts, ConstantKind::kString, "2024-01-02 03:04:05+0000", "k")) ==
