@@ -3,8 +3,7 @@
 // already has keyspace `fuzz` with a few tables of assorted types.
 //
 // Beyond "no crash, no exception out of Session::execute", it checks:
-//  - a statement that fails changes nothing: every table reads the same before and after, and
-//    the schema version is unchanged;
+//  - a statement that fails writes nothing: the memtable and the schema version are unchanged;
 //  - no statement fails with an internal error;
 //  - the read path agrees with itself: every table reads the same from the memtable, after a
 //    flush (from SSTables) and after a compaction.
@@ -99,15 +98,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<cql::ScriptStatement> statements = cql::split_statements(script);
   if (statements.size() > kMaxStatements) statements.resize(kMaxStatements);
   for (const cql::ScriptStatement& statement : statements) {
-    const TableRows before = read_all_tables(**session);
+    const size_t memtable_bytes = (*store)->stats().memtable_bytes;
     const uint64_t version = schema_version(**session);
     auto result = (*session)->execute(statement.text);
     if (result.is_ok()) continue;
     FUZZ_CHECK(result.status().code() != StatusCode::kInternal, result.status().message());
     FUZZ_CHECK(schema_version(**session) == version,
                "a failed statement changed the schema: " + statement.text);
-    FUZZ_CHECK(same(before, read_all_tables(**session)),
-               "a failed statement changed rows: " + statement.text);
+    FUZZ_CHECK((*store)->stats().memtable_bytes == memtable_bytes,
+               "a failed statement wrote: " + statement.text);
   }
 
   const TableRows in_memtable = read_all_tables(**session);
