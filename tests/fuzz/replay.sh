@@ -5,7 +5,9 @@
 #
 # For each BUILD_DIR/fuzz/NAME_fuzzer: the crash reproducers in tests/fuzz/regressions/NAME/
 # (each a defect fuzzing found, fixed since) and the seed corpus make_fuzz_seeds writes from the
-# repository (tests/fuzz/make_seeds.cc), each input run once through the target's checks. In an
+# repository (tests/fuzz/make_seeds.cc), each input run once through the target's checks: every
+# regression, and of the seeds a sample, the same every run: every k-th of the sorted list, at
+# most FUZZ_REPLAY_SEEDS (default 40) per target; FUZZ_REPLAY_SEEDS=all replays them all. In an
 # ordinary build the target is a replayer (replay_main.cc); in the fuzz build it is libFuzzer,
 # which runs the files it is given once each. One case per target: it passes when every input
 # does. Prints "fuzz: N passed, M failed" last.
@@ -15,6 +17,7 @@ root=$(cd "$here/../.." && pwd)
 build_dir=$(cd "${1:-build}" && pwd)
 passed=0
 failed=0
+max_seeds=${FUZZ_REPLAY_SEEDS:-40}
 seeds=$build_dir/fuzz/seeds
 if ! "$build_dir/fuzz/make_fuzz_seeds" "$root" "$seeds" >"$build_dir/fuzz/seeds.log" 2>&1; then
   cat "$build_dir/fuzz/seeds.log"
@@ -22,15 +25,25 @@ if ! "$build_dir/fuzz/make_fuzz_seeds" "$root" "$seeds" >"$build_dir/fuzz/seeds.
   echo "fuzz: 0 passed, 1 failed"
   exit 1
 fi
+# The files of a seed directory to replay, NUL-separated: all, or every k-th of the sorted list.
+sample_seeds() {
+  local dir=$1
+  [ -d "$dir" ] || return 0
+  if [ "$max_seeds" = all ]; then find "$dir" -type f -print0 | sort -z; return; fi
+  local count step
+  count=$(find "$dir" -type f | wc -l)
+  step=$(((count + max_seeds - 1) / max_seeds))
+  find "$dir" -type f -print0 | sort -z |
+    awk -v RS='\0' -v ORS='\0' -v step="$step" '(NR - 1) % step == 0'
+}
 for target in "$build_dir"/fuzz/*_fuzzer; do
   name=$(basename "$target" _fuzzer)
-  inputs=()
-  for dir in "$here/regressions/$name" "$seeds/$name"; do
-    [ -d "$dir" ] && inputs+=("$dir")
-  done
+  inputs=$build_dir/fuzz/replay-$name.inputs
+  { [ -d "$here/regressions/$name" ] && find "$here/regressions/$name" -type f -print0 | sort -z
+    sample_seeds "$seeds/$name"; } >"$inputs"
   log=$build_dir/fuzz/replay-$name.log
-  count=$(find "${inputs[@]}" -type f | wc -l)
-  if find "${inputs[@]}" -type f -print0 | sort -z | xargs -0 -r "$target" >"$log" 2>&1; then
+  count=$(tr -cd '\0' <"$inputs" | wc -c)
+  if xargs -0 -r "$target" <"$inputs" >"$log" 2>&1; then
     passed=$((passed + 1))
     echo "ok: $name ($count inputs)"
   else
