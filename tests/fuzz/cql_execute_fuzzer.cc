@@ -6,7 +6,8 @@
 //  - a statement that fails writes nothing: the memtable and the schema version are unchanged;
 //  - no statement fails with an internal error;
 //  - the read path agrees with itself: every table reads the same from the memtable, after a
-//    flush (from SSTables) and after a compaction.
+//    flush (from SSTables) and after a compaction. A script that wrote nothing (most mutated
+//    inputs fail to parse) skips the flush and the compactions: it has no rows to compare.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -94,6 +95,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     FUZZ_CHECK(r.is_ok(), r.status().message());
   }
 
+  const size_t schema_bytes = (*store)->stats().memtable_bytes;
+  const uint64_t schema_only_version = schema_version(**session);
   const std::string_view script(reinterpret_cast<const char*>(data), size);
   std::vector<cql::ScriptStatement> statements = cql::split_statements(script);
   if (statements.size() > kMaxStatements) statements.resize(kMaxStatements);
@@ -109,6 +112,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                "a failed statement wrote: " + statement.text);
   }
 
+  if ((*store)->stats().memtable_bytes == schema_bytes &&
+      schema_version(**session) == schema_only_version) {
+    return 0;
+  }
   const TableRows in_memtable = read_all_tables(**session);
   Status flushed = (*store)->flush();
   FUZZ_CHECK(flushed.is_ok(), flushed.message());
