@@ -27,6 +27,14 @@ fi
 # server's own directory (dynamic_library_path, which module_pathname 'cassette_fdw' searches);
 # only the control and SQL files, the same for every build, go into PostgreSQL's directories.
 source "$root/tests/lib/sanitize.sh"
+# Not yet: with the ASan runtime preloaded, PostgreSQL 15's programs (postgres -V, which pg_ctl
+# runs first, and psql) hang at startup, before anything of ours loads: glibc's bindtextdomain
+# waits forever on its _nl_state_lock (set_pglocale_pgservice). Until that is solved the
+# sanitizer build checks the engine under the shell, sqlite3 and python3, not in a backend.
+if sanitize_build "$build_dir"; then
+  echo "SKIPPED: postgres under the sanitizer build (preloaded ASan hangs PostgreSQL's startup)"
+  summary; exit 0
+fi
 sanitize_host_env "$build_dir" || { failed=1; summary; exit 1; }
 unset LD_PRELOAD  # only the server needs it (psql is not instrumented and loads nothing of ours)
 export PG_SERVER_ENV=$SANITIZE_HOST_ENV
