@@ -82,21 +82,25 @@ Store::Store(std::string path, const StoreOptions& options)
 
 Result<std::shared_ptr<Store>> Store::open(const std::string& path, const StoreOptions& options) {
   bool in_memory = path == ":memory:";
-  std::string dir = path;
+  StoreDirectory found;
   if (in_memory) {
-    CASSETTE_ASSIGN_OR_RETURN(dir, make_private_directory());
+    CASSETTE_ASSIGN_OR_RETURN(found.path, make_private_directory());
+    found.writable = true;
+    CASSETTE_ASSIGN_OR_RETURN(found.identity, file::file_identity(found.path));
   } else {
-    CASSETTE_RETURN_IF_ERROR(file::create_directories(path));
-    std::error_code ec;
-    dir = std::filesystem::canonical(path, ec).string();
-    if (ec) return Status::io_error(fmt::format("cannot resolve {}: {}", path, ec.message()));
+    CASSETTE_ASSIGN_OR_RETURN(found, open_store_directory(path, options.create_if_missing));
   }
+  const std::string dir = found.path;
   std::lock_guard guard(registry_mutex);
   if (!in_memory) {
-    if (auto existing = registry()[dir].lock()) return existing;
+    // The live store of this directory; one whose directory was replaced is left to fail.
+    auto existing = registry()[dir].lock();
+    if (existing && existing->p_->directory.identity == found.identity) return existing;
   }
   std::shared_ptr<Store> store(new Store(dir, options));
   store->p_->in_memory = in_memory;
+  store->p_->directory = found;
+  store->p_->read_only = !found.writable;
   Status s = store->p_->recover();
   if (!s.is_ok()) return s;  // ~Store: not registered yet, so it leaves the registry alone
   if (!in_memory) {
@@ -130,6 +134,10 @@ Store::~Store() {
   }
 }
 
+bool Store::read_only() const {
+  return p_->read_only;
+}
+
 void Store::set_table_options(TableId table, const TableOptions& options) {
   std::lock_guard guard(p_->options_mutex);
   p_->table_options[table] = options;
@@ -142,6 +150,12 @@ TableOptions Store::Private::options_for(TableId table) {
 }
 
 // ---- writing ---------------------------------------------------------------------------------
+
+Status Store::Private::check_writable() const {
+  if (!read_only) return Status::ok();
+  return Status::io_error(fmt::format(
+      "store {} is read-only (its directory is not writable): nothing was written", path));
+}
 
 Status Store::Private::ensure_log_writer_locked() {
   if (log_writer != nullptr && log_writer->end() == log_end) return Status::ok();
@@ -219,12 +233,15 @@ Result<std::optional<int64_t>> Store::apply_prepared_encoded(const PrepareEncode
 Result<std::optional<int64_t>> Store::apply_locked(
     const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode) {
   Private& p = *p_;
+  CASSETTE_RETURN_IF_ERROR(p.check_writable());
   CASSETTE_RETURN_IF_ERROR(p.wait_for_memtable_room());
   int64_t timestamp;
   {
     std::lock_guard writer(p.writer_mutex);
     StoreLockHolder store_locked(*p.store_lock);
     CASSETTE_RETURN_IF_ERROR(store_locked.lock(p.options.busy_timeout));
+    // One stat(2) per transaction: a removed directory must fail the write, not lose it.
+    CASSETTE_RETURN_IF_ERROR(check_store_directory(p.directory));
     std::lock_guard state(p.state_mutex);
     if (p.change_counter->load() != p.seen_counter.load() || !p.log_tail_is_ours_locked()) {
       CASSETTE_RETURN_IF_ERROR(p.catch_up_locked());
@@ -324,6 +341,7 @@ std::unique_ptr<RowCursor> Store::read(const Snapshot& snap, TableId table, Read
 // ---- maintenance -------------------------------------------------------------------------------
 
 Status Store::flush() {
+  CASSETTE_RETURN_IF_ERROR(p_->check_writable());
   Status s = p_->flush_all();
   if (p_->options.background_threads) {
     start_background_thread(*p_);  // compaction may be due
@@ -333,9 +351,15 @@ Status Store::flush() {
   return s;
 }
 
-Status Store::compact(TableId table) { return p_->compact_table(table); }
+Status Store::compact(TableId table) {
+  CASSETTE_RETURN_IF_ERROR(p_->check_writable());
+  return p_->compact_table(table);
+}
 
-Status Store::truncate(TableId table) { return p_->truncate_table(table); }
+Status Store::truncate(TableId table) {
+  CASSETTE_RETURN_IF_ERROR(p_->check_writable());
+  return p_->truncate_table(table);
+}
 
 Status Store::wait_for_background_work() {
   std::unique_lock lock(p_->background_mutex);

@@ -59,6 +59,9 @@ struct StoreOptions {
   // most a quarter of the process's RLIMIT_NOFILE. More SSTables than that still read correctly;
   // their descriptors are opened again when needed.
   size_t max_open_files = 1000;
+  // Make a new store when `path` is a missing directory whose parent exists, or an empty one.
+  // False: open only an existing store (NotFound "store ... does not exist" otherwise).
+  bool create_if_missing = true;
 };
 
 struct TableOptions {
@@ -120,14 +123,21 @@ struct StoreStats {
 
 class Store {
  public:
-  // Opens (creating it when missing) the store in `path`, or returns the store this process
-  // already has open there. ":memory:" makes a new private store each time.
+  // Opens the store in `path` (making it when missing, see StoreOptions::create_if_missing and
+  // store_directory.h), or returns the store this process already has open there. A store whose
+  // directory this process cannot write opens read-only: it reads, and every write fails
+  // without changing anything (see read_only()). ":memory:" makes a new private store each time.
   static Result<std::shared_ptr<Store>> open(const std::string& path, const StoreOptions& options = {});
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
 
   const std::string& path() const { return path_; }
+  // True when the directory is not writable (permissions, read-only media): the store reads
+  // what is on disk, including the commit log replayed into memory, and takes no lock, so a
+  // snapshot is consistent only while nobody writes the store (see FORMAT.md, "Read-only
+  // stores"). apply, flush, compact and truncate fail with IOError "store ... is read-only".
+  bool read_only() const;
   const Clock& clock() const { return *clock_; }
   void set_table_options(TableId table, const TableOptions& options);
 

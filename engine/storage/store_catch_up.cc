@@ -31,6 +31,7 @@ bool is_dead_process_temp_file(const std::string& name) {
 }  // namespace
 
 Status Store::Private::recover() {
+  if (read_only) return recover_read_only();
   CASSETTE_RETURN_IF_ERROR(file::create_directories(log_dir));
   CASSETTE_RETURN_IF_ERROR(file::create_directories(data_dir));
   CASSETTE_ASSIGN_OR_RETURN(StoreLock lock, StoreLock::open(path));
@@ -66,6 +67,17 @@ Status Store::Private::recover() {
   return Status::ok();
 }
 
+// A store this process cannot write: no lock (it cannot be created, nor taken without write
+// access on every system), no tidying up, no background work. It follows the change counter when
+// the store has one, and otherwise catches up for every snapshot. The log is replayed into
+// memory only: a torn tail is skipped, not cut.
+Status Store::Private::recover_read_only() {
+  CASSETTE_ASSIGN_OR_RETURN(ChangeCounter counter, ChangeCounter::open_read_only(path));
+  change_counter.emplace(std::move(counter));
+  std::lock_guard state(state_mutex);
+  return catch_up_locked();
+}
+
 Status Store::Private::catch_up_if_changed() {
   if (change_counter->load() == seen_counter.load(std::memory_order_acquire)) return Status::ok();
   std::lock_guard state(state_mutex);
@@ -74,6 +86,7 @@ Status Store::Private::catch_up_if_changed() {
 }
 
 Status Store::Private::catch_up_locked() {
+  CASSETTE_RETURN_IF_ERROR(check_store_directory(directory));
   Status s;
   for (int attempt = 0; attempt < kCatchUpAttempts; ++attempt) {
     std::optional<uint64_t> counter = change_counter->load();

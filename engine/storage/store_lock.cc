@@ -58,7 +58,15 @@ Result<ChangeCounter> ChangeCounter::open(const std::string& store_dir) {
   return ChangeCounter(std::move(fd), std::move(path));
 }
 
+Result<ChangeCounter> ChangeCounter::open_read_only(const std::string& store_dir) {
+  std::string path = file::join(store_dir, "SHARED");
+  Result<file::UniqueFd> fd = file::open_file(path, O_RDONLY);
+  if (!fd.is_ok() && !fd.status().is_not_found()) return fd.status();
+  return ChangeCounter(fd.is_ok() ? std::move(*fd) : file::UniqueFd(), std::move(path));
+}
+
 std::optional<uint64_t> ChangeCounter::load() const {
+  if (!fd_.valid()) return std::nullopt;
   uint64_t value;
   Status read =
       file::pread_exact(fd_.get(), 0, sizeof value, reinterpret_cast<char*>(&value), path_);

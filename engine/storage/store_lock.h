@@ -65,6 +65,9 @@ class StoreLockHolder {
 class ChangeCounter {
  public:
   static Result<ChangeCounter> open(const std::string& store_dir);
+  // For a read-only store: the counter read as it is, never bumped; a missing file is a
+  // counter that never matches (every snapshot catches up).
+  static Result<ChangeCounter> open_read_only(const std::string& store_dir);
 
   // The counter, or nullopt when the file cannot be read (truncated, an I/O error): then it
   // equals no value seen, and the reader catches up.

@@ -36,6 +36,7 @@
 #include "engine/storage/memtable.h"
 #include "engine/storage/sstable_reader.h"
 #include "engine/storage/store.h"
+#include "engine/storage/store_directory.h"
 #include "engine/storage/store_lock.h"
 #include "engine/storage/table_cache.h"
 
@@ -64,6 +65,8 @@ struct Store::Private {
   std::string log_dir;
   std::string data_dir;
   bool in_memory = false;
+  StoreDirectory directory;  // its identity, checked under the store lock (store_directory.h)
+  bool read_only = false;    // !directory.writable: no lock, no writes (Store::read_only)
   bool registered = false;  // in the registry of open stores (guarded by its mutex)
   std::optional<StoreLock> store_lock;
   std::optional<ChangeCounter> change_counter;
@@ -112,6 +115,7 @@ struct Store::Private {
 
   // store_catch_up.cc
   Status recover();
+  Status recover_read_only();
   Status catch_up_if_changed();
   Status catch_up_locked();  // REQUIRES: state_mutex
   Status catch_up_once_locked();
@@ -141,6 +145,7 @@ struct Store::Private {
   Status log_and_apply_locked(EncodedTransaction& tx);
 
   // store.cc
+  Status check_writable() const;  // the read-only error, or OK
   Status ensure_log_writer_locked();
   uint64_t publish_change_locked();
   TableOptions options_for(TableId table);

@@ -101,6 +101,14 @@ bool exists(const std::string& path) {
   return on_file_system(path, [&](auto& fs) { return fs.exists(path); });
 }
 
+Result<FileIdentity> file_identity(const std::string& path) {
+  return on_file_system(path, [&](auto& fs) { return fs.identity(path); });
+}
+
+bool is_writable(const std::string& path) {
+  return on_file_system(path, [&](auto& fs) { return fs.writable(path); });
+}
+
 namespace {
 Status create_directory(const std::string& dir) {
   return on_file_system(dir, [&](auto& fs) { return fs.create_directory(dir); });

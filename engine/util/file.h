@@ -33,6 +33,14 @@ class UniqueFd {
   int fd_ = -1;
 };
 
+// What names a file on its machine, (st_dev, st_ino): the same under any of its names while it
+// exists, different for a file made again under the same name.
+struct FileIdentity {
+  uint64_t device = 0;
+  uint64_t inode = 0;
+  bool operator==(const FileIdentity&) const = default;
+};
+
 // An I/O error for `path` built from errno: "<what> <path>: <strerror>".
 Status errno_status(std::string_view what, const std::string& path);
 
@@ -49,6 +57,11 @@ Result<uint64_t> file_size(const std::string& path);
 Result<void*> map_shared(int fd, size_t size, const std::string& path);
 Result<std::string> read_whole_file(const std::string& path);
 bool exists(const std::string& path);
+// The identity of the file or directory at `path`; NotFound ("no such file") when missing.
+Result<FileIdentity> file_identity(const std::string& path);
+// Whether this process may change the file or directory (create files in it): false without
+// write permission or on a read-only file system.
+bool is_writable(const std::string& path);
 // Creates the directory and any missing parents.
 Status create_directories(const std::string& path);
 // Writes `contents` to path.tmp, fsyncs it, renames it over `path` and fsyncs the directory:

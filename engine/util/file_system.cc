@@ -42,12 +42,14 @@ std::string_view file_op_name(FileOp op) {
       return "remove";
     case FileOp::kRename:
       return "rename";
+    case FileOp::kStat:
+      return "stat";
   }
   return "use";
 }
 
 Status io_error(FileOp op, int error, const std::string& path, const std::string& to) {
-  if (op == FileOp::kOpen && error == ENOENT) {
+  if ((op == FileOp::kOpen || op == FileOp::kStat) && error == ENOENT) {
     return Status::not_found(fmt::format("no such file: {}", path));
   }
   if (op == FileOp::kRename) {
@@ -168,6 +170,16 @@ Status PosixFileSystem::remove(const std::string& path) {
 Status PosixFileSystem::rename(const std::string& from, const std::string& to) {
   if (::rename(from.c_str(), to.c_str()) != 0) return io_error(FileOp::kRename, errno, from, to);
   return Status::ok();
+}
+
+Result<FileIdentity> PosixFileSystem::identity(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return io_error(FileOp::kStat, errno, path);
+  return FileIdentity{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+}
+
+bool PosixFileSystem::writable(const std::string& path) {
+  return ::access(path.c_str(), W_OK) == 0;
 }
 
 namespace {

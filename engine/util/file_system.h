@@ -39,6 +39,7 @@ enum class FileOp {
   kListDirectory,
   kRemove,
   kRename,
+  kStat,  // identity(), writable()
 };
 
 std::string_view file_op_name(FileOp op);  // "open", "read", "write", ...
@@ -76,6 +77,11 @@ class FileSystem {
   virtual Result<std::vector<std::string>> list_directory(const std::string& dir) = 0;
   virtual Status remove(const std::string& path) = 0;  // a missing file is not an error
   virtual Status rename(const std::string& from, const std::string& to) = 0;
+  // The file's (st_dev, st_ino); NotFound when it is missing.
+  virtual Result<FileIdentity> identity(const std::string& path) = 0;
+  // Whether this process may change the file (access(2) W_OK): false without write permission
+  // and on a read-only file system.
+  virtual bool writable(const std::string& path) = 0;
 };
 
 // The real file system. It is final, so a call through a PosixFileSystem& is a direct call.
@@ -95,6 +101,8 @@ class PosixFileSystem final : public FileSystem {
   Result<std::vector<std::string>> list_directory(const std::string& dir) override;
   Status remove(const std::string& path) override;
   Status rename(const std::string& from, const std::string& to) override;
+  Result<FileIdentity> identity(const std::string& path) override;
+  bool writable(const std::string& path) override;
 };
 
 // Routes every file operation on `root` and the paths under it to `fs` while this object lives.

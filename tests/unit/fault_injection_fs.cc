@@ -351,6 +351,16 @@ bool FaultInjectionFileSystem::exists(const std::string& path) {
   return base_.exists(path);
 }
 
+cassette::Result<file::FileIdentity> FaultInjectionFileSystem::identity(const std::string& path) {
+  std::lock_guard guard(mutex_);
+  if (auto f = fault_for(FileOp::kStat, path)) return fail(*f, FileOp::kStat, path);
+  return base_.identity(path);
+}
+
+bool FaultInjectionFileSystem::writable(const std::string& path) {
+  return base_.writable(path);
+}
+
 Status FaultInjectionFileSystem::create_directory(const std::string& dir) {
   std::lock_guard guard(mutex_);
   if (auto f = fault_for(FileOp::kCreateDirectory, dir)) {

@@ -128,6 +128,8 @@ class FaultInjectionFileSystem final : public file::FileSystem {
   cassette::Result<std::vector<std::string>> list_directory(const std::string& dir) override;
   cassette::Status remove(const std::string& path) override;
   cassette::Status rename(const std::string& from, const std::string& to) override;
+  cassette::Result<file::FileIdentity> identity(const std::string& path) override;
+  bool writable(const std::string& path) override;
 
  private:
   struct ActiveFault {
