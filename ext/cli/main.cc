@@ -14,6 +14,7 @@
 #include <iostream>
 #include <iterator>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "ext/cli/interactive.h"
 #include "ext/cli/interrupt.h"
 #include "ext/cli/pg_bridge.h"
+#include "ext/cli/shell_command.h"
 #include "ext/cli/statement_runner.h"
 
 namespace {
@@ -34,7 +36,27 @@ namespace {
 using namespace cassette;
 using namespace cassette::cli;
 
+// The script the shell runs (-e, -f or stdin); nullopt for an interactive session.
+Result<std::optional<std::string>> read_script(const CliOptions& options, bool interactive) {
+  if (options.execute) return std::optional<std::string>(*options.execute);
+  if (options.file) {
+    CASSETTE_ASSIGN_OR_RETURN(std::string script, read_script_file(*options.file));
+    return std::optional<std::string>(std::move(script));
+  }
+  if (interactive) return std::optional<std::string>();
+  return std::optional<std::string>(
+      std::string((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>()));
+}
+
 int run(const CliOptions& options) {
+  const bool interactive = !options.execute && !options.file && isatty(STDIN_FILENO) != 0;
+  auto script = read_script(options, interactive);
+  if (!script.is_ok()) {
+    Console console;
+    console.error_line("Can't open " + script.status().message());
+    console.flush();
+    return 1;
+  }
   // The manual clock must outlive the store that reads it.
   std::unique_ptr<storage::ManualClock> clock;
   storage::StoreOptions store_options;
@@ -42,6 +64,9 @@ int run(const CliOptions& options) {
     clock = std::make_unique<storage::ManualClock>(*options.clock_micros);
     store_options.clock = clock.get();
   }
+  // A missing store is made for an interactive session or a script that writes, never for one
+  // that only reads (USAGE.md, "Stores"): there a mistyped path must fail, not read as empty.
+  store_options.create_if_missing = !script->has_value() || script_may_write(**script);
   auto store = storage::Store::open(options.store, store_options);
   if (!store.is_ok()) {
     std::fprintf(stderr, "cassette: cannot open store %s: %s\n", options.store.c_str(),
@@ -55,7 +80,6 @@ int run(const CliOptions& options) {
     return 1;
   }
 
-  const bool interactive = !options.execute && !options.file && isatty(STDIN_FILENO) != 0;
   Console console;
   RunnerOptions runner_options;
   runner_options.format = options.format;
@@ -76,23 +100,9 @@ int run(const CliOptions& options) {
     if (!runner.use_keyspace(options.keyspace, where)) return 1;
   }
 
-  bool ok = true;
-  if (options.execute) {
-    ok = runner.run_script(*options.execute, "<stdin>");
-  } else if (options.file) {
-    auto script = read_script_file(*options.file);
-    if (!script.is_ok()) {
-      console.error_line("Can't open " + script.status().message());
-      return 1;
-    }
-    ok = runner.run_script(*script, *options.file);
-  } else if (interactive) {
-    return run_interactive(runner, options.store);
-  } else {
-    std::string script((std::istreambuf_iterator<char>(std::cin)),
-                       std::istreambuf_iterator<char>());
-    ok = runner.run_script(script, "<stdin>");
-  }
+  if (!script->has_value()) return run_interactive(runner, options.store);
+  const std::string source = options.file ? *options.file : "<stdin>";
+  const bool ok = runner.run_script(**script, source);
   console.flush();
   return ok ? 0 : 1;
 }

@@ -7,6 +7,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "engine/cql/statement_kind.h"
+
 namespace cassette::cli {
 
 namespace {
@@ -292,6 +294,31 @@ CQL: any CQL statement of Apache Cassandra 4.1 (CREATE/ALTER/DROP KEYSPACE, TABL
 INSERT, UPDATE, DELETE, BATCH, SELECT, TRUNCATE, USE, DESCRIBE), each ended by ';'.
 
 )";
+}
+
+bool script_may_write(std::string_view script) {
+  for (const cql::ScriptStatement& statement : split_shell_script(script)) {
+    switch (classify_statement(statement.text)) {
+      case ShellCommandKind::kCopy: {
+        auto copy = parse_copy_command(statement.text);
+        if (copy.is_ok() && !copy->to) return true;
+        break;
+      }
+      case ShellCommandKind::kSource:
+        return true;
+      case ShellCommandKind::kCql: {
+        // A trailing line comment would swallow the ';': it goes on a line of its own.
+        auto parsed = cql::parse_statement(statement.text + "\n;");
+        if (parsed.is_ok() && cql::statement_writes(*parsed)) return true;
+        break;
+      }
+      case ShellCommandKind::kClock:
+      case ShellCommandKind::kHelp:
+      case ShellCommandKind::kExit:
+        break;
+    }
+  }
+  return false;
 }
 
 }  // namespace cassette::cli

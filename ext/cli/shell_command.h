@@ -33,6 +33,12 @@ ShellCommandKind classify_statement(std::string_view text);
 std::vector<cql::ScriptStatement> split_shell_script(std::string_view script,
                                                      bool* complete = nullptr);
 
+// Whether running the script can change the store, so that the shell may make a missing store
+// for it (USAGE.md, "Stores"): a CQL statement that writes (cql::statement_writes), COPY ... FROM
+// and SOURCE (whose file is read only when it runs). SELECT, DESCRIBE, USE, COPY ... TO, HELP,
+// EXIT, CLOCK and statements that do not parse (they fail without writing) only read.
+bool script_may_write(std::string_view script);
+
 // A shell command's tokens: words (lower-cased unless "quoted"), 'strings' (unquoted, ''
 // unescaped), numbers, and single punctuation characters.
 struct ShellToken {

@@ -439,5 +439,50 @@ check_match "catalog after restart: table" 0 'CREATE TABLE ks.all \(
 check "catalog after restart: dropped column" 1 "" "<stdin>:1:InvalidRequest: Error from server: code=2200 [Invalid query] message=\"Undefined column name bo\"" -- \
   "$cassette" "$work/types" -e "SELECT bo FROM ks.all"
 
+# ---- stores: made only for a script that writes; a read-only store reads ------------------
+check "read of a missing store" 1 "" \
+  "cassette: cannot open store $work/nostore: store $work/nostore does not exist" -- \
+  "$cassette" "$work/nostore" -e "SELECT * FROM ks.t"
+check "no store made for a read" 0 "no" "" -- bash -c "test -e '$work/nostore' && echo yes || echo no"
+check "missing parent" 1 "" \
+  "cassette: cannot open store $work/no/such: cannot create store $work/no/such: directory $work/no does not exist" -- \
+  "$cassette" "$work/no/such" -e "$KS"
+check "no parent made" 0 "no" "" -- bash -c "test -e '$work/no' && echo yes || echo no"
+mkdir -p "$work/notastore" && echo mine > "$work/notastore/notes.txt"
+check "not a store" 1 "" \
+  "cassette: cannot open store $work/notastore: $work/notastore is not a Cassette store (no CASSETTE file) and is not empty" -- \
+  "$cassette" "$work/notastore" -e "$KS"
+check "a write makes the store" 0 "" "" -- "$cassette" "$work/made" -e "$KS; $TABLE; INSERT INTO ks.t (k, v) VALUES (1, 'one')"
+check "marker" 0 "Cassette store
+format 1" "" -- cat "$work/made/CASSETTE"
+
+# A copy of a store that only `nobody` reads: under a directory it can traverse, itself
+# without write permission for anyone but root.
+if [ "$(id -u)" -ne 0 ]; then
+  echo "SKIPPED: read-only store tests (they run as root, to drop to the user nobody)"
+else
+  ro=$(mktemp -d /tmp/cassette-ro-XXXXXX)
+  chmod 755 "$ro"
+  cp -r "$work/made" "$ro/store"
+  # A record still in the commit log (no flush): read from the log, replayed in memory.
+  "$cassette" "$ro/store" -e "INSERT INTO ks.t (k, v) VALUES (2, 'two')"
+  chmod -R a+rX,go-w "$ro/store"
+  before=$(cd "$ro/store" && find . -exec stat -c '%n %s %Y' {} + | sort)
+  as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups "$cassette")
+  check "read-only store: select" 0 "
+ k | v
+---+-----
+ 1 | one
+ 2 | two
+
+(2 rows)" "" -- "${as_nobody[@]}" "$ro/store" -e "SELECT * FROM ks.t"
+  check "read-only store: a write fails" 1 "" \
+    "cassette: store $ro/store is read-only (its directory is not writable): nothing was written" -- \
+    "${as_nobody[@]}" "$ro/store" -e "INSERT INTO ks.t (k, v) VALUES (3, 'three')"
+  after=$(cd "$ro/store" && find . -exec stat -c '%n %s %Y' {} + | sort)
+  check "read-only store: unchanged" 0 "same" "" -- bash -c "[ '$before' == '$after' ] && echo same || echo changed"
+  rm -rf "$ro"
+fi
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
