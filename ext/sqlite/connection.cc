@@ -74,8 +74,10 @@ Result<std::shared_ptr<storage::Store>> Connection::store_for(const std::string&
                                          store_argument.empty() ? path : store_argument,
                                          written.empty() ? parent.string() : written.string()));
   }
+  storage::StoreOptions options = store_options();
+  options.create_if_missing = create;
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store,
-                            storage::Store::open(path, store_options()));
+                            storage::Store::open(path, options));
   stores_[path] = store;
   return store;
 }
