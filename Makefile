@@ -19,6 +19,8 @@ SOAK_SEED ?=
 # The sanitizer build: clang, ASan + UBSan, -O1, with the fuzz targets (libFuzzer) in it.
 SANITIZE_DIR ?= build-sanitize
 FUZZ_SECONDS ?= 60
+# At most this many of each target's seeds to start from (tests/fuzz/run.sh), or all.
+FUZZ_MAX_SEEDS ?= all
 FUZZ_SEED ?= $(shell date +%s)
 
 # Packages for building and testing; the benchmark peer is separate so a user need not install it.
@@ -66,7 +68,7 @@ test-sanitize: sanitize-build
 # Each fuzz target for FUZZ_SECONDS (tests/fuzz/run.sh), then the SQL differential test with
 # random seeds from FUZZ_SEED on for as long; both print what to rerun on a failure.
 fuzz: sanitize-build
-	tests/fuzz/run.sh $(SANITIZE_DIR) $(FUZZ_SECONDS)
+	FUZZ_MAX_SEEDS=$(FUZZ_MAX_SEEDS) tests/fuzz/run.sh $(SANITIZE_DIR) $(FUZZ_SECONDS)
 	tests/sqlite/run_differential.sh $(SANITIZE_DIR) $(FUZZ_SEED) $(FUZZ_SECONDS)
 
 bench: bench-deps

@@ -14,6 +14,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
+source "$root/tests/lib/fuzz_seeds.sh"
 build_dir=$(cd "${1:-build}" && pwd)
 passed=0
 failed=0
@@ -25,22 +26,11 @@ if ! "$build_dir/fuzz/make_fuzz_seeds" "$root" "$seeds" >"$build_dir/fuzz/seeds.
   echo "fuzz: 0 passed, 1 failed"
   exit 1
 fi
-# The files of a seed directory to replay, NUL-separated: all, or every k-th of the sorted list.
-sample_seeds() {
-  local dir=$1
-  [ -d "$dir" ] || return 0
-  if [ "$max_seeds" = all ]; then find "$dir" -type f -print0 | sort -z; return; fi
-  local count step
-  count=$(find "$dir" -type f | wc -l)
-  step=$(((count + max_seeds - 1) / max_seeds))
-  find "$dir" -type f -print0 | sort -z |
-    awk -v RS='\0' -v ORS='\0' -v step="$step" '(NR - 1) % step == 0'
-}
 for target in "$build_dir"/fuzz/*_fuzzer; do
   name=$(basename "$target" _fuzzer)
   inputs=$build_dir/fuzz/replay-$name.inputs
   { [ -d "$here/regressions/$name" ] && find "$here/regressions/$name" -type f -print0 | sort -z
-    sample_seeds "$seeds/$name"; } >"$inputs"
+    sample_seeds "$seeds/$name" "$max_seeds"; } >"$inputs"
   log=$build_dir/fuzz/replay-$name.log
   count=$(tr -cd '\0' <"$inputs" | wc -c)
   if xargs -0 -r "$target" <"$inputs" >"$log" 2>&1; then
