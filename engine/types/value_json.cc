@@ -248,7 +248,10 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
       return *bytes;
     }
     case TypeKind::kDecimal: {
-      auto bytes = decimal_from_text(is_string(v) ? v.text : java_string(v));
+      // A JSON number is read from its digits as written, as BigDecimal(text) would, not through
+      // the double that Cassandra's Jackson makes of a fraction (which keeps ~16 digits): what
+      // toJson prints must come back unchanged.
+      auto bytes = decimal_from_text(is_string(v) || is_number(v) ? v.text : java_string(v));
       if (!bytes)
         return Status::invalid_argument(
             fmt::format("Value '{}' is not a valid representation of a decimal value",

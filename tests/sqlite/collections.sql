@@ -37,3 +37,7 @@ UPDATE c SET l = '{"not": "a list"}' WHERE k = 1;
 SELECT s, m, tup, addr FROM c WHERE k = 1;
 .print '== finding rows by a collection element: SQLite filters the scan'
 SELECT k FROM c WHERE EXISTS (SELECT 1 FROM json_each(c.s) WHERE value = 40) ORDER BY k;
+.print '== decimals and varints in JSON numbers keep every digit (not read through a double)'
+CREATE VIRTUAL TABLE cn USING cql(k int PRIMARY KEY, ld list<decimal>, mv map<int, varint>);
+INSERT INTO cn (k, ld, mv) VALUES (1, '[-6312567890.1292233770, 0.1000000000000000055511151231257827, 1e-30]', '{"1": 123456789012345678901234567890}');
+SELECT ld, mv FROM cn WHERE k = 1;
