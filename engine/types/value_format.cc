@@ -227,7 +227,12 @@ std::string format(const CqlType& type, std::string_view bytes, ValueStyle style
     case TypeKind::kMap:
     case TypeKind::kTuple:
     case TypeKind::kUdt:
-      return format_composite(type, bytes, style);
+      // Cassandra's own string form of a collection is its bytes in hex (CollectionType.
+      // getString), not a literal; nothing here shows a composite's kString form to a user
+      // (CAST refuses composites, the hosts map them to JSON). What parse_value_string reads back
+      // is the literal COPY writes, with text inside quoted: that is the string form.
+      return format_composite(type, bytes,
+                              style == ValueStyle::kString ? ValueStyle::kCopy : style);
   }
   return "0x" + to_hex(bytes);
 }
