@@ -209,7 +209,10 @@ TEST_CASE("faults: a large transaction whose log append fails leaves no row in t
       {{.op = FileOp::kSync, .pattern = "*/log/*", .error = EIO, .times = 1},
        "cannot sync " + s.log_segment() + ": Input/output error"},
   };
-  for (const auto& [fault, message] : faults) {
+  for (const auto& fault_and_message : faults) {
+    // (named, not a structured binding: clang 14 cannot capture one in doctest's CAPTURE)
+    const Fault& fault = fault_and_message.first;
+    const std::string& message = fault_and_message.second;
     CAPTURE(message);
     s.fs.inject(fault);
     CHECK(s.write_large(100, 250).message() == message);
@@ -485,7 +488,9 @@ TEST_CASE("faults: a catalog change that cannot be logged changes nothing, and a
       {"CREATE TYPE ks.pair (a int, b int)", "DROP TYPE ks.pair"},
       {"DROP TABLE ks.t", nullptr},
   };
-  for (const auto& [change, undo] : changes) {
+  for (const auto& change_and_undo : changes) {
+    const char* change = change_and_undo.first;  // not a structured binding: see above
+    const char* undo = change_and_undo.second;
     CAPTURE(change);
     const std::string before = contents();
     fs.inject({.op = FileOp::kWrite, .pattern = "*/log/*", .error = ENOSPC, .times = 1});
