@@ -43,7 +43,9 @@ for suite in sqlite postgres bridge; do
   if [ -x "tests/$suite/run.sh" ]; then run_suite "$suite" "tests/$suite/run.sh" "$build_dir"; fi
 done
 # The soak's checker finds each kind of violation it looks for (`make soak` runs the soak).
-run_suite soak-checker python3 tests/soak/test_checker.py "$build_dir"
+# Its python3 loads the extension: a sanitizer build's needs the runtime preloaded.
+with_host_env() { (source tests/lib/sanitize.sh && sanitize_host_env "$build_dir" && "$@"); }
+run_suite soak-checker with_host_env python3 tests/soak/test_checker.py "$build_dir"
 # The CQL golden corpus: one case per tests/cql/*.cql file.
 if ls tests/cql/*.cql >/dev/null 2>&1; then run_suite golden tests/cql/run_golden.sh "$build_dir"; fi
 # The fuzz targets' checks on their crash reproducers and seeds: one case per target.

@@ -47,7 +47,9 @@ struct Civil {
 
 Civil civil_from_millis(int64_t millis) {
   const int64_t days = floor_div(millis, 86400000);
-  int64_t rem = millis - days * 86400000;
+  // The remainder taken directly: days * 86400000 overflows for the lowest timestamps.
+  int64_t rem = millis % 86400000;
+  if (rem < 0) rem += 86400000;
   Civil c;
   civil_from_days(days, &c.year, &c.month, &c.day);
   c.hour = static_cast<unsigned>(rem / 3600000);
@@ -228,7 +230,13 @@ std::optional<int64_t> parse_timestamp_text(std::string_view text) {
   if (!parse_offset(&c, &has_offset, &offset_minutes) || !c.at_end()) return std::nullopt;
   const int64_t days =
       days_from_civil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
-  return ((days * 24 + hour) * 60 + minute - offset_minutes) * 60000 + second * 1000 + millis;
+  // In 128 bits: a 10-digit year overflows 64, and so does the lowest timestamp's day before
+  // its time of day is added back. A value outside a long is not a timestamp.
+  const __int128 total =
+      ((static_cast<__int128>(days) * 24 + hour) * 60 + minute - offset_minutes) * 60000 +
+      second * 1000 + millis;
+  if (total < INT64_MIN || total > INT64_MAX) return std::nullopt;
+  return static_cast<int64_t>(total);
 }
 
 bool all_digits(std::string_view s, bool allow_minus) {

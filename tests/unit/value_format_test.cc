@@ -166,3 +166,16 @@ TEST_CASE("value toJson of scalars") {
   CHECK(json(t(TypeKind::kDecimal), ConstantKind::kFloat, "-1.23E-12") == "-1.23E-12");
   CHECK(json(t(TypeKind::kTime), ConstantKind::kInteger, "123") == R"("00:00:00.000000123")");
 }
+
+TEST_CASE("value the lowest and highest timestamps print, and read back") {
+  // The lowest overflowed computing its time of day (UBSan: signed overflow in days * 86400000).
+  const CqlType ts = t(TypeKind::kTimestamp);
+  for (const char* millis : {"-9223372036854775808", "9223372036854775807"}) {
+    CAPTURE(millis);
+    const std::string value = parse(ts, ConstantKind::kInteger, millis);
+    const std::string printed = format_value(ts, value, ValueStyle::kString);
+    auto back = parse_value_string(ts, printed);
+    REQUIRE_MESSAGE(back.is_ok(), (printed + ": " + back.status().message()));
+    CHECK(*back == value);
+  }
+}
