@@ -68,7 +68,7 @@ test-sanitize: sanitize-build
 # Each fuzz target for FUZZ_SECONDS (tests/fuzz/run.sh), then the SQL differential test with
 # random seeds from FUZZ_SEED on for as long; both print what to rerun on a failure.
 fuzz: sanitize-build
-	FUZZ_MAX_SEEDS=$(FUZZ_MAX_SEEDS) tests/fuzz/run.sh $(SANITIZE_DIR) $(FUZZ_SECONDS)
+	FUZZ_MAX_SEEDS=$(FUZZ_MAX_SEEDS) FUZZ_SEED=$(FUZZ_SEED) tests/fuzz/run.sh $(SANITIZE_DIR) $(FUZZ_SECONDS)
 	tests/sqlite/run_differential.sh $(SANITIZE_DIR) $(FUZZ_SEED) $(FUZZ_SECONDS)
 
 bench: bench-deps

@@ -117,8 +117,14 @@ std::string format_composite(const CqlType& type, std::string_view bytes, ValueS
     case TypeKind::kTuple: {
       auto components = deserialize_tuple(bytes);
       if (!components.is_ok()) return "0x" + to_hex(bytes);
+      // A tuple may hold fewer components than its type ('(1)' for a tuple<int, int>). cqlsh
+      // shows the missing ones as null; the other forms write only those present, so that the
+      // text reads back as the same value.
+      const size_t shown = style == ValueStyle::kCqlsh || components->empty()
+                               ? type.params.size()
+                               : components->size();
       std::string out = "(";
-      for (size_t i = 0; i < type.params.size(); ++i) {
+      for (size_t i = 0; i < shown; ++i) {
         if (i > 0) out += ", ";
         out += format_component(type.params[i], i < components->size() ? (*components)[i] : Value(),
                                 style);

@@ -216,6 +216,15 @@ Result<JsonValue> decode_if_string(const JsonValue& v) {
 
 Result<std::string> from_json_object(const CqlType& type, const JsonValue& v);
 
+// An element, key or value of a collection: a well-formed value of its type. The empty value
+// that "" gives most scalars may stand for a whole column, not inside a collection, where
+// Cassandra's serializers validate each element ("Expected 2 bytes for a smallint (0)").
+Result<std::string> collection_element_from_json(const CqlType& type, const JsonValue& v) {
+  CASSETTE_ASSIGN_OR_RETURN(std::string bytes, from_json_object(type, v));
+  CASSETTE_RETURN_IF_ERROR(validate_value(type, bytes));
+  return bytes;
+}
+
 Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
   switch (type.kind) {
     case TypeKind::kAscii:
@@ -331,7 +340,8 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
         if (e.is_null())
           return Status::invalid_argument(is_list ? "Invalid null element in list"
                                                   : "Invalid null element in set");
-        CASSETTE_ASSIGN_OR_RETURN(std::string bytes, from_json_object(type.params.at(0), e));
+        CASSETTE_ASSIGN_OR_RETURN(std::string bytes,
+                                  collection_element_from_json(type.params.at(0), e));
         elements.push_back(std::move(bytes));
       }
       return is_list ? serialize_list(elements)
@@ -346,8 +356,10 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
         JsonValue key_value;
         key_value.kind = JsonValue::Kind::kString;
         key_value.text = key;
-        CASSETTE_ASSIGN_OR_RETURN(std::string k, from_json_object(type.params.at(0), key_value));
-        CASSETTE_ASSIGN_OR_RETURN(std::string val, from_json_object(type.params.at(1), value));
+        CASSETTE_ASSIGN_OR_RETURN(std::string k,
+                                  collection_element_from_json(type.params.at(0), key_value));
+        CASSETTE_ASSIGN_OR_RETURN(std::string val,
+                                  collection_element_from_json(type.params.at(1), value));
         entries.emplace_back(std::move(k), std::move(val));
       }
       return serialize_map(type.params.at(0), std::move(entries));

@@ -9,7 +9,9 @@
 # its input is saved as BUILD_DIR/fuzz/crashes/NAME-crash-<sha1> (make it a regression test:
 # tests/fuzz/regressions/NAME/, see tests/fuzz/README.md). FUZZ_MAX_SEEDS=N (default all) starts
 # each target from a fixed sample of at most N seeds instead (CI: libFuzzer runs every seed
-# before its clock starts, and cql_execute's all take minutes). Prints one line per target:
+# before its clock starts, and cql_execute's all take minutes). FUZZ_SEED=N makes libFuzzer's
+# choices repeatable (CI: a fixed seed, so that a landing is judged on the inputs it was tested
+# with; by default each run explores anew). Prints one line per target:
 #   NAME: <executions> runs in <s> s, cov <edges> ft <features>, corpus <n>: ok | FAILED
 # and exits non-zero when a target failed.
 set -uo pipefail
@@ -41,6 +43,7 @@ for target in "$build_dir"/fuzz/*_fuzzer; do
   options=(-max_total_time="$seconds" -timeout=30 -rss_limit_mb=4096 -print_final_stats=1
            -artifact_prefix="$build_dir/fuzz/crashes/$name-")
   [ -n "${max_len[$name]:-}" ] && options+=(-max_len="${max_len[$name]}")
+  [ -n "${FUZZ_SEED:-}" ] && options+=(-seed="$FUZZ_SEED")
   [ -d "$here/regressions/$name" ] && regressions=("$here/regressions/$name") || regressions=()
   ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
     "$target" "${options[@]}" "$corpus" "$(seed_dir "$name")" "${regressions[@]}" \
