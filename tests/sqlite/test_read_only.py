@@ -8,21 +8,7 @@ import os
 import sqlite3
 import sys
 
-EXT = os.path.join(os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build"), "cassette")
-
-
-def connect(path, uri=False):
-    conn = sqlite3.connect(path, uri=uri, isolation_level=None)
-    conn.enable_load_extension(True)
-    conn.load_extension(EXT)
-    conn.enable_load_extension(False)
-    return conn
-
-
-def check(got, want, what):
-    if got != want:
-        raise AssertionError(f"{what}:\n  want {want!r}\n  got  {got!r}")
-    print(f"ok: {what}")
+from sqlite_test_util import check, connect, rows
 
 
 def check_error(conn, sql, want_message, what):
@@ -32,10 +18,6 @@ def check_error(conn, sql, want_message, what):
         check(str(e), want_message, what)
         return
     raise AssertionError(f"{what}: no error, want {want_message!r}")
-
-
-def rows(conn, sql):
-    return conn.execute(sql).fetchall()
 
 
 def store_state():

@@ -9,7 +9,7 @@ import os
 import sqlite3
 import sys
 
-EXT = os.path.join(os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build"), "cassette")
+from sqlite_test_util import EXT, check, rows
 
 
 def connect(path="app.db"):
@@ -18,16 +18,6 @@ def connect(path="app.db"):
     conn.load_extension(EXT)
     conn.enable_load_extension(False)
     return conn
-
-
-def check(got, want, what):
-    if got != want:
-        raise AssertionError(f"{what}:\n  want {want!r}\n  got  {got!r}")
-    print(f"ok: {what}")
-
-
-def rows(conn, sql):
-    return conn.execute(sql).fetchall()
 
 
 def cql_tables(conn):

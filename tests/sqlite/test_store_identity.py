@@ -11,31 +11,9 @@ import subprocess
 import sys
 import tempfile
 
-EXT = os.path.join(os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build"), "cassette")
+from sqlite_test_util import EXT, check, check_error, connect
+
 HOME = os.getcwd()
-
-
-def connect(path):
-    conn = sqlite3.connect(path, isolation_level=None)
-    conn.enable_load_extension(True)
-    conn.load_extension(EXT)
-    conn.enable_load_extension(False)
-    return conn
-
-
-def check(got, want, what):
-    if got != want:
-        raise AssertionError(f"{what}:\n  want {want!r}\n  got  {got!r}")
-    print(f"ok: {what}")
-
-
-def check_error(fn, want_message, what):
-    try:
-        fn()
-    except sqlite3.Error as e:
-        check(str(e), want_message, what)
-        return
-    raise AssertionError(f"{what}: no error, want {want_message!r}")
 
 
 def marker(store):
