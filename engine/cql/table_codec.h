@@ -2,10 +2,10 @@
 // table: serialized partition keys, byte-comparable clustering keys, cells for each kind of
 // column (simple, counter, frozen or non-frozen collection, UDT), and back.
 //
-// Non-frozen collections are one cell per element (DESIGN §2): a set element is the cell path
-// with an empty value; a map entry has the key as path; a list element has a version-1 timeuuid
-// as path (so list order is cell order), and a non-frozen UDT has the field index (2-byte
-// big-endian) as path.
+// Non-frozen collections are one cell per element (docs/ARCHITECTURE.md §2): a set element is
+// the cell path with an empty value; a map entry has the key as path; a list element has a
+// version-1 timeuuid as path (so list order is cell order), and a non-frozen UDT has the field
+// index (2-byte big-endian) as path.
 #pragma once
 
 #include <span>

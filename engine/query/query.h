@@ -1,11 +1,11 @@
 // STATUS: interface stable
 //
-// The access-path planner both SQL hosts share (DESIGN §1, §6, §7): constraints in, plan and cost
-// out, then a streaming cursor that executes the plan. The SQLite virtual table (ext/sqlite) and
-// the PostgreSQL foreign-data wrapper (ext/postgres) translate their hosts' constraint lists into
-// a PlanRequest, ask plan_query() what the store can do cheaply, tell their host which
-// constraints and which ORDER BY / LIMIT they consumed, and later open a QueryCursor with the
-// plan and the constraint values bound.
+// The access-path planner both SQL hosts share (docs/ARCHITECTURE.md §4): constraints in, plan
+// and cost out, then a streaming cursor that executes the plan. The SQLite virtual table
+// (ext/sqlite) and the PostgreSQL foreign-data wrapper (ext/postgres) translate their hosts'
+// constraint lists into a PlanRequest, ask plan_query() what the store can do cheaply, tell their
+// host which constraints and which ORDER BY / LIMIT they consumed, and later open a QueryCursor
+// with the plan and the constraint values bound.
 //
 //   // SELECT * FROM events WHERE source = ? AND hour = ? AND ts < ? ORDER BY ts DESC LIMIT 50
 //   PlanRequest request;

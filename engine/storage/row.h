@@ -2,9 +2,9 @@
 // tombstones; rows with a liveness marker and a deletion; complex (collection) columns made of one
 // cell per element plus a collection-level deletion; counters as deltas merged by sum.
 //
-// Everything here is plain data plus the reconciliation rules of DESIGN §2 (Cassandra's
-// Cells.reconcile, LivenessInfo.supersedes and DeletionTime.supersedes). Values are opaque bytes
-// (Cassandra's serialized form); column ids are assigned by the schema layer.
+// Everything here is plain data plus the reconciliation rules of docs/ARCHITECTURE.md §2
+// (Cassandra's Cells.reconcile, LivenessInfo.supersedes and DeletionTime.supersedes). Values are
+// opaque bytes (Cassandra's serialized form); column ids are assigned by the schema layer.
 #pragma once
 
 #include <cstdint>

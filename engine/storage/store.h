@@ -1,5 +1,5 @@
-// Store: the storage engine's front door (DESIGN §2–§4). One directory holds a shared commit log,
-// a manifest and per-table SSTables; `:memory:` gives a private store that vanishes on close.
+// Store: the storage engine's front door (docs/ARCHITECTURE.md). A directory holds a shared
+// commit log, a manifest and per-table SSTables; `:memory:` is a private store, gone on close.
 //
 //   auto store = Store::open("/data/app.cassette", {}).value();
 //   WriteBatch batch;

@@ -1,4 +1,4 @@
-// Coordination between processes that share a store directory (DESIGN §4).
+// Coordination between processes that share a store directory (docs/ARCHITECTURE.md §6).
 //
 // StoreLock: the exclusive write lock, an flock() on <store>/LOCK. A writer holds it for one
 // transaction (catch up, append, sync); flush and compaction install their results under it. The

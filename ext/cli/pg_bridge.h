@@ -1,5 +1,5 @@
-// The PostgreSQL bridge of the `cassette` command (DESIGN §7): rows move between a store and a
-// PostgreSQL database through libpqxx, streamed with COPY in both directions.
+// The PostgreSQL bridge of the `cassette` command (ext/cli/USAGE.md): rows move between a store
+// and a PostgreSQL database through libpqxx, streamed with COPY in both directions.
 //
 //   cassette pg-export STORE ks.table CONNSTR [pg_table] [--rejects FILE]
 //   cassette pg-import STORE ks.table CONNSTR 'SELECT ...' [--rejects FILE] [--batch-size N]

@@ -1,4 +1,4 @@
-// The CQL <-> PostgreSQL type mapping of DESIGN §7, in one place for the bridge (pg-export,
+// The CQL <-> PostgreSQL type mapping, in one place for the bridge (pg-export,
 // pg-import) and the FDW's IMPORT FOREIGN SCHEMA (ext/postgres compiles this file in). It needs
 // only the description of a CQL type (engine/types/cql_type.h): no store, no session, no libpq.
 //

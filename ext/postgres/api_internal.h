@@ -85,7 +85,7 @@ Result<std::shared_ptr<storage::Store>> open_store(const std::string& path, bool
 Result<std::shared_ptr<schema::Catalog>> open_catalog(const std::string& path, bool must_exist);
 
 // ---- values (api_values.cc) ----
-// How values of a CQL type travel (their PostgreSQL type: cli::pg::pg_type_name, DESIGN §7).
+// How values of a CQL type travel (their PostgreSQL type: cli::pg::pg_type_name).
 cas_repr natural_repr(const types::CqlType& type);
 // Whether PostgreSQL's default btree order of pg_type_name(type) is CQL's comparator order.
 bool pg_order_matches(const types::CqlType& type);

@@ -1,4 +1,4 @@
-// CQL values <-> PostgreSQL values (DESIGN §7). The type mapping:
+// CQL values <-> PostgreSQL values (README.md, "Type mapping"). The type mapping:
 //   tinyint/smallint -> smallint, int -> integer, bigint/counter -> bigint, varint/decimal ->
 //   numeric, float -> real, double -> double precision, boolean, text/ascii/varchar -> text,
 //   blob -> bytea, uuid/timeuuid -> uuid, timestamp -> timestamptz, date -> date, time -> time,

@@ -80,7 +80,7 @@ typedef struct cas_column_info
 {
 	const char *name;
 	const char *cql_type;	  /* "int", "frozen<map<text, int>>" */
-	const char *pg_type;	  /* the PostgreSQL type of DESIGN §7: "integer", "text[]", "jsonb" */
+	const char *pg_type;	  /* its PostgreSQL type (pg_types.h): "integer", "text[]", "jsonb" */
 	cas_repr	natural_repr; /* how a value of pg_type travels (CAS_REPR_TEXT: via text) */
 	cas_column_kind kind;
 	int			position;	  /* among the partition key / clustering columns */

@@ -1,7 +1,7 @@
 /*
  * IMPORT FOREIGN SCHEMA ks FROM SERVER s INTO public [LIMIT TO (t1, ...) | EXCEPT (...)]:
- * one foreign table per CQL table of keyspace ks, with the column types of DESIGN §7 and
- * NOT NULL on primary key columns:
+ * one foreign table per CQL table of keyspace ks, with the column types of ext/cli/pg_types.h
+ * and NOT NULL on primary key columns:
  *
  *   CREATE FOREIGN TABLE public.events (source text NOT NULL, hour integer NOT NULL,
  *     ts timestamp with time zone NOT NULL, value double precision)

@@ -1,4 +1,4 @@
-// Reconciliation, rule by rule, as DESIGN §2 and Cassandra's Cells.reconcile /
+// Reconciliation, rule by rule, as docs/ARCHITECTURE.md §2 and Cassandra's Cells.reconcile /
 // LivenessInfo.supersedes / DeletionTime.supersedes define it. Every rule is checked in both
 // argument orders, because merging must not depend on which source came first.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
--- Every CQL type and its PostgreSQL type (DESIGN §7), both ways.
+-- Every CQL type and its PostgreSQL type (ext/postgres/README.md), both ways.
 SET datestyle = ISO;
 SET timezone = 'UTC';
 SET extra_float_digits = 0;
