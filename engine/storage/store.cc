@@ -264,9 +264,47 @@ Result<std::optional<int64_t>> Store::apply_locked(
 
 // ---- reading ---------------------------------------------------------------------------------
 
+// Another process removes an SSTable whenever it likes once its own snapshots are done with it
+// (after compacting it), and this process's table cache may have closed the file's descriptor:
+// so a snapshot holds its files open from before it is handed out until it is released. A file
+// that is gone already was compacted away after our last catch-up, which therefore moved the
+// change counter; nobody has read this snapshot yet, so a newer one is as good: catch up again.
 Result<std::shared_ptr<const Snapshot>> Store::snapshot() {
-  CASSETTE_RETURN_IF_ERROR(p_->catch_up_if_changed());
-  return current_snapshot();
+  constexpr int kAttempts = 16;
+  Status s;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    CASSETTE_RETURN_IF_ERROR(p_->catch_up_if_changed());
+    auto snap = std::make_shared<Snapshot>(*current_snapshot());
+    Result<std::shared_ptr<const Version>> pinned = p_->pin_version(snap->version);
+    if (pinned.is_ok()) {
+      snap->version = std::move(pinned).value();
+      return std::shared_ptr<const Snapshot>(std::move(snap));
+    }
+    s = pinned.status();
+    if (!s.is_not_found()) return s;
+  }
+  return s;
+}
+
+Result<std::shared_ptr<const Version>> Store::Private::pin_version(
+    std::shared_ptr<const Version> of) {
+  {
+    std::lock_guard view(view_mutex);
+    std::shared_ptr<const Version> shared = pinned.lock();
+    if (shared.get() == of.get()) return shared;  // (alive, so not a new version at that address)
+  }
+  auto pins = std::make_shared<PinnedVersion>();
+  for (const auto& [table, files] : of->tables) {
+    for (const auto& f : files) {
+      CASSETTE_ASSIGN_OR_RETURN(TableCache::Handle fd, tables->hold(f->reader->path()));
+      pins->descriptors.push_back(std::move(fd));
+    }
+  }
+  pins->version = std::move(of);
+  std::shared_ptr<const Version> version(pins, pins->version.get());  // owns `pins`
+  std::lock_guard view(view_mutex);
+  pinned = version;
+  return version;
 }
 
 std::shared_ptr<const Snapshot> Store::current_snapshot() const {

@@ -64,7 +64,9 @@ Result<PendingFile> Store::Private::new_pending_file(TableId table) {
   do {
     f.meta.file_id = random_file_id();
   } while (file::exists(file::join(data_dir, sstable_file_name(table, f.meta.file_id))));
-  std::lock_guard guard(background_mutex);
+  // Numbered per process, not per store: two Stores of one process on one directory (tests
+  // standing in for two processes) must not write the same temporary file.
+  static std::atomic<uint64_t> temp_counter{0};
   f.temp_path = file::join(data_dir, fmt::format("tmp-{}-{}.sst", ::getpid(), ++temp_counter));
   return f;
 }

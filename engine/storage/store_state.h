@@ -48,6 +48,15 @@ struct PendingFile {
   std::string temp_path;
 };
 
+// A version with its SSTables held open. A snapshot's `version` is an aliasing pointer into one
+// (Store::snapshot), so the descriptors live exactly as long as the snapshot and its copies, and
+// the snapshots of one version share them. See FORMAT.md, "Snapshots and other processes'
+// compactions".
+struct PinnedVersion {
+  std::shared_ptr<const Version> version;
+  std::vector<TableCache::Handle> descriptors;
+};
+
 // What a new manifest means for the memtables (load_manifest_locked).
 enum class LoadAction {
   kCatchUp,     // another process's change: rebuild the memtable if it flushed
@@ -82,6 +91,7 @@ struct Store::Private {
   std::shared_ptr<Memtable> mem;
   std::shared_ptr<Memtable> imm;
   std::shared_ptr<const Version> version;
+  std::weak_ptr<const Version> pinned;  // the latest version pinned, while snapshots hold it
   std::atomic<SequenceNumber> visible_seq{0};
   // The change counter when we last caught up; kCounterNeverSeen when it could not be read.
   static constexpr uint64_t kCounterNeverSeen = ~uint64_t{0};
@@ -111,7 +121,6 @@ struct Store::Private {
   Status background_error;
   std::atomic<uint64_t> flushes{0};
   std::atomic<uint64_t> compactions{0};
-  uint64_t temp_counter = 0;
 
   // store_catch_up.cc
   Status recover();
@@ -146,6 +155,10 @@ struct Store::Private {
 
   // store.cc
   Status check_writable() const;  // the read-only error, or OK
+  // `version` with every SSTable of it held open (a PinnedVersion): the one a live snapshot of
+  // the same version holds, or else a new one. NotFound when a file is gone (another process
+  // removed it).
+  Result<std::shared_ptr<const Version>> pin_version(std::shared_ptr<const Version> version);
   Status ensure_log_writer_locked();
   uint64_t publish_change_locked();
   TableOptions options_for(TableId table);

@@ -6,8 +6,12 @@
 // many SSTables it has, and a read that hits the block cache needs none.
 //
 // A descriptor handed out stays open while its Handle lives, even if the cache closes its own
-// reference meanwhile: hold it for one read (a pread), not longer. The descriptors open at once
-// are then at most `capacity` plus the reads in flight.
+// reference meanwhile. A reader holds one for a read (a pread). A snapshot holds those of all
+// its files, taken with hold(): while anyone holds a file's descriptor, descriptor() hands out
+// that one rather than open the file again, so the file stays readable even once another
+// process has removed it (FORMAT.md, "Snapshots and other processes' compactions"). `capacity`
+// is therefore a target, not a bound: the descriptors open at once are at most `capacity` plus
+// the ones held outside the cache.
 //
 // Thread-safe.
 #pragma once
@@ -35,9 +39,12 @@ class TableCache {
 
   // A key for one file (one reader): descriptors are cached by it.
   uint64_t new_id();
-  // The open descriptor of the file `id` at `path` (read-only), opened now on a miss. An I/O
-  // error names the file.
+  // The open descriptor of the file `id` at `path` (read-only): the cached one, or one someone
+  // holds, or else opened now. An I/O error names the file (a missing file is NotFound).
   Result<Handle> descriptor(uint64_t id, const std::string& path);
+  // The open descriptor of the file at `path`, for the caller to hold as long as it needs the
+  // file readable: the one the cache or another holder has, or else opened now.
+  Result<Handle> hold(const std::string& path);
   // Closes the descriptor of `id` (its reader is gone), if the cache holds it.
   void erase(uint64_t id);
 
@@ -45,12 +52,25 @@ class TableCache {
   size_t open_descriptors() const;  // held by the cache (not counting reads in flight)
 
  private:
-  using Lru = std::list<std::pair<uint64_t, Handle>>;  // front: most recently used
+  struct Entry {
+    uint64_t id;
+    std::string path;
+    Handle fd;
+  };
+  using Lru = std::list<Entry>;  // front: most recently used
+
+  // REQUIRES: mutex_. The descriptor of `path` that someone outside the cache holds, or null.
+  Handle find_held_locked(const std::string& path);
+  void insert_locked(uint64_t id, const std::string& path, Handle fd, Handle* evicted);
 
   const size_t capacity_;
   mutable std::mutex mutex_;
   Lru lru_;
   std::unordered_map<uint64_t, Lru::iterator> by_id_;
+  std::unordered_map<std::string, Lru::iterator> by_path_;
+  // Descriptors held outside the cache (hold(), or evicted while held), by path: served from
+  // here, not opened again, until their holders let go.
+  std::unordered_map<std::string, std::weak_ptr<const file::UniqueFd>> held_;
   uint64_t next_id_ = 1;
 };
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "engine/storage/table_cache.h"
+#include "tests/unit/store_internals.h"
 #include "tests/unit/store_test_util.h"
 
 using namespace cassette::test;
@@ -127,4 +128,40 @@ TEST_CASE("table cache: a snapshot reads the files a compaction replaced until i
     ++files;
   CHECK(files == 1);  // the replaced files went with the last snapshot that used them
   check_every_file(*store);
+}
+
+// Another process (a second Store on the directory) compacts the files an old snapshot of this
+// one reads, and removes them once its own snapshots are done with them. The old snapshot
+// still reads every row, whichever of its files' descriptors the cache had closed.
+TEST_CASE("table cache: a snapshot reads the files another process's compaction removed") {
+  TempDir dir;
+  StoreOptions options = capped_options();
+  options.max_open_files = 1;
+  options.block_cache_bytes = 0;  // every read goes to the files
+  auto store = Store::open(dir.path(), options).value();
+  write_files(*store);
+  auto before_any_read = store->snapshot().value();
+  auto after_a_read = store->snapshot().value();
+  CHECK(drain(*store->read(*after_a_read, kTable, Store::range_spec({}))).size() == kFiles * 10);
+
+  {
+    auto other = StoreInternals::open_as_another_process(dir.path(), options).value();
+    REQUIRE(other->compact(kTable).is_ok());
+    CHECK(other->stats().sstable_count == 1);
+  }
+  size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path() + "/data"))
+    ++files;
+  REQUIRE(files == 1);  // the other process removed the files it compacted
+
+  for (const auto& snap : {before_any_read, after_a_read}) {
+    auto rows = drain(*store->read(*snap, kTable, Store::range_spec({})));
+    CHECK(rows.size() == kFiles * 10);
+  }
+  before_any_read.reset();
+  after_a_read.reset();
+  // A new snapshot follows the other process's manifest: one file, the same rows.
+  check_every_file(*store);
+  CHECK(store->stats().sstable_count == 1);
+  CHECK(descriptors_under(dir.path() + "/data") <= 1);
 }
