@@ -234,6 +234,7 @@ Result<std::optional<int64_t>> Store::apply_locked(
     const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode) {
   Private& p = *p_;
   CASSETTE_RETURN_IF_ERROR(p.check_writable());
+  CASSETTE_RETURN_IF_ERROR(p.inline_work_before_write());
   CASSETTE_RETURN_IF_ERROR(p.wait_for_memtable_room());
   int64_t timestamp;
   {
@@ -384,7 +385,7 @@ Status Store::flush() {
   if (p_->options.background_threads) {
     start_background_thread(*p_);  // compaction may be due
   } else if (s.is_ok()) {
-    p_->compact_inline_after_flush();
+    s = p_->compact_inline_after_flush();
   }
   return s;
 }

@@ -161,7 +161,7 @@ Status Store::Private::compact_inline_step(bool* did_work) {
   return s;
 }
 
-void Store::Private::compact_inline_after_flush() {
+Status Store::Private::compact_inline_after_flush() {
   size_t steps;
   {
     std::lock_guard view(view_mutex);
@@ -173,8 +173,7 @@ void Store::Private::compact_inline_after_flush() {
   Status s;
   bool did_work = true;
   while (did_work && s.is_ok() && steps-- > 0) s = compact_inline_step(&did_work);
-  std::lock_guard guard(background_mutex);
-  background_error = s;
+  return s;
 }
 
 Status Store::Private::compact_table(TableId table) {

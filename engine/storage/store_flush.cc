@@ -270,22 +270,28 @@ bool Store::Private::memtable_full() const {
 }
 
 void Store::Private::after_write() {
-  const bool flush_due = memtable_full();
-  if (flush_due) {
+  if (!options.background_threads || !memtable_full()) return;
+  {
     std::lock_guard state(state_mutex);
     if (imm == nullptr && memtable_full()) swap_memtable_locked();
   }
-  if (options.background_threads) {
-    if (flush_due) background_cv.notify_all();
-    return;
+  background_cv.notify_all();
+}
+
+// Inline mode: the writer does the work, a flush when the memtable is full and one compaction
+// step while one is wanted, so that the store's file count stays bounded without a thread
+// however its flushes come (memtable pressure, Store::flush, another process's flushes). It
+// does it before its own commit, not after: an error is then the error of a write that wrote
+// nothing (a committed write reported as failed would invite a retry that applies it twice,
+// counters included), it names the file, and the next write tries the work again.
+Status Store::Private::inline_work_before_write() {
+  if (options.background_threads) return Status::ok();
+  if (memtable_full()) {
+    std::lock_guard state(state_mutex);
+    if (imm == nullptr && memtable_full()) swap_memtable_locked();
   }
-  // Inline mode: the writer does the work, a flush when the memtable is full and one compaction
-  // step while one is wanted, so that the store's file count stays bounded without a thread
-  // however its flushes come (memtable pressure, Store::flush, another process's flushes).
-  Status s = flush_due ? flush_immutable() : Status::ok();
-  if (s.is_ok()) s = compact_inline_step(nullptr);
-  std::lock_guard guard(background_mutex);
-  background_error = s;
+  CASSETTE_RETURN_IF_ERROR(flush_immutable());
+  return compact_inline_step(nullptr);
 }
 
 // Writers wait while both memtables are full (a flush is behind), so memory stays within budget.

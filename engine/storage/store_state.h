@@ -174,7 +174,10 @@ struct Store::Private {
   Status truncate_table(TableId table);
   void schedule_background_work();
   void background_loop();
-  void after_write();  // flush/compact inline or wake the background thread
+  void after_write();  // background threads: swap a full memtable and wake the thread
+  // Inline mode, before a write commits: the flush and compaction step that are due. Their
+  // error fails the write, which then writes nothing. Background threads: OK, nothing done.
+  Status inline_work_before_write();
   Status wait_for_memtable_room();
 
   // store_compaction.cc
@@ -182,9 +185,9 @@ struct Store::Private {
   // Inline mode: one compaction when a flush or catch-up asked for one (compaction_wanted),
   // which stays asked for while there is work. `did_work` may be nullptr.
   Status compact_inline_step(bool* did_work);
-  // Inline mode, after Store::flush: every compaction due now, one step after another. An error
-  // (a busy store) is kept in background_error: the flush itself succeeded.
-  void compact_inline_after_flush();
+  // Inline mode, after Store::flush: every compaction due now, one step after another. Returns
+  // the first error (the compaction is retried by the next write or flush).
+  Status compact_inline_after_flush();
   Status compact_table(TableId table);
   std::vector<std::shared_ptr<TableFile>> pick_size_tiered(const Version& version, TableId* table);
   Status compact_files(TableId table, const std::vector<std::shared_ptr<TableFile>>& inputs);

@@ -511,3 +511,54 @@ TEST_CASE("faults: a catalog change that cannot be logged changes nothing, and a
   REQUIRE(run("CREATE TABLE ks.t (k int PRIMARY KEY, v text)").is_ok());
   CHECK(contents().ends_with("0 rows"));  // a new table: the dropped one's rows are gone
 }
+
+// Stores without a background thread (SQLite, PostgreSQL, the shell) flush and compact in the
+// call that needs it: its error is that call's, naming the file, and the store goes on once the
+// fault clears.
+TEST_CASE("faults: an inline compaction's error is returned by the flush that ran it") {
+  FaultyStore s;  // background_threads off; compactions from 4 SSTables
+  for (int round = 0; round < 3; ++round) {
+    s.write_ok(round * 10, round * 10 + 10);
+    REQUIRE(s.store->flush().is_ok());
+  }
+  REQUIRE(s.store->stats().sstable_count == 3);
+  s.write_ok(30, 40);
+  // The flush's own SSTable is written; the compaction that follows it fails.
+  s.fs.inject({.op = FileOp::kWrite, .pattern = "*/data/tmp-*", .error = ENOSPC, .skip = 1});
+  Status failed = s.store->flush();
+  CHECK(failed.message().starts_with("cannot write " + s.path + "/data/tmp-"));
+  CHECK(failed.message().ends_with(".sst: No space left on device"));
+  CHECK(s.store->stats().sstable_count == 4);
+  CHECK(s.temp_files().empty());
+  s.check_acknowledged();
+  s.fs.clear_faults();
+  s.write_ok(40, 50);  // runs the compaction again before it commits
+  CHECK(s.store->stats().sstable_count == 1);
+  REQUIRE(s.store->flush().is_ok());
+  s.check_durable();
+}
+
+TEST_CASE("faults: an inline flush's error is returned by the write that ran it, unwritten") {
+  FaultyStore s;
+  s.options.memtable_budget_bytes = 64 << 10;  // a flush every few dozen rows
+  s.reopen();
+  s.fs.inject({.op = FileOp::kWrite, .pattern = "*/data/tmp-*", .error = ENOSPC});
+  auto full_disk = [&](const Status& status) {
+    return status.message().starts_with("cannot write " + s.path + "/data/tmp-") &&
+           status.message().ends_with(".sst: No space left on device");
+  };
+  Status failed;
+  int64_t c = 0;
+  while (failed.is_ok() && c < 10'000) failed = s.write(c++);
+  REQUIRE_FALSE(failed.is_ok());
+  CHECK_MESSAGE(full_disk(failed), failed.message());
+  CHECK(s.temp_files().empty());
+  s.check_acknowledged();  // the failed write is not there
+  CHECK(full_disk(s.write(c)));  // nor is the next, while the disk is full
+  s.check_acknowledged();
+  s.fs.clear_faults();
+  s.write_ok(c + 1, c + 2);  // flushes first
+  CHECK(s.store->stats().sstable_count == 1);
+  s.write_ok(c + 2, c + 200);
+  s.check_durable();
+}
