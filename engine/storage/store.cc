@@ -247,13 +247,19 @@ Result<std::optional<int64_t>> Store::apply_locked(
     if (p.change_counter->load() != p.seen_counter.load() || !p.log_tail_is_ours_locked()) {
       CASSETTE_RETURN_IF_ERROR(p.catch_up_locked());
     }
+    if (p.log_failed) CASSETTE_RETURN_IF_ERROR(p.abandon_failed_segment_locked());
     CASSETTE_ASSIGN_OR_RETURN(bool write, decide(*current_snapshot()));
     if (!write) return std::optional<int64_t>();
     CASSETTE_RETURN_IF_ERROR(p.ensure_log_writer_locked());
 
     timestamp = std::max(clock_->now_micros(), p.last_timestamp + 1);
     CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode(timestamp));
-    CASSETTE_RETURN_IF_ERROR(p.log_and_apply_locked(tx));
+    if (Status logged = p.log_and_apply_locked(tx); !logged.is_ok()) {
+      // Out of use at once, while we hold the store lock, so that no process appends to it
+      // (when this fails too, the next write of this process tries again).
+      if (p.log_failed) (void)p.abandon_failed_segment_locked();
+      return logged;
+    }
     p.publish_change_locked();
   }
   // The background thread starts with its first flush (see start_background_thread).

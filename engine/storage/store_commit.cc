@@ -67,12 +67,17 @@ void Store::Private::remove_unpublished_locked(SequenceNumber seq) {
   mem = std::move(rebuilt);  // snapshots holding the old one never see `seq`: it is above theirs
 }
 
+void Store::Private::log_write_failed_locked() {
+  log_writer.reset();
+  log_failed = true;
+}
+
 Status Store::Private::log_and_apply_locked(EncodedTransaction& tx) {
   // Hosts that want no threads (background_threads off: a PostgreSQL backend) get neither.
   if (tx.payload.size() < kOverlapBytes || !options.background_threads) {
     Result<LogPosition> end = log_writer->append(tx.payload);
     if (!end.is_ok()) {
-      log_writer.reset();
+      log_write_failed_locked();
       return end.status();
     }
     CASSETTE_RETURN_IF_ERROR(apply_record_locked(tx.payload, log_dir));
@@ -104,7 +109,7 @@ Status Store::Private::log_and_apply_locked(EncodedTransaction& tx) {
     insert_record_locked(record);
   }
   if (!end.is_ok() || failure) {
-    if (!end.is_ok()) log_writer.reset();
+    if (!end.is_ok()) log_write_failed_locked();
     if (inserter) remove_unpublished_locked(record.seq);
     if (failure) std::rethrow_exception(failure);
     return end.status();

@@ -194,7 +194,11 @@ Status Store::Private::flush_immutable() {
     // Nothing was written since the memtable was swapped: start a new log segment so that every
     // older one can go now, instead of keeping up to a segment of records the SSTables hold.
     s = log_writer->roll_segment();
-    if (s.is_ok()) end = mem_start = log_end = log_writer->end();
+    if (s.is_ok()) {
+      end = mem_start = log_end = log_writer->end();
+    } else {
+      log_write_failed_locked();  // the old segment's sync failed: see abandon_failed_segment
+    }
   }
   Manifest next = manifest;
   ++next.generation;
@@ -260,6 +264,49 @@ Status Store::Private::truncate_table(TableId table) {
   }
   for (const auto& f : dropped) f->obsolete = true;  // removed once no snapshot reads it
   return remove_commit_log_segments_before(log_dir, log_end);
+}
+
+// After a failed write or sync of a commit-log segment, the segment cannot be trusted: Linux
+// may have dropped the pages that failed to reach the disk, marking them clean, so a later
+// fsync that succeeds does not write them ("fsyncgate"). A record appended behind them would
+// leave a hole that recovery reads as corruption, and the acknowledged records in the hole
+// (sync=normal) would be lost while later ones survive. PostgreSQL PANICs and replays its WAL;
+// LevelDB and RocksDB refuse writes until the database is reopened. A store shared by several
+// processes cannot restart the others, so it takes the segment out of use instead: every
+// memtable, which holds each record of the segment a writer was told about (a failed record is
+// never in one), goes into SSTables, and a manifest covering the log up to the start of the next
+// segment makes the failed one unneeded. It is removed and the next record begins a new segment.
+// Recovery thus never reads a segment past a failure; until this succeeds, writes fail.
+Status Store::Private::abandon_failed_segment_locked() {
+  std::vector<PendingFile> outputs;
+  auto discard = [&](Status s) {
+    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+    return s;
+  };
+  for (const auto& source : {imm, mem}) {
+    if (source == nullptr || source->empty()) continue;
+    auto written = write_memtable(*source, std::nullopt);
+    if (!written.is_ok()) return discard(written.status());
+    outputs.insert(outputs.end(), written->begin(), written->end());
+  }
+  Manifest next = manifest;
+  ++next.generation;
+  // The start of the next segment, which does not exist yet (an offset inside a segment's
+  // header reads as its first record, FORMAT.md "Positions").
+  next.covered = LogPosition{log_end.segment + 1, 0};
+  next.last_timestamp = last_timestamp;
+  for (const PendingFile& f : outputs) next.files.push_back(f.meta);
+  if (Status s = install_locked(next, outputs, LoadAction::kFlushedAll); !s.is_ok()) {
+    return discard(s);
+  }
+  log_end = mem_start = next.covered;  // where the next writer begins (ensure_log_writer)
+  log_failed = false;
+  flushes.fetch_add(1);
+  {
+    std::lock_guard guard(background_mutex);
+    compaction_wanted = true;
+  }
+  return remove_commit_log_segments_before(log_dir, next.covered);
 }
 
 // ---- when to flush and compact -------------------------------------------------------------

@@ -106,6 +106,9 @@ struct Store::Private {
   LogPosition log_end;
   int64_t last_timestamp = 0;
   std::unique_ptr<CommitLogWriter> log_writer;  // positioned at log_end when set
+  // A write or sync of the log's current segment failed: nothing more is appended to it; the
+  // next write first takes it out of use (abandon_failed_segment_locked).
+  bool log_failed = false;
   std::map<uint64_t, std::shared_ptr<TableFile>> open_files;  // by file id
   std::mutex options_mutex;  // guards table_options alone: read under any other lock
   std::map<TableId, TableOptions> table_options;
@@ -149,9 +152,10 @@ struct Store::Private {
   // Rebuilds `mem` without the entries of `seq` (inserted, never published).
   void remove_unpublished_locked(SequenceNumber seq);
   // Appends the transaction's record to the log (durable as the sync mode says), then makes it
-  // visible in the memtable; on failure nothing of it is visible, and the log writer is reset
-  // (the next writer reopens the log at log_end, cutting a partial record).
+  // visible in the memtable; on failure nothing of it is visible, and the segment is out of use
+  // (log_failed).
   Status log_and_apply_locked(EncodedTransaction& tx);
+  void log_write_failed_locked();  // drops the writer and sets log_failed
 
   // store.cc
   Status check_writable() const;  // the read-only error, or OK
@@ -172,6 +176,10 @@ struct Store::Private {
   Result<PendingFile> new_pending_file(TableId table);
   Status install_locked(const Manifest& next, std::vector<PendingFile>& outputs, LoadAction action);
   Status truncate_table(TableId table);
+  // After log_failed: every memtable into SSTables, a manifest that covers the log up to the
+  // next segment, the failed segment removed (store_flush.cc explains why). REQUIRES:
+  // writer_mutex, the store lock and state_mutex, caught up.
+  Status abandon_failed_segment_locked();
   void schedule_background_work();
   void background_loop();
   void after_write();  // background threads: swap a full memtable and wake the thread

@@ -236,6 +236,39 @@ uint64_t FaultInjectionFileSystem::add_node(const std::string& rel, bool directo
   return node;
 }
 
+void FaultInjectionFileSystem::lose_unsynced(uint64_t node, const std::string& bytes) {
+  const auto& durable = durable_.nodes_[node].contents;
+  std::string_view synced = durable == nullptr ? std::string_view() : std::string_view(*durable);
+  size_t same = 0;
+  while (same < bytes.size() && same < synced.size() && bytes[same] == synced[same]) ++same;
+  if (same < bytes.size()) lost_[node].emplace_back(same, bytes.size());
+}
+
+void FaultInjectionFileSystem::written(int fd, uint64_t offset, uint64_t n) {
+  auto node = descriptors_.find(fd);
+  if (node == descriptors_.end()) return;
+  auto lost = lost_.find(node->second);
+  if (lost == lost_.end()) return;
+  Ranges kept;
+  for (auto [from, to] : lost->second) {
+    if (from < offset) kept.emplace_back(from, std::min(to, offset));
+    if (to > offset + n) kept.emplace_back(std::max(from, offset + n), to);
+  }
+  lost->second = std::move(kept);
+}
+
+std::string FaultInjectionFileSystem::without_lost(uint64_t node, std::string bytes) const {
+  auto lost = lost_.find(node);
+  if (lost == lost_.end()) return bytes;
+  const auto& durable = durable_.nodes_.at(node).contents;
+  for (auto [from, to] : lost->second) {
+    for (uint64_t i = from; i < to && i < bytes.size(); ++i) {
+      bytes[i] = durable != nullptr && i < durable->size() ? (*durable)[i] : '\0';
+    }
+  }
+  return bytes;
+}
+
 void FaultInjectionFileSystem::mutated(FileOp op, const std::string& path) {
   ++mutations_;
   if (observer_) observer_({mutations_, op, path}, durable_);
@@ -244,6 +277,7 @@ void FaultInjectionFileSystem::mutated(FileOp op, const std::string& path) {
 void FaultInjectionFileSystem::scan() {
   names_.clear();
   descriptors_.clear();
+  lost_.clear();
   durable_.nodes_.clear();
   next_node_ = 1;
   names_[""] = 0;
@@ -286,14 +320,21 @@ Result<file::UniqueFd> FaultInjectionFileSystem::open(const std::string& path, i
 
 Status FaultInjectionFileSystem::write(int fd, std::string_view data, const std::string& path) {
   std::lock_guard guard(mutex_);
+  // Where the bytes go: the end of the file with O_APPEND, else the descriptor's position.
+  off_t offset =
+      (::fcntl(fd, F_GETFL) & O_APPEND) != 0 ? ::lseek(fd, 0, SEEK_END) : ::lseek(fd, 0, SEEK_CUR);
   if (auto f = fault_for(FileOp::kWrite, path)) {
     if (f->short_write && data.size() > 1) {
       Status partial = base_.write(fd, data.substr(0, data.size() / 2), path);
-      if (partial.is_ok()) mutated(FileOp::kWrite, path);
+      if (partial.is_ok()) {
+        if (offset >= 0) written(fd, offset, data.size() / 2);
+        mutated(FileOp::kWrite, path);
+      }
     }
     return fail(*f, FileOp::kWrite, path);
   }
   CASSETTE_RETURN_IF_ERROR(base_.write(fd, data, path));
+  if (offset >= 0) written(fd, offset, data.size());
   mutated(FileOp::kWrite, path);
   return Status::ok();
 }
@@ -307,7 +348,6 @@ Status FaultInjectionFileSystem::read(int fd, uint64_t offset, size_t n, char* o
 
 Status FaultInjectionFileSystem::sync(int fd, const std::string& path) {
   std::lock_guard guard(mutex_);
-  if (auto f = fault_for(FileOp::kSync, path)) return fail(*f, FileOp::kSync, path);
   auto it = descriptors_.find(fd);
   if (it == descriptors_.end()) {
     return Status::internal("fault injection: sync of a descriptor it did not open: " + path);
@@ -316,6 +356,11 @@ Status FaultInjectionFileSystem::sync(int fd, const std::string& path) {
   // the descriptor was opened in.
   CASSETTE_ASSIGN_OR_RETURN(std::string bytes,
                             read_real_file("/proc/self/fd/" + std::to_string(fd)));
+  if (auto f = fault_for(FileOp::kSync, path)) {
+    lose_unsynced(it->second, bytes);
+    return fail(*f, FileOp::kSync, path);
+  }
+  bytes = without_lost(it->second, std::move(bytes));
   durable_.nodes_[it->second].contents = std::make_shared<const std::string>(std::move(bytes));
   mutated(FileOp::kSync, path);
   return Status::ok();
@@ -325,6 +370,13 @@ Status FaultInjectionFileSystem::truncate(int fd, uint64_t size, const std::stri
   std::lock_guard guard(mutex_);
   if (auto f = fault_for(FileOp::kTruncate, path)) return fail(*f, FileOp::kTruncate, path);
   CASSETTE_RETURN_IF_ERROR(base_.truncate(fd, size, path));
+  if (auto node = descriptors_.find(fd); node != descriptors_.end()) {
+    auto lost = lost_.find(node->second);
+    if (lost != lost_.end()) {
+      std::erase_if(lost->second, [&](const auto& range) { return range.first >= size; });
+      for (auto& range : lost->second) range.second = std::min<uint64_t>(range.second, size);
+    }
+  }
   mutated(FileOp::kTruncate, path);
   return Status::ok();
 }

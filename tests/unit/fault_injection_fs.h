@@ -8,6 +8,11 @@
 //   - a directory's entries (files created, renamed or removed) as of its last sync; an entry
 //     never synced into its directory is lost, whatever was synced into the file.
 //
+// A failed sync of a file loses what it was to write, as Linux does after a writeback error
+// ("fsyncgate"): the bytes written since the last sync are marked clean without reaching the
+// disk, so a later sync that succeeds does not write them either. Until they are written again,
+// the surviving file holds there what it held before (zeros past its old end).
+//
 // Syncs are recorded in the model, not performed: the model is the disk that matters to a test,
 // and tests stay fast. Files are told apart by identity, not name, so a rename carries a file's
 // synced contents with it, as on a real file system.
@@ -142,6 +147,11 @@ class FaultInjectionFileSystem final : public file::FileSystem {
   cassette::Status fail(const Fault& fault, FileOp op, const std::string& path,
                         const std::string& to = {});
   uint64_t add_node(const std::string& rel, bool directory);
+  // The byte ranges [first, second) of a file a failed sync lost (see the top of this file).
+  using Ranges = std::vector<std::pair<uint64_t, uint64_t>>;
+  void lose_unsynced(uint64_t node, const std::string& bytes);
+  void written(int fd, uint64_t offset, uint64_t n);  // those bytes are no longer lost
+  std::string without_lost(uint64_t node, std::string bytes) const;
   void mutated(FileOp op, const std::string& path);
   void scan();  // takes the files under the root as they are now as durable
   void scan(const std::string& rel, uint64_t node);
@@ -157,6 +167,7 @@ class FaultInjectionFileSystem final : public file::FileSystem {
   uint64_t next_node_ = 1;
   std::map<std::string, uint64_t> names_;  // what exists now: relative path -> node ("" = root)
   std::map<int, uint64_t> descriptors_;    // open descriptor -> node
+  std::map<uint64_t, Ranges> lost_;        // node -> what failed syncs lost
   DurableState durable_;
 };
 

@@ -6,7 +6,9 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 
+#include <chrono>
 #include <filesystem>
+#include <thread>
 
 #include "engine/cql/session.h"
 #include "tests/unit/fault_injection_fs.h"
@@ -196,18 +198,19 @@ TEST_CASE("faults: a large transaction whose log append fails leaves no row in t
   s.reopen();
   s.write_ok(0, 3);
   int next_row = 0;
+  // Each failure takes its segment out of use: the next one fails in the next segment.
   const std::pair<Fault, std::string> faults[] = {
       {{.op = FileOp::kWrite, .pattern = "*/log/*", .error = ENOSPC, .times = 1},
-       "cannot write " + s.log_segment() + ": No space left on device"},
+       "cannot write " + s.log_segment(1) + ": No space left on device"},
       {{.op = FileOp::kWrite,
         .pattern = "*/log/*",
         .error = ENOSPC,
         .skip = 1,
         .times = 1,
         .short_write = true},
-       "cannot write " + s.log_segment() + ": No space left on device"},
+       "cannot write " + s.log_segment(2) + ": No space left on device"},
       {{.op = FileOp::kSync, .pattern = "*/log/*", .error = EIO, .times = 1},
-       "cannot sync " + s.log_segment() + ": Input/output error"},
+       "cannot sync " + s.log_segment(3) + ": Input/output error"},
   };
   for (const auto& fault_and_message : faults) {
     // (named, not a structured binding: clang 14 cannot capture one in doctest's CAPTURE)
@@ -243,8 +246,11 @@ TEST_CASE("faults: a full disk fails every write until space returns; reads go o
   FaultyStore s;
   s.write_ok(0, 3);
   s.fs.inject({.op = FileOp::kWrite, .pattern = "*/log/*", .error = ENOSPC});
+  // The first failure takes segment 1 out of use (its memtable goes to an SSTable); the next
+  // writes fail to begin segment 2.
   for (int c = 3; c < 6; ++c) {
-    CHECK(s.write(c).message() == "cannot write " + s.log_segment() + ": No space left on device");
+    CHECK(s.write(c).message() ==
+          "cannot write " + s.log_segment(c == 3 ? 1 : 2) + ": No space left on device");
     s.check_acknowledged();
   }
   s.fs.clear_faults();
@@ -478,7 +484,8 @@ TEST_CASE("faults: a catalog change that cannot be logged changes nothing, and a
               .is_ok());
   REQUIRE(run("CREATE TABLE ks.t (k int PRIMARY KEY, v text)").is_ok());
   REQUIRE(run("INSERT INTO ks.t (k, v) VALUES (1, 'one')").is_ok());
-  const std::string segment = path + "/log/" + commit_log_segment_name(1);
+  // Each failure takes its log segment out of use: the next change fails in the next segment.
+  uint64_t segment_number = 1;
 
   // Each change, with the statement that undoes it.
   const std::pair<const char*, const char*> changes[] = {
@@ -495,6 +502,7 @@ TEST_CASE("faults: a catalog change that cannot be logged changes nothing, and a
     const std::string before = contents();
     fs.inject({.op = FileOp::kWrite, .pattern = "*/log/*", .error = ENOSPC, .times = 1});
     Status failed = run(change);
+    const std::string segment = path + "/log/" + commit_log_segment_name(segment_number++);
     CHECK(failed.message() == "cannot write " + segment + ": No space left on device");
     CHECK(contents() == before);
     REQUIRE_MESSAGE(run(change).is_ok(), change);
@@ -510,6 +518,51 @@ TEST_CASE("faults: a catalog change that cannot be logged changes nothing, and a
   CHECK(run("SELECT * FROM ks.t").message() == "table t does not exist");
   REQUIRE(run("CREATE TABLE ks.t (k int PRIMARY KEY, v text)").is_ok());
   CHECK(contents().ends_with("0 rows"));  // a new table: the dropped one's rows are gone
+}
+
+// fsyncgate: after a failed sync Linux may have dropped the log's unsynced pages for good (the
+// fault-injecting file system does the same), so a record appended behind them would leave a
+// hole that recovery reads as corruption, and the records in the hole would be lost although
+// later ones survive. The store stops writing that segment: what its memtables hold goes to
+// SSTables and the next record starts a new segment.
+TEST_CASE("faults: after a failed group-commit sync the log goes on in a new segment") {
+  FaultyStore s;
+  s.options.sync = SyncMode::kNormal;
+  s.reopen();
+  s.write_ok(0, 2);
+  s.fs.inject({.op = FileOp::kSync, .pattern = "*/log/*", .error = EIO, .times = 1});
+  s.write_ok(2, 5);  // acknowledged; the group-commit thread's sync of them fails
+  for (int wait = 0; wait < 10'000 && s.fs.injected() == 0; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  REQUIRE(s.fs.injected() == 1);
+  // The failed sync is reported by the next write, which is not acknowledged.
+  Status failed = s.write(5);
+  CHECK(failed.message() == "cannot sync " + s.log_segment() + ": Input/output error");
+  s.check_acknowledged();
+  s.write_ok(6, 9);
+  s.check_acknowledged();
+  // Closed (which syncs what the group commit has not yet), then the power goes: every
+  // acknowledged write is there, and the one that failed is not.
+  s.store.reset();
+  REQUIRE(s.fs.simulate_power_loss().is_ok());
+  s.open();
+  s.check_acknowledged();
+  s.write_ok(9, 11);
+  s.check_durable();
+}
+
+TEST_CASE("faults: with sync=full, writes after a failed log sync survive a power loss") {
+  FaultyStore s;
+  s.write_ok(0, 3);
+  s.fs.inject({.op = FileOp::kSync, .pattern = "*/log/*", .error = EIO, .times = 1});
+  CHECK(s.write(3).message() == "cannot sync " + s.log_segment() + ": Input/output error");
+  s.write_ok(4, 7);
+  INFO("after a power loss");
+  s.power_loss();
+  s.check_acknowledged();
+  s.write_ok(7, 9);
+  s.check_durable();
 }
 
 // Stores without a background thread (SQLite, PostgreSQL, the shell) flush and compact in the
@@ -553,7 +606,7 @@ TEST_CASE("faults: an inline flush's error is returned by the write that ran it,
   REQUIRE_FALSE(failed.is_ok());
   CHECK_MESSAGE(full_disk(failed), failed.message());
   CHECK(s.temp_files().empty());
-  s.check_acknowledged();  // the failed write is not there
+  s.check_acknowledged();        // the failed write is not there
   CHECK(full_disk(s.write(c)));  // nor is the next, while the disk is full
   s.check_acknowledged();
   s.fs.clear_faults();
