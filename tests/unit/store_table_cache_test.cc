@@ -85,6 +85,32 @@ TEST_CASE("table cache: closes the least recently used descriptor at its capacit
   CHECK(missing.status().message() == "no such file: " + dir.file("missing"));
 }
 
+TEST_CASE("table cache: a held descriptor is handed out again, even once its file is removed") {
+  TempDir dir;
+  for (int i = 0; i < 3; ++i)
+    REQUIRE(::close(::creat(dir.file(std::to_string(i)).c_str(), 0644)) == 0);
+  TableCache cache(1);
+  std::vector<uint64_t> ids = {cache.new_id(), cache.new_id(), cache.new_id()};
+  auto cached = cache.descriptor(ids[0], dir.file("0")).value();
+  auto held = cache.hold(dir.file("0")).value();
+  CHECK(held == cached);  // the cache's own descriptor, not a second one
+  auto held_only = cache.hold(dir.file("1")).value();
+  CHECK(cache.open_descriptors() == 1);  // a hold is not in the cache
+  cached.reset();
+  REQUIRE(cache.descriptor(ids[2], dir.file("2")).is_ok());  // evicts file 0's, which is held
+  REQUIRE(::unlink(dir.file("0").c_str()) == 0);
+  REQUIRE(::unlink(dir.file("1").c_str()) == 0);
+  CHECK(cache.descriptor(ids[0], dir.file("0")).value() == held);
+  CHECK(cache.descriptor(ids[1], dir.file("1")).value() == held_only);
+  CHECK(descriptors_under(dir.path()) == 3);  // file 2's in the cache, 0's and 1's held
+  held.reset();
+  held_only.reset();
+  CHECK(descriptors_under(dir.path()) == 1);
+  auto gone = cache.descriptor(ids[1], dir.file("1"));  // nobody holds it: opened again
+  REQUIRE(!gone.is_ok());
+  CHECK(gone.status().message() == "no such file: " + dir.file("1"));
+}
+
 TEST_CASE("table cache: a store with more SSTables than max_open_files holds at most that many") {
   TempDir dir;
   const std::string data = dir.path() + "/data";
