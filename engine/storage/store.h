@@ -55,9 +55,9 @@ struct StoreOptions {
   uint64_t commit_log_segment_bytes = 32 << 20;
   size_t compaction_min_threshold = 4;   // size-tiered: files of similar size merged at 4...
   size_t compaction_max_threshold = 32;  // ...and at most 32 at once
-  // SSTable descriptors kept open (the table cache, table_cache.h): at most this many, and at
-  // most a quarter of the process's RLIMIT_NOFILE. More SSTables than that still read correctly;
-  // their descriptors are opened again when needed.
+  // SSTable descriptors kept open (table_cache.h): this many, at most a quarter of RLIMIT_NOFILE;
+  // more SSTables still read correctly (reopened when needed). A target: a live snapshot holds
+  // every file of its version open (FORMAT.md, "Snapshots and other processes' compactions").
   size_t max_open_files = 1000;
   // Make a new store when `path` is a missing directory whose parent exists, or an empty one.
   // False: open only an existing store (NotFound "store ... does not exist" otherwise).
@@ -168,7 +168,7 @@ class Store {
   static ReadSpec range_spec(const TokenRange& range);
   std::unique_ptr<RowCursor> read(const Snapshot& snapshot, TableId table, ReadSpec spec) const;
 
-  // Writes the memtable to SSTables now (and waits for it).
+  // Writes the memtable to SSTables now and waits; inline mode: then compacts, returning its error.
   Status flush();
   // Merges all of a table's SSTables into one, dropping what is shadowed, expired past
   // gc_grace_seconds, or deleted.
