@@ -3,8 +3,12 @@
 // without the leading format byte.
 #include "engine/schema/catalog_codec.h"
 
+#include <fmt/format.h>
+
+#include <optional>
 #include <vector>
 
+#include "engine/types/value.h"
 #include "engine/util/coding.h"
 
 namespace cassette::schema::codec {
@@ -126,6 +130,58 @@ std::string encode_cql_type(const types::CqlType& type) {
   return w.take();
 }
 
+// The number of type parameters a kind has (cql_type.h), or nullopt where it varies (a tuple's
+// components, a user type's fields).
+std::optional<size_t> parameter_count(types::TypeKind kind) {
+  switch (kind) {
+    case types::TypeKind::kList:
+    case types::TypeKind::kSet:
+      return 1;
+    case types::TypeKind::kMap:
+      return 2;
+    case types::TypeKind::kTuple:
+    case types::TypeKind::kUdt:
+      return std::nullopt;
+    default:
+      return 0;
+  }
+}
+
+// The kind's name in CQL, for messages ("list", "int"); "user-defined" for a UDT.
+std::string kind_name(types::TypeKind kind) {
+  switch (kind) {
+    case types::TypeKind::kList:
+      return "list";
+    case types::TypeKind::kSet:
+      return "set";
+    case types::TypeKind::kMap:
+      return "map";
+    case types::TypeKind::kTuple:
+      return "tuple";
+    case types::TypeKind::kUdt:
+      return "user-defined";
+    default:
+      return types::cql_type_name(types::CqlType::simple(kind));
+  }
+}
+
+// The value code indexes a type's parameters as its kind promises (a list's element is
+// params[0], a user type's field i is named field_names[i]); a record that breaks the promise is
+// corrupt, and is refused here rather than failing as an out-of-range index in some statement.
+Status check_type_shape(const types::CqlType& type) {
+  std::optional<size_t> expected = parameter_count(type.kind);
+  if (expected && type.params.size() != *expected) {
+    return Status::corruption(fmt::format("catalog: {} type with {} type parameters instead of {}",
+                                          kind_name(type.kind), type.params.size(), *expected));
+  }
+  const size_t names = type.kind == types::TypeKind::kUdt ? type.params.size() : 0;
+  if (type.field_names.size() != names) {
+    return Status::corruption(fmt::format("catalog: {} type with {} field names for {} fields",
+                                          kind_name(type.kind), type.field_names.size(), names));
+  }
+  return Status::ok();
+}
+
 Result<types::CqlType> decode_cql_type(std::string_view bytes) {
   CASSETTE_ASSIGN_OR_RETURN(RecordReader r, RecordReader::parse(bytes, "type"));
   types::CqlType type;
@@ -143,6 +199,7 @@ Result<types::CqlType> decode_cql_type(std::string_view bytes) {
   type.udt_keyspace = r.string(4);
   type.udt_name = r.string(5);
   for (std::string_view name : r.all(6)) type.field_names.emplace_back(name);
+  CASSETTE_RETURN_IF_ERROR(check_type_shape(type));
   return type;
 }
 

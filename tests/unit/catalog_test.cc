@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include "engine/cql/session.h"
 #include "engine/schema/catalog_codec.h"
 #include "engine/storage/row_codec.h"
 #include "tests/unit/store_test_util.h"
@@ -267,6 +268,59 @@ TEST_CASE("catalog codec: records round-trip and reject unknown formats") {
   std::string bad = codec::encode_index(index);
   bad[0] = 9;
   CHECK(codec::decode_index(bad).status().is_corruption());
+}
+
+// A catalog record whose type breaks its kind's shape (cql_type.h) is corrupt: the store does
+// not open, where it used to open and then fail its statements with an internal error (an
+// out-of-range index into the type's parameters) once a value of that type was read or written.
+TEST_CASE("catalog: a type of the wrong shape on disk is corruption") {
+  struct Case {
+    types::CqlType type;
+    std::string message;
+  };
+  types::CqlType udt = types::CqlType::simple(types::TypeKind::kUdt);
+  udt.udt_keyspace = "ks";
+  udt.udt_name = "address";
+  udt.params = {types::CqlType::simple(types::TypeKind::kText)};
+  udt.frozen = true;
+  const Case cases[] = {
+      {types::CqlType{types::TypeKind::kList, {}, false, {}, {}, {}},
+       "catalog: list type with 0 type parameters instead of 1"},
+      {types::CqlType{types::TypeKind::kMap,
+                      {types::CqlType::simple(types::TypeKind::kInt)},
+                      true,
+                      {},
+                      {},
+                      {}},
+       "catalog: map type with 1 type parameters instead of 2"},
+      {types::CqlType{types::TypeKind::kInt,
+                      {types::CqlType::simple(types::TypeKind::kInt)},
+                      false,
+                      {},
+                      {},
+                      {}},
+       "catalog: int type with 1 type parameters instead of 0"},
+      {udt, "catalog: user-defined type with 0 field names for 1 fields"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.message);
+    TempDir dir;
+    {
+      auto catalog = Catalog::open(open_store(dir.path())).value();
+      // What a damaged record would decode to: the codec writes any CqlType it is given.
+      auto changed = catalog->change([&](const Schema& now) -> Result<Schema> {
+        Schema next = with_table(with_keyspace(now, "ks"), "ks", "t");
+        TableDef table = *next.find_table("ks", "t");
+        table.columns[2].type = c.type;
+        return schema::with_table(next, std::make_shared<const TableDef>(std::move(table)));
+      });
+      REQUIRE(changed.is_ok());
+    }
+    auto session = cql::Session::open(open_store(dir.path()));
+    REQUIRE_FALSE(session.is_ok());
+    CHECK(session.status().is_corruption());
+    CHECK(session.status().message() == c.message);
+  }
 }
 
 }  // namespace
