@@ -134,6 +134,7 @@ Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModi
         for (size_t i = 0; i < statements.size(); ++i) {
           CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, &snapshot, batch));
         }
+        CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
         return true;
       });
   CASSETTE_RETURN_IF_ERROR(written.status());
@@ -198,7 +199,10 @@ Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModi
 
 Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionContext& context) {
   std::vector<PreparedModification> statements;
+  // Ctrl-C (ExecutionContext::interrupt) stops a batch between its statements and up to the
+  // moment its one write is complete, never after: a batch applies whole or not at all.
   for (const auto& s : batch.statements) {
+    CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
     CASSETTE_ASSIGN_OR_RETURN(PreparedModification prepared, prepare_one(s, context));
     statements.push_back(std::move(prepared));
   }
@@ -270,16 +274,20 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
   if (!needs_read) {
     storage::WriteBatch write;
     for (size_t i = 0; i < statements.size(); ++i) {
+      CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
       CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, nullptr, write));
     }
+    CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
     if (!write.empty()) CASSETTE_RETURN_IF_ERROR(store.apply(write).status());
     return ExecutionResult{};
   }
   auto written = store.apply_prepared(
       [&](const storage::Snapshot& snapshot, storage::WriteBatch& write) -> Result<bool> {
         for (size_t i = 0; i < statements.size(); ++i) {
+          CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
           CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, &snapshot, write));
         }
+        CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
         return true;
       });
   CASSETTE_RETURN_IF_ERROR(written.status());

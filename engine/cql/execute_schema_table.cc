@@ -465,6 +465,7 @@ Result<ExecutionResult> execute_truncate(const TruncateStatement& statement,
                                          ExecutionContext& context) {
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::TableDef> table,
                             context.resolve_table(statement.table));
+  CASSETTE_RETURN_IF_ERROR(context.check_interrupt());  // Ctrl-C: the last point to stop
   CASSETTE_RETURN_IF_ERROR(context.store->truncate(table->table_id));
   return ExecutionResult{};
 }

@@ -242,15 +242,19 @@ Result<ExecutionResult> execute_modification(const PreparedModification& stateme
                                              ExecutionContext& context) {
   WriteParameters params = write_parameters(statement, context);
   storage::Store& store = *context.store;
+  // Ctrl-C (ExecutionContext::interrupt) stops the statement up to the moment its write is
+  // complete, and never after: it applies whole or not at all.
   if (statement.conditions.empty()) {
     if (!modification_needs_read(statement, params)) {
       storage::WriteBatch batch;
       CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, nullptr, batch));
+      CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
       if (!batch.empty()) CASSETTE_RETURN_IF_ERROR(store.apply(batch).status());
     } else {
       auto written = store.apply_prepared(
           [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) -> Result<bool> {
             CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, &snapshot, batch));
+            CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
             return true;
           });
       CASSETTE_RETURN_IF_ERROR(written.status());
@@ -284,6 +288,7 @@ Result<ExecutionResult> execute_modification(const PreparedModification& stateme
         CASSETTE_ASSIGN_OR_RETURN(applied, conditions_apply(statement.conditions, current, exists));
         if (!applied) return false;
         CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, &snapshot, batch));
+        CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
         return true;
       });
   CASSETTE_RETURN_IF_ERROR(written.status());

@@ -42,9 +42,11 @@ class Session {
   Result<schema::Schema> plan_schema_change(const Statement& statement,
                                             std::shared_ptr<const schema::Schema> base);
 
-  // A flag that interrupts the running statement when set (the shell's Ctrl-C): a SELECT stops
-  // between rows with Status::cancelled, writing nothing more. The flag must outlive the session;
-  // nullptr (the default) means statements run to the end.
+  // A flag that interrupts the running statement when set (the shell's Ctrl-C), with
+  // Status::cancelled ("The statement was interrupted"): a SELECT stops between rows; a write
+  // (INSERT, UPDATE, DELETE, BATCH between its statements, TRUNCATE) stops at any point before
+  // it applies and never after, so it applies whole or not at all. The flag must outlive the
+  // session; nullptr (the default) means statements run to the end.
   void set_interrupt_flag(const std::atomic<bool>* flag) { interrupt_ = flag; }
 
   const std::string& keyspace() const { return keyspace_; }

@@ -237,3 +237,36 @@ TEST_CASE("cql write: function calls as values") {
   CHECK(f.error("INSERT INTO t (k, i) VALUES (1, now())") ==
         "Type error: cannot assign result of function system.now (type timeuuid) to i (type int)");
 }
+
+// Ctrl-C (Session::set_interrupt_flag) stops a write before it applies and never after: with
+// the flag set, every kind of write fails "interrupted" and the table is as it was. (These used
+// to apply in full: only SELECT looked at the flag.)
+TEST_CASE("cql write: an interrupted write applies nothing") {
+  WriteFixture f;
+  f.ok("CREATE TABLE t (k int, c int, v int, l list<int>, PRIMARY KEY (k, c))");
+  f.ok("INSERT INTO t (k, c, v, l) VALUES (0, 0, 0, [0])");
+  const Rows before{"0|0|[0]|0"};
+  std::atomic<bool> interrupted{true};
+  f.session().set_interrupt_flag(&interrupted);
+  const char* writes[] = {
+      "INSERT INTO t (k, c, v) VALUES (1, 1, 1)",
+      "UPDATE t SET v = 5 WHERE k = 0 AND c = 0",
+      "UPDATE t SET l[0] = 5 WHERE k = 0 AND c = 0",  // reads the list first
+      "UPDATE t SET v = 5 WHERE k = 0 AND c = 0 IF v = 0",
+      "DELETE FROM t WHERE k IN (0, 1, 2)",
+      "BEGIN BATCH INSERT INTO t (k, c, v) VALUES (2, 2, 2); "
+      "DELETE FROM t WHERE k = 0 APPLY BATCH",
+      "BEGIN BATCH UPDATE t SET l[0] = 7 WHERE k = 0 AND c = 0; "
+      "INSERT INTO t (k, c, v) VALUES (3, 3, 3) APPLY BATCH",
+      "BEGIN BATCH UPDATE t SET v = 7 WHERE k = 0 AND c = 0 IF v = 0; "
+      "UPDATE t SET v = 8 WHERE k = 0 AND c = 1 APPLY BATCH",
+      "TRUNCATE t",
+  };
+  for (const char* write : writes) {
+    CHECK(f.error(write) == "The statement was interrupted");
+  }
+  interrupted = false;
+  CHECK(f.rows("SELECT * FROM t") == before);
+  f.ok("INSERT INTO t (k, c, v) VALUES (1, 1, 1)");  // the session goes on
+  CHECK(f.rows("SELECT k, c, v FROM t") == Rows{"1|1|1", "0|0|0"});
+}
