@@ -98,6 +98,7 @@ bool run_export(const CopyCommand& command, const CopyTarget& target, const Copy
   std::vector<std::string> fields(width);
   std::unique_ptr<bool[]> quotes(new bool[width]);
   for (const auto& row : result->rows.rows) {
+    if (interrupted(context)) return fail(context, "Interrupted: nothing was written");
     for (size_t i = 0; i < width; ++i) {
       ExportField field =
           export_value(target.columns[i]->type, i < row.size() ? row[i] : types::Value(), options);

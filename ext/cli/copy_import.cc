@@ -77,7 +77,7 @@ class Importer {
         break;
       }
       if (!*record) break;
-      if (interrupted()) {
+      if (interrupted(context_)) {
         interrupted_line_ = (*record)->line;
         break;
       }
@@ -95,10 +95,6 @@ class Importer {
       add(**record);
       maybe_report_progress();
     }
-  }
-
-  bool interrupted() const {
-    return context_.interrupt != nullptr && context_.interrupt->load(std::memory_order_relaxed);
   }
 
   // Whether the table has clustering and static columns among those written: then a partition
@@ -335,9 +331,7 @@ bool run_import(const CopyCommand& command, const CopyTarget& target, const Copy
     if (data.starts_with("\xEF\xBB\xBF")) data.erase(0, 3);  // a UTF-8 byte-order mark
   } else {
     data = read_stdin_data(isatty(STDIN_FILENO) != 0);
-    if (context.interrupt != nullptr && context.interrupt->load()) {
-      return fail(context, "Interrupted: nothing was imported");
-    }
+    if (interrupted(context)) return fail(context, "Interrupted: nothing was imported");
   }
   Importer importer(command, target, options, context);
   return importer.run(data);

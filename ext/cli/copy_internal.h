@@ -42,6 +42,11 @@ struct CopyOptions {
 // Prints a shell error ("<stdin>:1:<message>") and returns false.
 bool fail(CopyContext& context, std::string_view message);
 
+// Whether Ctrl-C was pressed (CopyContext::interrupt).
+inline bool interrupted(const CopyContext& context) {
+  return context.interrupt != nullptr && context.interrupt->load(std::memory_order_relaxed);
+}
+
 // The table and columns the command names, or an error message as cqlsh words it.
 Result<CopyTarget> resolve_target(const CopyCommand& command, cql::Session& session);
 

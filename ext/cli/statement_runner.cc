@@ -48,16 +48,29 @@ bool StatementRunner::fail(std::string_view message, const SourceLocation& where
   return false;
 }
 
+bool StatementRunner::interrupted() const {
+  return options_.interrupt != nullptr && options_.interrupt->load();
+}
+
 bool StatementRunner::run_script(std::string_view script, const std::string& source) {
   bool all_ok = true;
-  for (const cql::ScriptStatement& statement : split_shell_script(script)) {
-    SourceLocation where{source, statement.line};
-    if (!run_statement(statement.text, where)) {
+  const std::vector<cql::ScriptStatement> statements = split_shell_script(script);
+  for (size_t i = 0; i < statements.size(); ++i) {
+    SourceLocation where{source, statements[i].line};
+    if (!run_statement(statements[i].text, where)) {
       all_ok = false;
       if (!options_.keep_going) break;
     }
     if (exit_requested_) break;
-    if (options_.interrupt != nullptr && options_.interrupt->load()) return false;
+    // Ctrl-C: the statement that ran has applied whole or not at all (it says which); the
+    // script stops before the next one, and says where.
+    if (interrupted()) {
+      if (i + 1 < statements.size()) {
+        fail("Interrupted: the statements from here on did not run",
+             SourceLocation{source, statements[i + 1].line});
+      }
+      return false;
+    }
   }
   return all_ok;
 }

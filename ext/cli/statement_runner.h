@@ -20,7 +20,8 @@ struct RunnerOptions {
   bool echo = false;        // print each statement (and ";") before its output
   bool keep_going = false;  // scripts continue after a failed statement
   bool tty = false;         // interactive: cqlsh's tty layout, no "<source>:<line>:" prefixes
-  // Ctrl-C (interrupt.h): a script (SOURCE) stops, COPY stops between rows. nullptr: none.
+  // Ctrl-C (interrupt.h): a script (SOURCE) stops between statements, COPY between rows, a
+  // statement as cql::Session::set_interrupt_flag says. nullptr: none.
   const std::atomic<bool>* interrupt = nullptr;
 };
 
@@ -36,7 +37,8 @@ class StatementRunner {
 
   // Runs the statements of a script in order (split_shell_script). `source` names it in error
   // prefixes ("<stdin>", a file name; empty for none). Stops after the first failure unless
-  // keep_going, at EXIT, and at Ctrl-C.
+  // keep_going, at EXIT, and at Ctrl-C (between statements, naming the line of the first one
+  // that did not run).
   // Returns whether every statement succeeded.
   bool run_script(std::string_view script, const std::string& source);
   // Reads and runs a script file (SOURCE); a file that cannot be read is an error at `from`.
@@ -54,6 +56,8 @@ class StatementRunner {
   bool run_shell_command(std::string_view text, const SourceLocation& where);
   void print_result(const cql::ExecutionResult& result, const cql::Statement& statement);
   bool fail(std::string_view message, const SourceLocation& where);
+  // Ctrl-C was pressed (RunnerOptions::interrupt) since the prompt last cleared it.
+  bool interrupted() const;
 
   cql::Session& session_;
   Console& console_;

@@ -2,8 +2,10 @@
 """The `cassette` shell at its interactive prompt, driven through a pseudo-terminal as a user
 would drive it: Ctrl-C at the prompt and in an unfinished statement (the shell stays, the line
 goes), Ctrl-C during a running SELECT and during COPY FROM (the statement stops, COPY reports
-what it wrote and the table holds exactly that), HELP/EXIT/QUIT without ';', and the history
-file, which must survive all of it.
+what it wrote and the table holds exactly that), during COPY TO (no file), SOURCE (it stops
+between statements, and the table holds exactly the statements before), a long BATCH and a slow
+DELETE (nothing applied), HELP/EXIT/QUIT without ';', and the history file, which must survive
+all of it.
 
     tests/cli/test_interactive.py CASSETTE_BINARY WORK_DIR
 
@@ -83,6 +85,145 @@ class Shell:
             if pid:
                 return status
         return None
+
+
+PROMPT = r"cassette:ks> "
+
+
+def interrupt_running(shell, line, stopped, ran_to_the_end, first_delay):
+    """Sends `line` (a statement or shell command), then Ctrl-C, sooner after it starts on each
+    attempt, until the shell's answer matches `stopped` (a regex); returns that answer, or None.
+    An attempt that ran to the end before the Ctrl-C landed is checked and undone by
+    `ran_to_the_end(answer)`."""
+    for attempt in range(8):
+        shell.send(line + "\n")
+        shell.read_until(re.escape(line[-12:]) + r"\n")  # the shell's echo: it has the line
+        time.sleep(first_delay / (2 ** attempt))
+        shell.interrupt()
+        text = shell.read_until(PROMPT)
+        if text is not None and re.search(stopped, text):
+            return text
+        ran_to_the_end(text or "")
+        # The Ctrl-C that reached the prompt instead drops an empty line and prompts again.
+        shell.read_until(PROMPT, timeout=3)
+    return None
+
+
+def count(shell, table):
+    """SELECT count(*) of a table, or None."""
+    shell.send(f"SELECT count(*) FROM {table};\n")
+    match = re.search(r"\n +(\d+)\n", shell.read_until(PROMPT) or "")
+    return int(match.group(1)) if match else None
+
+
+def has_key(shell, table, k):
+    shell.send(f"SELECT k FROM {table} WHERE k = {k};\n")
+    return "(1 rows)" in (shell.read_until(PROMPT) or "")
+
+
+def check_interrupted_source(shell, work):
+    """Ctrl-C during SOURCE of a file of INSERTs (one per line, k = the line): the file stops
+    between statements and says from which line on nothing ran; the one it stopped, if any, says
+    so and applied nothing. The table holds exactly the rows of the lines before."""
+    path = os.path.join(work, "many.cql")
+    with open(path, "w") as f:
+        for k in range(1, 3001):  # each a commit of its own: seconds in all
+            f.write(f"INSERT INTO src (k) VALUES ({k});\n")
+    shell.send("CREATE TABLE src (k int PRIMARY KEY);\n")
+    shell.read_until(PROMPT)
+
+    def ran_to_the_end(text):
+        check("SOURCE not interrupted runs every statement", count(shell, "src") == 3000, text)
+        shell.send("TRUNCATE src;\n")
+        shell.read_until(PROMPT)
+
+    text = interrupt_running(shell, f"SOURCE '{path}';", r"Interrupted: the statements from",
+                             ran_to_the_end, 1.0)
+    check("Ctrl-C stops SOURCE between statements", text is not None, shell.seen[-500:])
+    file = re.escape(path)
+    not_run = re.search(file + r":(\d+):Interrupted: the statements from here on did not run",
+                        text or "")
+    stopped = re.search(file + r":(\d+):The statement was interrupted", text or "")
+    applied = int(stopped.group(1)) - 1 if stopped else int(not_run.group(1)) - 1 if not_run else -1
+    check("SOURCE names the first line that did not run",
+          not_run is not None and (stopped is None or
+                                   int(not_run.group(1)) == int(stopped.group(1)) + 1),
+          text or "")
+    check("the table holds exactly the rows of the lines before it",
+          applied > 0 and count(shell, "src") == applied and has_key(shell, "src", applied) and
+          not has_key(shell, "src", applied + 1), f"applied {applied}\n{text}")
+
+
+def check_interrupted_batch(shell, work):
+    """Ctrl-C during a long BATCH (in a file, so that it is one statement that takes a while to
+    parse and prepare): it applies nothing, or, if it finished first, everything."""
+    rows = 30000
+    path = os.path.join(work, "batch.cql")
+    with open(path, "w") as f:
+        f.write("BEGIN BATCH\n")
+        for k in range(rows):
+            f.write(f"INSERT INTO bt (k, v) VALUES ({k}, {k});\n")
+        f.write("APPLY BATCH;\n")
+    shell.send("CREATE TABLE bt (k int PRIMARY KEY, v int);\n")
+    shell.read_until(PROMPT)
+
+    def ran_to_the_end(text):
+        check("a BATCH not interrupted applies whole", count(shell, "bt") == rows, text)
+        shell.send("TRUNCATE bt;\n")
+        shell.read_until(PROMPT)
+
+    text = interrupt_running(shell, f"SOURCE '{path}';",
+                             re.escape(path) + r":1:The statement was interrupted",
+                             ran_to_the_end, 0.5)
+    check("Ctrl-C stops a long BATCH", text is not None, shell.seen[-500:])
+    check("an interrupted BATCH applies nothing", count(shell, "bt") == 0, text or "")
+
+
+def check_interrupted_delete(shell, work):
+    """Ctrl-C during a slow DELETE (30,000 partitions by IN): nothing is deleted."""
+    rows = 30000
+    csv_path = os.path.join(work, "del.csv")
+    with open(csv_path, "w") as f:
+        f.writelines(f"{k},{k}\n" for k in range(rows))
+    path = os.path.join(work, "delete.cql")
+    with open(path, "w") as f:
+        f.write("DELETE FROM del WHERE k IN (" + ", ".join(map(str, range(rows))) + ");\n")
+    shell.send("CREATE TABLE del (k int PRIMARY KEY, v int);\n")
+    shell.read_until(PROMPT)
+
+    def fill():
+        shell.send(f"COPY del (k, v) FROM '{csv_path}';\n")
+        shell.read_until(PROMPT, timeout=300)
+
+    def ran_to_the_end(text):
+        check("a DELETE not interrupted deletes everything", count(shell, "del") == 0, text)
+        fill()
+
+    fill()
+    text = interrupt_running(shell, f"SOURCE '{path}';",
+                             re.escape(path) + r":1:The statement was interrupted",
+                             ran_to_the_end, 1.0)
+    check("Ctrl-C stops a slow DELETE", text is not None, shell.seen[-500:])
+    check("an interrupted DELETE deletes nothing", count(shell, "del") == rows, text or "")
+
+
+def check_interrupted_copy_to(shell, work, rows):
+    """Ctrl-C during COPY TO of the big table: no file, or, if it finished first, all of it."""
+    path = os.path.join(work, "big-out.csv")
+
+    def ran_to_the_end(text):
+        written = -1
+        if os.path.exists(path):
+            with open(path) as f:
+                written = sum(1 for _ in f)
+            os.remove(path)
+        check("COPY TO not interrupted writes every row",
+              f"{rows} rows exported" in text and written == rows, text)
+
+    text = interrupt_running(shell, f"COPY big (k, v, t) TO '{path}';",
+                             r"Interrupted: nothing was written", ran_to_the_end, 0.5)
+    check("Ctrl-C stops COPY TO", text is not None, shell.seen[-500:])
+    check("an interrupted COPY TO writes no file", not os.path.exists(path), text or "")
 
 
 def main():
@@ -168,6 +309,10 @@ def main():
             break
         shell.read_until(r"cassette:ks> ", timeout=3)
     check("Ctrl-C stops a running SELECT", interrupted is not None, shell.seen[-500:])
+    check_interrupted_copy_to(shell, work, rows)
+    check_interrupted_source(shell, work)
+    check_interrupted_batch(shell, work)
+    check_interrupted_delete(shell, work)
     shell.send("SELECT v FROM big WHERE k = 7;\n")
     text = shell.read_until(r"cassette:ks> ")
     check("the shell runs statements after it",
