@@ -48,6 +48,9 @@ with_host_env() { (source tests/lib/sanitize.sh && sanitize_host_env "$build_dir
 run_suite soak-checker with_host_env python3 tests/soak/test_checker.py "$build_dir"
 # The CQL golden corpus: one case per tests/cql/*.cql file.
 if ls tests/cql/*.cql >/dev/null 2>&1; then run_suite golden tests/cql/run_golden.sh "$build_dir"; fi
+# No expected output records a last-resort "internal error" (an exception that reached an entry
+# point): one case per expected-output file.
+run_suite internal-errors tests/lib/check_no_internal_errors.sh
 # The fuzz targets' checks on their crash reproducers and seeds: one case per target.
 run_suite fuzz tests/fuzz/replay.sh "$build_dir"
 
