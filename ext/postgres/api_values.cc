@@ -327,9 +327,10 @@ Result<types::Value> scalar_from_text(const CqlType& type, std::string_view text
         zone.erase(std::remove(zone.begin(), zone.end(), ':'), zone.end());
         if (zone.size() == 2) zone += "00";
         t = t.substr(0, sign + 1) + zone;
-        // CQL accepts at most milliseconds.
+        // CQL accepts at most milliseconds: a fraction before the zone is cut to three digits
+        // (a '.' after the sign is left to the timestamp parser to refuse).
         size_t dot = t.find('.');
-        if (dot != std::string::npos && sign - dot > 4) t.erase(dot + 4, sign - dot - 4);
+        if (dot < sign && sign - dot > 4) t.erase(dot + 4, sign - dot - 4);
       }
       auto millis = types::parse_timestamp_millis(t);
       if (!millis) return millis.status();

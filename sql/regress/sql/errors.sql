@@ -71,3 +71,10 @@ SELECT k, v FROM small_as_int WHERE k = 12;
 -- nothing thrown inside the engine reaches PostgreSQL: a DROP timestamp beyond a long fails the
 -- statement with Cassandra's message (it aborted the process through std::stoll)
 SELECT cql($$ALTER TABLE app.small DROP v USING TIMESTAMP 99999999999999999999$$, 'cassette');
+-- a text column over a CQL timestamp column: a zone followed by a fraction is a bad timestamp,
+-- not an internal error (the fraction was cut from a string position past its end)
+CREATE FOREIGN TABLE textual_events (source text, hour int, ts text, value float8)
+  SERVER cassette OPTIONS (table 'app.events');
+INSERT INTO textual_events VALUES ('x', 1, '2024-01-02 03:04:05+00.1', 1);
+INSERT INTO textual_events VALUES ('x', 1, '2024-01-02 03:04:05.123456+05:30', 1);
+SELECT source, hour, ts FROM textual_events WHERE source = 'x';
