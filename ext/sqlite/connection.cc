@@ -182,25 +182,32 @@ Status Connection::take_part_in_transaction() {
 }
 
 namespace {
-std::string exposed_key(const std::string& schema, const std::string& sql_name) {
-  std::string key = schema + "." + sql_name;
-  for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return key;
+std::pair<std::string, std::string> exposed_key(std::string schema, std::string sql_name) {
+  for (char& c : schema) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : sql_name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return {std::move(schema), std::move(sql_name)};
 }
 }  // namespace
 
 void Connection::set_exposed(const std::string& schema, const std::string& sql_name,
                              std::string cql_table) {
-  exposed_[exposed_key(schema, sql_name)] = std::move(cql_table);
+  exposed_.emplace(exposed_key(schema, sql_name), std::move(cql_table));
 }
 
-void Connection::clear_exposed(const std::string& schema, const std::string& sql_name) {
-  exposed_.erase(exposed_key(schema, sql_name));
+void Connection::clear_exposed(const std::string& schema, const std::string& sql_name,
+                               const std::string& cql_table) {
+  auto [begin, end] = exposed_.equal_range(exposed_key(schema, sql_name));
+  for (auto it = begin; it != end; ++it) {
+    if (it->second == cql_table) {
+      exposed_.erase(it);
+      return;
+    }
+  }
 }
 
 const std::string* Connection::exposed(const std::string& schema, const std::string& sql_name) const {
-  auto it = exposed_.find(exposed_key(schema, sql_name));
-  return it == exposed_.end() ? nullptr : &it->second;
+  auto [begin, end] = exposed_.equal_range(exposed_key(schema, sql_name));
+  return begin == end ? nullptr : &std::prev(end)->second;
 }
 
 }  // namespace cassette::sqlite

@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "engine/cql/session.h"
 #include "engine/storage/store.h"
@@ -88,8 +89,12 @@ class Connection {
   // Which CQL table ("ks.t") each connected cql virtual table exposes, by SQLite schema and
   // table name, so cql_import_schema() tells its own earlier imports (and tables created with
   // column definitions) from another table of the same name.
+  // SQLite connects a virtual table again (when it reads the schema again) before it
+  // disconnects the old one, so a name may be exposed twice for a while: clear_exposed() takes
+  // back one set_exposed().
   void set_exposed(const std::string& schema, const std::string& sql_name, std::string cql_table);
-  void clear_exposed(const std::string& schema, const std::string& sql_name);
+  void clear_exposed(const std::string& schema, const std::string& sql_name,
+                     const std::string& cql_table);
   // nullptr when no connected cql virtual table has that name.
   const std::string* exposed(const std::string& schema, const std::string& sql_name) const;
 
@@ -101,7 +106,8 @@ class Connection {
   std::map<std::string, std::shared_ptr<storage::Store>> stores_;  // by canonical path
   std::map<storage::Store*, std::unique_ptr<cql::Session>> sessions_;
   std::map<storage::Store*, std::unique_ptr<PendingWrites>> pending_;
-  std::map<std::string, std::string> exposed_;  // "schema.name", lower-cased -> "ks.t"
+  // (schema, name), lower-cased -> "ks.t", the latest set_exposed() last
+  std::multimap<std::pair<std::string, std::string>, std::string> exposed_;
   bool taking_part_ = false;
   bool listener_planned_ = false;
 };

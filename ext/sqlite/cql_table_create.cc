@@ -217,7 +217,7 @@ int fail(char** error, const std::string& message) {
 // Records the virtual table's SQLite name and the CQL table it exposes with its connection
 // (cql_import_schema tells its own earlier imports from other tables by it).
 void expose(CqlTable& t, std::string sql_schema, std::string sql_name) {
-  t.connection->clear_exposed(t.sql_schema, t.sql_name);
+  t.connection->clear_exposed(t.sql_schema, t.sql_name, t.keyspace + "." + t.name);
   t.sql_schema = std::move(sql_schema);
   t.sql_name = std::move(sql_name);
   t.connection->set_exposed(t.sql_schema, t.sql_name, t.keyspace + "." + t.name);
@@ -484,7 +484,7 @@ int cql_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlit
 
 int cql_disconnect(sqlite3_vtab* vtab) {
   auto* t = reinterpret_cast<CqlTable*>(vtab);
-  t->connection->clear_exposed(t->sql_schema, t->sql_name);
+  t->connection->clear_exposed(t->sql_schema, t->sql_name, t->keyspace + "." + t->name);
   delete t;
   return SQLITE_OK;
 }
@@ -504,7 +504,7 @@ int cql_destroy(sqlite3_vtab* vtab) {
       t->connection->pending(t->store.get())
           .add_schema_change({SchemaChange::Kind::kDropTable, t->table, nullptr}, catalog.value());
     }
-    t->connection->clear_exposed(t->sql_schema, t->sql_name);
+    t->connection->clear_exposed(t->sql_schema, t->sql_name, t->keyspace + "." + t->name);
     delete t;
     return SQLITE_OK;
   });
