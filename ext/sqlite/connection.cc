@@ -3,6 +3,8 @@
 #include <cctype>
 #include <filesystem>
 
+#include "ext/sqlite/value_mapping.h"
+
 namespace cassette::sqlite {
 
 namespace {
@@ -99,16 +101,25 @@ Result<std::string> Connection::open_main_store(const std::string& path) {
 Status Connection::check_writable(std::string_view what) const {
   const char* why = nullptr;
   if (sqlite3_db_readonly(db_, "main") == 1) why = "the database was opened read-only";
-  sqlite3_stmt* stmt = nullptr;
-  if (why == nullptr &&
-      sqlite3_prepare_v2(db_, "PRAGMA query_only", -1, &stmt, nullptr) == SQLITE_OK &&
-      sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_int(stmt, 0) != 0) {
-    why = "PRAGMA query_only is on";
-  }
-  sqlite3_finalize(stmt);
+  if (why == nullptr && query_only()) why = "PRAGMA query_only is on";
   if (why == nullptr) return Status::ok();
   return Status::unauthorized(
       fmt::format("Cannot execute {} on a read-only connection ({})", what, why));
+}
+
+std::optional<int64_t> Connection::integer_pragma(const std::string& pragma) const {
+  sqlite3_stmt* stmt = nullptr;
+  std::optional<int64_t> value;
+  if (sqlite3_prepare_v2(db_, pragma.c_str(), -1, &stmt, nullptr) == SQLITE_OK &&
+      sqlite3_step(stmt) == SQLITE_ROW) {
+    value = sqlite3_column_int64(stmt, 0);
+  }
+  sqlite3_finalize(stmt);
+  return value;
+}
+
+bool Connection::query_only() const {
+  return integer_pragma("PRAGMA query_only").value_or(0) != 0;
 }
 
 Result<cql::Session*> Connection::session(const std::shared_ptr<storage::Store>& store) {
@@ -208,6 +219,38 @@ void Connection::clear_exposed(const std::string& schema, const std::string& sql
 const std::string* Connection::exposed(const std::string& schema, const std::string& sql_name) const {
   auto [begin, end] = exposed_.equal_range(exposed_key(schema, sql_name));
   return begin == end ? nullptr : &std::prev(end)->second;
+}
+
+bool Connection::redeclare_tables(const std::string& db_name) {
+  int defensive = 0;
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_DEFENSIVE, -1, &defensive);
+  // Under DEFENSIVE the pragma is a no-op; elsewhere it would fail.
+  if (defensive != 0 || sqlite3_db_readonly(db_, db_name.c_str()) != 0 || query_only()) {
+    return false;
+  }
+  // The pragma stores the new cookie in the file and leaves this connection's cached one as it
+  // was, one behind (SQLite's OP_SetCookie), so this connection reloads too. Reading and writing
+  // it are two statements: another connection's schema change in between is reloaded anyway.
+  const std::string pragma = "PRAGMA " + sql_quote(db_name) + ".schema_version";
+  std::optional<int64_t> version = integer_pragma(pragma);
+  if (!version) return false;
+  // The cookie is a 32-bit value that SQLite reads and writes as a signed int.
+  const auto next = static_cast<int32_t>(static_cast<uint32_t>(*version) + 1);
+  // Without waiting for another connection's write lock (a reader must not wait for a writer):
+  // when it is taken, the caller tries again at a later statement. A timeout set with
+  // sqlite3_busy_timeout() is put back; a busy handler of the host's own is left to work.
+  const int64_t timeout = integer_pragma("PRAGMA busy_timeout").value_or(0);
+  if (timeout > 0) sqlite3_busy_timeout(db_, 0);
+  const std::string bump = fmt::format("{} = {}", pragma, next);
+  const bool bumped = sqlite3_exec(db_, bump.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK;
+  if (timeout > 0) sqlite3_busy_timeout(db_, static_cast<int>(timeout));
+  return bumped;
+}
+
+void Connection::redeclare_all_tables() {
+  std::set<std::string> databases;
+  for (const auto& [key, cql_table] : exposed_) databases.insert(key.first);
+  for (const std::string& db_name : databases) redeclare_tables(db_name);
 }
 
 }  // namespace cassette::sqlite

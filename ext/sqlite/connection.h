@@ -9,6 +9,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -56,6 +57,10 @@ class Connection {
   // cql_compact()); else why not: the main database was opened read-only (SQLITE_OPEN_READONLY,
   // `sqlite3 -readonly`) or PRAGMA query_only is on. `what` names the refused operation.
   Status check_writable(std::string_view what) const;
+  bool query_only() const;  // PRAGMA query_only is on
+  // The value of a pragma that answers with an integer (`pragma` is the whole statement), or
+  // nullopt when it fails.
+  std::optional<int64_t> integer_pragma(const std::string& pragma) const;
 
   // The connection's CQL session on `store` (created on first use).
   Result<cql::Session*> session(const std::shared_ptr<storage::Store>& store);
@@ -97,6 +102,20 @@ class Connection {
                      const std::string& cql_table);
   // nullptr when no connected cql virtual table has that name.
   const std::string* exposed(const std::string& schema, const std::string& sql_name) const;
+
+  // Makes every connection on the file of database `db_name`, this one included, read its schema
+  // again before its next statement runs: the schema cookie (PRAGMA schema_version) goes one up,
+  // so that each connection finds its cached schema stale and connects the database's virtual
+  // tables anew, and each declares the columns its CQL table has then. SQLite does that at a
+  // safe point (a statement prepared before is prepared again when it next runs); the statement
+  // running now keeps the columns it was prepared with. Returns false, having done nothing,
+  // where the cookie cannot be written: a read-only database or connection (PRAGMA query_only)
+  // or SQLITE_DBCONFIG_DEFENSIVE, or when another connection holds the write lock (it does not
+  // wait for it).
+  bool redeclare_tables(const std::string& db_name);
+  // redeclare_tables() for every database where a cql virtual table of this connection is
+  // connected.
+  void redeclare_all_tables();
 
  private:
   sqlite3* db_;

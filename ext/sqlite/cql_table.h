@@ -67,12 +67,15 @@ struct CqlTable {
   // changes (through cql(), another process, or a schema change of the transaction):
   // the columns with a secondary index (an index created later is used at once), the columns
   // of `table` dropped since (they read as NULL and refuse values), and whether the CQL table
-  // itself is gone (dropped, or dropped and created again: every use is an error). Columns
-  // added since appear when the database is reopened (SQLite fixes a virtual table's columns
-  // when it connects).
+  // itself is gone (dropped, or dropped and created again: every use is an error).
+  // SQLite fixes a virtual table's columns when it connects: when the CQL table's columns
+  // changed (added, dropped, renamed), redeclare_columns() makes SQLite connect the table again
+  // from the next statement on, and until then the statements prepared before run as above.
   std::vector<int> indexed_columns;
   std::vector<uint8_t> dropped;  // by index in table->columns (bytes: xColumn reads it per value)
   bool any_dropped = false;
+  bool columns_changed = false;  // the CQL table's columns are not `table`'s any more
+  bool redeclared = false;       // redeclare_columns() succeeded
   std::string gone;           // why the table cannot be used, when it is gone
   std::shared_ptr<const schema::Schema> schema_seen;
   std::unordered_map<int64_t, RowKey> rowids;  // rowids handed out by xRowid
@@ -84,8 +87,14 @@ struct CqlTable {
   // query pays nothing while nothing is written.
   Status refresh(std::optional<storage::SequenceNumber> seq = std::nullopt);
   storage::SequenceNumber refreshed_at = 0;
-  // Re-reads `indexed_columns`, `dropped` and `gone` when the schema seen changed.
+  // Re-reads `indexed_columns`, `dropped`, `columns_changed` and `gone` when the schema seen
+  // changed.
   Status catch_up();
+  // When `columns_changed`, has SQLite connect the table again from the next statement on, with
+  // the CQL table's columns (Connection::redeclare_tables; once, unless that failed). Not in a
+  // transaction that has not written the database file (that waits for its end). Called where
+  // a statement meets the table (xBestIndex, xFilter), after refresh().
+  void redeclare_columns();
   // Sets zErrMsg (sqlite3_mprintf'd) and returns SQLITE_ERROR.
   int error(const std::string& message);
 };

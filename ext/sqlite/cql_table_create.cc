@@ -447,6 +447,7 @@ Status CqlTable::catch_up() {
         dropped[i] = current == nullptr || current->id != table->columns[i].id;
         any_dropped = any_dropped || dropped[i];
       }
+      columns_changed = any_dropped || now->columns.size() != table->columns.size();
       indexed_columns = indexed_columns_of(*schema, *now);
       for (int& c : indexed_columns) {  // `now`'s column indexes -> `table`'s
         const schema::ColumnDef* mine = table->find_column(now->columns[static_cast<size_t>(c)].name);
@@ -456,6 +457,19 @@ Status CqlTable::catch_up() {
     }
   }
   return Status::ok();
+}
+
+void CqlTable::redeclare_columns() {
+  if (!columns_changed || redeclared) return;
+  // Not inside a transaction that has not written the database: the cookie would make it a
+  // write transaction, holding the file's write lock until it ends. The first statement after
+  // it that reads the table redeclares.
+  sqlite3* db = connection->db();
+  if (sqlite3_get_autocommit(db) == 0 &&
+      sqlite3_txn_state(db, sql_schema.c_str()) != SQLITE_TXN_WRITE) {
+    return;
+  }
+  redeclared = connection->redeclare_tables(sql_schema);
 }
 
 int CqlTable::error(const std::string& message) {

@@ -287,6 +287,7 @@ int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return guarded(vtab, [&] {
     auto* t = reinterpret_cast<CqlTable*>(vtab);
     if (Status s = t->refresh(); !s.is_ok()) return t->error(s.message());
+    t->redeclare_columns();  // this statement is prepared again before it runs
     const schema::TableDef& table = *t->table;
     query::PlanRequest request;
     request.indexed_columns = t->indexed_columns;
@@ -446,6 +447,7 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
     auto committed = t->store->snapshot();
     if (!committed.is_ok()) return t->error(committed.status().message());
     if (Status s = t->refresh(committed.value()->seq); !s.is_ok()) return t->error(s.message());
+    t->redeclare_columns();  // for the next statement: this one has begun
     const schema::TableDef& table = *t->table;
     std::string_view plan_text = idx_str ? idx_str : "scan";
     auto grouping = parse_grouping(&plan_text, table.columns.size());

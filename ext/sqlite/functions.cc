@@ -109,6 +109,13 @@ void cql_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
     if (!session.is_ok()) return result_error(context, session.status().message());
     auto result = session.value()->execute(*statement);
     if (!result.is_ok()) return result_error(context, result.status().message());
+    // Columns added, dropped or renamed: the cql virtual tables connected now declare them anew
+    // from the next statement on (the virtual tables of other connections on the same files
+    // too); the table this statement reads, if any, keeps its columns until it ends.
+    const auto* alter = std::get_if<cql::AlterTableStatement>(&*statement);
+    if (alter != nullptr && alter->kind != cql::AlterTableStatement::Kind::kWith) {
+      connection->redeclare_all_tables();
+    }
     std::string json = result_json(result.value());
     sqlite3_result_text(context, json.data(), static_cast<int>(json.size()), SQLITE_TRANSIENT);
   } catch (const std::exception& e) {

@@ -14,6 +14,9 @@ SELECT cql('SELECT * FROM main.events WHERE source = ''web'' AND hour = 7');
 .print '== table options: a map option is written as a string'
 CREATE VIRTUAL TABLE opts USING cql(k int PRIMARY KEY, v text, default_time_to_live = 86400, gc_grace_seconds = 0, comment = 'x', compression = '{''class'': ''ZstdCompressor'', ''compression_level'': 6}');
 SELECT json_extract(cql('DESCRIBE TABLE main.opts'), '$[0].create_statement') LIKE '%''compression_level'': ''6''%' AS compression_level_6;
+.print '== a column added through cql() appears in the next statement'
+SELECT cql('ALTER TABLE main.events ADD referrer text');
+SELECT name FROM pragma_table_info('events');
 .print '== a bad value names the column'
 INSERT INTO events (source, hour, ts) VALUES ('web', 'abc', 1);
 .print '== GROUP BY grouped by the store, and the idxStr examples'
