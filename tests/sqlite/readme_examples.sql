@@ -17,6 +17,8 @@ SELECT json_extract(cql('DESCRIBE TABLE main.opts'), '$[0].create_statement') LI
 .print '== a column added through cql() appears in the next statement'
 SELECT cql('ALTER TABLE main.events ADD referrer text');
 SELECT name FROM pragma_table_info('events');
+.print '== the key is in the CQL description'
+SELECT instr(json_extract(cql('DESCRIBE TABLE main.events'), '$[0].create_statement'), 'PRIMARY KEY ((source, hour), ts)') > 0 AS has_key;
 .print '== a bad value names the column'
 INSERT INTO events (source, hour, ts) VALUES ('web', 'abc', 1);
 .print '== GROUP BY grouped by the store, and the idxStr examples'
