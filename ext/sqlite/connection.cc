@@ -250,7 +250,19 @@ bool Connection::redeclare_tables(const std::string& db_name) {
 void Connection::redeclare_all_tables() {
   std::set<std::string> databases;
   for (const auto& [key, cql_table] : exposed_) databases.insert(key.first);
-  for (const std::string& db_name : databases) redeclare_tables(db_name);
+  for (const std::string& db_name : databases) {
+    if (!redeclare_tables(db_name)) continue;
+    // SQLite compares the cookie when a statement starts, not when it is prepared: an INSERT
+    // ... VALUES with the new number of columns would fail to prepare against the old schema.
+    // A statement that starts now has this connection read the schema again at once (as a
+    // statement that finds another connection's schema change does).
+    sqlite3_stmt* stmt = nullptr;
+    const std::string touch = "SELECT 1 FROM " + sql_quote(db_name) + ".sqlite_schema LIMIT 0";
+    if (sqlite3_prepare_v2(db_, touch.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
+      sqlite3_step(stmt);
+    }
+    sqlite3_finalize(stmt);
+  }
 }
 
 }  // namespace cassette::sqlite

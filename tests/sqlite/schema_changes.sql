@@ -13,8 +13,8 @@ CREATE VIRTUAL TABLE t USING cql(k int PRIMARY KEY, v text, x int);
 INSERT INTO t VALUES (1, 'a', 7);
 .print '== ALTER TABLE ... ADD: the next statement sees the new column'
 SELECT cql('ALTER TABLE main.t ADD w int') AS result;
-SELECT name, type FROM pragma_table_info('t');
 INSERT INTO t VALUES (2, 'b', 8, 200);
+SELECT name, type FROM pragma_table_info('t');
 SELECT * FROM t ORDER BY k;
 SELECT cql('SELECT k, v, w, x FROM main.t') AS result;
 .print '== ALTER TABLE ... DROP: the column is gone from the next statement on'

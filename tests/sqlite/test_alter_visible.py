@@ -1,8 +1,10 @@
 """Columns added or dropped by ALTER TABLE through cql() or by another process reach the SQLite
 connections that have the cql virtual table connected, without reopening (README "CREATE
 VIRTUAL TABLE ... USING cql(...)"):
-  - cql('ALTER ...'): the next statement of this connection and of every other connection on
-    the database file, PRAGMA table_info included; Python's cached statements are prepared again;
+  - cql('ALTER ...'): the next statement of this connection, and the next statement that starts
+    in every other connection on the database file (one that fails to prepare against the old
+    columns, an INSERT ... VALUES with the new number of values, does not start), PRAGMA
+    table_info included; Python's cached statements are prepared again;
   - another process (the `cassette` shell): a statement prepared after the ALTER that reads the
     table sees the new columns; a statement prepared before it (Python's cache) runs once more
     with the old ones, and the next statement sees them; a statement that names the new column
@@ -44,15 +46,20 @@ check(select(b), (["k", "v"], [(1, "one")]), "a second connection reads t before
 
 # ALTER ... ADD through cql()
 a.execute("SELECT cql('ALTER TABLE main.t ADD c int')")
-check(select(a), (["k", "v", "c"], [(1, "one", None)]),
-      "cql() ALTER ADD: the same connection's next SELECT * has the new column")
-check(table_info(a), ["k", "v", "c"], "and its PRAGMA table_info")
 a.execute("INSERT INTO t VALUES (2, 'two', 20)")
 check(rows(a, "SELECT cql('SELECT c FROM main.t WHERE k = 2')"), [('[{"c": 20}]',)],
-      "an INSERT with the new column writes it")
+      "cql() ALTER ADD: the same connection's next statement, an INSERT, writes the new column")
+check(select(a), (["k", "v", "c"], [(1, "one", None), (2, "two", 20)]),
+      "its SELECT * has the new column")
+check(table_info(a), ["k", "v", "c"], "and its PRAGMA table_info")
+check_error(lambda: b.execute("INSERT INTO t VALUES (3, 'three', 30)"),
+            "table t has 2 columns but 3 values were supplied",
+            "another connection: a statement that fails to prepare against the old columns")
 check(table_info(b), ["k", "v", "c"], "the second connection's PRAGMA table_info has it")
-check(select(b), (["k", "v", "c"], [(1, "one", None), (2, "two", 20)]),
-      "and its cached SELECT * statement, prepared again without an error")
+b.execute("INSERT INTO t VALUES (3, 'three', 30)")
+check(select(b), (["k", "v", "c"], [(1, "one", None), (2, "two", 20), (3, "three", 30)]),
+      "and then the INSERT, and its cached SELECT * statement, prepared again without an error")
+a.execute("DELETE FROM t WHERE k = 3")
 
 # ALTER ... DROP through cql()
 a.execute("SELECT cql('ALTER TABLE main.t DROP v')")
