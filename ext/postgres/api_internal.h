@@ -94,6 +94,13 @@ constexpr int64_t kPgEpochMicros = 946'684'800'000'000;  // 2000-01-01 in Unix m
 using cli::pg::kPgEndTimestampMillis;
 using cli::pg::kPgMinTimestampMillis;
 
+// A CQL timestamp (Unix milliseconds) as a PostgreSQL timestamptz (microseconds since 2000).
+// REQUIRES: kPgMinTimestampMillis <= millis < kPgEndTimestampMillis. The epoch is shifted before
+// the scaling: near PostgreSQL's upper limit, Unix microseconds would not fit in 64 bits.
+constexpr int64_t pg_micros_from_cql_millis(int64_t millis) {
+  return (millis - kPgEpochMicros / 1000) * 1000;
+}
+
 // The range of a CQL integer type (tinyint, smallint, int), or nullopt for the others.
 std::optional<std::pair<int64_t, int64_t>> integer_range(const types::CqlType& type);
 
@@ -117,7 +124,7 @@ inline bool to_pg_number(std::string_view bytes, cas_repr repr, cas_value* out) 
       out->i = static_cast<int64_t>(__builtin_bswap64(v8));
       if (repr == CAS_REPR_TIMESTAMPTZ) {
         if (out->i < kPgMinTimestampMillis || out->i >= kPgEndTimestampMillis) return false;
-        out->i = out->i * 1000 - kPgEpochMicros;  // ms -> PG us
+        out->i = pg_micros_from_cql_millis(out->i);
       }
       break;
     case CAS_REPR_FLOAT8:

@@ -491,7 +491,7 @@ Status to_pg_value(const CqlType& type, const std::string_view* value, cas_repr 
                                                 types::format_value(type, bytes,
                                                                     types::ValueStyle::kCqlsh)));
       }
-      out->i = millis * 1000 - kPgEpochMicros;
+      out->i = pg_micros_from_cql_millis(millis);
       return Status::ok();
     }
     case CAS_REPR_DATE: {
