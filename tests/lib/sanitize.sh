@@ -14,9 +14,16 @@ sanitize_build() {  # BUILD_DIR: is it a sanitizer build?
 }
 
 # The sanitizer runtimes the build's `cassette` links (clang's libclang_rt.asan, or GCC's
-# libasan and libubsan), colon-separated.
+# libasan and libubsan), colon-separated, and the build's swift_demangle_stub.so after them:
+# without it ASan, started by a library constructor inside bindtextdomain(), leaves glibc's
+# translation lock broken and PostgreSQL hangs at startup (tests/lib/swift_demangle_stub.c).
+# ASAN_OPTIONS cannot avoid that: the runtime's initialization always makes that call.
 sanitize_runtimes() {
-  ldd "$1/cassette" | awk '/libclang_rt\.asan|libasan\.so|libubsan\.so/ { print $3 }' | paste -sd:
+  local runtimes
+  runtimes=$(ldd "$1/cassette" | awk '/libclang_rt\.asan|libasan\.so|libubsan\.so/ { print $3 }' |
+             paste -sd:)
+  [ -n "$runtimes" ] && [ -f "$1/swift_demangle_stub.so" ] || return 0
+  echo "$runtimes:$1/swift_demangle_stub.so"
 }
 
 sanitize_host_env() {
@@ -25,7 +32,7 @@ sanitize_host_env() {
   local runtimes
   runtimes=$(sanitize_runtimes "$1")
   if [ -z "$runtimes" ]; then
-    echo "sanitize.sh: no sanitizer runtime found in ldd $1/cassette" >&2
+    echo "sanitize.sh: no sanitizer runtime in ldd $1/cassette, or no $1/swift_demangle_stub.so" >&2
     return 1
   fi
   # The hosts leak at exit by design (python3, postgres), and their own allocations come before
