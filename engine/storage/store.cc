@@ -152,9 +152,7 @@ TableOptions Store::Private::options_for(TableId table) {
 // ---- writing ---------------------------------------------------------------------------------
 
 Status Store::Private::check_writable() const {
-  if (!read_only) return Status::ok();
-  return Status::io_error(fmt::format(
-      "store {} is read-only (its directory is not writable): nothing was written", path));
+  return read_only ? read_only_store_error(path) : Status::ok();
 }
 
 Status Store::Private::ensure_log_writer_locked() {

@@ -112,4 +112,9 @@ Status check_store_directory(const StoreDirectory& dir) {
       dir.path));
 }
 
+Status read_only_store_error(const std::string& path) {
+  return Status::io_error(fmt::format(
+      "store {} is read-only (its directory is not writable): nothing was written", path));
+}
+
 }  // namespace cassette::storage

@@ -36,4 +36,7 @@ Result<StoreDirectory> open_store_directory(const std::string& path, bool create
 // replaced.
 Status check_store_directory(const StoreDirectory& dir);
 
+// The error every write to a read-only store (`writable` false) fails with, naming it.
+Status read_only_store_error(const std::string& path);
+
 }  // namespace cassette::storage

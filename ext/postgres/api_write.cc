@@ -13,6 +13,7 @@
 
 #include "engine/cql/modification.h"
 #include "engine/cql/table_codec.h"
+#include "engine/storage/store_directory.h"
 #include "ext/postgres/api_internal.h"
 #include "ext/postgres/api_write_log.h"
 
@@ -70,8 +71,14 @@ Status check_writable(const ColumnDef& c) {
   return Status::ok();
 }
 
+// The engine would refuse the commit; a write to a read-only store is refused at its statement.
+Status check_store_writable(const storage::Store& store) {
+  return store.read_only() ? storage::read_only_store_error(store.path()) : Status::ok();
+}
+
 Status log_row(cas_table* table, WriteEntry::Kind kind, const cas_value* values,
                const cas_repr* reprs, const int* present, int level, uint32_t command) {
+  CASSETTE_RETURN_IF_ERROR(check_store_writable(*table->store));
   WriteEntry entry;
   entry.kind = kind;
   entry.table = table;
@@ -275,6 +282,7 @@ int cas_write_delete(cas_table* table, const cas_value* values, const cas_repr* 
 
 int cas_write_truncate(cas_table* table, int level, uint32_t command) {
   return guarded([&]() -> Status {
+    CASSETTE_RETURN_IF_ERROR(check_store_writable(*table->store));
     WriteEntry entry;
     entry.kind = WriteEntry::Kind::kTruncate;
     entry.table = table;

@@ -202,6 +202,54 @@ else
   echo "shell: $shell_got"; fail "aborted transactions write nothing"
 fi
 
+# ---- a store the server's user cannot write: read through foreign tables, writes refused -------
+# The store belongs to root, mode 0755: `postgres` reads it but cannot write there. Every kind of
+# write fails at its own statement, naming the store, and leaves the files as they were.
+if [ "$(id -u)" -ne 0 ]; then
+  echo "SKIPPED: read-only store (runs as root, to make a store that postgres cannot write)"
+else
+  ro_store=$PG_ROOT/readonly.cassette
+  "$build_dir/cassette" "$ro_store" -e "CREATE KEYSPACE r WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+    CREATE TABLE r.kv (k int PRIMARY KEY, v text); INSERT INTO r.kv (k, v) VALUES (1, 'one');" >/dev/null
+  # A record still in the commit log: the backend replays it into memory.
+  "$build_dir/cassette" "$ro_store" -e "INSERT INTO r.kv (k, v) VALUES (2, 'two')" >/dev/null
+  chmod -R a+rX,go-w "$ro_store"
+  store_files() { find "$ro_store" -exec stat -c '%n %s %y %U %a' {} + | sort; }
+  before=$(store_files)
+  psql_q <<SQL >/dev/null
+CREATE SERVER readonly FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '$ro_store');
+CREATE SCHEMA readonly;
+IMPORT FOREIGN SCHEMA r FROM SERVER readonly INTO readonly;
+SQL
+  read_rows() { psql_q -c "SELECT k || '=' || v FROM readonly.kv ORDER BY k" 2>&1 | tr '\n' ';'; }
+  got=$(read_rows)
+  if [ "$got" = "1=one;2=two;" ]; then
+    pass "a read-only store reads through foreign tables"
+  else
+    echo "psql: $got"; fail "a read-only store reads through foreign tables"
+  fi
+  refused="store $ro_store is read-only (its directory is not writable): nothing was written"
+  for write in "INSERT INTO readonly.kv VALUES (3, 'three')" \
+      "UPDATE readonly.kv SET v = 'uno' WHERE k = 1" "DELETE FROM readonly.kv WHERE k = 2" \
+      "TRUNCATE readonly.kv" "SELECT cql('INSERT INTO r.kv (k, v) VALUES (3, ''three'')', 'readonly')" \
+      "SELECT cql('CREATE TABLE r.more (k int PRIMARY KEY)', 'readonly')"; do
+    # In a transaction block the statement itself fails (line 2), not the COMMIT after it.
+    err=$(printf 'BEGIN;\n%s;\nCOMMIT;\n' "$write" | psql -X -q -d postgres -f - 2>&1 >/dev/null)
+    if [ "$err" = "psql:<stdin>:2: ERROR:  $refused" ]; then
+      pass "a read-only store refuses: $write"
+    else
+      echo "psql: $err"; fail "a read-only store refuses: $write"
+    fi
+  done
+  got=$(read_rows)
+  if [ "$got" = "1=one;2=two;" ] && [ "$(store_files)" = "$before" ]; then
+    pass "refused writes change nothing in a read-only store"
+  else
+    echo "psql: $got"; diff <(echo "$before") <(store_files)
+    fail "refused writes change nothing in a read-only store"
+  fi
+fi
+
 # ---- a sanitizer build: no report in the server's log -----------------------------------------
 # A finding aborts the backend (the test that met it fails too); this names it. Leak reports are
 # off inside postgres (sanitize.sh), which frees some memory only at exit, by design.
