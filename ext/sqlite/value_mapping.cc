@@ -517,6 +517,7 @@ struct TextOrderedSpan {
   int64_t lo;
   int64_t hi;
   size_t width;
+  bool values_above = true;  // whether the type has values above hi (years past 9999)
 };
 
 TextOrderedSpan text_ordered_span(const CqlType& type) {
@@ -526,8 +527,20 @@ TextOrderedSpan text_ordered_span(const CqlType& type) {
     case TypeKind::kDate:
       return {(int64_t{1} << 31) - 719'528, (int64_t{1} << 31) + 2'932'896, 4};
     default:
-      return {0, 86'399'999'999'999, 8};  // time: every value
+      return {0, 86'399'999'999'999, 8, false};  // time: every value
   }
+}
+
+// Whether an upper bound `< given` (`<= given` when `inclusive`) keeps some value above the
+// span by its text. Those values' texts are longer years ('10000-01-01 00:00:00.000',
+// '+10000-01-01'), which SQL sorts among the early years; the smallest of them is the text of
+// the first value above the span (a later date of year 10000 is a larger text, and so is a
+// longer year, whose fifth digit sorts above the '-' after "10000").
+bool upper_bound_keeps_values_above(const CqlType& type, const TextOrderedSpan& span,
+                                    std::string_view given, bool inclusive) {
+  if (!span.values_above) return false;
+  const int c = sql_text(type, big_endian(span.hi + 1, span.width)).compare(given);
+  return c < 0 || (inclusive && c == 0);
 }
 
 // The first value of the span whose SQL text compares above `given` (or, `or_equal`, not below
@@ -569,7 +582,12 @@ FormattedTextBound formatted_text_bound(const CqlType& type, sqlite3_value* valu
     if (first <= span.lo) return {FormattedTextBound::kEveryRow, {}};
     return {FormattedTextBound::kFrom, big_endian(first, span.width)};
   }
-  if (first > span.hi) return {FormattedTextBound::kEveryRow, {}};
+  // The store reads one range per side: an upper bound that must keep some later years besides
+  // the span's first values keeps every row, for SQLite's own check to decide.
+  if (first > span.hi ||
+      upper_bound_keeps_values_above(type, span, value_text(value), inclusive)) {
+    return {FormattedTextBound::kEveryRow, {}};
+  }
   return {FormattedTextBound::kBefore, big_endian(first, span.width)};
 }
 

@@ -132,10 +132,12 @@ bool compares_as_formatted_text(const types::CqlType& type);
 // whose text is above (or not below) the given text, found by binary search over the values
 // whose text order is their order (years 0000 to 9999; every time). Beyond those years text
 // order is not value order ('10000-01-01' sorts before '2024-01-01'), so the bound may keep
-// rows SQL would not, and the host must check these constraints again itself; an upper bound
-// below year 10000 leaves out the later years even where their text is below it (README
-// "Reads"). A numeric value keeps every row for a lower bound (with a numeric-affinity column
-// on the other side, SQL puts every text above every number). `upper`: < or <=.
+// rows SQL would not, and the host must check these constraints again itself. An upper bound
+// that a year past 9999 passes by its text (`ts < '2030'` keeps '10000-01-01 ...' and dates'
+// '+10000-01-01') keeps every row, since the store reads one range per side and those years
+// lie above the span (README "Reads"). A numeric value keeps every row for a lower bound (with
+// a numeric-affinity column on the other side, SQL puts every text above every number).
+// `upper`: < or <=.
 struct FormattedTextBound {
   enum Kind : uint8_t { kFrom, kBefore, kEveryRow } kind;
   types::Value value;  // kFrom: column >= value; kBefore: column < value
