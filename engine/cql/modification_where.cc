@@ -449,6 +449,9 @@ Result<ModificationTargets> resolve_modification_where(
     }
   }
   targets.clustering_prefixes = std::move(unique);
+  for (const auto& prefix : targets.clustering_prefixes) {
+    CASSETTE_RETURN_IF_ERROR(validate_clustering_values(prefix));
+  }
   std::vector<std::pair<std::string, size_t>> ordered;
   for (size_t i = 0; i < targets.clustering_prefixes.size(); ++i) {
     CASSETTE_ASSIGN_OR_RETURN(std::string encoded,

@@ -72,6 +72,18 @@ Status validate_partition_key_values(std::span<const std::string> components) {
   return Status::ok();
 }
 
+Status validate_clustering_values(std::span<const std::string> values) {
+  size_t total = 0;
+  bool too_long = false;
+  for (const std::string& value : values) {
+    total += value.size();
+    too_long |= value.size() > types::kMaxPartitionKeyComponentSize;
+  }
+  if (!too_long) return Status::ok();
+  return Status::invalid_argument(fmt::format("Key length of {} is longer than maximum of {}",
+                                              total, types::kMaxPartitionKeyComponentSize));
+}
+
 Result<std::vector<std::string>> partition_key_values(const schema::TableDef& table,
                                                       std::string_view key) {
   return types::split_partition_key(key, table.partition_key().size());

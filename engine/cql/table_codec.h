@@ -27,6 +27,10 @@ std::string partition_key_bytes(std::span<const std::string> components);
 // "Key may not be empty" (a single empty component), "Key length of N is longer than maximum of
 // 65535" (a component too long for the key's length prefixes).
 Status validate_partition_key_values(std::span<const std::string> components);
+// Cassandra's check of a written row's clustering values (ModificationStatement
+// .validateClustering): one over 65535 bytes fails with "Key length of N is longer than maximum
+// of 65535", N the size of all of them together (as Cassandra's clustering.dataSize()).
+Status validate_clustering_values(std::span<const std::string> values);
 // The components of a stored partition key, in partition key order.
 Result<std::vector<std::string>> partition_key_values(const schema::TableDef& table,
                                                       std::string_view key);

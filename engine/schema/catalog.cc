@@ -14,6 +14,9 @@
 
 #include "engine/schema/catalog_codec.h"
 #include "engine/storage/row_codec.h"
+#include "engine/types/partition_key.h"
+#include "engine/types/value.h"
+#include "engine/util/message.h"
 
 namespace cassette::schema {
 
@@ -201,12 +204,43 @@ Status delete_row(storage::EncodedBatch& batch, std::string_view key, int64_t no
   return add_row(batch, codec::kObjectsPartition, key, row);
 }
 
+// A partition as the store's messages name it (Store::set_partition_namer): its keyspace and
+// "table.key", the key as Cassandra's partitionKeyType.getString writes it (a compound key's
+// components joined by ':').
+Result<storage::Store::PartitionName> name_partition(const storage::Store& store,
+                                                     const storage::Snapshot& snapshot,
+                                                     storage::TableId id, std::string_view key) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const Schema> schema, load_schema(store, snapshot));
+  for (const auto& [keyspace_name, keyspace] : schema->keyspaces) {
+    for (const auto& [table_name, table] : keyspace->tables) {
+      if (table->table_id != id) continue;
+      const std::vector<const ColumnDef*> columns = table->partition_key();
+      CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> components,
+                                types::split_partition_key(key, columns.size()));
+      std::string text;
+      for (size_t i = 0; i < components.size(); ++i) {
+        if (i > 0) text += ':';
+        text += types::format_value(columns[i]->type, components[i], types::ValueStyle::kString);
+      }
+      return storage::Store::PartitionName{keyspace_name,
+                                           fmt::format("{}.{}", table_name, message_value(text))};
+    }
+  }
+  return Status::not_found(fmt::format("no table has id {}", id));
+}
+
 }  // namespace
 
 Catalog::Catalog(std::shared_ptr<storage::Store> store) : store_(std::move(store)) {}
 
 Result<std::shared_ptr<Catalog>> Catalog::open(std::shared_ptr<storage::Store> store) {
   std::shared_ptr<Catalog> catalog(new Catalog(std::move(store)));
+  // The namer lives in the store it names partitions of, so it keeps a plain pointer to it.
+  const storage::Store* named = catalog->store_.get();
+  catalog->store_->set_partition_namer(
+      [named](const storage::Snapshot& snapshot, storage::TableId id, std::string_view key) {
+        return name_partition(*named, snapshot, id, key);
+      });
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const Schema> schema, catalog->current());
   (void)schema;
   return catalog;

@@ -1,6 +1,7 @@
 #include "engine/storage/commit_record.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
@@ -119,6 +120,44 @@ Result<EncodedTransaction> encode_transaction(const EncodedBatch& batch, int64_t
   out.replace(min_at, 8, min_bytes);
   tx.min_timestamp = min_timestamp;
   return tx;
+}
+
+PartitionUpdateSize largest_partition_update(std::string_view payload) {
+  PartitionUpdateSize largest;
+  DecodedTransaction tx;
+  if (!decode_transaction(payload, &tx)) return largest;
+  // A partition's entries need not be adjacent (an SQL transaction writes rows as they come):
+  // sum them per (table, partition prefix), looking up only when the partition changes. The
+  // map's nodes stay put, so `current` and `max` remain valid as it grows.
+  struct Partition {
+    TableId table;
+    std::string_view prefix;
+    bool operator==(const Partition&) const = default;
+  };
+  struct Hash {
+    size_t operator()(const Partition& p) const {
+      return std::hash<std::string_view>()(p.prefix) ^ (p.table * 0x9E3779B97F4A7C15ull);
+    }
+  };
+  std::unordered_map<Partition, size_t, Hash> sums;
+  std::pair<const Partition, size_t>* current = nullptr;
+  std::pair<const Partition, size_t>* max = nullptr;
+  for (const TransactionEntry& e : tx.entries) {
+    const Partition partition{e.table, e.key.substr(0, partition_prefix_length(e.key))};
+    if (current == nullptr || !(current->first == partition)) {
+      current = &*sums.try_emplace(partition, 0).first;
+    }
+    current->second += e.key.size() + e.value.size();
+    if (max == nullptr || current->second > max->second) max = current;
+  }
+  int64_t token;
+  if (max == nullptr ||
+      !decode_partition_prefix(max->first.prefix, &token, &largest.partition_key)) {
+    return largest;
+  }
+  largest.table = max->first.table;
+  largest.bytes = max->second;
+  return largest;
 }
 
 bool decode_transaction(std::string_view payload, DecodedTransaction* out) {

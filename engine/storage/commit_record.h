@@ -32,6 +32,17 @@ Result<EncodedTransaction> encode_transaction(const WriteBatch& batch, int64_t a
 // `assigned_timestamp`. Returns InvalidArgument for a malformed key or value.
 Result<EncodedTransaction> encode_transaction(const EncodedBatch& batch, int64_t assigned_timestamp);
 
+// One partition's share of a record: what Cassandra calls a mutation (the updates to one
+// partition key), whose size a store limits (StoreOptions::max_mutation_bytes).
+struct PartitionUpdateSize {
+  TableId table = 0;
+  std::string partition_key;  // serialized (engine/types/partition_key.h)
+  size_t bytes = 0;           // of its entries' keys and values in the record
+};
+// The largest partition update of a record payload (encode_transaction's), or one of 0 bytes
+// when the payload does not decode.
+PartitionUpdateSize largest_partition_update(std::string_view payload);
+
 using TransactionEntry = Memtable::BatchEntry;
 struct DecodedTransaction {
   int64_t assigned_timestamp = 0;

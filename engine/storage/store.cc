@@ -143,6 +143,11 @@ void Store::set_table_options(TableId table, const TableOptions& options) {
   p_->table_options[table] = options;
 }
 
+void Store::set_partition_namer(PartitionNamer namer) {
+  std::lock_guard guard(p_->options_mutex);
+  p_->partition_namer = std::move(namer);
+}
+
 TableOptions Store::Private::options_for(TableId table) {
   std::lock_guard guard(options_mutex);
   auto it = table_options.find(table);
@@ -252,6 +257,7 @@ Result<std::optional<int64_t>> Store::apply_locked(
 
     timestamp = std::max(clock_->now_micros(), p.last_timestamp + 1);
     CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode(timestamp));
+    CASSETTE_RETURN_IF_ERROR(check_mutation_size(tx.payload));
     if (Status logged = p.log_and_apply_locked(tx); !logged.is_ok()) {
       // Out of use at once, while we hold the store lock, so that no process appends to it
       // (when this fails too, the next write of this process tries again).

@@ -53,6 +53,12 @@ struct StoreOptions {
   // time, in the writer (for hosts that want no threads, such as a PostgreSQL backend).
   bool background_threads = true;
   uint64_t commit_log_segment_bytes = 32 << 20;
+  // The most one partition's update in a transaction may take, in bytes of its commit-log
+  // entries (keys and values): Cassandra's max_mutation_size, by default half a segment
+  // (16 MiB). A transaction with a larger one fails with InvalidArgument "Rejected an oversized
+  // mutation ..." and writes nothing; a transaction of many partitions may exceed it in all.
+  // 0: commit_log_segment_bytes / 2.
+  uint64_t max_mutation_bytes = 0;
   size_t compaction_min_threshold = 4;   // size-tiered: files of similar size merged at 4...
   size_t compaction_max_threshold = 32;  // ...and at most 32 at once
   // SSTable descriptors kept open (table_cache.h): this many, at most a quarter of RLIMIT_NOFILE;
@@ -140,6 +146,16 @@ class Store {
   bool read_only() const;
   const Clock& clock() const { return *clock_; }
   void set_table_options(TableId table, const TableOptions& options);
+  // How a message names a partition, as Cassandra's do: its keyspace and "table.key". The
+  // schema sets it (schema::Catalog::open); until then a message gives the table id and the
+  // key in hex. Called under the write lock: it may read the snapshot it is given, nothing else.
+  struct PartitionName {
+    std::string keyspace;
+    std::string table_and_key;
+  };
+  using PartitionNamer = std::function<Result<PartitionName>(
+      const Snapshot& snapshot, TableId table, std::string_view partition_key)>;
+  void set_partition_namer(PartitionNamer namer);
 
   // Applies the batch atomically: one commit-log record, visible all at once. Replaces
   // kAutoTimestamp in the batch with the store's next timestamp and returns it.
@@ -189,6 +205,8 @@ class Store {
   Result<std::optional<int64_t>> apply_locked(
       const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode);
   std::shared_ptr<const Snapshot> current_snapshot() const;  // no catch-up
+  // InvalidArgument when a partition's update in the record is over max_mutation_bytes.
+  Status check_mutation_size(std::string_view payload) const;
 
   std::string path_;
   StoreOptions options_;

@@ -15,13 +15,45 @@
 
 #include "engine/storage/commit_record.h"
 #include "engine/storage/store_state.h"
+#include "engine/util/message.h"
 
 namespace cassette::storage {
 
 namespace {
 // Records at least this large go into the memtable while the log writes them.
 constexpr size_t kOverlapBytes = 1 << 20;
+
+// A partition named without the schema: the table id and the key's bytes in hex.
+Store::PartitionName raw_partition_name(TableId table, std::string_view partition_key) {
+  std::string key_hex;
+  for (unsigned char c : partition_key) key_hex += fmt::format("{:02x}", c);
+  return {"?", fmt::format("table {}.0x{}", table, message_value(key_hex))};
+}
 }  // namespace
+
+Status Store::check_mutation_size(std::string_view payload) const {
+  const uint64_t limit = p_->options.max_mutation_bytes != 0
+                             ? p_->options.max_mutation_bytes
+                             : p_->options.commit_log_segment_bytes / 2;
+  if (payload.size() <= limit) return Status::ok();  // no part is larger than the whole
+  const PartitionUpdateSize largest = largest_partition_update(payload);
+  if (largest.bytes <= limit) return Status::ok();
+  PartitionNamer namer;
+  {
+    std::lock_guard guard(p_->options_mutex);
+    namer = p_->partition_namer;
+  }
+  PartitionName name = raw_partition_name(largest.table, largest.partition_key);
+  if (namer) {
+    Result<PartitionName> named = namer(*current_snapshot(), largest.table, largest.partition_key);
+    if (named.is_ok()) name = std::move(named).value();
+  }
+  // Cassandra's MutationExceededMaxSizeException. The update to one partition key is the only
+  // one named: a mutation here is one table's (Cassandra's joins a keyspace's tables).
+  return Status::invalid_argument(
+      fmt::format("Rejected an oversized mutation ({}/{}) for keyspace: {}. Top keys are: {}",
+                  largest.bytes, limit, name.keyspace, name.table_and_key));
+}
 
 Status Store::Private::prepare_record_locked(std::string_view payload, const std::string& where,
                                              PreparedRecord* out) {

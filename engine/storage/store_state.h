@@ -112,6 +112,7 @@ struct Store::Private {
   std::map<uint64_t, std::shared_ptr<TableFile>> open_files;  // by file id
   std::mutex options_mutex;  // guards table_options alone: read under any other lock
   std::map<TableId, TableOptions> table_options;
+  Store::PartitionNamer partition_namer;  // options_mutex
   std::set<uint64_t> compacting;  // file ids inputs of a running compaction
 
   // ---- background work ----

@@ -72,6 +72,7 @@ Status InsertEncoder::add(std::vector<types::Value>& values, storage::EncodedBat
   CASSETTE_RETURN_IF_ERROR(cql::validate_partition_key_values(partition_));
   std::string_view clustering;
   if (!clustering_.empty()) {
+    CASSETTE_RETURN_IF_ERROR(cql::validate_clustering_values(clustering_));
     CASSETTE_ASSIGN_OR_RETURN(key_, cql::clustering_key_bytes(*table_, clustering_));
     clustering = key_;
   }

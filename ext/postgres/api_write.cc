@@ -57,6 +57,7 @@ Status row_key(const TableDef& table, const cas_value* values, const cas_repr* r
   entry->static_only = first_null_clustering != nullptr;
   CASSETTE_RETURN_IF_ERROR(cql::validate_partition_key_values(key));
   entry->partition_key = cql::partition_key_bytes(key);
+  CASSETTE_RETURN_IF_ERROR(cql::validate_clustering_values(clustering));
   CASSETTE_ASSIGN_OR_RETURN(entry->clustering, cql::clustering_key_bytes(table, clustering));
   return Status::ok();
 }

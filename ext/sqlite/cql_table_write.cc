@@ -114,14 +114,6 @@ struct RowScratch {
   std::string encoded;
 };
 
-Status key_component_error(const ColumnDef& c, const std::string& v) {
-  if (v.size() > types::kMaxPartitionKeyComponentSize) {
-    return Status::invalid_argument(fmt::format("Key length of {} is longer than maximum of {}",
-                                                v.size(), types::kMaxPartitionKeyComponentSize));
-  }
-  return Status::ok();
-}
-
 // The current row at (key, clustering), for collection overwrites.
 Result<std::optional<storage::Row>> current_row(CqlTable& t, const std::string& key,
                                                 const std::optional<std::string>& clustering,
@@ -220,7 +212,6 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     if (is_null) {
       return Status::invalid_argument(fmt::format("Invalid null value in condition for column {}", c.name));
     }
-    CASSETTE_RETURN_IF_ERROR(key_component_error(c, v));
   }
   // No clustering key: a write of the static row alone, as CQL's INSERT/UPDATE naming only the
   // partition key and static columns (README "Writes").
@@ -231,6 +222,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
   const std::span<const std::string> key_parts(scratch.key_parts.data(), key_count);
   const std::span<const std::string> clustering_parts(scratch.clustering_parts.data(), clustering_count);
   CASSETTE_RETURN_IF_ERROR(cql::validate_partition_key_values(key_parts));
+  CASSETTE_RETURN_IF_ERROR(cql::validate_clustering_values(clustering_parts));
   std::string key = cql::partition_key_bytes(key_parts);
   const TableLayout& layout = table_layout(t.table);
   std::string clustering;
