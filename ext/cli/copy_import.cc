@@ -178,7 +178,7 @@ class Importer {
       report_failure(record.line, "", format_statement_error(s, SourceLocation{}));
       return;
     }
-    if (writer.pending() >= options_.max_batch_size) write_pending(/*last=*/false);
+    if (writer.batch_full(options_.max_batch_size)) write_pending(/*last=*/false);
   }
 
   // Hands the rows read to the writers; at the end, waits until every batch is written.

@@ -160,7 +160,7 @@ int run_pg_import(const BridgeOptions& options) {
       if (!status.is_ok()) {
         if (Status s = rejects->add(fields, status.message()); !s.is_ok()) return fail(s.message());
       }
-      if (writer->pending() >= options.batch_size) {
+      if (writer->batch_full(options.batch_size)) {
         if (Status s = writer->flush(); !s.is_ok()) {
           progress.finish();
           return fail(fmt::format("cannot write to the store after {} rows: {}",

@@ -55,6 +55,7 @@ struct CqlRowWriter::State {
   std::vector<cql::PreparedModification> reading_rows;
   std::vector<cql::WriteParameters> reading_params;
   size_t pending = 0;
+  size_t pending_value_bytes = 0;  // of the queued rows' values
 
   std::future<Status> in_flight;  // the batch being written, if any
   size_t in_flight_rows = 0;
@@ -168,9 +169,12 @@ Result<std::unique_ptr<CqlRowWriter>> CqlRowWriter::open(
 
 Status CqlRowWriter::add(std::vector<types::Value>& values) {
   State& s = *state_;
+  size_t value_bytes = 0;
+  for (const types::Value& value : values) value_bytes += value ? value->size() : 0;
   if (s.encoder != nullptr) {
     CASSETTE_RETURN_IF_ERROR(s.encoder->add(values, s.encoded));
     ++s.pending;
+    s.pending_value_bytes += value_bytes;
     return Status::ok();
   }
   cql::PreparedModification row;
@@ -216,10 +220,15 @@ Status CqlRowWriter::add(std::vector<types::Value>& values) {
     CASSETTE_RETURN_IF_ERROR(s.build(row, params));
   }
   ++s.pending;
+  s.pending_value_bytes += value_bytes;
   return Status::ok();
 }
 
 size_t CqlRowWriter::pending() const { return state_->pending; }
+
+bool CqlRowWriter::batch_full(size_t max_rows) const {
+  return state_->pending >= max_rows || state_->pending_value_bytes >= kMaxBatchValueBytes;
+}
 
 int64_t CqlRowWriter::written() const { return state_->written; }
 
@@ -276,6 +285,7 @@ Status CqlRowWriter::flush() {
                              });
     s.encoded.clear();
     s.pending = 0;
+    s.pending_value_bytes = 0;
     return s.begin_batch();
   }
   s.in_flight = std::async(std::launch::async,
@@ -289,6 +299,7 @@ Status CqlRowWriter::flush() {
   s.reading_rows.clear();
   s.reading_params.clear();
   s.pending = 0;
+  s.pending_value_bytes = 0;
   return s.begin_batch();  // the next batch sees schema changes and gets its own "now"
 }
 
@@ -300,6 +311,7 @@ Status CqlRowWriter::finish_in_flight() {
   s.reading_rows.clear();
   s.reading_params.clear();
   s.pending = 0;
+  s.pending_value_bytes = 0;
   return s.wait();
 }
 

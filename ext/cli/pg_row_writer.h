@@ -15,7 +15,7 @@
 //
 //   auto writer = CqlRowWriter::open(session, table, columns).value();
 //   for (...) if (Status s = writer->add(values); !s.is_ok()) reject(s.message());
-//   if (writer->pending() >= 1000) writer->flush();
+//   if (writer->batch_full(1000)) writer->flush();
 //   ...; writer->finish();
 #pragma once
 
@@ -56,6 +56,12 @@ class CqlRowWriter {
   // values are moved from.
   Status add(std::vector<types::Value>& values);
   size_t pending() const;
+  // Whether the queued rows should be written now: `max_rows` of them, or values of
+  // kMaxBatchValueBytes in all. The byte bound keeps a batch's update of one partition (rows of
+  // one partition key, as a sorted export gives them) under the store's mutation limit, 16 MiB
+  // by default (Cassandra's max_mutation_size), unless a single row is over it alone.
+  static constexpr size_t kMaxBatchValueBytes = 4 << 20;
+  bool batch_full(size_t max_rows) const;
   // Hands the queued rows to the writing thread, to be written as one atomic store write, and
   // empties the queue. Waits for the batch before it first; its error, if any, is returned.
   Status flush();
