@@ -151,9 +151,10 @@ Status Store::Private::compact_inline_step(bool* did_work) {
   }
   bool worked = false;
   Status s = run_one_compaction(&worked);
-  if (worked) {
-    // There may be more to do (the next tier up), or this one failed (a busy store): the next
-    // step tries again.
+  if (worked && (s.is_ok() || s.is_busy())) {
+    // There may be more to do (the next tier up), or another process held the store: the next
+    // step tries again. Any other failure waits for the next flush (or an explicit compaction),
+    // so that a compaction that cannot succeed is not retried by every write.
     std::lock_guard guard(background_mutex);
     compaction_wanted = true;
   }

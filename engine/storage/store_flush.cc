@@ -331,6 +331,10 @@ void Store::Private::after_write() {
 // does it before its own commit, not after: an error is then the error of a write that wrote
 // nothing (a committed write reported as failed would invite a retry that applies it twice,
 // counters included), it names the file, and the next write tries the work again.
+// A compaction's error does not fail the write: a failed compaction leaves the store as it was
+// (every file readable, nothing lost), only less compact, and a compaction that fails for good
+// (a row past the SSTable entry limit) must not stop every write. Store::compact, Store::flush
+// (cql_compact(), cql_flush()) return it; compact_inline_step retries after the next flush.
 Status Store::Private::inline_work_before_write() {
   if (options.background_threads) return Status::ok();
   if (memtable_full()) {
@@ -338,7 +342,8 @@ Status Store::Private::inline_work_before_write() {
     if (imm == nullptr && memtable_full()) swap_memtable_locked();
   }
   CASSETTE_RETURN_IF_ERROR(flush_immutable());
-  return compact_inline_step(nullptr);
+  (void)compact_inline_step(nullptr);
+  return Status::ok();
 }
 
 // Writers wait while both memtables are full (a flush is behind), so memory stays within budget.

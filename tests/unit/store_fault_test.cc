@@ -585,9 +585,39 @@ TEST_CASE("faults: an inline compaction's error is returned by the flush that ra
   CHECK(s.temp_files().empty());
   s.check_acknowledged();
   s.fs.clear_faults();
-  s.write_ok(40, 50);  // runs the compaction again before it commits
+  s.write_ok(40, 50);  // a failed compaction is not retried by every write...
+  CHECK(s.store->stats().sstable_count == 4);
+  REQUIRE(s.store->flush().is_ok());  // ...but after the next flush
   CHECK(s.store->stats().sstable_count == 1);
+  s.check_durable();
+}
+
+// A compaction that a write runs inline and that fails leaves the store as it was, only less
+// compact: the write succeeds (a compaction that can never succeed must not stop every write).
+TEST_CASE("faults: an inline compaction's error does not fail the write that ran it") {
+  FaultyStore s;
+  for (int round = 0; round < 3; ++round) {
+    s.write_ok(round * 10, round * 10 + 10);
+    REQUIRE(s.store->flush().is_ok());
+  }
+  s.options.memtable_budget_bytes = 256 << 10;  // a flush every thousand rows or so
+  s.reopen();
+  REQUIRE(s.store->stats().sstable_count == 3);
+  // Each flush's own SSTable is written; the compaction a write runs after it fails.
+  s.fs.inject({.op = FileOp::kWrite, .pattern = "*/data/tmp-*", .error = ENOSPC, .skip = 1});
+  int64_t c = 100;
+  while (s.store->stats().sstable_count < 4 && c < 10'000) {
+    Status written = s.write(c++);
+    REQUIRE_MESSAGE(written.is_ok(), written.message());
+  }
+  REQUIRE(s.store->stats().sstable_count == 4);
+  s.write_ok(c, c + 5);  // and the next writes do not run it again
+  CHECK(s.store->stats().sstable_count == 4);
+  CHECK(s.temp_files().empty());
+  s.check_acknowledged();
+  s.fs.clear_faults();
   REQUIRE(s.store->flush().is_ok());
+  CHECK(s.store->stats().sstable_count == 1);
   s.check_durable();
 }
 
