@@ -80,8 +80,8 @@ std::string index_cql(const schema::TableDef& table, const schema::IndexDef& ind
 }
 
 std::string table_cql(const schema::TableDef& table) {
-  std::vector<const schema::ColumnDef*> partition_key = table.partition_key();
-  std::vector<const schema::ColumnDef*> clustering = table.clustering();
+  const std::vector<const schema::ColumnDef*>& partition_key = table.partition_key();
+  const std::vector<const schema::ColumnDef*>& clustering = table.clustering();
   bool inline_key = partition_key.size() == 1 && clustering.empty();
   std::string out =
       fmt::format("CREATE TABLE {}.{} (\n", maybe_quote(table.keyspace), maybe_quote(table.name));

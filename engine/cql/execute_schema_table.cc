@@ -186,6 +186,7 @@ Result<schema::TableDef> build_table(const CreateTableStatement& statement,
   }
   sort_columns(table.columns);
   for (ColumnDef& column : table.columns) column.id = table.next_column_id++;
+  table.finalize();
   return table;
 }
 
@@ -236,6 +237,7 @@ Result<std::shared_ptr<const schema::TableDef>> existing_table(const schema::Sch
 }
 
 schema::Schema with_table(const schema::Schema& now, schema::TableDef table) {
+  table.finalize();
   return schema::with_table(now, std::make_shared<const schema::TableDef>(std::move(table)));
 }
 
@@ -306,8 +308,10 @@ Result<schema::TableDef> add_columns(const AlterTableStatement& statement,
     column.kind = added.is_static ? ColumnKind::kStatic : ColumnKind::kRegular;
     column.id = table.next_column_id++;
     table.columns.push_back(std::move(column));
+    table.finalize();  // the checks of the next added column see this one
   }
   sort_columns(table.columns);
+  table.finalize();
   return table;
 }
 
@@ -336,6 +340,7 @@ Result<schema::TableDef> drop_columns(const AlterTableStatement& statement,
                   [&](const schema::DroppedColumn& d) { return d.name == dropped.name; });
     table.dropped.push_back(std::move(dropped));
     std::erase_if(table.columns, [&](const ColumnDef& c) { return c.name == name; });
+    table.finalize();
   }
   return table;
 }
@@ -365,6 +370,7 @@ Result<schema::TableDef> rename_columns(const AlterTableStatement& statement,
     }
   }
   sort_columns(table.columns);
+  table.finalize();
   return table;
 }
 

@@ -72,7 +72,9 @@ schema::Schema with_type(const schema::Schema& now, const schema::UserTypeDef& t
         changed = true;
       }
     }
-    if (changed) table = std::make_shared<const schema::TableDef>(std::move(copy));
+    if (!changed) continue;
+    copy.finalize();  // the clustering types may have changed
+    table = std::make_shared<const schema::TableDef>(std::move(copy));
   }
   next.keyspaces[type.keyspace] = std::move(keyspace);
   return next;

@@ -97,7 +97,7 @@ Status check_distinct(const SelectStatement& statement, const Selection& selecti
 
 Status check_group_by(const SelectStatement& statement, const TableDef& table,
                       const SelectRestrictions& restrictions, SelectPlan& plan) {
-  std::vector<const ColumnDef*> key = table.partition_key();
+  const std::vector<const ColumnDef*>& key = table.partition_key();
   std::vector<const ColumnDef*> primary = key;
   for (const ColumnDef* c : table.clustering()) primary.push_back(c);
   size_t next = 0;
@@ -150,7 +150,7 @@ Status check_order_by(const SelectStatement& statement, const TableDef& table,
     return Status::invalid_argument(
         "ORDER BY is only supported when the partition key is restricted by an EQ or an IN.");
   }
-  std::vector<const ColumnDef*> clustering = table.clustering();
+  const std::vector<const ColumnDef*>& clustering = table.clustering();
   std::optional<bool> reversed;
   size_t i = 0;
   for (const auto& [def, descending] : plan.ordering) {

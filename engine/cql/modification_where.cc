@@ -170,8 +170,8 @@ Result<ModificationTargets> resolve_modification_where(
     bool only_static, const ExecutionContext& context,
     const std::map<std::string, types::Value>* given_values) {
   std::string_view type_name = statement_type_name(type);
-  std::vector<const schema::ColumnDef*> partition = table.partition_key();
-  std::vector<const schema::ColumnDef*> clustering = table.clustering();
+  const std::vector<const schema::ColumnDef*>& partition = table.partition_key();
+  const std::vector<const schema::ColumnDef*>& clustering = table.clustering();
   std::map<const schema::ColumnDef*, ColumnRestriction> restrictions;
   std::vector<const schema::ColumnDef*> non_key;  // in the order they appear
   bool on_token = false;

@@ -45,7 +45,7 @@ void Analyzer::add_predicates(const Restriction& r, SelectRestrictions& out) con
 }
 
 Status Analyzer::compute_partition_keys(SelectRestrictions& out) {
-  std::vector<const ColumnDef*> key = table_.partition_key();
+  const std::vector<const ColumnDef*>& key = table_.partition_key();
   std::vector<std::vector<std::string>> tuples = {{}};
   for (const ColumnDef* column : key) {
     const Restriction* r = nullptr;

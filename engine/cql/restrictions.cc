@@ -66,7 +66,7 @@ Result<int64_t> Analyzer::token_value(const Term& term) {
   if (term.kind == Term::Kind::kFunctionCall &&
       (term.function.keyspace.empty() || term.function.keyspace == "system") &&
       (term.function.name == "token" || term.function.name == "system.token")) {
-    std::vector<const ColumnDef*> key = table_.partition_key();
+    const std::vector<const ColumnDef*>& key = table_.partition_key();
     if (term.elements.size() != key.size()) {
       return Status::invalid_argument(fmt::format(
           "Invalid number of arguments in call to function system.token: {} required but {} "
@@ -112,7 +112,7 @@ Status Analyzer::add_relation(const Relation& relation) {
 }
 
 Status Analyzer::add_token_relation(const Relation& relation) {
-  std::vector<const ColumnDef*> key = table_.partition_key();
+  const std::vector<const ColumnDef*>& key = table_.partition_key();
   std::vector<const ColumnDef*> columns;
   for (const std::string& name : relation.columns) {
     const ColumnDef* c = table_.find_column(name);
@@ -560,7 +560,7 @@ Status Analyzer::process(SelectRestrictions& out) {
       }
       std::sort(restricted.begin(), restricted.end(),
                 [](const ColumnDef* a, const ColumnDef* b) { return a->position < b->position; });
-      std::vector<const ColumnDef*> clustering_columns = table_.clustering();
+      const std::vector<const ColumnDef*>& clustering_columns = table_.clustering();
       for (size_t i = 0; i < restricted.size(); ++i) {
         if (clustering_columns[i] != restricted[i]) {
           return Status::invalid_argument(fmt::format(

@@ -105,7 +105,7 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_function(const Sel
     // TokenFct: a scalar function whose parameters are the partition key's types. On the key
     // columns themselves it is the row's token; on any other values of those types it is the
     // token those values would have as a key.
-    std::vector<const ColumnDef*> key = table_.partition_key();
+    const std::vector<const ColumnDef*>& key = table_.partition_key();
     if (selector.arguments.size() != key.size()) {
       return Status::invalid_argument(fmt::format(
           "Invalid number of arguments in call to function system.token: {} required but {} "

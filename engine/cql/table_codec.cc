@@ -17,25 +17,6 @@ namespace {
 using types::CqlType;
 using types::TypeKind;
 
-// The clustering columns' types and orders, as encode_clustering wants them (a bool array, since
-// std::vector<bool> has no contiguous storage for a std::span<const bool>).
-struct ClusteringLayout {
-  std::vector<CqlType> types;
-  std::unique_ptr<bool[]> descending;
-  std::span<const bool> orders() const { return {descending.get(), types.size()}; }
-};
-
-ClusteringLayout clustering_layout(const schema::TableDef& table) {
-  ClusteringLayout layout;
-  std::vector<const schema::ColumnDef*> columns = table.clustering();
-  layout.descending = std::make_unique<bool[]>(columns.size() + 1);
-  for (size_t i = 0; i < columns.size(); ++i) {
-    layout.types.push_back(columns[i]->type);
-    layout.descending[i] = columns[i]->descending;
-  }
-  return layout;
-}
-
 // The 2-byte big-endian cell path of a non-frozen UDT field.
 std::string field_path(size_t index) {
   std::string path(2, '\0');
@@ -91,20 +72,22 @@ Result<std::vector<std::string>> partition_key_values(const schema::TableDef& ta
 
 Result<std::string> clustering_key_bytes(const schema::TableDef& table,
                                          std::span<const std::string> values) {
-  ClusteringLayout layout = clustering_layout(table);
-  if (values.size() > layout.types.size()) {
-    return Status::internal(fmt::format("{} clustering values for a table with {} clustering columns",
-                                        values.size(), layout.types.size()));
+  const schema::KeyLayout& layout = table.layout();
+  if (values.size() > layout.clustering_types.size()) {
+    return Status::internal(
+        fmt::format("{} clustering values for a table with {} clustering columns", values.size(),
+                    layout.clustering_types.size()));
   }
   std::string out;
-  CASSETTE_RETURN_IF_ERROR(types::encode_clustering(layout.types, layout.orders(), values, &out));
+  CASSETTE_RETURN_IF_ERROR(
+      types::encode_clustering(layout.clustering_types, layout.clustering_orders(), values, &out));
   return out;
 }
 
 Result<std::vector<std::string>> clustering_values(const schema::TableDef& table,
                                                    std::string_view encoded) {
-  ClusteringLayout layout = clustering_layout(table);
-  return types::decode_clustering(layout.types, layout.orders(), encoded);
+  const schema::KeyLayout& layout = table.layout();
+  return types::decode_clustering(layout.clustering_types, layout.clustering_orders(), encoded);
 }
 
 types::Value read_column(const schema::ColumnDef& column, const storage::Row& row) {

@@ -5,7 +5,6 @@
 // The reads are computed up front from the bindings (partition keys x clustering ranges, at most
 // the product of the IN lists), never the rows: a full scan is one RowCursor over the table.
 #include <algorithm>
-#include <mutex>
 #include <span>
 
 #include "engine/cql/table_codec.h"
@@ -77,63 +76,6 @@ std::vector<Range> normalize(std::vector<Range> ranges) {
   return merged;
 }
 
-// What QueryCursor::value() needs of a column, packed: it runs per column per row, between
-// which the host touches much other memory, and a ColumnDef (name, type, ...) is large.
-struct ColumnAccess {
-  ColumnKind kind;
-  uint32_t position;     // partition key and clustering columns: which component
-  storage::ColumnId id;  // regular and static columns
-};
-
-// A table's key columns in key order, with the clustering types and orders that encoding and
-// decoding clustering keys take, and every column's ColumnAccess: what every cursor on the
-// table needs, computed once per table.
-struct KeyLayout {
-  std::vector<ColumnAccess> columns;  // by index in TableDef::columns
-  std::vector<const ColumnDef*> partition_key;  // into the TableDef it was computed from
-  std::vector<const ColumnDef*> clustering;
-  std::vector<types::CqlType> clustering_types;
-  std::unique_ptr<bool[]> clustering_descending;  // one per clustering column
-};
-
-// The key layout of `table`, from a small cache of the tables cursors were opened on last. An
-// entry knows its table by a weak_ptr: owner-equal to `table` means the very same TableDef (its
-// control block cannot be reused while the entry holds it), never another one at a reused address.
-std::shared_ptr<const KeyLayout> key_layout(const std::shared_ptr<const TableDef>& table) {
-  struct Entry {
-    std::weak_ptr<const TableDef> owner;
-    const TableDef* table;
-    std::shared_ptr<const KeyLayout> layout;
-  };
-  static constexpr size_t kEntries = 16;
-  static std::mutex mutex;
-  static std::vector<Entry> cache;
-  {
-    std::lock_guard lock(mutex);
-    for (const Entry& e : cache) {
-      if (e.table == table.get() && !e.owner.owner_before(table) && !table.owner_before(e.owner)) {
-        return e.layout;
-      }
-    }
-  }
-  auto layout = std::make_shared<KeyLayout>();
-  for (const ColumnDef& c : table->columns) {
-    layout->columns.push_back({c.kind, static_cast<uint32_t>(std::max(c.position, 0)), c.id});
-  }
-  layout->partition_key = table->partition_key();
-  layout->clustering = table->clustering();
-  layout->clustering_descending = std::make_unique<bool[]>(layout->clustering.size() + 1);
-  for (size_t i = 0; i < layout->clustering.size(); ++i) {
-    layout->clustering_types.push_back(layout->clustering[i]->type);
-    layout->clustering_descending[i] = layout->clustering[i]->descending;
-  }
-  std::lock_guard lock(mutex);
-  std::erase_if(cache, [](const Entry& e) { return e.owner.expired(); });
-  if (cache.size() >= kEntries) cache.erase(cache.begin());  // the oldest
-  cache.push_back(Entry{table, table.get(), layout});
-  return layout;
-}
-
 int64_t decode_bigint(std::string_view bytes) {
   uint64_t v = 0;
   for (unsigned char c : bytes) v = (v << 8) | c;
@@ -147,13 +89,11 @@ class Cursor final : public QueryCursor {
       : store_(store),
         snapshot_(std::move(snapshot)),
         table_(std::move(table)),
-        // The key layout, computed once per table: opening a cursor or decoding a row's
-        // clustering key must not rebuild it.
-        layout_(key_layout(table_)),
-        clustering_columns_(layout_->clustering),
-        partition_key_columns_(layout_->partition_key),
-        clustering_types_(layout_->clustering_types),
-        clustering_descending_(layout_->clustering_descending.get()) {
+        layout_(table_->layout()),
+        clustering_columns_(layout_.clustering),
+        partition_key_columns_(layout_.partition_key),
+        clustering_types_(layout_.clustering_types),
+        clustering_descending_(layout_.clustering_descending.get()) {
     values_.resize(table_->columns.size());
     decoded_row_.assign(table_->columns.size(), 0);
     clustering_values_.resize(clustering_columns_.size());
@@ -197,7 +137,7 @@ class Cursor final : public QueryCursor {
   int64_t token() const override { return cursor_->token(); }
 
   std::optional<std::string_view> value(size_t column) override {
-    const ColumnAccess& a = layout_->columns[column];
+    const schema::KeyLayout::ColumnAccess& a = layout_.columns[column];
     switch (a.kind) {
       case ColumnKind::kPartitionKey:
         return std::string_view(key_values_[a.position]);
@@ -338,7 +278,7 @@ class Cursor final : public QueryCursor {
   const storage::Store& store_;
   std::shared_ptr<const storage::Snapshot> snapshot_;
   std::shared_ptr<const TableDef> table_;
-  std::shared_ptr<const KeyLayout> layout_;
+  const schema::KeyLayout& layout_;  // table_'s, computed once per table
 
   std::vector<storage::ReadSpec> reads_;
   size_t next_read_ = 0;

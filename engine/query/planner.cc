@@ -98,7 +98,7 @@ bool order_holds(const TableDef& table, const std::vector<OrderTerm>& order_by,
     *reverse = reversed.value_or(false);
     return true;
   }
-  std::vector<const ColumnDef*> clustering = table.clustering();
+  const std::vector<const ColumnDef*>& clustering = table.clustering();
   size_t next = 0;  // the next clustering position the ORDER BY may name
   for (const OrderTerm& t : order_by) {
     if (t.column == kTokenColumn) continue;  // constant in one partition
@@ -183,7 +183,7 @@ Plan plan_query(const TableDef& table, const PlanRequest& request,
   }
 
   // ---- clustering prefix and slice ----
-  std::vector<const ColumnDef*> clustering = table.clustering();
+  const std::vector<const ColumnDef*>& clustering = table.clustering();
   std::vector<bool> constant_clustering(clustering.size(), false);
   double row_fraction = 1;  // of a partition's rows
   double clustering_in = 1;

@@ -347,6 +347,7 @@ Result<TableDef> decode_table(std::string_view bytes) {
   CASSETTE_ASSIGN_OR_RETURN(table.params.other, r.entries(11));
   CASSETTE_ASSIGN_OR_RETURN(int64_t next_column_id, r.integer(12, 0));
   table.next_column_id = static_cast<storage::ColumnId>(next_column_id);
+  table.finalize();
   return table;
 }
 

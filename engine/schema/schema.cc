@@ -2,6 +2,7 @@
 #include "engine/schema/schema.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace cassette::schema {
 
@@ -24,28 +25,68 @@ std::vector<const ColumnDef*> key_columns(const std::vector<ColumnDef>& columns,
   return out;
 }
 
+void layout_key(const std::vector<ColumnDef>& columns, KeyLayout& layout) {
+  layout.partition_key = key_columns(columns, ColumnKind::kPartitionKey);
+  layout.clustering = key_columns(columns, ColumnKind::kClustering);
+  layout.clustering_descending = std::make_unique<bool[]>(layout.clustering.size() + 1);
+  for (size_t i = 0; i < layout.clustering.size(); ++i) {
+    layout.clustering_types.push_back(layout.clustering[i]->type);
+    layout.clustering_descending[i] = layout.clustering[i]->descending;
+  }
+}
+
+void layout_cells(const std::vector<ColumnDef>& columns, KeyLayout& layout) {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    const ColumnDef& c = columns[i];
+    layout.columns.push_back({c.kind, static_cast<uint32_t>(std::max(c.position, 0)), c.id});
+    if (c.is_primary_key()) continue;
+    if (c.is_static()) layout.has_static = true;
+    if (c.type.is_counter()) layout.counter_table = true;
+    layout.non_key_columns.push_back(i);
+  }
+  layout.single_cell_rows = !layout.counter_table && !layout.has_static;
+  for (size_t i : layout.non_key_columns) {
+    if (columns[i].type.is_multi_cell()) layout.single_cell_rows = false;
+  }
+  layout.non_key_by_id.resize(layout.non_key_columns.size());
+  for (size_t j = 0; j < layout.non_key_by_id.size(); ++j) layout.non_key_by_id[j] = j;
+  std::sort(layout.non_key_by_id.begin(), layout.non_key_by_id.end(), [&](size_t a, size_t b) {
+    return columns[layout.non_key_columns[a]].id < columns[layout.non_key_columns[b]].id;
+  });
+}
+
 }  // namespace
 
-std::vector<const ColumnDef*> TableDef::partition_key() const {
-  return key_columns(columns, ColumnKind::kPartitionKey);
+// Copies every data member of TableDef (a new member goes here too), then lays out its own columns.
+TableDef::TableDef(const TableDef& other)
+    : keyspace(other.keyspace),
+      name(other.name),
+      id(other.id),
+      table_id(other.table_id),
+      columns(other.columns),
+      dropped(other.dropped),
+      params(other.params),
+      next_column_id(other.next_column_id) {
+  finalize();
 }
 
-std::vector<const ColumnDef*> TableDef::clustering() const {
-  return key_columns(columns, ColumnKind::kClustering);
+TableDef& TableDef::operator=(const TableDef& other) {
+  if (this != &other) *this = TableDef(other);
+  return *this;
 }
 
-bool TableDef::has_static_columns() const {
-  for (const ColumnDef& column : columns) {
-    if (column.is_static()) return true;
-  }
-  return false;
+void TableDef::finalize() {
+  layout_ = KeyLayout();
+  layout_key(columns, layout_);
+  layout_cells(columns, layout_);
+  layout_.columns_data = columns.data();
+  layout_.columns_size = columns.size();
 }
 
-bool TableDef::is_counter_table() const {
-  for (const ColumnDef& column : columns) {
-    if (!column.is_primary_key() && column.type.is_counter()) return true;
-  }
-  return false;
+const KeyLayout& TableDef::layout() const {
+  // A layout computed from other storage than `columns` holds: a missing finalize().
+  assert(layout_.columns_data == columns.data() && layout_.columns_size == columns.size());
+  return layout_;
 }
 
 const KeyspaceDef* Schema::find_keyspace(std::string_view name) const {

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,46 @@ struct TableParams {
   std::map<std::string, std::string> other;  // name -> CQL literal as written
 };
 
+// What readers and writers of a table need of its key and cells, worked out once per TableDef
+// (TableDef::finalize) instead of once per row or statement.
+struct KeyLayout {
+  // What a cursor needs of each column, packed: it is read per column per row, and a ColumnDef
+  // (name, type, ...) is large.
+  struct ColumnAccess {
+    ColumnKind kind;
+    uint32_t position;     // partition key and clustering columns: which component
+    storage::ColumnId id;  // regular and static columns
+  };
+
+  std::vector<const ColumnDef*> partition_key;  // in key order, into the owning TableDef
+  std::vector<const ColumnDef*> clustering;     // in key order, into the owning TableDef
+  std::vector<types::CqlType> clustering_types;
+  // One per clustering column, as encode_clustering takes them (a bool array: std::vector<bool>
+  // has no contiguous storage for a std::span<const bool>).
+  std::unique_ptr<bool[]> clustering_descending;
+  std::vector<ColumnAccess> columns;  // by index in TableDef::columns
+  // The non-key columns' indexes in TableDef::columns, and the same columns in column id order
+  // (the order of a row's cells in storage) as indexes into non_key_columns.
+  std::vector<size_t> non_key_columns;
+  std::vector<size_t> non_key_by_id;
+  // Every non-key column is a regular single-cell non-counter one: an INSERT writes exactly one
+  // cell per non-key column.
+  bool single_cell_rows = false;
+  bool has_static = false;
+  bool counter_table = false;
+
+  std::span<const bool> clustering_orders() const {
+    return {clustering_descending.get(), clustering_types.size()};
+  }
+
+  // The `columns` vector storage this layout points into (checks a missing finalize).
+  const ColumnDef* columns_data = nullptr;
+  size_t columns_size = 0;
+};
+
+// A table definition: plain data members, and a key layout derived from `columns`. Whoever builds
+// or edits a TableDef calls finalize() before reading the layout or publishing the table; a copy
+// computes its own layout (never pointing into the other's columns), and a move keeps it.
 struct TableDef {
   std::string keyspace;
   std::string name;
@@ -71,11 +112,25 @@ struct TableDef {
   TableParams params;
   storage::ColumnId next_column_id = 0;
 
+  TableDef() = default;
+  TableDef(const TableDef& other);
+  TableDef& operator=(const TableDef& other);
+  TableDef(TableDef&&) noexcept = default;
+  TableDef& operator=(TableDef&&) noexcept = default;
+
+  // Recomputes the layout from `columns`. REQUIRES: after any change to `columns`, before the
+  // accessors below are used.
+  void finalize();
+
   const ColumnDef* find_column(std::string_view name) const;
-  std::vector<const ColumnDef*> partition_key() const;  // in key order
-  std::vector<const ColumnDef*> clustering() const;     // in key order
-  bool has_static_columns() const;
-  bool is_counter_table() const;  // any regular column is a counter
+  const KeyLayout& layout() const;
+  const std::vector<const ColumnDef*>& partition_key() const { return layout().partition_key; }
+  const std::vector<const ColumnDef*>& clustering() const { return layout().clustering; }
+  bool has_static_columns() const { return layout().has_static; }
+  bool is_counter_table() const { return layout().counter_table; }  // any regular counter column
+
+ private:
+  KeyLayout layout_;
 };
 
 struct UserTypeDef {

@@ -19,8 +19,8 @@ std::unique_ptr<InsertEncoder> InsertEncoder::make(
     const std::vector<const schema::ColumnDef*>& columns) {
   if (table->is_counter_table()) return nullptr;
   std::unique_ptr<InsertEncoder> encoder(new InsertEncoder());
-  const std::vector<const schema::ColumnDef*> partition = table->partition_key();
-  const std::vector<const schema::ColumnDef*> clustering = table->clustering();
+  const std::vector<const schema::ColumnDef*>& partition = table->partition_key();
+  const std::vector<const schema::ColumnDef*>& clustering = table->clustering();
   auto position = [](const std::vector<const schema::ColumnDef*>& in, const schema::ColumnDef* c) {
     return static_cast<size_t>(std::find(in.begin(), in.end(), c) - in.begin());
   };

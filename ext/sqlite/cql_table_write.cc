@@ -63,52 +63,10 @@ struct RowWriter {
   }
 };
 
-// What write_row needs of a table definition, worked out once per definition rather than once
-// per row (a TableDef never changes; a schema change makes a new one, which misses this cache):
-// the clustering columns' types and orders as encode_clustering wants them, and whether an
-// INSERT can be encoded straight into storage form (EncodedRowWriter): when every non-key
-// column is a plain single-cell one, an INSERT writes exactly one cell per column, in id order.
-struct TableLayout {
-  std::shared_ptr<const schema::TableDef> table;
-  std::vector<types::CqlType> types;
-  std::unique_ptr<bool[]> descending;
-  bool direct_insert = false;
-  std::vector<size_t> insert_columns;  // indexes into table->columns of the non-key columns
-  std::vector<size_t> encode_order;    // indexes into insert_columns, by column id
-};
-
-const TableLayout& table_layout(const std::shared_ptr<const schema::TableDef>& table) {
-  thread_local TableLayout cache;
-  if (cache.table != table) {
-    std::vector<const ColumnDef*> columns = table->clustering();
-    cache.types.clear();
-    cache.descending = std::make_unique<bool[]>(columns.size() + 1);
-    for (size_t i = 0; i < columns.size(); ++i) {
-      cache.types.push_back(columns[i]->type);
-      cache.descending[i] = columns[i]->descending;
-    }
-    cache.insert_columns.clear();
-    cache.direct_insert = !table->is_counter_table();
-    for (size_t i = 0; i < table->columns.size(); ++i) {
-      const ColumnDef& c = table->columns[i];
-      if (c.is_primary_key()) continue;
-      if (c.is_static() || c.type.is_multi_cell() || c.type.is_counter()) cache.direct_insert = false;
-      cache.insert_columns.push_back(i);
-    }
-    cache.encode_order.resize(cache.insert_columns.size());
-    for (size_t j = 0; j < cache.encode_order.size(); ++j) cache.encode_order[j] = j;
-    std::sort(cache.encode_order.begin(), cache.encode_order.end(), [&](size_t a, size_t b) {
-      return table->columns[cache.insert_columns[a]].id < table->columns[cache.insert_columns[b]].id;
-    });
-    cache.table = table;
-  }
-  return cache;
-}
-
 // Buffers write_row reuses from row to row, so that a bulk INSERT allocates nothing per row.
 struct RowScratch {
   std::vector<std::string> key_parts, clustering_parts;  // sized up, never shrunk
-  std::vector<std::string> values;  // an INSERT's non-key values, as TableLayout::insert_columns
+  std::vector<std::string> values;  // an INSERT's non-key values, as KeyLayout::non_key_columns
   std::vector<char> nulls;
   storage::EncodedRowWriter writer;
   std::string encoded;
@@ -224,12 +182,11 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
   CASSETTE_RETURN_IF_ERROR(cql::validate_partition_key_values(key_parts));
   CASSETTE_RETURN_IF_ERROR(cql::validate_clustering_values(clustering_parts));
   std::string key = cql::partition_key_bytes(key_parts);
-  const TableLayout& layout = table_layout(t.table);
+  const schema::KeyLayout& layout = table.layout();
   std::string clustering;
   if (!static_only) {
     CASSETTE_RETURN_IF_ERROR(types::encode_clustering(
-        layout.types, std::span<const bool>(layout.descending.get(), layout.types.size()),
-        clustering_parts, &clustering));
+        layout.clustering_types, layout.clustering_orders(), clustering_parts, &clustering));
   }
 
   PendingWrites& pending = t.connection->pending(t.store.get());
@@ -252,25 +209,26 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
       !is_update && sqlite3_vtab_on_conflict(t.connection->db()) == SQLITE_IGNORE;
   const auto kind = if_not_exists ? PendingWrites::Kind::kInsertIfNotExists : PendingWrites::Kind::kWrite;
 
-  if (!is_update && layout.direct_insert && !static_only && !t.any_dropped) {
+  if (!is_update && layout.single_cell_rows && !static_only && !t.any_dropped) {
     // An INSERT of plain columns: the values are converted (in column order, so the first bad
     // one is the one reported, as below) into reused buffers and encoded straight into the
     // row's storage form, the bytes the Row path below would encode: a row marker, then one
     // cell per column in id order (NULL a tombstone, else live or expiring).
-    const size_t m = layout.insert_columns.size();
+    const size_t m = layout.non_key_columns.size();
     if (scratch.values.size() < m) scratch.values.resize(m);
     scratch.nulls.resize(m);
     for (size_t j = 0; j < m; ++j) {
-      const ColumnDef& c = table.columns[layout.insert_columns[j]];
+      const ColumnDef& c = table.columns[layout.non_key_columns[j]];
       bool is_null = false;
-      CASSETTE_RETURN_IF_ERROR(cql_value_into(c.type, values[t.sql_position[layout.insert_columns[j]]],
+      CASSETTE_RETURN_IF_ERROR(cql_value_into(c.type,
+                                              values[t.sql_position[layout.non_key_columns[j]]],
                                               c.name, &scratch.values[j], &is_null));
       scratch.nulls[j] = is_null;
     }
     storage::EncodedRowWriter& writer = scratch.writer;
     writer.start(storage::LivenessInfo::written(w.timestamp, w.ttl, w.now_seconds));
-    for (size_t j : layout.encode_order) {
-      const storage::ColumnId id = table.columns[layout.insert_columns[j]].id;
+    for (size_t j : layout.non_key_by_id) {
+      const storage::ColumnId id = table.columns[layout.non_key_columns[j]].id;
       if (scratch.nulls[j]) {
         writer.add_tombstone(id, w.timestamp, w.now_seconds);
       } else if (w.ttl > 0) {

@@ -51,6 +51,7 @@ Schema with_table(const Schema& now, const std::string& keyspace, const std::str
   table->params.compression = {{"class", "org.apache.cassandra.io.compress.ZstdCompressor"},
                                {"compression_level", "5"}};
   table->params.other = {{"caching", "{'keys': 'ALL', 'rows_per_partition': 'NONE'}"}};
+  table->finalize();
   ks->tables[name] = table;
   next.keyspaces[keyspace] = ks;
   return next;
@@ -312,6 +313,7 @@ TEST_CASE("catalog: a type of the wrong shape on disk is corruption") {
         Schema next = with_table(with_keyspace(now, "ks"), "ks", "t");
         TableDef table = *next.find_table("ks", "t");
         table.columns[2].type = c.type;
+        table.finalize();
         return schema::with_table(next, std::make_shared<const TableDef>(std::move(table)));
       });
       REQUIRE(changed.is_ok());

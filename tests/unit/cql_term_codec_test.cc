@@ -100,6 +100,7 @@ TEST_CASE("cql table codec: keys, columns and element cells") {
   schema::ColumnDef l{"l", CqlType::list(int_type()), schema::ColumnKind::kRegular, 0, false, 3};
   schema::ColumnDef s{"s", CqlType::set(int_type()), schema::ColumnKind::kRegular, 0, false, 4};
   table.columns = {k, c, l, s};
+  table.finalize();
 
   std::vector<std::string> key{int_bytes(7)};
   CHECK(cql::partition_key_bytes(key) == int_bytes(7));

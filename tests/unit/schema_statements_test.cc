@@ -372,5 +372,38 @@ TEST_CASE("schema statements: the schema survives a reopen") {
   CHECK(f.schema()->keyspaces.empty());
 }
 
+// The key layout a table publishes is the one of its current columns (TableDef::finalize).
+TEST_CASE("schema statements: every change leaves the table's key layout current") {
+  SchemaFixture f;
+  f.ok(kCreateKs);
+  f.ok("USE ks");
+  f.ok("CREATE TYPE point (x int)");
+  f.ok("CREATE TABLE t (k int, c frozen<point>, d int, v int, PRIMARY KEY (k, c, d)) "
+       "WITH CLUSTERING ORDER BY (c DESC)");
+  f.ok("ALTER TYPE point ADD y int");
+  auto t = f.table("ks", "t");
+  REQUIRE(t->layout().clustering_types.size() == 2);
+  CHECK(t->layout().clustering_types[0].field_names == std::vector<std::string>{"x", "y"});
+  CHECK(t->layout().clustering_types[0] == t->clustering()[0]->type);
+
+  f.ok("ALTER TABLE t ADD (s int static, l list<int>)");
+  t = f.table("ks", "t");
+  CHECK(t->has_static_columns());
+  CHECK_FALSE(t->layout().single_cell_rows);
+  CHECK(t->layout().non_key_columns.size() == 3);
+  f.ok("ALTER TABLE t DROP l");
+  f.ok("ALTER TABLE t DROP s");
+  t = f.table("ks", "t");
+  CHECK_FALSE(t->has_static_columns());
+  CHECK(t->layout().single_cell_rows);
+  CHECK(t->layout().non_key_columns.size() == 1);
+  f.ok("ALTER TABLE t RENAME d TO a");
+  t = f.table("ks", "t");
+  REQUIRE(t->clustering().size() == 2);
+  CHECK(t->clustering()[1]->name == "a");
+  CHECK(t->clustering()[1] == t->find_column("a"));
+  CHECK(t->layout().clustering_orders()[0]);
+}
+
 }  // namespace
 }  // namespace cassette::cql
