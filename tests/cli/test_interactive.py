@@ -103,9 +103,10 @@ def interrupt_running(shell, line, stopped, ran_to_the_end, first_delay):
         text = shell.read_until(PROMPT)
         if text is not None and re.search(stopped, text):
             return text
-        ran_to_the_end(text or "")
-        # The Ctrl-C that reached the prompt instead drops an empty line and prompts again.
+        # The Ctrl-C that reached the prompt instead drops an empty line and prompts again: read
+        # that prompt first, or ran_to_the_end's own statements would take it for their answer.
         shell.read_until(PROMPT, timeout=3)
+        ran_to_the_end(text or "")
     return None
 
 
