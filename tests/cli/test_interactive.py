@@ -150,8 +150,10 @@ def check_interrupted_source(shell, work):
           not_run is not None and (stopped is None or
                                    int(not_run.group(1)) == int(stopped.group(1)) + 1),
           text or "")
+    # On a slow build (the sanitizers) the Ctrl-C can land in the first statement: then nothing.
     check("the table holds exactly the rows of the lines before it",
-          applied > 0 and count(shell, "src") == applied and has_key(shell, "src", applied) and
+          applied >= 0 and count(shell, "src") == applied and
+          (applied == 0 or has_key(shell, "src", applied)) and
           not has_key(shell, "src", applied + 1), f"applied {applied}\n{text}")
 
 
