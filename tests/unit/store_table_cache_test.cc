@@ -29,6 +29,13 @@ size_t descriptors_under(const std::string& dir) {
   return n;
 }
 
+// The files in `dir`.
+size_t files_in(const std::string& dir) {
+  size_t n = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir)) ++n;
+  return n;
+}
+
 StoreOptions capped_options() {
   StoreOptions o;
   o.sync = SyncMode::kOff;
@@ -143,16 +150,10 @@ TEST_CASE("table cache: a snapshot reads the files a compaction replaced until i
   // Every old file's descriptor was closed (capacity 1): reading them opens them again.
   auto cursor = store->read(*old, kTable, Store::range_spec({}));
   CHECK(drain(*cursor).size() == kFiles * 10);
-  size_t files = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path() + "/data"))
-    ++files;
-  CHECK(files == kFiles + 1);
+  CHECK(files_in(dir.path() + "/data") == kFiles + 1);
   cursor.reset();
   old.reset();
-  files = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path() + "/data"))
-    ++files;
-  CHECK(files == 1);  // the replaced files went with the last snapshot that used them
+  CHECK(files_in(dir.path() + "/data") == 1);  // the replaced files went with the last snapshot that used them
   check_every_file(*store);
 }
 
@@ -175,10 +176,7 @@ TEST_CASE("table cache: a snapshot reads the files another process's compaction 
     REQUIRE(other->compact(kTable).is_ok());
     CHECK(other->stats().sstable_count == 1);
   }
-  size_t files = 0;
-  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path() + "/data"))
-    ++files;
-  REQUIRE(files == 1);  // the other process removed the files it compacted
+  REQUIRE(files_in(dir.path() + "/data") == 1);  // the other process removed the files it compacted
 
   for (const auto& snap : {before_any_read, after_a_read}) {
     auto rows = drain(*store->read(*snap, kTable, Store::range_spec({})));
