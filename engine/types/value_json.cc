@@ -216,10 +216,11 @@ Result<JsonValue> decode_if_string(const JsonValue& v) {
 
 Result<std::string> from_json_object(const CqlType& type, const JsonValue& v);
 
-// An element, key or value of a collection: a well-formed value of its type. The empty value
-// that "" gives most scalars may stand for a whole column, not inside a collection, where
-// Cassandra's serializers validate each element ("Expected 2 bytes for a smallint (0)").
-Result<std::string> collection_element_from_json(const CqlType& type, const JsonValue& v) {
+// An element, key or value of a collection, or a component of a tuple or UDT: a well-formed
+// value of its type. The empty value that "" gives most scalars may stand for a whole column,
+// not inside a collection or tuple, where Cassandra's serializers validate each element
+// ("Expected 2 bytes for a smallint (0)").
+Result<std::string> element_from_json(const CqlType& type, const JsonValue& v) {
   CASSETTE_ASSIGN_OR_RETURN(std::string bytes, from_json_object(type, v));
   CASSETTE_RETURN_IF_ERROR(validate_value(type, bytes));
   return bytes;
@@ -341,7 +342,7 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
           return Status::invalid_argument(is_list ? "Invalid null element in list"
                                                   : "Invalid null element in set");
         CASSETTE_ASSIGN_OR_RETURN(std::string bytes,
-                                  collection_element_from_json(type.params.at(0), e));
+                                  element_from_json(type.params.at(0), e));
         elements.push_back(std::move(bytes));
       }
       return is_list ? serialize_list(elements)
@@ -357,9 +358,9 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
         key_value.kind = JsonValue::Kind::kString;
         key_value.text = key;
         CASSETTE_ASSIGN_OR_RETURN(std::string k,
-                                  collection_element_from_json(type.params.at(0), key_value));
+                                  element_from_json(type.params.at(0), key_value));
         CASSETTE_ASSIGN_OR_RETURN(std::string val,
-                                  collection_element_from_json(type.params.at(1), value));
+                                  element_from_json(type.params.at(1), value));
         entries.emplace_back(std::move(k), std::move(val));
       }
       return serialize_map(type.params.at(0), std::move(entries));
@@ -383,7 +384,7 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
           continue;
         }
         CASSETTE_ASSIGN_OR_RETURN(std::string bytes,
-                                  from_json_object(type.params[i], list.elements[i]));
+                                  element_from_json(type.params[i], list.elements[i]));
         components.emplace_back(std::move(bytes));
       }
       return serialize_tuple(components);
@@ -410,7 +411,7 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
           fields[index].reset();
           continue;
         }
-        CASSETTE_ASSIGN_OR_RETURN(std::string bytes, from_json_object(type.params[index], value));
+        CASSETTE_ASSIGN_OR_RETURN(std::string bytes, element_from_json(type.params[index], value));
         fields[index] = std::move(bytes);
       }
       return serialize_tuple(fields);
