@@ -169,6 +169,10 @@ class LiteralReader {
         CASSETTE_ASSIGN_OR_RETURN(std::string token, read_token(&quoted));
         if (!quoted && (token == "null" || token == "NULL")) return Value();
         CASSETTE_ASSIGN_OR_RETURN(std::string v, parse_value_string(type, token));
+        // An element is always inside a collection, tuple or UDT, where the empty value that ''
+        // gives a smallint stands for nothing: each must be well formed, as Cassandra's
+        // serializers check ("Expected 2 bytes for a smallint (0)").
+        CASSETTE_RETURN_IF_ERROR(validate_value(type, v));
         return Value(std::move(v));
       }
     }

@@ -254,6 +254,14 @@ check_match "copy from bad rows" 1 '^2 rows imported from 1 files in [0-9.]+ sec
   "$cassette" "$work/copy" -e "COPY ks.t (k, v) FROM 'bad.csv'"
 check "copy from bad rows skipped" 0 '[{"k": 9, "v": "nine"}, {"k": 12, "v": "twelve"}]' "" -- \
   "$cassette" "$work/copy" --format json -e "SELECT * FROM ks.t WHERE k IN (9, 10, 11, 12)"
+# An empty smallint ('') may stand for a whole column, not for an element of a collection
+printf '1,"[{3: '"''"'}]"\n2,"[{3: 4}]"\n' >nested.csv
+check_match "copy from empty element" 1 '^1 rows imported from 1 files in [0-9.]+ seconds \(0 skipped\)\.$' \
+  "^<stdin>:1:Failed to import line 1 of 'nested.csv': ParseError - Failed to import \"\\[\\{3: ''\\}\\]\" into column l: Expected 2 bytes for a smallint \\(0\\)
+<stdin>:1:Failed to process 1 rows$" -- \
+  "$cassette" "$work/copy" -e "CREATE TABLE ks.nested (k int PRIMARY KEY, l frozen<list<frozen<map<int, smallint>>>>); COPY ks.nested (k, l) FROM 'nested.csv'"
+check "copy from empty element skipped" 0 '[{"k": 2, "l": [{"3": 4}]}]' "" -- \
+  "$cassette" "$work/copy" --format json -e "SELECT * FROM ks.nested"
 check "copy unknown option" 1 "" "<stdin>:1:Unrecognized COPY FROM options: bogus" -- \
   "$cassette" "$work/copy" -e "COPY ks.t FROM 'in.csv' WITH bogus = 1"
 check "copy unknown table" 1 "" "<stdin>:1:Column family nope not found" -- \
