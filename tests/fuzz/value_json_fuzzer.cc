@@ -6,8 +6,9 @@
 // type (validate_value; the empty value that "" gives for most types, as Cassandra's fromString
 // does, is exempt), and that the value survives a round trip: to_json of it converts back to the
 // same bytes. Two exceptions are Cassandra's own: a NaN or an infinity, which JSON writes as
-// null, and a value whose string form is empty (a zero duration), which "" brings back as the
-// empty value. A text that does not convert fails with InvalidArgument.
+// null (and which a collection then refuses back: a null element), and a value whose string
+// form is empty (a zero duration), which "" brings back as the empty value. A text that does not
+// convert fails with InvalidArgument.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -38,6 +39,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string printed = to_json(type, *value);
   if (printed == "\"\"") return 0;
   auto again = from_json(type, printed, "v");
+  // A NaN or an infinity inside a collection prints as null, which a collection refuses back
+  // ("Invalid null element in set"), as in Cassandra.
+  const bool non_finite_element = !again.is_ok() && printed.find("null") != std::string::npos &&
+                                  again.status().message().find("null") != std::string::npos;
+  if (non_finite_element) return 0;
   FUZZ_CHECK(again.is_ok(),
              "toJson's output does not convert back: " + printed + ": " + again.status().message());
   if (!*again) {
