@@ -98,7 +98,6 @@ bool order_holds(const TableDef& table, const std::vector<OrderTerm>& order_by,
     *reverse = reversed.value_or(false);
     return true;
   }
-  const std::vector<const ColumnDef*>& clustering = table.clustering();
   size_t next = 0;  // the next clustering position the ORDER BY may name
   for (const OrderTerm& t : order_by) {
     if (t.column == kTokenColumn) continue;  // constant in one partition
