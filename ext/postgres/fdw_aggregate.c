@@ -78,7 +78,7 @@ groups_are_partitions(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *
 		if (!IsA(expr, Var))
 			return false;
 		var = (Var *) expr;
-		if (var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
+		if ((Index) var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
 			var->varattno > rel->natts)
 			return false;
 		column = rel->att_column[var->varattno - 1];
@@ -113,7 +113,7 @@ group_column_of(RelOptInfo *baserel, CassetteRelation *rel, Var *var)
 {
 	int			column;
 
-	if (var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
+	if ((Index) var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
 		var->varattno > rel->natts)
 		return -1;
 	column = rel->att_column[var->varattno - 1];
@@ -167,7 +167,7 @@ pushable_aggregate(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel
 	if (!IsA(arg, Var))
 		return false;
 	var = (Var *) arg;
-	if (var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
+	if ((Index) var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
 		var->varattno > rel->natts)
 		return false;
 	att = var->varattno - 1;

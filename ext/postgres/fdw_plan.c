@@ -146,7 +146,7 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 		right = strip_relabel(lsecond(op->args));
 		opno = op->opno;
 		collation = op->inputcollid;
-		if (!(IsA(left, Var) && ((Var *) left)->varno == baserel->relid))
+		if (!(IsA(left, Var) && (Index) ((Var *) left)->varno == baserel->relid))
 		{
 			Expr	   *t = left;
 
@@ -173,7 +173,7 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 	if (!IsA(left, Var))
 		return false;
 	var = (Var *) left;
-	if (var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0)
+	if ((Index) var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0)
 		return false;
 	value = right;
 	if (bms_is_member(baserel->relid, pull_varnos(root, (Node *) value)) ||
@@ -333,7 +333,7 @@ pathkey_column(RelOptInfo *baserel, CassetteRelation *rel, PathKey *pathkey)
 		EquivalenceMember *em = lfirst(lc);
 		Expr	   *e = strip_relabel(em->em_expr);
 
-		if (IsA(e, Var) && ((Var *) e)->varno == baserel->relid &&
+		if (IsA(e, Var) && (Index) ((Var *) e)->varno == baserel->relid &&
 			((Var *) e)->varlevelsup == 0 && ((Var *) e)->varattno > 0 &&
 			((Var *) e)->varattno <= rel->natts)
 		{
@@ -378,8 +378,8 @@ member_is_attribute(PlannerInfo *root, RelOptInfo *rel, EquivalenceClass *ec,
 {
 	Expr	   *e = strip_relabel(em->em_expr);
 
-	return IsA(e, Var) && ((Var *) e)->varno == rel->relid && ((Var *) e)->varlevelsup == 0 &&
-		((Var *) e)->varattno == *(AttrNumber *) arg;
+	return IsA(e, Var) && (Index) ((Var *) e)->varno == rel->relid &&
+		((Var *) e)->varlevelsup == 0 && ((Var *) e)->varattno == *(AttrNumber *) arg;
 }
 
 /* Parameterized paths: partition key columns given by join clauses, one lookup per outer row. */
