@@ -14,6 +14,8 @@ BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= $(shell nproc)
 SANITIZE ?= OFF
+# ON: any compiler warning fails the build (CI). Read when a build directory is first configured.
+WERROR ?= OFF
 SOAK_SECONDS ?= 600
 SOAK_SEED ?=
 # The sanitizer build: clang, ASan + UBSan, -O1, with the fuzz targets (libFuzzer) in it.
@@ -45,7 +47,8 @@ bench-deps: deps
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_PACKAGES))
 
 $(BUILD_DIR)/CMakeCache.txt:
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCASSETTE_SANITIZE=$(SANITIZE)
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCASSETTE_SANITIZE=$(SANITIZE) \
+	  -DCASSETTE_WERROR=$(WERROR)
 
 build: $(BUILD_DIR)/CMakeCache.txt
 	cmake --build $(BUILD_DIR) -j $(JOBS)
@@ -55,7 +58,7 @@ test: build
 
 $(SANITIZE_DIR)/CMakeCache.txt:
 	CC=clang-14 CXX=clang++-14 cmake -S . -B $(SANITIZE_DIR) -DCMAKE_BUILD_TYPE=Sanitize \
-	  -DCASSETTE_SANITIZE=ON -DCASSETTE_FUZZ=ON
+	  -DCASSETTE_SANITIZE=ON -DCASSETTE_FUZZ=ON -DCASSETTE_WERROR=$(WERROR)
 
 sanitize-build: $(SANITIZE_DIR)/CMakeCache.txt
 	cmake --build $(SANITIZE_DIR) -j $(JOBS)
