@@ -264,7 +264,10 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
     params.push_back(write_parameters(statement, context));
   }
   if (statements.empty()) return ExecutionResult{};
-  if (has_conditions) return execute_conditional_batch(statements, params, context);
+  if (has_conditions) {
+    CASSETTE_RETURN_IF_ERROR(context.refuse_in_transaction("A conditional statement (IF ...)"));
+    return execute_conditional_batch(statements, params, context);
+  }
 
   storage::Store& store = *context.store;
   bool needs_read = false;
@@ -278,10 +281,10 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
       CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, nullptr, write));
     }
     CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
-    if (!write.empty()) CASSETTE_RETURN_IF_ERROR(store.apply(write).status());
+    CASSETTE_RETURN_IF_ERROR(context.write(write));
     return ExecutionResult{};
   }
-  auto written = store.apply_prepared(
+  CASSETTE_RETURN_IF_ERROR(context.write_prepared(
       [&](const storage::Snapshot& snapshot, storage::WriteBatch& write) -> Result<bool> {
         for (size_t i = 0; i < statements.size(); ++i) {
           CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
@@ -289,8 +292,7 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
         }
         CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
         return true;
-      });
-  CASSETTE_RETURN_IF_ERROR(written.status());
+      }));
   return ExecutionResult{};
 }
 

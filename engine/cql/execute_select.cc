@@ -192,7 +192,7 @@ class RowReader {
 
   Status run(const Sink& sink) {
     CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
-                              context_.store->snapshot());
+                              context_.read_snapshot());
     const SelectRestrictions& r = plan_.restrictions;
     if (r.clustering_ranges.empty()) return Status::ok();
     if (r.partition_keys) {

@@ -13,6 +13,10 @@
 #include "engine/schema/catalog.h"
 #include "engine/storage/store.h"
 
+namespace cassette::txn {
+class Transaction;  // engine/txn/transaction.h
+}
+
 namespace cassette::cql {
 
 struct ExecutionContext {
@@ -28,6 +32,10 @@ struct ExecutionContext {
   // Set (by another thread or a signal handler) when the statement must stop: long loops check
   // it through check_interrupt(). nullptr: nothing interrupts.
   const std::atomic<bool>* interrupt = nullptr;
+  // When set, the statement runs inside this open transaction of its host (Session::execute
+  // with a transaction): its writes are buffered there instead of applied, and its reads see
+  // the transaction's writes. nullptr: the statement commits on its own.
+  txn::Transaction* transaction = nullptr;
 
   int64_t now_seconds() const { return now_micros / 1'000'000; }
   // Cancelled ("The statement was interrupted") once *interrupt is set; OK otherwise.
@@ -37,6 +45,21 @@ struct ExecutionContext {
     }
     return Status::ok();
   }
+
+  // The snapshot a statement reads: the store's latest, with the transaction's writes on top.
+  Result<std::shared_ptr<const storage::Snapshot>> read_snapshot() const;
+  // Writes one statement's batch: applied to the store (Store::apply), or buffered in the
+  // transaction as one of its statements.
+  Status write(storage::WriteBatch& batch) const;
+  // Store::apply_prepared's contract (`prepare` reads the snapshot, fills the batch and says
+  // whether to write it), inside the transaction when there is one: then `prepare` reads
+  // read_snapshot() and what it fills is buffered.
+  Status write_prepared(const storage::Store::PrepareWrite& prepare) const;
+
+  // InvalidArgument "<what> cannot run inside a SQL transaction; COMMIT first" when the
+  // statement runs inside a transaction; OK otherwise. For what a transaction cannot hold:
+  // conditional writes (decided against the store's latest state) and schema changes.
+  Status refuse_in_transaction(std::string_view what) const;
 
   // The table a statement names, with Cassandra's messages: "No keyspace has been specified.
   // USE a keyspace, or explicitly specify keyspace.tablename", "Keyspace x does not exist",

@@ -249,18 +249,18 @@ Result<ExecutionResult> execute_modification(const PreparedModification& stateme
       storage::WriteBatch batch;
       CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, nullptr, batch));
       CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
-      if (!batch.empty()) CASSETTE_RETURN_IF_ERROR(store.apply(batch).status());
+      CASSETTE_RETURN_IF_ERROR(context.write(batch));
     } else {
-      auto written = store.apply_prepared(
+      CASSETTE_RETURN_IF_ERROR(context.write_prepared(
           [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) -> Result<bool> {
             CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, &snapshot, batch));
             CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
             return true;
-          });
-      CASSETTE_RETURN_IF_ERROR(written.status());
+          }));
     }
     return ExecutionResult{};
   }
+  CASSETTE_RETURN_IF_ERROR(context.refuse_in_transaction("A conditional statement (IF ...)"));
 
   const char* what = statement.type == StatementType::kDelete ? "deletions" : "updates";
   if (statement.targets.partition_has_in) {

@@ -78,7 +78,7 @@ Result<std::unique_ptr<Session>> Session::open(std::shared_ptr<storage::Store> s
 Result<ExecutionResult> Session::execute(std::string_view statement) {
   return guarded([&]() -> Result<ExecutionResult> {
     CASSETTE_ASSIGN_OR_RETURN(Statement parsed, parse_statement(statement));
-    return run(parsed);
+    return run(parsed, nullptr);
   });
 }
 
@@ -107,14 +107,23 @@ Result<schema::Schema> Session::plan_schema_change(const Statement& statement,
 }
 
 Result<ExecutionResult> Session::execute(const Statement& statement) {
-  return guarded([&] { return run(statement); });
+  return guarded([&] { return run(statement, nullptr); });
 }
 
-Result<ExecutionResult> Session::run(const Statement& statement) {
+Result<ExecutionResult> Session::execute(const Statement& statement,
+                                         txn::Transaction* transaction) {
+  return guarded([&] { return run(statement, transaction); });
+}
+
+Result<ExecutionResult> Session::run(const Statement& statement, txn::Transaction* transaction) {
   ExecutionContext context;
   context.store = store_.get();
   context.catalog = catalog_.get();
   CASSETTE_ASSIGN_OR_RETURN(context.schema, catalog_->current());
+  if (transaction != nullptr) {
+    CASSETTE_ASSIGN_OR_RETURN(context.schema, transaction->schema_view(context.schema));
+    context.transaction = transaction;
+  }
   context.keyspace = keyspace_;
   context.now_micros = store_->clock().now_micros();
   context.functions.now_micros = context.now_micros;
@@ -132,7 +141,10 @@ Result<ExecutionResult> Session::run(const Statement& statement) {
         else if constexpr (std::is_same_v<T, BatchStatement>) return execute_batch(s, context);
         else if constexpr (std::is_same_v<T, UseStatement>) return execute_use(s, context);
         else if constexpr (std::is_same_v<T, DescribeStatement>) return execute_describe(s, context);
-        else return execute_schema_statement(statement, context);
+        else {
+          CASSETTE_RETURN_IF_ERROR(context.refuse_in_transaction(statement_name(statement)));
+          return execute_schema_statement(statement, context);
+        }
       },
       statement);
   if (result.is_ok() && result->kind == ExecutionResult::Kind::kSetKeyspace) {

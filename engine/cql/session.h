@@ -21,6 +21,7 @@
 #include "engine/cql/result.h"
 #include "engine/schema/catalog.h"
 #include "engine/storage/store.h"
+#include "engine/txn/transaction.h"
 #include "engine/util/status.h"
 
 namespace cassette::cql {
@@ -33,6 +34,14 @@ class Session {
   // inside (a bug, memory exhausted) fails the statement with an Internal status.
   Result<ExecutionResult> execute(std::string_view statement);
   Result<ExecutionResult> execute(const Statement& statement);
+  // Runs one statement inside `transaction`, a host's open transaction on this session's store
+  // (REQUIRES: transaction->store() == &store()): its writes (INSERT, UPDATE, DELETE, BATCH,
+  // with their TTLs, timestamps and counter increments) are buffered there and commit or roll
+  // back with it; its reads see the transaction's writes and schema. What a transaction cannot
+  // hold fails with InvalidArgument ("... cannot run inside a SQL transaction; COMMIT first")
+  // and changes nothing: conditional writes (IF ...), schema changes and TRUNCATE. A failed
+  // statement buffers nothing. nullptr: execute(statement).
+  Result<ExecutionResult> execute(const Statement& statement, txn::Transaction* transaction);
 
   // The schema that `statement`, a change of keyspaces, tables, types or indexes (not
   // TRUNCATE), would make of `base`, checked exactly as execute() checks it (Cassandra's
@@ -56,7 +65,7 @@ class Session {
 
  private:
   Session(std::shared_ptr<storage::Store> store, std::shared_ptr<schema::Catalog> catalog);
-  Result<ExecutionResult> run(const Statement& statement);
+  Result<ExecutionResult> run(const Statement& statement, txn::Transaction* transaction);
   std::shared_ptr<storage::Store> store_;
   std::shared_ptr<schema::Catalog> catalog_;
   std::string keyspace_;

@@ -47,7 +47,9 @@ Status Overlay::add(const EncodedBatch& rows) {
   size_t offset = 0;
   for (size_t n = 0; n < rows.entry_count(); ++n) {
     const EncodedBatch::Entry e = rows.entry_at(offset, &offset);
-    if (!restamp_value(e.value, false, timestamp_, &values, &min_timestamp)) {
+    const bool header = static_cast<uint8_t>(e.key[partition_prefix_length(e.key)]) ==
+                        static_cast<uint8_t>(EntryKind::kPartitionHeader);
+    if (!restamp_value(e.value, header, timestamp_, &values, &min_timestamp)) {
       return Status::internal("Could not decode the pending writes of a transaction.");
     }
     ends.push_back(values.size());

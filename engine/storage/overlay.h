@@ -61,7 +61,7 @@ class Overlay {
   // added before (a rewritten row's new state), even when the clock has not moved.
   void advance_timestamp();
 
-  // Adds `rows` (encode_row output; row or static-row entries, timestamps kAutoTimestamp) at a
+  // Adds `rows` (encode_row / encode_header output, timestamps kAutoTimestamp) at a
   // new sequence number, restamped to timestamp(). Adds nothing (no new sequence) when `rows`
   // is empty. REQUIRES: started(). Returns Internal, adding nothing, for a malformed value.
   Status add(const EncodedBatch& rows);

@@ -131,9 +131,9 @@ Result<cql::Session*> Connection::session(const std::shared_ptr<storage::Store>&
   return raw;
 }
 
-PendingWrites& Connection::pending(storage::Store* store) {
+txn::Transaction& Connection::pending(storage::Store* store) {
   auto& slot = pending_[store];
-  if (!slot) slot = std::make_unique<PendingWrites>(store);
+  if (!slot) slot = std::make_unique<txn::Transaction>(store);
   return *slot;
 }
 

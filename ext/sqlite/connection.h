@@ -16,7 +16,7 @@
 
 #include "engine/cql/session.h"
 #include "engine/storage/store.h"
-#include "ext/sqlite/pending_writes.h"
+#include "engine/txn/transaction.h"
 #include "ext/sqlite/sqlite_api.h"
 
 namespace cassette::sqlite {
@@ -66,7 +66,7 @@ class Connection {
   Result<cql::Session*> session(const std::shared_ptr<storage::Store>& store);
 
   // What the open transaction has buffered for `store` (writes and schema changes).
-  PendingWrites& pending(storage::Store* store);
+  txn::Transaction& pending(storage::Store* store);
   // `session`'s store's schema as the open transaction sees it (with its schema changes).
   Result<std::shared_ptr<const schema::Schema>> schema_view(cql::Session& session);
 
@@ -124,7 +124,7 @@ class Connection {
   std::shared_ptr<storage::Store> memory_store_;
   std::map<std::string, std::shared_ptr<storage::Store>> stores_;  // by canonical path
   std::map<storage::Store*, std::unique_ptr<cql::Session>> sessions_;
-  std::map<storage::Store*, std::unique_ptr<PendingWrites>> pending_;
+  std::map<storage::Store*, std::unique_ptr<txn::Transaction>> pending_;
   // (schema, name), lower-cased -> "ks.t", the latest set_exposed() last
   std::multimap<std::pair<std::string, std::string>, std::string> exposed_;
   bool taking_part_ = false;

@@ -265,13 +265,14 @@ int connect_gone(sqlite3* db, const char* const* argv, Connection* connection,
 // The CREATE TABLE of a virtual table made with column definitions, checked against the
 // schema as the open transaction sees it (Cassandra's errors: a bad type, an existing table...)
 // but not applied: it is buffered with the transaction's writes and applied when it commits
-// (pending_writes.h). The table's storage id is reserved now, so that its rows can be buffered.
-Result<SchemaChange> plan_created_table(Connection& connection, cql::Session& session,
-                                        const Arguments& args, const std::string& keyspace,
-                                        const std::string& name) {
+// (engine/txn/transaction.h). The table's storage id is reserved now, so that its rows can be
+// buffered.
+Result<txn::SchemaChange> plan_created_table(Connection& connection, cql::Session& session,
+                                             const Arguments& args, const std::string& keyspace,
+                                             const std::string& name) {
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Schema> base,
                             connection.schema_view(session));
-  SchemaChange change;
+  txn::SchemaChange change;
   if (base->find_keyspace(keyspace) == nullptr) {
     CASSETTE_ASSIGN_OR_RETURN(
         cql::Statement create_keyspace,
@@ -295,7 +296,7 @@ Result<SchemaChange> plan_created_table(Connection& connection, cql::Session& se
   if (table == nullptr) return Status::internal("CREATE TABLE made no table");
   schema::TableDef reserved = *table;
   CASSETTE_ASSIGN_OR_RETURN(reserved.table_id, session.catalog().reserve_table_id());
-  change.kind = SchemaChange::Kind::kCreateTable;
+  change.kind = txn::SchemaChange::Kind::kCreateTable;
   change.table = std::make_shared<const schema::TableDef>(std::move(reserved));
   return change;
 }
@@ -321,7 +322,7 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   if (!session.is_ok()) return fail(error, session.status().message());
   cql::Session* s = session.value();
 
-  std::optional<SchemaChange> created;
+  std::optional<txn::SchemaChange> created;
   if (owns && create) {
     auto planned = plan_created_table(*connection, *s, args, keyspace, name);
     if (!planned.is_ok()) return fail(error, planned.status().message());
@@ -506,8 +507,8 @@ int cql_disconnect(sqlite3_vtab* vtab) {
 }
 
 // DROP TABLE of a table created with column definitions drops its CQL table when the SQL
-// transaction commits (buffered as CREATE VIRTUAL TABLE is: pending_writes.h); a ROLLBACK, a
-// ROLLBACK TO before it or a connection closed first leaves the table and its rows untouched.
+// transaction commits (buffered as CREATE VIRTUAL TABLE is: engine/txn/transaction.h); a ROLLBACK,
+// a ROLLBACK TO before it or a connection closed first leaves the table and its rows untouched.
 int cql_destroy(sqlite3_vtab* vtab) {
   return guarded(vtab, [&] {
     auto* t = reinterpret_cast<CqlTable*>(vtab);
@@ -518,7 +519,8 @@ int cql_destroy(sqlite3_vtab* vtab) {
       auto catalog = cql::catalog_for(t->store);
       if (!catalog.is_ok()) return t->error(catalog.status().message());
       t->connection->pending(t->store.get())
-          .add_schema_change({SchemaChange::Kind::kDropTable, t->table, nullptr}, catalog.value());
+          .add_schema_change({txn::SchemaChange::Kind::kDropTable, t->table, nullptr},
+                             catalog.value());
     }
     t->connection->clear_exposed(t->sql_schema, t->sql_name, t->keyspace + "." + t->name);
     delete t;

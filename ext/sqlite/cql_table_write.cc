@@ -1,6 +1,6 @@
 // Writing a cql virtual table: xUpdate turns each SQL row change into a CQL mutation appended to
-// the connection's pending writes for the store (pending_writes.h); the transaction callbacks
-// commit them (xSync: one atomic store write per transaction), discard them, or mark and
+// the connection's pending writes for the store (engine/txn/transaction.h); the transaction
+// callbacks commit them (xSync: one atomic store write per transaction), discard them, or mark and
 // truncate them for savepoints.
 //
 // INSERT = CQL INSERT (row marker + every non-key column; NULL writes a null, except a NULL
@@ -189,7 +189,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
         layout.clustering_types, layout.clustering_orders(), clustering_parts, &clustering));
   }
 
-  PendingWrites& pending = t.connection->pending(t.store.get());
+  txn::Transaction& pending = t.connection->pending(t.store.get());
   const uint64_t statement = pending.next_statement();
   const RowKey* row_read = nullptr;  // an UPDATE's row as the statement read it
   if (is_update) {
@@ -207,7 +207,8 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
   }
   const bool if_not_exists =
       !is_update && sqlite3_vtab_on_conflict(t.connection->db()) == SQLITE_IGNORE;
-  const auto kind = if_not_exists ? PendingWrites::Kind::kInsertIfNotExists : PendingWrites::Kind::kWrite;
+  const auto kind =
+      if_not_exists ? txn::Transaction::Kind::kInsertIfNotExists : txn::Transaction::Kind::kWrite;
 
   if (!is_update && layout.single_cell_rows && !static_only && !t.any_dropped) {
     // An INSERT of plain columns: the values are converted (in column order, so the first bad
@@ -296,7 +297,8 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
 
   const bool has_clustering_row =
       !static_only && (!table.clustering().empty() || !is_update || !row.columns.empty());
-  if (!row.is_empty() || (kind == PendingWrites::Kind::kInsertIfNotExists && has_clustering_row)) {
+  if (!row.is_empty() ||
+      (kind == txn::Transaction::Kind::kInsertIfNotExists && has_clustering_row)) {
     CASSETTE_RETURN_IF_ERROR(pending.add(kind, t.table, key, false, clustering, row, statement));
   }
   if (!static_row.is_empty()) {
@@ -310,7 +312,7 @@ Status delete_row(CqlTable& t, sqlite3_int64 rowid) {
   if (it == t.rowids.end()) return Status::ok();  // a row SQLite never saw here: nothing to do
   const RowKey& k = it->second;
   const schema::TableDef& table = *t.table;
-  PendingWrites& pending = t.connection->pending(t.store.get());
+  txn::Transaction& pending = t.connection->pending(t.store.get());
   const uint64_t statement = pending.next_statement();
   int64_t now = t.store->clock().now_seconds();
   storage::Row row;
@@ -328,11 +330,12 @@ Status delete_row(CqlTable& t, sqlite3_int64 rowid) {
       }
       row.columns.push_back(std::move(data));
     }
-    return pending.add(PendingWrites::Kind::kWrite, t.table, k.partition_key, true, {}, row, statement);
+    return pending.add(txn::Transaction::Kind::kWrite, t.table, k.partition_key, true, {}, row,
+                       statement);
   }
   row.deletion = {storage::kAutoTimestamp, now};
-  return pending.add(PendingWrites::Kind::kDeleteRow, t.table, k.partition_key, false, k.clustering,
-                     row, statement);
+  return pending.add(txn::Transaction::Kind::kDeleteRow, t.table, k.partition_key, false,
+                     k.clustering, row, statement);
 }
 
 }  // namespace

@@ -2,9 +2,11 @@
 // cql_open(path) -> the store's path, cql_flush() -> NULL, cql_compact([table]) -> NULL.
 //
 // cql() runs on the store of the connection's main database (README.md, "Stores") in a session
-// kept per connection, so USE carries over between calls. Every function here has side effects,
-// so extension.cc registers them SQLITE_DIRECTONLY: a view or trigger (of a database file someone
-// else wrote) cannot call them.
+// kept per connection, so USE carries over between calls. Inside a SQL transaction it joins the
+// transaction (Session::execute with the connection's txn::Transaction): its writes commit or
+// roll back with the SQL statements', and its reads see the transaction's writes. Every function
+// here has side effects, so extension.cc registers them SQLITE_DIRECTONLY: a view or trigger (of a
+// database file someone else wrote) cannot call them.
 #include "ext/sqlite/functions.h"
 
 #include "engine/cql/parser.h"
@@ -42,6 +44,25 @@ std::string store_argument(const Connection& connection) {
   std::string quoted;
   for (char c : path) quoted += c == '\'' ? std::string("''") : std::string(1, c);
   return ", store = '" + quoted + "'";
+}
+
+}  // namespace
+
+namespace {
+
+// The SQL transaction cql() joins: inside BEGIN ... COMMIT (or a SAVEPOINT), the connection's
+// transaction on the session's store, which the extension then takes part in so that it hears
+// of the COMMIT, the ROLLBACK and every ROLLBACK TO; nullptr in autocommit mode, where each
+// cql() statement commits on its own.
+Result<txn::Transaction*> open_transaction(Connection& connection, cql::Session& session,
+                                           const cql::Statement& statement) {
+  if (sqlite3_get_autocommit(connection.db()) != 0) return nullptr;
+  // Created before taking part: the savepoints SQLite reports on joining mark it too.
+  txn::Transaction* transaction = &connection.pending(&session.store());
+  if (cql::statement_writes(statement)) {
+    CASSETTE_RETURN_IF_ERROR(connection.take_part_in_transaction());
+  }
+  return transaction;
 }
 
 }  // namespace
@@ -107,7 +128,9 @@ void cql_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
     }
     auto session = main_session(*connection);
     if (!session.is_ok()) return result_error(context, session.status().message());
-    auto result = session.value()->execute(*statement);
+    auto transaction = open_transaction(*connection, *session.value(), *statement);
+    if (!transaction.is_ok()) return result_error(context, transaction.status().message());
+    auto result = session.value()->execute(*statement, transaction.value());
     if (!result.is_ok()) return result_error(context, result.status().message());
     // Columns added, dropped or renamed: the cql virtual tables connected now declare them anew
     // from the next statement on (the virtual tables of other connections on the same files

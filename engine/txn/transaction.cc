@@ -1,4 +1,4 @@
-#include "ext/sqlite/pending_writes.h"
+#include "engine/txn/transaction.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -7,21 +7,29 @@
 #include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
 
-namespace cassette::sqlite {
+namespace cassette::txn {
 
-Status PendingWrites::add(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
-                          std::string_view partition_key, bool is_static,
-                          std::string_view clustering, const storage::Row& row,
-                          uint64_t statement) {
+Status Transaction::add(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
+                        std::string_view partition_key, bool is_static, std::string_view clustering,
+                        const storage::Row& row, uint64_t statement) {
   scratch_.clear();
   storage::encode_row(row, &scratch_);
   return add_encoded(kind, table, partition_key, is_static, clustering, scratch_, statement);
 }
 
-Status PendingWrites::add_encoded(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
-                                  std::string_view partition_key, bool is_static,
-                                  std::string_view clustering, std::string_view encoded_row,
-                                  uint64_t statement) {
+Status Transaction::add_encoded(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
+                                std::string_view partition_key, bool is_static,
+                                std::string_view clustering, std::string_view encoded_row,
+                                uint64_t statement) {
+  const auto entry_kind = is_static ? storage::EntryKind::kStaticRow : storage::EntryKind::kRow;
+  return append(kind, table, partition_key, entry_kind, is_static ? std::string_view() : clustering,
+                encoded_row, statement);
+}
+
+Status Transaction::append(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
+                           std::string_view partition_key, storage::EntryKind entry_kind,
+                           std::string_view clustering, std::string_view value,
+                           uint64_t statement) {
   // Tables are few: the last one added is nearly always the one.
   uint32_t index = static_cast<uint32_t>(log_.tables.size());
   for (uint32_t i = index; i-- > 0;) {
@@ -31,13 +39,66 @@ Status PendingWrites::add_encoded(Kind kind, const std::shared_ptr<const schema:
     }
   }
   if (index == log_.tables.size()) log_.tables.push_back(table);
-  const auto entry_kind = is_static ? storage::EntryKind::kStaticRow : storage::EntryKind::kRow;
-  CASSETTE_ASSIGN_OR_RETURN(
-      size_t offset,
-      log_.batch.add_row(table->table_id, partition_key, entry_kind,
-                         is_static ? std::string_view() : clustering, encoded_row));
+  CASSETTE_ASSIGN_OR_RETURN(size_t offset, log_.batch.add_row(table->table_id, partition_key,
+                                                              entry_kind, clustering, value));
+  const bool is_static = entry_kind == storage::EntryKind::kStaticRow;
   log_.entries.push_back(PendingLog::Entry{kind, is_static, index, statement, offset});
   return Status::ok();
+}
+
+namespace {
+
+std::shared_ptr<const schema::TableDef> table_with_id(const schema::Schema& schema,
+                                                      storage::TableId id) {
+  for (const auto& [keyspace_name, keyspace] : schema.keyspaces) {
+    for (const auto& [table_name, table] : keyspace->tables) {
+      if (table->table_id == id) return table;
+    }
+  }
+  return nullptr;
+}
+
+// A CQL row deletion replaces what the transaction wrote to the row before (the fold's
+// kDeleteRow); anything else merges into it.
+PendingLog::Kind row_kind(const storage::Row& row) {
+  return row.deletion.is_live() ? PendingLog::Kind::kWrite : PendingLog::Kind::kDeleteRow;
+}
+
+}  // namespace
+
+Status Transaction::add_batch(const storage::WriteBatch& batch, const schema::Schema& schema) {
+  const size_t entries_before = log_.entries.size();
+  const uint64_t statement = next_statement();
+  std::shared_ptr<const schema::TableDef> table;
+  auto add_all = [&]() -> Status {
+    for (const storage::PartitionUpdate& update : batch.updates()) {
+      if (table == nullptr || table->table_id != update.table) {
+        table = table_with_id(schema, update.table);
+        if (table == nullptr) {
+          return Status::internal("A statement wrote to a table the transaction does not know.");
+        }
+      }
+      if (!update.header.is_empty()) {
+        scratch_.clear();
+        storage::encode_header(update.header, &scratch_);
+        CASSETTE_RETURN_IF_ERROR(append(Kind::kWrite, table, update.partition_key,
+                                        storage::EntryKind::kPartitionHeader, {}, scratch_,
+                                        statement));
+      }
+      if (!update.static_row.is_empty()) {
+        CASSETTE_RETURN_IF_ERROR(add(row_kind(update.static_row), table, update.partition_key, true,
+                                     {}, update.static_row, statement));
+      }
+      for (const storage::ClusteringRow& row : update.rows) {
+        CASSETTE_RETURN_IF_ERROR(add(row_kind(row.row), table, update.partition_key, false,
+                                     row.clustering, row.row, statement));
+      }
+    }
+    return Status::ok();
+  };
+  Status status = add_all();
+  if (!status.is_ok()) log_.truncate(entries_before);
+  return status;
 }
 
 Result<schema::Schema> apply_schema_changes(const schema::Schema& base,
@@ -69,14 +130,13 @@ Result<schema::Schema> apply_schema_changes(const schema::Schema& base,
   return next;
 }
 
-void PendingWrites::add_schema_change(SchemaChange change,
-                                      std::shared_ptr<schema::Catalog> catalog) {
+void Transaction::add_schema_change(SchemaChange change, std::shared_ptr<schema::Catalog> catalog) {
   schema_changes_.push_back(std::move(change));
   catalog_ = std::move(catalog);
   ++schema_generation_;
 }
 
-Result<std::shared_ptr<const schema::Schema>> PendingWrites::schema_view(
+Result<std::shared_ptr<const schema::Schema>> Transaction::schema_view(
     std::shared_ptr<const schema::Schema> committed) {
   if (schema_changes_.empty()) return committed;
   if (view_ == nullptr || view_base_ != committed || view_generation_ != schema_generation_) {
@@ -89,21 +149,22 @@ Result<std::shared_ptr<const schema::Schema>> PendingWrites::schema_view(
   return view_;
 }
 
-void PendingWrites::savepoint(int level) {
+void Transaction::savepoint(int level) {
   if (level < 0) return;
   size_t n = static_cast<size_t>(level);
   // A table joining the transaction later reports the current level again: keep the first mark.
   while (marks_.size() <= n) marks_.push_back({log_.entries.size(), schema_changes_.size()});
 }
 
-void PendingWrites::release(int level) {
-  if (level >= 0 && static_cast<size_t>(level) < marks_.size()) marks_.resize(static_cast<size_t>(level));
+void Transaction::release(int level) {
+  if (level >= 0 && static_cast<size_t>(level) < marks_.size())
+    marks_.resize(static_cast<size_t>(level));
 }
 
-void PendingWrites::rollback_to(int level) {
+void Transaction::rollback_to(int level) {
   // Level -1 is a savepoint that began the transaction (SAVEPOINT without BEGIN): undo all. A
-  // level with no mark was opened before this store's first change of the transaction (SQLite
-  // reports savepoints to a table only from when it joins): undo all as well.
+  // level with no mark was opened before this store's first change of the transaction (a host may
+  // report savepoints to a store only from when it joins): undo all as well.
   if (level < 0 || static_cast<size_t>(level) >= marks_.size()) {
     if (level < 0 || marks_.empty()) {
       log_.truncate(0);
@@ -121,26 +182,26 @@ void PendingWrites::rollback_to(int level) {
   marks_.resize(static_cast<size_t>(level) + 1);
 }
 
-void PendingWrites::truncate_schema_changes(size_t n) {
+void Transaction::truncate_schema_changes(size_t n) {
   if (n >= schema_changes_.size()) return;
   schema_changes_.resize(n);
   ++schema_generation_;
 }
 
-void PendingWrites::clear() {
+void Transaction::clear() {
   log_.clear();
   marks_.clear();
   reset_overlay();
   truncate_schema_changes(0);
 }
 
-void PendingWrites::reset_overlay() {
+void Transaction::reset_overlay() {
   overlay_fold_.reset();
   overlay_entries_ = 0;
   overlay_.clear();
 }
 
-Status PendingWrites::commit() {
+Status Transaction::commit() {
   if (empty()) {
     clear();
     return Status::ok();
@@ -152,14 +213,15 @@ Status PendingWrites::commit() {
   return commit_writes(log);
 }
 
-Status PendingWrites::commit_writes(PendingLog& log) {
+Status Transaction::commit_writes(PendingLog& log) {
   const bool conditional =
       std::any_of(log.entries.begin(), log.entries.end(),
                   [](const PendingLog::Entry& e) { return e.kind == Kind::kInsertIfNotExists; });
   if (!conditional) {
     PendingFold fold(&log, store_->clock().now_seconds());
     CASSETTE_RETURN_IF_ERROR(fold.add_range(0, log.entries.size()));
-    if (fold.rows() == log.entries.size()) return store_->apply(log.batch).status();  // no row twice
+    if (fold.rows() == log.entries.size())
+      return store_->apply(log.batch).status();  // no row twice
     storage::EncodedBatch batch;
     fold.emit(&batch);
     return store_->apply(batch).status();
@@ -172,8 +234,7 @@ Status PendingWrites::commit_writes(PendingLog& log) {
   return result.status();
 }
 
-Status PendingWrites::commit_with_schema_changes(PendingLog& log,
-                                                 std::vector<SchemaChange> changes) {
+Status Transaction::commit_with_schema_changes(PendingLog& log, std::vector<SchemaChange> changes) {
   std::vector<storage::TableId> dropped;  // their rows need not be written
   for (const SchemaChange& change : changes) {
     if (change.kind == SchemaChange::Kind::kDropTable) dropped.push_back(change.table->table_id);
@@ -186,9 +247,9 @@ Status PendingWrites::commit_with_schema_changes(PendingLog& log,
   return result.status();
 }
 
-Status PendingWrites::fold_for_commit(const PendingLog& log, const storage::Snapshot& snapshot,
-                                      const std::vector<storage::TableId>& dropped,
-                                      storage::EncodedBatch& batch) {
+Status Transaction::fold_for_commit(const PendingLog& log, const storage::Snapshot& snapshot,
+                                    const std::vector<storage::TableId>& dropped,
+                                    storage::EncodedBatch& batch) {
   PendingFold fold(&log, store_->clock().now_seconds());
   std::unordered_set<uint64_t> skipped, decided;
   for (size_t i = 0; i < log.entries.size(); ++i) {
@@ -220,7 +281,7 @@ Status PendingWrites::fold_for_commit(const PendingLog& log, const storage::Snap
   return Status::ok();
 }
 
-Result<std::shared_ptr<const storage::Snapshot>> PendingWrites::with_overlay(
+Result<std::shared_ptr<const storage::Snapshot>> Transaction::with_overlay(
     std::shared_ptr<const storage::Snapshot> snapshot) {
   if (log_.entries.empty()) return snapshot;
   if (overlay_entries_ < log_.entries.size() || !overlay_.started()) {
@@ -245,11 +306,11 @@ Result<std::shared_ptr<const storage::Snapshot>> PendingWrites::with_overlay(
     // own timestamps; counter deltas, which add up rather than shadow) or when shadowed
     // versions pile up.
     storage::EncodedBatch rows;
-    const bool restart = !overlay_.started() ||
-                         (!rewritten.empty() &&
-                          (overlay_fold_->merged_explicit_timestamps() ||
-                           overlay_fold_->merged_counters() ||
-                           overlay_.entry_count() > 2 * overlay_fold_->rows() + 64));
+    const bool restart =
+        !overlay_.started() ||
+        (!rewritten.empty() &&
+         (overlay_fold_->merged_explicit_timestamps() || overlay_fold_->merged_counters() ||
+          overlay_.entry_count() > 2 * overlay_fold_->rows() + 64));
     if (restart) {
       overlay_.reset();
       overlay_advanced_ = false;
@@ -271,4 +332,4 @@ Result<std::shared_ptr<const storage::Snapshot>> PendingWrites::with_overlay(
   return overlay_.on(*snapshot);
 }
 
-}  // namespace cassette::sqlite
+}  // namespace cassette::txn

@@ -1,19 +1,26 @@
-// What an open SQL transaction changes on one store, buffered until it commits: its writes
-// and its schema changes.
+// Transaction: what an open SQL transaction of a host (SQLite, PostgreSQL) changes on one store,
+// buffered until it commits: its writes, whether a SQL statement or a CQL statement made them,
+// and its schema changes. docs/ARCHITECTURE.md ("Transactions") shows where it sits.
 //
-// Each xUpdate appends entries (a row write, a row deletion, an INSERT OR IGNORE) to a log kept
-// in storage form (pending_fold.h); SAVEPOINT marks a position in the log and ROLLBACK TO
-// truncates to it, so savepoints cost nothing. At commit the log is folded — later entries for
-// the same row override earlier ones, as SQL statements do — and applied as one commit-log
-// record (Store::apply of an EncodedBatch: when no row was written twice, the log's own bytes).
+// Each row change (a row write, a row deletion, an INSERT OR IGNORE, a partition header with a
+// partition deletion or range tombstones) is appended to a log kept in storage form
+// (pending_fold.h); a savepoint marks a position in the log and rolling back to it truncates,
+// so savepoints cost nothing. At commit the log is folded — later entries for the same row
+// override earlier ones, as SQL statements do — and applied as one commit-log record
+// (Store::apply of an EncodedBatch: when no row was written twice, the log's own bytes).
+// Timestamps: every entry a statement did not stamp itself (USING TIMESTAMP) carries
+// kAutoTimestamp until the commit, when the store gives the whole transaction one timestamp.
 // INSERT OR IGNORE entries are decided at commit, under the store's write lock
 // (Store::apply_prepared_encoded), like CQL's IF NOT EXISTS.
 //
-// Schema changes (CREATE VIRTUAL TABLE and DROP TABLE of a cql table) are kept beside the log,
+// Schema changes (a table created or dropped by the host's DDL) are kept beside the log,
 // marked and truncated by the same savepoints, and seen by the transaction's own statements
 // (schema_view). At commit they become one catalog change whose transaction also carries the
 // writes (Catalog::change with its ExtraWrites): a table created and filled in one transaction
 // appears with its rows or not at all, and a rolled-back DROP TABLE never touched the store.
+//
+// Reads see the transaction's own writes through with_overlay(). Not thread-safe: one
+// transaction belongs to one host session.
 #pragma once
 
 #include <memory>
@@ -25,9 +32,10 @@
 #include "engine/schema/schema.h"
 #include "engine/storage/overlay.h"
 #include "engine/storage/store.h"
-#include "ext/sqlite/pending_fold.h"
+#include "engine/storage/write_batch.h"
+#include "engine/txn/pending_fold.h"
 
-namespace cassette::sqlite {
+namespace cassette::txn {
 
 // A schema change made by a statement of the transaction, applied when it commits.
 struct SchemaChange {
@@ -45,11 +53,11 @@ struct SchemaChange {
 Result<schema::Schema> apply_schema_changes(const schema::Schema& base,
                                             const std::vector<SchemaChange>& changes);
 
-class PendingWrites {
+class Transaction {
  public:
   using Kind = PendingLog::Kind;
 
-  explicit PendingWrites(storage::Store* store) : store_(store), overlay_(&store->clock()) {}
+  explicit Transaction(storage::Store* store) : store_(store), overlay_(&store->clock()) {}
 
   // Buffers one row change: `row` (timestamps kAutoTimestamp unless the statement gave one) for
   // the static row or the row at `clustering` of a partition. Fails, buffering nothing, when the
@@ -61,6 +69,11 @@ class PendingWrites {
   Status add_encoded(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
                      std::string_view partition_key, bool is_static, std::string_view clustering,
                      std::string_view encoded_row, uint64_t statement);
+  // Buffers the writes of one CQL statement (a WriteBatch as the CQL executors build it: per
+  // partition, a header with a partition deletion or range tombstones, a static row, rows) as
+  // one statement of the transaction. Tables are found in `schema` by storage id. All or
+  // nothing: on failure (a partition key that cannot be stored) nothing of `batch` is buffered.
+  Status add_batch(const storage::WriteBatch& batch, const schema::Schema& schema);
   uint64_t next_statement() { return ++statements_; }
   bool empty() const { return log_.entries.empty() && schema_changes_.empty(); }
 
@@ -70,7 +83,11 @@ class PendingWrites {
   Result<std::shared_ptr<const schema::Schema>> schema_view(
       std::shared_ptr<const schema::Schema> committed);
 
-  // SAVEPOINT n / RELEASE n / ROLLBACK TO n (SQLite's numbering: nested levels from 0).
+  // Savepoints by nesting depth (0 for the outermost open savepoint, as the host counts them):
+  // savepoint(d) marks the log for depths up to d (a depth marked already keeps its mark),
+  // release(d) forgets the marks of depth d and deeper, rollback_to(d) undoes every change made
+  // since depth d was marked (keeping the mark). A negative depth, or any depth while none is
+  // marked (the host opened it before this store's first change), undoes everything.
   void savepoint(int level);
   void release(int level);
   void rollback_to(int level);
@@ -91,6 +108,10 @@ class PendingWrites {
       std::shared_ptr<const storage::Snapshot> snapshot);
 
  private:
+  // Appends one storage entry of `kind` to the log.
+  Status append(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
+                std::string_view partition_key, storage::EntryKind entry_kind,
+                std::string_view clustering, std::string_view value, uint64_t statement);
   void reset_overlay();
   void truncate_schema_changes(size_t n);
   // The log's rows as one store transaction's writes: folded, INSERT OR IGNORE decided against
@@ -124,4 +145,4 @@ class PendingWrites {
   bool overlay_advanced_ = false;  // a rewrite moved its timestamp since the last reset
 };
 
-}  // namespace cassette::sqlite
+}  // namespace cassette::txn

@@ -1,12 +1,13 @@
-#include "ext/sqlite/pending_fold.h"
+#include "engine/txn/pending_fold.h"
 
 #include <algorithm>
 
+#include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
 #include "engine/storage/write_batch.h"
 #include "engine/util/hash64.h"
 
-namespace cassette::sqlite {
+namespace cassette::txn {
 
 void PendingLog::truncate(size_t n) {
   if (n >= entries.size()) return;
@@ -98,6 +99,28 @@ bool has_explicit_timestamp(const storage::Row& row) {
 }
 }  // namespace
 
+bool PendingFold::is_header(std::string_view key) {
+  return static_cast<uint8_t>(key[storage::partition_prefix_length(key)]) ==
+         static_cast<uint8_t>(storage::EntryKind::kPartitionHeader);
+}
+
+Status PendingFold::merge_header(Slot& slot, std::string_view value) {
+  if (slot.merged < 0) {
+    storage::PartitionHeader first;
+    if (!storage::decode_header(log_->at(slot.first).value, &first)) {
+      return Status::corruption("A pending write of the transaction does not decode.");
+    }
+    slot.merged = static_cast<int32_t>(merged_headers_.size());
+    merged_headers_.push_back(std::move(first));
+  }
+  storage::PartitionHeader next;
+  if (!storage::decode_header(value, &next)) {
+    return Status::corruption("A pending write of the transaction does not decode.");
+  }
+  storage::reconcile_headers(merged_headers_[static_cast<size_t>(slot.merged)], next);
+  return Status::ok();
+}
+
 Result<bool> PendingFold::add(size_t i, uint64_t hash, size_t* row) {
   const storage::EncodedBatch::Entry e = log_->at(i);
   const int64_t found = find(i, hash);
@@ -112,6 +135,10 @@ Result<bool> PendingFold::add(size_t i, uint64_t hash, size_t* row) {
     return true;
   }
   Slot& slot = slots_[static_cast<size_t>(found)];
+  if (is_header(e.key)) {
+    CASSETTE_RETURN_IF_ERROR(merge_header(slot, e.value));
+    return false;
+  }
   if (slot.merged < 0) {
     storage::Row first;
     if (!storage::decode_row(log_->at(slot.first).value, &first)) {
@@ -171,8 +198,24 @@ void PendingFold::emit_row(storage::EncodedBatch* out, size_t s, std::string* sc
     return;
   }
   scratch->clear();
-  storage::encode_row(merged_[static_cast<size_t>(slots_[s].merged)], scratch);
+  if (is_header(e.key)) {
+    storage::encode_header(merged_headers_[static_cast<size_t>(slots_[s].merged)], scratch);
+  } else {
+    storage::encode_row(merged_[static_cast<size_t>(slots_[s].merged)], scratch);
+  }
   out->add(e.table, e.key, *scratch);
+}
+
+void PendingFold::merge_elements(storage::ColumnData& into, storage::ColumnData next) {
+  auto by_path = [](const storage::Cell& a, const storage::Cell& b) { return a.path < b.path; };
+  for (storage::Cell& cell : next.cells) {
+    auto pos = std::lower_bound(into.cells.begin(), into.cells.end(), cell, by_path);
+    if (pos != into.cells.end() && pos->path == cell.path) {
+      *pos = std::move(cell);
+    } else {
+      into.cells.insert(pos, std::move(cell));
+    }
+  }
 }
 
 void PendingFold::merge(const schema::TableDef& table, storage::Row& into, storage::Row next,
@@ -214,6 +257,10 @@ void PendingFold::merge(const schema::TableDef& table, storage::Row& into, stora
       if (both_counters) {
         pos->cell = storage::reconcile_cells(pos->cell, c.cell);
         merged_counters_ = true;
+      } else if (c.complex && pos->complex && c.complex_deletion.is_live()) {
+        // Elements added to a collection (a CQL append, a map entry set) join the ones an
+        // earlier statement wrote; a write that replaces the collection carries a deletion.
+        merge_elements(*pos, std::move(c));
       } else {
         *pos = std::move(c);
       }
@@ -223,4 +270,4 @@ void PendingFold::merge(const schema::TableDef& table, storage::Row& into, stora
   }
 }
 
-}  // namespace cassette::sqlite
+}  // namespace cassette::txn

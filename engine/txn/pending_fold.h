@@ -1,9 +1,10 @@
-// The log of an open SQL transaction's writes on one store, and the fold that turns it into one
-// store transaction (pending_writes.h explains when each is used).
+// The log of an open transaction's writes on one store, and the fold that turns it into one
+// store transaction (transaction.h explains when each is used).
 //
-// PendingLog: each entry is one row change (a row write, a row deletion, an INSERT OR IGNORE),
-// kept as its storage entry (key + encoded row, timestamps kAutoTimestamp unless the statement
-// gave one) in one EncodedBatch, plus a few bytes of bookkeeping: ~150 bytes per row and no
+// PendingLog: each entry is one row change (a row write, a row deletion, an INSERT OR IGNORE, a
+// partition header with a partition deletion or range tombstones), kept as its storage entry
+// (key + encoded row or header, timestamps kAutoTimestamp unless the statement gave one) in one
+// EncodedBatch, plus a few bytes of bookkeeping: ~150 bytes per row and no
 // allocation per row, so a million-row INSERT ... SELECT stays cheap to hold and to commit.
 //
 // PendingFold: later entries for the same row override earlier ones, as SQL statements do (the
@@ -21,7 +22,7 @@
 #include "engine/storage/encoded_batch.h"
 #include "engine/storage/row.h"
 
-namespace cassette::sqlite {
+namespace cassette::txn {
 
 struct PendingLog {
   enum class Kind : uint8_t { kWrite, kDeleteRow, kInsertIfNotExists };
@@ -80,8 +81,8 @@ class PendingFold {
 
  private:
   struct Slot {
-    uint32_t first;   // the entry that first wrote the row
-    int32_t merged;   // index into merged_, or -1 while only `first` wrote it
+    uint32_t first;  // the entry that first wrote the row
+    int32_t merged;  // index into merged_, or -1 while only `first` wrote it
   };
   struct Bucket {
     uint64_t hash = 0;
@@ -93,16 +94,21 @@ class PendingFold {
   // The slot of the row entry `i` writes, or -1.
   int64_t find(size_t i, uint64_t hash) const;
   void grow(size_t buckets = 0);  // to `buckets` (a power of two), by default twice as many
+  static bool is_header(std::string_view key);  // a partition header's entry key
+  // Reconciles a later header (partition deletion, range tombstones) into the slot's.
+  Status merge_header(Slot& slot, std::string_view value);
+  static void merge_elements(storage::ColumnData& into, storage::ColumnData next);
   void merge(const schema::TableDef& table, storage::Row& into, storage::Row next,
              PendingLog::Kind kind, bool is_static);
 
   const PendingLog* log_;
   int64_t now_seconds_;
   std::vector<Slot> slots_;
-  std::vector<storage::Row> merged_;
+  std::vector<storage::Row> merged_;                      // merged rows, by Slot::merged
+  std::vector<storage::PartitionHeader> merged_headers_;  // merged headers, by Slot::merged
   bool merged_explicit_timestamps_ = false;
   bool merged_counters_ = false;
   std::vector<Bucket> buckets_;  // open addressing; a power of two, at most half full
 };
 
-}  // namespace cassette::sqlite
+}  // namespace cassette::txn

@@ -1,0 +1,176 @@
+// txn::Transaction with CQL statements run inside it (Session::execute with a transaction):
+// writes buffered until commit, seen by the transaction's own reads, undone by savepoints, and
+// committed as one store transaction; statements a transaction cannot hold are refused.
+#include "engine/txn/transaction.h"
+
+#include <doctest/doctest.h>
+
+#include "engine/cql/parser.h"
+#include "tests/unit/cql_test_fixture.h"
+
+using cassette::test::CqlFixture;
+using cassette::test::Rows;
+
+namespace cassette {
+
+namespace {
+
+class TransactionFixture : public CqlFixture {
+ public:
+  TransactionFixture() : transaction_(store_.get()) {
+    ok("CREATE TABLE t (a int, b int, v text, PRIMARY KEY (a, b))");
+  }
+
+  // Runs `statement` inside the transaction.
+  Result<cql::ExecutionResult> in_transaction(std::string_view statement) {
+    CASSETTE_ASSIGN_OR_RETURN(cql::Statement parsed, cql::parse_statement(statement));
+    return session_->execute(parsed, &transaction_);
+  }
+  void ok_in(std::string_view statement) {
+    auto r = in_transaction(statement);
+    INFO(statement);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+  }
+  std::string error_in(std::string_view statement) {
+    auto r = in_transaction(statement);
+    INFO(statement);
+    REQUIRE(!r.is_ok());
+    return r.status().message();
+  }
+  // Rows of a SELECT run inside the transaction, as "v1|v2".
+  Rows rows_in(std::string_view statement) {
+    auto r = in_transaction(statement);
+    INFO(statement);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+    Rows out;
+    for (const auto& row : r->rows.rows) {
+      std::string line;
+      for (size_t i = 0; i < row.size(); ++i) {
+        if (i > 0) line += "|";
+        line += row[i] ? types::format_value(r->rows.columns[i].type, *row[i],
+                                             types::ValueStyle::kCqlsh)
+                       : "null";
+      }
+      out.push_back(line);
+    }
+    return out;
+  }
+  storage::SequenceNumber sequence() { return store_->snapshot().value()->seq; }
+  // The overlay stamps the transaction's rows just above the clock: the manual clock must have
+  // moved past the timestamps the store gave the committed rows (a real clock has).
+  void tick() { clock_.advance_seconds(1); }
+
+ protected:
+  txn::Transaction transaction_;
+};
+
+}  // namespace
+
+TEST_CASE_FIXTURE(TransactionFixture, "txn: CQL writes wait for the commit, and are read inside") {
+  ok("INSERT INTO t (a, b, v) VALUES (1, 1, 'committed')");
+  ok("INSERT INTO t (a, b, v) VALUES (1, 3, 'other')");
+  tick();
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'pending')");
+  ok_in("UPDATE t SET v = 'changed' WHERE a = 1 AND b = 1");
+  CHECK(rows("SELECT b, v FROM t WHERE a = 1") == Rows{"1|committed", "3|other"});
+  CHECK(rows_in("SELECT b, v FROM t WHERE a = 1") == Rows{"1|changed", "2|pending", "3|other"});
+  CHECK(rows_in("SELECT count(*) FROM t") == Rows{"3"});
+
+  const storage::SequenceNumber before = sequence();
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(sequence() == before + 1);  // one store transaction: one commit-log record
+  CHECK(transaction_.empty());
+  CHECK(rows("SELECT b, v FROM t WHERE a = 1") == Rows{"1|changed", "2|pending", "3|other"});
+  // One timestamp for the whole transaction, above the committed row's.
+  const Rows times = rows("SELECT writetime(v) FROM t WHERE a = 1");
+  REQUIRE(times.size() == 3);
+  CHECK(times[0] == times[1]);
+  CHECK(times[1] > times[2]);
+}
+
+TEST_CASE_FIXTURE(TransactionFixture, "txn: rollback_to and clear undo the CQL writes") {
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'kept')");
+  transaction_.savepoint(0);
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'undone')");
+  ok_in("DELETE FROM t WHERE a = 1 AND b = 1");
+  CHECK(rows_in("SELECT b, v FROM t") == Rows{"2|undone"});
+  transaction_.rollback_to(0);
+  CHECK(rows_in("SELECT b, v FROM t") == Rows{"1|kept"});
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT b, v FROM t") == Rows{"1|kept"});
+
+  ok_in("INSERT INTO t (a, b, v) VALUES (2, 1, 'dropped')");
+  transaction_.clear();
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT count(*) FROM t WHERE a = 2") == Rows{"0"});
+}
+
+TEST_CASE_FIXTURE(TransactionFixture, "txn: partition and range deletions fold and commit") {
+  ok("INSERT INTO t (a, b, v) VALUES (1, 1, 'x')");
+  ok("INSERT INTO t (a, b, v) VALUES (1, 2, 'y')");
+  ok("INSERT INTO t (a, b, v) VALUES (1, 3, 'z')");
+  ok("INSERT INTO t (a, b, v) VALUES (2, 1, 'w')");
+  tick();
+  ok_in("DELETE FROM t WHERE a = 1 AND b >= 3");
+  ok_in("DELETE FROM t WHERE a = 1 AND b <= 1");  // a second header for the partition: merged
+  ok_in("DELETE FROM t WHERE a = 2");
+  CHECK(rows_in("SELECT a, b, v FROM t") == Rows{"1|2|y"});
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT a, b, v FROM t") == Rows{"1|2|y"});
+}
+
+TEST_CASE_FIXTURE(TransactionFixture,
+                  "txn: a deletion shadows the transaction's writes it covers") {
+  // The transaction's writes share one timestamp, at which a partition or range deletion wins
+  // (as in a CQL BATCH): the row written after the DELETE is deleted too, in the transaction's
+  // reads and after the commit alike.
+  ok_in("DELETE FROM t WHERE a = 1");
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'after')");
+  CHECK(rows_in("SELECT b, v FROM t WHERE a = 1").empty());
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT b, v FROM t WHERE a = 1").empty());
+}
+
+TEST_CASE_FIXTURE(TransactionFixture, "txn: counters add up; collections gain every element") {
+  ok("CREATE TABLE c (k int PRIMARY KEY, n counter)");
+  ok("CREATE TABLE s (k int PRIMARY KEY, tags set<text>, l list<int>)");
+  ok("UPDATE c SET n = n + 5 WHERE k = 1");
+  tick();
+  ok_in("UPDATE c SET n = n + 1 WHERE k = 1");
+  ok_in("UPDATE c SET n = n + 2 WHERE k = 1");
+  ok_in("UPDATE s SET tags = tags + {'a'}, l = l + [1] WHERE k = 1");
+  ok_in("UPDATE s SET tags = tags + {'b'}, l = l + [2] WHERE k = 1");
+  CHECK(rows_in("SELECT n FROM c WHERE k = 1") == Rows{"8"});
+  CHECK(rows_in("SELECT tags, l FROM s WHERE k = 1") == Rows{"{'a', 'b'}|[1, 2]"});
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT n FROM c WHERE k = 1") == Rows{"8"});
+  CHECK(rows("SELECT tags, l FROM s WHERE k = 1") == Rows{"{'a', 'b'}|[1, 2]"});
+}
+
+TEST_CASE_FIXTURE(TransactionFixture, "txn: what a transaction cannot hold is refused") {
+  CHECK(error_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'x') IF NOT EXISTS") ==
+        "A conditional statement (IF ...) cannot run inside a SQL transaction; COMMIT first");
+  CHECK(error_in("UPDATE t SET v = 'x' WHERE a = 1 AND b = 1 IF EXISTS") ==
+        "A conditional statement (IF ...) cannot run inside a SQL transaction; COMMIT first");
+  CHECK(error_in("DELETE FROM t WHERE a = 1 AND b = 1 IF v = 'x'") ==
+        "A conditional statement (IF ...) cannot run inside a SQL transaction; COMMIT first");
+  CHECK(error_in("CREATE TABLE u (k int PRIMARY KEY)") ==
+        "CREATE TABLE cannot run inside a SQL transaction; COMMIT first");
+  CHECK(error_in("TRUNCATE t") == "TRUNCATE cannot run inside a SQL transaction; COMMIT first");
+  CHECK(error_in("DROP KEYSPACE ks") ==
+        "DROP KEYSPACE cannot run inside a SQL transaction; COMMIT first");
+  CHECK(transaction_.empty());
+  CHECK(rows("SELECT count(*) FROM t") == Rows{"0"});
+}
+
+TEST_CASE_FIXTURE(TransactionFixture, "txn: a failed statement buffers nothing") {
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'x')");
+  CHECK(error_in("BEGIN BATCH INSERT INTO t (a, b, v) VALUES (1, 2, 'y'); "
+                 "INSERT INTO t (a, b, v) VALUES (1, 'no', 'z'); APPLY BATCH") ==
+        "Invalid STRING constant (no) for \"b\" of type int");
+  CHECK(rows_in("SELECT b, v FROM t WHERE a = 1") == Rows{"1|x"});
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT b, v FROM t WHERE a = 1") == Rows{"1|x"});
+}
+
+}  // namespace cassette
