@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
 #include "engine/storage/write_batch.h"
 #include "engine/util/hash64.h"
@@ -99,11 +98,6 @@ bool has_explicit_timestamp(const storage::Row& row) {
 }
 }  // namespace
 
-bool PendingFold::is_header(std::string_view key) {
-  return static_cast<uint8_t>(key[storage::partition_prefix_length(key)]) ==
-         static_cast<uint8_t>(storage::EntryKind::kPartitionHeader);
-}
-
 Status PendingFold::merge_header(Slot& slot, std::string_view value) {
   if (slot.merged < 0) {
     storage::PartitionHeader first;
@@ -126,6 +120,7 @@ Result<bool> PendingFold::add(size_t i, uint64_t hash, size_t* row) {
   const int64_t found = find(i, hash);
   if (row != nullptr) *row = found < 0 ? slots_.size() : static_cast<size_t>(found);
   if (found < 0) {
+    if (log_->entries[i].is_header) has_headers_ = true;
     if ((slots_.size() + 1) * 2 > buckets_.size()) grow();
     const size_t mask = buckets_.size() - 1;
     size_t at = hash & mask;
@@ -135,7 +130,7 @@ Result<bool> PendingFold::add(size_t i, uint64_t hash, size_t* row) {
     return true;
   }
   Slot& slot = slots_[static_cast<size_t>(found)];
-  if (is_header(e.key)) {
+  if (log_->entries[i].is_header) {
     CASSETTE_RETURN_IF_ERROR(merge_header(slot, e.value));
     return false;
   }
@@ -198,7 +193,7 @@ void PendingFold::emit_row(storage::EncodedBatch* out, size_t s, std::string* sc
     return;
   }
   scratch->clear();
-  if (is_header(e.key)) {
+  if (log_->entries[slots_[s].first].is_header) {
     storage::encode_header(merged_headers_[static_cast<size_t>(slots_[s].merged)], scratch);
   } else {
     storage::encode_row(merged_[static_cast<size_t>(slots_[s].merged)], scratch);

@@ -29,10 +29,12 @@ struct PendingLog {
   struct Entry {
     Kind kind = Kind::kWrite;
     bool is_static = false;
+    bool is_header = false;  // a partition header (partition deletion, range tombstones)
     uint32_t table = 0;      // index into `tables`
     uint64_t statement = 0;  // entries of one SQL row share it (INSERT OR IGNORE: decided together)
     size_t offset = 0;       // of the storage entry in `batch`
   };
+  static_assert(sizeof(Entry) == 24, "the log's bookkeeping per row stays at 24 bytes");
 
   storage::EncodedBatch batch;
   std::vector<Entry> entries;
@@ -78,6 +80,8 @@ class PendingFold {
   // Whether two increments of one counter were summed: such a row's folded state is its total
   // delta, which must not be added again on top of the delta stored for it earlier.
   bool merged_counters() const { return merged_counters_; }
+  // Whether a partition header (a partition deletion, range tombstones) was folded.
+  bool has_headers() const { return has_headers_; }
 
  private:
   struct Slot {
@@ -94,7 +98,6 @@ class PendingFold {
   // The slot of the row entry `i` writes, or -1.
   int64_t find(size_t i, uint64_t hash) const;
   void grow(size_t buckets = 0);  // to `buckets` (a power of two), by default twice as many
-  static bool is_header(std::string_view key);  // a partition header's entry key
   // Reconciles a later header (partition deletion, range tombstones) into the slot's.
   Status merge_header(Slot& slot, std::string_view value);
   static void merge_elements(storage::ColumnData& into, storage::ColumnData next);
@@ -108,6 +111,7 @@ class PendingFold {
   std::vector<storage::PartitionHeader> merged_headers_;  // merged headers, by Slot::merged
   bool merged_explicit_timestamps_ = false;
   bool merged_counters_ = false;
+  bool has_headers_ = false;
   std::vector<Bucket> buckets_;  // open addressing; a power of two, at most half full
 };
 

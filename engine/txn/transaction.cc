@@ -42,7 +42,8 @@ Status Transaction::append(Kind kind, const std::shared_ptr<const schema::TableD
   CASSETTE_ASSIGN_OR_RETURN(size_t offset, log_.batch.add_row(table->table_id, partition_key,
                                                               entry_kind, clustering, value));
   const bool is_static = entry_kind == storage::EntryKind::kStaticRow;
-  log_.entries.push_back(PendingLog::Entry{kind, is_static, index, statement, offset});
+  const bool is_header = entry_kind == storage::EntryKind::kPartitionHeader;
+  log_.entries.push_back(PendingLog::Entry{kind, is_static, is_header, index, statement, offset});
   return Status::ok();
 }
 
@@ -304,10 +305,13 @@ Result<std::shared_ptr<const storage::Snapshot>> Transaction::with_overlay(
     // (older snapshots keep seeing the old state). The whole fold goes into a fresh memtable
     // instead when a rewrite could not be trusted to shadow (a statement gave the rows their
     // own timestamps; counter deltas, which add up rather than shadow) or when shadowed
-    // versions pile up.
+    // versions pile up. It does so on every change once the fold holds a partition header (a
+    // CQL partition or range deletion): the commit gives the header and every row one
+    // timestamp, at which the deletion shadows the rows it covers, written before it or after;
+    // rows added later at a later provisional timestamp would escape it.
     storage::EncodedBatch rows;
     const bool restart =
-        !overlay_.started() ||
+        !overlay_.started() || overlay_fold_->has_headers() ||
         (!rewritten.empty() &&
          (overlay_fold_->merged_explicit_timestamps() || overlay_fold_->merged_counters() ||
           overlay_.entry_count() > 2 * overlay_fold_->rows() + 64));

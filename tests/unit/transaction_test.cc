@@ -122,9 +122,15 @@ TEST_CASE_FIXTURE(TransactionFixture, "txn: partition and range deletions fold a
 TEST_CASE_FIXTURE(TransactionFixture,
                   "txn: a deletion shadows the transaction's writes it covers") {
   // The transaction's writes share one timestamp, at which a partition or range deletion wins
-  // (as in a CQL BATCH): the row written after the DELETE is deleted too, in the transaction's
-  // reads and after the commit alike.
+  // (as in a CQL BATCH): the rows written before and after the DELETE are deleted, in the
+  // transaction's reads (however the clock moved between its statements) and after the commit.
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'before')");
+  tick();
+  CHECK(rows_in("SELECT b, v FROM t WHERE a = 1") == Rows{"2|before"});
+  tick();
   ok_in("DELETE FROM t WHERE a = 1");
+  CHECK(rows_in("SELECT b, v FROM t WHERE a = 1").empty());
+  tick();
   ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'after')");
   CHECK(rows_in("SELECT b, v FROM t WHERE a = 1").empty());
   REQUIRE(transaction_.commit().is_ok());
