@@ -47,6 +47,14 @@ DROP TABLE orders;
 ROLLBACK;
 SELECT * FROM orders;
 SELECT cql('SELECT * FROM main.orders_v2') AS orders_v2;
+.print '== transactions: cql() joins the transaction'
+CREATE VIRTUAL TABLE stock USING cql(item text PRIMARY KEY, qty int);
+BEGIN;
+INSERT INTO stock VALUES ('tea', 10);
+SELECT cql('UPDATE main.stock SET qty = 9 WHERE item = ''tea''');
+SELECT cql('SELECT qty FROM main.stock WHERE item = ''tea''');
+ROLLBACK;
+SELECT count(*) FROM stock;
 .print '== read-only connections'
 PRAGMA query_only = 1;
 SELECT cql('TRUNCATE main.events');
