@@ -168,7 +168,11 @@ int rows_filter(sqlite3_vtab_cursor* cursor, int, const char*, int argc, sqlite3
     auto session = main_session(*t->connection);
     if (!session.is_ok()) return fail(session.status().message());
     if (!t->statement.empty()) {  // table mode: checked by rows_connect
-      auto result = session.value()->execute(t->statement);
+      auto statement = rows_statement(t->statement);
+      if (!statement.is_ok()) return fail(statement.status().message());
+      auto transaction = open_transaction(*t->connection, *session.value(), *statement);
+      if (!transaction.is_ok()) return fail(transaction.status().message());
+      auto result = session.value()->execute(*statement, transaction.value());
       if (!result.is_ok()) return fail(result.status().message());
       c->result = std::move(result).value();
       if (c->result.rows.columns.size() != t->columns.size()) {
@@ -184,7 +188,9 @@ int rows_filter(sqlite3_vtab_cursor* cursor, int, const char*, int argc, sqlite3
     auto statement = rows_statement(std::string_view(reinterpret_cast<const char*>(text),
                                                      static_cast<size_t>(sqlite3_value_bytes(argv[0]))));
     if (!statement.is_ok()) return fail(statement.status().message());
-    auto result = session.value()->execute(*statement);
+    auto transaction = open_transaction(*t->connection, *session.value(), *statement);
+    if (!transaction.is_ok()) return fail(transaction.status().message());
+    auto result = session.value()->execute(*statement, transaction.value());
     if (!result.is_ok()) return fail(result.status().message());
     const cql::ExecutionResult& r = result.value();
     for (size_t i = 0; i < r.rows.rows.size(); ++i) c->rows.push_back(row_json(r.rows, i));

@@ -48,12 +48,6 @@ std::string store_argument(const Connection& connection) {
 
 }  // namespace
 
-namespace {
-
-// The SQL transaction cql() joins: inside BEGIN ... COMMIT (or a SAVEPOINT), the connection's
-// transaction on the session's store, which the extension then takes part in so that it hears
-// of the COMMIT, the ROLLBACK and every ROLLBACK TO; nullptr in autocommit mode, where each
-// cql() statement commits on its own.
 Result<txn::Transaction*> open_transaction(Connection& connection, cql::Session& session,
                                            const cql::Statement& statement) {
   if (sqlite3_get_autocommit(connection.db()) != 0) return nullptr;
@@ -64,8 +58,6 @@ Result<txn::Transaction*> open_transaction(Connection& connection, cql::Session&
   }
   return transaction;
 }
-
-}  // namespace
 
 Result<cql::Session*> main_session(Connection& connection) {
   CASSETTE_ASSIGN_OR_RETURN(auto store, connection.store_for("main", ""));

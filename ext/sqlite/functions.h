@@ -13,6 +13,13 @@ namespace cassette::sqlite {
 // The connection's session on its main database's store.
 Result<cql::Session*> main_session(Connection& connection);
 
+// The SQL transaction a CQL statement run by cql() or cql_rows joins: inside BEGIN ... COMMIT
+// (or a SAVEPOINT), the connection's transaction on the session's store, which the extension
+// then takes part in (when `statement` writes) so that it hears of the COMMIT, the ROLLBACK and
+// every ROLLBACK TO; nullptr in autocommit mode, where each statement commits on its own.
+Result<txn::Transaction*> open_transaction(Connection& connection, cql::Session& session,
+                                           const cql::Statement& statement);
+
 // One result row as a JSON object ({"k": 1, "v": "a"}; a SELECT JSON row as itself).
 std::string row_json(const cql::ResultSet& rows, size_t row);
 // The whole result: an array of row objects, or {"result": "void" | "schema_change" | ...}.

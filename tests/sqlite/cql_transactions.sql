@@ -124,3 +124,9 @@ SELECT count(*) AS rows FROM t WHERE a = 11;
 .print '== outside a transaction, conditional statements run as before'
 SELECT cql('INSERT INTO main.t (a, b, v) VALUES (11, 1, ''lwt'') IF NOT EXISTS') AS r;
 SELECT cql('INSERT INTO main.t (a, b, v) VALUES (11, 1, ''again'') IF NOT EXISTS') AS r;
+.print '== cql_rows reads through the transaction too'
+BEGIN;
+INSERT INTO t VALUES (12, 1, 'rows');
+SELECT json ->> 'v' AS v FROM cql_rows('SELECT v FROM main.t WHERE a = 12');
+ROLLBACK;
+SELECT count(*) AS after_rollback FROM cql_rows('SELECT v FROM main.t WHERE a = 12');
