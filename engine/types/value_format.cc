@@ -153,12 +153,14 @@ std::string format(const CqlType& type, std::string_view bytes, ValueStyle style
   const bool literal = style == ValueStyle::kLiteral;
   const bool copy = style == ValueStyle::kCopy;
   // An empty value of a type whose empty form is not itself a value (cqlsh's EMPTY) prints as
-  // nothing; text and blob have their own empty values ('' and 0x).
+  // nothing; text and blob have their own empty values ('' and 0x). Inside a collection, tuple
+  // or UDT, COPY writes it as '' (which parse_value_string reads as the empty value, as
+  // Cassandra's fromString("") does): nothing there would not read back.
   const bool bytes_like =
       type.kind == TypeKind::kText || type.kind == TypeKind::kAscii || type.kind == TypeKind::kBlob;
   if (bytes.empty() && !bytes_like && !type.is_collection() && type.kind != TypeKind::kTuple &&
       type.kind != TypeKind::kUdt) {
-    return "";
+    return copy && nested ? "''" : "";
   }
   switch (type.kind) {
     case TypeKind::kAscii:
