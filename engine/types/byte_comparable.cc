@@ -15,8 +15,12 @@
 //                            Never empty (zero bytes take header 0x03); inet is 4 or 16 bytes.
 //   boolean, date, time      the serialized bytes: Cassandra compares date and time as unsigned
 //                            bytes (date is days with 2^31 at the epoch; time is non-negative
-//                            nanoseconds), and boolean as false (0x00) < true (any other byte;
-//                            the byte is the tie-break between trues).
+//                            nanoseconds), and boolean as false (0x00) < true (any other byte).
+//                            A boolean key is 0x00 or 0x01 only: a true of another byte would
+//                            need a tie-break, and one inside a collection, tuple or UDT (or
+//                            before another clustering column) would decide the order before
+//                            the elements that follow, against Cassandra's ([true, false] <
+//                            [true, true] whatever byte each true is).
 //   tinyint .. bigint,       the big-endian bytes with the sign bit flipped.
 //   counter, timestamp
 //   float, double            non-negative: sign bit flipped; negative: all bits inverted, so
@@ -455,6 +459,11 @@ size_t fixed_width(TypeKind kind) {
          kind == TypeKind::kBigint || kind == TypeKind::kCounter || kind == TypeKind::kTimestamp;
 }
 
+// False or true as CQL writes them; see the layout comment for why no other byte is a key.
+bool is_key_boolean(std::string_view v) {
+  return v == std::string_view("\x00", 1) || v == "\x01";
+}
+
 // IPv4 or IPv6; Cassandra's InetAddressType accepts nothing else.
 bool is_inet_address_size(size_t size) {
   return size == 4 || size == 16;
@@ -623,6 +632,10 @@ Status put_value(const CqlType& type, std::string_view v, std::string* out) {
       put_escaped_bytes(out, v);
       return Status::ok();
     case TypeKind::kBoolean:
+      if (!is_key_boolean(v))
+        return invalid("a boolean key is neither 0x00 (false) nor 0x01 (true)");
+      out->append(v);
+      return Status::ok();
     case TypeKind::kDate:
     case TypeKind::kTime:
       out->append(v);
@@ -681,6 +694,8 @@ Status get_value(const CqlType& type, Reader& r, std::string* value) {
       return is_inet_address_size(value->size()) ? Status::ok()
                                                  : corrupt("an inet address is not 4 or 16 bytes");
     case TypeKind::kBoolean:
+      if (!r.get_bytes(width, value)) return corrupt("a value is truncated");
+      return is_key_boolean(*value) ? Status::ok() : corrupt("a boolean is neither 0x00 nor 0x01");
     case TypeKind::kDate:
     case TypeKind::kTime:
       return r.get_bytes(width, value) ? Status::ok() : corrupt("a value is truncated");

@@ -36,7 +36,8 @@ namespace cassette::types {
 
 // Appends the encoding of one value to *out. Returns InvalidArgument when `serialized` is not a
 // well-formed value of `type` (wrong fixed width, truncated collection, a timeuuid that is not
-// version 1, an inet that is not 4 or 16 bytes, a varint or decimal over 64 KiB, ...) or the type
+// version 1, an inet that is not 4 or 16 bytes, a boolean other than 0x00 or 0x01, a varint or
+// decimal over 64 KiB, ...) or the type
 // cannot be a key (duration); *out is then left unspecified. Text and ascii contents are not
 // validated here (they are compared as bytes); that is the value layer's job.
 Status encode_key_component(const CqlType& type, std::string_view serialized, bool descending,
