@@ -531,16 +531,19 @@ TEST_CASE("faults: after a failed group-commit sync the log goes on in a new seg
   s.reopen();
   s.write_ok(0, 2);
   s.fs.inject({.op = FileOp::kSync, .pattern = "*/log/*", .error = EIO, .times = 1});
-  s.write_ok(2, 5);  // acknowledged; the group-commit thread's sync of them fails
-  for (int wait = 0; wait < 10'000 && s.fs.injected() == 0; ++wait) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  // The group-commit thread's next sync fails, whenever the scheduler runs it: the writes before
+  // it are acknowledged, and the first write after it reports the failure and is not. Writes go
+  // on one at a time (waiting a little between them) until one reports it.
+  Status failed;
+  int64_t next = 2;
+  for (int wait = 0; wait < 10'000 && failed.is_ok(); ++wait, ++next) {
+    failed = s.write(next);
+    if (failed.is_ok()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   REQUIRE(s.fs.injected() == 1);
-  // The failed sync is reported by the next write, which is not acknowledged.
-  Status failed = s.write(5);
   CHECK(failed.message() == "cannot sync " + s.log_segment() + ": Input/output error");
   s.check_acknowledged();
-  s.write_ok(6, 9);
+  s.write_ok(next, next + 3);
   s.check_acknowledged();
   // Closed (which syncs what the group commit has not yet), then the power goes: every
   // acknowledged write is there, and the one that failed is not.
@@ -548,7 +551,7 @@ TEST_CASE("faults: after a failed group-commit sync the log goes on in a new seg
   REQUIRE(s.fs.simulate_power_loss().is_ok());
   s.open();
   s.check_acknowledged();
-  s.write_ok(9, 11);
+  s.write_ok(next + 3, next + 5);
   s.check_durable();
 }
 
