@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/types/scalar.h"
+
 namespace cassette::cql {
 
 namespace {
@@ -38,39 +40,19 @@ bool is_numeric(const CqlType& type) {
   }
 }
 
-__int128 read_signed(std::string_view bytes) {  // REQUIRES: at most 8 bytes
-  if (bytes.empty()) return 0;
-  __int128 v = static_cast<signed char>(bytes[0]);
-  for (size_t i = 1; i < bytes.size(); ++i) v = v * 256 + static_cast<unsigned char>(bytes[i]);
-  return v;
-}
-
+// The low `width` bytes of v, big-endian: narrowing wraps as Java's does.
 std::string write_fixed(__int128 v, size_t width) {
-  std::string out(width, '\0');
-  auto u = static_cast<unsigned __int128>(v);
-  for (size_t i = 0; i < width; ++i) {
-    out[width - 1 - i] = static_cast<char>(static_cast<uint8_t>(u & 0xFF));
-    u >>= 8;
-  }
-  return out;
+  return types::store_be(static_cast<uint64_t>(v), width);
 }
 
 double read_double(std::string_view bytes, TypeKind kind) {
-  if (kind == TypeKind::kFloat) {
-    uint32_t bits = 0;
-    for (unsigned char c : bytes) bits = (bits << 8) | c;
-    return static_cast<double>(std::bit_cast<float>(bits));
-  }
-  uint64_t bits = 0;
-  for (unsigned char c : bytes) bits = (bits << 8) | c;
-  return std::bit_cast<double>(bits);
+  if (kind == TypeKind::kFloat) return types::read_float(bytes);
+  return types::read_double(bytes);
 }
 
 std::string write_double(double v, TypeKind kind) {
-  if (kind == TypeKind::kFloat) {
-    return write_fixed(std::bit_cast<uint32_t>(static_cast<float>(v)), 4);
-  }
-  return write_fixed(static_cast<__int128>(std::bit_cast<uint64_t>(v)), 8);
+  if (kind == TypeKind::kFloat) return types::float_bytes(static_cast<float>(v));
+  return types::double_bytes(v);
 }
 
 size_t width_of(TypeKind kind) {
@@ -186,14 +168,14 @@ void AggregateState::add(const types::Value& value) {
       big_sum_ += types::BigInteger::from_twos_complement(*value);
       return;
     default:
-      integer_sum_ += read_signed(std::string_view(*value).substr(0, 8));
+      integer_sum_ += types::read_signed(std::string_view(*value).substr(0, 8));
       return;
   }
 }
 
 void AggregateState::add_decimal(std::string_view value) {
   if (value.size() < 4 || !error_.is_ok()) return;
-  const int32_t scale = static_cast<int32_t>(read_signed(value.substr(0, 4)));
+  const int32_t scale = static_cast<int32_t>(types::read_signed(value.substr(0, 4)));
   types::BigInteger unscaled = types::BigInteger::from_twos_complement(value.substr(4));
   // Both start from BigDecimal.ZERO (scale 0), and BigDecimal addition keeps the larger scale,
   // so a negative input scale is rescaled to 0.

@@ -7,6 +7,7 @@
 
 #include "engine/cql/table_codec.h"
 #include "engine/cql/term.h"
+#include "engine/types/scalar.h"
 
 namespace cassette::cql {
 
@@ -40,17 +41,9 @@ Status check_duration_slice(const CqlType& type, Operator op) {
       fmt::format("Slice conditions ( {} ) are not supported on durations", operator_text(op)));
 }
 
-std::string field_path(size_t index) {
-  std::string path(2, '\0');
-  path[0] = static_cast<char>((index >> 8) & 0xff);
-  path[1] = static_cast<char>(index & 0xff);
-  return path;
-}
-
-int32_t decode_int32(const std::string& bytes) {
-  uint32_t v = 0;
-  for (unsigned char c : bytes) v = (v << 8) | c;
-  return static_cast<int32_t>(v);
+// A list index: an int (any other width is truncated as it always was).
+int32_t decode_int32(std::string_view bytes) {
+  return static_cast<int32_t>(types::read_unsigned(bytes));
 }
 
 const storage::Row* row_for(const schema::ColumnDef& column, const CurrentRow& current) {
@@ -103,7 +96,7 @@ types::Value current_value(const ColumnCondition& c, const CurrentRow& current) 
       if (type.is_multi_cell()) {
         const storage::ColumnData* data = row->find_column(c.column->id);
         if (data == nullptr) return std::nullopt;
-        std::string path = field_path(c.field);
+        std::string path = udt_field_path(c.field);
         for (const storage::Cell& cell : data->cells) {
           if (cell.path == path && !cell.is_tombstone()) return cell.value;
         }

@@ -16,6 +16,7 @@
 #include "engine/cql/selection.h"
 #include "engine/cql/table_codec.h"
 #include "engine/cql/term.h"
+#include "engine/types/scalar.h"
 
 namespace cassette::cql {
 
@@ -37,8 +38,7 @@ Result<std::optional<int64_t>> evaluate_limit(const TermPtr& term, std::string_v
       types::Value v,
       evaluate_term(*term, types::CqlType::simple(types::TypeKind::kInt), receiver, context));
   if (!v) return Status::invalid_argument(fmt::format("Invalid null value of {}", null_name));
-  int32_t n = 0;
-  for (unsigned char c : *v) n = static_cast<int32_t>((static_cast<uint32_t>(n) << 8) | c);
+  const auto n = static_cast<int32_t>(types::read_unsigned(*v));
   if (n <= 0) return Status::invalid_argument(fmt::format("{} must be strictly positive", keyword));
   return std::optional<int64_t>(n);
 }

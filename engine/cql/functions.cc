@@ -43,16 +43,16 @@ CqlType simple(TypeKind k) {
 }
 
 Value bigint_value(int64_t v) {
-  return types::internal::store_be(static_cast<uint64_t>(v), 8);
+  return types::store_be(static_cast<uint64_t>(v), 8);
 }
 Value date_value(int64_t epoch_days) {
-  return types::internal::store_be(static_cast<uint32_t>(epoch_days + (int64_t{1} << 31)), 4);
+  return types::store_be(static_cast<uint32_t>(epoch_days + (int64_t{1} << 31)), 4);
 }
 int64_t millis_of_timestamp(std::string_view b) {
-  return types::internal::load_be_signed(b);
+  return types::read_signed(b);
 }
 int64_t millis_of_date(std::string_view b) {
-  return (static_cast<int64_t>(types::internal::load_be(b)) - (int64_t{1} << 31)) * 86400000;
+  return (static_cast<int64_t>(types::read_unsigned(b)) - (int64_t{1} << 31)) * 86400000;
 }
 int64_t millis_of_timeuuid(std::string_view b) {
   const int64_t micros = types::timeuuid_micros(b);
@@ -197,7 +197,7 @@ void add_blob_functions(Functions* fns) {
             return Status::invalid_argument(
                 fmt::format("In call to function {}, value 0x{} is not a valid binary "
                             "representation for type {}",
-                            fn_name, types::internal::to_hex(*a[0]), types::cql_type_name(type)));
+                            fn_name, types::to_hex(*a[0]), types::cql_type_name(type)));
           return a[0];
         });
   }

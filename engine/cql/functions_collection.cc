@@ -111,7 +111,7 @@ Result<std::shared_ptr<const ScalarFunction>> make_collection_function(
         CASSETTE_ASSIGN_OR_RETURN(auto elements, types::deserialize_list(*a[0]));
         n = elements.size();
       }
-      return Value(types::internal::store_be(static_cast<uint32_t>(n), 4));
+      return Value(types::store_be(static_cast<uint32_t>(n), 4));
     };
     return std::shared_ptr<const ScalarFunction>(std::move(f));
   }

@@ -7,9 +7,9 @@
 namespace cassette::cql::functions_internal {
 
 using types::CqlType;
+using types::Duration;
 using types::TypeKind;
 using types::Value;
-using types::internal::Duration;
 
 namespace {
 
@@ -27,14 +27,14 @@ int64_t add_months(int64_t millis, int64_t months) {
   const int64_t time_of_day = millis - days * kMillisPerDay;
   int64_t y;
   unsigned m, d;
-  types::internal::civil_from_days(days, &y, &m, &d);
+  types::civil_from_days(days, &y, &m, &d);
   int64_t month_index = y * 12 + (m - 1) + months;
   y = floor_div(month_index, 12);
   m = static_cast<unsigned>(month_index - y * 12 + 1);
-  const unsigned last = types::internal::days_from_civil(y + (m == 12), m == 12 ? 1 : m + 1, 1) -
-                        types::internal::days_from_civil(y, m, 1);
+  const unsigned last = types::days_from_civil(y + (m == 12), m == 12 ? 1 : m + 1, 1) -
+                        types::days_from_civil(y, m, 1);
   if (d > last) d = last;
-  return types::internal::days_from_civil(y, m, d) * kMillisPerDay + time_of_day;
+  return types::days_from_civil(y, m, d) * kMillisPerDay + time_of_day;
 }
 
 int64_t duration_millis(const Duration& d) {
@@ -60,8 +60,8 @@ Result<int64_t> floor_timestamp(int64_t time, const Duration& duration, int64_t 
   // nanoseconds overshoot (Duration.floorTimestamp).
   int64_t y1, y0;
   unsigned m1, m0, d;
-  types::internal::civil_from_days(floor_div(time, kMillisPerDay), &y1, &m1, &d);
-  types::internal::civil_from_days(floor_div(start, kMillisPerDay), &y0, &m0, &d);
+  types::civil_from_days(floor_div(time, kMillisPerDay), &y1, &m1, &d);
+  types::civil_from_days(floor_div(start, kMillisPerDay), &y0, &m0, &d);
   const int64_t months_between = (y1 - y0) * 12 + (static_cast<int64_t>(m1) - m0);
   int64_t multiplier = months_between / duration.months;
   int64_t calendar = add_months(start, multiplier * duration.months);
@@ -77,7 +77,7 @@ Result<int64_t> floor_timestamp(int64_t time, const Duration& duration, int64_t 
 }
 
 Result<Duration> duration_of(const Value& v) {
-  auto d = types::internal::deserialize_duration(*v);
+  auto d = types::deserialize_duration(*v);
   if (!d) return Status::invalid_argument("Invalid duration value");
   return *d;
 }
@@ -92,21 +92,20 @@ Status check_millisecond_precision(const Duration& d) {
 }
 
 int64_t timestamp_millis(std::string_view b) {
-  return types::internal::load_be_signed(b);
+  return types::read_signed(b);
 }
 int64_t date_millis(std::string_view b) {
-  return (static_cast<int64_t>(types::internal::load_be(b)) - (int64_t{1} << 31)) * kMillisPerDay;
+  return (static_cast<int64_t>(types::read_unsigned(b)) - (int64_t{1} << 31)) * kMillisPerDay;
 }
 int64_t timeuuid_millis(std::string_view b) {
   return floor_div(types::timeuuid_micros(b), 1000);
 }
 
 Value timestamp_value(int64_t millis) {
-  return types::internal::store_be(static_cast<uint64_t>(millis), 8);
+  return types::store_be(static_cast<uint64_t>(millis), 8);
 }
 Value date_value(int64_t millis) {
-  return types::internal::store_be(
-      static_cast<uint32_t>(millis / kMillisPerDay + (int64_t{1} << 31)), 4);
+  return types::store_be(static_cast<uint32_t>(millis / kMillisPerDay + (int64_t{1} << 31)), 4);
 }
 
 bool any_empty(std::span<const Value> args) {
@@ -166,10 +165,9 @@ void add_floor_functions(Functions* fns) {
         if (d.months != 0 || d.days != 0 || d.nanoseconds > int64_t{86400} * 1000000000)
           return Status::invalid_argument(
               "For time values, the floor can only be computed for durations smaller that a day");
-        const int64_t nanos = types::internal::load_be_signed(*args[0]);
+        const int64_t nanos = types::read_signed(*args[0]);
         if (d.nanoseconds == 0) return args[0];
-        return Value(
-            types::internal::store_be(static_cast<uint64_t>(nanos - nanos % d.nanoseconds), 8));
+        return Value(types::store_be(static_cast<uint64_t>(nanos - nanos % d.nanoseconds), 8));
       });
 }
 

@@ -58,7 +58,7 @@ int64_t java_round(double x, bool to_int) {
 }
 
 Result<Value> fixed_width(Op op, TypeKind kind, std::string_view b) {
-  const int64_t v = internal::load_be_signed(b);
+  const int64_t v = types::read_signed(b);
   const size_t width = b.size();
   int64_t out;
   if (op == Op::kRound) {
@@ -70,21 +70,20 @@ Result<Value> fixed_width(Op op, TypeKind kind, std::string_view b) {
     const double r = apply_double(op, static_cast<double>(v));
     out = width == 8 ? java_d2l(r) : java_d2i(r);  // (byte)/(short) narrow the int below
   }
-  return Value(internal::store_be(static_cast<uint64_t>(out), width));
+  return Value(types::store_be(static_cast<uint64_t>(out), width));
 }
 
 Result<Value> floating(Op op, TypeKind kind, std::string_view b) {
   if (kind == TypeKind::kFloat) {
-    const float f = internal::load_float(b);
-    if (op == Op::kRound)
-      return Value(internal::float_bytes(static_cast<float>(java_round(f, true))));
-    if (op == Op::kAbs) return Value(internal::float_bytes(std::fabs(f)));
-    return Value(internal::float_bytes(static_cast<float>(apply_double(op, f))));
+    const float f = types::read_float(b);
+    if (op == Op::kRound) return Value(types::float_bytes(static_cast<float>(java_round(f, true))));
+    if (op == Op::kAbs) return Value(types::float_bytes(std::fabs(f)));
+    return Value(types::float_bytes(static_cast<float>(apply_double(op, f))));
   }
-  const double d = internal::load_double(b);
+  const double d = types::read_double(b);
   if (op == Op::kRound)
-    return Value(internal::double_bytes(static_cast<double>(java_round(d, false))));
-  return Value(internal::double_bytes(apply_double(op, d)));
+    return Value(types::double_bytes(static_cast<double>(java_round(d, false))));
+  return Value(types::double_bytes(apply_double(op, d)));
 }
 
 std::string strip_sign(std::string text) {
@@ -110,7 +109,7 @@ Result<Value> big_log_exp(Op op, long double x, bool varint) {
 }
 
 Result<Value> varint_op(Op op, std::string_view b) {
-  const std::string text = internal::varint_to_text(b);
+  const std::string text = types::varint_to_text(b);
   if (op == Op::kRound) return Value(std::string(b));
   if (op == Op::kAbs) return Value(*internal::varint_from_text(strip_sign(text)));
   return big_log_exp(op, std::strtold(text.c_str(), nullptr), true);
@@ -118,12 +117,12 @@ Result<Value> varint_op(Op op, std::string_view b) {
 
 // BigDecimal.setScale(0, HALF_UP): drop the fraction, rounding half away from zero.
 Result<std::string> round_decimal(std::string_view b) {
-  const int32_t scale = static_cast<int32_t>(internal::load_be(b.substr(0, 4)));
+  const int32_t scale = static_cast<int32_t>(types::read_unsigned(b.substr(0, 4)));
   if (scale <= 0) {
     CASSETTE_ASSIGN_OR_RETURN(std::string integer, internal::decimal_to_varint(b));
-    return internal::store_be(0, 4) + integer;
+    return types::store_be(0, 4) + integer;
   }
-  std::string digits = internal::varint_to_text(b.substr(4));
+  std::string digits = types::varint_to_text(b.substr(4));
   const bool negative = digits.starts_with("-");
   if (negative) digits.erase(0, 1);
   const size_t fraction = static_cast<size_t>(scale);
@@ -139,7 +138,7 @@ Result<std::string> round_decimal(std::string_view b) {
     }
   }
   const bool zero = integer.find_first_not_of('0') == std::string::npos;
-  return internal::store_be(0, 4) +
+  return types::store_be(0, 4) +
          *internal::varint_from_text((negative && !zero ? "-" : "") + integer);
 }
 
@@ -148,7 +147,7 @@ Result<Value> decimal_op(Op op, std::string_view b) {
     CASSETTE_ASSIGN_OR_RETURN(std::string rounded, round_decimal(b));
     return Value(std::move(rounded));
   }
-  const std::string text = internal::decimal_to_text(b);
+  const std::string text = types::decimal_to_text(b);
   if (op == Op::kAbs) return Value(*internal::decimal_from_text(strip_sign(text)));
   return big_log_exp(op, std::strtold(text.c_str(), nullptr), false);
 }

@@ -17,6 +17,7 @@
 
 #include "engine/cql/table_codec.h"
 #include "engine/types/byte_comparable.h"
+#include "engine/types/scalar.h"
 
 namespace cassette::cql {
 
@@ -24,20 +25,6 @@ namespace {
 
 using types::CqlType;
 using types::TypeKind;
-
-int64_t decode_int64(const std::string& bytes) {
-  uint64_t v = 0;
-  for (unsigned char c : bytes) v = (v << 8) | c;
-  if (bytes.size() == 4) return static_cast<int32_t>(static_cast<uint32_t>(v));
-  return static_cast<int64_t>(v);
-}
-
-std::string field_path(size_t index) {
-  std::string path(2, '\0');
-  path[0] = static_cast<char>((index >> 8) & 0xff);
-  path[1] = static_cast<char>(index & 0xff);
-  return path;
-}
 
 storage::Cell value_cell(const WriteParameters& params, std::string value, std::string path = {}) {
   if (params.ttl > 0) {
@@ -66,7 +53,7 @@ Status add_new_elements(const schema::ColumnDef& column, const std::string& seri
 
 Result<int32_t> list_index(const ColumnOperation& op) {
   if (op.key.size() != 4) return Status::invalid_argument("Invalid list index");
-  return static_cast<int32_t>(decode_int64(op.key));
+  return types::read_int32(op.key);
 }
 
 }  // namespace
@@ -207,8 +194,8 @@ Status apply_operation(const ColumnOperation& op, const WriteParameters& params,
                                        : tombstone(params, op.key));
       return Status::ok();
     case Kind::kSetField:
-      row.add_element(column, op.value ? value_cell(params, *op.value, field_path(op.field))
-                                       : tombstone(params, field_path(op.field)));
+      row.add_element(column, op.value ? value_cell(params, *op.value, udt_field_path(op.field))
+                                       : tombstone(params, udt_field_path(op.field)));
       return Status::ok();
     case Kind::kAppend:
     case Kind::kPrepend: {
@@ -259,7 +246,7 @@ Status apply_operation(const ColumnOperation& op, const WriteParameters& params,
       row.add_element(column, tombstone(params, op.key));
       return Status::ok();
     case Kind::kDeleteField:
-      row.add_element(column, tombstone(params, field_path(op.field)));
+      row.add_element(column, tombstone(params, udt_field_path(op.field)));
       return Status::ok();
   }
   return Status::internal("unknown operation kind");

@@ -8,6 +8,7 @@
 
 #include "engine/cql/modification.h"
 #include "engine/cql/term.h"
+#include "engine/types/scalar.h"
 
 namespace cassette::cql {
 
@@ -15,13 +16,6 @@ namespace {
 
 using types::CqlType;
 using types::TypeKind;
-
-int64_t decode_int64(const std::string& bytes) {
-  uint64_t v = 0;
-  for (unsigned char c : bytes) v = (v << 8) | c;
-  if (bytes.size() == 4) return static_cast<int32_t>(static_cast<uint32_t>(v));
-  return static_cast<int64_t>(v);
-}
 
 std::optional<size_t> field_index(const CqlType& type, const std::string& field) {
   for (size_t i = 0; i < type.field_names.size(); ++i) {
@@ -45,7 +39,7 @@ Result<WriteAttributes> evaluate_attributes(const UsingClause& using_clause,
                       context));
     if (!ts) return Status::invalid_argument("Invalid null value of timestamp");
     if (ts->size() != 8) return Status::invalid_argument("Invalid timestamp value");
-    attributes.timestamp = decode_int64(*ts);
+    attributes.timestamp = types::read_int64(*ts);
     // Long.MIN_VALUE means "no timestamp" (UpdateParameters); here MIN + 1 also means "let the
     // store assign one" (storage::kAutoTimestamp), so it cannot be given either.
     if (attributes.timestamp <= storage::kAutoTimestamp) {
@@ -65,7 +59,7 @@ Result<WriteAttributes> evaluate_attributes(const UsingClause& using_clause,
       attributes.ttl = 0;
     } else {
       if (ttl->size() != 4) return Status::invalid_argument("Invalid TTL value");
-      int64_t value = decode_int64(*ttl);
+      int64_t value = types::read_int32(*ttl);
       if (value < 0) {
         return Status::invalid_argument(
             fmt::format("A TTL must be greater or equal to 0, but was {}", value));
@@ -205,7 +199,7 @@ Result<ColumnOperation> prepare_assignment(const Assignment& assignment,
         CASSETTE_ASSIGN_OR_RETURN(types::Value v,
                                   evaluate_term(*assignment.value, type, name, context));
         if (!v) return Status::invalid_argument("Invalid null value for counter increment/decrement");
-        int64_t delta = decode_int64(*v);
+        int64_t delta = types::read_signed(*v);
         if (!add) {
           if (delta == std::numeric_limits<int64_t>::min()) {
             return Status::invalid_argument(fmt::format(

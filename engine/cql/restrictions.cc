@@ -11,6 +11,7 @@
 #include "engine/cql/table_codec.h"
 #include "engine/cql/term.h"
 #include "engine/types/murmur3.h"
+#include "engine/types/scalar.h"
 
 namespace cassette::cql {
 
@@ -94,9 +95,7 @@ Result<int64_t> Analyzer::token_value(const Term& term) {
     defer_bind_error(Status::invalid_argument("Invalid null token value"));
     return int64_t{0};
   }
-  uint64_t bits = 0;
-  for (unsigned char c : *value) bits = (bits << 8) | c;
-  return static_cast<int64_t>(bits);
+  return types::read_int64(*value);
 }
 
 Status Analyzer::add_relation(const Relation& relation) {

@@ -2,6 +2,7 @@
 #include "engine/cql/selection_internal.h"
 #include "engine/cql/table_codec.h"
 #include "engine/types/murmur3.h"
+#include "engine/types/scalar.h"
 
 namespace cassette::cql {
 
@@ -13,22 +14,11 @@ using types::Value;
 namespace {
 
 Value int64_value(int64_t v) {
-  std::string out(8, '\0');
-  for (int i = 7; i >= 0; --i) {
-    out[static_cast<size_t>(i)] = static_cast<char>(v & 0xFF);
-    v >>= 8;
-  }
-  return out;
+  return types::store_be(static_cast<uint64_t>(v), 8);
 }
 
 Value int32_value(int32_t v) {
-  std::string out(4, '\0');
-  auto u = static_cast<uint32_t>(v);
-  for (int i = 3; i >= 0; --i) {
-    out[static_cast<size_t>(i)] = static_cast<char>(u & 0xFF);
-    u >>= 8;
-  }
-  return out;
+  return types::store_be(static_cast<uint32_t>(v), 4);
 }
 
 Value column_value(const SelectionRow& row, const schema::TableDef& table, const ColumnDef& c) {

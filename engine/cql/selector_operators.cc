@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/types/scalar.h"
 #include "engine/types/value.h"
 
 namespace cassette::cql {
@@ -63,33 +64,22 @@ TypeKind result_kind(TypeKind left, TypeKind right) {
 }
 
 int64_t read_integer(std::string_view bytes) {
-  if (bytes.empty()) return 0;
-  int64_t v = static_cast<signed char>(bytes[0]);
-  for (size_t i = 1; i < bytes.size(); ++i) v = v * 256 + static_cast<unsigned char>(bytes[i]);
-  return v;
+  return types::read_signed(bytes);
 }
 
 double read_floating(TypeKind kind, std::string_view bytes) {
   if (!is_floating(kind)) return static_cast<double>(read_integer(bytes));
-  uint64_t bits = 0;
-  for (unsigned char c : bytes) bits = (bits << 8) | c;
-  if (kind == TypeKind::kFloat) return std::bit_cast<float>(static_cast<uint32_t>(bits));
-  return std::bit_cast<double>(bits);
+  if (kind == TypeKind::kFloat) return types::read_float(bytes);
+  return types::read_double(bytes);
 }
 
 std::string write_integer(uint64_t v, int size) {
-  std::string out(static_cast<size_t>(size), '\0');
-  for (int i = size - 1; i >= 0; --i) {
-    out[static_cast<size_t>(i)] = static_cast<char>(v & 0xFF);
-    v >>= 8;
-  }
-  return out;
+  return types::store_be(v, static_cast<size_t>(size));
 }
 
 std::string write_floating(TypeKind kind, double v) {
-  if (kind == TypeKind::kFloat)
-    return write_integer(std::bit_cast<uint32_t>(static_cast<float>(v)), 4);
-  return write_integer(std::bit_cast<uint64_t>(v), 8);
+  if (kind == TypeKind::kFloat) return types::float_bytes(static_cast<float>(v));
+  return types::double_bytes(v);
 }
 
 // Java's integer arithmetic at 64 bits (narrowed afterwards, which wraps as Java's casts do).

@@ -8,6 +8,7 @@
 
 #include "engine/types/byte_comparable.h"
 #include "engine/types/partition_key.h"
+#include "engine/types/scalar.h"
 #include "engine/util/coding.h"
 
 namespace cassette::cql {
@@ -16,14 +17,6 @@ namespace {
 
 using types::CqlType;
 using types::TypeKind;
-
-// The 2-byte big-endian cell path of a non-frozen UDT field.
-std::string field_path(size_t index) {
-  std::string path(2, '\0');
-  path[0] = static_cast<char>((index >> 8) & 0xff);
-  path[1] = static_cast<char>(index & 0xff);
-  return path;
-}
 
 storage::Cell make_cell(int64_t timestamp, int64_t ttl, int64_t now_seconds, std::string value,
                         std::string path) {
@@ -34,6 +27,10 @@ storage::Cell make_cell(int64_t timestamp, int64_t ttl, int64_t now_seconds, std
 }
 
 }  // namespace
+
+std::string udt_field_path(size_t index) {
+  return types::store_be(index, 2);
+}
 
 std::string partition_key_bytes(std::span<const std::string> components) {
   return types::serialize_partition_key(components);
@@ -134,8 +131,7 @@ types::Value read_column(const schema::ColumnDef& column, const storage::Row& ro
       std::vector<types::Value> fields(type.params.size());
       for (const storage::Cell* c : live) {
         if (c->path.size() != 2) continue;
-        size_t index = (static_cast<unsigned char>(c->path[0]) << 8) |
-                       static_cast<unsigned char>(c->path[1]);
+        const size_t index = types::read_unsigned(c->path);
         if (index < fields.size()) fields[index] = c->value;
       }
       return types::serialize_tuple(fields);
@@ -182,7 +178,7 @@ Result<std::vector<storage::Cell>> element_cells(const schema::ColumnDef& column
       for (size_t i = 0; i < fields.size(); ++i) {
         if (!fields[i]) continue;  // the complex deletion written with the value removes it
         cells.push_back(
-            make_cell(timestamp, ttl, now_seconds, std::move(*fields[i]), field_path(i)));
+            make_cell(timestamp, ttl, now_seconds, std::move(*fields[i]), udt_field_path(i)));
       }
       break;
     }

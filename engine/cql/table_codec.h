@@ -43,6 +43,9 @@ Result<std::string> clustering_key_bytes(const schema::TableDef& table,
 Result<std::vector<std::string>> clustering_values(const schema::TableDef& table,
                                                    std::string_view encoded);
 
+// The cell path of field `index` of a non-frozen UDT: 2 bytes, big-endian.
+std::string udt_field_path(size_t index);
+
 // The value a reader sees for column `column` of a row (nullopt when it has no live data): a
 // simple cell's value; for a counter the sum as a bigint; for a non-frozen collection or UDT the
 // serialized whole assembled from its live element cells.

@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "engine/cql/functions.h"
+#include "engine/types/scalar.h"
 #include "engine/util/message.h"
 
 namespace cassette::cql {
@@ -505,13 +506,7 @@ Result<types::Value> negate(const CqlType& type, types::Value value) {
   std::string& bytes = *value;
   auto negate_integer = [&](size_t width) -> Result<types::Value> {
     if (bytes.size() != width) return value;
-    uint64_t v = 0;
-    for (unsigned char c : bytes) v = (v << 8) | c;
-    v = ~v + 1;
-    for (size_t i = 0; i < width; ++i) {
-      bytes[width - 1 - i] = static_cast<char>(v & 0xff);
-      v >>= 8;
-    }
+    bytes = types::store_be(0 - types::read_unsigned(bytes), width);
     return value;
   };
   switch (type.kind) {

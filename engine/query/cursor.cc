@@ -13,6 +13,7 @@
 #include "engine/types/byte_comparable.h"
 #include "engine/types/murmur3.h"
 #include "engine/types/partition_key.h"
+#include "engine/types/scalar.h"
 #include "engine/util/coding.h"
 
 namespace cassette::query {
@@ -74,12 +75,6 @@ std::vector<Range> normalize(std::vector<Range> ranges) {
     merged.push_back(std::move(r));
   }
   return merged;
-}
-
-int64_t decode_bigint(std::string_view bytes) {
-  uint64_t v = 0;
-  for (unsigned char c : bytes) v = (v << 8) | c;
-  return static_cast<int64_t>(v);
 }
 
 class Cursor final : public QueryCursor {
@@ -353,7 +348,7 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
       continue;
     }
     if (a.column == kTokenColumn) {
-      int64_t t = decode_bigint(present.front());
+      int64_t t = types::read_signed(present.front());
       if (a.op == Operator::kEq || a.op == Operator::kGt || a.op == Operator::kGe) {
         if (!tokens.start || t > *tokens.start) {
           tokens.start = t;

@@ -151,20 +151,12 @@ class Reader {
   uint8_t mask_;
 };
 
-uint64_t load_big_endian(std::string_view bytes) {
-  uint64_t v = 0;
-  for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
-  return v;
-}
-void put_big_endian(std::string* out, uint64_t v, size_t width) {
-  for (size_t i = width; i > 0; --i) out->push_back(static_cast<char>(v >> ((i - 1) * 8)));
-}
 void invert(std::string* out, size_t from) {
   for (size_t i = from; i < out->size(); ++i) (*out)[i] = static_cast<char>(~(*out)[i]);
 }
 bool read_int32(std::string_view* in, int32_t* v) {
   if (in->size() < 4) return false;
-  *v = static_cast<int32_t>(static_cast<uint32_t>(load_big_endian(in->substr(0, 4))));
+  *v = static_cast<int32_t>(static_cast<uint32_t>(read_unsigned(in->substr(0, 4))));
   in->remove_prefix(4);
   return true;
 }
@@ -181,11 +173,11 @@ void put_ordinal(std::string* out, int64_t v) {
   if (v >= 0) {
     const size_t n = significant_bytes(static_cast<uint64_t>(v));
     out->push_back(static_cast<char>(0x80 + n));
-    put_big_endian(out, static_cast<uint64_t>(v), n);
+    append_be(out, static_cast<uint64_t>(v), n);
   } else {
     const size_t n = significant_bytes(~static_cast<uint64_t>(v));
     out->push_back(static_cast<char>(0x7F - n));
-    put_big_endian(out, static_cast<uint64_t>(v), n);
+    append_be(out, static_cast<uint64_t>(v), n);
   }
 }
 
@@ -197,7 +189,7 @@ Status get_ordinal(Reader& r, int64_t* v) {
   std::string bytes;
   if (n > 8 || !r.get_bytes(n, &bytes)) return corrupt("an integer is truncated or too long");
   const uint64_t mask = n == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
-  const uint64_t raw = load_big_endian(bytes);
+  const uint64_t raw = read_unsigned(bytes);
   const uint64_t magnitude = negative ? ~raw & mask : raw;  // v itself, or ~v
   if (magnitude > static_cast<uint64_t>(INT64_MAX)) return corrupt("an integer overflows");
   // put_ordinal writes the fewest bytes; anything longer would decode to a value whose
@@ -379,7 +371,7 @@ Status get_decimal(Reader& r, std::string* value) {
     unscaled.magnitude = internal::digits_to_magnitude(digits);
   }
   value->clear();
-  put_big_endian(value, static_cast<uint32_t>(scale), 4);
+  append_be(value, static_cast<uint32_t>(scale), 4);
   value->append(format_varint(unscaled));
   return value->size() <= kMaxNumberSize ? Status::ok() : corrupt("a decimal is too long");
 }
@@ -396,31 +388,31 @@ uint64_t restore_timestamp(uint64_t hi) {
 constexpr uint64_t kSignedByteFlip = 0x8080808080808080ull;
 
 Status put_uuid(std::string* out, std::string_view v, bool time_uuid) {
-  const uint64_t msb = load_big_endian(v.substr(0, 8));
-  const uint64_t lsb = load_big_endian(v.substr(8, 8));
+  const uint64_t msb = read_unsigned(v.substr(0, 8));
+  const uint64_t lsb = read_unsigned(v.substr(8, 8));
   const uint64_t version = (msb >> 12) & 0xF;
   if (time_uuid && version != 1) return invalid("a timeuuid must be a version 1 UUID");
   if (version == 1) {
-    put_big_endian(out, reorder_timestamp(msb), 8);
+    append_be(out, reorder_timestamp(msb), 8);
   } else {
-    put_big_endian(out, (version << 60) | ((msb >> 4) & 0x0FFFFFFFFFFFF000ull) | (msb & 0xFFF), 8);
+    append_be(out, (version << 60) | ((msb >> 4) & 0x0FFFFFFFFFFFF000ull) | (msb & 0xFFF), 8);
   }
-  put_big_endian(out, time_uuid ? lsb ^ kSignedByteFlip : lsb, 8);
+  append_be(out, time_uuid ? lsb ^ kSignedByteFlip : lsb, 8);
   return Status::ok();
 }
 
 Status get_uuid(Reader& r, bool time_uuid, std::string* value) {
   std::string bytes;
   if (!r.get_bytes(16, &bytes)) return corrupt("a uuid is truncated");
-  const uint64_t hi = load_big_endian(std::string_view(bytes).substr(0, 8));
-  const uint64_t lo = load_big_endian(std::string_view(bytes).substr(8, 8));
+  const uint64_t hi = read_unsigned(std::string_view(bytes).substr(0, 8));
+  const uint64_t lo = read_unsigned(std::string_view(bytes).substr(8, 8));
   const uint64_t version = hi >> 60;
   if (time_uuid && version != 1) return corrupt("a timeuuid is not version 1");
   const uint64_t msb = version == 1
                            ? restore_timestamp(hi)
                            : ((hi << 4) & 0xFFFFFFFFFFFF0000ull) | (version << 12) | (hi & 0xFFF);
-  put_big_endian(value, msb, 8);
-  put_big_endian(value, time_uuid ? lo ^ kSignedByteFlip : lo, 8);
+  append_be(value, msb, 8);
+  append_be(value, time_uuid ? lo ^ kSignedByteFlip : lo, 8);
   return Status::ok();
 }
 
@@ -478,24 +470,24 @@ bool is_nan(uint64_t bits, size_t width) {
 void put_floating(std::string* out, std::string_view v) {
   const size_t width = v.size();
   const uint64_t sign = uint64_t{1} << (width * 8 - 1);
-  uint64_t bits = load_big_endian(v);
+  uint64_t bits = read_unsigned(v);
   if (is_nan(bits, width)) {
     out->push_back(static_cast<char>(kNaN));
   } else {
     out->push_back(static_cast<char>(kValue));
     bits = (bits & sign) ? ~bits : bits ^ sign;
   }
-  put_big_endian(out, bits, width);
+  append_be(out, bits, width);
 }
 
 Status get_floating(Reader& r, uint8_t header, size_t width, std::string* value) {
   std::string bytes;
   if (!r.get_bytes(width, &bytes)) return corrupt("a floating-point value is truncated");
   const uint64_t sign = uint64_t{1} << (width * 8 - 1);
-  uint64_t bits = load_big_endian(bytes);
+  uint64_t bits = read_unsigned(bytes);
   if (header == kValue) bits = (bits & sign) ? bits ^ sign : ~bits;
   if ((header == kNaN) != is_nan(bits, width)) return corrupt("a NaN is misplaced");
-  put_big_endian(value, bits, width);
+  append_be(value, bits, width);
   return Status::ok();
 }
 
@@ -520,7 +512,7 @@ Status put_collection(const CqlType& type, std::string_view v, std::string* out)
 }
 
 void put_length_and_bytes(std::string* out, std::string_view bytes) {
-  put_big_endian(out, bytes.size(), 4);
+  append_be(out, bytes.size(), 4);
   out->append(bytes);
 }
 
@@ -537,7 +529,7 @@ Status get_collection(const CqlType& type, Reader& r, std::string* value) {
   uint8_t end;
   if (!r.get(&end)) return corrupt("a collection is not terminated");
   if (is_map && count % 2 != 0) return corrupt("a map has a key without a value");
-  put_big_endian(value, is_map ? count / 2 : count, 4);
+  append_be(value, is_map ? count / 2 : count, 4);
   value->append(elements);
   return Status::ok();
 }
@@ -581,7 +573,7 @@ Status get_tuple(const CqlType& type, Reader& r, std::string* value) {
     last_is_null = header == kNull;
     if (last_is_null) {
       r.get(&header);
-      put_big_endian(value, 0xFFFFFFFFu, 4);
+      append_be(value, 0xFFFFFFFFu, 4);
       continue;
     }
     std::string component;
@@ -600,7 +592,7 @@ Status get_tuple(const CqlType& type, Reader& r, std::string* value) {
   }
   // A tuple without components is the empty value, which has its own header.
   if (count == 0 && trailing_nulls == 0) return corrupt("a tuple has no components");
-  for (int64_t i = 0; i < trailing_nulls; ++i) put_big_endian(value, 0xFFFFFFFFu, 4);
+  for (int64_t i = 0; i < trailing_nulls; ++i) append_be(value, 0xFFFFFFFFu, 4);
   return Status::ok();
 }
 

@@ -2,6 +2,8 @@
 
 #include <cassert>
 
+#include "engine/types/scalar.h"
+
 namespace cassette::types {
 
 std::string serialize_partition_key(std::span<const std::string> components) {
@@ -10,8 +12,7 @@ std::string serialize_partition_key(std::span<const std::string> components) {
   std::string out;
   for (const std::string& component : components) {
     assert(component.size() <= kMaxPartitionKeyComponentSize);
-    out.push_back(static_cast<char>((component.size() >> 8) & 0xFF));
-    out.push_back(static_cast<char>(component.size() & 0xFF));
+    append_be(&out, component.size(), 2);
     out.append(component);
     out.push_back('\0');
   }
@@ -33,8 +34,7 @@ Result<std::vector<std::string>> split_partition_key(std::string_view key, size_
           fmt::format("Compound partition key is truncated: component {} of {} has no length.",
                       components.size() + 1, component_count));
     }
-    const size_t length =
-        (static_cast<size_t>(static_cast<uint8_t>(in[0])) << 8) | static_cast<uint8_t>(in[1]);
+    const size_t length = read_unsigned(in.substr(0, 2));
     in.remove_prefix(2);
     if (in.size() < length + 1) {
       return Status::corruption(

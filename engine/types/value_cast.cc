@@ -44,7 +44,7 @@ bool castable_to_text(TypeKind k) {
 }
 
 double load_floating(TypeKind k, std::string_view b) {
-  return k == TypeKind::kFloat ? static_cast<double>(load_float(b)) : load_double(b);
+  return k == TypeKind::kFloat ? static_cast<double>(read_float(b)) : read_double(b);
 }
 
 // Java's (long) of a double: NaN is 0, out-of-range values saturate.
@@ -63,7 +63,7 @@ int32_t java_d2i(double d) {
 
 // The value as Java's long (longValue()) and, for the narrower integers, intValue().
 int64_t long_value(TypeKind from, std::string_view b) {
-  if (is_integral(from)) return load_be_signed(b);
+  if (is_integral(from)) return read_signed(b);
   if (from == TypeKind::kFloat || from == TypeKind::kDouble)
     return java_d2l(load_floating(from, b));
   if (from == TypeKind::kVarint) return varint_low64(b);
@@ -76,14 +76,14 @@ int32_t int_value(TypeKind from, std::string_view b) {
 }
 
 double double_value(TypeKind from, std::string_view b) {
-  if (is_integral(from)) return static_cast<double>(load_be_signed(b));
+  if (is_integral(from)) return static_cast<double>(read_signed(b));
   if (from == TypeKind::kFloat || from == TypeKind::kDouble) return load_floating(from, b);
   if (from == TypeKind::kVarint) return varint_to_double(b);
   return decimal_to_double(b);
 }
 
 float float_value(TypeKind from, std::string_view b) {
-  if (is_integral(from)) return static_cast<float>(load_be_signed(b));
+  if (is_integral(from)) return static_cast<float>(read_signed(b));
   if (from == TypeKind::kFloat || from == TypeKind::kDouble)
     return static_cast<float>(load_floating(from, b));
   // BigInteger/BigDecimal.floatValue() round once, from the exact value
@@ -122,7 +122,7 @@ Result<std::string> cast_number(TypeKind from, TypeKind to, std::string_view b) 
         return *decimal_from_text(text);
       }
       if (from == TypeKind::kVarint) return store_be(0, 4) + std::string(b);
-      return store_be(0, 4) + varint_from_int64(load_be_signed(b));
+      return store_be(0, 4) + varint_from_int64(read_signed(b));
     }
     case TypeKind::kVarint:
       // BigInteger.valueOf(p.longValue()) whatever the input, as CastFcts does
@@ -173,9 +173,9 @@ Result<Value> cast_value(const CqlType& from, const CqlType& to, const Value& va
   }
   int64_t millis = 0;
   if (from.kind == TypeKind::kTimeuuid) millis = timeuuid_micros(b) / 1000;
-  if (from.kind == TypeKind::kTimestamp) millis = load_be_signed(b);
+  if (from.kind == TypeKind::kTimestamp) millis = read_signed(b);
   if (from.kind == TypeKind::kDate)
-    millis = (static_cast<int64_t>(load_be(b)) - (int64_t{1} << 31)) * 86400000;
+    millis = (static_cast<int64_t>(read_unsigned(b)) - (int64_t{1} << 31)) * 86400000;
   if (to.kind == TypeKind::kTimestamp) return Value(store_be(static_cast<uint64_t>(millis), 8));
   // to date
   return Value(

@@ -12,7 +12,7 @@ namespace cassette::types {
 namespace {
 
 void put_int32(std::string* out, int32_t v) {
-  out->append(internal::store_be(static_cast<uint32_t>(v), 4));
+  out->append(types::store_be(static_cast<uint32_t>(v), 4));
 }
 
 void put_sized(std::string* out, std::string_view bytes) {
@@ -22,7 +22,7 @@ void put_sized(std::string* out, std::string_view bytes) {
 
 bool get_int32(std::string_view* in, int32_t* v) {
   if (in->size() < 4) return false;
-  *v = static_cast<int32_t>(internal::load_be(in->substr(0, 4)));
+  *v = static_cast<int32_t>(types::read_unsigned(in->substr(0, 4)));
   in->remove_prefix(4);
   return true;
 }

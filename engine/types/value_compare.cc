@@ -11,10 +11,6 @@ namespace cassette::types {
 
 namespace {
 
-using internal::load_be;
-using internal::load_double;
-using internal::load_float;
-
 int sign(int64_t v) {
   return (v > 0) - (v < 0);
 }
@@ -26,9 +22,9 @@ int compare_unsigned(std::string_view a, std::string_view b) {
 }
 
 int compare_signed_int(std::string_view a, std::string_view b) {
-  return sign(internal::load_be_signed(a) < internal::load_be_signed(b)
+  return sign(types::read_signed(a) < types::read_signed(b)
                   ? -1
-                  : internal::load_be_signed(a) > internal::load_be_signed(b));
+                  : types::read_signed(a) > types::read_signed(b));
 }
 
 // Float.compare / Double.compare: -0.0 < 0.0 and NaN above +Infinity.
@@ -68,8 +64,8 @@ struct NormalizedDecimal {
 };
 NormalizedDecimal normalize_decimal(std::string_view bytes) {
   NormalizedDecimal n;
-  const std::string unscaled = internal::varint_to_text(bytes.substr(4));
-  const int64_t scale = static_cast<int32_t>(load_be(bytes.substr(0, 4)));
+  const std::string unscaled = types::varint_to_text(bytes.substr(4));
+  const int64_t scale = static_cast<int32_t>(read_unsigned(bytes.substr(0, 4)));
   std::string_view d = unscaled;
   if (d.starts_with("-")) {
     n.sign = -1;
@@ -98,7 +94,7 @@ int compare_decimal(std::string_view a, std::string_view b) {
 
 // The 60-bit timestamp of a version-1 uuid.
 uint64_t uuid_timestamp(std::string_view b) {
-  const uint64_t msb = load_be(b.substr(0, 8));
+  const uint64_t msb = read_unsigned(b.substr(0, 8));
   return ((msb & 0x0FFF) << 48) | (((msb >> 16) & 0xFFFF) << 32) | (msb >> 32);
 }
 
@@ -161,10 +157,10 @@ int compare_values(const CqlType& type, std::string_view a, std::string_view b) 
       return compare_signed_int(a, b);
     case TypeKind::kFloat:
       if (a.size() != 4 || b.size() != 4) return compare_unsigned(a, b);
-      return compare_floating(load_float(a), load_float(b));
+      return compare_floating(read_float(a), read_float(b));
     case TypeKind::kDouble:
       if (a.size() != 8 || b.size() != 8) return compare_unsigned(a, b);
-      return compare_floating(load_double(a), load_double(b));
+      return compare_floating(read_double(a), read_double(b));
     case TypeKind::kVarint:
       return compare_varint(a, b);
     case TypeKind::kDecimal:

@@ -288,23 +288,31 @@ Result<Duration> parse_duration(std::string_view input) {
   return parse_standard(negative, source);
 }
 
+}  // namespace cassette::types::internal
+
+namespace cassette::types {
+
 std::string serialize_duration(const Duration& d) {
   std::string out;
-  put_vint(&out, d.months);
-  put_vint(&out, d.days);
-  put_vint(&out, d.nanoseconds);
+  internal::put_vint(&out, d.months);
+  internal::put_vint(&out, d.days);
+  internal::put_vint(&out, d.nanoseconds);
   return out;
 }
 
 std::optional<Duration> deserialize_duration(std::string_view bytes) {
   int64_t months, days, nanos;
-  if (!get_vint(&bytes, &months) || !get_vint(&bytes, &days) || !get_vint(&bytes, &nanos) ||
-      !bytes.empty())
+  if (!internal::get_vint(&bytes, &months) || !internal::get_vint(&bytes, &days) ||
+      !internal::get_vint(&bytes, &nanos) || !bytes.empty())
     return std::nullopt;
   if (months < INT32_MIN || months > INT32_MAX || days < INT32_MIN || days > INT32_MAX)
     return std::nullopt;
   return Duration{static_cast<int32_t>(months), static_cast<int32_t>(days), nanos};
 }
+
+}  // namespace cassette::types
+
+namespace cassette::types::internal {
 
 std::string duration_to_string(const Duration& d) {
   std::string out;

@@ -180,20 +180,20 @@ std::string format(const CqlType& type, std::string_view bytes, ValueStyle style
     case TypeKind::kInt:
     case TypeKind::kBigint:
     case TypeKind::kCounter:
-      return fmt::format("{}", load_be_signed(bytes.substr(0, 8)));
+      return fmt::format("{}", read_signed(bytes.substr(0, 8)));
     case TypeKind::kVarint:
       return varint_to_text(bytes);
     case TypeKind::kDecimal:
       return bytes.size() < 4 ? "0x" + to_hex(bytes) : decimal_to_text(bytes);
     case TypeKind::kFloat: {
       if (bytes.size() != 4) return "0x" + to_hex(bytes);
-      const float f = load_float(bytes);
+      const float f = read_float(bytes);
       if (copy) return exact_float_to_string(f, true);
       return cqlsh ? cqlsh_float_to_string(f, 5) : java_float_to_string(f);
     }
     case TypeKind::kDouble: {
       if (bytes.size() != 8) return "0x" + to_hex(bytes);
-      const double d = load_double(bytes);
+      const double d = read_double(bytes);
       if (copy) return exact_float_to_string(d, false);
       return cqlsh ? cqlsh_float_to_string(d, 12) : java_double_to_string(d);
     }
@@ -205,7 +205,7 @@ std::string format(const CqlType& type, std::string_view bytes, ValueStyle style
       return ((cqlsh || copy) && nested) || literal ? "'" + text + "'" : text;
     }
     case TypeKind::kTimestamp: {
-      const int64_t millis = load_be_signed(bytes.substr(0, 8));
+      const int64_t millis = read_signed(bytes.substr(0, 8));
       if (cqlsh || copy) {
         const std::string text =
             copy ? format_timestamp_copy(millis) : format_timestamp_cqlsh(millis);
@@ -215,13 +215,13 @@ std::string format(const CqlType& type, std::string_view bytes, ValueStyle style
       return literal ? "'" + text + "'" : text;
     }
     case TypeKind::kDate: {
-      const uint32_t days = static_cast<uint32_t>(load_be(bytes.substr(0, 4)));
+      const uint32_t days = static_cast<uint32_t>(read_unsigned(bytes.substr(0, 4)));
       if (cqlsh) return format_date_cqlsh(days);
       if (copy) return nested ? "'" + format_date_copy(days) + "'" : format_date_copy(days);
       return literal ? "'" + format_date_java(days) + "'" : format_date_java(days);
     }
     case TypeKind::kTime: {
-      const std::string text = format_time(load_be_signed(bytes.substr(0, 8)));
+      const std::string text = format_time(read_signed(bytes.substr(0, 8)));
       return literal || (copy && nested) ? "'" + text + "'" : text;
     }
     case TypeKind::kDuration: {

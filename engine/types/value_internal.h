@@ -1,6 +1,7 @@
 // Private helpers of the value layer (value_*.cc): fixed-width integers, hex, arbitrary-precision
 // varint/decimal text conversions, Java-compatible number printing, durations, dates and times,
-// uuids and inet addresses. Not part of the engine's interface: use value.h.
+// uuids and inet addresses. Not part of the engine's interface: use value.h, and scalar.h,
+// scalar_text.h and temporal.h for the pieces hosts need.
 #pragma once
 
 #include <cstdint>
@@ -9,34 +10,24 @@
 #include <string_view>
 
 #include "engine/types/cql_type.h"
+#include "engine/types/scalar.h"
+#include "engine/types/scalar_text.h"
+#include "engine/types/temporal.h"
 #include "engine/util/status.h"
 
 namespace cassette::types::internal {
 
 // ---- bytes ----
-uint64_t load_be(std::string_view bytes);        // up to 8 bytes, big-endian, unsigned
-int64_t load_be_signed(std::string_view bytes);  // sign-extended from bytes.size()
-std::string store_be(uint64_t v, size_t width);
-std::string to_hex(std::string_view bytes);                 // lower case, no 0x
-std::optional<std::string> from_hex(std::string_view hex);  // even length, no 0x
 bool is_valid_utf8(std::string_view s);
-// IEEE 754 values in their big-endian serialized form. load_* REQUIRE 4 / 8 bytes.
-float load_float(std::string_view bytes);
-double load_double(std::string_view bytes);
-std::string float_bytes(float f);
-std::string double_bytes(double d);
 
 // ---- varint and decimal (Java BigInteger / BigDecimal semantics, over big_integer.h) ----
 // Minimal two's complement big-endian bytes of a decimal integer (Java `new BigInteger(s)`:
 // optional sign, then one or more digits). nullopt when malformed.
 std::optional<std::string> varint_from_text(std::string_view text);
-std::string varint_from_int64(int64_t v);
-std::string varint_to_text(std::string_view bytes);  // "-123"; "0" for no bytes
 int64_t varint_low64(std::string_view bytes);        // BigInteger.longValue()
 // Java `new BigDecimal(s)`: [sign] digits [. digits] [e|E [sign] digits]; the serialized form is
 // the int32 scale then the unscaled varint.
 std::optional<std::string> decimal_from_text(std::string_view text);
-std::string decimal_to_text(std::string_view bytes);  // BigDecimal.toString()
 // The integer part of a decimal (BigDecimal.toBigInteger()), as varint bytes; an error when it
 // would have more than kMaxComputedDigits digits (big_integer.h).
 Result<std::string> decimal_to_varint(std::string_view bytes);
@@ -57,23 +48,13 @@ std::string cqlsh_float_to_string(double v, int precision);
 // strtod otherwise) to exactly `v`, sign of zero included: "0.1", "1e+300", "NaN".
 std::string exact_float_to_string(double v, bool single);
 
-// ---- duration ----
-struct Duration {
-  int32_t months = 0;
-  int32_t days = 0;
-  int64_t nanoseconds = 0;
-};
+// ---- duration (the value, its serialized form: temporal.h) ----
 // Cassandra's Duration.from(): 1h30m, 1y2mo3w4d5h6m7s8ms9us10ns, P1Y2M3DT4H5M6S, P2W,
 // P0001-02-03T04:05:06; errors are Cassandra's messages.
 Result<Duration> parse_duration(std::string_view text);
-std::string serialize_duration(const Duration& d);
-std::optional<Duration> deserialize_duration(std::string_view bytes);
 std::string duration_to_string(const Duration& d);  // Duration.toString(): "1h30m"
 
-// ---- dates and times ----
-// Days since 1970-01-01 of a civil date and back (proleptic Gregorian).
-int64_t days_from_civil(int64_t y, unsigned m, unsigned d);
-void civil_from_days(int64_t z, int64_t* y, unsigned* m, unsigned* d);
+// ---- dates and times (days_from_civil, civil_from_days: temporal.h) ----
 // "2024-01-02T03:04:05.000Z" (kString) or "2024-01-02 03:04:05.000Z" (toJson), UTC.
 std::string format_timestamp_java(int64_t millis, char date_time_separator);
 // cqlsh: "2024-01-02 03:04:05.000000+0000", or the milliseconds when outside years 1..9999.
@@ -92,13 +73,10 @@ std::string format_time(int64_t nanos);  // "03:04:05.123456789"
 // ---- uuid and inet ----
 // A uuid in its canonical 8-4-4-4-12 hex form (either case), as 16 bytes.
 std::optional<std::string> parse_uuid_text(std::string_view text);
-std::string uuid_to_text(std::string_view bytes);  // lower case
 int uuid_version(std::string_view bytes);          // REQUIRES: 16 bytes
 // An IPv4 or IPv6 address (4 or 16 bytes; an IPv4-mapped IPv6 address gives 4 bytes, as Java's
 // InetAddress does), or "localhost".
 std::optional<std::string> parse_inet_text(std::string_view text);
-// Java's InetAddress.getHostAddress() ("0:0:0:0:0:0:0:1") or Python's ("::1", for cqlsh).
-std::string inet_to_text(std::string_view bytes, bool java_style);
 
 // ---- composite literals ----
 // A list, set, map, tuple or UDT written as a CQL literal ("[1, 2]", "{'a': 1}", "(1, 'x')",

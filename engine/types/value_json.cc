@@ -42,18 +42,18 @@ std::string json_of(const CqlType& type, std::string_view bytes) {
     case TypeKind::kInt:
     case TypeKind::kBigint:
     case TypeKind::kCounter:
-      return fmt::format("{}", load_be_signed(bytes.substr(0, 8)));
+      return fmt::format("{}", read_signed(bytes.substr(0, 8)));
     case TypeKind::kVarint:
       return varint_to_text(bytes);
     case TypeKind::kDecimal:
       return decimal_to_text(bytes);
     case TypeKind::kFloat: {
-      const float f = load_float(bytes);
+      const float f = read_float(bytes);
       // JSON has no NaN or Infinity; Cassandra writes null for them
       return std::isfinite(f) ? java_float_to_string(f) : "null";
     }
     case TypeKind::kDouble: {
-      const double d = load_double(bytes);
+      const double d = read_double(bytes);
       return std::isfinite(d) ? java_double_to_string(d) : "null";
     }
     case TypeKind::kUuid:
@@ -62,11 +62,11 @@ std::string json_of(const CqlType& type, std::string_view bytes) {
     case TypeKind::kInet:
       return quoted(inet_to_text(bytes, true));
     case TypeKind::kTimestamp:
-      return quoted(format_timestamp_java(load_be_signed(bytes.substr(0, 8)), ' '));
+      return quoted(format_timestamp_java(read_signed(bytes.substr(0, 8)), ' '));
     case TypeKind::kDate:
-      return quoted(format_date_java(static_cast<uint32_t>(load_be(bytes.substr(0, 4)))));
+      return quoted(format_date_java(static_cast<uint32_t>(read_unsigned(bytes.substr(0, 4)))));
     case TypeKind::kTime:
-      return quoted(format_time(load_be_signed(bytes.substr(0, 8))));
+      return quoted(format_time(read_signed(bytes.substr(0, 8))));
     case TypeKind::kDuration: {
       auto d = deserialize_duration(bytes);
       return quoted(d ? duration_to_string(*d) : "");

@@ -13,27 +13,7 @@
 #include "engine/types/big_integer.h"
 #include "engine/types/value_internal.h"
 
-namespace cassette::types::internal {
-
-uint64_t load_be(std::string_view bytes) {
-  uint64_t v = 0;
-  for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
-  return v;
-}
-
-int64_t load_be_signed(std::string_view bytes) {
-  if (bytes.empty()) return 0;
-  uint64_t v = load_be(bytes);
-  const size_t bits = bytes.size() * 8;
-  if (bits < 64 && (v >> (bits - 1)) & 1) v |= ~uint64_t{0} << bits;
-  return static_cast<int64_t>(v);
-}
-
-std::string store_be(uint64_t v, size_t width) {
-  std::string out(width, '\0');
-  for (size_t i = 0; i < width; ++i) out[width - 1 - i] = static_cast<char>(v >> (8 * i));
-  return out;
-}
+namespace cassette::types {
 
 std::string to_hex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
@@ -64,31 +44,9 @@ std::optional<std::string> from_hex(std::string_view hex) {
   return out;
 }
 
-float load_float(std::string_view bytes) {
-  const uint32_t bits = static_cast<uint32_t>(load_be(bytes));
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
+}  // namespace cassette::types
 
-double load_double(std::string_view bytes) {
-  const uint64_t bits = load_be(bytes);
-  double d;
-  std::memcpy(&d, &bits, 8);
-  return d;
-}
-
-std::string float_bytes(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return store_be(bits, 4);
-}
-
-std::string double_bytes(double d) {
-  uint64_t bits;
-  std::memcpy(&bits, &d, 8);
-  return store_be(bits, 8);
-}
+namespace cassette::types::internal {
 
 bool is_valid_utf8(std::string_view s) {
   size_t i = 0;
@@ -133,6 +91,10 @@ std::optional<std::string> varint_from_text(std::string_view text) {
   return n->to_twos_complement();
 }
 
+}  // namespace cassette::types::internal
+
+namespace cassette::types {
+
 std::string varint_from_int64(int64_t v) {
   return BigInteger(v).to_twos_complement();
 }
@@ -141,9 +103,13 @@ std::string varint_to_text(std::string_view bytes) {
   return BigInteger::from_twos_complement(bytes).to_decimal();
 }
 
+}  // namespace cassette::types
+
+namespace cassette::types::internal {
+
 int64_t varint_low64(std::string_view bytes) {
   if (bytes.size() > 8) bytes = bytes.substr(bytes.size() - 8);
-  return load_be_signed(bytes);
+  return read_signed(bytes);
 }
 
 double varint_to_double(std::string_view bytes) {
@@ -219,7 +185,7 @@ struct DecimalParts {
 DecimalParts decimal_parts(std::string_view bytes) {
   DecimalParts p;
   if (bytes.size() < 4) return p;
-  p.scale = static_cast<int32_t>(load_be(bytes.substr(0, 4)));
+  p.scale = static_cast<int32_t>(read_unsigned(bytes.substr(0, 4)));
   p.digits = BigInteger::from_twos_complement(bytes.substr(4)).to_decimal();
   if (p.digits.starts_with("-")) {
     p.negative = true;
@@ -230,8 +196,12 @@ DecimalParts decimal_parts(std::string_view bytes) {
 
 }  // namespace
 
+}  // namespace cassette::types::internal
+
+namespace cassette::types {
+
 std::string decimal_to_text(std::string_view bytes) {
-  const DecimalParts p = decimal_parts(bytes);
+  const internal::DecimalParts p = internal::decimal_parts(bytes);
   const std::string& d = p.digits;
   const std::string sign = p.negative ? "-" : "";
   const int64_t adjusted = -static_cast<int64_t>(p.scale) + static_cast<int64_t>(d.size()) - 1;
@@ -247,8 +217,13 @@ std::string decimal_to_text(std::string_view bytes) {
   return out;
 }
 
+}  // namespace cassette::types
+
+namespace cassette::types::internal {
+
 Result<std::string> decimal_to_varint(std::string_view bytes) {
-  const int64_t scale = bytes.size() < 4 ? 0 : static_cast<int32_t>(load_be(bytes.substr(0, 4)));
+  const int64_t scale =
+      bytes.size() < 4 ? 0 : static_cast<int32_t>(read_unsigned(bytes.substr(0, 4)));
   BigInteger n = BigInteger::from_twos_complement(bytes.size() < 4 ? "" : bytes.substr(4));
   if (scale > 0) {
     n.divide_by_power_of_ten(static_cast<uint64_t>(scale));
@@ -264,7 +239,8 @@ Result<std::string> decimal_to_varint(std::string_view bytes) {
 
 int64_t decimal_low64(std::string_view bytes) {
   // Times 10^64 or more, the integer part is a multiple of 2^64: its low 64 bits are zero.
-  const int64_t scale = bytes.size() < 4 ? 0 : static_cast<int32_t>(load_be(bytes.substr(0, 4)));
+  const int64_t scale =
+      bytes.size() < 4 ? 0 : static_cast<int32_t>(read_unsigned(bytes.substr(0, 4)));
   if (scale <= -64) return 0;
   auto integer = decimal_to_varint(bytes);
   return integer.is_ok() ? varint_low64(*integer) : 0;

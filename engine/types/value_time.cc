@@ -10,8 +10,6 @@
 
 namespace cassette::types {
 
-namespace internal {
-
 // Howard Hinnant's days_from_civil / civil_from_days.
 int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
@@ -33,6 +31,8 @@ void civil_from_days(int64_t z, int64_t* y, unsigned* m, unsigned* d) {
   *m = mp < 10 ? mp + 3 : mp - 9;
   *y = static_cast<int64_t>(yoe) + era * 400 + (*m <= 2);
 }
+
+namespace internal {
 
 namespace {
 

@@ -28,12 +28,16 @@ std::optional<std::string> parse_uuid_text(std::string_view text) {
   return from_hex(hex);
 }
 
+}  // namespace internal
+
 std::string uuid_to_text(std::string_view bytes) {
   const std::string hex = to_hex(bytes);
   if (hex.size() != 32) return hex;
   return fmt::format("{}-{}-{}-{}-{}", hex.substr(0, 8), hex.substr(8, 4), hex.substr(12, 4),
                      hex.substr(16, 4), hex.substr(20));
 }
+
+namespace internal {
 
 int uuid_version(std::string_view bytes) {
   return (static_cast<uint8_t>(bytes[6]) >> 4) & 0xF;
@@ -54,6 +58,8 @@ std::optional<std::string> parse_inet_text(std::string_view text) {
   return std::nullopt;
 }
 
+}  // namespace internal
+
 std::string inet_to_text(std::string_view bytes, bool java_style) {
   if (bytes.size() == 4) {
     return fmt::format("{}.{}.{}.{}", static_cast<uint8_t>(bytes[0]),
@@ -65,7 +71,7 @@ std::string inet_to_text(std::string_view bytes, bool java_style) {
     std::string out;
     for (int i = 0; i < 8; ++i) {
       if (i > 0) out.push_back(':');
-      out += fmt::format("{:x}", load_be(bytes.substr(2 * i, 2)));
+      out += fmt::format("{:x}", read_unsigned(bytes.substr(2 * i, 2)));
     }
     return out;
   }
@@ -74,8 +80,6 @@ std::string inet_to_text(std::string_view bytes, bool java_style) {
   return buf;
 }
 
-}  // namespace internal
-
 namespace {
 
 // 100 ns intervals between 1582-10-15 (the uuid epoch) and 1970-01-01.
@@ -83,7 +87,7 @@ constexpr int64_t kUuidEpochOffset = 0x01B21DD213814000LL;
 
 std::string timeuuid_from_raw(uint64_t ts, uint64_t low) {
   const uint64_t msb = (ts << 32) | ((ts >> 16) & 0xFFFF0000ULL) | 0x1000 | ((ts >> 48) & 0x0FFF);
-  return internal::store_be(msb, 8) + internal::store_be(low, 8);
+  return types::store_be(msb, 8) + types::store_be(low, 8);
 }
 
 std::mt19937_64& random_engine() {
@@ -121,14 +125,13 @@ std::string max_timeuuid(int64_t millis) {
 }
 
 int64_t timeuuid_micros(std::string_view bytes) {
-  const uint64_t msb = internal::load_be(bytes.substr(0, 8));
+  const uint64_t msb = types::read_unsigned(bytes.substr(0, 8));
   const uint64_t ts = ((msb & 0x0FFF) << 48) | (((msb >> 16) & 0xFFFF) << 32) | (msb >> 32);
   return (static_cast<int64_t>(ts) - kUuidEpochOffset) / 10;
 }
 
 std::string random_uuid() {
-  std::string bytes =
-      internal::store_be(random_engine()(), 8) + internal::store_be(random_engine()(), 8);
+  std::string bytes = types::store_be(random_engine()(), 8) + types::store_be(random_engine()(), 8);
   bytes[6] = static_cast<char>((static_cast<uint8_t>(bytes[6]) & 0x0F) | 0x40);
   bytes[8] = static_cast<char>((static_cast<uint8_t>(bytes[8]) & 0x3F) | 0x80);
   return bytes;

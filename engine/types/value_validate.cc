@@ -63,7 +63,7 @@ Status validate_value(const CqlType& type, std::string_view bytes) {
     case TypeKind::kInet:
       if (bytes.empty() || bytes.size() == 4 || bytes.size() == 16) return Status::ok();
       return invalid(
-          fmt::format("Expected 4 or 16 byte inetaddress; got {}", internal::to_hex(bytes)));
+          fmt::format("Expected 4 or 16 byte inetaddress; got {}", types::to_hex(bytes)));
     case TypeKind::kDecimal:
       if (!bytes.empty() && bytes.size() < 4)
         return invalid(fmt::format("Expected 0 or at least 4 bytes ({})", bytes.size()));
@@ -72,7 +72,7 @@ Status validate_value(const CqlType& type, std::string_view bytes) {
       if (bytes.empty()) return Status::ok();
       if (bytes.size() < 3)
         return invalid(fmt::format("Expected at least 3 bytes for a duration ({})", bytes.size()));
-      if (auto d = internal::deserialize_duration(bytes); !d) {
+      if (auto d = types::deserialize_duration(bytes); !d) {
         return invalid("Invalid duration value");
       } else if (!((d->months >= 0 && d->days >= 0 && d->nanoseconds >= 0) ||
                    (d->months <= 0 && d->days <= 0 && d->nanoseconds <= 0))) {

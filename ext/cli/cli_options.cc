@@ -7,13 +7,14 @@
 #include <cctype>
 #include <charconv>
 
-#include "engine/types/value_internal.h"
+#include "engine/types/scalar.h"
+#include "engine/types/temporal.h"
 
 namespace cassette::cli {
 
 namespace {
 
-using types::internal::days_from_civil;
+using types::days_from_civil;
 
 bool read_number(std::string_view text, size_t& pos, size_t digits, int& out) {
   if (pos + digits > text.size()) return false;
@@ -82,7 +83,7 @@ std::string format_utc_time(int64_t micros) {
   }
   int64_t y;
   unsigned m, d;
-  types::internal::civil_from_days(days, &y, &m, &d);
+  types::civil_from_days(days, &y, &m, &d);
   return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", y, m, d, rest / 3600, rest / 60 % 60,
                      rest % 60);
 }

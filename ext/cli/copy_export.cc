@@ -13,18 +13,13 @@
 #include <limits>
 #include <memory>
 
+#include "engine/types/scalar.h"
 #include "engine/types/value.h"
 #include "ext/cli/copy_internal.h"
 
 namespace cassette::cli::copy_detail {
 
 namespace {
-
-uint64_t read_big_endian(std::string_view bytes) {
-  uint64_t value = 0;
-  for (unsigned char b : bytes) value = (value << 8) | b;
-  return value;
-}
 
 // One field of the CSV: the value's text and whether it must be quoted to read back as this
 // value rather than as null (the empty value of a type, or text equal to the NULL marker).
@@ -38,11 +33,11 @@ struct ExportField {
 std::optional<std::string> with_user_precision(const types::CqlType& type, std::string_view bytes,
                                                const CopyOptions& options) {
   if (type.kind == types::TypeKind::kFloat && options.float_precision && bytes.size() == 4) {
-    float f = std::bit_cast<float>(static_cast<uint32_t>(read_big_endian(bytes)));
+    float f = types::read_float(bytes);
     return types::format_float_cqlsh(f, *options.float_precision);
   }
   if (type.kind == types::TypeKind::kDouble && options.double_precision && bytes.size() == 8) {
-    double d = std::bit_cast<double>(read_big_endian(bytes));
+    double d = types::read_double(bytes);
     return types::format_float_cqlsh(d, *options.double_precision);
   }
   return std::nullopt;

@@ -20,19 +20,10 @@
 #include "engine/cql/modification_statement.h"
 #include "engine/storage/encoded_batch.h"
 #include "engine/types/murmur3.h"
+#include "engine/types/scalar.h"
 #include "ext/cli/pg_row_encoder.h"
 
 namespace cassette::cli::pg {
-
-namespace {
-
-uint64_t load_int64(std::string_view bytes) {  // big-endian, 8 bytes
-  uint64_t v = 0;
-  for (char c : bytes) v = (v << 8) | static_cast<uint8_t>(c);
-  return v;
-}
-
-}  // namespace
 
 struct CqlRowWriter::State {
   cql::Session* session = nullptr;
@@ -198,8 +189,7 @@ Status CqlRowWriter::add(std::vector<types::Value>& values) {
     if (s.counter_increments) {
       // c = c + value; a null (or empty) value adds 0, as cqlsh's COPY FROM sends "0"
       op.kind = cql::ColumnOperation::Kind::kCounterAdd;
-      op.counter_delta =
-          values[i] && values[i]->size() == 8 ? static_cast<int64_t>(load_int64(*values[i])) : 0;
+      op.counter_delta = values[i] && values[i]->size() == 8 ? types::read_int64(*values[i]) : 0;
     } else {
       op.kind = cql::ColumnOperation::Kind::kSetValue;
       op.value = std::move(values[i]);

@@ -10,7 +10,8 @@
 #include <cstdlib>
 #include <vector>
 
-#include "engine/types/value_internal.h"
+#include "engine/types/scalar.h"
+#include "engine/types/temporal.h"
 
 namespace cassette::cli::pg {
 
@@ -21,15 +22,8 @@ using types::TypeKind;
 
 // ---- small helpers ------------------------------------------------------------------------------
 
-int64_t load_signed(std::string_view bytes) {
-  uint64_t value = 0;
-  for (unsigned char b : bytes) value = (value << 8) | b;
-  size_t bits = bytes.size() * 8;
-  if (bits > 0 && bits < 64 && (value >> (bits - 1)) != 0) value |= ~uint64_t{0} << bits;
-  return static_cast<int64_t>(value);
-}
-
-using types::internal::civil_from_days;
+using types::civil_from_days;
+using types::read_signed;
 
 // PostgreSQL's ISO date: "2024-01-02", "0044-03-15 BC" for year -43 (there is no year 0).
 std::string pg_date(int64_t days) {
@@ -82,28 +76,14 @@ void append_pg_timestamp(std::string& out, int64_t millis) {
   if (y <= 0) out += " BC";
 }
 
-// Cassandra's signed variable-length integer (zigzag vint), as durations are serialized.
-bool read_vint(std::string_view& bytes, int64_t* out) {
-  if (bytes.empty()) return false;
-  auto first = static_cast<unsigned char>(bytes[0]);
-  int extra = std::countl_one(first);
-  if (static_cast<size_t>(extra) + 1 > bytes.size()) return false;
-  uint64_t value = extra == 8 ? 0 : first & (0xffu >> extra);
-  for (int i = 1; i <= extra; ++i) value = (value << 8) | static_cast<unsigned char>(bytes[i]);
-  bytes.remove_prefix(static_cast<size_t>(extra) + 1);
-  *out = static_cast<int64_t>(value >> 1) ^ -static_cast<int64_t>(value & 1);
-  return true;
-}
-
 std::string pg_interval(std::string_view bytes) {
-  int64_t months = 0, days = 0, nanos = 0;
-  if (!read_vint(bytes, &months) || !read_vint(bytes, &days) || !read_vint(bytes, &nanos)) {
-    return {};
-  }
+  const std::optional<types::Duration> duration = types::deserialize_duration(bytes);
+  if (!duration) return {};
+  const int64_t nanos = duration->nanoseconds;
   // A duration's parts share one sign; PostgreSQL keeps the seconds to the microsecond.
   std::string sign = nanos < 0 ? "-" : "";
   uint64_t magnitude = nanos < 0 ? 0 - static_cast<uint64_t>(nanos) : static_cast<uint64_t>(nanos);
-  return fmt::format("{} mons {} days {}{}.{:09} secs", months, days, sign,
+  return fmt::format("{} mons {} days {}{}.{:09} secs", duration->months, duration->days, sign,
                      magnitude / 1'000'000'000, magnitude % 1'000'000'000);
 }
 
@@ -149,7 +129,7 @@ Result<bool> append_scalar(const CqlType& type, std::string_view bytes, std::str
     case TypeKind::kBigint:
     case TypeKind::kCounter: {
       char buffer[24];
-      auto result = std::to_chars(buffer, buffer + sizeof(buffer), load_signed(bytes));
+      auto result = std::to_chars(buffer, buffer + sizeof(buffer), read_signed(bytes));
       out.append(buffer, result.ptr);
       return true;
     }
@@ -157,13 +137,13 @@ Result<bool> append_scalar(const CqlType& type, std::string_view bytes, std::str
       out += bytes[0] != 0 ? 't' : 'f';
       return true;
     case TypeKind::kFloat:
-      append_pg_float(out, std::bit_cast<float>(static_cast<uint32_t>(load_signed(bytes))));
+      append_pg_float(out, types::read_float(bytes));
       return true;
     case TypeKind::kDouble:
-      append_pg_float(out, std::bit_cast<double>(static_cast<uint64_t>(load_signed(bytes))));
+      append_pg_float(out, types::read_double(bytes));
       return true;
     case TypeKind::kTimestamp: {
-      int64_t millis = load_signed(bytes);
+      int64_t millis = read_signed(bytes);
       if (millis < kPgMinTimestampMillis || millis >= kPgEndTimestampMillis) {
         return Status::invalid_argument(fmt::format(
             "timestamp {} is outside PostgreSQL's range",
@@ -173,7 +153,7 @@ Result<bool> append_scalar(const CqlType& type, std::string_view bytes, std::str
       return true;
     }
     case TypeKind::kDate: {
-      auto days = static_cast<int64_t>(static_cast<uint32_t>(load_signed(bytes))) - (int64_t{1} << 31);
+      auto days = static_cast<int64_t>(types::read_unsigned(bytes)) - (int64_t{1} << 31);
       if (days < kPgMinDateDays || days >= kPgEndDateDays) {
         return Status::invalid_argument(fmt::format(
             "date {} is outside PostgreSQL's range",
@@ -183,7 +163,7 @@ Result<bool> append_scalar(const CqlType& type, std::string_view bytes, std::str
       return true;
     }
     case TypeKind::kTime: {
-      int64_t nanos = load_signed(bytes);
+      int64_t nanos = read_signed(bytes);
       int64_t seconds = nanos / 1'000'000'000;
       out += fmt::format("{:02}:{:02}:{:02}.{:09}", seconds / 3600, seconds / 60 % 60,
                          seconds % 60, nanos % 1'000'000'000);

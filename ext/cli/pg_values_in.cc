@@ -7,7 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/types/value_internal.h"
+#include "engine/types/scalar.h"
+#include "engine/types/temporal.h"
 #include "engine/util/message.h"
 #include "ext/cli/pg_values.h"
 
@@ -21,16 +22,10 @@ using types::TypeKind;
 Status invalid(std::string message) { return Status::invalid_argument(std::move(message)); }
 
 std::string store_signed(int64_t value, size_t width) {
-  std::string out(width, '\0');
-  auto bits = static_cast<uint64_t>(value);
-  for (size_t i = width; i-- > 0;) {
-    out[i] = static_cast<char>(bits & 0xff);
-    bits >>= 8;
-  }
-  return out;
+  return types::store_be(static_cast<uint64_t>(value), width);
 }
 
-using types::internal::days_from_civil;
+using types::days_from_civil;
 
 // Reads an unsigned decimal number of at least one digit.
 bool read_digits(std::string_view text, size_t& pos, int64_t* out, size_t* count = nullptr) {

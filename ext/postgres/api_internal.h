@@ -8,8 +8,8 @@
 #include <exception>
 #include <memory>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -17,6 +17,7 @@
 #include "engine/query/query.h"
 #include "engine/schema/catalog.h"
 #include "engine/storage/store.h"
+#include "engine/types/scalar.h"
 #include "engine/util/status.h"
 #include "ext/cli/pg_types.h"
 #include "ext/postgres/cassette_api.h"
@@ -109,19 +110,15 @@ std::optional<std::pair<int64_t, int64_t>> integer_range(const types::CqlType& t
 // nothing, for anything else (empty values, other widths, other representations): to_pg_value
 // then decides.
 inline bool to_pg_number(std::string_view bytes, cas_repr repr, cas_value* out) {
-  uint64_t v8;
-  uint32_t v4;
   switch (repr) {
     case CAS_REPR_INT4:
       if (bytes.size() != 4) return false;
-      std::memcpy(&v4, bytes.data(), 4);
-      out->i = static_cast<int32_t>(__builtin_bswap32(v4));
+      out->i = types::read_int32(bytes);
       break;
     case CAS_REPR_INT8:
     case CAS_REPR_TIMESTAMPTZ:
       if (bytes.size() != 8) return false;
-      std::memcpy(&v8, bytes.data(), 8);
-      out->i = static_cast<int64_t>(__builtin_bswap64(v8));
+      out->i = types::read_int64(bytes);
       if (repr == CAS_REPR_TIMESTAMPTZ) {
         if (out->i < kPgMinTimestampMillis || out->i >= kPgEndTimestampMillis) return false;
         out->i = pg_micros_from_cql_millis(out->i);
@@ -129,9 +126,7 @@ inline bool to_pg_number(std::string_view bytes, cas_repr repr, cas_value* out) 
       break;
     case CAS_REPR_FLOAT8:
       if (bytes.size() != 8) return false;
-      std::memcpy(&v8, bytes.data(), 8);
-      v8 = __builtin_bswap64(v8);
-      std::memcpy(&out->d, &v8, 8);
+      out->d = types::read_double(bytes);
       break;
     default:
       return false;

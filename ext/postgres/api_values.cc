@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstring>
 
-#include "engine/types/value_internal.h"
+#include "engine/types/scalar.h"
+#include "engine/types/scalar_text.h"
+#include "engine/types/temporal.h"
 #include "engine/util/json.h"
 #include "engine/util/message.h"
 #include "ext/cli/pg_types.h"
@@ -21,48 +23,10 @@ namespace {
 
 using types::CqlType;
 using types::TypeKind;
-namespace in = types::internal;
 
 constexpr int64_t kPgEpochDays = 10'957;                 // 2000-01-01 in Unix days
 constexpr int64_t kCqlDateEpoch = int64_t{1} << 31;     // CQL dates: days + 2^31
 constexpr int64_t kMicrosPerDay = 86'400'000'000;
-
-// Big-endian loads for the scan path: value_internal.h's versions loop byte by byte, which the
-// per-row conversion of a full scan notices.
-inline int64_t load_signed(std::string_view b) {
-  uint64_t v;
-  switch (b.size()) {
-    case 8: {
-      std::memcpy(&v, b.data(), 8);
-      return static_cast<int64_t>(__builtin_bswap64(v));
-    }
-    case 4: {
-      uint32_t w;
-      std::memcpy(&w, b.data(), 4);
-      return static_cast<int32_t>(__builtin_bswap32(w));
-    }
-    default:
-      return in::load_be_signed(b);
-  }
-}
-inline double load_double8(std::string_view b) {
-  if (b.size() != 8) return in::load_double(b);
-  uint64_t v;
-  std::memcpy(&v, b.data(), 8);
-  v = __builtin_bswap64(v);
-  double d;
-  std::memcpy(&d, &v, 8);
-  return d;
-}
-inline float load_float4(std::string_view b) {
-  if (b.size() != 4) return in::load_float(b);
-  uint32_t v;
-  std::memcpy(&v, b.data(), 4);
-  v = __builtin_bswap32(v);
-  float f;
-  std::memcpy(&f, &v, 4);
-  return f;
-}
 
 bool is_scalar(const CqlType& t) {
   return !t.is_collection() && t.kind != TypeKind::kTuple && t.kind != TypeKind::kUdt;
@@ -77,7 +41,7 @@ std::string timestamp_text(int64_t millis) {
   int64_t ms_of_day = millis - days * 86'400'000;
   int64_t y;
   unsigned m, d;
-  in::civil_from_days(days, &y, &m, &d);
+  types::civil_from_days(days, &y, &m, &d);
   return fmt::format("{:04d}-{:02d}-{:02d} {:02d}:{:02d}:{:02d}.{:03d}+00", y, m, d,
                      ms_of_day / 3'600'000, ms_of_day / 60'000 % 60, ms_of_day / 1000 % 60,
                      ms_of_day % 1000);
@@ -86,7 +50,7 @@ std::string timestamp_text(int64_t millis) {
 std::string date_text(uint32_t value) {
   int64_t y;
   unsigned m, d;
-  in::civil_from_days(static_cast<int64_t>(value) - kCqlDateEpoch, &y, &m, &d);
+  types::civil_from_days(static_cast<int64_t>(value) - kCqlDateEpoch, &y, &m, &d);
   return fmt::format("{:04d}-{:02d}-{:02d}", y, m, d);
 }
 
@@ -104,38 +68,38 @@ std::string scalar_text(const CqlType& type, std::string_view bytes) {
     case TypeKind::kInt:
     case TypeKind::kBigint:
     case TypeKind::kCounter:
-      return std::to_string(in::load_be_signed(bytes));
+      return std::to_string(types::read_signed(bytes));
     case TypeKind::kFloat:
-      return float_text(in::load_float(bytes), true);
+      return float_text(types::read_float(bytes), true);
     case TypeKind::kDouble:
-      return float_text(in::load_double(bytes), false);
+      return float_text(types::read_double(bytes), false);
     case TypeKind::kBoolean:
       return bytes[0] ? "true" : "false";
     case TypeKind::kText:
     case TypeKind::kAscii:
       return std::string(bytes);
     case TypeKind::kBlob:
-      return "\\x" + in::to_hex(bytes);
+      return "\\x" + types::to_hex(bytes);
     case TypeKind::kUuid:
     case TypeKind::kTimeuuid:
-      return in::uuid_to_text(bytes);
+      return types::uuid_to_text(bytes);
     case TypeKind::kTimestamp:
-      return timestamp_text(in::load_be_signed(bytes));
+      return timestamp_text(types::read_signed(bytes));
     case TypeKind::kDate:
-      return date_text(static_cast<uint32_t>(in::load_be(bytes)));
+      return date_text(static_cast<uint32_t>(types::read_unsigned(bytes)));
     case TypeKind::kTime: {
-      int64_t ns = in::load_be_signed(bytes);
+      int64_t ns = types::read_signed(bytes);
       return fmt::format("{:02d}:{:02d}:{:02d}.{:06d}", ns / 3'600'000'000'000,
                          ns / 60'000'000'000 % 60, ns / 1'000'000'000 % 60, ns / 1000 % 1'000'000);
     }
     case TypeKind::kVarint:
-      return in::varint_to_text(bytes);
+      return types::varint_to_text(bytes);
     case TypeKind::kDecimal:
-      return in::decimal_to_text(bytes);
+      return types::decimal_to_text(bytes);
     case TypeKind::kInet:
-      return in::inet_to_text(bytes, false);
+      return types::inet_to_text(bytes, false);
     case TypeKind::kDuration: {
-      auto d = in::deserialize_duration(bytes);
+      auto d = types::deserialize_duration(bytes);
       if (!d) return "0";
       return fmt::format("{} mons {} days {} microseconds", d->months, d->days,
                          d->nanoseconds / 1000);
@@ -231,7 +195,7 @@ std::optional<int64_t> parse_digits(std::string_view digits) {
 
 // PostgreSQL's interval output in IntervalStyle postgres, "1 year 2 mons -3 days -04:05:06.5"
 // (the glue prints interval array elements in that style): months, days and microseconds.
-std::optional<in::Duration> parse_pg_interval(std::string_view text) {
+std::optional<types::Duration> parse_pg_interval(std::string_view text) {
   int64_t months = 0, days = 0, micros = 0;
   bool any = false;
   size_t i = 0;
@@ -289,7 +253,7 @@ std::optional<in::Duration> parse_pg_interval(std::string_view text) {
   }
   int64_t nanos;
   if (__builtin_mul_overflow(micros, int64_t{1000}, &nanos)) return std::nullopt;
-  return in::Duration{static_cast<int32_t>(months), static_cast<int32_t>(days), nanos};
+  return types::Duration{static_cast<int32_t>(months), static_cast<int32_t>(days), nanos};
 }
 
 Result<types::Value> scalar_from_text(const CqlType& type, std::string_view text,
@@ -297,7 +261,7 @@ Result<types::Value> scalar_from_text(const CqlType& type, std::string_view text
   switch (type.kind) {
     case TypeKind::kDuration:
       if (auto d = parse_pg_interval(text)) {
-        std::string bytes = in::serialize_duration(*d);
+        std::string bytes = types::serialize_duration(*d);
         Status valid = types::validate_value(type, bytes);
         if (!valid) {
           return Status::invalid_argument(fmt::format(
@@ -313,7 +277,7 @@ Result<types::Value> scalar_from_text(const CqlType& type, std::string_view text
       break;
     case TypeKind::kBlob:
       if (text.starts_with("\\x")) {
-        auto bytes = in::from_hex(text.substr(2));
+        auto bytes = types::from_hex(text.substr(2));
         if (!bytes) break;
         return types::Value(*bytes);
       }
@@ -334,7 +298,7 @@ Result<types::Value> scalar_from_text(const CqlType& type, std::string_view text
       }
       auto millis = types::parse_timestamp_millis(t);
       if (!millis) return millis.status();
-      return types::Value(in::store_be(static_cast<uint64_t>(*millis), 8));
+      return types::Value(types::store_be(static_cast<uint64_t>(*millis), 8));
     }
     default:
       break;
@@ -468,13 +432,13 @@ Status to_pg_value(const CqlType& type, const std::string_view* value, cas_repr 
     case CAS_REPR_INT2:
     case CAS_REPR_INT4:
     case CAS_REPR_INT8:
-      out->i = load_signed(bytes);
+      out->i = types::read_signed(bytes);
       return Status::ok();
     case CAS_REPR_FLOAT4:
-      out->d = load_float4(bytes);
+      out->d = types::read_float(bytes);
       return Status::ok();
     case CAS_REPR_FLOAT8:
-      out->d = load_double8(bytes);
+      out->d = types::read_double(bytes);
       return Status::ok();
     case CAS_REPR_BOOL:
       out->i = bytes[0] ? 1 : 0;
@@ -485,7 +449,7 @@ Status to_pg_value(const CqlType& type, const std::string_view* value, cas_repr 
       out->len = value->size();
       return Status::ok();
     case CAS_REPR_TIMESTAMPTZ: {
-      int64_t millis = load_signed(bytes);
+      int64_t millis = types::read_signed(bytes);
       if (millis < kPgMinTimestampMillis || millis >= kPgEndTimestampMillis) {
         return Status::invalid_argument(fmt::format("timestamp out of range: CQL timestamp {}",
                                                 types::format_value(type, bytes,
@@ -495,7 +459,7 @@ Status to_pg_value(const CqlType& type, const std::string_view* value, cas_repr 
       return Status::ok();
     }
     case CAS_REPR_DATE: {
-      int64_t unix_days = static_cast<int64_t>(in::load_be(bytes)) - kCqlDateEpoch;
+      int64_t unix_days = static_cast<int64_t>(types::read_unsigned(bytes)) - kCqlDateEpoch;
       if (unix_days < cli::pg::kPgMinDateDays || unix_days >= cli::pg::kPgEndDateDays) {
         return Status::invalid_argument(fmt::format("date out of range: CQL date {}",
                                                 types::format_value(type, bytes,
@@ -505,10 +469,10 @@ Status to_pg_value(const CqlType& type, const std::string_view* value, cas_repr 
       return Status::ok();
     }
     case CAS_REPR_TIME:
-      out->i = in::load_be_signed(bytes) / 1000;
+      out->i = types::read_signed(bytes) / 1000;
       return Status::ok();
     case CAS_REPR_INTERVAL: {
-      auto d = in::deserialize_duration(bytes);
+      auto d = types::deserialize_duration(bytes);
       if (!d) return Status::corruption("malformed duration value");
       out->months = d->months;
       out->days = d->days;
@@ -544,17 +508,18 @@ Result<types::Value> from_pg_value(const CqlType& type, const cas_value& v, cas_
         case TypeKind::kInt: {
           auto [min, max] = *integer_range(type);
           if (v.i < min || v.i > max) return out_of_range(type, v.i, column);
-          bytes = in::store_be(static_cast<uint64_t>(v.i), type.kind == TypeKind::kInt ? 4
-                                                           : type.kind == TypeKind::kSmallint ? 2
-                                                                                              : 1);
+          bytes =
+              types::store_be(static_cast<uint64_t>(v.i), type.kind == TypeKind::kInt        ? 4
+                                                          : type.kind == TypeKind::kSmallint ? 2
+                                                                                             : 1);
           break;
         }
         case TypeKind::kBigint:
         case TypeKind::kCounter:
-          bytes = in::store_be(static_cast<uint64_t>(v.i), 8);
+          bytes = types::store_be(static_cast<uint64_t>(v.i), 8);
           break;
         case TypeKind::kVarint:
-          bytes = in::varint_from_int64(v.i);
+          bytes = types::varint_from_int64(v.i);
           break;
         default:
           return from_text(type, std::to_string(v.i), column);
@@ -563,9 +528,9 @@ Result<types::Value> from_pg_value(const CqlType& type, const cas_value& v, cas_
     case CAS_REPR_FLOAT4:
     case CAS_REPR_FLOAT8:
       if (type.kind == TypeKind::kFloat) {
-        bytes = in::float_bytes(static_cast<float>(v.d));
+        bytes = types::float_bytes(static_cast<float>(v.d));
       } else if (type.kind == TypeKind::kDouble) {
-        bytes = in::double_bytes(v.d);
+        bytes = types::double_bytes(v.d);
       } else {
         return from_text(type, float_text(v.d, repr == CAS_REPR_FLOAT4), column);
       }
@@ -587,11 +552,11 @@ Result<types::Value> from_pg_value(const CqlType& type, const cas_value& v, cas_
       // Truncated to milliseconds (floor) before the epoch shift: near PostgreSQL's upper limit
       // the shifted microseconds would not fit in 64 bits.
       int64_t pg_millis = v.i >= 0 ? v.i / 1000 : -((-(v.i + 1)) / 1000) - 1;
-      bytes = in::store_be(static_cast<uint64_t>(pg_millis + kPgEpochMicros / 1000), 8);
+      bytes = types::store_be(static_cast<uint64_t>(pg_millis + kPgEpochMicros / 1000), 8);
       break;
     }
     case CAS_REPR_DATE:
-      bytes = in::store_be(static_cast<uint64_t>(v.i + kPgEpochDays + kCqlDateEpoch), 4);
+      bytes = types::store_be(static_cast<uint64_t>(v.i + kPgEpochDays + kCqlDateEpoch), 4);
       break;
     case CAS_REPR_TIME:
       // PostgreSQL's time goes up to 24:00:00; CQL's stops before it (Cassandra: "Hour out
@@ -601,7 +566,7 @@ Result<types::Value> from_pg_value(const CqlType& type, const cas_value& v, cas_
             "invalid value for column {} of CQL type time: 24:00:00 is out of range "
             "(CQL times run from 00:00:00 to 23:59:59.999999999)", column));
       }
-      bytes = in::store_be(static_cast<uint64_t>(v.i * 1000), 8);
+      bytes = types::store_be(static_cast<uint64_t>(v.i * 1000), 8);
       break;
     case CAS_REPR_INTERVAL: {
       int64_t nanos;
@@ -610,7 +575,7 @@ Result<types::Value> from_pg_value(const CqlType& type, const cas_value& v, cas_
             "invalid value for column {} of CQL type duration: its time part does not fit in "
             "64-bit nanoseconds", column));
       }
-      bytes = in::serialize_duration(in::Duration{v.months, v.days, nanos});
+      bytes = types::serialize_duration(types::Duration{v.months, v.days, nanos});
       break;
     }
     case CAS_REPR_TEXT:

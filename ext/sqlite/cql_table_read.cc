@@ -3,12 +3,14 @@
 // xFilter binds the argument values and opens a streaming QueryCursor. A GROUP BY or DISTINCT
 // that the clustering order does not give is grouped here (grouped_rows.h): idxStr then starts
 // with the grouping, "group <columns> keep <columns> | <plan>".
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cstring>
-#include <fmt/format.h>
 #include <thread>
 
+#include "engine/types/scalar.h"
 #include "engine/util/hash64.h"
 #include "ext/sqlite/cql_table.h"
 #include "ext/sqlite/grouped_rows.h"
@@ -239,11 +241,7 @@ Result<std::vector<std::unique_ptr<query::QueryCursor>>> token_range_parts(
   const uint64_t n = std::min<uint64_t>(cores, static_cast<uint64_t>(table_rows / kRowsPerPart) + 1);
   if (n < 2) return parts;
   auto bigint = [](int64_t v) {
-    std::string bytes(8, '\0');
-    for (int i = 7; i >= 0; --i, v = static_cast<int64_t>(static_cast<uint64_t>(v) >> 8)) {
-      bytes[static_cast<size_t>(i)] = static_cast<char>(v & 0xFF);
-    }
-    return types::Value(std::move(bytes));
+    return types::Value(types::store_be(static_cast<uint64_t>(v), 8));
   };
   const uint64_t step = UINT64_MAX / n + 1;  // tokens span 2^64 values
   for (uint64_t k = 0; k < n; ++k) {
@@ -275,9 +273,7 @@ void remember_counters(const CqlTable& t, query::QueryCursor& rows, RowKey& key)
     if (!columns[i].type.is_counter()) continue;
     std::optional<std::string_view> v = rows.value(i);
     if (!v || v->size() != 8) continue;
-    uint64_t x = 0;
-    for (unsigned char b : *v) x = (x << 8) | b;
-    key.counters_read[i] = static_cast<int64_t>(x);
+    key.counters_read[i] = types::read_int64(*v);
   }
 }
 

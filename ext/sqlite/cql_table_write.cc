@@ -12,6 +12,7 @@
 #include "engine/storage/encoded_row_writer.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/partition_key.h"
+#include "engine/types/scalar.h"
 #include "ext/sqlite/cql_table.h"
 #include "ext/sqlite/value_mapping.h"
 
@@ -277,8 +278,7 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
             "not have yet reads as NULL: SET {0} = coalesce({0}, 0) + n)",
             c.name));
       }
-      int64_t now_value = 0;
-      for (unsigned char b : *v) now_value = static_cast<int64_t>((static_cast<uint64_t>(now_value) << 8) | b);
+      const int64_t now_value = types::read_signed(*v);
       // Counter tables take only UPDATEs, so `row_read` is set: the delta is against the value
       // SQLite computed the new one from, not the store's now (others may have added since).
       const std::vector<int64_t>& before = row_read->counters_read;

@@ -17,17 +17,9 @@ namespace {
 using types::CqlType;
 using types::TypeKind;
 
-std::string big_endian(int64_t v, size_t width) {
-  std::string out(width, '\0');
-  for (size_t i = 0; i < width; ++i) {
-    out[width - 1 - i] = static_cast<char>(static_cast<uint64_t>(v) >> (8 * i));
-  }
-  return out;
-}
-
 // The shortest two's complement big-endian bytes of v (varint).
 std::string varint_bytes(int64_t v) {
-  std::string out = big_endian(v, 8);
+  std::string out = types::store_be(v, 8);
   size_t skip = 0;
   while (skip < 7) {
     unsigned char b = static_cast<unsigned char>(out[skip]);
@@ -133,17 +125,6 @@ std::optional<double> real_value(sqlite3_value* value) {
   }
 }
 
-std::string double_bytes(double d) {
-  uint64_t bits;
-  std::memcpy(&bits, &d, 8);
-  return big_endian(static_cast<int64_t>(bits), 8);
-}
-std::string float_bytes(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return big_endian(static_cast<int64_t>(bits), 4);
-}
-
 // Sets a text result NUL-terminated (length -1), so SQLite marks it MEM_Term. With an explicit
 // length SQLite stores it unterminated, and every sqlite3_column_text() (Python's sqlite3 calls
 // it for each text value) then reallocates the value to append a terminator, after which the next
@@ -228,11 +209,11 @@ void result_value_of(sqlite3_context* context, const CqlType& type, std::string_
     case TypeKind::kInt:
     case TypeKind::kBigint:
     case TypeKind::kCounter:
-      sqlite3_result_int64(context, signed_big_endian(bytes));
+      sqlite3_result_int64(context, types::read_signed(bytes));
       return;
     case TypeKind::kVarint:
       if (bytes.size() <= 8) {
-        sqlite3_result_int64(context, signed_big_endian(bytes));
+        sqlite3_result_int64(context, types::read_signed(bytes));
       } else {
         result_text(context, sql_text(type, bytes));
       }
@@ -240,20 +221,12 @@ void result_value_of(sqlite3_context* context, const CqlType& type, std::string_
     case TypeKind::kBoolean:
       sqlite3_result_int(context, bytes[0] != 0);
       return;
-    case TypeKind::kFloat: {
-      uint32_t bits = static_cast<uint32_t>(signed_big_endian(bytes));
-      float f;
-      std::memcpy(&f, &bits, 4);
-      sqlite3_result_double(context, f);
+    case TypeKind::kFloat:
+      sqlite3_result_double(context, types::read_float(bytes));
       return;
-    }
-    case TypeKind::kDouble: {
-      uint64_t bits = static_cast<uint64_t>(signed_big_endian(bytes));
-      double d;
-      std::memcpy(&d, &bits, 8);
-      sqlite3_result_double(context, d);
+    case TypeKind::kDouble:
+      sqlite3_result_double(context, types::read_double(bytes));
       return;
-    }
     case TypeKind::kText:
     case TypeKind::kAscii:
       result_text(context, bytes, terminated);
@@ -299,7 +272,7 @@ Status cql_value_into(const CqlType& type, sqlite3_value* value, std::string_vie
                              *v >= (int64_t{1} << (8 * width - 1))))) {
       return invalid(type, value, column);
     }
-    out = big_endian(*v, width);
+    out = types::store_be(*v, width);
   } else if (k == TypeKind::kVarint && sql_type != SQLITE_TEXT) {
     std::optional<int64_t> v = exact_integer(value);
     if (!v) return invalid(type, value, column);
@@ -307,7 +280,8 @@ Status cql_value_into(const CqlType& type, sqlite3_value* value, std::string_vie
   } else if (k == TypeKind::kFloat || k == TypeKind::kDouble) {
     std::optional<double> d = real_value(value);
     if (!d) return invalid(type, value, column);
-    out = k == TypeKind::kFloat ? float_bytes(static_cast<float>(*d)) : double_bytes(*d);
+    out = k == TypeKind::kFloat ? types::float_bytes(static_cast<float>(*d))
+                                : types::double_bytes(*d);
   } else if (k == TypeKind::kBoolean) {
     std::optional<int64_t> v = exact_integer(value);
     if (v && (*v == 0 || *v == 1)) {
@@ -328,11 +302,11 @@ Status cql_value_into(const CqlType& type, sqlite3_value* value, std::string_vie
     if (sql_type == SQLITE_BLOB) return invalid(type, value, column);
     out.assign(value_text(value));
   } else if (k == TypeKind::kTimestamp && sql_type == SQLITE_INTEGER) {
-    out = big_endian(sqlite3_value_int64(value), 8);
+    out = types::store_be(sqlite3_value_int64(value), 8);
   } else if (k == TypeKind::kTime && sql_type == SQLITE_INTEGER) {
     int64_t nanos = sqlite3_value_int64(value);
     if (nanos < 0 || nanos >= 86'400'000'000'000) return invalid(type, value, column);
-    out = big_endian(nanos, 8);
+    out = types::store_be(nanos, 8);
   } else if (type.is_collection() || k == TypeKind::kTuple || k == TypeKind::kUdt) {
     if (sql_type != SQLITE_TEXT) return invalid(type, value, column);
     Result<types::Value> v = types::from_json(type, value_text(value), column);
@@ -363,12 +337,12 @@ bool has_two_zeros(const CqlType& type) {
 
 types::Value other_zero(const CqlType& type, std::string_view bytes) {
   if (type.kind == TypeKind::kDouble && bytes.size() == 8) {
-    uint64_t bits = static_cast<uint64_t>(signed_big_endian(bytes));
-    if ((bits << 1) == 0) return big_endian(static_cast<int64_t>(bits ^ (uint64_t{1} << 63)), 8);
+    const auto bits = static_cast<uint64_t>(types::read_int64(bytes));
+    if ((bits << 1) == 0) return types::store_be(bits ^ (uint64_t{1} << 63), 8);
   }
   if (type.kind == TypeKind::kFloat && bytes.size() == 4) {
-    uint32_t bits = static_cast<uint32_t>(signed_big_endian(bytes));
-    if ((bits << 1) == 0) return big_endian(static_cast<int64_t>(bits ^ (uint32_t{1} << 31)), 4);
+    const auto bits = static_cast<uint32_t>(types::read_int32(bytes));
+    if ((bits << 1) == 0) return types::store_be(bits ^ (uint32_t{1} << 31), 4);
   }
   return std::nullopt;
 }
@@ -449,7 +423,7 @@ types::Value constraint_value(const CqlType& type, sqlite3_value* value, bool is
     // Clamped in double, where a bigint's upper limit rounds up to 2^63 (not an int64_t).
     const double lo = static_cast<double>(r.lo), hi = static_cast<double>(r.hi);
     const int64_t n = d >= hi ? r.hi : d <= lo ? r.lo : static_cast<int64_t>(d);
-    return big_endian(n, r.width);
+    return types::store_be(n, r.width);
   }
   if ((k == TypeKind::kText || k == TypeKind::kAscii) &&
       (sql_type == SQLITE_INTEGER || sql_type == SQLITE_FLOAT)) {
@@ -464,15 +438,16 @@ types::Value constraint_value(const CqlType& type, sqlite3_value* value, bool is
     if (!exact) return std::nullopt;
     if (*exact == 0 && is_range) {
       // SQL has one zero; the store orders -0.0 below 0.0: a bound keeps both or neither.
-      return round_up ? (k == TypeKind::kFloat ? float_bytes(-0.0f) : double_bytes(-0.0))
-                      : (k == TypeKind::kFloat ? float_bytes(0.0f) : double_bytes(0.0));
+      return round_up
+                 ? (k == TypeKind::kFloat ? types::float_bytes(-0.0f) : types::double_bytes(-0.0))
+                 : (k == TypeKind::kFloat ? types::float_bytes(0.0f) : types::double_bytes(0.0));
     }
     if (k == TypeKind::kFloat) {
       std::optional<float> f = nearest_floating<float>(*exact, is_range, round_up);
-      return f ? types::Value(float_bytes(*f)) : std::nullopt;
+      return f ? types::Value(types::float_bytes(*f)) : std::nullopt;
     }
     std::optional<double> d = nearest_floating<double>(*exact, is_range, round_up);
-    return d ? types::Value(double_bytes(*d)) : std::nullopt;
+    return d ? types::Value(types::double_bytes(*d)) : std::nullopt;
   }
   if (reads_as_formatted_text(type)) {
     // TEXT affinity: the value is compared as text (a number as its text) with the column's
@@ -539,7 +514,7 @@ TextOrderedSpan text_ordered_span(const CqlType& type) {
 bool upper_bound_keeps_values_above(const CqlType& type, const TextOrderedSpan& span,
                                     std::string_view given, bool inclusive) {
   if (!span.values_above) return false;
-  const int c = sql_text(type, big_endian(span.hi + 1, span.width)).compare(given);
+  const int c = sql_text(type, types::store_be(span.hi + 1, span.width)).compare(given);
   return c < 0 || (inclusive && c == 0);
 }
 
@@ -550,7 +525,7 @@ int64_t first_text_above(const CqlType& type, const TextOrderedSpan& span, std::
   int64_t lo = span.lo, hi = span.hi + 1;
   while (lo < hi) {
     const int64_t mid = lo + (hi - lo) / 2;
-    const int c = sql_text(type, big_endian(mid, span.width)).compare(given);
+    const int c = sql_text(type, types::store_be(mid, span.width)).compare(given);
     if (c > 0 || (or_equal && c == 0)) {
       hi = mid;
     } else {
@@ -580,7 +555,7 @@ FormattedTextBound formatted_text_bound(const CqlType& type, sqlite3_value* valu
       first_text_above(type, span, value_text(value), upper ? !inclusive : inclusive);
   if (!upper) {
     if (first <= span.lo) return {FormattedTextBound::kEveryRow, {}};
-    return {FormattedTextBound::kFrom, big_endian(first, span.width)};
+    return {FormattedTextBound::kFrom, types::store_be(first, span.width)};
   }
   // The store reads one range per side: an upper bound that must keep some later years besides
   // the span's first values keeps every row, for SQLite's own check to decide.
@@ -588,7 +563,7 @@ FormattedTextBound formatted_text_bound(const CqlType& type, sqlite3_value* valu
       upper_bound_keeps_values_above(type, span, value_text(value), inclusive)) {
     return {FormattedTextBound::kEveryRow, {}};
   }
-  return {FormattedTextBound::kBefore, big_endian(first, span.width)};
+  return {FormattedTextBound::kBefore, types::store_be(first, span.width)};
 }
 
 bool has_numeric_affinity(const CqlType& type) {
@@ -634,19 +609,22 @@ types::Value extreme_value(const CqlType& type, bool greatest) {
   TypeKind k = type.kind;
   if (is_integer_kind(k) || k == TypeKind::kBoolean) {
     const IntegerRange r = integer_range(k);
-    return big_endian(greatest ? r.hi : r.lo, r.width);
+    return types::store_be(greatest ? r.hi : r.lo, r.width);
   }
   const double infinity = std::numeric_limits<double>::infinity();
   switch (k) {
-    case TypeKind::kDouble: return double_bytes(greatest ? infinity : -infinity);
+    case TypeKind::kDouble:
+      return types::double_bytes(greatest ? infinity : -infinity);
     case TypeKind::kFloat:
-      return float_bytes(greatest ? std::numeric_limits<float>::infinity()
-                                  : -std::numeric_limits<float>::infinity());
+      return types::float_bytes(greatest ? std::numeric_limits<float>::infinity()
+                                         : -std::numeric_limits<float>::infinity());
     case TypeKind::kTimestamp:
-      return big_endian(greatest ? std::numeric_limits<int64_t>::max()
-                                 : std::numeric_limits<int64_t>::min(), 8);
-    case TypeKind::kDate: return big_endian(greatest ? 0xffffffff : 0, 4);  // days + 2^31, unsigned
-    case TypeKind::kTime: return big_endian(greatest ? 86'399'999'999'999 : 0, 8);
+      return types::store_be(
+          greatest ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min(), 8);
+    case TypeKind::kDate:
+      return types::store_be(greatest ? 0xffffffff : 0, 4);  // days + 2^31, unsigned
+    case TypeKind::kTime:
+      return types::store_be(greatest ? 86'399'999'999'999 : 0, 8);
     case TypeKind::kBlob:
     case TypeKind::kText:
     case TypeKind::kAscii:

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "engine/types/cql_type.h"
+#include "engine/types/scalar.h"
 #include "engine/types/value.h"
 #include "ext/sqlite/sqlite_api.h"
 
@@ -31,25 +32,6 @@ inline bool is_integer_kind(types::TypeKind k) {
 // type but the strings, whose empty value is just ''.
 inline bool empty_reads_as_blob(types::TypeKind k) {
   return k != types::TypeKind::kText && k != types::TypeKind::kAscii && k != types::TypeKind::kBlob;
-}
-
-// A big-endian two's-complement integer of 0 to 8 bytes (CQL's integer types, varint up to 8
-// bytes, the bits of a float or double).
-inline int64_t signed_big_endian(std::string_view bytes) {
-  if (bytes.size() == 8) {  // bigint, counter: one load instead of a loop over the bytes
-    uint64_t v;
-    std::memcpy(&v, bytes.data(), 8);
-    return static_cast<int64_t>(__builtin_bswap64(v));
-  }
-  if (bytes.size() == 4) {  // int
-    uint32_t v;
-    std::memcpy(&v, bytes.data(), 4);
-    return static_cast<int32_t>(__builtin_bswap32(v));
-  }
-  if (bytes.empty()) return 0;
-  uint64_t v = static_cast<signed char>(bytes[0]) < 0 ? ~uint64_t{0} : 0;
-  for (unsigned char c : bytes) v = (v << 8) | c;
-  return static_cast<int64_t>(v);
 }
 
 // Sets the result of `context` to the SQL form of `bytes` (a serialized value of `type`).
@@ -75,7 +57,7 @@ void result_value_of(sqlite3_context* context, const types::CqlType& type, std::
 inline void result_value(sqlite3_context* context, types::TypeKind k, const types::CqlType& type,
                          std::string_view bytes, bool terminated) {
   if (is_integer_kind(k) && !bytes.empty()) {
-    sqlite3_result_int64(context, signed_big_endian(bytes));
+    sqlite3_result_int64(context, types::read_signed(bytes));
   } else if (terminated && (k == types::TypeKind::kText || k == types::TypeKind::kAscii)) {
     result_terminated_text(context, bytes);
   } else {

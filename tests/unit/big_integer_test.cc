@@ -18,13 +18,13 @@ namespace {
 std::string hex_of_varint(std::string_view text) {
   auto bytes = internal::varint_from_text(text);
   REQUIRE(bytes);
-  return internal::to_hex(*bytes);
+  return types::to_hex(*bytes);
 }
 
 std::string decimal_round_trip(std::string_view text) {
   auto bytes = internal::decimal_from_text(text);
   REQUIRE(bytes);
-  return internal::decimal_to_text(*bytes);
+  return types::decimal_to_text(*bytes);
 }
 
 }  // namespace
@@ -51,11 +51,10 @@ TEST_CASE("varint bytes are Java's minimal two's complement at every byte bounda
   for (std::string_view text : {"0", "-1", "1", "-128", "128", "-32769", "18446744073709551616",
                                 "-340282366920938463463374607431768211457"}) {
     INFO(text);
-    CHECK(internal::varint_to_text(*internal::varint_from_text(text)) == text);
+    CHECK(types::varint_to_text(*internal::varint_from_text(text)) == text);
   }
-  CHECK(internal::varint_to_text("") == "0");  // the empty value reads as zero
-  CHECK(internal::varint_from_int64(INT64_MIN) ==
-        *internal::varint_from_text("-9223372036854775808"));
+  CHECK(types::varint_to_text("") == "0");  // the empty value reads as zero
+  CHECK(types::varint_from_int64(INT64_MIN) == *internal::varint_from_text("-9223372036854775808"));
 }
 
 TEST_CASE("varint and decimal digits round-trip far past 128 bits") {
@@ -63,7 +62,7 @@ TEST_CASE("varint and decimal digits round-trip far past 128 bits") {
   digits[0] = '4';
   for (std::string sign : {"", "-"}) {
     const std::string text = sign + digits;
-    CHECK(internal::varint_to_text(*internal::varint_from_text(text)) == text);
+    CHECK(types::varint_to_text(*internal::varint_from_text(text)) == text);
     CHECK(decimal_round_trip(text + ".125") == text + ".125");
   }
   // byte_comparable's digits of a magnitude, through the same code
@@ -100,7 +99,7 @@ TEST_CASE("decimal text is BigDecimal's, exponents and scales included") {
 TEST_CASE("a decimal's integer part is bounded, its low 64 bits are not") {
   auto integer = internal::decimal_to_varint(*internal::decimal_from_text("-12.9E+1"));
   REQUIRE(integer.is_ok());
-  CHECK(internal::varint_to_text(*integer) == "-129");
+  CHECK(types::varint_to_text(*integer) == "-129");
   auto huge = internal::decimal_to_varint(*internal::decimal_from_text("1E+2147483647"));
   REQUIRE_FALSE(huge.is_ok());
   CHECK(huge.status().message() ==

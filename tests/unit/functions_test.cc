@@ -286,7 +286,7 @@ TEST_CASE("functions math (Cassandra 5.0)") {
 TEST_CASE("functions on collections (Cassandra 5.0)") {
   const CqlType i = t(TypeKind::kInt), text = t(TypeKind::kText);
   const CqlType map = CqlType::map(text, i);
-  auto int_bytes = [](int32_t x) { return types::internal::store_be(static_cast<uint32_t>(x), 4); };
+  auto int_bytes = [](int32_t x) { return types::store_be(static_cast<uint32_t>(x), 4); };
   const std::string m = serialize_map(text, {{"b", int_bytes(2)}, {"a", int_bytes(5)}});
   auto keys = resolve("map_keys", {FunctionArgument{map, "m"}});
   CHECK(keys->return_type == CqlType::set(text));

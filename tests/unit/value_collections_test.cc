@@ -14,7 +14,7 @@ CqlType t(TypeKind k) {
   return CqlType::simple(k);
 }
 std::string int_bytes(int32_t v) {
-  return internal::store_be(static_cast<uint32_t>(v), 4);
+  return types::store_be(static_cast<uint32_t>(v), 4);
 }
 std::string decimal(std::string_view text) {
   return *internal::decimal_from_text(text);
@@ -23,13 +23,13 @@ std::string decimal(std::string_view text) {
 }  // namespace
 
 TEST_CASE("value collections serialize in the native protocol layout") {
-  CHECK(internal::to_hex(serialize_list(std::vector<std::string>{"a", ""})) ==
+  CHECK(types::to_hex(serialize_list(std::vector<std::string>{"a", ""})) ==
         "00000002"
         "00000001"
         "61"
         "00000000");
   const std::vector<Value> parts{int_bytes(1), std::nullopt};
-  CHECK(internal::to_hex(serialize_tuple(parts)) ==
+  CHECK(types::to_hex(serialize_tuple(parts)) ==
         "00000004"
         "00000001"
         "ffffffff");

@@ -49,7 +49,7 @@ std::string random_value(const CqlType& type, std::mt19937_64& rng) {
     case TypeKind::kTimestamp:
       return bytes(8);
     case TypeKind::kTime:
-      return internal::store_be(rng() % (uint64_t{86400} * 1000000000), 8);
+      return types::store_be(rng() % (uint64_t{86400} * 1000000000), 8);
     case TypeKind::kFloat: {
       static const float kSpecial[] = {0.0f,    -0.0f,     1.0f,       -1.0f, 1e30f,
                                        -1e-30f, HUGE_VALF, -HUGE_VALF, NAN};
@@ -57,7 +57,7 @@ std::string random_value(const CqlType& type, std::mt19937_64& rng) {
                           : static_cast<float>(static_cast<int32_t>(rng())) / 1000.0f;
       uint32_t bits;
       std::memcpy(&bits, &f, 4);
-      return internal::store_be(bits, 4);
+      return types::store_be(bits, 4);
     }
     case TypeKind::kDouble: {
       static const double kSpecial[] = {0.0,     -0.0,     1.0,       -1.0, 1e300,
@@ -66,7 +66,7 @@ std::string random_value(const CqlType& type, std::mt19937_64& rng) {
           rng() % 2 ? kSpecial[rng() % 9] : static_cast<double>(static_cast<int64_t>(rng())) / 1e6;
       uint64_t bits;
       std::memcpy(&bits, &d, 8);
-      return internal::store_be(bits, 8);
+      return types::store_be(bits, 8);
     }
     case TypeKind::kVarint: {
       const std::string b = bytes(1 + rng() % 4);
@@ -74,7 +74,7 @@ std::string random_value(const CqlType& type, std::mt19937_64& rng) {
     }
     case TypeKind::kDecimal: {
       const int32_t scale = static_cast<int32_t>(rng() % 7) - 3;
-      return internal::store_be(static_cast<uint32_t>(scale), 4) + bytes(1 + rng() % 3);
+      return types::store_be(static_cast<uint32_t>(scale), 4) + bytes(1 + rng() % 3);
     }
     case TypeKind::kUuid: {
       std::string b = bytes(16);
@@ -93,7 +93,7 @@ std::string random_value(const CqlType& type, std::mt19937_64& rng) {
       return serialize_list(elements);
     }
     case TypeKind::kMap: {
-      std::string out = internal::store_be(0, 4);
+      std::string out = types::store_be(0, 4);
       std::vector<std::pair<std::string, std::string>> entries;
       for (size_t i = rng() % 3; i > 0; --i)
         entries.emplace_back(random_value(type.params[0], rng), random_value(type.params[1], rng));
@@ -139,7 +139,7 @@ TEST_CASE("value compare_values agrees with the byte-comparable encoding") {
     std::vector<std::string> encoded;
     for (const auto& v : values) {
       std::string e;
-      REQUIRE_MESSAGE(encode_key_component(type, v, false, &e).is_ok(), internal::to_hex(v));
+      REQUIRE_MESSAGE(encode_key_component(type, v, false, &e).is_ok(), types::to_hex(v));
       encoded.push_back(std::move(e));
     }
     int disagreements = 0;
@@ -150,8 +150,7 @@ TEST_CASE("value compare_values agrees with the byte-comparable encoding") {
         if (c != 0 && c != m) {
           ++disagreements;
           if (disagreements < 3)
-            MESSAGE(internal::to_hex(values[i]), " vs ", internal::to_hex(values[j]), ": ", c, " ",
-                    m);
+            MESSAGE(types::to_hex(values[i]), " vs ", types::to_hex(values[j]), ": ", c, " ", m);
         }
       }
     }

@@ -29,17 +29,6 @@ std::string json(const CqlType& type, ConstantKind kind, std::string_view text) 
   return to_json(type, parse(type, kind, text));
 }
 
-std::string double_bytes(double d) {
-  uint64_t bits;
-  std::memcpy(&bits, &d, 8);
-  return internal::store_be(bits, 8);
-}
-std::string float_bytes(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, 4);
-  return internal::store_be(bits, 4);
-}
-
 }  // namespace
 
 TEST_CASE("value cqlsh formatting of scalars") {
@@ -104,7 +93,7 @@ TEST_CASE("value cqlsh formatting of collections, tuples and UDTs") {
                                        parse(i, ConstantKind::kInteger, "-1")}),
                      ValueStyle::kCqlsh) == "{-1, 2}");
   const CqlType ts_list = CqlType::list(t(TypeKind::kTimestamp));
-  CHECK(format_value(ts_list, serialize_list(std::vector<std::string>{internal::store_be(0, 8)}),
+  CHECK(format_value(ts_list, serialize_list(std::vector<std::string>{types::store_be(0, 8)}),
                      ValueStyle::kCqlsh) == "['1970-01-01 00:00:00.000000+0000']");
   const CqlType tuple = CqlType::tuple({i, text});
   const std::vector<Value> parts{parse(i, ConstantKind::kInteger, "1"), std::nullopt};

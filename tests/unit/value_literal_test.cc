@@ -16,7 +16,7 @@ CqlType t(TypeKind k) {
 
 std::string hex(const Result<std::string>& r) {
   REQUIRE_MESSAGE(r.is_ok(), r.status().message());
-  return internal::to_hex(*r);
+  return types::to_hex(*r);
 }
 
 std::string error(const CqlType& type, ConstantKind kind, std::string_view text) {
@@ -141,11 +141,11 @@ TEST_CASE("value a date past year 9999 reads back in the form it prints in") {
   // Java's formatter writes such years with a '+' (found by the value_json fuzz target: toJson's
   // "+848819-04-28" did not convert back). 2^31 + 3000000 days is 10183-09-21.
   const CqlType date = t(TypeKind::kDate);
-  const std::string bytes = internal::store_be(uint32_t{(1u << 31) + 3000000}, 4);
+  const std::string bytes = types::store_be(uint32_t{(1u << 31) + 3000000}, 4);
   CHECK(format_value(date, bytes, ValueStyle::kString) == "+10183-09-21");
-  CHECK(hex(parse_value_string(date, "+10183-09-21")) == internal::to_hex(bytes));
+  CHECK(hex(parse_value_string(date, "+10183-09-21")) == types::to_hex(bytes));
   CHECK(hex(parse_constant(date, ConstantKind::kString, "+10183-09-21", "k")) ==
-        internal::to_hex(bytes));
+        types::to_hex(bytes));
 }
 
 TEST_CASE("value constants of timestamp, date and time") {
