@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <variant>
 
+#include "engine/codec/table_codec.h"
 #include "engine/cql/execution_context.h"
 #include "engine/cql/modification_statement.h"
-#include "engine/cql/table_codec.h"
 
 namespace cassette::cql {
 

@@ -11,10 +11,10 @@
 //   SELECT k, max(v) FROM ks.t WHERE k IN (1, 2) GROUP BY k;
 #include <algorithm>
 
+#include "engine/codec/table_codec.h"
 #include "engine/cql/execution_context.h"
 #include "engine/cql/restrictions.h"
 #include "engine/cql/selection.h"
-#include "engine/cql/table_codec.h"
 #include "engine/cql/term.h"
 #include "engine/types/scalar.h"
 

@@ -15,7 +15,7 @@
 #include <limits>
 #include <mutex>
 
-#include "engine/cql/table_codec.h"
+#include "engine/codec/table_codec.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/scalar.h"
 

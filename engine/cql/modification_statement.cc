@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "engine/cql/table_codec.h"
+#include "engine/codec/table_codec.h"
 
 namespace cassette::cql {
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/codec/table_codec.h"
 #include "engine/cql/modification.h"
-#include "engine/cql/table_codec.h"
 #include "engine/cql/term.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/partition_key.h"

@@ -3,8 +3,8 @@
 // row is checked against (see restrictions.h).
 #include <algorithm>
 
+#include "engine/codec/table_codec.h"
 #include "engine/cql/restrictions_internal.h"
-#include "engine/cql/table_codec.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/murmur3.h"
 

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/codec/table_codec.h"
 #include "engine/cql/restrictions_internal.h"
-#include "engine/cql/table_codec.h"
 #include "engine/cql/term.h"
 #include "engine/types/murmur3.h"
 #include "engine/types/scalar.h"

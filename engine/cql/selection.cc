@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
+#include "engine/codec/table_codec.h"
 #include "engine/cql/functions.h"
 #include "engine/cql/selection_internal.h"
 #include "engine/cql/selector_operators.h"
-#include "engine/cql/table_codec.h"
 #include "engine/cql/term.h"
 #include "engine/types/murmur3.h"
 

@@ -1,6 +1,6 @@
 // Evaluating prepared selectors on rows, and aggregating rows into groups (see selection.h).
+#include "engine/codec/table_codec.h"
 #include "engine/cql/selection_internal.h"
-#include "engine/cql/table_codec.h"
 #include "engine/types/murmur3.h"
 #include "engine/types/scalar.h"
 

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <span>
 
-#include "engine/cql/table_codec.h"
+#include "engine/codec/table_codec.h"
 #include "engine/query/query.h"
 #include "engine/storage/internal_key.h"
 #include "engine/types/byte_comparable.h"

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <string_view>
 
-#include "engine/cql/table_codec.h"
+#include "engine/codec/table_codec.h"
 #include "engine/storage/row_codec.h"
 #include "engine/types/partition_key.h"
 

@@ -11,8 +11,8 @@
 // The same fold feeds the transaction's reads (api_overlay.cc), so they see what commit writes.
 #include <map>
 
+#include "engine/codec/table_codec.h"
 #include "engine/cql/modification.h"
-#include "engine/cql/table_codec.h"
 #include "engine/storage/store_directory.h"
 #include "ext/postgres/api_internal.h"
 #include "ext/postgres/api_write_log.h"

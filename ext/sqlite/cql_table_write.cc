@@ -7,8 +7,8 @@
 // static column, which is left unset so inserting rows does not erase the partition's static
 // values). UPDATE = CQL UPDATE of the assigned columns (sqlite3_vtab_nochange tells which).
 // DELETE = CQL row deletion. INSERT OR IGNORE / ON CONFLICT DO NOTHING = IF NOT EXISTS.
+#include "engine/codec/table_codec.h"
 #include "engine/cql/modification.h"
-#include "engine/cql/table_codec.h"
 #include "engine/storage/encoded_row_writer.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/partition_key.h"

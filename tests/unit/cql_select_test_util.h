@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/cql/table_codec.h"
+#include "engine/codec/table_codec.h"
 #include "tests/unit/cql_test_fixture.h"
 
 namespace cassette::test {

@@ -2,8 +2,8 @@
 // TableDefs built by hand.
 #include <doctest/doctest.h>
 
+#include "engine/codec/table_codec.h"
 #include "engine/cql/execution_context.h"
-#include "engine/cql/table_codec.h"
 #include "engine/cql/term.h"
 #include "engine/types/value.h"
 

@@ -1,5 +1,5 @@
 // The table codec (see table_codec.h): CQL values <-> storage partitions, rows and cells.
-#include "engine/cql/table_codec.h"
+#include "engine/codec/table_codec.h"
 
 #include <fmt/format.h>
 
@@ -109,10 +109,11 @@ types::Value read_column(const schema::ColumnDef& column, const storage::Row& ro
   switch (type.kind) {
     case TypeKind::kList: {
       // Paths are timeuuids: list order is their time order, which raw bytes do not give.
-      std::stable_sort(live.begin(), live.end(), [](const storage::Cell* a, const storage::Cell* b) {
-        return types::compare_values(types::CqlType::simple(TypeKind::kTimeuuid), a->path,
-                                     b->path) < 0;
-      });
+      std::stable_sort(live.begin(), live.end(),
+                       [](const storage::Cell* a, const storage::Cell* b) {
+                         return types::compare_values(types::CqlType::simple(TypeKind::kTimeuuid),
+                                                      a->path, b->path) < 0;
+                       });
       std::vector<std::string> elements;
       for (const storage::Cell* c : live) elements.push_back(c->value);
       return types::serialize_list(elements);
@@ -136,7 +137,8 @@ types::Value read_column(const schema::ColumnDef& column, const storage::Row& ro
       }
       return types::serialize_tuple(fields);
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -210,8 +212,7 @@ std::optional<int64_t> column_writetime(const schema::ColumnDef& column, const s
 std::optional<int64_t> column_ttl(const schema::ColumnDef& column, const storage::Row& row,
                                   int64_t now_seconds) {
   const storage::ColumnData* data = row.find_column(column.id);
-  if (data == nullptr || data->complex || data->cell.is_tombstone() ||
-      !data->cell.is_expiring()) {
+  if (data == nullptr || data->complex || data->cell.is_tombstone() || !data->cell.is_expiring()) {
     return std::nullopt;
   }
   return std::max<int64_t>(0, data->cell.local_deletion_time - now_seconds);
