@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/codec/current_row.h"
 #include "engine/cql/ast.h"
 #include "engine/cql/execution_context.h"
 #include "engine/schema/schema.h"
@@ -120,23 +121,6 @@ bool operation_needs_row(const ColumnOperation& op, const WriteParameters& param
 // The live cells of a list column in list order (by their timeuuid paths).
 std::vector<const storage::Cell*> list_cells_in_order(const schema::ColumnDef& column,
                                                       const storage::Row* row);
-
-// The current state of one row of a partition, read under a snapshot: the row (nullptr when it
-// has no live data) and the partition's static row (nullptr when none).
-struct CurrentRow {
-  std::optional<storage::Row> row;
-  std::optional<storage::Row> static_row;
-  bool partition_exists = false;  // any live row or static row
-  // When only the static row was asked for: the partition's first live row and its encoded
-  // clustering (a conditional BATCH shows it next to static values, as Cassandra does).
-  std::optional<std::string> first_clustering;
-};
-// `clustering` is the encoded full clustering key (empty for a table without clustering
-// columns); nullopt reads only the static row.
-Result<CurrentRow> read_current_row(const storage::Store& store, const storage::Snapshot& snapshot,
-                                    const schema::TableDef& table,
-                                    const std::string& partition_key,
-                                    const std::optional<std::string>& clustering);
 
 // Merges `row` into the partition update's row for `clustering` (or its static row).
 void merge_row(storage::PartitionUpdate& update, const std::optional<std::string>& clustering,

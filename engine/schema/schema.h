@@ -16,8 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/storage/memtable.h"  // storage::TableId
-#include "engine/storage/row.h"       // storage::ColumnId
+#include "engine/storage/ids.h"
 #include "engine/types/cql_type.h"
 
 namespace cassette::schema {

@@ -18,11 +18,9 @@
 #include <vector>
 
 #include "engine/storage/arena.h"
+#include "engine/storage/ids.h"
 
 namespace cassette::storage {
-
-using TableId = uint64_t;
-using SequenceNumber = uint64_t;
 
 class Memtable {
  private:

@@ -14,9 +14,9 @@
 #include <string_view>
 #include <vector>
 
-namespace cassette::storage {
+#include "engine/storage/ids.h"
 
-using ColumnId = uint32_t;
+namespace cassette::storage {
 
 constexpr int64_t kNoTimestamp = std::numeric_limits<int64_t>::min();
 constexpr int64_t kNoDeletionTime = std::numeric_limits<int64_t>::max();  // seconds

@@ -448,4 +448,22 @@ StoreStats Store::stats() const {
   return s;
 }
 
+TableFileStats table_file_stats(const Snapshot& snapshot, TableId table) {
+  TableFileStats out;
+  if (snapshot.version) {
+    for (const auto& file : snapshot.version->files(table)) {
+      const SSTableStats& s = file->reader->stats();
+      out.sstables += 1;
+      out.partitions += s.partitions;
+      out.rows += s.rows;
+      if (s.rows == 0) out.static_only_rows += s.static_rows;
+      out.data_bytes += s.data_bytes;
+    }
+  }
+  for (const auto& mem : {snapshot.memtable, snapshot.flushing}) {
+    if (mem) out.memtable_entries += mem->table_entry_count(table);
+  }
+  return out;
+}
+
 }  // namespace cassette::storage

@@ -117,6 +117,20 @@ struct Snapshot {
   int64_t now_seconds = 0;
 };
 
+// What a snapshot holds of one table, from what the store already keeps: the SSTables'
+// statistics blocks and the memtables' entry counts. SSTables and memtables may hold versions of
+// the same rows, so these overcount a table updated in place until compaction merges it.
+struct TableFileStats {
+  uint64_t sstables = 0;
+  uint64_t partitions = 0;
+  uint64_t rows = 0;  // clustering rows
+  // Static rows of the SSTables that hold no clustering row (a table of static rows only).
+  uint64_t static_only_rows = 0;
+  uint64_t data_bytes = 0;
+  uint64_t memtable_entries = 0;  // the live and the flushing memtable's entries
+};
+TableFileStats table_file_stats(const Snapshot& snapshot, TableId table);
+
 struct StoreStats {
   size_t memtable_bytes = 0;
   size_t block_cache_bytes = 0;

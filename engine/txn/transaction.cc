@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "engine/cql/modification.h"
+#include "engine/codec/current_row.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
 
