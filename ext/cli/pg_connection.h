@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "engine/util/status.h"
-#include "ext/cli/pg_types.h"
+#include "ext/pg_common/pg_types.h"
 
 namespace cassette::cli::pg {
 

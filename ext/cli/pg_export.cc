@@ -17,8 +17,8 @@
 #include "ext/cli/pg_bridge.h"
 #include "ext/cli/pg_connection.h"
 #include "ext/cli/pg_progress.h"
-#include "ext/cli/pg_types.h"
-#include "ext/cli/pg_values.h"
+#include "ext/pg_common/pg_types.h"
+#include "ext/pg_common/pg_values.h"
 
 // libpqxx 6.4's stream_to writes only tuples (a fixed number of columns) and escapes each byte
 // outside ASCII on its own; tablewriter::write_raw_line sends COPY text the caller escaped,

@@ -17,8 +17,8 @@
 #include "ext/cli/pg_connection.h"
 #include "ext/cli/pg_progress.h"
 #include "ext/cli/pg_row_writer.h"
-#include "ext/cli/pg_types.h"
-#include "ext/cli/pg_values.h"
+#include "ext/pg_common/pg_types.h"
+#include "ext/pg_common/pg_values.h"
 
 namespace cassette::cli::pg {
 

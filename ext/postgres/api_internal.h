@@ -19,7 +19,7 @@
 #include "engine/storage/store.h"
 #include "engine/types/scalar.h"
 #include "engine/util/status.h"
-#include "ext/cli/pg_types.h"
+#include "ext/pg_common/pg_types.h"
 #include "ext/postgres/cassette_api.h"
 
 // One CQL table as resolved at one schema version, with its columns as the glue sees them. A

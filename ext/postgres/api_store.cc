@@ -9,7 +9,7 @@
 #include "engine/cql/parser.h"
 #include "engine/cql/statement_kind.h"
 #include "engine/util/json.h"
-#include "ext/cli/pg_types.h"
+#include "ext/pg_common/pg_types.h"
 #include "ext/postgres/api_internal.h"
 
 namespace cassette::pg {

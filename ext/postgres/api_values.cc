@@ -14,7 +14,7 @@
 #include "engine/types/temporal.h"
 #include "engine/util/json.h"
 #include "engine/util/message.h"
-#include "ext/cli/pg_types.h"
+#include "ext/pg_common/pg_types.h"
 #include "ext/postgres/api_internal.h"
 
 namespace cassette::pg {

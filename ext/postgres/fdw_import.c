@@ -1,6 +1,6 @@
 /*
  * IMPORT FOREIGN SCHEMA ks FROM SERVER s INTO public [LIMIT TO (t1, ...) | EXCEPT (...)]:
- * one foreign table per CQL table of keyspace ks, with the column types of ext/cli/pg_types.h
+ * one foreign table per CQL table of keyspace ks, with the column types of ext/pg_common/pg_types.h
  * and NOT NULL on primary key columns:
  *
  *   CREATE FOREIGN TABLE public.events (source text NOT NULL, hour integer NOT NULL,

@@ -54,7 +54,7 @@ check "pg-export creates the table and copies every row" 0 \
   "pg-export: ks.every -> every (created): 3 rows in T s (R rows/s), 0 rejected" "" -- \
   "$cassette" pg-export "$work/store" ks.every "$connstr"
 
-check "exported column types (ext/cli/pg_types.h) and primary key" 0 \
+check "exported column types (ext/pg_common/pg_types.h) and primary key" 0 \
 "k integer
 c text
 a text

@@ -13,7 +13,7 @@
 #include "engine/cql/modification_statement.h"
 #include "engine/storage/row_codec.h"
 #include "ext/cli/pg_row_encoder.h"
-#include "ext/cli/pg_values.h"
+#include "ext/pg_common/pg_values.h"
 #include "tests/unit/cql_test_fixture.h"
 
 using namespace cassette;

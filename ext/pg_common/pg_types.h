@@ -1,5 +1,5 @@
 // The CQL <-> PostgreSQL type mapping, in one place for the bridge (pg-export,
-// pg-import) and the FDW's IMPORT FOREIGN SCHEMA (ext/postgres compiles this file in). It needs
+// pg-import) and the FDW's IMPORT FOREIGN SCHEMA (both link this library, ext/pg_common). It needs
 // only the description of a CQL type (engine/types/cql_type.h): no store, no session, no libpq.
 //
 //   tinyint, smallint -> smallint        int -> integer           bigint, counter -> bigint

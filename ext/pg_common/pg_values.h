@@ -20,7 +20,7 @@
 #include "engine/types/cql_type.h"
 #include "engine/types/value.h"
 #include "engine/util/status.h"
-#include "ext/cli/pg_types.h"
+#include "ext/pg_common/pg_types.h"
 
 namespace cassette::cli::pg {
 

@@ -1,5 +1,5 @@
 // Values between CQL and PostgreSQL text forms (see pg_values.h).
-#include "ext/cli/pg_values.h"
+#include "ext/pg_common/pg_values.h"
 
 #include <fmt/format.h>
 

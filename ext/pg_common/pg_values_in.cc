@@ -10,7 +10,7 @@
 #include "engine/types/scalar.h"
 #include "engine/types/temporal.h"
 #include "engine/util/message.h"
-#include "ext/cli/pg_values.h"
+#include "ext/pg_common/pg_values.h"
 
 namespace cassette::cli::pg {
 

@@ -1,5 +1,5 @@
 // The CQL <-> PostgreSQL type mapping (see pg_types.h for the table).
-#include "ext/cli/pg_types.h"
+#include "ext/pg_common/pg_types.h"
 
 #include <array>
 #include <utility>
