@@ -46,6 +46,9 @@ done
 # Its python3 loads the extension: a sanitizer build's needs the runtime preloaded.
 with_host_env() { (source tests/lib/sanitize.sh && sanitize_host_env "$build_dir" && "$@"); }
 run_suite soak-checker with_host_env python3 tests/soak/test_checker.py "$build_dir"
+# The engine's layering: no #include up a layer, sideways or into another layer's internals, and
+# none from a host into an internal header (tools/check_layers.py); one case per file checked.
+run_suite layers python3 tools/check_layers.py .
 # The CQL golden corpus: one case per tests/cql/*.cql file.
 if ls tests/cql/*.cql >/dev/null 2>&1; then run_suite golden tests/cql/run_golden.sh "$build_dir"; fi
 # No expected output records a last-resort "internal error" (an exception that reached an entry
