@@ -47,9 +47,9 @@ LAYERS = {
     "schema": (["storage", "types", "util"], "catalog.h schema.h", ""),
     "codec": (["schema", "storage", "types", "util"], "current_row.h table_codec.h", ""),
     "query": (["codec", "schema", "storage", "types", "util"], "query.h", ""),
-    # The SQL transaction (issue 18, engine/txn): below cql, above codec. Its headers are listed
-    # when it lands; "write" (the write path, WP3c) goes between codec and txn the same way.
-    "txn": (["codec", "schema", "storage", "types", "util"], "", ""),
+    # A host's SQL transaction (engine/txn): below cql, above codec. "write" (the write path,
+    # WP3c) goes between codec and txn the same way.
+    "txn": (["codec", "schema", "storage", "types", "util"], "pending_fold.h transaction.h", ""),
     "cql": (["txn", "query", "codec", "schema", "storage", "types", "util"],
             "ast.h conditions.h execution_context.h functions.h modification.h "
             "modification_statement.h modification_where.h parser.h result.h session.h "
