@@ -8,9 +8,8 @@
 namespace cassette::cql {
 
 Result<std::shared_ptr<const storage::Snapshot>> ExecutionContext::read_snapshot() const {
-  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> committed, store->snapshot());
-  if (transaction == nullptr) return committed;
-  return transaction->with_overlay(std::move(committed));
+  if (transaction != nullptr) return transaction->read_view();
+  return store->snapshot();
 }
 
 Status ExecutionContext::write(storage::WriteBatch& batch) const {

@@ -83,6 +83,10 @@ std::shared_ptr<const Snapshot> Overlay::on(const Snapshot& committed, bool drop
     view->flushing = nullptr;
     view->version = kNoFiles;
   }
+  if (view->overlay != nullptr) {  // another buffer's overlay: keep it beneath this one
+    view->lower_overlay = std::move(view->overlay);
+    view->lower_overlay_seq = view->overlay_seq;
+  }
   view->overlay = memtable_;
   view->overlay_seq = seq_;
   return view;

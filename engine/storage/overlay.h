@@ -71,7 +71,8 @@ class Overlay {
   // A copy of `committed` with the overlay on top, at the current sequence. With
   // `drop_committed`, the copy leaves out the committed memtables and SSTables, so only the
   // overlay's rows remain (how a host reads a table its transaction TRUNCATEd: committed data
-  // gone, the rows written after the TRUNCATE visible).
+  // gone, the rows written after the TRUNCATE visible). An overlay `committed` already has
+  // stays beneath this one (Snapshot::lower_overlay); REQUIRES: it has no lower one yet.
   std::shared_ptr<const Snapshot> on(const Snapshot& committed, bool drop_committed = false) const;
 
   SequenceNumber sequence() const { return seq_; }

@@ -376,6 +376,7 @@ std::unique_ptr<RowCursor> Store::read(const Snapshot& snap, TableId table, Read
   add_memtable(snap.memtable, snap.seq);
   add_memtable(snap.flushing, snap.seq);
   add_memtable(snap.overlay, snap.overlay_seq);
+  add_memtable(snap.lower_overlay, snap.lower_overlay_seq);
   for (const auto& file : snap.version->files(table)) {
     if (!file_may_match(*file, spec)) continue;
     sources.push_back(file->reader->new_iterator());

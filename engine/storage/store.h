@@ -113,6 +113,11 @@ struct Snapshot {
   // snapshot; never by the store.
   std::shared_ptr<Memtable> overlay;
   SequenceNumber overlay_seq = 0;
+  // A second overlay beneath it, when two buffers of one transaction are read together (a
+  // PostgreSQL transaction's foreign-table writes under its cql() writes): Overlay::on() moves
+  // an overlay the snapshot already has here. Rows of both reconcile by timestamp.
+  std::shared_ptr<Memtable> lower_overlay;
+  SequenceNumber lower_overlay_seq = 0;
   std::shared_ptr<const Version> version;
   int64_t now_seconds = 0;
 };

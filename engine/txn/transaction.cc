@@ -22,28 +22,29 @@ Status Transaction::add_encoded(Kind kind, const std::shared_ptr<const schema::T
                                 std::string_view clustering, std::string_view encoded_row,
                                 uint64_t statement) {
   const auto entry_kind = is_static ? storage::EntryKind::kStaticRow : storage::EntryKind::kRow;
-  return append(kind, table, partition_key, entry_kind, is_static ? std::string_view() : clustering,
-                encoded_row, statement);
+  return append(log_, kind, table, partition_key, entry_kind,
+                is_static ? std::string_view() : clustering, encoded_row, statement);
 }
 
-Status Transaction::append(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
+Status Transaction::append(PendingLog& log, Kind kind,
+                           const std::shared_ptr<const schema::TableDef>& table,
                            std::string_view partition_key, storage::EntryKind entry_kind,
                            std::string_view clustering, std::string_view value,
                            uint64_t statement) {
   // Tables are few: the last one added is nearly always the one.
-  uint32_t index = static_cast<uint32_t>(log_.tables.size());
+  uint32_t index = static_cast<uint32_t>(log.tables.size());
   for (uint32_t i = index; i-- > 0;) {
-    if (log_.tables[i] == table) {
+    if (log.tables[i] == table) {
       index = i;
       break;
     }
   }
-  if (index == log_.tables.size()) log_.tables.push_back(table);
-  CASSETTE_ASSIGN_OR_RETURN(size_t offset, log_.batch.add_row(table->table_id, partition_key,
+  if (index == log.tables.size()) log.tables.push_back(table);
+  CASSETTE_ASSIGN_OR_RETURN(size_t offset, log.batch.add_row(table->table_id, partition_key,
                                                               entry_kind, clustering, value));
   const bool is_static = entry_kind == storage::EntryKind::kStaticRow;
   const bool is_header = entry_kind == storage::EntryKind::kPartitionHeader;
-  log_.entries.push_back(PendingLog::Entry{kind, is_static, is_header, index, statement, offset});
+  log.entries.push_back(PendingLog::Entry{kind, is_static, is_header, index, statement, offset});
   return Status::ok();
 }
 
@@ -69,37 +70,45 @@ PendingLog::Kind row_kind(const storage::Row& row) {
 
 Status Transaction::add_batch(const storage::WriteBatch& batch, const schema::Schema& schema) {
   const size_t entries_before = log_.entries.size();
-  const uint64_t statement = next_statement();
-  std::shared_ptr<const schema::TableDef> table;
-  auto add_all = [&]() -> Status {
-    for (const storage::PartitionUpdate& update : batch.updates()) {
-      if (table == nullptr || table->table_id != update.table) {
-        table = table_with_id(schema, update.table);
-        if (table == nullptr) {
-          return Status::internal("A statement wrote to a table the transaction does not know.");
-        }
-      }
-      if (!update.header.is_empty()) {
-        scratch_.clear();
-        storage::encode_header(update.header, &scratch_);
-        CASSETTE_RETURN_IF_ERROR(append(Kind::kWrite, table, update.partition_key,
-                                        storage::EntryKind::kPartitionHeader, {}, scratch_,
-                                        statement));
-      }
-      if (!update.static_row.is_empty()) {
-        CASSETTE_RETURN_IF_ERROR(add(row_kind(update.static_row), table, update.partition_key, true,
-                                     {}, update.static_row, statement));
-      }
-      for (const storage::ClusteringRow& row : update.rows) {
-        CASSETTE_RETURN_IF_ERROR(add(row_kind(row.row), table, update.partition_key, false,
-                                     row.clustering, row.row, statement));
-      }
-    }
-    return Status::ok();
-  };
-  Status status = add_all();
+  Status status = append_batch(log_, batch, schema, next_statement());
   if (!status.is_ok()) log_.truncate(entries_before);
   return status;
+}
+
+Status Transaction::append_batch(PendingLog& log, const storage::WriteBatch& batch,
+                                 const schema::Schema& schema, uint64_t statement) {
+  std::shared_ptr<const schema::TableDef> table;
+  auto append_row = [&](const storage::Row& row, const storage::PartitionUpdate& update,
+                        storage::EntryKind kind, std::string_view clustering) {
+    scratch_.clear();
+    storage::encode_row(row, &scratch_);
+    return append(log, row_kind(row), table, update.partition_key, kind, clustering, scratch_,
+                  statement);
+  };
+  for (const storage::PartitionUpdate& update : batch.updates()) {
+    if (table == nullptr || table->table_id != update.table) {
+      table = table_with_id(schema, update.table);
+      if (table == nullptr) {
+        return Status::internal("A statement wrote to a table the transaction does not know.");
+      }
+    }
+    if (!update.header.is_empty()) {
+      scratch_.clear();
+      storage::encode_header(update.header, &scratch_);
+      CASSETTE_RETURN_IF_ERROR(append(log, Kind::kWrite, table, update.partition_key,
+                                      storage::EntryKind::kPartitionHeader, {}, scratch_,
+                                      statement));
+    }
+    if (!update.static_row.is_empty()) {
+      CASSETTE_RETURN_IF_ERROR(
+          append_row(update.static_row, update, storage::EntryKind::kStaticRow, {}));
+    }
+    for (const storage::ClusteringRow& row : update.rows) {
+      CASSETTE_RETURN_IF_ERROR(append_row(row.row, update, storage::EntryKind::kRow,
+                                          row.clustering));
+    }
+  }
+  return Status::ok();
 }
 
 Result<schema::Schema> apply_schema_changes(const schema::Schema& base,
@@ -214,6 +223,28 @@ Status Transaction::commit() {
   return commit_writes(log);
 }
 
+Status Transaction::commit(const HostWrites& host_writes, const schema::Schema& schema) {
+  if (!schema_changes_.empty()) {
+    clear();
+    return Status::invalid_argument(
+        "A transaction with schema changes cannot commit with a host's writes.");
+  }
+  PendingLog log = std::move(log_);
+  clear();
+  const uint64_t statement = next_statement();
+  const size_t own_entries = log.entries.size();
+  auto result = store_->apply_prepared_encoded(
+      [&](const storage::Snapshot& snapshot, storage::EncodedBatch& batch) -> Result<bool> {
+        log.truncate(own_entries);  // a retried prepare starts from the log alone
+        storage::WriteBatch host;
+        CASSETTE_RETURN_IF_ERROR(host_writes(snapshot, host));
+        CASSETTE_RETURN_IF_ERROR(append_batch(log, host, schema, statement));
+        CASSETTE_RETURN_IF_ERROR(fold_for_commit(log, snapshot, {}, batch));
+        return !batch.empty();
+      });
+  return result.status();
+}
+
 Status Transaction::commit_writes(PendingLog& log) {
   const bool conditional =
       std::any_of(log.entries.begin(), log.entries.end(),
@@ -280,6 +311,16 @@ Status Transaction::fold_for_commit(const PendingLog& log, const storage::Snapsh
   }
   fold.emit(&batch);
   return Status::ok();
+}
+
+Result<std::shared_ptr<const storage::Snapshot>> Transaction::read_view() {
+  std::shared_ptr<const storage::Snapshot> base;
+  if (base_view_) {
+    CASSETTE_ASSIGN_OR_RETURN(base, base_view_());
+  } else {
+    CASSETTE_ASSIGN_OR_RETURN(base, store_->snapshot());
+  }
+  return with_overlay(std::move(base));
 }
 
 Result<std::shared_ptr<const storage::Snapshot>> Transaction::with_overlay(

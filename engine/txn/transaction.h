@@ -23,6 +23,7 @@
 // transaction belongs to one host session.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -95,6 +96,13 @@ class Transaction {
   // Applies the log and the schema changes as one atomic write and empties them (also when the
   // write fails).
   Status commit();
+  // Writes a host buffers outside this transaction (PostgreSQL's foreign-table writes), made
+  // under the store's write lock from the snapshot given, as Store::apply_prepared's prepare.
+  using HostWrites = std::function<Status(const storage::Snapshot&, storage::WriteBatch&)>;
+  // commit() with `host_writes` in the same commit-log record: they are folded after the log,
+  // so where both write the same cells the host's win. Tables are found in `schema` by storage
+  // id. REQUIRES: no schema changes (InvalidArgument otherwise, nothing written).
+  Status commit(const HostWrites& host_writes, const schema::Schema& schema);
   void clear();
 
   // `snapshot` plus this transaction's writes on top (reads see their own transaction's
@@ -107,9 +115,20 @@ class Transaction {
   Result<std::shared_ptr<const storage::Snapshot>> with_overlay(
       std::shared_ptr<const storage::Snapshot> snapshot);
 
+  // What the transaction's statements read beneath its own writes: the store's committed state
+  // unless the host set a base view (PostgreSQL: the committed state with its foreign-table
+  // writes on top). read_view() is with_overlay() of that.
+  using BaseView = std::function<Result<std::shared_ptr<const storage::Snapshot>>()>;
+  void set_base_view(BaseView view) { base_view_ = std::move(view); }
+  Result<std::shared_ptr<const storage::Snapshot>> read_view();
+
+  // The number of savepoint depths marked (savepoint(d) marks up to d; release and rollback_to
+  // shrink it): a host that cannot tell whether a depth was marked asks before rolling back.
+  size_t savepoint_depth() const { return marks_.size(); }
+
  private:
-  // Appends one storage entry of `kind` to the log.
-  Status append(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
+  // Appends one storage entry of `kind` to `log`.
+  static Status append(PendingLog& log, Kind kind, const std::shared_ptr<const schema::TableDef>& table,
                 std::string_view partition_key, storage::EntryKind entry_kind,
                 std::string_view clustering, std::string_view value, uint64_t statement);
   void reset_overlay();
@@ -119,6 +138,9 @@ class Transaction {
   Status fold_for_commit(const PendingLog& log, const storage::Snapshot& snapshot,
                          const std::vector<storage::TableId>& dropped,
                          storage::EncodedBatch& batch);
+  // Appends the writes of `batch` to `log` as statement `statement`, tables found in `schema`.
+  Status append_batch(PendingLog& log, const storage::WriteBatch& batch,
+                      const schema::Schema& schema, uint64_t statement);
   Status commit_writes(PendingLog& log);
   Status commit_with_schema_changes(PendingLog& log, std::vector<SchemaChange> changes);
 
@@ -137,6 +159,7 @@ class Transaction {
   uint64_t view_generation_ = 0;
   uint64_t statements_ = 0;
   std::string scratch_;  // the row being encoded by add()
+  BaseView base_view_;
 
   // The overlay: the fold of log_.entries[0, overlay_entries_), its rows in overlay_.
   std::unique_ptr<PendingFold> overlay_fold_;

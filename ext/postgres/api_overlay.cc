@@ -108,9 +108,9 @@ Status extend(Overlay& o, const storage::Store& store, const storage::Snapshot& 
 
 }  // namespace
 
-Result<std::shared_ptr<const storage::Snapshot>> read_snapshot(cas_table* table, uint32_t command) {
-  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> committed,
-                            table->store->snapshot());
+Result<std::shared_ptr<const storage::Snapshot>> foreign_writes_view(
+    storage::Store* store, std::optional<storage::TableId> table, uint32_t command) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> committed, store->snapshot());
   const std::vector<WriteEntry>& log = write_log();
   // Commands never decrease along the log: the visible entries are a prefix.
   const size_t visible = static_cast<size_t>(
@@ -118,16 +118,23 @@ Result<std::shared_ptr<const storage::Snapshot>> read_snapshot(cas_table* table,
                            [&](const WriteEntry& e) { return e.command < command; }) -
       log.begin());
   if (visible == 0) return committed;
-  const storage::Store* store = table->store.get();
   Overlay& o = overlays().try_emplace(store, store).first->second;
   Status status = extend(o, *store, *committed, visible);
   if (!status.is_ok()) {
     overlays().erase(store);  // half-built: the next read starts over
     return status;
   }
-  const bool truncated = o.fold.is_truncated(table->def->table_id);
+  const bool truncated = table.has_value() && o.fold.is_truncated(*table);
   if (!o.rows.started() && !truncated) return committed;
   return o.rows.on(*committed, /*drop_committed=*/truncated);
+}
+
+Result<std::shared_ptr<const storage::Snapshot>> read_snapshot(cas_table* table, uint32_t command) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> view,
+                            foreign_writes_view(table->store.get(), table->def->table_id, command));
+  txn::Transaction* cql_writes = find_cql_transaction(table->store.get());
+  if (cql_writes == nullptr || cql_writes->empty()) return view;
+  return cql_writes->with_overlay(std::move(view));
 }
 
 void overlay_log_truncated(size_t size) {

@@ -8,9 +8,11 @@
 
 #include "engine/cql/parser.h"
 #include "engine/cql/statement_kind.h"
+#include "engine/storage/store_directory.h"
 #include "engine/util/json.h"
 #include "ext/pg_common/pg_types.h"
 #include "ext/postgres/api_internal.h"
+#include "ext/postgres/api_write_log.h"
 
 namespace cassette::pg {
 
@@ -232,11 +234,35 @@ int cas_cql_statement_writes(const char* statement, int* writes, const char** co
   });
 }
 
-int cas_cql(const char* store_path, const char* statement, const char** json_out) {
+namespace {
+
+// The transaction block's cql() writes on `store`, marked for savepoint `level` (the
+// (sub)transaction nesting level, 1 at the top) and reading beneath them what the foreign-table
+// writes of the commands before `command` left.
+txn::Transaction* join_transaction(storage::Store* store, int level, uint32_t command) {
+  txn::Transaction& transaction = cql_transaction(store);
+  transaction.set_base_view([store, command] {
+    return foreign_writes_view(store, std::nullopt, command);
+  });
+  transaction.savepoint(level - 2);  // subtransaction `level` is savepoint depth level - 2
+  return &transaction;
+}
+
+}  // namespace
+
+int cas_cql(const char* store_path, const char* statement, int in_transaction_block, int level,
+            uint32_t command, const char** json_out) {
   return guarded([&]() -> Status {
     CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store, open_store(store_path, false));
     CASSETTE_ASSIGN_OR_RETURN(std::unique_ptr<cql::Session> session, cql::Session::open(store));
-    CASSETTE_ASSIGN_OR_RETURN(cql::ExecutionResult result, session->execute(statement));
+    CASSETTE_ASSIGN_OR_RETURN(cql::Statement parsed, cql::parse_statement(statement));
+    // A write to a read-only store fails at its statement, not at the COMMIT after it.
+    if (in_transaction_block && store->read_only() && cql::statement_writes(parsed)) {
+      return storage::read_only_store_error(store->path());
+    }
+    txn::Transaction* transaction =
+        in_transaction_block ? join_transaction(store.get(), level, command) : nullptr;
+    CASSETTE_ASSIGN_OR_RETURN(cql::ExecutionResult result, session->execute(parsed, transaction));
     std::string& out = registry().cql_json;
     out.clear();
     switch (result.kind) {

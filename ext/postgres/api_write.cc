@@ -29,6 +29,26 @@ std::vector<WriteEntry>& write_log() {
 
 namespace {
 
+std::map<storage::Store*, std::unique_ptr<txn::Transaction>>& cql_transactions() {
+  static std::map<storage::Store*, std::unique_ptr<txn::Transaction>> map;
+  return map;
+}
+
+}  // namespace
+
+txn::Transaction& cql_transaction(storage::Store* store) {
+  std::unique_ptr<txn::Transaction>& transaction = cql_transactions()[store];
+  if (transaction == nullptr) transaction = std::make_unique<txn::Transaction>(store);
+  return *transaction;
+}
+
+txn::Transaction* find_cql_transaction(storage::Store* store) {
+  auto it = cql_transactions().find(store);
+  return it == cql_transactions().end() ? nullptr : it->second.get();
+}
+
+namespace {
+
 Status null_key_error(const ColumnDef& c) {
   return Status::invalid_argument(fmt::format("Invalid null value in condition for column {}", c.name));
 }
@@ -233,19 +253,40 @@ Status add_row(const PendingRow& p, const cql::WriteParameters& params,
 
 namespace {
 
-Status commit_store(storage::Store& store, const std::vector<const WriteEntry*>& entries) {
+// The folded foreign-table rows, as add_row writes them under the store's lock.
+Status add_rows(const WriteFold& fold, const storage::Store& store,
+                const storage::Snapshot& snapshot, int64_t now_micros,
+                storage::WriteBatch& batch) {
+  for (const auto& [key, p] : fold.rows()) {
+    CASSETTE_RETURN_IF_ERROR(
+        add_row(p, write_parameters(*p.def, now_micros), store, snapshot, batch));
+  }
+  return Status::ok();
+}
+
+// Commits one store's part of the transaction: its foreign-table `entries` and its cql()
+// writes (`cql_writes`, may be null) as one commit-log record; TRUNCATEs run before it.
+Status commit_store(storage::Store& store, const std::vector<const WriteEntry*>& entries,
+                    txn::Transaction* cql_writes) {
   WriteFold fold;
   for (const WriteEntry* e : entries) fold.add(*e);
-  const std::map<RowKey, PendingRow>& rows = fold.rows();
   for (const auto& [id, def] : fold.truncated()) CASSETTE_RETURN_IF_ERROR(store.truncate(id));
-  if (rows.empty()) return Status::ok();
-  int64_t now_micros = store.clock().now_micros();
+  const int64_t now_micros = store.clock().now_micros();
+  if (cql_writes != nullptr && !cql_writes->empty()) {
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Schema> schema,
+                              entries.empty() ? std::shared_ptr<const schema::Schema>()
+                                              : entries.front()->table->catalog->current());
+    if (schema == nullptr) return cql_writes->commit();
+    return cql_writes->commit(
+        [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) {
+          return add_rows(fold, store, snapshot, now_micros, batch);
+        },
+        *schema);
+  }
+  if (fold.rows().empty()) return Status::ok();
   auto written = store.apply_prepared(
       [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) -> Result<bool> {
-        for (const auto& [key, p] : rows) {
-          CASSETTE_RETURN_IF_ERROR(
-              add_row(p, write_parameters(*p.def, now_micros), store, snapshot, batch));
-        }
+        CASSETTE_RETURN_IF_ERROR(add_rows(fold, store, snapshot, now_micros, batch));
         return !batch.empty();
       });
   return written.status();
@@ -304,12 +345,16 @@ int cas_transaction_commit(void) {
       if (list.empty()) order.push_back(e.table->store.get());
       list.push_back(&e);
     }
+    for (const auto& [store, transaction] : cql_transactions()) {
+      if (!transaction->empty() && by_store.count(store) == 0) order.push_back(store);
+    }
     Status status;
     for (storage::Store* store : order) {
-      status = commit_store(*store, by_store[store]);
+      status = commit_store(*store, by_store[store], find_cql_transaction(store));
       if (!status) break;
     }
     write_log().clear();
+    cql_transactions().clear();
     reset_overlays();
     return status;
   });
@@ -324,6 +369,13 @@ void cas_subtransaction_end(int level, int committed) {
       std::erase_if(write_log(), [&](const WriteEntry& e) { return e.level >= level; });
       overlay_log_truncated(write_log().size());
     }
+    // cql() marks savepoint depth level - 2 for its writes at `level` (cas_cql).
+    const int depth = level - 2;
+    for (auto& [store, transaction] : cql_transactions()) {
+      if (depth < 0 || static_cast<size_t>(depth) >= transaction->savepoint_depth()) continue;
+      if (!committed) transaction->rollback_to(depth);
+      transaction->release(depth);
+    }
   } catch (...) {
   }
 }
@@ -332,12 +384,19 @@ void cas_end_of_transaction(void) {
   try {
     write_log().clear();
     write_log().shrink_to_fit();
+    cql_transactions().clear();
     reset_overlays();
     release_open_scans();
   } catch (...) {
   }
 }
 
-int cas_transaction_has_writes(void) { return write_log().empty() ? 0 : 1; }
+int cas_transaction_has_writes(void) {
+  if (!write_log().empty()) return 1;
+  for (const auto& [store, transaction] : cql_transactions()) {
+    if (!transaction->empty()) return 1;
+  }
+  return 0;
+}
 
 }  // extern "C"

@@ -13,12 +13,14 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
 #include "engine/cql/modification.h"
+#include "engine/txn/transaction.h"
 #include "ext/postgres/api_internal.h"
 
 namespace cassette::pg {
@@ -91,12 +93,25 @@ Status add_row(const PendingRow& p, const cql::WriteParameters& params,
                const storage::Store& store, const storage::Snapshot& snapshot,
                storage::WriteBatch& batch);
 
+// ---- cql() inside a transaction block (api_write.cc) ----
+
+// The writes cql() made in the transaction block on `store` (README.md, "cql() and
+// transactions"): a txn::Transaction per store, committed with the store's foreign-table writes
+// as one record. Created on first use; nullptr from find_ when there is none.
+txn::Transaction& cql_transaction(storage::Store* store);
+txn::Transaction* find_cql_transaction(storage::Store* store);
+
 // ---- the overlay (api_overlay.cc) ----
 
-// What a read of `table` in the statement with command id `command` sees: the store's latest
-// committed state with the transaction's writes of earlier commands on top (for a table
-// TRUNCATEd by them, only the rows written after the TRUNCATE). The store's own snapshot when
-// the transaction has no such writes.
+// The store's latest committed state with the foreign-table writes of commands before `command`
+// on top; for `table`, if given and TRUNCATEd by them, only the rows written after the TRUNCATE.
+// What cql() reads beneath its own writes.
+Result<std::shared_ptr<const storage::Snapshot>> foreign_writes_view(
+    storage::Store* store, std::optional<storage::TableId> table, uint32_t command);
+
+// What a read of `table` in the statement with command id `command` sees: foreign_writes_view()
+// with the transaction's cql() writes on top (all of them: cql() writes carry no command id).
+// The store's own snapshot when the transaction has no such writes.
 Result<std::shared_ptr<const storage::Snapshot>> read_snapshot(cas_table* table, uint32_t command);
 // The log lost its entries from `size` on (ROLLBACK TO): overlays holding them start over.
 void overlay_log_truncated(size_t size);

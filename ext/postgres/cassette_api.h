@@ -240,8 +240,13 @@ int			cas_transaction_has_writes(void);
 
 /* Runs one CQL statement against the store and returns its result as JSON text: an array of
  * row objects for statements that return rows, else {"result": "..."} for others. The text stays
- * valid until the next call. */
-int			cas_cql(const char *store_path, const char *statement, const char **json);
+ * valid until the next call. In a transaction block (in_transaction_block: IsTransactionBlock())
+ * the statement joins the transaction: its writes are buffered at (sub)transaction `level` and
+ * commit with the foreign-table writes in one record or roll back; it reads the foreign-table
+ * writes of commands before `command` and the earlier cql() writes. Conditional statements,
+ * schema changes and TRUNCATE are refused there. Outside one it runs and commits on its own. */
+int			cas_cql(const char *store_path, const char *statement, int in_transaction_block,
+					int level, uint32_t command, const char **json);
 
 /* Whether a CQL statement can change the store (*writes: every statement but SELECT, DESCRIBE
  * and USE) and its command ("INSERT", "CREATE TABLE", ...; a static string), so that a

@@ -410,6 +410,10 @@ cassette_cql(PG_FUNCTION_ARGS)
 		if (writes)
 			PreventCommandIfReadOnly(command);
 	}
-	CAS_CHECK(cas_cql(store, statement, &json));
+	/* In a transaction block (BEGIN ... COMMIT, or a function called from one) cql() joins the
+	 * transaction; a statement on its own (autocommit) commits its cql() writes at once, as
+	 * Cassandra does. */
+	CAS_CHECK(cas_cql(store, statement, IsTransactionBlock() ? 1 : 0,
+					  GetCurrentTransactionNestLevel(), GetCurrentCommandId(false), &json));
 	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(pstrdup(json))));
 }
