@@ -5,7 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include "engine/cql/modification.h"
 #include "engine/cql/parser.h"
+#include "engine/cql/table_codec.h"
 #include "tests/unit/cql_test_fixture.h"
 
 using cassette::test::CqlFixture;
@@ -177,6 +179,76 @@ TEST_CASE_FIXTURE(TransactionFixture, "txn: a failed statement buffers nothing")
   CHECK(rows_in("SELECT b, v FROM t WHERE a = 1") == Rows{"1|x"});
   REQUIRE(transaction_.commit().is_ok());
   CHECK(rows("SELECT b, v FROM t WHERE a = 1") == Rows{"1|x"});
+}
+
+namespace {
+
+// A row (a, b, v) of t in storage form, as a host that encodes its own writes adds it.
+void add_host_row(const schema::TableDef& t, int32_t a, int32_t b, const std::string& v,
+                  storage::WriteBatch& batch) {
+  auto int_bytes = [](int32_t x) {
+    const auto u = static_cast<uint32_t>(x);
+    return std::string{static_cast<char>(u >> 24), static_cast<char>(u >> 16),
+                       static_cast<char>(u >> 8), static_cast<char>(u)};
+  };
+  const std::vector<std::string> key{int_bytes(a)}, clustering{int_bytes(b)};
+  cql::RowBuilder row;
+  row.set_liveness(storage::LivenessInfo::written(storage::kAutoTimestamp, 0, 0));
+  row.set_cell(*t.find_column("v"), storage::Cell::live(storage::kAutoTimestamp, v));
+  cql::merge_row(batch.partition(t.table_id, cql::partition_key_bytes(key)),
+                 cql::clustering_key_bytes(t, clustering).value(), row.build());
+}
+
+}  // namespace
+
+TEST_CASE_FIXTURE(TransactionFixture,
+                  "txn: a host's own writes commit in the same record, folded after the log") {
+  ok("INSERT INTO t (a, b, v) VALUES (1, 1, 'committed')");
+  tick();
+  // The host's buffer, read beneath the transaction's writes (another transaction's overlay
+  // stands in for it: the two overlays stack on one snapshot).
+  txn::Transaction host(store_.get());
+  REQUIRE(session_->execute(cql::parse_statement(
+                                "INSERT INTO t (a, b, v) VALUES (1, 2, 'host')").value(),
+                            &host).is_ok());
+  transaction_.set_base_view([&] { return host.with_overlay(store_->snapshot().value()); });
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 3, 'cql')");
+  ok_in("UPDATE t SET v = 'cql' WHERE a = 1 AND b = 4");
+  CHECK(rows_in("SELECT b, v FROM t WHERE a = 1") == Rows{"1|committed", "2|host", "3|cql", "4|cql"});
+
+  std::shared_ptr<const schema::Schema> schema = session_->catalog().current().value();
+  const schema::TableDef& t = *schema->find_table("ks", "t");
+  const storage::SequenceNumber before = sequence();
+  Status committed = transaction_.commit(
+      [&](const storage::Snapshot&, storage::WriteBatch& batch) {
+        add_host_row(t, 1, 2, "host", batch);
+        add_host_row(t, 1, 4, "host wins", batch);  // the same cell as the log's UPDATE
+        return Status::ok();
+      },
+      *schema);
+  REQUIRE_MESSAGE(committed.is_ok(), committed.message());
+  CHECK(sequence() == before + 1);  // one commit-log record
+  CHECK(transaction_.empty());
+  CHECK(rows("SELECT b, v FROM t WHERE a = 1") ==
+        Rows{"1|committed", "2|host", "3|cql", "4|host wins"});
+  const Rows times = rows("SELECT writetime(v) FROM t WHERE a = 1 AND b > 1");
+  REQUIRE(times.size() == 3);
+  CHECK(times[0] == times[1]);
+  CHECK(times[1] == times[2]);
+}
+
+TEST_CASE_FIXTURE(TransactionFixture, "txn: a commit with a host's writes refuses schema changes") {
+  // Nothing in PostgreSQL stages schema changes; a host that did would lose them silently.
+  transaction_.add_schema_change(
+      txn::SchemaChange{txn::SchemaChange::Kind::kDropTable,
+                        session_->catalog().current().value()->find_table("ks", "t"), nullptr},
+      nullptr);
+  Status committed = transaction_.commit(
+      [](const storage::Snapshot&, storage::WriteBatch&) { return Status::ok(); },
+      *session_->catalog().current().value());
+  CHECK(committed.message() ==
+        "A transaction with schema changes cannot commit with a host's writes.");
+  CHECK(rows("SELECT count(*) FROM t") == Rows{"0"});
 }
 
 }  // namespace cassette
