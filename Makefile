@@ -4,6 +4,7 @@
 #   make test    build, then run every test suite; prints "N passed, N failed"
 #   make test-sanitize   the same suite built with clang, ASan and UBSan, in build-sanitize/
 #   make fuzz    every libFuzzer target for FUZZ_SECONDS each, and the SQL differential test
+#   make format  clang-format every C and C++ file git tracks (make format-check: list, fail)
 #   make bench   build the benchmarks (RocksDB peer) and print RESULT lines
 #   make demo    the main job: Twissandra in the sqlite3 shell, printing a home timeline
 #   make soak    processes on one store killed at random, invariants checked (SOAK_SECONDS=600)
@@ -28,12 +29,13 @@ FUZZ_SEED ?= $(shell date +%s)
 # Packages for building and testing; the benchmark peer is separate so a user need not install it.
 DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-dev libfmt-dev \
                doctest-dev libzstd-dev libgmp-dev postgresql-15 postgresql-server-dev-15 \
-               libedit-dev python3 clang-14 libclang-rt-14-dev
+               libedit-dev python3 clang-14 libclang-rt-14-dev clang-format-14
 # clang-14 builds the sanitizer suite and the fuzz targets; libclang-rt-14-dev has its ASan and
-# UBSan runtimes and libFuzzer (libclang_rt.fuzzer).
+# UBSan runtimes and libFuzzer (libclang_rt.fuzzer). clang-format-14: make format, format-check.
 BENCH_PACKAGES = librocksdb-dev
 
-.PHONY: deps bench-deps build test sanitize-build test-sanitize fuzz bench demo soak install clean
+.PHONY: deps bench-deps build test sanitize-build test-sanitize fuzz bench demo soak install clean \
+        format format-check
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
@@ -97,6 +99,30 @@ demo: build
 # (tests/soak/run.sh). SOAK_SECONDS bounds it (CI: 60); SOAK_SEED repeats a run's choices.
 soak: build
 	SOAK_SECONDS=$(SOAK_SECONDS) SOAK_SEED=$(SOAK_SEED) tests/soak/run.sh $(BUILD_DIR)
+
+# Formatting: the root .clang-format for every C and C++ file git tracks, except the PostgreSQL
+# glue's C (fdw_*.c, fdw_*.h, cassette_api.h), which follows PostgreSQL's own style
+# (ext/postgres/pg_style.clang-format, an approximation of pgindent). format rewrites the files;
+# format-check changes nothing, lists the files that differ and fails if there are any.
+CLANG_FORMAT ?= clang-format-14
+PG_STYLE = ext/postgres/pg_style.clang-format
+PG_C_FILES = git ls-files 'ext/postgres/*.c' 'ext/postgres/fdw_*.h' ext/postgres/cassette_api.h
+SOURCE_FILES = git ls-files '*.cc' '*.h' '*.c' | grep -vxF "$$($(PG_C_FILES))"
+
+format:
+	@$(SOURCE_FILES) | xargs -r $(CLANG_FORMAT) -i --style=file
+	@$(PG_C_FILES) | xargs -r $(CLANG_FORMAT) -i --style=file:$(PG_STYLE)
+
+format-check:
+	@$(CLANG_FORMAT) --dump-config >/dev/null && \
+	  $(CLANG_FORMAT) --dump-config --style=file:$(PG_STYLE) >/dev/null
+	@differ=$$({ $(SOURCE_FILES) | xargs -r $(CLANG_FORMAT) --dry-run --style=file; \
+	  $(PG_C_FILES) | xargs -r $(CLANG_FORMAT) --dry-run --style=file:$(PG_STYLE); } 2>&1 | \
+	  sed -n 's/^\(.*\):[0-9]*:[0-9]*: .*\[-Wclang-format-violations\]$$/\1/p' | sort -u); \
+	if [ -n "$$differ" ]; then \
+	  echo "format-check: $$(echo "$$differ" | wc -l) files differ from clang-format (make format):"; \
+	  echo "$$differ"; exit 1; \
+	fi; echo "format-check: every file is formatted"
 
 install: build
 	cmake --install $(BUILD_DIR)
