@@ -9,8 +9,7 @@
 namespace cassette::cql {
 
 Result<CurrentRow> read_current_row(const storage::Store& store, const storage::Snapshot& snapshot,
-                                    const schema::TableDef& table,
-                                    const std::string& partition_key,
+                                    const schema::TableDef& table, const std::string& partition_key,
                                     const std::optional<std::string>& clustering) {
   CurrentRow current;
   storage::ReadSpec spec = storage::Store::partition_spec(partition_key);

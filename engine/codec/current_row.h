@@ -26,8 +26,7 @@ struct CurrentRow {
 // `clustering` is the encoded full clustering key (empty for a table without clustering
 // columns); nullopt reads only the static row.
 Result<CurrentRow> read_current_row(const storage::Store& store, const storage::Snapshot& snapshot,
-                                    const schema::TableDef& table,
-                                    const std::string& partition_key,
+                                    const schema::TableDef& table, const std::string& partition_key,
                                     const std::optional<std::string>& clustering);
 
 }  // namespace cassette::cql

@@ -51,8 +51,8 @@ struct Term {
   std::vector<std::pair<TermPtr, TermPtr>> entries;
   std::vector<std::pair<std::string, TermPtr>> fields;
   QualifiedName function;
-  types::CqlType type;       // kTypeHint; a UDT is named, not resolved (see CqlType::udt_name)
-  std::string source;        // the term as written in the statement, for error messages
+  types::CqlType type;  // kTypeHint; a UDT is named, not resolved (see CqlType::udt_name)
+  std::string source;   // the term as written in the statement, for error messages
 };
 
 // ---- selectors: what a SELECT returns ---------------------------------------------------------
@@ -70,9 +70,9 @@ struct Selector {
     kCountStar,     // count(*) / count(1)
     kCast,          // CAST(x AS type)         arguments[0] + type
     kFieldAccess,   // x.field                 arguments[0] + field
-    kElement,       // x[key]                  arguments[0] + key  (Cassandra 4.0 collection element)
-    kSlice,         // x[a..b]                 arguments[0] + key, key_end (either may be null)
-    kTerm,          // a literal, e.g. SELECT 1, (int) 2, [1, 2]   term
+    kElement,  // x[key]                  arguments[0] + key  (Cassandra 4.0 collection element)
+    kSlice,    // x[a..b]                 arguments[0] + key, key_end (either may be null)
+    kTerm,     // a literal, e.g. SELECT 1, (int) 2, [1, 2]   term
   };
   Kind kind = Kind::kColumn;
   std::string column;
@@ -107,18 +107,30 @@ enum class Operator {
 // The operator as CQL writes it, for error messages ("IS NOT" for IS NOT NULL, as Cassandra's).
 constexpr std::string_view operator_text(Operator op) {
   switch (op) {
-    case Operator::kEq: return "=";
-    case Operator::kNeq: return "!=";
-    case Operator::kLt: return "<";
-    case Operator::kLte: return "<=";
-    case Operator::kGt: return ">";
-    case Operator::kGte: return ">=";
-    case Operator::kIn: return "IN";
-    case Operator::kContains: return "CONTAINS";
-    case Operator::kContainsKey: return "CONTAINS KEY";
-    case Operator::kIsNotNull: return "IS NOT";
-    case Operator::kLike: return "LIKE";
-    case Operator::kNotIn: return "NOT IN";
+    case Operator::kEq:
+      return "=";
+    case Operator::kNeq:
+      return "!=";
+    case Operator::kLt:
+      return "<";
+    case Operator::kLte:
+      return "<=";
+    case Operator::kGt:
+      return ">";
+    case Operator::kGte:
+      return ">=";
+    case Operator::kIn:
+      return "IN";
+    case Operator::kContains:
+      return "CONTAINS";
+    case Operator::kContainsKey:
+      return "CONTAINS KEY";
+    case Operator::kIsNotNull:
+      return "IS NOT";
+    case Operator::kLike:
+      return "LIKE";
+    case Operator::kNotIn:
+      return "NOT IN";
   }
   return "?";
 }
@@ -132,18 +144,18 @@ struct Relation {
   Kind kind = Kind::kSingleColumn;
   std::vector<std::string> columns;  // one for kSingleColumn; the list for the others
   Operator op = Operator::kEq;
-  TermPtr value;                     // the right side (for kMultiColumn a kTuple term)
-  std::vector<TermPtr> in_values;    // IN (a, b, ...): each a term (tuples for kMultiColumn)
-  bool in_marker = false;            // IN ? / IN :name: `value` holds the bind marker
-  TermPtr map_key;                   // m[k] = v
+  TermPtr value;                   // the right side (for kMultiColumn a kTuple term)
+  std::vector<TermPtr> in_values;  // IN (a, b, ...): each a term (tuples for kMultiColumn)
+  bool in_marker = false;          // IN ? / IN :name: `value` holds the bind marker
+  TermPtr map_key;                 // m[k] = v
   std::string source;
 };
 
 // IF conditions: IF EXISTS, IF NOT EXISTS, or IF c op v AND ...
 struct Condition {
   std::string column;
-  TermPtr element;        // c[k] op v
-  std::string field;      // c.f op v
+  TermPtr element;    // c[k] op v
+  std::string field;  // c.f op v
   Operator op = Operator::kEq;
   TermPtr value;
   std::vector<TermPtr> in_values;
@@ -161,21 +173,21 @@ struct InsertStatement {
   QualifiedName table;
   std::vector<std::string> columns;  // INSERT ... (a, b) VALUES (...)
   std::vector<TermPtr> values;
-  bool json = false;                 // INSERT JSON '...'
+  bool json = false;  // INSERT JSON '...'
   TermPtr json_value;
-  bool json_default_unset = false;   // DEFAULT UNSET (DEFAULT NULL is the default)
+  bool json_default_unset = false;  // DEFAULT UNSET (DEFAULT NULL is the default)
   bool if_not_exists = false;
   UsingClause using_clause;
 };
 
 struct Assignment {
   enum class Kind {
-    kSet,          // c = v
-    kSetElement,   // c[k] = v      (list index or map key)
-    kSetField,     // c.f = v       (non-frozen UDT field)
-    kAdd,          // c = c + v     (counter, list append, set/map add); also c += v
-    kPrepend,      // c = v + c     (list prepend)
-    kSubtract,     // c = c - v     (counter, list/set element removal, map key removal); c -= v
+    kSet,         // c = v
+    kSetElement,  // c[k] = v      (list index or map key)
+    kSetField,    // c.f = v       (non-frozen UDT field)
+    kAdd,         // c = c + v     (counter, list append, set/map add); also c += v
+    kPrepend,     // c = v + c     (list prepend)
+    kSubtract,    // c = c - v     (counter, list/set element removal, map key removal); c -= v
   };
   Kind kind = Kind::kSet;
   std::string column;
@@ -294,14 +306,14 @@ struct AlterTableStatement {
   enum class Kind { kAdd, kDrop, kRename, kWith, kAlterColumnType };
   Kind kind = Kind::kAdd;
   QualifiedName table;
-  bool if_exists = false;                          // ALTER TABLE IF EXISTS
-  bool column_if_not_exists = false;               // ADD IF NOT EXISTS
-  bool column_if_exists = false;                   // DROP IF EXISTS / RENAME IF EXISTS
-  std::vector<ColumnDefinition> added;             // kAdd; kAlterColumnType: one (name, type)
-  std::vector<std::string> dropped;                // kDrop
-  std::optional<int64_t> drop_timestamp;           // DROP ... USING TIMESTAMP n
+  bool if_exists = false;                 // ALTER TABLE IF EXISTS
+  bool column_if_not_exists = false;      // ADD IF NOT EXISTS
+  bool column_if_exists = false;          // DROP IF EXISTS / RENAME IF EXISTS
+  std::vector<ColumnDefinition> added;    // kAdd; kAlterColumnType: one (name, type)
+  std::vector<std::string> dropped;       // kDrop
+  std::optional<int64_t> drop_timestamp;  // DROP ... USING TIMESTAMP n
   std::vector<std::pair<std::string, std::string>> renames;  // kRename: (from, to)
-  TableProperties properties;                      // kWith
+  TableProperties properties;                                // kWith
 };
 
 struct DropTableStatement {
@@ -321,7 +333,7 @@ struct CreateIndexStatement {
   Target target = Target::kValues;
   bool target_written = false;  // values(c) was written, not just c
   std::string column;
-  bool custom = false;          // CREATE CUSTOM INDEX ... USING 'class'
+  bool custom = false;  // CREATE CUSTOM INDEX ... USING 'class'
   std::string custom_class;
   std::vector<std::pair<std::string, PropertyValue>> options;
 };
@@ -359,15 +371,15 @@ struct UseStatement {
 
 struct DescribeStatement {
   enum class Kind {
-    kKeyspaces,   // DESCRIBE KEYSPACES
-    kKeyspace,    // DESCRIBE KEYSPACE [ks]  (name empty: the current keyspace)
-    kTables,      // DESCRIBE TABLES
-    kTable,       // DESCRIBE TABLE t / DESCRIBE COLUMNFAMILY t
-    kTypes,       // DESCRIBE TYPES
-    kType,        // DESCRIBE TYPE t
-    kIndex,       // DESCRIBE INDEX i
-    kSchema,      // DESCRIBE SCHEMA / DESCRIBE FULL SCHEMA
-    kName,        // DESCRIBE x: a keyspace, or else a table/type/index in the current keyspace
+    kKeyspaces,  // DESCRIBE KEYSPACES
+    kKeyspace,   // DESCRIBE KEYSPACE [ks]  (name empty: the current keyspace)
+    kTables,     // DESCRIBE TABLES
+    kTable,      // DESCRIBE TABLE t / DESCRIBE COLUMNFAMILY t
+    kTypes,      // DESCRIBE TYPES
+    kType,       // DESCRIBE TYPE t
+    kIndex,      // DESCRIBE INDEX i
+    kSchema,     // DESCRIBE SCHEMA / DESCRIBE FULL SCHEMA
+    kName,       // DESCRIBE x: a keyspace, or else a table/type/index in the current keyspace
   };
   Kind kind = Kind::kKeyspaces;
   QualifiedName name;
@@ -375,11 +387,11 @@ struct DescribeStatement {
   bool full = false;  // DESCRIBE FULL SCHEMA
 };
 
-using Statement = std::variant<SelectStatement, InsertStatement, UpdateStatement, DeleteStatement,
-                               BatchStatement, UseStatement, CreateKeyspaceStatement,
-                               AlterKeyspaceStatement, DropKeyspaceStatement, CreateTableStatement,
-                               AlterTableStatement, DropTableStatement, TruncateStatement,
-                               CreateIndexStatement, DropIndexStatement, CreateTypeStatement,
-                               AlterTypeStatement, DropTypeStatement, DescribeStatement>;
+using Statement =
+    std::variant<SelectStatement, InsertStatement, UpdateStatement, DeleteStatement, BatchStatement,
+                 UseStatement, CreateKeyspaceStatement, AlterKeyspaceStatement,
+                 DropKeyspaceStatement, CreateTableStatement, AlterTableStatement,
+                 DropTableStatement, TruncateStatement, CreateIndexStatement, DropIndexStatement,
+                 CreateTypeStatement, AlterTypeStatement, DropTypeStatement, DescribeStatement>;
 
 }  // namespace cassette::cql

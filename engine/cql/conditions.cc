@@ -32,10 +32,12 @@ Status check_duration_slice(const CqlType& type, Operator op) {
         "Slice conditions are not supported on collections containing durations");
   }
   if (type.kind == TypeKind::kTuple) {
-    return Status::invalid_argument("Slice conditions are not supported on tuples containing durations");
+    return Status::invalid_argument(
+        "Slice conditions are not supported on tuples containing durations");
   }
   if (type.kind == TypeKind::kUdt) {
-    return Status::invalid_argument("Slice conditions are not supported on UDTs containing durations");
+    return Status::invalid_argument(
+        "Slice conditions are not supported on UDTs containing durations");
   }
   return Status::invalid_argument(
       fmt::format("Slice conditions ( {} ) are not supported on durations", operator_text(op)));
@@ -57,7 +59,8 @@ types::Value current_value(const ColumnCondition& c, const CurrentRow& current) 
   if (row == nullptr) return std::nullopt;
   const CqlType& type = c.column->type;
   switch (c.target) {
-    case ColumnCondition::Target::kValue: return read_column(*c.column, *row);
+    case ColumnCondition::Target::kValue:
+      return read_column(*c.column, *row);
     case ColumnCondition::Target::kElement: {
       if (type.kind == TypeKind::kList) {
         int32_t index = decode_int32(c.element);
@@ -115,10 +118,12 @@ types::Value current_value(const ColumnCondition& c, const CurrentRow& current) 
 const CqlType& compared_type(const ColumnCondition& c) {
   const CqlType& type = c.column->type;
   switch (c.target) {
-    case ColumnCondition::Target::kValue: return type;
+    case ColumnCondition::Target::kValue:
+      return type;
     case ColumnCondition::Target::kElement:
       return type.kind == TypeKind::kList ? type.params[0] : type.params[1];
-    case ColumnCondition::Target::kField: return type.params[c.field];
+    case ColumnCondition::Target::kField:
+      return type.params[c.field];
   }
   return type;
 }
@@ -141,8 +146,10 @@ Result<bool> satisfies(Operator op, const CqlType& type, const types::Value& val
                        const types::Value& current) {
   if (!value) {
     switch (op) {
-      case Operator::kEq: return !current.has_value();
-      case Operator::kNeq: return current.has_value();
+      case Operator::kEq:
+        return !current.has_value();
+      case Operator::kNeq:
+        return current.has_value();
       default:
         return Status::invalid_argument(
             fmt::format("Invalid comparison with null for operator \"{}\"", operator_text(op)));
@@ -153,12 +160,18 @@ Result<bool> satisfies(Operator op, const CqlType& type, const types::Value& val
   if (!current && !(type.is_collection() && type.is_multi_cell())) return op == Operator::kNeq;
   int cmp = current ? types::compare_values(type, *current, *value) : -1;
   switch (op) {
-    case Operator::kEq: return cmp == 0;
-    case Operator::kNeq: return cmp != 0;
-    case Operator::kLt: return cmp < 0;
-    case Operator::kLte: return cmp <= 0;
-    case Operator::kGt: return cmp > 0;
-    case Operator::kGte: return cmp >= 0;
+    case Operator::kEq:
+      return cmp == 0;
+    case Operator::kNeq:
+      return cmp != 0;
+    case Operator::kLt:
+      return cmp < 0;
+    case Operator::kLte:
+      return cmp <= 0;
+    case Operator::kGt:
+      return cmp > 0;
+    case Operator::kGte:
+      return cmp >= 0;
     default:
       return Status::invalid_argument(
           fmt::format("Unsupported operator {} in condition", operator_text(op)));
@@ -168,8 +181,8 @@ Result<bool> satisfies(Operator op, const CqlType& type, const types::Value& val
 // IF c CONTAINS v / IF m CONTAINS KEY k: whether the collection `current` holds the element.
 Result<bool> contains(const ColumnCondition& c, const types::Value& current) {
   if (!c.value) {
-    return Status::invalid_argument(fmt::format("Invalid comparison with null for operator \"{}\"",
-                                                operator_text(c.op)));
+    return Status::invalid_argument(
+        fmt::format("Invalid comparison with null for operator \"{}\"", operator_text(c.op)));
   }
   if (!current) return false;
   const CqlType& type = c.column->type;
@@ -299,13 +312,14 @@ Result<PreparedConditions> prepare_conditions(const schema::TableDef& table, boo
       // The value is an element (a map key for CONTAINS KEY, a value for CONTAINS).
       bool key = raw.op == Operator::kContainsKey || type.kind != TypeKind::kMap;
       value_type = key ? type.params[0] : type.params[1];
-      value_name = fmt::format("{}({})", raw.op == Operator::kContainsKey ? "key" : "value",
-                               column->name);
+      value_name =
+          fmt::format("{}({})", raw.op == Operator::kContainsKey ? "key" : "value", column->name);
       CASSETTE_ASSIGN_OR_RETURN(c.value,
                                 evaluate_term(*raw.value, value_type, value_name, context));
     } else if (raw.op == Operator::kIn) {
       for (const TermPtr& t : raw.in_values) {
-        CASSETTE_ASSIGN_OR_RETURN(types::Value v, evaluate_term(*t, value_type, value_name, context));
+        CASSETTE_ASSIGN_OR_RETURN(types::Value v,
+                                  evaluate_term(*t, value_type, value_name, context));
         c.in_values.push_back(normalized(value_type, std::move(v)));
       }
     } else if (raw.op == Operator::kEq || raw.op == Operator::kNeq || is_slice(raw.op)) {
@@ -329,10 +343,14 @@ Result<PreparedConditions> prepare_conditions(const schema::TableDef& table, boo
 Result<bool> conditions_apply(const PreparedConditions& conditions, const CurrentRow& current,
                               bool row_exists) {
   switch (conditions.kind) {
-    case PreparedConditions::Kind::kNone: return true;
-    case PreparedConditions::Kind::kIfExists: return row_exists;
-    case PreparedConditions::Kind::kIfNotExists: return !row_exists;
-    case PreparedConditions::Kind::kColumns: break;
+    case PreparedConditions::Kind::kNone:
+      return true;
+    case PreparedConditions::Kind::kIfExists:
+      return row_exists;
+    case PreparedConditions::Kind::kIfNotExists:
+      return !row_exists;
+    case PreparedConditions::Kind::kColumns:
+      break;
   }
   for (const ColumnCondition& c : conditions.conditions) {
     const CqlType& type = compared_type(c);
@@ -384,10 +402,14 @@ std::vector<const schema::ColumnDef*> columns_in_select_order(const schema::Tabl
   for (const schema::ColumnDef& c : table.columns) ordered.push_back(&c);
   auto rank = [](const schema::ColumnDef* c) {
     switch (c->kind) {
-      case schema::ColumnKind::kPartitionKey: return 0;
-      case schema::ColumnKind::kClustering: return 1;
-      case schema::ColumnKind::kStatic: return 2;
-      case schema::ColumnKind::kRegular: return 3;
+      case schema::ColumnKind::kPartitionKey:
+        return 0;
+      case schema::ColumnKind::kClustering:
+        return 1;
+      case schema::ColumnKind::kStatic:
+        return 2;
+      case schema::ColumnKind::kRegular:
+        return 3;
     }
     return 3;
   };

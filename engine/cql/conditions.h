@@ -23,7 +23,7 @@ struct ColumnCondition {
   std::string element;  // kElement: list index (int32) or map key
   size_t field = 0;     // kField
   Operator op = Operator::kEq;
-  types::Value value;                  // for every operator but IN
+  types::Value value;                   // for every operator but IN
   std::vector<types::Value> in_values;  // IN
 };
 

@@ -29,9 +29,8 @@ std::vector<std::shared_ptr<const T>> sorted_by_name(
     const std::map<std::string, std::shared_ptr<const T>>& elements) {
   std::vector<std::shared_ptr<const T>> out;
   for (const auto& [name, element] : elements) out.push_back(element);
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return lower(a->name) < lower(b->name);
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return lower(a->name) < lower(b->name); });
   return out;
 }
 
@@ -60,9 +59,12 @@ std::string index_target(const schema::TableDef& table, const schema::IndexDef& 
   switch (index.target) {
     case schema::IndexDef::Target::kValues:
       return collection ? fmt::format("values({})", column) : column;
-    case schema::IndexDef::Target::kKeys: return fmt::format("keys({})", column);
-    case schema::IndexDef::Target::kEntries: return fmt::format("entries({})", column);
-    case schema::IndexDef::Target::kFull: return fmt::format("full({})", column);
+    case schema::IndexDef::Target::kKeys:
+      return fmt::format("keys({})", column);
+    case schema::IndexDef::Target::kEntries:
+      return fmt::format("entries({})", column);
+    case schema::IndexDef::Target::kFull:
+      return fmt::format("full({})", column);
   }
   return column;
 }
@@ -87,8 +89,8 @@ std::string table_cql(const schema::TableDef& table) {
       fmt::format("CREATE TABLE {}.{} (\n", maybe_quote(table.keyspace), maybe_quote(table.name));
   for (size_t i = 0; i < table.columns.size(); ++i) {
     const schema::ColumnDef& column = table.columns[i];
-    out += fmt::format("    {} {}", maybe_quote(column.name),
-                       type_name(column.type, table.keyspace));
+    out +=
+        fmt::format("    {} {}", maybe_quote(column.name), type_name(column.type, table.keyspace));
     if (column.is_static()) out += " static";
     if (inline_key && column.kind == schema::ColumnKind::kPartitionKey) out += " PRIMARY KEY";
     bool last = i + 1 == table.columns.size();
@@ -170,9 +172,8 @@ class Describer {
   void table(const schema::Schema& schema, const schema::TableDef& table) {
     add(table.keyspace, "table", maybe_quote(table.name), table_cql(table));
     std::vector<std::shared_ptr<const schema::IndexDef>> indexes = schema.indexes_on(table);
-    std::stable_sort(indexes.begin(), indexes.end(), [](const auto& a, const auto& b) {
-      return lower(a->name) < lower(b->name);
-    });
+    std::stable_sort(indexes.begin(), indexes.end(),
+                     [](const auto& a, const auto& b) { return lower(a->name) < lower(b->name); });
     for (const auto& index : indexes) {
       add(table.keyspace, "index", maybe_quote(index->name), index_cql(table, *index));
     }
@@ -266,8 +267,8 @@ Result<ExecutionResult> execute_describe(const DescribeStatement& statement,
       CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, keyspace_for(statement.name, context));
       auto table = schema.find_table(keyspace, statement.name.name);
       if (table == nullptr) {
-        return Status::invalid_argument(fmt::format("Table '{}' not found in keyspace '{}'",
-                                                    statement.name.name, keyspace));
+        return Status::invalid_argument(
+            fmt::format("Table '{}' not found in keyspace '{}'", statement.name.name, keyspace));
       }
       Describer d(true);
       d.table(schema, *table);
@@ -277,8 +278,8 @@ Result<ExecutionResult> execute_describe(const DescribeStatement& statement,
       CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, keyspace_for(statement.name, context));
       auto type = schema.find_type(keyspace, statement.name.name);
       if (type == nullptr) {
-        return Status::invalid_argument(fmt::format("User defined type '{}' not found in '{}'",
-                                                    statement.name.name, keyspace));
+        return Status::invalid_argument(
+            fmt::format("User defined type '{}' not found in '{}'", statement.name.name, keyspace));
       }
       Describer d(true);
       d.add(keyspace, "type", maybe_quote(type->name), type_cql(*type));
@@ -288,10 +289,11 @@ Result<ExecutionResult> execute_describe(const DescribeStatement& statement,
       CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, keyspace_for(statement.name, context));
       const schema::KeyspaceDef* ks = schema.find_keyspace(keyspace);
       auto it = ks->indexes.find(statement.name.name);
-      auto table = it == ks->indexes.end() ? nullptr : schema.find_table(keyspace, it->second->table);
+      auto table =
+          it == ks->indexes.end() ? nullptr : schema.find_table(keyspace, it->second->table);
       if (table == nullptr) {
-        return Status::invalid_argument(fmt::format("Index '{}' not found in '{}'",
-                                                    statement.name.name, keyspace));
+        return Status::invalid_argument(
+            fmt::format("Index '{}' not found in '{}'", statement.name.name, keyspace));
       }
       Describer d(true);
       d.add(keyspace, "index", maybe_quote(it->second->name), index_cql(*table, *it->second));

@@ -17,8 +17,8 @@ namespace cassette::cql {
 namespace {
 
 bool has_own_timestamp(const std::variant<InsertStatement, UpdateStatement, DeleteStatement>& s) {
-  return std::visit([](const auto& statement) { return statement.using_clause.timestamp != nullptr; },
-                    s);
+  return std::visit(
+      [](const auto& statement) { return statement.using_clause.timestamp != nullptr; }, s);
 }
 
 Result<PreparedModification> prepare_one(
@@ -27,9 +27,12 @@ Result<PreparedModification> prepare_one(
   return std::visit(
       [&](const auto& statement) -> Result<PreparedModification> {
         using T = std::decay_t<decltype(statement)>;
-        if constexpr (std::is_same_v<T, InsertStatement>) return prepare_insert(statement, context);
-        else if constexpr (std::is_same_v<T, UpdateStatement>) return prepare_update(statement, context);
-        else return prepare_delete(statement, context);
+        if constexpr (std::is_same_v<T, InsertStatement>)
+          return prepare_insert(statement, context);
+        else if constexpr (std::is_same_v<T, UpdateStatement>)
+          return prepare_update(statement, context);
+        else
+          return prepare_delete(statement, context);
       },
       s);
 }
@@ -54,9 +57,9 @@ Status check_compatible(PreparedConditions::Kind previous, PreparedConditions::K
   return Status::invalid_argument("Cannot mix IF conditions and IF NOT EXISTS for the same row");
 }
 
-Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModification>& statements,
-                                                  const std::vector<WriteParameters>& params,
-                                                  ExecutionContext& context) {
+Result<ExecutionResult> execute_conditional_batch(
+    const std::vector<PreparedModification>& statements, const std::vector<WriteParameters>& params,
+    ExecutionContext& context) {
   const PreparedModification* first = nullptr;
   std::vector<CheckedRow> rows;
   std::vector<std::pair<const PreparedModification*, size_t>> checks;  // statement, row index
@@ -77,8 +80,8 @@ Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModi
       return Status::invalid_argument("Batch with conditions cannot span multiple partitions");
     }
     if (statement.targets.clustering_has_in) {
-      return Status::invalid_argument(
-          fmt::format("IN on the clustering key columns is not supported with conditional {}", what));
+      return Status::invalid_argument(fmt::format(
+          "IN on the clustering key columns is not supported with conditional {}", what));
     }
     if (statement.conditions.empty()) continue;
     CheckedRow row;
@@ -115,28 +118,28 @@ Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModi
   const std::string& key = first->targets.partition_keys.front();
   storage::Store& store = *context.store;
   bool applied = false;
-  auto written = store.apply_prepared(
-      [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) -> Result<bool> {
-        for (CheckedRow& row : rows) {
-          CASSETTE_ASSIGN_OR_RETURN(row.current,
-                                    read_current_row(store, snapshot, table, key, row.clustering));
-        }
-        applied = true;
-        for (const auto& [statement, index] : checks) {
-          const CheckedRow& row = rows[index];
-          bool exists = row.clustering ? row.current.row.has_value()
-                                       : row.current.static_row.has_value();
-          CASSETTE_ASSIGN_OR_RETURN(bool ok,
-                                    conditions_apply(statement->conditions, row.current, exists));
-          applied = applied && ok;
-        }
-        if (!applied) return false;
-        for (size_t i = 0; i < statements.size(); ++i) {
-          CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, &snapshot, batch));
-        }
-        CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
-        return true;
-      });
+  auto written = store.apply_prepared([&](const storage::Snapshot& snapshot,
+                                          storage::WriteBatch& batch) -> Result<bool> {
+    for (CheckedRow& row : rows) {
+      CASSETTE_ASSIGN_OR_RETURN(row.current,
+                                read_current_row(store, snapshot, table, key, row.clustering));
+    }
+    applied = true;
+    for (const auto& [statement, index] : checks) {
+      const CheckedRow& row = rows[index];
+      bool exists =
+          row.clustering ? row.current.row.has_value() : row.current.static_row.has_value();
+      CASSETTE_ASSIGN_OR_RETURN(bool ok,
+                                conditions_apply(statement->conditions, row.current, exists));
+      applied = applied && ok;
+    }
+    if (!applied) return false;
+    for (size_t i = 0; i < statements.size(); ++i) {
+      CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, &snapshot, batch));
+    }
+    CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
+    return true;
+  });
   CASSETTE_RETURN_IF_ERROR(written.status());
   if (applied) return conditional_result(true, {}, {});
 
@@ -157,9 +160,8 @@ Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModi
   for (const schema::ColumnDef* c : columns) result_columns.push_back({c->name, c->type});
   CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> partition_values,
                             partition_key_values(table, key));
-  std::sort(rows.begin(), rows.end(), [](const CheckedRow& a, const CheckedRow& b) {
-    return a.clustering < b.clustering;
-  });
+  std::sort(rows.begin(), rows.end(),
+            [](const CheckedRow& a, const CheckedRow& b) { return a.clustering < b.clustering; });
   // What Cassandra reads for IF EXISTS / IF NOT EXISTS: regular columns when some statement writes
   // regular rows, static ones when some conditional statement writes the static row.
   bool read_regulars = false, read_statics = false;
@@ -172,7 +174,8 @@ Result<ExecutionResult> execute_conditional_batch(const std::vector<PreparedModi
   std::vector<std::vector<types::Value>> values;
   for (const CheckedRow& row : rows) {
     if (!row.clustering || !row.current.row) continue;
-    values.push_back(current_values(columns, partition_values, *row.clustering_values, row.current));
+    values.push_back(
+        current_values(columns, partition_values, *row.clustering_values, row.current));
   }
   // Conditions on static columns only: Cassandra reads the partition's first row with them.
   if (values.empty()) {
@@ -210,8 +213,9 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
   if (batch.using_clause.ttl) {
     return Status::invalid_argument("Global TTL on the BATCH statement is not supported.");
   }
-  bool has_conditions = std::any_of(statements.begin(), statements.end(),
-                                    [](const PreparedModification& s) { return !s.conditions.empty(); });
+  bool has_conditions =
+      std::any_of(statements.begin(), statements.end(),
+                  [](const PreparedModification& s) { return !s.conditions.empty(); });
   std::optional<int64_t> batch_timestamp;
   if (batch.using_clause.timestamp) {
     if (has_conditions) {
@@ -222,8 +226,9 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
     }
     UsingClause only_timestamp;
     only_timestamp.timestamp = batch.using_clause.timestamp;
-    CASSETTE_ASSIGN_OR_RETURN(WriteAttributes attributes,
-                              evaluate_attributes(only_timestamp, *statements.front().table, context));
+    CASSETTE_ASSIGN_OR_RETURN(
+        WriteAttributes attributes,
+        evaluate_attributes(only_timestamp, *statements.front().table, context));
     batch_timestamp = attributes.timestamp;
   }
   bool has_counters = false, has_non_counters = false;
@@ -235,7 +240,8 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
     (statements[i].is_counter() ? has_counters : has_non_counters) = true;
   }
   if (batch_timestamp && has_counters) {
-    return Status::invalid_argument("Cannot provide custom timestamp for a BATCH containing counters");
+    return Status::invalid_argument(
+        "Cannot provide custom timestamp for a BATCH containing counters");
   }
   if (batch.type == BatchStatement::Type::kCounter && has_non_counters) {
     return Status::invalid_argument("Cannot include non-counter statement in a counter batch");
@@ -284,15 +290,15 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
     CASSETTE_RETURN_IF_ERROR(context.write(write));
     return ExecutionResult{};
   }
-  CASSETTE_RETURN_IF_ERROR(context.write_prepared(
-      [&](const storage::Snapshot& snapshot, storage::WriteBatch& write) -> Result<bool> {
-        for (size_t i = 0; i < statements.size(); ++i) {
-          CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
-          CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, &snapshot, write));
-        }
-        CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
-        return true;
-      }));
+  CASSETTE_RETURN_IF_ERROR(context.write_prepared([&](const storage::Snapshot& snapshot,
+                                                      storage::WriteBatch& write) -> Result<bool> {
+    for (size_t i = 0; i < statements.size(); ++i) {
+      CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
+      CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, &snapshot, write));
+    }
+    CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
+    return true;
+  }));
   return ExecutionResult{};
 }
 

@@ -48,9 +48,9 @@ Result<PreparedModification> prepare_delete(const DeleteStatement& statement,
     prepared.operations.push_back(std::move(op));
   }
   bool only_static = prepared.involves_only_static_columns();
-  CASSETTE_ASSIGN_OR_RETURN(prepared.targets,
-                            resolve_modification_where(*table, statement.where,
-                                                       StatementType::kDelete, only_static, context));
+  CASSETTE_ASSIGN_OR_RETURN(
+      prepared.targets, resolve_modification_where(*table, statement.where, StatementType::kDelete,
+                                                   only_static, context));
   if (!prepared.conditions.empty() && !all_key_columns_by_equality(prepared)) {
     if (prepared.has_regular_operations()) {
       return Status::invalid_argument(

@@ -101,8 +101,8 @@ Result<PreparedModification> prepare_insert(const InsertStatement& statement,
   PreparedModification prepared = begin_insert(table);
   CASSETTE_ASSIGN_OR_RETURN(prepared.attributes,
                             evaluate_attributes(statement.using_clause, *table, context));
-  CASSETTE_ASSIGN_OR_RETURN(prepared.conditions,
-                            prepare_conditions(*table, false, statement.if_not_exists, {}, context));
+  CASSETTE_ASSIGN_OR_RETURN(
+      prepared.conditions, prepare_conditions(*table, false, statement.if_not_exists, {}, context));
   if (table->is_counter_table()) {
     return Status::invalid_argument(
         "INSERT statements are not allowed on counter tables, use UPDATE instead");
@@ -119,9 +119,8 @@ Result<PreparedModification> prepare_insert(const InsertStatement& statement,
   }
   bool only_static = !clustering_given && prepared.involves_only_static_columns();
   CASSETTE_ASSIGN_OR_RETURN(
-      prepared.targets,
-      resolve_modification_where(*table, key_relations, StatementType::kInsert, only_static,
-                                 context, &key_values));
+      prepared.targets, resolve_modification_where(*table, key_relations, StatementType::kInsert,
+                                                   only_static, context, &key_values));
   return prepared;
 }
 

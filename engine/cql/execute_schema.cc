@@ -29,10 +29,10 @@ using namespace schema_internal;
 
 Status check_keyspace_name(const std::string& name) {
   if (!is_valid_name(name)) {
-    return Status::invalid_argument(fmt::format(
-        "Keyspace name must not be empty, more than 48 characters long, or contain "
-        "non-alphanumeric-underscore characters (got '{}')",
-        name));
+    return Status::invalid_argument(
+        fmt::format("Keyspace name must not be empty, more than 48 characters long, or contain "
+                    "non-alphanumeric-underscore characters (got '{}')",
+                    name));
   }
   return Status::ok();
 }
@@ -45,22 +45,23 @@ Result<ExecutionResult> execute_create_keyspace(const CreateKeyspaceStatement& s
   if (!properties.replication) {
     return Status::invalid_argument("Missing mandatory option 'replication'");
   }
-  return run_change(context, [&](const schema::Schema& now)
-                                 -> Result<std::optional<schema::Schema>> {
-    if (now.find_keyspace(statement.keyspace) != nullptr) {
-      if (statement.if_not_exists) return std::optional<schema::Schema>();
-      return Status::already_exists(
-          fmt::format("Cannot add existing keyspace \"{}\"", statement.keyspace));
-    }
-    auto keyspace = std::make_shared<schema::KeyspaceDef>();
-    keyspace->name = statement.keyspace;
-    CASSETTE_ASSIGN_OR_RETURN(keyspace->replication,
-                              validate_replication(statement.keyspace, *properties.replication));
-    keyspace->durable_writes = properties.durable_writes.value_or(true);
-    schema::Schema next = now;
-    next.keyspaces[statement.keyspace] = std::move(keyspace);
-    return std::optional<schema::Schema>(std::move(next));
-  });
+  return run_change(context,
+                    [&](const schema::Schema& now) -> Result<std::optional<schema::Schema>> {
+                      if (now.find_keyspace(statement.keyspace) != nullptr) {
+                        if (statement.if_not_exists) return std::optional<schema::Schema>();
+                        return Status::already_exists(
+                            fmt::format("Cannot add existing keyspace \"{}\"", statement.keyspace));
+                      }
+                      auto keyspace = std::make_shared<schema::KeyspaceDef>();
+                      keyspace->name = statement.keyspace;
+                      CASSETTE_ASSIGN_OR_RETURN(
+                          keyspace->replication,
+                          validate_replication(statement.keyspace, *properties.replication));
+                      keyspace->durable_writes = properties.durable_writes.value_or(true);
+                      schema::Schema next = now;
+                      next.keyspaces[statement.keyspace] = std::move(keyspace);
+                      return std::optional<schema::Schema>(std::move(next));
+                    });
 }
 
 Result<ExecutionResult> execute_alter_keyspace(const AlterKeyspaceStatement& statement,
@@ -68,39 +69,41 @@ Result<ExecutionResult> execute_alter_keyspace(const AlterKeyspaceStatement& sta
   CASSETTE_RETURN_IF_ERROR(check_keyspace_name(statement.keyspace));
   CASSETTE_ASSIGN_OR_RETURN(KeyspaceProperties properties,
                             parse_keyspace_properties(statement.properties));
-  return run_change(context, [&](const schema::Schema& now)
-                                 -> Result<std::optional<schema::Schema>> {
-    if (now.find_keyspace(statement.keyspace) == nullptr) {
-      if (statement.if_exists) return std::optional<schema::Schema>();
-      return Status::invalid_argument(
-          fmt::format("Keyspace '{}' doesn't exist", statement.keyspace));
-    }
-    auto keyspace = copy_keyspace(now, statement.keyspace);
-    if (properties.replication && properties.replication->contains("class")) {
-      CASSETTE_ASSIGN_OR_RETURN(keyspace->replication,
-                                validate_replication(statement.keyspace, *properties.replication));
-    }
-    if (properties.durable_writes) keyspace->durable_writes = *properties.durable_writes;
-    schema::Schema next = now;
-    next.keyspaces[statement.keyspace] = std::move(keyspace);
-    return std::optional<schema::Schema>(std::move(next));
-  });
+  return run_change(context,
+                    [&](const schema::Schema& now) -> Result<std::optional<schema::Schema>> {
+                      if (now.find_keyspace(statement.keyspace) == nullptr) {
+                        if (statement.if_exists) return std::optional<schema::Schema>();
+                        return Status::invalid_argument(
+                            fmt::format("Keyspace '{}' doesn't exist", statement.keyspace));
+                      }
+                      auto keyspace = copy_keyspace(now, statement.keyspace);
+                      if (properties.replication && properties.replication->contains("class")) {
+                        CASSETTE_ASSIGN_OR_RETURN(
+                            keyspace->replication,
+                            validate_replication(statement.keyspace, *properties.replication));
+                      }
+                      if (properties.durable_writes)
+                        keyspace->durable_writes = *properties.durable_writes;
+                      schema::Schema next = now;
+                      next.keyspaces[statement.keyspace] = std::move(keyspace);
+                      return std::optional<schema::Schema>(std::move(next));
+                    });
 }
 
 Result<ExecutionResult> execute_drop_keyspace(const DropKeyspaceStatement& statement,
                                               ExecutionContext& context) {
   CASSETTE_RETURN_IF_ERROR(check_keyspace_name(statement.keyspace));
-  return run_change(context, [&](const schema::Schema& now)
-                                 -> Result<std::optional<schema::Schema>> {
-    if (now.find_keyspace(statement.keyspace) == nullptr) {
-      if (statement.if_exists) return std::optional<schema::Schema>();
-      return Status::invalid_argument(
-          fmt::format("Keyspace '{}' doesn't exist", statement.keyspace));
-    }
-    schema::Schema next = now;
-    next.keyspaces.erase(statement.keyspace);  // the catalog truncates its tables
-    return std::optional<schema::Schema>(std::move(next));
-  });
+  return run_change(context,
+                    [&](const schema::Schema& now) -> Result<std::optional<schema::Schema>> {
+                      if (now.find_keyspace(statement.keyspace) == nullptr) {
+                        if (statement.if_exists) return std::optional<schema::Schema>();
+                        return Status::invalid_argument(
+                            fmt::format("Keyspace '{}' doesn't exist", statement.keyspace));
+                      }
+                      schema::Schema next = now;
+                      next.keyspaces.erase(statement.keyspace);  // the catalog truncates its tables
+                      return std::optional<schema::Schema>(std::move(next));
+                    });
 }
 
 // Cassandra refuses any schema change in its local system keyspaces (system, system_schema and

@@ -65,15 +65,23 @@ std::string raw_type_name(const CqlType& type) {
     return out;
   };
   switch (type.kind) {
-    case TypeKind::kList: inner = "list<" + params() + ">"; break;
-    case TypeKind::kSet: inner = "set<" + params() + ">"; break;
-    case TypeKind::kMap: inner = "map<" + params() + ">"; break;
-    case TypeKind::kTuple: return "tuple<" + params() + ">";
+    case TypeKind::kList:
+      inner = "list<" + params() + ">";
+      break;
+    case TypeKind::kSet:
+      inner = "set<" + params() + ">";
+      break;
+    case TypeKind::kMap:
+      inner = "map<" + params() + ">";
+      break;
+    case TypeKind::kTuple:
+      return "tuple<" + params() + ">";
     case TypeKind::kUdt:
       inner = type.udt_keyspace.empty() ? maybe_quote(type.udt_name)
                                         : type.udt_keyspace + "." + maybe_quote(type.udt_name);
       break;
-    default: return types::cql_type_name(type);
+    default:
+      return types::cql_type_name(type);
   }
   return type.frozen ? "frozen<" + inner + ">" : inner;
 }
@@ -113,8 +121,8 @@ Result<CqlType> resolve(const CqlType& raw, const std::string& keyspace,
       for (size_t i = 0; i < raw.params.size(); ++i) {
         const CqlType& element = raw.params[i];
         if (element.is_counter()) {
-          return Status::invalid_argument(fmt::format(
-              "Counters are not allowed inside collections: {}", raw_type_name(raw)));
+          return Status::invalid_argument(
+              fmt::format("Counters are not allowed inside collections: {}", raw_type_name(raw)));
         }
         if (!type.frozen && supports_freezing(element) && !element.frozen) {
           return Status::invalid_argument(fmt::format(
@@ -131,8 +139,8 @@ Result<CqlType> resolve(const CqlType& raw, const std::string& keyspace,
                 fmt::format("Durations are not allowed as map keys: {}", raw_type_name(raw)));
           }
         }
-        CASSETTE_ASSIGN_OR_RETURN(type.params[i], resolve(element, keyspace, definitions,
-                                                          type.frozen || inside_frozen));
+        CASSETTE_ASSIGN_OR_RETURN(
+            type.params[i], resolve(element, keyspace, definitions, type.frozen || inside_frozen));
       }
       return type;
     }
@@ -164,9 +172,8 @@ bool references_type(const CqlType& type, std::string_view keyspace, std::string
   if (type.kind == TypeKind::kUdt && type.udt_keyspace == keyspace && type.udt_name == name) {
     return true;
   }
-  return std::any_of(type.params.begin(), type.params.end(), [&](const CqlType& param) {
-    return references_type(param, keyspace, name);
-  });
+  return std::any_of(type.params.begin(), type.params.end(),
+                     [&](const CqlType& param) { return references_type(param, keyspace, name); });
 }
 
 CqlType replace_type(const CqlType& type, const schema::UserTypeDef& replacement) {
@@ -194,17 +201,15 @@ namespace {
 // Cassandra's reserved keywords (ReservedKeywords.java): identifiers that must be quoted.
 const std::set<std::string>& reserved_keywords() {
   static const std::set<std::string> kReserved = {
-      "add",        "allow",    "alter",     "and",       "apply",      "asc",
-      "authorize",  "batch",    "begin",     "by",        "columnfamily", "create",
-      "default",    "delete",   "desc",      "describe",  "drop",       "entries",
-      "execute",    "from",     "full",      "grant",     "if",         "in",
-      "index",      "infinity", "insert",    "into",      "is",         "keyspace",
-      "limit",      "materialized", "mbean", "mbeans",    "modify",     "nan",
-      "norecursive", "not",     "null",      "of",        "on",         "or",
-      "order",      "primary",  "rename",    "replace",   "revoke",     "schema",
-      "select",     "set",      "table",     "to",        "token",      "truncate",
-      "unlogged",   "unset",    "update",    "use",       "using",      "view",
-      "where",      "with"};
+      "add",    "allow",       "alter",  "and",          "apply",    "asc",      "authorize",
+      "batch",  "begin",       "by",     "columnfamily", "create",   "default",  "delete",
+      "desc",   "describe",    "drop",   "entries",      "execute",  "from",     "full",
+      "grant",  "if",          "in",     "index",        "infinity", "insert",   "into",
+      "is",     "keyspace",    "limit",  "materialized", "mbean",    "mbeans",   "modify",
+      "nan",    "norecursive", "not",    "null",         "of",       "on",       "or",
+      "order",  "primary",     "rename", "replace",      "revoke",   "schema",   "select",
+      "set",    "table",       "to",     "token",        "truncate", "unlogged", "unset",
+      "update", "use",         "using",  "view",         "where",    "with"};
   return kReserved;
 }
 
@@ -235,7 +240,7 @@ std::string random_uuid_text() {
   static thread_local std::mt19937_64 generator{std::random_device{}()};
   uint64_t high = generator();
   uint64_t low = generator();
-  high = (high & ~uint64_t{0xF000}) | uint64_t{0x4000};           // version 4
+  high = (high & ~uint64_t{0xF000}) | uint64_t{0x4000};          // version 4
   low = (low & ~(uint64_t{0xC} << 60)) | (uint64_t{0x8} << 60);  // IETF variant
   return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", high >> 32, (high >> 16) & 0xFFFF,
                      high & 0xFFFF, low >> 48, low & 0xFFFFFFFFFFFFull);
@@ -251,10 +256,14 @@ bool is_valid_name(std::string_view name) {
 void sort_columns(std::vector<schema::ColumnDef>& columns) {
   auto rank = [](const schema::ColumnDef& c) {
     switch (c.kind) {
-      case schema::ColumnKind::kPartitionKey: return 0;
-      case schema::ColumnKind::kClustering: return 1;
-      case schema::ColumnKind::kStatic: return 2;
-      case schema::ColumnKind::kRegular: return 3;
+      case schema::ColumnKind::kPartitionKey:
+        return 0;
+      case schema::ColumnKind::kClustering:
+        return 1;
+      case schema::ColumnKind::kStatic:
+        return 2;
+      case schema::ColumnKind::kRegular:
+        return 3;
     }
     return 3;
   };

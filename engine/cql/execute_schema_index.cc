@@ -17,20 +17,28 @@ using schema::IndexDef;
 std::string target_name(IndexDef::Target target, bool simple) {
   if (simple) return "";
   switch (target) {
-    case IndexDef::Target::kValues: return "values";
-    case IndexDef::Target::kKeys: return "keys";
-    case IndexDef::Target::kEntries: return "entries";
-    case IndexDef::Target::kFull: return "full";
+    case IndexDef::Target::kValues:
+      return "values";
+    case IndexDef::Target::kKeys:
+      return "keys";
+    case IndexDef::Target::kEntries:
+      return "entries";
+    case IndexDef::Target::kFull:
+      return "full";
   }
   return "";
 }
 
 IndexDef::Target to_target(CreateIndexStatement::Target target) {
   switch (target) {
-    case CreateIndexStatement::Target::kValues: return IndexDef::Target::kValues;
-    case CreateIndexStatement::Target::kKeys: return IndexDef::Target::kKeys;
-    case CreateIndexStatement::Target::kEntries: return IndexDef::Target::kEntries;
-    case CreateIndexStatement::Target::kFull: return IndexDef::Target::kFull;
+    case CreateIndexStatement::Target::kValues:
+      return IndexDef::Target::kValues;
+    case CreateIndexStatement::Target::kKeys:
+      return IndexDef::Target::kKeys;
+    case CreateIndexStatement::Target::kEntries:
+      return IndexDef::Target::kEntries;
+    case CreateIndexStatement::Target::kFull:
+      return IndexDef::Target::kFull;
   }
   return IndexDef::Target::kValues;
 }
@@ -70,13 +78,13 @@ Status validate_target(const schema::TableDef& table, const schema::ColumnDef& c
   }
   if (!type.is_collection() && !simple) {
     return Status::invalid_argument(fmt::format(
-        "Cannot create {}() index on {}. Non-collection columns only support simple indexes",
-        kind, column.name));
+        "Cannot create {}() index on {}. Non-collection columns only support simple indexes", kind,
+        column.name));
   }
   if (!(type.kind == types::TypeKind::kMap && type.is_multi_cell()) &&
       (target == IndexDef::Target::kKeys || target == IndexDef::Target::kEntries)) {
-    return Status::invalid_argument(fmt::format(
-        "Cannot create index on {} of column {} with non-map type", kind, column.name));
+    return Status::invalid_argument(
+        fmt::format("Cannot create index on {} of column {} with non-map type", kind, column.name));
   }
   if (type.kind == types::TypeKind::kUdt && type.is_multi_cell()) {
     return Status::invalid_argument(
@@ -111,85 +119,88 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
   if (!statement.custom && !statement.options.empty()) {
     return Status::invalid_argument("Cannot specify options for a non-CUSTOM index");
   }
-  return run_change(context, [&](const schema::Schema& now)
-                                 -> Result<std::optional<schema::Schema>> {
-    const schema::KeyspaceDef* ks = now.find_keyspace(keyspace);
-    if (ks == nullptr) {
-      return Status::invalid_argument(fmt::format("Keyspace '{}' doesn't exist", keyspace));
-    }
-    std::shared_ptr<const schema::TableDef> table = now.find_table(keyspace, statement.table.name);
-    if (table == nullptr) {
-      return Status::invalid_argument(
-          fmt::format("Table '{}' doesn't exist", statement.table.name));
-    }
-    if (!statement.name.empty() && ks->indexes.contains(statement.name)) {
-      if (statement.if_not_exists) return std::optional<schema::Schema>();
-      return Status::invalid_argument(fmt::format("Index '{}' already exists", statement.name));
-    }
-    if (table->is_counter_table()) {
-      return Status::invalid_argument("Secondary indexes on counter tables aren't supported");
-    }
-    if (statement.column.empty() && !statement.custom) {
-      return Status::invalid_argument(
-          "Only CUSTOM indexes can be created without specifying a target column");
-    }
-    const schema::ColumnDef* column = table->find_column(statement.column);
-    if (column == nullptr) {
-      return Status::invalid_argument(fmt::format("Column '{}' doesn't exist", statement.column));
-    }
-    // A bare column names its values when it is a non-frozen collection, else the column itself.
-    bool simple = !statement.target_written &&
-                  statement.target == CreateIndexStatement::Target::kValues &&
-                  !(column->type.is_collection() && column->type.is_multi_cell());
-    IndexDef index;
-    index.keyspace = keyspace;
-    index.table = table->name;
-    index.column = column->name;
-    index.target = to_target(statement.target);
-    CASSETTE_RETURN_IF_ERROR(validate_target(*table, *column, index.target, simple));
-    index.name = statement.name.empty() ? default_index_name(*ks, table->name, column->name)
-                                        : statement.name;
-    if (statement.custom) {
-      index.custom_class = statement.custom_class;
-      for (const auto& [name, value] : statement.options) {
-        index.options[name] = value.text;
-      }
-    }
-    for (const auto& [name, other] : ks->indexes) {
-      if (other->table == index.table && other->column == index.column &&
-          other->target == index.target && other->custom_class == index.custom_class &&
-          other->options == index.options) {
-        if (statement.if_not_exists) return std::optional<schema::Schema>();
-        return Status::invalid_argument(fmt::format(
-            "Index {} is a duplicate of existing index {}", index.name, other->name));
-      }
-    }
-    schema::Schema next = now;
-    auto copy = copy_keyspace(now, keyspace);
-    std::string name = index.name;
-    copy->indexes[name] = std::make_shared<const IndexDef>(std::move(index));
-    next.keyspaces[keyspace] = std::move(copy);
-    return std::optional<schema::Schema>(std::move(next));
-  });
+  return run_change(
+      context, [&](const schema::Schema& now) -> Result<std::optional<schema::Schema>> {
+        const schema::KeyspaceDef* ks = now.find_keyspace(keyspace);
+        if (ks == nullptr) {
+          return Status::invalid_argument(fmt::format("Keyspace '{}' doesn't exist", keyspace));
+        }
+        std::shared_ptr<const schema::TableDef> table =
+            now.find_table(keyspace, statement.table.name);
+        if (table == nullptr) {
+          return Status::invalid_argument(
+              fmt::format("Table '{}' doesn't exist", statement.table.name));
+        }
+        if (!statement.name.empty() && ks->indexes.contains(statement.name)) {
+          if (statement.if_not_exists) return std::optional<schema::Schema>();
+          return Status::invalid_argument(fmt::format("Index '{}' already exists", statement.name));
+        }
+        if (table->is_counter_table()) {
+          return Status::invalid_argument("Secondary indexes on counter tables aren't supported");
+        }
+        if (statement.column.empty() && !statement.custom) {
+          return Status::invalid_argument(
+              "Only CUSTOM indexes can be created without specifying a target column");
+        }
+        const schema::ColumnDef* column = table->find_column(statement.column);
+        if (column == nullptr) {
+          return Status::invalid_argument(
+              fmt::format("Column '{}' doesn't exist", statement.column));
+        }
+        // A bare column names its values when it is a non-frozen collection, else the column
+        // itself.
+        bool simple = !statement.target_written &&
+                      statement.target == CreateIndexStatement::Target::kValues &&
+                      !(column->type.is_collection() && column->type.is_multi_cell());
+        IndexDef index;
+        index.keyspace = keyspace;
+        index.table = table->name;
+        index.column = column->name;
+        index.target = to_target(statement.target);
+        CASSETTE_RETURN_IF_ERROR(validate_target(*table, *column, index.target, simple));
+        index.name = statement.name.empty() ? default_index_name(*ks, table->name, column->name)
+                                            : statement.name;
+        if (statement.custom) {
+          index.custom_class = statement.custom_class;
+          for (const auto& [name, value] : statement.options) {
+            index.options[name] = value.text;
+          }
+        }
+        for (const auto& [name, other] : ks->indexes) {
+          if (other->table == index.table && other->column == index.column &&
+              other->target == index.target && other->custom_class == index.custom_class &&
+              other->options == index.options) {
+            if (statement.if_not_exists) return std::optional<schema::Schema>();
+            return Status::invalid_argument(fmt::format(
+                "Index {} is a duplicate of existing index {}", index.name, other->name));
+          }
+        }
+        schema::Schema next = now;
+        auto copy = copy_keyspace(now, keyspace);
+        std::string name = index.name;
+        copy->indexes[name] = std::make_shared<const IndexDef>(std::move(index));
+        next.keyspaces[keyspace] = std::move(copy);
+        return std::optional<schema::Schema>(std::move(next));
+      });
 }
 
 Result<ExecutionResult> execute_drop_index(const DropIndexStatement& statement,
                                            ExecutionContext& context) {
   CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, context.resolve_keyspace(statement.index));
-  return run_change(context, [&](const schema::Schema& now)
-                                 -> Result<std::optional<schema::Schema>> {
-    const schema::KeyspaceDef* ks = now.find_keyspace(keyspace);
-    if (ks == nullptr || !ks->indexes.contains(statement.index.name)) {
-      if (statement.if_exists) return std::optional<schema::Schema>();
-      return Status::invalid_argument(
-          fmt::format("Index '{}.{}' doesn't exist'", keyspace, statement.index.name));
-    }
-    schema::Schema next = now;
-    auto copy = copy_keyspace(now, keyspace);
-    copy->indexes.erase(statement.index.name);
-    next.keyspaces[keyspace] = std::move(copy);
-    return std::optional<schema::Schema>(std::move(next));
-  });
+  return run_change(
+      context, [&](const schema::Schema& now) -> Result<std::optional<schema::Schema>> {
+        const schema::KeyspaceDef* ks = now.find_keyspace(keyspace);
+        if (ks == nullptr || !ks->indexes.contains(statement.index.name)) {
+          if (statement.if_exists) return std::optional<schema::Schema>();
+          return Status::invalid_argument(
+              fmt::format("Index '{}.{}' doesn't exist'", keyspace, statement.index.name));
+        }
+        schema::Schema next = now;
+        auto copy = copy_keyspace(now, keyspace);
+        copy->indexes.erase(statement.index.name);
+        next.keyspaces[keyspace] = std::move(copy);
+        return std::optional<schema::Schema>(std::move(next));
+      });
 }
 
 }  // namespace cassette::cql

@@ -84,10 +84,10 @@ Result<schema::TableDef> build_table(const CreateTableStatement& statement,
     }
     const CqlType& type = it->second;
     if (type.is_multi_cell()) {
-      return Status::invalid_argument(fmt::format(
-          "Invalid non-frozen {} type {} for PRIMARY KEY column '{}'",
-          type.is_collection() ? "collection" : "user-defined", type_name(type, keyspace_name),
-          column));
+      return Status::invalid_argument(
+          fmt::format("Invalid non-frozen {} type {} for PRIMARY KEY column '{}'",
+                      type.is_collection() ? "collection" : "user-defined",
+                      type_name(type, keyspace_name), column));
     }
     if (type.is_counter()) {
       return Status::invalid_argument(
@@ -197,8 +197,8 @@ Status check_create_table_syntax(const CreateTableStatement& statement) {
   std::set<std::string> seen;
   for (const ColumnDefinition& column : statement.columns) {
     if (!seen.insert(column.name).second) {
-      return Status::invalid_argument(fmt::format(
-          "Duplicate column '{}' declaration for table '{}'", column.name, display));
+      return Status::invalid_argument(
+          fmt::format("Duplicate column '{}' declaration for table '{}'", column.name, display));
     }
   }
   int inline_keys = 0;
@@ -210,15 +210,14 @@ Status check_create_table_syntax(const CreateTableStatement& statement) {
         "Multiple PRIMARY KEY specified for table '{}' (exactly one required)", display));
   }
   if (declarations == 0) {
-    return Status::invalid_argument(fmt::format(
-        "No PRIMARY KEY specifed for table '{}' (exactly one required)", display));
+    return Status::invalid_argument(
+        fmt::format("No PRIMARY KEY specifed for table '{}' (exactly one required)", display));
   }
   std::set<std::string> ordered;
   for (const OrderingClause& o : statement.properties.clustering_order) {
     if (!ordered.insert(o.column).second) {
       return Status::invalid_argument(fmt::format(
-          "Duplicate column '{}' in CLUSTERING ORDER BY clause for table '{}'", o.column,
-          display));
+          "Duplicate column '{}' in CLUSTERING ORDER BY clause for table '{}'", o.column, display));
     }
   }
   return Status::ok();
@@ -254,8 +253,7 @@ Status check_no_dependent_indexes(const schema::Schema& schema, const schema::Ta
 }
 
 Result<schema::TableDef> add_columns(const AlterTableStatement& statement,
-                                     const schema::KeyspaceDef& keyspace,
-                                     schema::TableDef table) {
+                                     const schema::KeyspaceDef& keyspace, schema::TableDef table) {
   for (const ColumnDefinition& added : statement.added) {
     CASSETTE_ASSIGN_OR_RETURN(CqlType type, resolve_type(added.type, keyspace.name, keyspace));
     if (table.find_column(added.name) != nullptr) {
@@ -277,8 +275,9 @@ Result<schema::TableDef> add_columns(const AlterTableStatement& statement,
         }
       }
     }
-    auto dropped = std::find_if(table.dropped.begin(), table.dropped.end(),
-                                [&](const schema::DroppedColumn& d) { return d.name == added.name; });
+    auto dropped =
+        std::find_if(table.dropped.begin(), table.dropped.end(),
+                     [&](const schema::DroppedColumn& d) { return d.name == added.name; });
     if (dropped != table.dropped.end()) {
       if (dropped->type != type) {
         return Status::invalid_argument(fmt::format(
@@ -323,8 +322,8 @@ Result<schema::TableDef> drop_columns(const AlterTableStatement& statement,
     const ColumnDef* column = table.find_column(name);
     if (column == nullptr) {
       if (statement.column_if_exists) continue;
-      return Status::invalid_argument(fmt::format("Column {} was not found in table '{}.{}'",
-                                                  name, table.keyspace, table.name));
+      return Status::invalid_argument(fmt::format("Column {} was not found in table '{}.{}'", name,
+                                                  table.keyspace, table.name));
     }
     if (column->is_primary_key()) {
       return Status::invalid_argument(fmt::format("Cannot drop PRIMARY KEY column {}", name));
@@ -351,12 +350,11 @@ Result<schema::TableDef> rename_columns(const AlterTableStatement& statement,
     const ColumnDef* column = table.find_column(from);
     if (column == nullptr) {
       if (statement.column_if_exists) continue;
-      return Status::invalid_argument(fmt::format("Column {} was not found in table {}.{}", from,
-                                                  table.keyspace, table.name));
+      return Status::invalid_argument(
+          fmt::format("Column {} was not found in table {}.{}", from, table.keyspace, table.name));
     }
     if (!column->is_primary_key()) {
-      return Status::invalid_argument(
-          fmt::format("Cannot rename non PRIMARY KEY column {}", from));
+      return Status::invalid_argument(fmt::format("Cannot rename non PRIMARY KEY column {}", from));
     }
     if (table.find_column(to) != nullptr) {
       return Status::invalid_argument(fmt::format(
@@ -380,91 +378,91 @@ Result<ExecutionResult> execute_create_table(const CreateTableStatement& stateme
                                              ExecutionContext& context) {
   CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, context.resolve_keyspace(statement.table));
   CASSETTE_RETURN_IF_ERROR(check_create_table_syntax(statement));
-  return run_change(context, [&](const schema::Schema& now)
-                                 -> Result<std::optional<schema::Schema>> {
-    const schema::KeyspaceDef* ks = now.find_keyspace(keyspace);
-    if (ks == nullptr) {
-      return Status::invalid_argument(fmt::format("Keyspace '{}' doesn't exist", keyspace));
-    }
-    if (ks->tables.contains(statement.table.name)) {
-      if (statement.if_not_exists) return std::optional<schema::Schema>();
-      return Status::already_exists(
-          fmt::format("Cannot add already existing table \"{}\" to keyspace \"{}\"",
-                      statement.table.name, keyspace));
-    }
-    CASSETTE_ASSIGN_OR_RETURN(schema::TableDef table, build_table(statement, keyspace, *ks));
-    if (!is_valid_name(table.name)) {
-      return Status::configuration(fmt::format(
-          "Table name must not be empty, more than 48 characters long, or contain "
-          "non-alphanumeric-underscore characters (got \"{}\")",
-          table.name));
-    }
-    schema::Schema next = now;
-    table.table_id = next.next_table_id++;
-    return std::optional<schema::Schema>(with_table(next, std::move(table)));
-  });
+  return run_change(
+      context, [&](const schema::Schema& now) -> Result<std::optional<schema::Schema>> {
+        const schema::KeyspaceDef* ks = now.find_keyspace(keyspace);
+        if (ks == nullptr) {
+          return Status::invalid_argument(fmt::format("Keyspace '{}' doesn't exist", keyspace));
+        }
+        if (ks->tables.contains(statement.table.name)) {
+          if (statement.if_not_exists) return std::optional<schema::Schema>();
+          return Status::already_exists(
+              fmt::format("Cannot add already existing table \"{}\" to keyspace \"{}\"",
+                          statement.table.name, keyspace));
+        }
+        CASSETTE_ASSIGN_OR_RETURN(schema::TableDef table, build_table(statement, keyspace, *ks));
+        if (!is_valid_name(table.name)) {
+          return Status::configuration(
+              fmt::format("Table name must not be empty, more than 48 characters long, or contain "
+                          "non-alphanumeric-underscore characters (got \"{}\")",
+                          table.name));
+        }
+        schema::Schema next = now;
+        table.table_id = next.next_table_id++;
+        return std::optional<schema::Schema>(with_table(next, std::move(table)));
+      });
 }
 
 Result<ExecutionResult> execute_alter_table(const AlterTableStatement& statement,
                                             ExecutionContext& context) {
   CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, context.resolve_keyspace(statement.table));
   int64_t now_micros = context.now_micros;
-  return run_change(context, [&](const schema::Schema& now)
-                                 -> Result<std::optional<schema::Schema>> {
-    CASSETTE_ASSIGN_OR_RETURN(
-        std::shared_ptr<const schema::TableDef> existing,
-        existing_table(now, keyspace, statement.table.name, statement.if_exists));
-    if (existing == nullptr) return std::optional<schema::Schema>();
-    const schema::KeyspaceDef& ks = *now.find_keyspace(keyspace);
-    schema::TableDef table = *existing;
-    switch (statement.kind) {
-      case AlterTableStatement::Kind::kAlterColumnType:
-        return Status::invalid_argument("Altering column types is no longer supported");
-      case AlterTableStatement::Kind::kAdd: {
-        CASSETTE_ASSIGN_OR_RETURN(table, add_columns(statement, ks, std::move(table)));
-        break;
-      }
-      case AlterTableStatement::Kind::kDrop: {
-        CASSETTE_ASSIGN_OR_RETURN(table,
-                                  drop_columns(statement, now, std::move(table), now_micros));
-        break;
-      }
-      case AlterTableStatement::Kind::kRename: {
-        CASSETTE_ASSIGN_OR_RETURN(table, rename_columns(statement, now, std::move(table)));
-        break;
-      }
-      case AlterTableStatement::Kind::kWith: {
-        if (has_property(statement.properties.properties, "id")) {
-          return Status::configuration("Cannot alter table id.");
+  return run_change(
+      context, [&](const schema::Schema& now) -> Result<std::optional<schema::Schema>> {
+        CASSETTE_ASSIGN_OR_RETURN(
+            std::shared_ptr<const schema::TableDef> existing,
+            existing_table(now, keyspace, statement.table.name, statement.if_exists));
+        if (existing == nullptr) return std::optional<schema::Schema>();
+        const schema::KeyspaceDef& ks = *now.find_keyspace(keyspace);
+        schema::TableDef table = *existing;
+        switch (statement.kind) {
+          case AlterTableStatement::Kind::kAlterColumnType:
+            return Status::invalid_argument("Altering column types is no longer supported");
+          case AlterTableStatement::Kind::kAdd: {
+            CASSETTE_ASSIGN_OR_RETURN(table, add_columns(statement, ks, std::move(table)));
+            break;
+          }
+          case AlterTableStatement::Kind::kDrop: {
+            CASSETTE_ASSIGN_OR_RETURN(table,
+                                      drop_columns(statement, now, std::move(table), now_micros));
+            break;
+          }
+          case AlterTableStatement::Kind::kRename: {
+            CASSETTE_ASSIGN_OR_RETURN(table, rename_columns(statement, now, std::move(table)));
+            break;
+          }
+          case AlterTableStatement::Kind::kWith: {
+            if (has_property(statement.properties.properties, "id")) {
+              return Status::configuration("Cannot alter table id.");
+            }
+            CASSETTE_RETURN_IF_ERROR(
+                apply_table_properties(statement.properties.properties, &table.params));
+            if (table.is_counter_table() && table.params.default_time_to_live > 0) {
+              return Status::invalid_argument(
+                  "Cannot set default_time_to_live on a table with counters");
+            }
+            break;
+          }
         }
-        CASSETTE_RETURN_IF_ERROR(
-            apply_table_properties(statement.properties.properties, &table.params));
-        if (table.is_counter_table() && table.params.default_time_to_live > 0) {
-          return Status::invalid_argument(
-              "Cannot set default_time_to_live on a table with counters");
-        }
-        break;
-      }
-    }
-    return std::optional<schema::Schema>(with_table(now, std::move(table)));
-  });
+        return std::optional<schema::Schema>(with_table(now, std::move(table)));
+      });
 }
 
 Result<ExecutionResult> execute_drop_table(const DropTableStatement& statement,
                                            ExecutionContext& context) {
   CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, context.resolve_keyspace(statement.table));
-  return run_change(context, [&](const schema::Schema& now)
-                                 -> Result<std::optional<schema::Schema>> {
-    if (now.find_keyspace(keyspace) == nullptr) {
-      if (statement.if_exists) return std::optional<schema::Schema>();
-      return Status::invalid_argument(fmt::format("Keyspace '{}' doesn't exist", keyspace));
-    }
-    CASSETTE_ASSIGN_OR_RETURN(
-        std::shared_ptr<const schema::TableDef> table,
-        existing_table(now, keyspace, statement.table.name, statement.if_exists));
-    if (table == nullptr) return std::optional<schema::Schema>();
-    return std::optional<schema::Schema>(schema::without_table(now, keyspace, table->name));
-  });
+  return run_change(
+      context, [&](const schema::Schema& now) -> Result<std::optional<schema::Schema>> {
+        if (now.find_keyspace(keyspace) == nullptr) {
+          if (statement.if_exists) return std::optional<schema::Schema>();
+          return Status::invalid_argument(fmt::format("Keyspace '{}' doesn't exist", keyspace));
+        }
+        CASSETTE_ASSIGN_OR_RETURN(
+            std::shared_ptr<const schema::TableDef> table,
+            existing_table(now, keyspace, statement.table.name, statement.if_exists));
+        if (table == nullptr) return std::optional<schema::Schema>();
+        return std::optional<schema::Schema>(schema::without_table(now, keyspace, table->name));
+      });
 }
 
 Result<ExecutionResult> execute_truncate(const TruncateStatement& statement,

@@ -57,9 +57,9 @@ Result<PreparedModification> prepare_update(const UpdateStatement& statement,
     prepared.operations.push_back(std::move(op));
   }
   bool only_static = prepared.involves_only_static_columns();
-  CASSETTE_ASSIGN_OR_RETURN(prepared.targets,
-                            resolve_modification_where(*table, statement.where,
-                                                       StatementType::kUpdate, only_static, context));
+  CASSETTE_ASSIGN_OR_RETURN(
+      prepared.targets, resolve_modification_where(*table, statement.where, StatementType::kUpdate,
+                                                   only_static, context));
   return prepared;
 }
 

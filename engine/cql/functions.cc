@@ -478,7 +478,8 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_function(
     // operations its untyped operands fit, the one whose parameters are both the receiver's type.
     // (The selection has no receiver: it types literal operands itself.)
     std::vector<CqlType> operand_types;
-    for (const FunctionArgument& a : arguments) operand_types.push_back(a.type ? *a.type : *receiver);
+    for (const FunctionArgument& a : arguments)
+      operand_types.push_back(a.type ? *a.type : *receiver);
     return resolve_operator(*native, operand_types);
   }
   if (native && functions_internal::is_collection_function(*native))

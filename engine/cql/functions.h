@@ -25,13 +25,13 @@
 namespace cassette::cql {
 
 struct FunctionContext {
-  int64_t now_micros = 0;              // the statement's "now" (from the store's clock)
-  uint64_t clock_seq_and_node = 0;     // low bytes for the timeuuids now() makes
+  int64_t now_micros = 0;                 // the statement's "now" (from the store's clock)
+  uint64_t clock_seq_and_node = 0;        // low bytes for the timeuuids now() makes
   uint64_t* timeuuid_sequence = nullptr;  // bumped per now() call so two calls differ
 };
 
 struct ScalarFunction {
-  std::string name;                           // as Cassandra prints it: "system.tounixtimestamp"
+  std::string name;  // as Cassandra prints it: "system.tounixtimestamp"
   std::vector<types::CqlType> parameter_types;
   types::CqlType return_type;
   // Most functions return null for a null argument without being called.

@@ -43,8 +43,8 @@ Result<std::vector<JsonColumnValue>> decode_insert_json(const InsertStatement& s
       std::transform(key.begin(), key.end(), key.begin(),
                      [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     }
-    auto it = std::find_if(entries.begin(), entries.end(),
-                           [&](const auto& e) { return e.first == key; });
+    auto it =
+        std::find_if(entries.begin(), entries.end(), [&](const auto& e) { return e.first == key; });
     if (it != entries.end()) {
       it->second = &value;
     } else {

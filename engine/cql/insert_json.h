@@ -16,8 +16,8 @@ namespace cassette::cql {
 
 struct JsonColumnValue {
   const schema::ColumnDef* column = nullptr;
-  bool unset = false;   // left out of the document with DEFAULT UNSET
-  types::Value value;   // otherwise: the decoded value, or null
+  bool unset = false;  // left out of the document with DEFAULT UNSET
+  types::Value value;  // otherwise: the decoded value, or null
 };
 
 // One entry per column of the table, in the table's column order. Messages as Cassandra's:

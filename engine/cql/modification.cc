@@ -44,9 +44,9 @@ const storage::ColumnData* column_data(const schema::ColumnDef& column, const st
 
 Status add_new_elements(const schema::ColumnDef& column, const std::string& serialized,
                         const WriteParameters& params, int64_t list_base, RowBuilder& row) {
-  CASSETTE_ASSIGN_OR_RETURN(
-      std::vector<storage::Cell> cells,
-      element_cells(column, serialized, params.timestamp, params.ttl, params.now_seconds, list_base));
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<storage::Cell> cells,
+                            element_cells(column, serialized, params.timestamp, params.ttl,
+                                          params.now_seconds, list_base));
   for (storage::Cell& c : cells) row.add_element(column, std::move(c));
   return Status::ok();
 }
@@ -159,9 +159,8 @@ Status apply_operation(const ColumnOperation& op, const WriteParameters& params,
       } else if (const storage::ColumnData* data = column_data(column, existing)) {
         for (const storage::Cell& old : data->cells) {
           if (old.is_tombstone()) continue;
-          bool replaced = std::any_of(cells.begin(), cells.end(), [&](const storage::Cell& c) {
-            return c.path == old.path;
-          });
+          bool replaced = std::any_of(cells.begin(), cells.end(),
+                                      [&](const storage::Cell& c) { return c.path == old.path; });
           if (!replaced) row.add_element(column, tombstone(params, old.path));
         }
       }
@@ -174,12 +173,13 @@ Status apply_operation(const ColumnOperation& op, const WriteParameters& params,
       CASSETTE_ASSIGN_OR_RETURN(int32_t index, list_index(op));
       std::vector<const storage::Cell*> cells = list_cells_in_order(column, existing);
       if (cells.empty()) {
-        return Status::invalid_argument(set ? "Attempted to set an element on a list which is null"
-                                            : "Attempted to delete an element from a list which is null");
+        return Status::invalid_argument(
+            set ? "Attempted to set an element on a list which is null"
+                : "Attempted to delete an element from a list which is null");
       }
       if (index < 0 || static_cast<size_t>(index) >= cells.size()) {
-        return Status::invalid_argument(fmt::format("List index {} out of bound, list has size {}",
-                                                    index, cells.size()));
+        return Status::invalid_argument(
+            fmt::format("List index {} out of bound, list has size {}", index, cells.size()));
       }
       const std::string& path = cells[index]->path;
       if (set && op.value) {
@@ -190,8 +190,8 @@ Status apply_operation(const ColumnOperation& op, const WriteParameters& params,
       return Status::ok();
     }
     case Kind::kSetMapKey:
-      row.add_element(column, op.value ? value_cell(params, *op.value, op.key)
-                                       : tombstone(params, op.key));
+      row.add_element(column,
+                      op.value ? value_cell(params, *op.value, op.key) : tombstone(params, op.key));
       return Status::ok();
     case Kind::kSetField:
       row.add_element(column, op.value ? value_cell(params, *op.value, udt_field_path(op.field))

@@ -27,7 +27,7 @@ namespace cassette::cql {
 struct WriteAttributes {
   int64_t timestamp = storage::kAutoTimestamp;  // kAutoTimestamp unless USING TIMESTAMP
   bool timestamp_set = false;
-  int64_t ttl = 0;                              // seconds; 0 = no TTL
+  int64_t ttl = 0;  // seconds; 0 = no TTL
   bool ttl_set = false;
 };
 
@@ -45,21 +45,21 @@ Result<const schema::ColumnDef*> existing_column(const schema::TableDef& table,
 // One prepared operation on a column, its values already evaluated.
 struct ColumnOperation {
   enum class Kind {
-    kSetValue,         // c = v  (simple, frozen, or overwriting a non-frozen collection/UDT)
-    kSetListIndex,     // l[i] = v                (reads the list)
-    kSetMapKey,        // m[k] = v
-    kSetField,         // u.f = v                 (non-frozen UDT)
-    kAppend,           // l = l + [..]
-    kPrepend,          // l = [..] + l
-    kAddElements,      // s = s + {..} / m = m + {..}
-    kRemoveListValues, // l = l - [..]            (reads the list)
-    kRemoveElements,   // s = s - {..}
-    kRemoveMapKeys,    // m = m - {k, ..}
-    kCounterAdd,       // c = c + n / c = c - n
-    kDeleteColumn,     // DELETE c
-    kDeleteListIndex,  // DELETE l[i]             (reads the list)
-    kDeleteElement,    // DELETE s[e] / m[k]
-    kDeleteField,      // DELETE u.f
+    kSetValue,          // c = v  (simple, frozen, or overwriting a non-frozen collection/UDT)
+    kSetListIndex,      // l[i] = v                (reads the list)
+    kSetMapKey,         // m[k] = v
+    kSetField,          // u.f = v                 (non-frozen UDT)
+    kAppend,            // l = l + [..]
+    kPrepend,           // l = [..] + l
+    kAddElements,       // s = s + {..} / m = m + {..}
+    kRemoveListValues,  // l = l - [..]            (reads the list)
+    kRemoveElements,    // s = s - {..}
+    kRemoveMapKeys,     // m = m - {k, ..}
+    kCounterAdd,        // c = c + n / c = c - n
+    kDeleteColumn,      // DELETE c
+    kDeleteListIndex,   // DELETE l[i]             (reads the list)
+    kDeleteElement,     // DELETE s[e] / m[k]
+    kDeleteField,       // DELETE u.f
   };
   Kind kind = Kind::kSetValue;
   const schema::ColumnDef* column = nullptr;

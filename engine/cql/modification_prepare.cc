@@ -34,18 +34,17 @@ Result<WriteAttributes> evaluate_attributes(const UsingClause& using_clause,
   WriteAttributes attributes;
   if (using_clause.timestamp) {
     CASSETTE_ASSIGN_OR_RETURN(
-        types::Value ts,
-        evaluate_term(*using_clause.timestamp, CqlType::simple(TypeKind::kBigint), "[timestamp]",
-                      context));
+        types::Value ts, evaluate_term(*using_clause.timestamp, CqlType::simple(TypeKind::kBigint),
+                                       "[timestamp]", context));
     if (!ts) return Status::invalid_argument("Invalid null value of timestamp");
     if (ts->size() != 8) return Status::invalid_argument("Invalid timestamp value");
     attributes.timestamp = types::read_int64(*ts);
     // Long.MIN_VALUE means "no timestamp" (UpdateParameters); here MIN + 1 also means "let the
     // store assign one" (storage::kAutoTimestamp), so it cannot be given either.
     if (attributes.timestamp <= storage::kAutoTimestamp) {
-      return Status::invalid_argument(
-          fmt::format("Out of bound timestamp, must be in [{}, {}]",
-                      std::numeric_limits<int64_t>::min() + 1, std::numeric_limits<int64_t>::max()));
+      return Status::invalid_argument(fmt::format("Out of bound timestamp, must be in [{}, {}]",
+                                                  std::numeric_limits<int64_t>::min() + 1,
+                                                  std::numeric_limits<int64_t>::max()));
     }
     attributes.timestamp_set = true;
   }
@@ -65,8 +64,8 @@ Result<WriteAttributes> evaluate_attributes(const UsingClause& using_clause,
             fmt::format("A TTL must be greater or equal to 0, but was {}", value));
       }
       if (value > storage::kMaxTtlSeconds) {
-        return Status::invalid_argument(fmt::format(
-            "ttl is too large. requested ({}) maximum ({})", value, storage::kMaxTtlSeconds));
+        return Status::invalid_argument(fmt::format("ttl is too large. requested ({}) maximum ({})",
+                                                    value, storage::kMaxTtlSeconds));
       }
       attributes.ttl = value;  // 0 overrides the table's default
     }
@@ -115,10 +114,10 @@ Result<ColumnOperation> prepare_assignment(const Assignment& assignment,
     case Kind::kSet: {
       CASSETTE_ASSIGN_OR_RETURN(op.value, evaluate_term(*assignment.value, type, name, context));
       if (type.is_counter()) {
-        return Status::invalid_argument(fmt::format(
-            "Cannot set the value of counter column {} (counters can only be "
-            "incremented/decremented, not set)",
-            name));
+        return Status::invalid_argument(
+            fmt::format("Cannot set the value of counter column {} (counters can only be "
+                        "incremented/decremented, not set)",
+                        name));
       }
       op.kind = ColumnOperation::Kind::kSetValue;
       return op;
@@ -138,10 +137,9 @@ Result<ColumnOperation> prepare_assignment(const Assignment& assignment,
             fmt::format("Invalid operation ({}) for set column {}", text, name));
       }
       if (type.kind == TypeKind::kList) {
-        CASSETTE_ASSIGN_OR_RETURN(
-            types::Value index,
-            evaluate_term(*assignment.key, CqlType::simple(TypeKind::kInt),
-                          fmt::format("idx({})", name), context));
+        CASSETTE_ASSIGN_OR_RETURN(types::Value index,
+                                  evaluate_term(*assignment.key, CqlType::simple(TypeKind::kInt),
+                                                fmt::format("idx({})", name), context));
         if (!index) return Status::invalid_argument("Invalid null value for list index");
         op.key = *index;
         CASSETTE_ASSIGN_OR_RETURN(op.value, evaluate_term(*assignment.value, type.params[0],
@@ -149,9 +147,9 @@ Result<ColumnOperation> prepare_assignment(const Assignment& assignment,
         op.kind = ColumnOperation::Kind::kSetListIndex;
         return op;
       }
-      CASSETTE_ASSIGN_OR_RETURN(types::Value key,
-                                evaluate_term(*assignment.key, type.params[0],
-                                              fmt::format("key({})", name), context));
+      CASSETTE_ASSIGN_OR_RETURN(
+          types::Value key,
+          evaluate_term(*assignment.key, type.params[0], fmt::format("key({})", name), context));
       if (!key) return Status::invalid_argument("Invalid null value for map key");
       op.key = *key;
       CASSETTE_ASSIGN_OR_RETURN(op.value, evaluate_term(*assignment.value, type.params[1],
@@ -171,8 +169,8 @@ Result<ColumnOperation> prepare_assignment(const Assignment& assignment,
       }
       std::optional<size_t> index = field_index(type, assignment.field);
       if (!index) {
-        return Status::invalid_argument(fmt::format("UDT column {} does not have a field named {}",
-                                                    name, assignment.field));
+        return Status::invalid_argument(
+            fmt::format("UDT column {} does not have a field named {}", name, assignment.field));
       }
       op.field = *index;
       CASSETTE_ASSIGN_OR_RETURN(
@@ -184,8 +182,7 @@ Result<ColumnOperation> prepare_assignment(const Assignment& assignment,
     case Kind::kAdd:
     case Kind::kSubtract: {
       bool add = assignment.kind == Kind::kAdd;
-      std::string text =
-          fmt::format("{} = {} {} {}", name, name, add ? "+" : "-", value_text);
+      std::string text = fmt::format("{} = {} {} {}", name, name, add ? "+" : "-", value_text);
       if (!type.is_collection()) {
         // Cassandra's Addition names tuples (and UDTs, which are tuples there) apart.
         if (add && (type.kind == TypeKind::kTuple || type.kind == TypeKind::kUdt)) {
@@ -198,7 +195,8 @@ Result<ColumnOperation> prepare_assignment(const Assignment& assignment,
         }
         CASSETTE_ASSIGN_OR_RETURN(types::Value v,
                                   evaluate_term(*assignment.value, type, name, context));
-        if (!v) return Status::invalid_argument("Invalid null value for counter increment/decrement");
+        if (!v)
+          return Status::invalid_argument("Invalid null value for counter increment/decrement");
         int64_t delta = types::read_signed(*v);
         if (!add) {
           if (delta == std::numeric_limits<int64_t>::min()) {
@@ -238,7 +236,8 @@ Result<ColumnOperation> prepare_assignment(const Assignment& assignment,
       if (type.kind == TypeKind::kList) {
         op.kind = add ? ColumnOperation::Kind::kAppend : ColumnOperation::Kind::kRemoveListValues;
       } else {
-        op.kind = add ? ColumnOperation::Kind::kAddElements : ColumnOperation::Kind::kRemoveElements;
+        op.kind =
+            add ? ColumnOperation::Kind::kAddElements : ColumnOperation::Kind::kRemoveElements;
       }
       return op;
     }
@@ -287,14 +286,13 @@ Result<ColumnOperation> prepare_deletion(const DeleteTarget& target,
       op.kind = ColumnOperation::Kind::kDeleteListIndex;
       return op;
     }
-    std::string receiver = type.kind == TypeKind::kSet ? fmt::format("value({})", name)
-                                                       : fmt::format("key({})", name);
+    std::string receiver =
+        type.kind == TypeKind::kSet ? fmt::format("value({})", name) : fmt::format("key({})", name);
     CASSETTE_ASSIGN_OR_RETURN(types::Value key,
                               evaluate_term(*target.element, type.params[0], receiver, context));
     if (!key) {
-      return Status::invalid_argument(type.kind == TypeKind::kSet
-                                          ? "Invalid null set element"
-                                          : "Invalid null map key");
+      return Status::invalid_argument(type.kind == TypeKind::kSet ? "Invalid null set element"
+                                                                  : "Invalid null map key");
     }
     op.key = *key;
     op.kind = ColumnOperation::Kind::kDeleteElement;

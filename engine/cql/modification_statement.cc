@@ -11,7 +11,9 @@ namespace cassette::cql {
 
 namespace {
 
-bool is_static_operation(const ColumnOperation& op) { return op.column->is_static(); }
+bool is_static_operation(const ColumnOperation& op) {
+  return op.column->is_static();
+}
 
 storage::DeletionTime deletion_at(const WriteParameters& params) {
   return storage::DeletionTime{params.timestamp, params.now_seconds};
@@ -41,9 +43,8 @@ Status apply_operations(const std::vector<const ColumnOperation*>& operations,
 
 bool any_needs_row(const std::vector<const ColumnOperation*>& operations,
                    const WriteParameters& params) {
-  return std::any_of(operations.begin(), operations.end(), [&](const ColumnOperation* op) {
-    return operation_needs_row(*op, params);
-  });
+  return std::any_of(operations.begin(), operations.end(),
+                     [&](const ColumnOperation* op) { return operation_needs_row(*op, params); });
 }
 
 void add_range_tombstone(storage::PartitionHeader& header, std::string start, std::string end,
@@ -54,7 +55,8 @@ void add_range_tombstone(storage::PartitionHeader& header, std::string start, st
       return;
     }
   }
-  header.range_tombstones.push_back(storage::RangeTombstone{std::move(start), std::move(end), deletion});
+  header.range_tombstones.push_back(
+      storage::RangeTombstone{std::move(start), std::move(end), deletion});
   std::sort(header.range_tombstones.begin(), header.range_tombstones.end(),
             [](const storage::RangeTombstone& a, const storage::RangeTombstone& b) {
               return std::tie(a.start, a.end) < std::tie(b.start, b.end);
@@ -124,8 +126,7 @@ WriteParameters write_parameters(const PreparedModification& statement,
   return params;
 }
 
-bool modification_needs_read(const PreparedModification& statement,
-                             const WriteParameters& params) {
+bool modification_needs_read(const PreparedModification& statement, const WriteParameters& params) {
   return std::any_of(statement.operations.begin(), statement.operations.end(),
                      [&](const ColumnOperation& op) { return operation_needs_row(op, params); });
 }
@@ -179,7 +180,8 @@ Status add_modification(const PreparedModification& statement, const WriteParame
       }
       continue;
     }
-    if (statement.updates_regular_rows() && (!regular.empty() || statement.type == StatementType::kInsert)) {
+    if (statement.updates_regular_rows() &&
+        (!regular.empty() || statement.type == StatementType::kInsert)) {
       for (const std::string& clustering : clusterings) {
         RowBuilder row;
         if (statement.type == StatementType::kInsert) {
@@ -281,23 +283,23 @@ Result<ExecutionResult> execute_modification(const PreparedModification& stateme
   }
   CurrentRow current;
   bool applied = false;
-  auto written = store.apply_prepared(
-      [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) -> Result<bool> {
-        CASSETTE_ASSIGN_OR_RETURN(current, read_current_row(store, snapshot, table, key, clustering));
-        bool exists = clustering ? current.row.has_value() : current.static_row.has_value();
-        CASSETTE_ASSIGN_OR_RETURN(applied, conditions_apply(statement.conditions, current, exists));
-        if (!applied) return false;
-        CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, &snapshot, batch));
-        CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
-        return true;
-      });
+  auto written = store.apply_prepared([&](const storage::Snapshot& snapshot,
+                                          storage::WriteBatch& batch) -> Result<bool> {
+    CASSETTE_ASSIGN_OR_RETURN(current, read_current_row(store, snapshot, table, key, clustering));
+    bool exists = clustering ? current.row.has_value() : current.static_row.has_value();
+    CASSETTE_ASSIGN_OR_RETURN(applied, conditions_apply(statement.conditions, current, exists));
+    if (!applied) return false;
+    CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, &snapshot, batch));
+    CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
+    return true;
+  });
   CASSETTE_RETURN_IF_ERROR(written.status());
   // Cassandra answers with the values it read for the conditions: the targeted row, or the
   // static row when a condition names a static column.
   bool row_exists = clustering ? current.row.has_value() : current.static_row.has_value();
-  bool static_condition = std::any_of(
-      statement.conditions.conditions.begin(), statement.conditions.conditions.end(),
-      [](const ColumnCondition& c) { return c.column->is_static(); });
+  bool static_condition =
+      std::any_of(statement.conditions.conditions.begin(), statement.conditions.conditions.end(),
+                  [](const ColumnCondition& c) { return c.column->is_static(); });
   // A statement on the static row only reads the partition's first live row too (Cassandra's
   // CQL3CasRequest), so a partition with rows but no static values still answers its nulls.
   bool has_values = clustering ? row_exists || (static_condition && current.static_row)

@@ -57,8 +57,7 @@ WriteParameters write_parameters(const PreparedModification& statement,
 
 // Whether adding the statement to a batch needs to read current rows (list operations, and
 // overwriting non-frozen collections without USING TIMESTAMP).
-bool modification_needs_read(const PreparedModification& statement,
-                             const WriteParameters& params);
+bool modification_needs_read(const PreparedModification& statement, const WriteParameters& params);
 
 // Adds the statement's writes to `batch`. `snapshot` must be given when
 // modification_needs_read(); reads go through `store`.

@@ -20,7 +20,7 @@ namespace {
 struct ColumnRestriction {
   enum class Kind { kNone, kEq, kIn, kSlice, kMultiColumn };
   Kind kind = Kind::kNone;
-  std::vector<std::string> values;  // kEq: one; kIn: the list (deduplicated later)
+  std::vector<std::string> values;                // kEq: one; kIn: the list (deduplicated later)
   std::optional<std::vector<std::string>> lower;  // kSlice (several values: multi-column)
   bool lower_inclusive = false;
   std::optional<std::vector<std::string>> upper;
@@ -81,8 +81,8 @@ Status add_single_column(const Relation& relation, const schema::ColumnDef& colu
         "{} cannot be restricted by more than one relation if it includes an Equal", name));
   }
   if (r.kind == ColumnRestriction::Kind::kIn) {
-    return Status::invalid_argument(fmt::format(
-        "{} cannot be restricted by more than one relation if it includes a IN", name));
+    return Status::invalid_argument(
+        fmt::format("{} cannot be restricted by more than one relation if it includes a IN", name));
   }
   if (relation.op == Operator::kEq || relation.op == Operator::kIn) {
     if (r.kind == ColumnRestriction::Kind::kSlice) {
@@ -102,7 +102,8 @@ Status add_single_column(const Relation& relation, const schema::ColumnDef& colu
       return Status::ok();
     }
     if (relation.op == Operator::kEq) {
-      CASSETTE_ASSIGN_OR_RETURN(std::string v, evaluate_key_value(*relation.value, column, context));
+      CASSETTE_ASSIGN_OR_RETURN(std::string v,
+                                evaluate_key_value(*relation.value, column, context));
       r.kind = ColumnRestriction::Kind::kEq;
       r.values.push_back(std::move(v));
       return Status::ok();
@@ -158,9 +159,12 @@ std::string join_names(const std::vector<const schema::ColumnDef*>& columns) {
 
 std::string_view statement_type_name(StatementType type) {
   switch (type) {
-    case StatementType::kInsert: return "INSERT";
-    case StatementType::kUpdate: return "UPDATE";
-    case StatementType::kDelete: return "DELETE";
+    case StatementType::kInsert:
+      return "INSERT";
+    case StatementType::kUpdate:
+      return "UPDATE";
+    case StatementType::kDelete:
+      return "DELETE";
   }
   return "?";
 }
@@ -222,10 +226,10 @@ Result<ModificationTargets> resolve_modification_where(
       }
       for (size_t i = 1; i < columns.size(); ++i) {
         if (columns[i]->position != columns[i - 1]->position + 1) {
-          return Status::invalid_argument(fmt::format(
-              "Clustering columns must appear in the PRIMARY KEY order in multi-column "
-              "relations: {}",
-              relation.source));
+          return Status::invalid_argument(
+              fmt::format("Clustering columns must appear in the PRIMARY KEY order in multi-column "
+                          "relations: {}",
+                          relation.source));
         }
       }
       if (is_slice(relation.op)) {
@@ -299,8 +303,8 @@ Result<ModificationTargets> resolve_modification_where(
       }
       continue;
     }
-    CASSETTE_RETURN_IF_ERROR(add_single_column(relation, *column, restrictions[column], context,
-                                               given_values));
+    CASSETTE_RETURN_IF_ERROR(
+        add_single_column(relation, *column, restrictions[column], context, given_values));
   }
 
   // 2. The partition key.
@@ -329,7 +333,8 @@ Result<ModificationTargets> resolve_modification_where(
   ModificationTargets targets;
   targets.clustering_column_count = clustering.size();
   for (const schema::ColumnDef* c : clustering) {
-    if (restrictions[c].kind != ColumnRestriction::Kind::kNone) targets.clustering_restricted = true;
+    if (restrictions[c].kind != ColumnRestriction::Kind::kNone)
+      targets.clustering_restricted = true;
   }
   if (only_static && targets.clustering_restricted && type != StatementType::kInsert) {
     return Status::invalid_argument(fmt::format(

@@ -38,14 +38,14 @@ struct ClusteringSlice {
 struct ModificationTargets {
   std::vector<std::string> partition_keys;  // serialized, deduplicated, in IN order
   bool partition_has_in = false;
-  bool clustering_restricted = false;       // any clustering column restricted
+  bool clustering_restricted = false;  // any clustering column restricted
   bool clustering_has_in = false;
   // The clustering prefixes the = / IN restrictions select (each of the same length; one empty
   // prefix when no clustering column is restricted by = or IN).
   std::vector<std::vector<std::string>> clustering_prefixes;
   std::optional<ClusteringSlice> slice;
   size_t clustering_column_count = 0;
-  size_t clustering_equality_columns = 0;   // leading clustering columns restricted by = or IN
+  size_t clustering_equality_columns = 0;  // leading clustering columns restricted by = or IN
 
   // Whether the statement names whole rows: every clustering column given by = / IN.
   bool selects_rows() const {

@@ -53,9 +53,9 @@ Status merge_restriction(Restriction& existing, const Restriction& added) {
   if (added.kind != Restriction::Kind::kSlice) {
     // TokenRestriction.SliceRestriction says "Columns", single columns say "Column".
     const bool on_token = existing.token_start.has_value() || existing.token_end.has_value();
-    return Status::invalid_argument(fmt::format(
-        "{} \"{}\" cannot be restricted by both an equality and an inequality relation",
-        on_token ? "Columns" : "Column", common));
+    return Status::invalid_argument(
+        fmt::format("{} \"{}\" cannot be restricted by both an equality and an inequality relation",
+                    on_token ? "Columns" : "Column", common));
   }
   if (existing.columns.front() != added.columns.front()) {
     const ColumnDef* later = existing.first_position() > added.first_position()

@@ -298,7 +298,7 @@ Status Analyzer::add_single_column_relation(const Relation& relation) {
   }
   // SingleColumnRelation.newSliceRestriction rejects durations before any receiver check.
   if (is_slice_operator(relation.op) && !relation.map_key && references_duration(type)) {
-    const char* what = type.is_collection()                 ? "collections containing durations"
+    const char* what = type.is_collection()                   ? "collections containing durations"
                        : type.kind == types::TypeKind::kTuple ? "tuples containing durations"
                        : type.kind == types::TypeKind::kUdt   ? "UDTs containing durations"
                                                               : "duration columns";
@@ -337,9 +337,9 @@ Status Analyzer::add_single_column_relation(const Relation& relation) {
         types::cql_type_name(type, table_.keyspace), operator_text(relation.op)));
   }
   if (type.kind == types::TypeKind::kUdt && type.is_multi_cell()) {
-    return Status::invalid_argument(fmt::format(
-        "Non-frozen UDT column '{}' ({}) cannot be restricted by any relation", column->name,
-        types::cql_type_name(type, table_.keyspace)));
+    return Status::invalid_argument(
+        fmt::format("Non-frozen UDT column '{}' ({}) cannot be restricted by any relation",
+                    column->name, types::cql_type_name(type, table_.keyspace)));
   }
   // LIKE needs a SASI index, which a single node shell does not have; the receiver checks above
   // come first, as in SingleColumnRelation.toReceivers.
@@ -356,12 +356,10 @@ Status Analyzer::add_single_column_relation(const Relation& relation) {
     RowPredicate p;
     p.kind = RowPredicate::Kind::kMapEntry;
     p.columns = {column};
-    CASSETTE_ASSIGN_OR_RETURN(std::string key,
-                              value_for(*relation.map_key, *column, type.params[0], column->name,
-                                        "map key"));
-    CASSETTE_ASSIGN_OR_RETURN(std::string value,
-                              value_for(*relation.value, *column, type.params[1], column->name,
-                                        "map value"));
+    CASSETTE_ASSIGN_OR_RETURN(std::string key, value_for(*relation.map_key, *column, type.params[0],
+                                                         column->name, "map key"));
+    CASSETTE_ASSIGN_OR_RETURN(std::string value, value_for(*relation.value, *column, type.params[1],
+                                                           column->name, "map value"));
     p.values.push_back({std::move(key), std::move(value)});
     r.contains.push_back(std::move(p));
   } else if (relation.op == Operator::kContains || relation.op == Operator::kContainsKey) {

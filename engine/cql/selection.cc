@@ -363,9 +363,9 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build(const Selector& se
       node->name = selector.source;
       // TypeCast.getText(): "(int)3", whatever the spacing written.
       if (selector.term->kind == Term::Kind::kTypeHint && !selector.term->elements.empty()) {
-        node->name = fmt::format("({}){}",
-                                 lower(types::cql_type_name(selector.term->type, table_.keyspace)),
-                                 selector.term->elements[0]->source);
+        node->name =
+            fmt::format("({}){}", lower(types::cql_type_name(selector.term->type, table_.keyspace)),
+                        selector.term->elements[0]->source);
       }
       CASSETTE_ASSIGN_OR_RETURN(node->constant,
                                 evaluate_term(*selector.term, *t, selector.source, context_));

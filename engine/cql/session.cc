@@ -54,15 +54,13 @@ Result<ExecutionResult> guarded(Body&& body) {
 
 }  // namespace
 
-Result<std::shared_ptr<schema::Catalog>> catalog_for(
-    const std::shared_ptr<storage::Store>& store) {
+Result<std::shared_ptr<schema::Catalog>> catalog_for(const std::shared_ptr<storage::Store>& store) {
   CatalogRegistry& r = registry();
   std::lock_guard guard(r.mutex);
   // Forget catalogs whose stores are gone, so a new Store at a reused address starts afresh.
   std::erase_if(r.catalogs, [](const auto& entry) { return entry.second.expired(); });
   if (auto existing = r.catalogs[store.get()].lock()) return existing;
-  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<schema::Catalog> catalog,
-                            schema::Catalog::open(store));
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<schema::Catalog> catalog, schema::Catalog::open(store));
   r.catalogs[store.get()] = catalog;
   return catalog;
 }
@@ -134,13 +132,20 @@ Result<ExecutionResult> Session::run(const Statement& statement, txn::Transactio
   Result<ExecutionResult> result = std::visit(
       [&](const auto& s) -> Result<ExecutionResult> {
         using T = std::decay_t<decltype(s)>;
-        if constexpr (std::is_same_v<T, SelectStatement>) return execute_select(s, context);
-        else if constexpr (std::is_same_v<T, InsertStatement>) return execute_insert(s, context);
-        else if constexpr (std::is_same_v<T, UpdateStatement>) return execute_update(s, context);
-        else if constexpr (std::is_same_v<T, DeleteStatement>) return execute_delete(s, context);
-        else if constexpr (std::is_same_v<T, BatchStatement>) return execute_batch(s, context);
-        else if constexpr (std::is_same_v<T, UseStatement>) return execute_use(s, context);
-        else if constexpr (std::is_same_v<T, DescribeStatement>) return execute_describe(s, context);
+        if constexpr (std::is_same_v<T, SelectStatement>)
+          return execute_select(s, context);
+        else if constexpr (std::is_same_v<T, InsertStatement>)
+          return execute_insert(s, context);
+        else if constexpr (std::is_same_v<T, UpdateStatement>)
+          return execute_update(s, context);
+        else if constexpr (std::is_same_v<T, DeleteStatement>)
+          return execute_delete(s, context);
+        else if constexpr (std::is_same_v<T, BatchStatement>)
+          return execute_batch(s, context);
+        else if constexpr (std::is_same_v<T, UseStatement>)
+          return execute_use(s, context);
+        else if constexpr (std::is_same_v<T, DescribeStatement>)
+          return execute_describe(s, context);
         else {
           CASSETTE_RETURN_IF_ERROR(context.refuse_in_transaction(statement_name(statement)));
           return execute_schema_statement(statement, context);

@@ -108,7 +108,8 @@ const std::map<std::string, std::string>& default_caching() {
 }
 
 std::map<std::string, std::string> default_compression() {
-  return {{"chunk_length_in_kb", "16"}, {"class", "org.apache.cassandra.io.compress.LZ4Compressor"}};
+  return {{"chunk_length_in_kb", "16"},
+          {"class", "org.apache.cassandra.io.compress.LZ4Compressor"}};
 }
 
 std::map<std::string, std::string> default_compaction() {
@@ -154,12 +155,10 @@ Result<std::map<std::string, std::string>> normalize_compression(
   if (auto it = options.find("chunk_length_in_kb"); it != options.end()) {
     std::optional<int64_t> kb = parse_java_int(it->second);
     if (!kb || *kb <= 0) {
-      return Status::configuration(fmt::format(
-          "Invalid negative or null chunk_length_in_kb"));
+      return Status::configuration(fmt::format("Invalid negative or null chunk_length_in_kb"));
     }
     if ((*kb & (*kb - 1)) != 0) {
-      return Status::configuration(
-          fmt::format("chunk_length_in_kb must be a power of 2"));
+      return Status::configuration(fmt::format("chunk_length_in_kb must be a power of 2"));
     }
   } else {
     options["chunk_length_in_kb"] = "16";
@@ -188,8 +187,8 @@ Result<std::map<std::string, std::string>> normalize_compaction(
       "org.apache.cassandra.db.compaction.LeveledCompactionStrategy",
       "org.apache.cassandra.db.compaction.TimeWindowCompactionStrategy"};
   if (!kStrategies.contains(options["class"])) {
-    return Status::configuration(fmt::format("Unable to find compaction strategy class '{}'",
-                                             options["class"]));
+    return Status::configuration(
+        fmt::format("Unable to find compaction strategy class '{}'", options["class"]));
   }
   options.try_emplace("max_threshold", "32");
   options.try_emplace("min_threshold", "4");
@@ -197,14 +196,26 @@ Result<std::map<std::string, std::string>> normalize_compaction(
 }
 
 const std::set<std::string>& known_table_options() {
-  static const std::set<std::string> kKnown = {
-      "additional_write_policy", "bloom_filter_fp_chance", "caching",
-      "cdc",                     "comment",                "compaction",
-      "compression",             "crc_check_chance",       "default_time_to_live",
-      "extensions",              "gc_grace_seconds",       "id",
-      "max_index_interval",      "memtable",               "memtable_flush_period_in_ms",
-      "min_index_interval",      "read_repair",            "speculative_retry",
-      "allow_auto_snapshot",     "incremental_backups"};
+  static const std::set<std::string> kKnown = {"additional_write_policy",
+                                               "bloom_filter_fp_chance",
+                                               "caching",
+                                               "cdc",
+                                               "comment",
+                                               "compaction",
+                                               "compression",
+                                               "crc_check_chance",
+                                               "default_time_to_live",
+                                               "extensions",
+                                               "gc_grace_seconds",
+                                               "id",
+                                               "max_index_interval",
+                                               "memtable",
+                                               "memtable_flush_period_in_ms",
+                                               "min_index_interval",
+                                               "read_repair",
+                                               "speculative_retry",
+                                               "allow_auto_snapshot",
+                                               "incremental_backups"};
   return kKnown;
 }
 
@@ -420,9 +431,9 @@ std::vector<std::string> describe_table_options(const schema::TableParams& param
   out.push_back(option("cdc", "false"));
   out.push_back(fmt::format("comment = {}", quote_string(params.comment)));
   out.push_back(option("compaction", format_option_map(default_compaction())));
-  out.push_back(fmt::format("compression = {}", format_option_map(params.compression.empty()
-                                                                       ? default_compression()
-                                                                       : params.compression)));
+  out.push_back(fmt::format(
+      "compression = {}",
+      format_option_map(params.compression.empty() ? default_compression() : params.compression)));
   out.push_back(option("memtable", "'default'"));
   out.push_back(option("crc_check_chance", "1.0"));
   out.push_back(fmt::format("default_time_to_live = {}", params.default_time_to_live));
@@ -500,15 +511,14 @@ Result<std::map<std::string, std::string>> validate_replication(
   if (klass == "org.apache.cassandra.locator.SimpleStrategy") {
     for (const auto& [key, value] : out) {
       if (key != "class" && key != "replication_factor") {
-        return Status::configuration(fmt::format(
-            "Unrecognized strategy option {{{}}} passed to {} for keyspace {}", key, simple_name,
-            keyspace));
+        return Status::configuration(
+            fmt::format("Unrecognized strategy option {{{}}} passed to {} for keyspace {}", key,
+                        simple_name, keyspace));
       }
     }
     auto rf = out.find("replication_factor");
     if (rf == out.end()) {
-      return Status::configuration(
-          "SimpleStrategy requires a replication_factor strategy option.");
+      return Status::configuration("SimpleStrategy requires a replication_factor strategy option.");
     }
     CASSETTE_RETURN_IF_ERROR(validate_replication_factor(rf->second));
     return out;

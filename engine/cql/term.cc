@@ -22,7 +22,9 @@ using types::TypeKind;
 
 enum class Assignability { kNotAssignable, kWeaklyAssignable, kExactMatch };
 
-bool assignable(Assignability a) { return a != Assignability::kNotAssignable; }
+bool assignable(Assignability a) {
+  return a != Assignability::kNotAssignable;
+}
 
 // The keyspace of the first UDT inside `type`, so that type names print unqualified in messages
 // (Cassandra prints a UDT by its bare name).
@@ -55,11 +57,16 @@ std::string term_text_impl(const Term& term) {
     case Term::Kind::kConstant:
       return term.constant_kind == ConstantKind::kString ? fmt::format("'{}'", term.text)
                                                          : term.text;
-    case Term::Kind::kNull: return "NULL";
-    case Term::Kind::kBindMarker: return term.text.empty() ? "?" : ":" + term.text;
-    case Term::Kind::kList: return "[" + join(term.elements) + "]";
-    case Term::Kind::kSet: return "{" + join(term.elements) + "}";
-    case Term::Kind::kTuple: return "(" + join(term.elements) + ")";
+    case Term::Kind::kNull:
+      return "NULL";
+    case Term::Kind::kBindMarker:
+      return term.text.empty() ? "?" : ":" + term.text;
+    case Term::Kind::kList:
+      return "[" + join(term.elements) + "]";
+    case Term::Kind::kSet:
+      return "{" + join(term.elements) + "}";
+    case Term::Kind::kTuple:
+      return "(" + join(term.elements) + ")";
     case Term::Kind::kMap: {
       std::string out = "{";
       for (size_t i = 0; i < term.entries.size(); ++i) {
@@ -151,14 +158,18 @@ Assignability constant_assignment(ConstantKind kind, const CqlType& receiver) {
     case ConstantKind::kInteger:
       return one_of({TypeKind::kBigint, TypeKind::kCounter, TypeKind::kDate, TypeKind::kDecimal,
                      TypeKind::kDouble, TypeKind::kDuration, TypeKind::kFloat, TypeKind::kInt,
-                     TypeKind::kSmallint, TypeKind::kTime, TypeKind::kTimestamp,
-                     TypeKind::kTinyint, TypeKind::kVarint});
-    case ConstantKind::kUuid: return one_of({TypeKind::kUuid, TypeKind::kTimeuuid});
+                     TypeKind::kSmallint, TypeKind::kTime, TypeKind::kTimestamp, TypeKind::kTinyint,
+                     TypeKind::kVarint});
+    case ConstantKind::kUuid:
+      return one_of({TypeKind::kUuid, TypeKind::kTimeuuid});
     case ConstantKind::kFloat:
       return one_of({TypeKind::kDecimal, TypeKind::kDouble, TypeKind::kFloat});
-    case ConstantKind::kBoolean: return one_of({TypeKind::kBoolean});
-    case ConstantKind::kHex: return one_of({TypeKind::kBlob});
-    case ConstantKind::kDuration: return one_of({TypeKind::kDuration});
+    case ConstantKind::kBoolean:
+      return one_of({TypeKind::kBoolean});
+    case ConstantKind::kHex:
+      return one_of({TypeKind::kBlob});
+    case ConstantKind::kDuration:
+      return one_of({TypeKind::kDuration});
   }
   return Assignability::kNotAssignable;
 }
@@ -206,11 +217,13 @@ std::optional<CqlType> resolve_hint_type(const CqlType& type, const ExecutionCon
 Assignability test_assignment(const Term& term, const CqlType& receiver,
                               const ExecutionContext& context) {
   switch (term.kind) {
-    case Term::Kind::kConstant: return constant_assignment(term.constant_kind, receiver);
+    case Term::Kind::kConstant:
+      return constant_assignment(term.constant_kind, receiver);
     case Term::Kind::kNull:
       return receiver.is_counter() ? Assignability::kNotAssignable
                                    : Assignability::kWeaklyAssignable;
-    case Term::Kind::kBindMarker: return Assignability::kWeaklyAssignable;
+    case Term::Kind::kBindMarker:
+      return Assignability::kWeaklyAssignable;
     case Term::Kind::kList:
       if (receiver.kind != TypeKind::kList) return Assignability::kNotAssignable;
       if (term.elements.empty()) return Assignability::kWeaklyAssignable;
@@ -266,7 +279,8 @@ Assignability test_assignment(const Term& term, const CqlType& receiver,
     }
     case Term::Kind::kFunctionCall: {
       std::optional<CqlType> type = term_type(term, context);
-      if (!type) return Assignability::kWeaklyAssignable;  // resolution fails later, with its message
+      if (!type)
+        return Assignability::kWeaklyAssignable;  // resolution fails later, with its message
       return type_assignment(receiver, *type);
     }
     case Term::Kind::kTypeHint: {
@@ -343,9 +357,9 @@ Result<types::Value> evaluate_collection(const Term& term, const CqlType& receiv
   }
   // kMap. Cassandra parses an empty {} as a set literal, and names it so.
   if (receiver.kind != TypeKind::kMap) {
-    return Status::invalid_argument(
-        fmt::format("Invalid {} literal for {} of type {}", term.entries.empty() ? "set" : "map",
-                    name, receiver_type));
+    return Status::invalid_argument(fmt::format("Invalid {} literal for {} of type {}",
+                                                term.entries.empty() ? "set" : "map", name,
+                                                receiver_type));
   }
   const CqlType& key_type = receiver.params[0];
   const CqlType& value_type = receiver.params[1];
@@ -353,13 +367,14 @@ Result<types::Value> evaluate_collection(const Term& term, const CqlType& receiv
   std::string value_name = fmt::format("value({})", name);
   for (const auto& [k, v] : term.entries) {
     if (!assignable(test_assignment(*k, key_type, context))) {
-      return Status::invalid_argument(fmt::format("Invalid map literal for {}: key {} is not of type {}",
-                                                  name, term_text(*k), type_name(key_type)));
+      return Status::invalid_argument(
+          fmt::format("Invalid map literal for {}: key {} is not of type {}", name, term_text(*k),
+                      type_name(key_type)));
     }
     if (!assignable(test_assignment(*v, value_type, context))) {
       return Status::invalid_argument(
-          fmt::format("Invalid map literal for {}: value {} is not of type {}", name,
-                      term_text(*v), type_name(value_type)));
+          fmt::format("Invalid map literal for {}: value {} is not of type {}", name, term_text(*v),
+                      type_name(value_type)));
     }
   }
   std::vector<std::pair<std::string, std::string>> entries;
@@ -387,15 +402,15 @@ Result<types::Value> evaluate_tuple(const Term& term, const CqlType& receiver,
   for (size_t i = 0; i < term.elements.size(); ++i) {
     if (!assignable(test_assignment(*term.elements[i], receiver.params[i], context))) {
       return Status::invalid_argument(
-          fmt::format("Invalid tuple literal for {}: component {} is not of type {}",
-                      receiver_name, i, type_name(receiver.params[i])));
+          fmt::format("Invalid tuple literal for {}: component {} is not of type {}", receiver_name,
+                      i, type_name(receiver.params[i])));
     }
   }
   std::vector<types::Value> components;
   for (size_t i = 0; i < term.elements.size(); ++i) {
-    CASSETTE_ASSIGN_OR_RETURN(
-        types::Value v, evaluate_term(*term.elements[i], receiver.params[i],
-                                      fmt::format("{}[{}]", receiver_name, i), context));
+    CASSETTE_ASSIGN_OR_RETURN(types::Value v,
+                              evaluate_term(*term.elements[i], receiver.params[i],
+                                            fmt::format("{}[{}]", receiver_name, i), context));
     components.push_back(std::move(v));
   }
   return types::Value(types::serialize_tuple(components));
@@ -421,8 +436,8 @@ Result<types::Value> evaluate_user_type(const Term& term, const CqlType& receive
     ++found;
     if (!assignable(test_assignment(*value, receiver.params[i], context))) {
       return Status::invalid_argument(
-          fmt::format("Invalid user type literal for {}: field {} is not of type {}",
-                      receiver_name, receiver.field_names[i], type_name(receiver.params[i])));
+          fmt::format("Invalid user type literal for {}: field {} is not of type {}", receiver_name,
+                      receiver.field_names[i], type_name(receiver.params[i])));
     }
   }
   if (found != term.fields.size()) {
@@ -456,8 +471,9 @@ std::string function_name(const Term& term) {
                                         : term.function.keyspace + "." + term.function.name;
 }
 
-Result<std::shared_ptr<const ScalarFunction>> resolve_call(
-    const Term& term, const std::optional<CqlType>& receiver, const ExecutionContext& context) {
+Result<std::shared_ptr<const ScalarFunction>> resolve_call(const Term& term,
+                                                           const std::optional<CqlType>& receiver,
+                                                           const ExecutionContext& context) {
   std::vector<FunctionArgument> arguments;
   for (const TermPtr& argument : term.elements) {
     arguments.push_back(FunctionArgument{term_type(*argument, context), term_text(*argument)});
@@ -472,8 +488,8 @@ Result<types::Value> evaluate_function_call(const Term& term, const CqlType& rec
                             resolve_call(term, receiver, context));
   if (!value_compatible(receiver, function->return_type)) {
     return Status::invalid_argument(fmt::format(
-        "Type error: cannot assign result of function {} (type {}) to {} (type {})",
-        function->name, type_name(function->return_type), receiver_name, type_name(receiver)));
+        "Type error: cannot assign result of function {} (type {}) to {} (type {})", function->name,
+        type_name(function->return_type), receiver_name, type_name(receiver)));
   }
   if (function->parameter_types.size() != term.elements.size()) {
     return Status::invalid_argument(fmt::format(
@@ -486,9 +502,9 @@ Result<types::Value> evaluate_function_call(const Term& term, const CqlType& rec
     const CqlType& parameter = function->parameter_types[i];
     const Term& argument = *term.elements[i];
     if (!assignable(test_assignment(argument, parameter, context))) {
-      return Status::invalid_argument(fmt::format(
-          "Type error: {} cannot be passed as argument {} of function {} of type {}",
-          term_text(argument), i, function->name, type_name(parameter)));
+      return Status::invalid_argument(
+          fmt::format("Type error: {} cannot be passed as argument {} of function {} of type {}",
+                      term_text(argument), i, function->name, type_name(parameter)));
     }
     CASSETTE_ASSIGN_OR_RETURN(
         types::Value v,
@@ -510,11 +526,15 @@ Result<types::Value> negate(const CqlType& type, types::Value value) {
     return value;
   };
   switch (type.kind) {
-    case TypeKind::kTinyint: return negate_integer(1);
-    case TypeKind::kSmallint: return negate_integer(2);
-    case TypeKind::kInt: return negate_integer(4);
+    case TypeKind::kTinyint:
+      return negate_integer(1);
+    case TypeKind::kSmallint:
+      return negate_integer(2);
+    case TypeKind::kInt:
+      return negate_integer(4);
     case TypeKind::kBigint:
-    case TypeKind::kCounter: return negate_integer(8);
+    case TypeKind::kCounter:
+      return negate_integer(8);
     case TypeKind::kFloat:
     case TypeKind::kDouble:
       if (!bytes.empty()) bytes[0] = static_cast<char>(bytes[0] ^ 0x80);  // flip the sign bit
@@ -543,9 +563,8 @@ Result<types::Value> evaluate_term(const Term& term, const types::CqlType& recei
                         receiver_name, type_name(receiver_type)));
       }
       // Counter literals parse as bigints (Constants.Literal.parsedValue).
-      const CqlType& parse_type = receiver_type.is_counter()
-                                      ? types::CqlType::simple(TypeKind::kBigint)
-                                      : receiver_type;
+      const CqlType& parse_type =
+          receiver_type.is_counter() ? types::CqlType::simple(TypeKind::kBigint) : receiver_type;
       CASSETTE_ASSIGN_OR_RETURN(
           std::string value,
           types::parse_constant(parse_type, term.constant_kind, term.text, receiver_name));
@@ -562,8 +581,10 @@ Result<types::Value> evaluate_term(const Term& term, const types::CqlType& recei
           term_text(term)));
     case Term::Kind::kList:
     case Term::Kind::kSet:
-    case Term::Kind::kMap: return evaluate_collection(term, receiver_type, receiver_name, context);
-    case Term::Kind::kTuple: return evaluate_tuple(term, receiver_type, receiver_name, context);
+    case Term::Kind::kMap:
+      return evaluate_collection(term, receiver_type, receiver_name, context);
+    case Term::Kind::kTuple:
+      return evaluate_tuple(term, receiver_type, receiver_name, context);
     case Term::Kind::kUserType:
       return evaluate_user_type(term, receiver_type, receiver_name, context);
     case Term::Kind::kFunctionCall:
@@ -576,8 +597,8 @@ Result<types::Value> evaluate_term(const Term& term, const types::CqlType& recei
       }
       const Term& inner = *term.elements.at(0);
       if (!assignable(test_assignment(inner, *hinted, context))) {
-        return Status::invalid_argument(fmt::format("Cannot cast value {} to type {}",
-                                                    term_text(inner), type_name(*hinted)));
+        return Status::invalid_argument(
+            fmt::format("Cannot cast value {} to type {}", term_text(inner), type_name(*hinted)));
       }
       if (!assignable(type_assignment(receiver_type, *hinted))) {
         return Status::invalid_argument(fmt::format("Cannot assign value {} to {} of type {}",
@@ -587,8 +608,8 @@ Result<types::Value> evaluate_term(const Term& term, const types::CqlType& recei
       return evaluate_term(inner, receiver_type, receiver_name, context);
     }
     case Term::Kind::kNegation: {
-      CASSETTE_ASSIGN_OR_RETURN(
-          types::Value v, evaluate_term(*term.elements.at(0), receiver_type, receiver_name, context));
+      CASSETTE_ASSIGN_OR_RETURN(types::Value v, evaluate_term(*term.elements.at(0), receiver_type,
+                                                              receiver_name, context));
       return negate(receiver_type, std::move(v));
     }
   }
@@ -602,9 +623,12 @@ std::optional<types::CqlType> term_type(const Term& term, const ExecutionContext
       if (!function.is_ok()) return std::nullopt;
       return (*function)->return_type;
     }
-    case Term::Kind::kTypeHint: return resolve_hint_type(term.type, context);
-    case Term::Kind::kNegation: return term_type(*term.elements.at(0), context);
-    default: return std::nullopt;
+    case Term::Kind::kTypeHint:
+      return resolve_hint_type(term.type, context);
+    case Term::Kind::kNegation:
+      return term_type(*term.elements.at(0), context);
+    default:
+      return std::nullopt;
   }
 }
 

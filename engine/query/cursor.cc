@@ -57,9 +57,10 @@ Status for_each_combination(std::span<const std::vector<std::string>* const> lis
 
 // Sorted, disjoint ranges (an empty end means "to the last row").
 std::vector<Range> normalize(std::vector<Range> ranges) {
-  ranges.erase(std::remove_if(ranges.begin(), ranges.end(),
-                              [](const Range& r) { return !r.second.empty() && r.first >= r.second; }),
-               ranges.end());
+  ranges.erase(
+      std::remove_if(ranges.begin(), ranges.end(),
+                     [](const Range& r) { return !r.second.empty() && r.first >= r.second; }),
+      ranges.end());
   if (ranges.size() < 2) return ranges;  // nothing to sort or merge (the usual single range)
   std::sort(ranges.begin(), ranges.end());
   std::vector<Range> merged;
@@ -200,8 +201,9 @@ class Cursor final : public QueryCursor {
             "Malformed clustering key bytes: more than {} clustering components.", count));
         return false;
       }
-      Status decoded = types::decode_key_component(
-          clustering_types_[count], clustering_descending_[count], &encoded, &clustering_values_[count]);
+      Status decoded =
+          types::decode_key_component(clustering_types_[count], clustering_descending_[count],
+                                      &encoded, &clustering_values_[count]);
       if (!decoded.is_ok()) {
         status_ = std::move(decoded);
         return false;
@@ -219,8 +221,9 @@ class Cursor final : public QueryCursor {
     std::string out;
     if (values.empty()) return out;
     if (values.size() > clustering_types_.size()) {
-      return Status::internal(fmt::format("{} clustering values for a table with {} clustering columns",
-                                          values.size(), clustering_types_.size()));
+      return Status::internal(
+          fmt::format("{} clustering values for a table with {} clustering columns", values.size(),
+                      clustering_types_.size()));
     }
     CASSETTE_RETURN_IF_ERROR(types::encode_clustering(
         clustering_types_, std::span<const bool>(clustering_descending_, clustering_types_.size()),
@@ -333,9 +336,8 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
     std::vector<std::string> present;
     for (types::Value& v : bindings.values[i]) {
       if (!v) continue;
-      const types::CqlType& type = a.column == kTokenColumn
-                                       ? token_type
-                                       : table.columns[static_cast<size_t>(a.column)].type;
+      const types::CqlType& type =
+          a.column == kTokenColumn ? token_type : table.columns[static_cast<size_t>(a.column)].type;
       Status valid = types::validate_value(type, *v);
       if (!valid.is_ok()) return valid;
       present.push_back(std::move(*v));
@@ -397,7 +399,8 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
       case Operator::kLe:
         restricted[column].upper = {std::move(present.front()), a.op == Operator::kLe};
         break;
-      default: break;
+      default:
+        break;
     }
   }
   if (nothing) return Status::ok();  // no reads: no rows
@@ -406,7 +409,8 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
   bool clustering_restricted = false;
   for (size_t c = 0; c < n; ++c) {
     if (!restricted[c].equal) continue;
-    if (table.columns[c].kind == ColumnKind::kRegular || table.columns[c].kind == ColumnKind::kStatic) {
+    if (table.columns[c].kind == ColumnKind::kRegular ||
+        table.columns[c].kind == ColumnKind::kStatic) {
       filters_.push_back({c, *restricted[c].equal});
     }
   }
@@ -471,8 +475,8 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
     for (const ColumnDef* c : partition_key_columns_) {
       size_t index = static_cast<size_t>(c - table.columns.data());
       if (!restricted[index].equal) {
-        return Status::invalid_argument(
-            fmt::format("A partition lookup plan has no value for partition key column {}.", c->name));
+        return Status::invalid_argument(fmt::format(
+            "A partition lookup plan has no value for partition key column {}.", c->name));
       }
       key_lists.push_back(&*restricted[index].equal);
     }
@@ -481,7 +485,8 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
     auto add_prefix = [&](std::span<const std::string> key) -> Status {
       bool fits = true;
       for (const std::string& component : key) {
-        fits = fits && (key.size() == 1 || component.size() <= types::kMaxPartitionKeyComponentSize);
+        fits =
+            fits && (key.size() == 1 || component.size() <= types::kMaxPartitionKeyComponentSize);
       }
       if (!fits) return Status::ok();  // such a key cannot have been written
       std::string bytes = cql::partition_key_bytes(key);

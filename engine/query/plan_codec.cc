@@ -18,24 +18,36 @@ namespace {
 
 const char* access_name(AccessKind kind) {
   switch (kind) {
-    case AccessKind::kPartitions: return "partitions";
-    case AccessKind::kTokenRange: return "token-range";
-    case AccessKind::kIndexScan: return "index";
-    case AccessKind::kFullScan: return "scan";
+    case AccessKind::kPartitions:
+      return "partitions";
+    case AccessKind::kTokenRange:
+      return "token-range";
+    case AccessKind::kIndexScan:
+      return "index";
+    case AccessKind::kFullScan:
+      return "scan";
   }
   return "scan";
 }
 
 const char* operator_text(Operator op) {
   switch (op) {
-    case Operator::kEq: return "=";
-    case Operator::kIn: return " IN";
-    case Operator::kLt: return "<";
-    case Operator::kLe: return "<=";
-    case Operator::kGt: return ">";
-    case Operator::kGe: return ">=";
-    case Operator::kLimit: return " LIMIT";
-    case Operator::kOffset: return " OFFSET";
+    case Operator::kEq:
+      return "=";
+    case Operator::kIn:
+      return " IN";
+    case Operator::kLt:
+      return "<";
+    case Operator::kLe:
+      return "<=";
+    case Operator::kGt:
+      return ">";
+    case Operator::kGe:
+      return ">=";
+    case Operator::kLimit:
+      return " LIMIT";
+    case Operator::kOffset:
+      return " OFFSET";
   }
   return "=";
 }
@@ -43,8 +55,8 @@ const char* operator_text(Operator op) {
 bool is_plain(std::string_view name) {
   if (name.empty()) return false;
   for (char c : name) {
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-          c == '_')) {
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '_')) {
       return false;
     }
   }
@@ -93,11 +105,16 @@ Result<Plan> Plan::decode(std::string_view text, const schema::TableDef& table) 
     return text.substr(start, i - start);
   };
   std::string_view access = word();
-  if (access == "partitions") plan.access = AccessKind::kPartitions;
-  else if (access == "token-range") plan.access = AccessKind::kTokenRange;
-  else if (access == "index") plan.access = AccessKind::kIndexScan;
-  else if (access == "scan") plan.access = AccessKind::kFullScan;
-  else return bad();
+  if (access == "partitions")
+    plan.access = AccessKind::kPartitions;
+  else if (access == "token-range")
+    plan.access = AccessKind::kTokenRange;
+  else if (access == "index")
+    plan.access = AccessKind::kIndexScan;
+  else if (access == "scan")
+    plan.access = AccessKind::kFullScan;
+  else
+    return bad();
   while (true) {
     skip_spaces();
     if (i >= text.size()) break;
@@ -106,7 +123,8 @@ Result<Plan> Plan::decode(std::string_view text, const schema::TableDef& table) 
       std::string_view flag = word();
       if (flag == "reverse" || flag == "limit" || flag == "offset") {
         (flag == "reverse" ? plan.reverse
-                           : flag == "limit" ? plan.limit_consumed : plan.offset_consumed) = true;
+         : flag == "limit" ? plan.limit_consumed
+                           : plan.offset_consumed) = true;
         continue;
       }
       i = start;  // a column name that only starts like a flag
@@ -134,9 +152,9 @@ Result<Plan> Plan::decode(std::string_view text, const schema::TableDef& table) 
           name += text[i++];
         }
       } else {
-        while (i < text.size() && (std::islower(static_cast<unsigned char>(text[i])) ||
-                                   std::isdigit(static_cast<unsigned char>(text[i])) ||
-                                   text[i] == '_')) {
+        while (i < text.size() &&
+               (std::islower(static_cast<unsigned char>(text[i])) ||
+                std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
           name += text[i++];
         }
       }
@@ -145,13 +163,20 @@ Result<Plan> Plan::decode(std::string_view text, const schema::TableDef& table) 
       c.column = static_cast<int>(def - table.columns.data());
     }
     std::string_view rest = text.substr(i);
-    if (rest.starts_with("<=")) c.op = Operator::kLe, i += 2;
-    else if (rest.starts_with(">=")) c.op = Operator::kGe, i += 2;
-    else if (rest.starts_with("<")) c.op = Operator::kLt, i += 1;
-    else if (rest.starts_with(">")) c.op = Operator::kGt, i += 1;
-    else if (rest.starts_with("=")) c.op = Operator::kEq, i += 1;
-    else if (rest.starts_with(" IN")) c.op = Operator::kIn, i += 3;
-    else return bad();
+    if (rest.starts_with("<="))
+      c.op = Operator::kLe, i += 2;
+    else if (rest.starts_with(">="))
+      c.op = Operator::kGe, i += 2;
+    else if (rest.starts_with("<"))
+      c.op = Operator::kLt, i += 1;
+    else if (rest.starts_with(">"))
+      c.op = Operator::kGt, i += 1;
+    else if (rest.starts_with("="))
+      c.op = Operator::kEq, i += 1;
+    else if (rest.starts_with(" IN"))
+      c.op = Operator::kIn, i += 3;
+    else
+      return bad();
     if (i < text.size() && text[i] != ' ') return bad();
     plan.arguments.push_back(c);
   }
@@ -179,21 +204,23 @@ std::string Plan::explain(const schema::TableDef& table) const {
   };
   switch (access) {
     case AccessKind::kPartitions:
-      out = "partition lookup on (" +
-            columns_with([&](const Constraint& c) {
+      out = "partition lookup on (" + columns_with([&](const Constraint& c) {
               return c.column != kTokenColumn && kind_of(c) == schema::ColumnKind::kPartitionKey;
             }) +
             ")";
       break;
-    case AccessKind::kTokenRange: out = "token range scan"; break;
+    case AccessKind::kTokenRange:
+      out = "token range scan";
+      break;
     case AccessKind::kIndexScan:
-      out = "filtered scan on indexed (" +
-            columns_with([&](const Constraint& c) {
+      out = "filtered scan on indexed (" + columns_with([&](const Constraint& c) {
               return c.column != kTokenColumn && kind_of(c) == schema::ColumnKind::kRegular;
             }) +
             ")";
       break;
-    case AccessKind::kFullScan: out = "full scan"; break;
+    case AccessKind::kFullScan:
+      out = "full scan";
+      break;
   }
   std::string clustering = columns_with([&](const Constraint& c) {
     return c.column != kTokenColumn && kind_of(c) == schema::ColumnKind::kClustering;

@@ -1,9 +1,10 @@
 // plan_query(): the access-path choice, written as a small table of cases.
 //
 //   complete partition key by EQ/IN  -> kPartitions (+ clustering prefix EQ/IN, then one slice)
-//   token(...) bounds                -> kTokenRange (+ clustering EQ prefix and slice per partition)
-//   EQ on an indexed regular column  -> kIndexScan  (a filtered scan: costed as one)
-//   otherwise                        -> kFullScan   (+ clustering EQ prefix and slice per partition)
+//   token(...) bounds                -> kTokenRange (+ clustering EQ prefix and slice per
+//   partition) EQ on an indexed regular column  -> kIndexScan  (a filtered scan: costed as one)
+//   otherwise                        -> kFullScan   (+ clustering EQ prefix and slice per
+//   partition)
 //
 // Costs are in rows touched plus a fixed price per partition seek, from the store's statistics
 // (floored at a nominal table size so an empty table plans like a small one, never free).
@@ -20,17 +21,19 @@ using schema::ColumnDef;
 using schema::ColumnKind;
 using schema::TableDef;
 
-constexpr double kSeekCost = 20;          // locating one partition: bloom filters, index, a block
-constexpr double kNominalRows = 1000;     // the smallest table size costs are computed for
-constexpr double kDefaultInValues = 5;    // IN list size when the host does not know it yet
-constexpr double kOneSidedSlice = 0.25;   // fraction of a partition one range bound keeps
+constexpr double kSeekCost = 20;         // locating one partition: bloom filters, index, a block
+constexpr double kNominalRows = 1000;    // the smallest table size costs are computed for
+constexpr double kDefaultInValues = 5;   // IN list size when the host does not know it yet
+constexpr double kOneSidedSlice = 0.25;  // fraction of a partition one range bound keeps
 constexpr double kTwoSidedSlice = 0.0625;
 constexpr double kIndexSelectivity = 0.1;
 
 bool is_range(Operator op) {
   return op == Operator::kLt || op == Operator::kLe || op == Operator::kGt || op == Operator::kGe;
 }
-bool is_lower(Operator op) { return op == Operator::kGt || op == Operator::kGe; }
+bool is_lower(Operator op) {
+  return op == Operator::kGt || op == Operator::kGe;
+}
 
 struct Builder {
   const TableDef& table;
@@ -206,8 +209,8 @@ Plan plan_query(const TableDef& table, const PlanRequest& request,
       row_fraction = 1 / rows_per_partition;
     } else {
       // Each restricted column divides the partition by an equal share of its fan-out.
-      row_fraction = std::pow(rows_per_partition,
-                              -static_cast<double>(position) / static_cast<double>(clustering.size()));
+      row_fraction = std::pow(rows_per_partition, -static_cast<double>(position) /
+                                                      static_cast<double>(clustering.size()));
       bool sliced = false;
       row_fraction *= b.take_slice(column_index(table, clustering[position]), &sliced);
       plan.clustering_slice = sliced;

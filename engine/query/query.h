@@ -89,7 +89,7 @@ struct TableStatistics {
   double rows = 0;        // clustering rows plus static-only partitions
   double partitions = 0;  // distinct partition keys
   double sstables = 0;
-  double bytes = 0;       // uncompressed entry bytes (memtable rows taken at the SSTables' mean)
+  double bytes = 0;  // uncompressed entry bytes (memtable rows taken at the SSTables' mean)
   bool has_clustering = false;
 };
 
@@ -157,10 +157,9 @@ class QueryCursor {
  public:
   // Fails with InvalidArgument when the bindings do not fit the plan (count, or a value that is
   // not a valid serialized value of its column's type: hosts convert before binding).
-  static Result<std::unique_ptr<QueryCursor>> open(const storage::Store& store,
-                                                   std::shared_ptr<const storage::Snapshot> snapshot,
-                                                   std::shared_ptr<const schema::TableDef> table,
-                                                   const Plan& plan, Bindings bindings);
+  static Result<std::unique_ptr<QueryCursor>> open(
+      const storage::Store& store, std::shared_ptr<const storage::Snapshot> snapshot,
+      std::shared_ptr<const schema::TableDef> table, const Plan& plan, Bindings bindings);
   virtual ~QueryCursor() = default;
 
   // Advances to the next row. False at the end or on error (then status() says which).

@@ -50,8 +50,8 @@ const std::string* record_of(const storage::Row& row) {
 
 Result<codec::VersionRecord> read_version(const storage::Store& store,
                                           const storage::Snapshot& snapshot) {
-  auto cursor = store.read(snapshot, kCatalogTable,
-                           storage::Store::partition_spec(codec::kVersionPartition));
+  auto cursor =
+      store.read(snapshot, kCatalogTable, storage::Store::partition_spec(codec::kVersionPartition));
   codec::VersionRecord record;
   while (cursor->next()) {
     if (cursor->is_static_only()) continue;
@@ -70,8 +70,8 @@ Result<std::shared_ptr<const Schema>> load_schema(const storage::Store& store,
   std::vector<TableDef> tables;
   std::vector<UserTypeDef> types;
   std::vector<IndexDef> indexes;
-  auto cursor = store.read(snapshot, kCatalogTable,
-                           storage::Store::partition_spec(codec::kObjectsPartition));
+  auto cursor =
+      store.read(snapshot, kCatalogTable, storage::Store::partition_spec(codec::kObjectsPartition));
   while (cursor->next()) {
     if (cursor->is_static_only()) continue;
     const std::string* value = record_of(cursor->row());
@@ -147,7 +147,8 @@ storage::TableOptions table_options_for(const TableDef& table) {
       return std::nullopt;
     }
   };
-  if (auto level = number("compression_level")) options.compression_level = static_cast<int>(*level);
+  if (auto level = number("compression_level"))
+    options.compression_level = static_cast<int>(*level);
   // chunk_length_in_kb is the uncompressed size of a data block, as Cassandra's chunks are.
   if (auto kb = number("chunk_length_in_kb"); kb && *kb > 0) {
     options.block_size = static_cast<size_t>(std::min<int64_t>(*kb, kMaxChunkLengthKb)) << 10;
@@ -155,7 +156,8 @@ storage::TableOptions table_options_for(const TableDef& table) {
   // Every compressor class compresses with zstd (the one compressor built in), except the
   // one that means "none".
   auto cls = compression.find("class");
-  if ((cls != compression.end() && cls->second == "org.apache.cassandra.io.compress.NoopCompressor") ||
+  if ((cls != compression.end() &&
+       cls->second == "org.apache.cassandra.io.compress.NoopCompressor") ||
       (compression.count("enabled") && compression.at("enabled") == "false")) {
     options.compression_level = 0;
   }

@@ -20,8 +20,9 @@ std::vector<const ColumnDef*> key_columns(const std::vector<ColumnDef>& columns,
   for (const ColumnDef& column : columns) {
     if (column.kind == kind) out.push_back(&column);
   }
-  std::stable_sort(out.begin(), out.end(),
-                   [](const ColumnDef* a, const ColumnDef* b) { return a->position < b->position; });
+  std::stable_sort(out.begin(), out.end(), [](const ColumnDef* a, const ColumnDef* b) {
+    return a->position < b->position;
+  });
   return out;
 }
 

@@ -181,8 +181,8 @@ bool BlockIterator::parse_next() {
     while (restart_index_ + 1 < restart_count_ && restart_point(restart_index_ + 1) <= current_) {
       ++restart_index_;
     }
-    next_restart_ = restart_index_ + 1 < restart_count_ ? restart_point(restart_index_ + 1)
-                                                        : restarts_offset_;
+    next_restart_ =
+        restart_index_ + 1 < restart_count_ ? restart_point(restart_index_ + 1) : restarts_offset_;
   }
   return true;
 }
@@ -224,8 +224,8 @@ void BlockIterator::position_at_decoded(size_t i) {
   current_ = entry.offset;
   next_ = entry.next;
   restart_index_ = interval_restart_;
-  next_restart_ = restart_index_ + 1 < restart_count_ ? restart_point(restart_index_ + 1)
-                                                      : restarts_offset_;
+  next_restart_ =
+      restart_index_ + 1 < restart_count_ ? restart_point(restart_index_ + 1) : restarts_offset_;
   key_ = std::string_view(interval_keys_.data() + key_begin, entry.key_end - key_begin);
   value_ = std::string_view(data_ + entry.value_offset, entry.value_size);
   interval_position_ = i;

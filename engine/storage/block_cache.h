@@ -31,7 +31,7 @@ class BlockCache {
   // the key yet): how a scan offers what it reads, so that a scan bigger than the cache fills
   // free space but never pushes out the blocks other readers keep coming back to.
   void admit_if_room(uint64_t id, uint64_t offset, Block block);
-  size_t usage() const;      // bytes held
+  size_t usage() const;  // bytes held
   size_t capacity() const;
 
  private:

@@ -34,7 +34,9 @@ class ManualClock final : public Clock {
   explicit ManualClock(int64_t start_micros = 1'700'000'000'000'000) : now_(start_micros) {}
   int64_t now_micros() const override { return now_.load(std::memory_order_relaxed); }
   void set_micros(int64_t micros) { now_.store(micros, std::memory_order_relaxed); }
-  void advance_seconds(int64_t seconds) { now_.fetch_add(seconds * 1'000'000, std::memory_order_relaxed); }
+  void advance_seconds(int64_t seconds) {
+    now_.fetch_add(seconds * 1'000'000, std::memory_order_relaxed);
+  }
 
  private:
   std::atomic<int64_t> now_;

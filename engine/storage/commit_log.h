@@ -49,7 +49,8 @@ Result<std::vector<uint64_t>> list_commit_log_segments(const std::string& log_di
 // record followed by good data, and the first error `fn` returns. *valid_end receives the position
 // just past the last good record (where the next record goes).
 // A `from` inside a segment that no longer exists (removed after a flush) is NotFound.
-using RecordFn = std::function<Status(LogPosition start, LogPosition end, std::string_view payload)>;
+using RecordFn =
+    std::function<Status(LogPosition start, LogPosition end, std::string_view payload)>;
 Status read_commit_log(const std::string& log_dir, LogPosition from, const RecordFn& fn,
                        LogPosition* valid_end);
 

@@ -83,7 +83,8 @@ Result<EncodedTransaction> encode_transaction(const WriteBatch& batch, int64_t a
   return tx;
 }
 
-Result<EncodedTransaction> encode_transaction(const EncodedBatch& batch, int64_t assigned_timestamp) {
+Result<EncodedTransaction> encode_transaction(const EncodedBatch& batch,
+                                              int64_t assigned_timestamp) {
   EncodedTransaction tx;
   tx.entries = batch.entry_count();
   std::string& out = tx.payload;
@@ -104,7 +105,8 @@ Result<EncodedTransaction> encode_transaction(const EncodedBatch& batch, int64_t
       return Status::invalid_argument("malformed encoded batch");
     }
     size_t prefix = partition_prefix_length(key);
-    if (prefix == 0 || prefix >= key.size()) return Status::invalid_argument("malformed entry key in a batch");
+    if (prefix == 0 || prefix >= key.size())
+      return Status::invalid_argument("malformed entry key in a batch");
     const bool header = static_cast<EntryKind>(key[prefix]) == EntryKind::kPartitionHeader;
     value.clear();
     if (!restamp_value(raw, header, assigned_timestamp, &value, &min_timestamp)) {
@@ -173,7 +175,8 @@ bool decode_transaction(std::string_view payload, DecodedTransaction* out) {
   out->has_partition_metadata = false;
   for (uint64_t i = 0; i < count; ++i) {
     TransactionEntry e{};
-    if (!coding::get_varint64(&payload, &e.table) || !coding::get_length_prefixed(&payload, &e.key) ||
+    if (!coding::get_varint64(&payload, &e.table) ||
+        !coding::get_length_prefixed(&payload, &e.key) ||
         !coding::get_length_prefixed(&payload, &e.value)) {
       return false;
     }

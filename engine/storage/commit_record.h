@@ -30,7 +30,8 @@ Status validate_partition_key(std::string_view partition_key);
 Result<EncodedTransaction> encode_transaction(const WriteBatch& batch, int64_t assigned_timestamp);
 // The same for an encoded batch: its entries copied, each kAutoTimestamp replaced by
 // `assigned_timestamp`. Returns InvalidArgument for a malformed key or value.
-Result<EncodedTransaction> encode_transaction(const EncodedBatch& batch, int64_t assigned_timestamp);
+Result<EncodedTransaction> encode_transaction(const EncodedBatch& batch,
+                                              int64_t assigned_timestamp);
 
 // One partition's share of a record: what Cassandra calls a mutation (the updates to one
 // partition key), whose size a store limits (StoreOptions::max_mutation_bytes).

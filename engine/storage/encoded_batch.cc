@@ -24,7 +24,9 @@ Result<size_t> EncodedBatch::add_row(TableId table, std::string_view partition_k
   return add(table, scratch_, value);
 }
 
-void EncodedBatch::Free::operator()(char* p) const { std::free(p); }
+void EncodedBatch::Free::operator()(char* p) const {
+  std::free(p);
+}
 
 EncodedBatch& EncodedBatch::operator=(EncodedBatch&& other) noexcept {
   if (this == &other) return *this;
@@ -167,8 +169,10 @@ class Restamper {
     uint8_t flags;
     int64_t delta;
     if (!byte(&flags) || flags > 7 || !coding::get_signed_varint64(&in_, &delta)) return false;
-    int64_t ts = fix(static_cast<int64_t>(static_cast<uint64_t>(delta) + static_cast<uint64_t>(old_base)));
-    coding::put_signed_varint64(out_, static_cast<int64_t>(static_cast<uint64_t>(ts) - static_cast<uint64_t>(new_base)));
+    int64_t ts =
+        fix(static_cast<int64_t>(static_cast<uint64_t>(delta) + static_cast<uint64_t>(old_base)));
+    coding::put_signed_varint64(
+        out_, static_cast<int64_t>(static_cast<uint64_t>(ts) - static_cast<uint64_t>(new_base)));
     const bool tombstone = flags & Cell::kTombstone, expiring = flags & Cell::kExpiring;
     if (expiring && !copy_varint()) return false;
     if ((expiring || tombstone) && !copy_varint()) return false;

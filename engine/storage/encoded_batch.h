@@ -10,8 +10,8 @@
 //
 //   EncodedBatch batch;
 //   encode_row(row, &value);                      // row timestamps = kAutoTimestamp
-//   CASSETTE_RETURN_IF_ERROR(batch.add_row(table, partition_key, EntryKind::kRow, clustering, value));
-//   store->apply(batch);
+//   CASSETTE_RETURN_IF_ERROR(batch.add_row(table, partition_key, EntryKind::kRow, clustering,
+//   value)); store->apply(batch);
 #pragma once
 
 #include <cstddef>

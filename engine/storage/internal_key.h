@@ -34,8 +34,8 @@ std::string entry_key(std::string_view partition_prefix, EntryKind kind,
 
 struct DecodedKey {
   int64_t token = 0;
-  std::string partition_key;   // unescaped
-  size_t prefix_length = 0;    // bytes of the partition prefix
+  std::string partition_key;  // unescaped
+  size_t prefix_length = 0;   // bytes of the partition prefix
   EntryKind kind = EntryKind::kRow;
   std::string_view clustering;  // points into the decoded key
 };

@@ -22,8 +22,8 @@ struct ManifestFile {
 };
 
 struct Manifest {
-  uint64_t generation = 0;    // bumped by every change
-  LogPosition covered{};      // every commit-log record before this is in the SSTables
+  uint64_t generation = 0;     // bumped by every change
+  LogPosition covered{};       // every commit-log record before this is in the SSTables
   int64_t last_timestamp = 0;  // the last timestamp the store assigned, as of `covered`
   std::vector<ManifestFile> files;
 };

@@ -287,7 +287,8 @@ void Memtable::add_batch(SequenceNumber seq, const std::vector<BatchEntry>& entr
       __builtin_prefetch(ahead.key.data());
       __builtin_prefetch(ahead.value.data());
     }
-    if (n + 2 * kPrefetchDistance < items.size()) __builtin_prefetch(items[n + 2 * kPrefetchDistance].entry);
+    if (n + 2 * kPrefetchDistance < items.size())
+      __builtin_prefetch(items[n + 2 * kPrefetchDistance].entry);
     const BatchItem& item = items[n];
     const BatchEntry& e = *item.entry;
     int height = random_height();
@@ -341,7 +342,9 @@ bool Memtable::Iterator::in_table() const {
   return node_->table == table_;
 }
 
-bool Memtable::Iterator::valid() const { return in_table(); }
+bool Memtable::Iterator::valid() const {
+  return in_table();
+}
 
 void Memtable::Iterator::skip_invisible_forward() {
   while (in_table() && node_->seq() > snapshot_) node_ = node_->next(0);
@@ -389,7 +392,9 @@ void Memtable::Iterator::seek_for_prev(std::string_view key) {
   skip_invisible_backward();
 }
 
-void Memtable::Iterator::seek_to_first() { seek({}); }
+void Memtable::Iterator::seek_to_first() {
+  seek({});
+}
 
 void Memtable::Iterator::seek_to_last() {
   before_.clear();
@@ -417,17 +422,27 @@ std::string_view Memtable::Iterator::key() const {
   return node_->entry_key();
 }
 
-std::string_view Memtable::Iterator::value() const { return node_->value(); }
+std::string_view Memtable::Iterator::value() const {
+  return node_->value();
+}
 
 // ---- RawIterator -----------------------------------------------------------------------------
 
 Memtable::RawIterator::RawIterator(const Memtable* mem) : node_(mem->head_->next(0)) {}
-void Memtable::RawIterator::next() { node_ = node_->next(0); }
+void Memtable::RawIterator::next() {
+  node_ = node_->next(0);
+}
 TableId Memtable::RawIterator::table() const {
   return node_->table;
 }
-std::string_view Memtable::RawIterator::key() const { return node_->entry_key(); }
-SequenceNumber Memtable::RawIterator::seq() const { return node_->seq(); }
-std::string_view Memtable::RawIterator::value() const { return node_->value(); }
+std::string_view Memtable::RawIterator::key() const {
+  return node_->entry_key();
+}
+SequenceNumber Memtable::RawIterator::seq() const {
+  return node_->seq();
+}
+std::string_view Memtable::RawIterator::value() const {
+  return node_->value();
+}
 
 }  // namespace cassette::storage

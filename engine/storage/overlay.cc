@@ -20,7 +20,9 @@ void Overlay::clear() {
   timestamp_ = 0;
 }
 
-void Overlay::refresh_timestamp() { timestamp_ = clock_->now_micros() + 1; }
+void Overlay::refresh_timestamp() {
+  timestamp_ = clock_->now_micros() + 1;
+}
 
 void Overlay::advance_timestamp() {
   timestamp_ = std::max(timestamp_ + 1, clock_->now_micros() + 1);

@@ -59,7 +59,9 @@ int64_t Cell::counter_value() const {
 namespace {
 
 // The "deletion or expiry time" Cassandra compares; live non-expiring cells have none.
-bool has_deletion_time(const Cell& c) { return c.is_tombstone() || c.is_expiring(); }
+bool has_deletion_time(const Cell& c) {
+  return c.is_tombstone() || c.is_expiring();
+}
 
 const Cell& resolve_regular(const Cell& left, const Cell& right) {
   if (left.timestamp != right.timestamp) return left.timestamp > right.timestamp ? left : right;
@@ -173,7 +175,8 @@ void reconcile_rows(Row& into, const Row& other) {
     same_columns = into.columns[i].id == other.columns[i].id;
   }
   if (same_columns) {
-    for (size_t i = 0; i < into.columns.size(); ++i) reconcile_column(into.columns[i], other.columns[i]);
+    for (size_t i = 0; i < into.columns.size(); ++i)
+      reconcile_column(into.columns[i], other.columns[i]);
     return;
   }
   std::vector<ColumnData> merged;
@@ -205,11 +208,10 @@ DeletionTime PartitionHeader::deletion_for(std::string_view clustering) const {
 void reconcile_headers(PartitionHeader& into, const PartitionHeader& other) {
   into.deletion = max_deletion(into.deletion, other.deletion);
   for (const RangeTombstone& rt : other.range_tombstones) {
-    auto it = std::lower_bound(
-        into.range_tombstones.begin(), into.range_tombstones.end(), rt,
-        [](const RangeTombstone& x, const RangeTombstone& y) {
-          return std::tie(x.start, x.end) < std::tie(y.start, y.end);
-        });
+    auto it = std::lower_bound(into.range_tombstones.begin(), into.range_tombstones.end(), rt,
+                               [](const RangeTombstone& x, const RangeTombstone& y) {
+                                 return std::tie(x.start, x.end) < std::tie(y.start, y.end);
+                               });
     if (it != into.range_tombstones.end() && it->start == rt.start && it->end == rt.end) {
       it->deletion = max_deletion(it->deletion, rt.deletion);
     } else {
@@ -237,7 +239,8 @@ void apply_deletion(Row& row, const DeletionTime& outer) {
 bool purge_for_read(Row& row, const DeletionTime& outer, int64_t now_seconds) {
   // The scan's common case, checked field by field: no deletion applies and every column is a
   // simple live cell, so nothing is removed.
-  if (outer.marked_for_delete_at == kNoTimestamp && row.deletion.marked_for_delete_at == kNoTimestamp) {
+  if (outer.marked_for_delete_at == kNoTimestamp &&
+      row.deletion.marked_for_delete_at == kNoTimestamp) {
     row.deletion.local_deletion_time = kNoDeletionTime;
     if (!row.liveness.is_live(now_seconds)) row.liveness = LivenessInfo{};
     bool clean = true;

@@ -20,7 +20,7 @@ namespace cassette::storage {
 
 constexpr int64_t kNoTimestamp = std::numeric_limits<int64_t>::min();
 constexpr int64_t kNoDeletionTime = std::numeric_limits<int64_t>::max();  // seconds
-constexpr int64_t kMaxTtlSeconds = 630'720'000;                          // 20 years, as Cassandra
+constexpr int64_t kMaxTtlSeconds = 630'720'000;                           // 20 years, as Cassandra
 
 // A deletion: everything written at or before `marked_for_delete_at` (microseconds) is shadowed.
 // `local_deletion_time` (seconds) is when it was issued; it becomes purgeable gc_grace later.
@@ -46,7 +46,7 @@ inline const DeletionTime& max_deletion(const DeletionTime& a, const DeletionTim
 // The row marker INSERT writes (UPDATE does not): it keeps a row alive with no live cells.
 struct LivenessInfo {
   int64_t timestamp = kNoTimestamp;
-  int64_t ttl = 0;                                 // seconds; 0 = does not expire
+  int64_t ttl = 0;                                  // seconds; 0 = does not expire
   int64_t local_expiration_time = kNoDeletionTime;  // seconds, when ttl > 0
 
   // The marker an INSERT at `timestamp` writes: expiring `ttl` seconds after `now_seconds` when
@@ -79,9 +79,10 @@ struct Cell {
   };
   uint8_t flags = 0;
   int64_t timestamp = kNoTimestamp;
-  int64_t ttl = 0;                                 // seconds, for expiring cells
-  int64_t local_deletion_time = kNoDeletionTime;  // tombstone: when deleted; expiring: when it expires
-  std::string path;                                // element key inside a complex column; empty otherwise
+  int64_t ttl = 0;  // seconds, for expiring cells
+  int64_t local_deletion_time =
+      kNoDeletionTime;  // tombstone: when deleted; expiring: when it expires
+  std::string path;     // element key inside a complex column; empty otherwise
   std::string value;
 
   bool is_tombstone() const { return flags & kTombstone; }
@@ -116,9 +117,9 @@ Cell reconcile_cells(const Cell& a, const Cell& b);
 struct ColumnData {
   ColumnId id = 0;
   bool complex = false;
-  Cell cell;                          // simple
-  DeletionTime complex_deletion;      // complex
-  std::vector<Cell> cells;            // complex, sorted by path, unique paths
+  Cell cell;                      // simple
+  DeletionTime complex_deletion;  // complex
+  std::vector<Cell> cells;        // complex, sorted by path, unique paths
 
   friend bool operator==(const ColumnData&, const ColumnData&) = default;
 };

@@ -263,7 +263,8 @@ void add_cell(const Cell& c, RowTimes* t) {
 void collect_row_times(const Row& row, RowTimes* t) {
   t->add_timestamp(row.liveness.timestamp);
   if (row.liveness.is_expiring()) {
-    t->max_local_deletion_time = std::max(t->max_local_deletion_time, row.liveness.local_expiration_time);
+    t->max_local_deletion_time =
+        std::max(t->max_local_deletion_time, row.liveness.local_expiration_time);
   }
   add_deletion(row.deletion, t);
   for (const ColumnData& col : row.columns) {

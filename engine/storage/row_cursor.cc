@@ -156,8 +156,8 @@ bool RowCursor::find_group() {
       int c = compare_keys(key, best);
       if (spec_.reverse) c = -c;
       if (c > 0) {
-        if (!has_second || (spec_.reverse ? compare_keys(key, second) > 0
-                                          : compare_keys(key, second) < 0)) {
+        if (!has_second ||
+            (spec_.reverse ? compare_keys(key, second) > 0 : compare_keys(key, second) < 0)) {
           second = key;
         }
         has_second = true;
@@ -308,7 +308,8 @@ bool RowCursor::next() {
     // in its key bounds already).
     const bool in_slice =
         spec_.single_partition() ||
-        ((spec_.clustering_start.empty() || clustering >= std::string_view(spec_.clustering_start)) &&
+        ((spec_.clustering_start.empty() ||
+          clustering >= std::string_view(spec_.clustering_start)) &&
          (spec_.clustering_end.empty() || clustering < std::string_view(spec_.clustering_end)));
     if (!wanted || !in_slice) {
       if (!consume_group(nullptr)) return false;
@@ -332,7 +333,7 @@ void RowCursor::skip_partition() {
   }
   members_.clear();
   group_pending_ = false;
-  lone_source_ = nullptr;  // every source moves
+  lone_source_ = nullptr;        // every source moves
   emitted_in_partition_ = true;  // do not report it as static-only
   std::string past = current_prefix_ + kPastKinds;
   for (auto& s : sources_) {

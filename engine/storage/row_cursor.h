@@ -46,7 +46,7 @@ struct ReadSpec {
 struct TokenRange {
   std::optional<int64_t> start;  // none: from the smallest token
   bool start_inclusive = false;
-  std::optional<int64_t> end;    // none: to the largest token
+  std::optional<int64_t> end;  // none: to the largest token
   bool end_inclusive = true;
   // Entry-key bounds [start_key, end_key); returns false when the range is empty.
   bool to_key_bounds(std::string* start_key, std::string* end_key) const;

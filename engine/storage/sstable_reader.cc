@@ -1,9 +1,9 @@
 #include "engine/storage/sstable_reader.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 
 #include <algorithm>
-#include <fmt/format.h>
 
 #include "engine/storage/block.h"
 #include "engine/storage/sstable_footer.h"
@@ -47,8 +47,8 @@ Result<std::string> SSTableReader::Impl::read_block_uncached(const BlockHandle& 
 }
 
 Result<std::string_view> SSTableReader::Impl::stored_in_window(const BlockHandle& handle,
-                                                              ReadAhead* ahead,
-                                                              bool forward) const {
+                                                               ReadAhead* ahead,
+                                                               bool forward) const {
   if (!handle_in_range(handle)) return out_of_range(handle);
   const size_t n = handle.size + kBlockTrailerSize;
   if (!ahead->covers(handle.offset, n)) {

@@ -21,9 +21,9 @@
 namespace cassette::storage {
 
 struct SSTableWriterOptions {
-  int compression_level = 3;  // zstd level; 0 = blocks stored uncompressed
-  size_t block_size = 8 << 10;  // uncompressed bytes per data block (a target)
-  int bloom_bits_per_key = 10;   // ~1% false positives
+  int compression_level = 3;         // zstd level; 0 = blocks stored uncompressed
+  size_t block_size = 8 << 10;       // uncompressed bytes per data block (a target)
+  int bloom_bits_per_key = 10;       // ~1% false positives
   uint64_t expected_partitions = 0;  // sizing hint for the bloom filter; 0 = grow as needed
 };
 

@@ -39,7 +39,7 @@
 namespace cassette::storage {
 
 class BlockCache;
-class EncodedBatch;  // encoded_batch.h
+class EncodedBatch;         // encoded_batch.h
 struct EncodedTransaction;  // commit_record.h
 class SSTableReader;
 
@@ -152,7 +152,8 @@ class Store {
   // store_directory.h), or returns the store this process already has open there. A store whose
   // directory this process cannot write opens read-only: it reads, and every write fails
   // without changing anything (see read_only()). ":memory:" makes a new private store each time.
-  static Result<std::shared_ptr<Store>> open(const std::string& path, const StoreOptions& options = {});
+  static Result<std::shared_ptr<Store>> open(const std::string& path,
+                                             const StoreOptions& options = {});
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -193,7 +194,8 @@ class Store {
   // and the memtable with only the timestamps rewritten. The entries' keys and values must be
   // well formed (InvalidArgument otherwise, with nothing written).
   Result<int64_t> apply(const EncodedBatch& batch);
-  using PrepareEncodedWrite = std::function<Result<bool>(const Snapshot& snapshot, EncodedBatch& batch)>;
+  using PrepareEncodedWrite =
+      std::function<Result<bool>(const Snapshot& snapshot, EncodedBatch& batch)>;
   Result<std::optional<int64_t>> apply_prepared_encoded(const PrepareEncodedWrite& prepare);
 
   // A consistent view for reading, after catching up with other processes' commits.

@@ -17,7 +17,9 @@ namespace {
 
 constexpr int kCatchUpAttempts = 16;
 
-std::string manifest_path(const std::string& store_dir) { return file::join(store_dir, "MANIFEST"); }
+std::string manifest_path(const std::string& store_dir) {
+  return file::join(store_dir, "MANIFEST");
+}
 
 // "tmp-<pid>-<n>.sst": a flush or compaction output of process <pid>, not yet installed.
 bool is_dead_process_temp_file(const std::string& name) {

@@ -3,14 +3,14 @@
 //
 // A large record (a bulk load's transaction: a million rows, a hundred megabytes) is added to
 // the memtable on a second thread while this one writes and syncs it to the log, so the two
-// costs overlap instead of adding up (unless the store runs without threads). Durability is unchanged: nothing is published, and
-// apply() does not return, before the record is on disk (as the sync mode says); a snapshot
-// taken meanwhile does not see the entries (their sequence number is above visible_seq). When
-// the append fails, the entries are taken back out of the memtable (rebuilding it without
-// them: rare, so simple) before anything could see them.
+// costs overlap instead of adding up (unless the store runs without threads). Durability is
+// unchanged: nothing is published, and apply() does not return, before the record is on disk (as
+// the sync mode says); a snapshot taken meanwhile does not see the entries (their sequence number
+// is above visible_seq). When the append fails, the entries are taken back out of the memtable
+// (rebuilding it without them: rare, so simple) before anything could see them.
 #include <exception>
-#include <system_error>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include "engine/storage/commit_record.h"
@@ -134,7 +134,8 @@ Status Store::Private::log_and_apply_locked(EncodedTransaction& tx) {
   } catch (const std::system_error&) {
     // No thread to be had: one step after the other.
   }
-  Result<LogPosition> end = log_writer->append(tx.payload);  // read by both threads, written by none
+  Result<LogPosition> end =
+      log_writer->append(tx.payload);  // read by both threads, written by none
   if (inserter) {
     inserter->join();
   } else if (end.is_ok()) {

@@ -56,7 +56,8 @@ bool purge_header(PartitionHeader& header, const PurgeContext& ctx, std::string_
 // Merges the sorted entry streams of the inputs, one entry key at a time.
 class EntryMerger {
  public:
-  explicit EntryMerger(std::vector<std::unique_ptr<EntryIterator>> inputs) : inputs_(std::move(inputs)) {
+  explicit EntryMerger(std::vector<std::unique_ptr<EntryIterator>> inputs)
+      : inputs_(std::move(inputs)) {
     for (auto& it : inputs_) it->seek({});
   }
   // Gathers the next key's values; false at the end or on error (see status()).
@@ -111,8 +112,9 @@ std::vector<std::shared_ptr<TableFile>> Store::Private::pick_size_tiered(const V
     };
     for (const auto& f : candidates) {
       double size = static_cast<double>(f->meta.size);
-      bool fits = !bucket.empty() && ((size >= average * kBucketLow && size <= average * kBucketHigh) ||
-                                      (f->meta.size < kSmallFileBytes && average < kSmallFileBytes));
+      bool fits =
+          !bucket.empty() && ((size >= average * kBucketLow && size <= average * kBucketHigh) ||
+                              (f->meta.size < kSmallFileBytes && average < kSmallFileBytes));
       if (!fits) {
         consider();
         bucket.clear();
@@ -183,7 +185,8 @@ Status Store::Private::compact_table(TableId table) {
   {
     std::lock_guard state(state_mutex);
     for (const auto& f : version->files(table)) {
-      if (compacting.contains(f->meta.file_id)) return Status::busy("a compaction of this table is running");
+      if (compacting.contains(f->meta.file_id))
+        return Status::busy("a compaction of this table is running");
       inputs.push_back(f);
     }
     for (const auto& f : inputs) compacting.insert(f->meta.file_id);
@@ -192,7 +195,8 @@ Status Store::Private::compact_table(TableId table) {
   return compact_files(table, inputs);
 }
 
-Status Store::Private::compact_files(TableId table, const std::vector<std::shared_ptr<TableFile>>& inputs) {
+Status Store::Private::compact_files(TableId table,
+                                     const std::vector<std::shared_ptr<TableFile>>& inputs) {
   struct Release {
     Private* p;
     const std::vector<std::shared_ptr<TableFile>>& inputs;
@@ -231,7 +235,8 @@ Status Store::Private::compact_files(TableId table, const std::vector<std::share
   std::vector<std::string> values;
   PartitionHeader header;  // the partition's deletions as merged, before purging
   auto corrupt = [&](std::string_view what) {
-    return Status::corruption(fmt::format("compaction of table {}: malformed {} in an input file", table, what));
+    return Status::corruption(
+        fmt::format("compaction of table {}: malformed {} in an input file", table, what));
   };
   while (merger.next(&key, &values)) {
     size_t prefix_length = partition_prefix_length(key);
@@ -259,9 +264,10 @@ Status Store::Private::compact_files(TableId table, const std::vector<std::share
         if (!decode_row(v, &r)) return corrupt("row");
         reconcile_rows(merged, r);
       }
-      DeletionTime outer = kind == EntryKind::kRow
-                               ? header.deletion_for(std::string_view(key).substr(prefix_length + 1))
-                               : header.deletion;
+      DeletionTime outer =
+          kind == EntryKind::kRow
+              ? header.deletion_for(std::string_view(key).substr(prefix_length + 1))
+              : header.deletion;
       auto may_purge = [&](int64_t ts) { return ctx.may_purge(prefix, ts); };
       if (!purge_for_compaction(merged, outer, ctx.now_seconds, ctx.gc_before, may_purge)) continue;
       encode_row(merged, &value);

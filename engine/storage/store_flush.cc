@@ -13,7 +13,9 @@
 namespace cassette::storage {
 namespace {
 
-std::string manifest_path(const std::string& store_dir) { return file::join(store_dir, "MANIFEST"); }
+std::string manifest_path(const std::string& store_dir) {
+  return file::join(store_dir, "MANIFEST");
+}
 
 uint64_t random_file_id() {
   static std::mutex mutex;
@@ -31,7 +33,8 @@ Status merge_fragments(std::string_view key, const std::vector<std::string_view>
   if (static_cast<EntryKind>(key[prefix]) == EntryKind::kPartitionHeader) {
     PartitionHeader merged, h;
     for (std::string_view v : values) {
-      if (!decode_header(v, &h)) return Status::corruption("malformed partition header in memtable");
+      if (!decode_header(v, &h))
+        return Status::corruption("malformed partition header in memtable");
       reconcile_headers(merged, h);
     }
     encode_header(merged, out);
@@ -72,7 +75,7 @@ Result<PendingFile> Store::Private::new_pending_file(TableId table) {
 }
 
 Result<std::vector<PendingFile>> Store::Private::write_memtable(const Memtable& source,
-                                                               std::optional<TableId> skip) {
+                                                                std::optional<TableId> skip) {
   std::vector<PendingFile> outputs;
   std::unique_ptr<SSTableWriter> writer;
   auto finish = [&]() -> Status {
@@ -173,7 +176,8 @@ Status Store::Private::flush_immutable() {
     start = imm_start;
     end = mem_start;
   }
-  CASSETTE_ASSIGN_OR_RETURN(std::vector<PendingFile> outputs, write_memtable(*flushing, std::nullopt));
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<PendingFile> outputs,
+                            write_memtable(*flushing, std::nullopt));
   auto discard = [&] {
     for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
   };

@@ -4,8 +4,8 @@
 //   store.cc             open/close, the registry of open stores, apply(), snapshots and reads
 //   store_catch_up.cc    following the manifest and the commit log (recovery is the first catch-up)
 //   store_commit.cc      a record into the log and the memtable (a large one into both at once)
-//   store_flush.cc       memtable -> SSTables, installing manifests, truncate, the background thread
-//   store_compaction.cc  size-tiered compaction with purging
+//   store_flush.cc       memtable -> SSTables, installing manifests, truncate, the background
+//   thread store_compaction.cc  size-tiered compaction with purging
 //
 // Locks, always taken in this order (any prefix of it):
 //   writer_mutex   one writing thread of this process at a time; held around the store lock
@@ -76,7 +76,7 @@ struct Store::Private {
   bool in_memory = false;
   StoreDirectory directory;  // its identity, checked under the store lock (store_directory.h)
   bool read_only = false;    // !directory.writable: no lock, no writes (Store::read_only)
-  bool registered = false;  // in the registry of open stores (guarded by its mutex)
+  bool registered = false;   // in the registry of open stores (guarded by its mutex)
   std::optional<StoreLock> store_lock;
   std::optional<ChangeCounter> change_counter;
   BlockCache cache;
@@ -113,7 +113,7 @@ struct Store::Private {
   std::mutex options_mutex;  // guards table_options alone: read under any other lock
   std::map<TableId, TableOptions> table_options;
   Store::PartitionNamer partition_namer;  // options_mutex
-  std::set<uint64_t> compacting;  // file ids inputs of a running compaction
+  std::set<uint64_t> compacting;          // file ids inputs of a running compaction
 
   // ---- background work ----
   std::mutex background_mutex;
@@ -147,7 +147,7 @@ struct Store::Private {
   // Adds a record's entries to the memtable under a new sequence number and publishes them.
   Status apply_record_locked(std::string_view payload, const std::string& where);
   Status prepare_record_locked(std::string_view payload, const std::string& where,
-                               PreparedRecord* out);  // decodes; assigns the sequence number
+                               PreparedRecord* out);         // decodes; assigns the sequence number
   void insert_record_locked(const PreparedRecord& record);   // into `mem`, not yet visible
   void publish_record_locked(const PreparedRecord& record);  // visible_seq reaches it
   // Rebuilds `mem` without the entries of `seq` (inserted, never published).

@@ -41,7 +41,7 @@ Status Transaction::append(PendingLog& log, Kind kind,
   }
   if (index == log.tables.size()) log.tables.push_back(table);
   CASSETTE_ASSIGN_OR_RETURN(size_t offset, log.batch.add_row(table->table_id, partition_key,
-                                                              entry_kind, clustering, value));
+                                                             entry_kind, clustering, value));
   const bool is_static = entry_kind == storage::EntryKind::kStaticRow;
   const bool is_header = entry_kind == storage::EntryKind::kPartitionHeader;
   log.entries.push_back(PendingLog::Entry{kind, is_static, is_header, index, statement, offset});
@@ -104,8 +104,8 @@ Status Transaction::append_batch(PendingLog& log, const storage::WriteBatch& bat
           append_row(update.static_row, update, storage::EntryKind::kStaticRow, {}));
     }
     for (const storage::ClusteringRow& row : update.rows) {
-      CASSETTE_RETURN_IF_ERROR(append_row(row.row, update, storage::EntryKind::kRow,
-                                          row.clustering));
+      CASSETTE_RETURN_IF_ERROR(
+          append_row(row.row, update, storage::EntryKind::kRow, row.clustering));
     }
   }
   return Status::ok();

@@ -128,9 +128,10 @@ class Transaction {
 
  private:
   // Appends one storage entry of `kind` to `log`.
-  static Status append(PendingLog& log, Kind kind, const std::shared_ptr<const schema::TableDef>& table,
-                std::string_view partition_key, storage::EntryKind entry_kind,
-                std::string_view clustering, std::string_view value, uint64_t statement);
+  static Status append(PendingLog& log, Kind kind,
+                       const std::shared_ptr<const schema::TableDef>& table,
+                       std::string_view partition_key, storage::EntryKind entry_kind,
+                       std::string_view clustering, std::string_view value, uint64_t statement);
   void reset_overlay();
   void truncate_schema_changes(size_t n);
   // The log's rows as one store transaction's writes: folded, INSERT OR IGNORE decided against

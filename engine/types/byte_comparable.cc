@@ -118,7 +118,8 @@ class Reader {
   size_t span_until(uint8_t b) const {
     if (in_->empty()) return 0;  // (memchr wants a valid pointer even for no bytes)
     const void* hit = std::memchr(in_->data(), b ^ mask_, in_->size());
-    return hit == nullptr ? in_->size() : static_cast<size_t>(static_cast<const char*>(hit) - in_->data());
+    return hit == nullptr ? in_->size()
+                          : static_cast<size_t>(static_cast<const char*>(hit) - in_->data());
   }
   // Appends the next n bytes, unmasked, and skips them. REQUIRES: n <= what is left.
   void take(size_t n, std::string* out) {

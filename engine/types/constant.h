@@ -20,13 +20,20 @@ enum class ConstantKind : uint8_t {
 
 inline std::string_view constant_kind_name(ConstantKind k) {
   switch (k) {
-    case ConstantKind::kString: return "STRING";
-    case ConstantKind::kInteger: return "INTEGER";
-    case ConstantKind::kFloat: return "FLOAT";
-    case ConstantKind::kBoolean: return "BOOLEAN";
-    case ConstantKind::kUuid: return "UUID";
-    case ConstantKind::kHex: return "HEX";
-    case ConstantKind::kDuration: return "DURATION";
+    case ConstantKind::kString:
+      return "STRING";
+    case ConstantKind::kInteger:
+      return "INTEGER";
+    case ConstantKind::kFloat:
+      return "FLOAT";
+    case ConstantKind::kBoolean:
+      return "BOOLEAN";
+    case ConstantKind::kUuid:
+      return "UUID";
+    case ConstantKind::kHex:
+      return "HEX";
+    case ConstantKind::kDuration:
+      return "DURATION";
   }
   return "UNKNOWN";
 }

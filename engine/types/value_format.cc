@@ -120,9 +120,8 @@ std::string format_composite(const CqlType& type, std::string_view bytes, ValueS
       // A tuple may hold fewer components than its type ('(1)' for a tuple<int, int>). cqlsh
       // shows the missing ones as null; the other forms write only those present, so that the
       // text reads back as the same value.
-      const size_t shown = style == ValueStyle::kCqlsh || components->empty()
-                               ? type.params.size()
-                               : components->size();
+      const size_t shown = style == ValueStyle::kCqlsh || components->empty() ? type.params.size()
+                                                                              : components->size();
       std::string out = "(";
       for (size_t i = 0; i < shown; ++i) {
         if (i > 0) out += ", ";

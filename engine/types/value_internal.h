@@ -24,7 +24,7 @@ bool is_valid_utf8(std::string_view s);
 // Minimal two's complement big-endian bytes of a decimal integer (Java `new BigInteger(s)`:
 // optional sign, then one or more digits). nullopt when malformed.
 std::optional<std::string> varint_from_text(std::string_view text);
-int64_t varint_low64(std::string_view bytes);        // BigInteger.longValue()
+int64_t varint_low64(std::string_view bytes);  // BigInteger.longValue()
 // Java `new BigDecimal(s)`: [sign] digits [. digits] [e|E [sign] digits]; the serialized form is
 // the int32 scale then the unscaled varint.
 std::optional<std::string> decimal_from_text(std::string_view text);
@@ -73,7 +73,7 @@ std::string format_time(int64_t nanos);  // "03:04:05.123456789"
 // ---- uuid and inet ----
 // A uuid in its canonical 8-4-4-4-12 hex form (either case), as 16 bytes.
 std::optional<std::string> parse_uuid_text(std::string_view text);
-int uuid_version(std::string_view bytes);          // REQUIRES: 16 bytes
+int uuid_version(std::string_view bytes);  // REQUIRES: 16 bytes
 // An IPv4 or IPv6 address (4 or 16 bytes; an IPv4-mapped IPv6 address gives 4 bytes, as Java's
 // InetAddress does), or "localhost".
 std::optional<std::string> parse_inet_text(std::string_view text);

@@ -341,8 +341,7 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
         if (e.is_null())
           return Status::invalid_argument(is_list ? "Invalid null element in list"
                                                   : "Invalid null element in set");
-        CASSETTE_ASSIGN_OR_RETURN(std::string bytes,
-                                  element_from_json(type.params.at(0), e));
+        CASSETTE_ASSIGN_OR_RETURN(std::string bytes, element_from_json(type.params.at(0), e));
         elements.push_back(std::move(bytes));
       }
       return is_list ? serialize_list(elements)
@@ -357,10 +356,8 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
         JsonValue key_value;
         key_value.kind = JsonValue::Kind::kString;
         key_value.text = key;
-        CASSETTE_ASSIGN_OR_RETURN(std::string k,
-                                  element_from_json(type.params.at(0), key_value));
-        CASSETTE_ASSIGN_OR_RETURN(std::string val,
-                                  element_from_json(type.params.at(1), value));
+        CASSETTE_ASSIGN_OR_RETURN(std::string k, element_from_json(type.params.at(0), key_value));
+        CASSETTE_ASSIGN_OR_RETURN(std::string val, element_from_json(type.params.at(1), value));
         entries.emplace_back(std::move(k), std::move(val));
       }
       return serialize_map(type.params.at(0), std::move(entries));

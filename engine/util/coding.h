@@ -63,7 +63,9 @@ inline void put_varint64(std::string* out, uint64_t v) {
   char buf[kMaxVarint64Bytes];
   out->append(buf, encode_varint64(buf, v));
 }
-inline void put_varint32(std::string* out, uint32_t v) { put_varint64(out, v); }
+inline void put_varint32(std::string* out, uint32_t v) {
+  put_varint64(out, v);
+}
 
 inline uint64_t zigzag_encode(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
@@ -71,7 +73,9 @@ inline uint64_t zigzag_encode(int64_t v) {
 inline int64_t zigzag_decode(uint64_t v) {
   return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
 }
-inline void put_signed_varint64(std::string* out, int64_t v) { put_varint64(out, zigzag_encode(v)); }
+inline void put_signed_varint64(std::string* out, int64_t v) {
+  put_varint64(out, zigzag_encode(v));
+}
 
 // Length-prefixed bytes: varint length, then the bytes.
 inline void put_length_prefixed(std::string* out, std::string_view bytes) {

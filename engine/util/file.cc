@@ -19,7 +19,9 @@ UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
   return *this;
 }
 
-UniqueFd::~UniqueFd() { reset(); }
+UniqueFd::~UniqueFd() {
+  reset();
+}
 
 void UniqueFd::reset() {
   if (fd_ >= 0) ::close(fd_);

@@ -71,8 +71,8 @@ class Parser {
       // never as a lone byte that would make the message invalid UTF-8.
       if (static_cast<unsigned char>(c) >= 0x80) {
         size_t end = pos_;
-        while (end < text_.size() && std::string_view(" \t\r\n,:[]{}\"").find(text_[end]) ==
-                                         std::string_view::npos) {
+        while (end < text_.size() &&
+               std::string_view(" \t\r\n,:[]{}\"").find(text_[end]) == std::string_view::npos) {
           ++end;
         }
         return error(

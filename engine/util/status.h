@@ -16,18 +16,18 @@ enum class StatusCode {
   kOk = 0,
   kInvalidArgument,  // the caller's input is wrong (bad CQL, bad value, ...)
   kNotFound,
-  kCorruption,       // a file's bytes fail their checksum or do not parse
-  kIOError,          // the operating system said no
-  kBusy,             // the store lock could not be had within the busy timeout
+  kCorruption,  // a file's bytes fail their checksum or do not parse
+  kIOError,     // the operating system said no
+  kBusy,        // the store lock could not be had within the busy timeout
   kUnsupported,
-  kInternal,         // a bug: an invariant did not hold
+  kInternal,  // a bug: an invariant did not hold
   // CQL's own error classes, so a shell can print them as cqlsh does:
-  kSyntaxError,      // the statement does not parse (SyntaxException)
-  kAlreadyExists,    // CREATE of a keyspace/table/type/index that exists (AlreadyExistsException)
-  kConfiguration,    // a schema change Cassandra rejects as ConfigurationException
-  kUnauthorized,     // a statement no user may run, such as a system keyspace's schema change
-                     // (UnauthorizedException)
-  kCancelled,        // the caller interrupted the operation (the shell's Ctrl-C)
+  kSyntaxError,    // the statement does not parse (SyntaxException)
+  kAlreadyExists,  // CREATE of a keyspace/table/type/index that exists (AlreadyExistsException)
+  kConfiguration,  // a schema change Cassandra rejects as ConfigurationException
+  kUnauthorized,   // a statement no user may run, such as a system keyspace's schema change
+                   // (UnauthorizedException)
+  kCancelled,      // the caller interrupted the operation (the shell's Ctrl-C)
 };
 
 class [[nodiscard]] Status {
@@ -35,7 +35,9 @@ class [[nodiscard]] Status {
   Status() = default;  // OK
 
   static Status ok() { return Status(); }
-  static Status invalid_argument(std::string msg) { return {StatusCode::kInvalidArgument, std::move(msg)}; }
+  static Status invalid_argument(std::string msg) {
+    return {StatusCode::kInvalidArgument, std::move(msg)};
+  }
   static Status not_found(std::string msg) { return {StatusCode::kNotFound, std::move(msg)}; }
   static Status corruption(std::string msg) { return {StatusCode::kCorruption, std::move(msg)}; }
   static Status io_error(std::string msg) { return {StatusCode::kIOError, std::move(msg)}; }
@@ -43,9 +45,15 @@ class [[nodiscard]] Status {
   static Status unsupported(std::string msg) { return {StatusCode::kUnsupported, std::move(msg)}; }
   static Status internal(std::string msg) { return {StatusCode::kInternal, std::move(msg)}; }
   static Status syntax_error(std::string msg) { return {StatusCode::kSyntaxError, std::move(msg)}; }
-  static Status already_exists(std::string msg) { return {StatusCode::kAlreadyExists, std::move(msg)}; }
-  static Status configuration(std::string msg) { return {StatusCode::kConfiguration, std::move(msg)}; }
-  static Status unauthorized(std::string msg) { return {StatusCode::kUnauthorized, std::move(msg)}; }
+  static Status already_exists(std::string msg) {
+    return {StatusCode::kAlreadyExists, std::move(msg)};
+  }
+  static Status configuration(std::string msg) {
+    return {StatusCode::kConfiguration, std::move(msg)};
+  }
+  static Status unauthorized(std::string msg) {
+    return {StatusCode::kUnauthorized, std::move(msg)};
+  }
   static Status cancelled(std::string msg) { return {StatusCode::kCancelled, std::move(msg)}; }
 
   bool is_ok() const { return code_ == StatusCode::kOk; }
@@ -68,7 +76,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit on purpose
+  Result(T value) : state_(std::move(value)) {}        // NOLINT: implicit on purpose
   Result(Status status) : state_(std::move(status)) {  // NOLINT
     assert(!std::get<Status>(state_).is_ok() && "a Result built from a Status must be an error");
   }
@@ -95,17 +103,16 @@ class [[nodiscard]] Result {
 }  // namespace cassette
 
 // Return early from the enclosing function when a Status is not OK.
-#define CASSETTE_RETURN_IF_ERROR(expr)          \
-  do {                                          \
-    ::cassette::Status _st = (expr);            \
-    if (!_st.is_ok()) return _st;               \
+#define CASSETTE_RETURN_IF_ERROR(expr) \
+  do {                                 \
+    ::cassette::Status _st = (expr);   \
+    if (!_st.is_ok()) return _st;      \
   } while (0)
 
 #define CASSETTE_CONCAT_INNER(a, b) a##b
 #define CASSETTE_CONCAT(a, b) CASSETTE_CONCAT_INNER(a, b)
 // `CASSETTE_ASSIGN_OR_RETURN(auto x, f());` binds x to f()'s value or returns its Status.
-#define CASSETTE_ASSIGN_OR_RETURN(lhs, expr)                                  \
-  auto CASSETTE_CONCAT(_res_, __LINE__) = (expr);                             \
-  if (!CASSETTE_CONCAT(_res_, __LINE__).is_ok())                              \
-    return CASSETTE_CONCAT(_res_, __LINE__).status();                         \
+#define CASSETTE_ASSIGN_OR_RETURN(lhs, expr)                                                       \
+  auto CASSETTE_CONCAT(_res_, __LINE__) = (expr);                                                  \
+  if (!CASSETTE_CONCAT(_res_, __LINE__).is_ok()) return CASSETTE_CONCAT(_res_, __LINE__).status(); \
   lhs = std::move(CASSETTE_CONCAT(_res_, __LINE__)).value()

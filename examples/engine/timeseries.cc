@@ -30,7 +30,8 @@ std::string clustering_of(int64_t ts) {
   types::CqlType bigint;
   bigint.kind = types::TypeKind::kBigint;
   std::string out;
-  (void)types::encode_clustering(std::span(&bigint, 1), std::array{false}, std::array{bigint_bytes(ts)}, &out);
+  (void)types::encode_clustering(std::span(&bigint, 1), std::array{false},
+                                 std::array{bigint_bytes(ts)}, &out);
   return out;
 }
 
@@ -61,8 +62,14 @@ int main(int argc, char** argv) {
       int n = batch_no * 100 + i;
       Row row;
       row.liveness.timestamp = kAutoTimestamp;
-      row.columns.push_back({kValue, false, Cell::live(kAutoTimestamp, fmt::format("{:.1f} C", 15 + (rng() % 200) / 10.0)), {}, {}});
-      batch.partition(kReadings, fmt::format("sensor-{}", n % 10)).rows.push_back({clustering_of(start + n * 1000), row});
+      row.columns.push_back(
+          {kValue,
+           false,
+           Cell::live(kAutoTimestamp, fmt::format("{:.1f} C", 15 + (rng() % 200) / 10.0)),
+           {},
+           {}});
+      batch.partition(kReadings, fmt::format("sensor-{}", n % 10))
+          .rows.push_back({clustering_of(start + n * 1000), row});
     }
     if (auto r = store.apply(batch); !r.is_ok()) {
       fmt::print(stderr, "write failed: {}\n", r.status().message());
@@ -79,10 +86,11 @@ int main(int argc, char** argv) {
   auto cursor = store.read(*snapshot, kReadings, latest);
   fmt::print("latest readings of sensor-3:\n");
   for (int shown = 0; shown < 5 && cursor->next(); ++shown) {
-    fmt::print("  ts={}  {}\n", ts_of(cursor->clustering()), cursor->row().find_column(kValue)->cell.value);
+    fmt::print("  ts={}  {}\n", ts_of(cursor->clustering()),
+               cursor->row().find_column(kValue)->cell.value);
   }
   StoreStats stats = store.stats();
-  fmt::print("store {}: {} SSTables, {} bytes on disk, {} flushes\n", store.path(), stats.sstable_count,
-             stats.sstable_bytes, stats.flushes);
+  fmt::print("store {}: {} SSTables, {} bytes on disk, {} flushes\n", store.path(),
+             stats.sstable_count, stats.sstable_bytes, stats.flushes);
   return cursor->status().is_ok() ? 0 : 1;
 }

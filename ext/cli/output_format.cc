@@ -111,7 +111,9 @@ std::string format_csv(const cql::ResultSet& rows) {
   return out;
 }
 
-std::string json_string(std::string_view text) { return json::quote_json_string(text); }
+std::string json_string(std::string_view text) {
+  return json::quote_json_string(text);
+}
 
 std::string format_json(const cql::ResultSet& rows) {
   std::string out = "[";

@@ -45,7 +45,9 @@ Result<std::pair<std::string, std::string>> parse_cql_table(std::string_view tex
 
 }  // namespace
 
-bool is_bridge_command(std::string_view word) { return word == "pg-export" || word == "pg-import"; }
+bool is_bridge_command(std::string_view word) {
+  return word == "pg-export" || word == "pg-import";
+}
 
 Result<BridgeOptions> parse_bridge_options(std::span<const std::string> args) {
   BridgeOptions options;
@@ -92,8 +94,8 @@ Result<BridgeOptions> parse_bridge_options(std::span<const std::string> args) {
                                      : "pg-export STORE KEYSPACE.TABLE CONNSTR [PG_TABLE]";
   const size_t wanted_min = options.import ? 4 : 3, wanted_max = 4;
   if (positional.size() < wanted_min || positional.size() > wanted_max) {
-    return Status::invalid_argument(fmt::format("{} takes {} arguments: {}", args[0],
-                                                options.import ? "4" : "3 or 4", shape));
+    return Status::invalid_argument(
+        fmt::format("{} takes {} arguments: {}", args[0], options.import ? "4" : "3 or 4", shape));
   }
   options.store = positional[0];
   CASSETTE_ASSIGN_OR_RETURN(auto table, parse_cql_table(positional[1]));

@@ -28,15 +28,15 @@
 namespace cassette::cli::pg {
 
 struct BridgeOptions {
-  bool import = false;           // pg-import (else pg-export)
-  std::string store;             // the store directory
-  std::string keyspace;          // the CQL table
+  bool import = false;   // pg-import (else pg-export)
+  std::string store;     // the store directory
+  std::string keyspace;  // the CQL table
   std::string table;
-  std::string connection;        // a libpq connection string or URI
-  std::string pg_table;          // pg-export: the PostgreSQL table (default: the CQL table name)
-  std::string query;             // pg-import: the query whose rows are imported
-  std::string rejects;           // the rejects file (default: <table>.rejects.csv)
-  size_t batch_size = 1000;      // pg-import: rows per store write
+  std::string connection;    // a libpq connection string or URI
+  std::string pg_table;      // pg-export: the PostgreSQL table (default: the CQL table name)
+  std::string query;         // pg-import: the query whose rows are imported
+  std::string rejects;       // the rejects file (default: <table>.rejects.csv)
+  size_t batch_size = 1000;  // pg-import: rows per store write
   bool help = false;
 };
 

@@ -38,7 +38,8 @@ std::string read_name_part(std::string_view text, size_t& pos) {
 
 // A query as a subquery: without the trailing semicolons and blanks psql users type.
 std::string as_subquery(std::string_view query) {
-  while (!query.empty() && (query.back() == ';' || std::isspace(static_cast<unsigned char>(query.back())))) {
+  while (!query.empty() &&
+         (query.back() == ';' || std::isspace(static_cast<unsigned char>(query.back())))) {
     query.remove_suffix(1);
   }
   return fmt::format("({}\n) AS cassette_query", query);
@@ -104,8 +105,8 @@ PgTableName parse_pg_table_name(std::string_view text) {
   table.quoted = table.schema.empty()
                      ? quote_pg_identifier(table.name)
                      : quote_pg_identifier(table.schema) + "." + quote_pg_identifier(table.name);
-  table.display = table.schema.empty() ? shown(table.name)
-                                       : shown(table.schema) + "." + shown(table.name);
+  table.display =
+      table.schema.empty() ? shown(table.name) : shown(table.schema) + "." + shown(table.name);
   return table;
 }
 
@@ -118,7 +119,8 @@ Result<std::optional<std::vector<PgColumn>>> table_columns(pqxx::transaction_bas
         "AND NOT a.attisdropped ORDER BY a.attnum",
         tx.quote(table.quoted)));
     if (rows.empty()) {
-      pqxx::result exists = tx.exec(fmt::format("SELECT to_regclass({}) IS NOT NULL", tx.quote(table.quoted)));
+      pqxx::result exists =
+          tx.exec(fmt::format("SELECT to_regclass({}) IS NOT NULL", tx.quote(table.quoted)));
       if (!exists[0][0].as<bool>()) return std::optional<std::vector<PgColumn>>();
     }
     std::vector<PgColumn> columns;
@@ -164,9 +166,8 @@ Result<std::vector<PgResultColumn>> describe_query(pqxx::transaction_base& tx,
         if (row[2].as<bool>()) {
           type.kind = PgKind::kArray;
           auto element_base = row[3].as<uint32_t>();
-          type.element =
-              pg_kind_of_oid(element_base != 0 ? element_base : row[4].as<uint32_t>())
-                  .value_or(PgKind::kText);
+          type.element = pg_kind_of_oid(element_base != 0 ? element_base : row[4].as<uint32_t>())
+                             .value_or(PgKind::kText);
           // An array of arrays or of json has no list form: read it as text.
           if (type.element == PgKind::kJson) type.kind = PgKind::kText;
         }

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstdio>
-
 #include <pqxx/tablewriter>
 
 #include "engine/query/query.h"
@@ -39,11 +38,20 @@ int fail(std::string_view message) {
 void append_copy_field(std::string& out, std::string_view text) {
   for (char c : text) {
     switch (c) {
-      case '\\': out += "\\\\"; break;
-      case '\t': out += "\\t"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      default: out += c;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      default:
+        out += c;
     }
   }
 }
@@ -52,8 +60,7 @@ std::string create_table_sql(const schema::TableDef& table, const PgTableName& n
   std::string sql = fmt::format("CREATE TABLE {} (", name.quoted);
   std::string key;
   for (const schema::ColumnDef& column : table.columns) {
-    sql += fmt::format("{} {}", quote_pg_identifier(column.name),
-                       pg_type_name(column.type));
+    sql += fmt::format("{} {}", quote_pg_identifier(column.name), pg_type_name(column.type));
     sql += ", ";
     if (column.is_primary_key()) {
       key += (key.empty() ? "" : ", ") + quote_pg_identifier(column.name);
@@ -78,9 +85,10 @@ std::string incompatibilities(const schema::TableDef& table, const std::vector<P
   }
   for (const PgColumn& c : columns) {
     if (c.required && table.find_column(c.name) == nullptr) {
-      problems += fmt::format("\n  column {} is NOT NULL without a default, and {}.{} has no such "
-                              "column",
-                              c.name, table.keyspace, table.name);
+      problems += fmt::format(
+          "\n  column {} is NOT NULL without a default, and {}.{} has no such "
+          "column",
+          c.name, table.keyspace, table.name);
     }
   }
   return problems;
@@ -124,14 +132,12 @@ int run_pg_export(const BridgeOptions& options) {
     pqxx::tablewriter writer(tx, target.quoted, quoted_columns.begin(), quoted_columns.end());
     auto snapshot = store.snapshot();
     if (!snapshot.is_ok()) return fail(snapshot.status().message());
-    query::Plan plan = query::plan_query(def, query::PlanRequest{},
-                                         query::table_statistics(**snapshot, def));
+    query::Plan plan =
+        query::plan_query(def, query::PlanRequest{}, query::table_statistics(**snapshot, def));
     auto scan = query::QueryCursor::open(store, *snapshot, bridge->table, plan, query::Bindings{});
     if (!scan.is_ok()) return fail(scan.status().message());
     // How far through the token ring the scan is, for the progress bar.
-    auto fraction_done = [&] {
-      return (static_cast<double>((*scan)->token()) + 0x1p63) / 0x1p64;
-    };
+    auto fraction_done = [&] { return (static_cast<double>((*scan)->token()) + 0x1p63) / 0x1p64; };
 
     std::string chunk;  // rows of COPY text, sent ~256 KiB at a time
     std::string line;
@@ -145,8 +151,9 @@ int run_pg_export(const BridgeOptions& options) {
       line.clear();
       std::string reason;
       if ((*scan)->is_static_only() && !def.clustering().empty()) {
-        reason = "a partition with only static values has no clustering key, and PostgreSQL "
-                 "primary key columns cannot be null";
+        reason =
+            "a partition with only static values has no clustering key, and PostgreSQL "
+            "primary key columns cannot be null";
       }
       const size_t count = def.columns.size();
       for (size_t i = 0; i < count && reason.empty(); ++i) {
@@ -196,10 +203,10 @@ int run_pg_export(const BridgeOptions& options) {
   }
   progress.finish();
   if (Status s = rejects.close(); !s.is_ok()) return fail(s.message());
-  std::string summary = fmt::format("pg-export: {} -> {}{}: {}, {} rejected", source_name,
-                                    target.display, created ? " (created)" : "",
-                                    describe_rate(rows, progress.elapsed_seconds()),
-                                    rejects.count());
+  std::string summary =
+      fmt::format("pg-export: {} -> {}{}: {}, {} rejected", source_name, target.display,
+                  created ? " (created)" : "", describe_rate(rows, progress.elapsed_seconds()),
+                  rejects.count());
   if (rejects.count() > 0) summary += fmt::format(" (written to {})", rejects.path());
   std::printf("%s\n", summary.c_str());
   return rejects.count() > 0 ? 1 : 0;

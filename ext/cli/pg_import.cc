@@ -47,17 +47,32 @@ void split_copy_line(std::string_view line, std::vector<std::optional<std::strin
     } else if (c == '\\' && i + 1 < line.size()) {
       char next = line[++i];
       switch (next) {
-        case 'N': is_null = true; break;
-        case 'b': field += '\b'; break;
-        case 'f': field += '\f'; break;
-        case 'n': field += '\n'; break;
-        case 'r': field += '\r'; break;
-        case 't': field += '\t'; break;
-        case 'v': field += '\v'; break;
+        case 'N':
+          is_null = true;
+          break;
+        case 'b':
+          field += '\b';
+          break;
+        case 'f':
+          field += '\f';
+          break;
+        case 'n':
+          field += '\n';
+          break;
+        case 'r':
+          field += '\r';
+          break;
+        case 't':
+          field += '\t';
+          break;
+        case 'v':
+          field += '\v';
+          break;
         default:
           if (next >= '0' && next <= '7') {  // up to three octal digits
             int value = next - '0';
-            for (int k = 0; k < 2 && i + 1 < line.size() && line[i + 1] >= '0' && line[i + 1] <= '7'; ++k) {
+            for (int k = 0;
+                 k < 2 && i + 1 < line.size() && line[i + 1] >= '0' && line[i + 1] <= '7'; ++k) {
               value = value * 8 + (line[++i] - '0');
             }
             field += static_cast<char>(value & 0xff);
@@ -73,7 +88,8 @@ void split_copy_line(std::string_view line, std::vector<std::optional<std::strin
 }
 
 std::string without_trailing_semicolons(std::string query) {
-  while (!query.empty() && (query.back() == ';' || std::isspace(static_cast<unsigned char>(query.back())))) {
+  while (!query.empty() &&
+         (query.back() == ';' || std::isspace(static_cast<unsigned char>(query.back())))) {
     query.pop_back();
   }
   return query;
@@ -147,8 +163,8 @@ int run_pg_import(const BridgeOptions& options) {
       for (size_t i = 0; i < fields.size() && status.is_ok(); ++i) {
         values[i].reset();
         if (!fields[i]) continue;
-        auto value = cql_value_from_pg(targets[i]->type, (*columns)[i].type, *fields[i],
-                                       targets[i]->name);
+        auto value =
+            cql_value_from_pg(targets[i]->type, (*columns)[i].type, *fields[i], targets[i]->name);
         if (!value.is_ok()) {
           status = Status::invalid_argument(
               fmt::format("column {}: {}", targets[i]->name, value.status().message()));
@@ -163,8 +179,8 @@ int run_pg_import(const BridgeOptions& options) {
       if (writer->batch_full(options.batch_size)) {
         if (Status s = writer->flush(); !s.is_ok()) {
           progress.finish();
-          return fail(fmt::format("cannot write to the store after {} rows: {}",
-                                  writer->written(), s.message()));
+          return fail(fmt::format("cannot write to the store after {} rows: {}", writer->written(),
+                                  s.message()));
         }
         progress.update(read, estimate && *estimate > 0
                                   ? std::optional<double>(static_cast<double>(read) / *estimate)
@@ -176,8 +192,8 @@ int run_pg_import(const BridgeOptions& options) {
     written = writer->written();
     if (!finished.is_ok()) {
       progress.finish();
-      return fail(fmt::format("cannot write to the store after {} rows: {}", written,
-                              finished.message()));
+      return fail(
+          fmt::format("cannot write to the store after {} rows: {}", written, finished.message()));
     }
     // The rows go from the commit log into an SSTable now, so that the next process to open
     // the store (a shell, each PostgreSQL backend) does not replay a whole import.
@@ -198,9 +214,8 @@ int run_pg_import(const BridgeOptions& options) {
   bridge->session.reset();
   bridge->store.reset();
   double seconds = progress.elapsed_seconds();
-  std::string summary =
-      fmt::format("pg-import: query -> {}: {}, {} rejected", target_name,
-                  describe_rate(written, seconds), rejects->count());
+  std::string summary = fmt::format("pg-import: query -> {}: {}, {} rejected", target_name,
+                                    describe_rate(written, seconds), rejects->count());
   if (rejects->count() > 0) summary += fmt::format(" (written to {})", rejects->path());
   std::printf("%s\n", summary.c_str());
   return rejects->count() > 0 ? 1 : 0;

@@ -14,7 +14,9 @@ namespace cassette::cli::pg {
 ProgressBar::ProgressBar(std::string label, bool enabled)
     : label_(std::move(label)), enabled_(enabled), started_(Clock::now()), last_draw_() {}
 
-ProgressBar::~ProgressBar() { finish(); }
+ProgressBar::~ProgressBar() {
+  finish();
+}
 
 double ProgressBar::elapsed_seconds() const {
   return std::chrono::duration<double>(Clock::now() - started_).count();
@@ -56,7 +58,9 @@ std::string describe_rate(int64_t rows, double seconds) {
 RejectsFile::RejectsFile(std::string path, std::vector<std::string> columns)
     : path_(std::move(path)), columns_(std::move(columns)) {}
 
-RejectsFile::~RejectsFile() { (void)close(); }
+RejectsFile::~RejectsFile() {
+  (void)close();
+}
 
 Status RejectsFile::add(std::span<const std::optional<std::string>> fields,
                         const std::string& reason) {

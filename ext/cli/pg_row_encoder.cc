@@ -26,7 +26,8 @@ std::unique_ptr<InsertEncoder> InsertEncoder::make(
   };
   std::vector<const schema::ColumnDef*> cells;
   for (const schema::ColumnDef* c : columns) {
-    if (c->kind == schema::ColumnKind::kPartitionKey || c->kind == schema::ColumnKind::kClustering) {
+    if (c->kind == schema::ColumnKind::kPartitionKey ||
+        c->kind == schema::ColumnKind::kClustering) {
       continue;
     }
     if (c->kind != schema::ColumnKind::kRegular || c->type.is_multi_cell()) return nullptr;
@@ -79,7 +80,8 @@ Status InsertEncoder::add(std::vector<types::Value>& values, storage::EncodedBat
 
   // The row: add_modification() of an INSERT (row marker, then each column's cell).
   const bool expiring = params_.ttl > 0;
-  row_.liveness = storage::LivenessInfo::written(params_.timestamp, params_.ttl, params_.now_seconds);
+  row_.liveness =
+      storage::LivenessInfo::written(params_.timestamp, params_.ttl, params_.now_seconds);
   for (size_t i = 0; i < slots_.size(); ++i) {
     if (slots_[i].kind != Slot::Kind::kCell) continue;
     storage::Cell& cell = row_.columns[slots_[i].index].cell;
@@ -100,12 +102,13 @@ Status InsertEncoder::add(std::vector<types::Value>& values, storage::EncodedBat
   value_.clear();
   storage::encode_row(row_, &value_);
   if (partition_.size() == 1) {
-    return batch.add_row(table_->table_id, partition_[0], storage::EntryKind::kRow, clustering,
-                         value_)
+    return batch
+        .add_row(table_->table_id, partition_[0], storage::EntryKind::kRow, clustering, value_)
         .status();
   }
-  return batch.add_row(table_->table_id, cql::partition_key_bytes(partition_),
-                       storage::EntryKind::kRow, clustering, value_)
+  return batch
+      .add_row(table_->table_id, cql::partition_key_bytes(partition_), storage::EntryKind::kRow,
+               clustering, value_)
       .status();
 }
 

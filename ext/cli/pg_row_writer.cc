@@ -196,8 +196,8 @@ Status CqlRowWriter::add(std::vector<types::Value>& values) {
     }
     row.operations.push_back(std::move(op));
   }
-  bool only_static = !s.clustering_given && !row.has_regular_operations() &&
-                     row.has_static_operations();
+  bool only_static =
+      !s.clustering_given && !row.has_regular_operations() && row.has_static_operations();
   CASSETTE_ASSIGN_OR_RETURN(
       row.targets, cql::resolve_modification_where(*s.table, key_relations, row.type, only_static,
                                                    s.context, &key_values));
@@ -214,13 +214,17 @@ Status CqlRowWriter::add(std::vector<types::Value>& values) {
   return Status::ok();
 }
 
-size_t CqlRowWriter::pending() const { return state_->pending; }
+size_t CqlRowWriter::pending() const {
+  return state_->pending;
+}
 
 bool CqlRowWriter::batch_full(size_t max_rows) const {
   return state_->pending >= max_rows || state_->pending_value_bytes >= kMaxBatchValueBytes;
 }
 
-int64_t CqlRowWriter::written() const { return state_->written; }
+int64_t CqlRowWriter::written() const {
+  return state_->written;
+}
 
 namespace {
 
@@ -248,15 +252,15 @@ Status write_batch(storage::Store& store, storage::WriteBatch built,
     return store.apply(sorted).status();
   }
   return store
-      .apply_prepared([&](const storage::Snapshot& snapshot,
-                          storage::WriteBatch& write) -> Result<bool> {
-        write = built;
-        for (size_t i = 0; i < reading_rows.size(); ++i) {
-          CASSETTE_RETURN_IF_ERROR(cql::add_modification(reading_rows[i], reading_params[i],
-                                                         store, &snapshot, write));
-        }
-        return true;
-      })
+      .apply_prepared(
+          [&](const storage::Snapshot& snapshot, storage::WriteBatch& write) -> Result<bool> {
+            write = built;
+            for (size_t i = 0; i < reading_rows.size(); ++i) {
+              CASSETTE_RETURN_IF_ERROR(cql::add_modification(reading_rows[i], reading_params[i],
+                                                             store, &snapshot, write));
+            }
+            return true;
+          })
       .status();
 }
 
@@ -278,12 +282,12 @@ Status CqlRowWriter::flush() {
     s.pending_value_bytes = 0;
     return s.begin_batch();
   }
-  s.in_flight = std::async(std::launch::async,
-                           [store = &s.session->store(), built = std::move(s.built),
-                            rows = std::move(s.reading_rows),
-                            params = std::move(s.reading_params)]() mutable {
-                             return write_batch(*store, std::move(built), rows, params);
-                           });
+  s.in_flight =
+      std::async(std::launch::async, [store = &s.session->store(), built = std::move(s.built),
+                                      rows = std::move(s.reading_rows),
+                                      params = std::move(s.reading_params)]() mutable {
+        return write_batch(*store, std::move(built), rows, params);
+      });
   s.built.clear();
   s.partitions.clear();
   s.reading_rows.clear();

@@ -18,26 +18,42 @@ bool is_scalar(const CqlType& type) {
 std::string scalar_name(TypeKind kind) {
   switch (kind) {
     case TypeKind::kTinyint:
-    case TypeKind::kSmallint: return "smallint";
-    case TypeKind::kInt: return "integer";
+    case TypeKind::kSmallint:
+      return "smallint";
+    case TypeKind::kInt:
+      return "integer";
     case TypeKind::kBigint:
-    case TypeKind::kCounter: return "bigint";
+    case TypeKind::kCounter:
+      return "bigint";
     case TypeKind::kVarint:
-    case TypeKind::kDecimal: return "numeric";
-    case TypeKind::kFloat: return "real";
-    case TypeKind::kDouble: return "double precision";
-    case TypeKind::kBoolean: return "boolean";
+    case TypeKind::kDecimal:
+      return "numeric";
+    case TypeKind::kFloat:
+      return "real";
+    case TypeKind::kDouble:
+      return "double precision";
+    case TypeKind::kBoolean:
+      return "boolean";
     case TypeKind::kAscii:
-    case TypeKind::kText: return "text";
-    case TypeKind::kBlob: return "bytea";
+    case TypeKind::kText:
+      return "text";
+    case TypeKind::kBlob:
+      return "bytea";
     case TypeKind::kUuid:
-    case TypeKind::kTimeuuid: return "uuid";
-    case TypeKind::kTimestamp: return "timestamp with time zone";
-    case TypeKind::kDate: return "date";
-    case TypeKind::kTime: return "time without time zone";
-    case TypeKind::kDuration: return "interval";
-    case TypeKind::kInet: return "inet";
-    default: return "jsonb";
+    case TypeKind::kTimeuuid:
+      return "uuid";
+    case TypeKind::kTimestamp:
+      return "timestamp with time zone";
+    case TypeKind::kDate:
+      return "date";
+    case TypeKind::kTime:
+      return "time without time zone";
+    case TypeKind::kDuration:
+      return "interval";
+    case TypeKind::kInet:
+      return "inet";
+    default:
+      return "jsonb";
   }
 }
 
@@ -79,7 +95,9 @@ bool maps_to_array(const CqlType& type) {
          is_scalar(type.params.at(0));
 }
 
-bool maps_to_jsonb(const CqlType& type) { return !is_scalar(type) && !maps_to_array(type); }
+bool maps_to_jsonb(const CqlType& type) {
+  return !is_scalar(type) && !maps_to_array(type);
+}
 
 std::string pg_type_name(const CqlType& type) {
   if (is_scalar(type)) return scalar_name(type.kind);
@@ -101,13 +119,16 @@ bool pg_column_accepts(std::string_view actual_spelling, std::string_view expect
     if (expected == narrow && actual == wide) return true;
   }
   // Any scalar's text form fits a text column.
-  return !expected_array && expected != "jsonb" && (actual == "text" || actual == "character varying");
+  return !expected_array && expected != "jsonb" &&
+         (actual == "text" || actual == "character varying");
 }
 
 std::optional<PgKind> pg_kind_of_oid(uint32_t oid) {
   switch (oid) {
-    case 16: return PgKind::kBool;
-    case 17: return PgKind::kBytea;
+    case 16:
+      return PgKind::kBool;
+    case 17:
+      return PgKind::kBytea;
     case 18:    // "char"
     case 19:    // name
     case 25:    // text
@@ -126,15 +147,24 @@ std::optional<PgKind> pg_kind_of_oid(uint32_t oid) {
     case 869:  // inet
       return PgKind::kInet;
     case 700:
-    case 701: return PgKind::kFloat;
-    case 1082: return PgKind::kDate;
-    case 1083: return PgKind::kTime;
-    case 1114: return PgKind::kTimestamp;
-    case 1184: return PgKind::kTimestamptz;
-    case 1186: return PgKind::kInterval;
-    case 1700: return PgKind::kNumeric;
-    case 2950: return PgKind::kUuid;
-    default: return std::nullopt;
+    case 701:
+      return PgKind::kFloat;
+    case 1082:
+      return PgKind::kDate;
+    case 1083:
+      return PgKind::kTime;
+    case 1114:
+      return PgKind::kTimestamp;
+    case 1184:
+      return PgKind::kTimestamptz;
+    case 1186:
+      return PgKind::kInterval;
+    case 1700:
+      return PgKind::kNumeric;
+    case 2950:
+      return PgKind::kUuid;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -144,7 +174,8 @@ bool scalar_converts(PgKind kind, const CqlType& target) {
   if (kind == PgKind::kText) return true;  // Cassandra's string form of anything
   switch (target.kind) {
     case TypeKind::kAscii:
-    case TypeKind::kText: return true;
+    case TypeKind::kText:
+      return true;
     case TypeKind::kTinyint:
     case TypeKind::kSmallint:
     case TypeKind::kInt:
@@ -155,17 +186,25 @@ bool scalar_converts(PgKind kind, const CqlType& target) {
     case TypeKind::kFloat:
     case TypeKind::kDouble:
       return kind == PgKind::kInteger || kind == PgKind::kNumeric || kind == PgKind::kFloat;
-    case TypeKind::kBoolean: return kind == PgKind::kBool;
-    case TypeKind::kBlob: return kind == PgKind::kBytea;
+    case TypeKind::kBoolean:
+      return kind == PgKind::kBool;
+    case TypeKind::kBlob:
+      return kind == PgKind::kBytea;
     case TypeKind::kUuid:
-    case TypeKind::kTimeuuid: return kind == PgKind::kUuid;
+    case TypeKind::kTimeuuid:
+      return kind == PgKind::kUuid;
     case TypeKind::kTimestamp:
       return kind == PgKind::kTimestamptz || kind == PgKind::kTimestamp || kind == PgKind::kDate;
-    case TypeKind::kDate: return kind == PgKind::kDate;
-    case TypeKind::kTime: return kind == PgKind::kTime;
-    case TypeKind::kDuration: return kind == PgKind::kInterval;
-    case TypeKind::kInet: return kind == PgKind::kInet;
-    default: return false;
+    case TypeKind::kDate:
+      return kind == PgKind::kDate;
+    case TypeKind::kTime:
+      return kind == PgKind::kTime;
+    case TypeKind::kDuration:
+      return kind == PgKind::kInterval;
+    case TypeKind::kInet:
+      return kind == PgKind::kInet;
+    default:
+      return false;
   }
 }
 

@@ -60,20 +60,20 @@ bool pg_column_accepts(std::string_view actual, std::string_view expected);
 // bridge does not know by oid, its pg_type.typcategory / typtype).
 enum class PgKind : uint8_t {
   kBool,
-  kInteger,      // smallint, integer, bigint, oid
+  kInteger,  // smallint, integer, bigint, oid
   kNumeric,
-  kFloat,        // real, double precision
-  kText,         // text, varchar, char, name, enums, and anything without a better kind
+  kFloat,  // real, double precision
+  kText,   // text, varchar, char, name, enums, and anything without a better kind
   kBytea,
   kUuid,
   kTimestamptz,
-  kTimestamp,    // without time zone: read as UTC
+  kTimestamp,  // without time zone: read as UTC
   kDate,
   kTime,
   kInterval,
-  kInet,         // inet, cidr
-  kJson,         // json, jsonb
-  kArray,        // one-dimensional arrays of a kind above (element in PgSourceType)
+  kInet,   // inet, cidr
+  kJson,   // json, jsonb
+  kArray,  // one-dimensional arrays of a kind above (element in PgSourceType)
 };
 
 struct PgSourceType {

@@ -34,7 +34,9 @@ std::string pg_date(int64_t days) {
   return fmt::format("{:04}-{:02}-{:02}", y, m, d);
 }
 
-int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+int64_t floor_div(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 
 // Appends `value` as exactly `width` digits (value < 10^width).
 void append_digits(std::string& out, uint64_t value, int width) {
@@ -145,9 +147,9 @@ Result<bool> append_scalar(const CqlType& type, std::string_view bytes, std::str
     case TypeKind::kTimestamp: {
       int64_t millis = read_signed(bytes);
       if (millis < kPgMinTimestampMillis || millis >= kPgEndTimestampMillis) {
-        return Status::invalid_argument(fmt::format(
-            "timestamp {} is outside PostgreSQL's range",
-            types::format_value(type, bytes, types::ValueStyle::kCqlsh)));
+        return Status::invalid_argument(
+            fmt::format("timestamp {} is outside PostgreSQL's range",
+                        types::format_value(type, bytes, types::ValueStyle::kCqlsh)));
       }
       append_pg_timestamp(out, millis);
       return true;
@@ -155,9 +157,9 @@ Result<bool> append_scalar(const CqlType& type, std::string_view bytes, std::str
     case TypeKind::kDate: {
       auto days = static_cast<int64_t>(types::read_unsigned(bytes)) - (int64_t{1} << 31);
       if (days < kPgMinDateDays || days >= kPgEndDateDays) {
-        return Status::invalid_argument(fmt::format(
-            "date {} is outside PostgreSQL's range",
-            types::format_value(type, bytes, types::ValueStyle::kCqlsh)));
+        return Status::invalid_argument(
+            fmt::format("date {} is outside PostgreSQL's range",
+                        types::format_value(type, bytes, types::ValueStyle::kCqlsh)));
       }
       out += pg_date(days);
       return true;
@@ -165,8 +167,8 @@ Result<bool> append_scalar(const CqlType& type, std::string_view bytes, std::str
     case TypeKind::kTime: {
       int64_t nanos = read_signed(bytes);
       int64_t seconds = nanos / 1'000'000'000;
-      out += fmt::format("{:02}:{:02}:{:02}.{:09}", seconds / 3600, seconds / 60 % 60,
-                         seconds % 60, nanos % 1'000'000'000);
+      out += fmt::format("{:02}:{:02}:{:02}.{:09}", seconds / 3600, seconds / 60 % 60, seconds % 60,
+                         nanos % 1'000'000'000);
       return true;
     }
     case TypeKind::kDuration:

@@ -34,8 +34,9 @@ Result<bool> append_pg_text(const types::CqlType& type, std::string_view bytes, 
 bool pg_text_may_need_escaping(const types::CqlType& type);
 
 // The CQL value of a (non-null) PostgreSQL value `text`, of a column of kind `source`, for a
-// CQL column of type `target` (null for a json null). REQUIRES: pg_kind_converts_to(source, target).
-// `column` names the CQL column in messages (fromJson's "Error decoding JSON value for v").
+// CQL column of type `target` (null for a json null). REQUIRES: pg_kind_converts_to(source,
+// target). `column` names the CQL column in messages (fromJson's "Error decoding JSON value for
+// v").
 Result<types::Value> cql_value_from_pg(const types::CqlType& target, const PgSourceType& source,
                                        std::string_view text, std::string_view column);
 

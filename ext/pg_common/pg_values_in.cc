@@ -19,7 +19,9 @@ namespace {
 using types::CqlType;
 using types::TypeKind;
 
-Status invalid(std::string message) { return Status::invalid_argument(std::move(message)); }
+Status invalid(std::string message) {
+  return Status::invalid_argument(std::move(message));
+}
 
 std::string store_signed(int64_t value, size_t width) {
   return types::store_be(static_cast<uint64_t>(value), width);
@@ -159,8 +161,8 @@ Result<std::string> duration_from_pg(std::string_view text) {
         months, days, nanos));
   }
   auto abs = [](int64_t v) { return v < 0 ? -v : v; };
-  std::string cql = fmt::format("{}{}mo{}d{}ns", negative ? "-" : "", abs(months), abs(days),
-                                abs(nanos));
+  std::string cql =
+      fmt::format("{}{}mo{}d{}ns", negative ? "-" : "", abs(months), abs(days), abs(nanos));
   return types::parse_value_string(CqlType::simple(TypeKind::kDuration), cql);
 }
 
@@ -287,7 +289,8 @@ std::optional<std::string> fast_scalar(const CqlType& target, PgKind kind, std::
           return std::nullopt;
         }
       }
-      if (point && (digits_and_rest.back() == '.' || digits_and_rest[0] == '.')) return std::nullopt;
+      if (point && (digits_and_rest.back() == '.' || digits_and_rest[0] == '.'))
+        return std::nullopt;
       if (negative) unscaled = -unscaled;
       // BigDecimal's serialized form: the scale, then the unscaled value's minimal two's
       // complement bytes.
@@ -343,8 +346,10 @@ Result<std::string> scalar_from_pg(const CqlType& target, PgKind kind, std::stri
     case PgKind::kInet:
       // A host address prints without its netmask; cidr always shows one.
       if (target.kind == TypeKind::kInet) {
-        if (text.ends_with("/32") && text.find(':') == std::string_view::npos) text.remove_suffix(3);
-        if (text.ends_with("/128") && text.find(':') != std::string_view::npos) text.remove_suffix(4);
+        if (text.ends_with("/32") && text.find(':') == std::string_view::npos)
+          text.remove_suffix(3);
+        if (text.ends_with("/128") && text.find(':') != std::string_view::npos)
+          text.remove_suffix(4);
       }
       break;
     default:

@@ -31,20 +31,20 @@ namespace cassette::pg {
 struct AggregateState {
   struct Fold {
     cas_aggregate spec{};
-    int64_t count = 0;         // count / count(*): rows counted
-    bool has = false;          // sum, min, max: a non-null value was seen
-    uint64_t sum_int = 0;      // sum(int2/int4): int8, wrapping as PostgreSQL's int4_sum
-    __int128 sum_wide = 0;     // sum(int8): exact
-    float sum_float4 = 0;      // sum(float4), in single precision as float4pl
-    double sum_float8 = 0;     // sum(float8)
-    cas_value best{};          // min/max: the kept value (numbers), converted
-    std::string best_raw;      // min/max: the kept value's serialized bytes
-    std::string text;          // the result's text (sum(int8)) or bytes
+    int64_t count = 0;      // count / count(*): rows counted
+    bool has = false;       // sum, min, max: a non-null value was seen
+    uint64_t sum_int = 0;   // sum(int2/int4): int8, wrapping as PostgreSQL's int4_sum
+    __int128 sum_wide = 0;  // sum(int8): exact
+    float sum_float4 = 0;   // sum(float4), in single precision as float4pl
+    double sum_float8 = 0;  // sum(float8)
+    cas_value best{};       // min/max: the kept value (numbers), converted
+    std::string best_raw;   // min/max: the kept value's serialized bytes
+    std::string text;       // the result's text (sum(int8)) or bytes
   };
   std::vector<Fold> folds;
   bool float_overflow = false;
-  bool ended = false;    // the cursor has no more rows
-  bool pending = false;  // the cursor's row starts the next group and is not folded yet
+  bool ended = false;     // the cursor has no more rows
+  bool pending = false;   // the cursor's row starts the next group and is not folded yet
   bool in_group = false;  // grouped: rows of the current partition were folded
   bool emitted = false;   // ungrouped: the one group was returned
   std::vector<int> group_columns;
@@ -55,8 +55,12 @@ struct AggregateState {
 
 namespace {
 
-bool float_lt(double a, double b) { return !std::isnan(a) && (std::isnan(b) || a < b); }
-bool float_gt(double a, double b) { return !std::isnan(b) && (std::isnan(a) || a > b); }
+bool float_lt(double a, double b) {
+  return !std::isnan(a) && (std::isnan(b) || a < b);
+}
+bool float_gt(double a, double b) {
+  return !std::isnan(b) && (std::isnan(a) || a > b);
+}
 
 // -1, 0 or 1 as PostgreSQL orders the kept value `kept` against `next` (both non-null).
 int compare(const types::CqlType& type, cas_repr repr, const AggregateState::Fold& fold,
@@ -80,7 +84,8 @@ int compare(const types::CqlType& type, cas_repr repr, const AggregateState::Fol
 std::string int128_text(__int128 v) {
   if (v == 0) return "0";
   bool negative = v < 0;
-  unsigned __int128 u = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  unsigned __int128 u =
+      negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
   std::string digits;
   while (u != 0) {
     digits.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
@@ -171,14 +176,20 @@ Status result_of(const schema::TableDef& def, AggregateState::Fold& fold, cas_va
   }
   if (spec.kind == CAS_AGG_SUM) {
     switch (spec.repr) {
-      case CAS_REPR_FLOAT4: out->d = fold.sum_float4; break;
-      case CAS_REPR_FLOAT8: out->d = fold.sum_float8; break;
+      case CAS_REPR_FLOAT4:
+        out->d = fold.sum_float4;
+        break;
+      case CAS_REPR_FLOAT8:
+        out->d = fold.sum_float8;
+        break;
       case CAS_REPR_INT8:
         fold.text = int128_text(fold.sum_wide);
         out->data = fold.text.data();
         out->len = fold.text.size();
         break;
-      default: out->i = static_cast<int64_t>(fold.sum_int); break;
+      default:
+        out->i = static_cast<int64_t>(fold.sum_int);
+        break;
     }
     return Status::ok();
   }
@@ -224,9 +235,8 @@ Status emit_group(const schema::TableDef& def, AggregateState& state, cas_value*
     const schema::ColumnDef& column = def.columns[static_cast<size_t>(state.group_columns[g])];
     const std::string_view raw = state.group_raw[g];
     group_values[g] = cas_value{};
-    CASSETTE_RETURN_IF_ERROR(
-        to_pg_value(column.type, &raw, natural_repr(column.type), &group_values[g],
-                    &state.group_text[g]));
+    CASSETTE_RETURN_IF_ERROR(to_pg_value(column.type, &raw, natural_repr(column.type),
+                                         &group_values[g], &state.group_text[g]));
     // Raw bytes point into group_raw, which lives until the next group starts.
   }
   return Status::ok();

@@ -147,5 +147,4 @@ Result<types::Value> from_pg_value(const types::CqlType& type, const cas_value& 
 // Frees every scan still open (the end of a transaction, which may have failed mid-scan).
 void release_open_scans();
 
-
 }  // namespace cassette::pg

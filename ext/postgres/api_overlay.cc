@@ -55,7 +55,8 @@ Status add_rows(Overlay& o, const storage::Store& store, const storage::Snapshot
       if (empty == nullptr) empty = o.rows.on(committed, /*drop_committed=*/true);
       current = empty.get();
     }
-    CASSETTE_RETURN_IF_ERROR(add_row(*p, write_parameters(*p->def, now_micros), store, *current, batch));
+    CASSETTE_RETURN_IF_ERROR(
+        add_row(*p, write_parameters(*p->def, now_micros), store, *current, batch));
   }
   return o.rows.add(batch);
 }
@@ -78,7 +79,8 @@ Status extend(Overlay& o, const storage::Store& store, const storage::Snapshot& 
       added.push_back(&row);
       added_set.insert(&row);
     } else if (added_set.count(&row) == 0 && rewritten_set.insert(&row).second) {
-      rewritten.push_back(&row);  // in the memtable already (a row first written in this step is not)
+      rewritten.push_back(
+          &row);  // in the memtable already (a row first written in this step is not)
     }
   };
   for (size_t i = o.entries; i < visible; ++i) {
@@ -141,6 +143,8 @@ void overlay_log_truncated(size_t size) {
   std::erase_if(overlays(), [&](const auto& entry) { return entry.second.entries > size; });
 }
 
-void reset_overlays() { overlays().clear(); }
+void reset_overlays() {
+  overlays().clear();
+}
 
 }  // namespace cassette::pg

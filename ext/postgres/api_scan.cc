@@ -35,12 +35,18 @@ PlanText& plan_text() {
 
 Operator to_operator(cas_op op) {
   switch (op) {
-    case CAS_OP_EQ: return Operator::kEq;
-    case CAS_OP_LT: return Operator::kLt;
-    case CAS_OP_LE: return Operator::kLe;
-    case CAS_OP_GT: return Operator::kGt;
-    case CAS_OP_GE: return Operator::kGe;
-    case CAS_OP_IN: return Operator::kIn;
+    case CAS_OP_EQ:
+      return Operator::kEq;
+    case CAS_OP_LT:
+      return Operator::kLt;
+    case CAS_OP_LE:
+      return Operator::kLe;
+    case CAS_OP_GT:
+      return Operator::kGt;
+    case CAS_OP_GE:
+      return Operator::kGe;
+    case CAS_OP_IN:
+      return Operator::kIn;
   }
   return Operator::kEq;
 }
@@ -165,8 +171,8 @@ int cas_scan_open(cas_table* table, const char* encoded, const cas_value* const*
         // Beyond the range, = matches nothing and so does a slice that is not dropped above.
         types::Value v;
         if (beyond_range(column, values[p][j], value_reprs[p]) == 0) {
-          CASSETTE_ASSIGN_OR_RETURN(v, bound_value(column, argument.op, values[p][j],
-                                                   value_reprs[p]));
+          CASSETTE_ASSIGN_OR_RETURN(v,
+                                    bound_value(column, argument.op, values[p][j], value_reprs[p]));
         }
         bound.push_back(std::move(v));
       }
@@ -189,9 +195,9 @@ int cas_scan_open(cas_table* table, const char* encoded, const cas_value* const*
     scan->buffers.resize(n);
     CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
                               read_snapshot(table, command));
-    CASSETTE_ASSIGN_OR_RETURN(scan->cursor, query::QueryCursor::open(*table->store, snapshot,
-                                                                     table->def, plan,
-                                                                     std::move(bindings)));
+    CASSETTE_ASSIGN_OR_RETURN(
+        scan->cursor,
+        query::QueryCursor::open(*table->store, snapshot, table->def, plan, std::move(bindings)));
     open_scans().insert(scan.get());
     *out = scan.release();
     return Status::ok();
@@ -239,8 +245,8 @@ int cas_scan_next_batch(cas_scan* scan, cas_value* out, int max_rows, int* nrows
       for (size_t i : scan->wanted) {
         const std::optional<std::string_view> value = cursor.value(i);
         if (value && to_pg_number(*value, scan->reprs[i], &row[i])) continue;
-        Status status = to_pg_value(def.columns[i].type, value ? &*value : nullptr,
-                                    scan->reprs[i], &row[i], buffered ? &buffers[i] : &unused);
+        Status status = to_pg_value(def.columns[i].type, value ? &*value : nullptr, scan->reprs[i],
+                                    &row[i], buffered ? &buffers[i] : &unused);
         if (!status.is_ok()) {
           *nrows = r;
           if (r == 0) return status;

@@ -64,7 +64,8 @@ Status split_table_name(const std::string& qualified, std::string* keyspace, std
     } else if (c == '.') {
       parts.emplace_back();
     } else {
-      parts.back() += was_quoted ? c : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      parts.back() +=
+          was_quoted ? c : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     }
   }
   if (parts.size() != 2 || parts[0].empty() || parts[1].empty()) {
@@ -102,7 +103,9 @@ void describe_columns(cas_table* t) {
 
 }  // namespace
 
-int set_error(const Status& status) { return set_error(status.message()); }
+int set_error(const Status& status) {
+  return set_error(status.message());
+}
 int set_error(const std::string& message) {
   last_error() = message;
   return 1;
@@ -162,7 +165,9 @@ using namespace cassette::pg;
 
 extern "C" {
 
-const char* cas_last_error(void) { return last_error().c_str(); }
+const char* cas_last_error(void) {
+  return last_error().c_str();
+}
 
 int cas_table_open(const char* store_path, const char* qualified_name, cas_table** out) {
   return guarded([&]() -> Status {
@@ -181,7 +186,8 @@ int cas_table_open(const char* store_path, const char* qualified_name, cas_table
     probe->qualified_name = qualified_name;
     probe->catalog = catalog;
     probe->store = catalog->shared_store();
-    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::TableDef> def, resolve_table(probe.get()));
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::TableDef> def,
+                              resolve_table(probe.get()));
     // A table handle never changes once handed out (the glue keeps pointers into its column
     // descriptions for a whole query); a changed definition gets a new handle.
     if (current && current->def == def) {
@@ -202,7 +208,9 @@ int cas_table_columns(cas_table* table, const cas_column_info** columns, int* co
   return 0;
 }
 
-const char* cas_table_name(cas_table* table) { return table->qualified_name.c_str(); }
+const char* cas_table_name(cas_table* table) {
+  return table->qualified_name.c_str();
+}
 
 int cas_keyspace_tables(const char* store_path, const char* keyspace, const char* const** names,
                         int* count) {
@@ -241,9 +249,8 @@ namespace {
 // writes of the commands before `command` left.
 txn::Transaction* join_transaction(storage::Store* store, int level, uint32_t command) {
   txn::Transaction& transaction = cql_transaction(store);
-  transaction.set_base_view([store, command] {
-    return foreign_writes_view(store, std::nullopt, command);
-  });
+  transaction.set_base_view(
+      [store, command] { return foreign_writes_view(store, std::nullopt, command); });
   transaction.savepoint(level - 2);  // subtransaction `level` is savepoint depth level - 2
   return &transaction;
 }

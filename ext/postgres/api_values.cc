@@ -24,8 +24,8 @@ namespace {
 using types::CqlType;
 using types::TypeKind;
 
-constexpr int64_t kPgEpochDays = 10'957;                 // 2000-01-01 in Unix days
-constexpr int64_t kCqlDateEpoch = int64_t{1} << 31;     // CQL dates: days + 2^31
+constexpr int64_t kPgEpochDays = 10'957;             // 2000-01-01 in Unix days
+constexpr int64_t kCqlDateEpoch = int64_t{1} << 31;  // CQL dates: days + 2^31
 constexpr int64_t kMicrosPerDay = 86'400'000'000;
 
 bool is_scalar(const CqlType& t) {
@@ -33,8 +33,9 @@ bool is_scalar(const CqlType& t) {
 }
 
 // A PostgreSQL array carries a collection of scalars; everything else composite is jsonb.
-bool is_array_type(const CqlType& t) { return cli::pg::maps_to_array(t); }
-
+bool is_array_type(const CqlType& t) {
+  return cli::pg::maps_to_array(t);
+}
 
 std::string timestamp_text(int64_t millis) {
   int64_t days = millis >= 0 ? millis / 86'400'000 : -((-millis + 86'399'999) / 86'400'000);
@@ -216,7 +217,8 @@ std::optional<types::Duration> parse_pg_interval(std::string_view text) {
         frac = sec.substr(dot + 1);
         sec = sec.substr(0, dot);
       }
-      auto h = parse_digits(token.substr(0, c1)), m = parse_digits(token.substr(c1 + 1, c2 - c1 - 1));
+      auto h = parse_digits(token.substr(0, c1)),
+           m = parse_digits(token.substr(c1 + 1, c2 - c1 - 1));
       auto s = parse_digits(sec);
       if (!h || !m || !s || *m >= 60 || *s >= 60 || frac.size() > 6 ||
           (!frac.empty() && !parse_digits(frac))) {
@@ -264,9 +266,9 @@ Result<types::Value> scalar_from_text(const CqlType& type, std::string_view text
         std::string bytes = types::serialize_duration(*d);
         Status valid = types::validate_value(type, bytes);
         if (!valid) {
-          return Status::invalid_argument(fmt::format(
-              "invalid value \"{}\" for column {} of CQL type duration: {}", text, column,
-              valid.message()));
+          return Status::invalid_argument(
+              fmt::format("invalid value \"{}\" for column {} of CQL type duration: {}", text,
+                          column, valid.message()));
         }
         return types::Value(std::move(bytes));
       }
@@ -312,9 +314,11 @@ Result<types::Value> scalar_from_text(const CqlType& type, std::string_view text
   return types::Value(*parsed);
 }
 
-Result<types::Value> from_text(const CqlType& type, std::string_view text, std::string_view column) {
+Result<types::Value> from_text(const CqlType& type, std::string_view text,
+                               std::string_view column) {
   if (is_array_type(type)) {
-    CASSETTE_ASSIGN_OR_RETURN(std::vector<types::Value> elements, split_array_literal(text, column));
+    CASSETTE_ASSIGN_OR_RETURN(std::vector<types::Value> elements,
+                              split_array_literal(text, column));
     std::vector<std::string> values;
     for (const types::Value& e : elements) {
       if (!e) {
@@ -325,7 +329,8 @@ Result<types::Value> from_text(const CqlType& type, std::string_view text, std::
       CASSETTE_ASSIGN_OR_RETURN(types::Value v, scalar_from_text(type.params[0], *e, column));
       values.push_back(std::move(*v));
     }
-    if (type.kind == TypeKind::kSet) return types::Value(types::serialize_set(type.params[0], values));
+    if (type.kind == TypeKind::kSet)
+      return types::Value(types::serialize_set(type.params[0], values));
     return types::Value(types::serialize_list(values));
   }
   if (!is_scalar(type)) {
@@ -341,18 +346,23 @@ Result<types::Value> from_text(const CqlType& type, std::string_view text, std::
 }
 
 Status out_of_range(const CqlType& type, int64_t v, std::string_view column) {
-  return Status::invalid_argument(fmt::format("value {} is out of range for column {} of CQL type {}",
-                                              v, column, types::cql_type_name(type)));
+  return Status::invalid_argument(
+      fmt::format("value {} is out of range for column {} of CQL type {}", v, column,
+                  types::cql_type_name(type)));
 }
 
 }  // namespace
 
 std::optional<std::pair<int64_t, int64_t>> integer_range(const CqlType& type) {
   switch (type.kind) {
-    case TypeKind::kTinyint: return std::pair<int64_t, int64_t>{-128, 127};
-    case TypeKind::kSmallint: return std::pair<int64_t, int64_t>{-32768, 32767};
-    case TypeKind::kInt: return std::pair<int64_t, int64_t>{INT32_MIN, INT32_MAX};
-    default: return std::nullopt;
+    case TypeKind::kTinyint:
+      return std::pair<int64_t, int64_t>{-128, 127};
+    case TypeKind::kSmallint:
+      return std::pair<int64_t, int64_t>{-32768, 32767};
+    case TypeKind::kInt:
+      return std::pair<int64_t, int64_t>{INT32_MIN, INT32_MAX};
+    default:
+      return std::nullopt;
   }
 }
 
@@ -419,10 +429,10 @@ Status to_pg_value(const CqlType& type, const std::string_view* value, cas_repr 
                    cas_value* out, std::string* buffer) {
   out->isnull = 0;
   // An empty value of a fixed-width type (Cassandra allows it) has no PostgreSQL equivalent.
-  if (!value || (value->empty() && repr != CAS_REPR_VARLENA &&
-                 !(repr == CAS_REPR_TEXT && (type.kind == TypeKind::kText ||
-                                             type.kind == TypeKind::kAscii ||
-                                             type.kind == TypeKind::kBlob)))) {
+  if (!value ||
+      (value->empty() && repr != CAS_REPR_VARLENA &&
+       !(repr == CAS_REPR_TEXT && (type.kind == TypeKind::kText || type.kind == TypeKind::kAscii ||
+                                   type.kind == TypeKind::kBlob)))) {
     out->isnull = 1;
     return Status::ok();
   }
@@ -451,9 +461,9 @@ Status to_pg_value(const CqlType& type, const std::string_view* value, cas_repr 
     case CAS_REPR_TIMESTAMPTZ: {
       int64_t millis = types::read_signed(bytes);
       if (millis < kPgMinTimestampMillis || millis >= kPgEndTimestampMillis) {
-        return Status::invalid_argument(fmt::format("timestamp out of range: CQL timestamp {}",
-                                                types::format_value(type, bytes,
-                                                                    types::ValueStyle::kCqlsh)));
+        return Status::invalid_argument(
+            fmt::format("timestamp out of range: CQL timestamp {}",
+                        types::format_value(type, bytes, types::ValueStyle::kCqlsh)));
       }
       out->i = pg_micros_from_cql_millis(millis);
       return Status::ok();
@@ -461,9 +471,9 @@ Status to_pg_value(const CqlType& type, const std::string_view* value, cas_repr 
     case CAS_REPR_DATE: {
       int64_t unix_days = static_cast<int64_t>(types::read_unsigned(bytes)) - kCqlDateEpoch;
       if (unix_days < cli::pg::kPgMinDateDays || unix_days >= cli::pg::kPgEndDateDays) {
-        return Status::invalid_argument(fmt::format("date out of range: CQL date {}",
-                                                types::format_value(type, bytes,
-                                                                    types::ValueStyle::kCqlsh)));
+        return Status::invalid_argument(
+            fmt::format("date out of range: CQL date {}",
+                        types::format_value(type, bytes, types::ValueStyle::kCqlsh)));
       }
       out->i = unix_days - kPgEpochDays;
       return Status::ok();
@@ -562,9 +572,10 @@ Result<types::Value> from_pg_value(const CqlType& type, const cas_value& v, cas_
       // PostgreSQL's time goes up to 24:00:00; CQL's stops before it (Cassandra: "Hour out
       // of bounds").
       if (v.i < 0 || v.i >= kMicrosPerDay) {
-        return Status::invalid_argument(fmt::format(
-            "invalid value for column {} of CQL type time: 24:00:00 is out of range "
-            "(CQL times run from 00:00:00 to 23:59:59.999999999)", column));
+        return Status::invalid_argument(
+            fmt::format("invalid value for column {} of CQL type time: 24:00:00 is out of range "
+                        "(CQL times run from 00:00:00 to 23:59:59.999999999)",
+                        column));
       }
       bytes = types::store_be(static_cast<uint64_t>(v.i * 1000), 8);
       break;
@@ -573,7 +584,8 @@ Result<types::Value> from_pg_value(const CqlType& type, const cas_value& v, cas_
       if (__builtin_mul_overflow(v.i, int64_t{1000}, &nanos)) {
         return Status::invalid_argument(fmt::format(
             "invalid value for column {} of CQL type duration: its time part does not fit in "
-            "64-bit nanoseconds", column));
+            "64-bit nanoseconds",
+            column));
       }
       bytes = types::serialize_duration(types::Duration{v.months, v.days, nanos});
       break;

@@ -50,7 +50,8 @@ txn::Transaction* find_cql_transaction(storage::Store* store) {
 namespace {
 
 Status null_key_error(const ColumnDef& c) {
-  return Status::invalid_argument(fmt::format("Invalid null value in condition for column {}", c.name));
+  return Status::invalid_argument(
+      fmt::format("Invalid null value in condition for column {}", c.name));
 }
 
 // The primary key of a row from the glue's values; Cassandra's messages for missing parts.
@@ -114,7 +115,8 @@ Status log_row(cas_table* table, WriteEntry::Kind kind, const cas_value* values,
       if (kind == WriteEntry::Kind::kUpdate && !present[i]) continue;
       if (c.is_primary_key()) {
         if (kind == WriteEntry::Kind::kUpdate) {
-          return Status::invalid_argument(fmt::format("PRIMARY KEY part {} found in SET part", c.name));
+          return Status::invalid_argument(
+              fmt::format("PRIMARY KEY part {} found in SET part", c.name));
         }
         continue;
       }
@@ -128,7 +130,8 @@ Status log_row(cas_table* table, WriteEntry::Kind kind, const cas_value* values,
     // Without clustering values only static columns can be written (CQL's rule), and at least
     // one must be; otherwise the row needs its clustering values, as before.
     bool statics = !entry.sets.empty();
-    for (const auto& [column, value] : entry.sets) statics = statics && def.columns[column].is_static();
+    for (const auto& [column, value] : entry.sets)
+      statics = statics && def.columns[column].is_static();
     if (!statics) return null_key_error(*def.clustering().front());
   }
   write_log().push_back(std::move(entry));
@@ -138,8 +141,8 @@ Status log_row(cas_table* table, WriteEntry::Kind kind, const cas_value* values,
 }  // namespace
 
 PendingRow& WriteFold::row(const WriteEntry& e, bool is_static, const Touched& touched) {
-  auto [it, inserted] = rows_.try_emplace(
-      RowKey{e.def->table_id, e.partition_key, is_static, is_static ? std::string() : e.clustering});
+  auto [it, inserted] = rows_.try_emplace(RowKey{e.def->table_id, e.partition_key, is_static,
+                                                 is_static ? std::string() : e.clustering});
   PendingRow& p = it->second;
   if (inserted) {
     p.def = e.def;
@@ -194,9 +197,8 @@ cql::WriteParameters write_parameters(const TableDef& table, int64_t now_micros)
   return params;
 }
 
-Status add_row(const PendingRow& p, const cql::WriteParameters& params,
-               const storage::Store& store, const storage::Snapshot& snapshot,
-               storage::WriteBatch& batch) {
+Status add_row(const PendingRow& p, const cql::WriteParameters& params, const storage::Store& store,
+               const storage::Snapshot& snapshot, storage::WriteBatch& batch) {
   const TableDef& table = *p.def;
   storage::PartitionUpdate& update = batch.partition(table.table_id, p.partition_key);
   storage::DeletionTime deletion{params.timestamp, params.now_seconds};
@@ -232,16 +234,19 @@ Status add_row(const PendingRow& p, const cql::WriteParameters& params,
     bool needs = false;
     for (const auto& op : ops) needs = needs || cql::operation_needs_row(op, params);
     if (needs) {
-      CASSETTE_ASSIGN_OR_RETURN(cql::CurrentRow current,
-                                cql::read_current_row(store, snapshot, table, p.partition_key, clustering));
+      CASSETTE_ASSIGN_OR_RETURN(
+          cql::CurrentRow current,
+          cql::read_current_row(store, snapshot, table, p.partition_key, clustering));
       existing = is_static ? std::move(current.static_row) : std::move(current.row);
     }
     cql::RowBuilder row;
     if (!is_static && p.live) {
-      row.set_liveness(storage::LivenessInfo::written(params.timestamp, params.ttl, params.now_seconds));
+      row.set_liveness(
+          storage::LivenessInfo::written(params.timestamp, params.ttl, params.now_seconds));
     }
     for (const auto& op : ops) {
-      CASSETTE_RETURN_IF_ERROR(cql::apply_operation(op, params, existing ? &*existing : nullptr, row));
+      CASSETTE_RETURN_IF_ERROR(
+          cql::apply_operation(op, params, existing ? &*existing : nullptr, row));
     }
     if (!row.empty()) cql::merge_row(update, clustering, row.build());
     return Status::ok();
@@ -255,8 +260,7 @@ namespace {
 
 // The folded foreign-table rows, as add_row writes them under the store's lock.
 Status add_rows(const WriteFold& fold, const storage::Store& store,
-                const storage::Snapshot& snapshot, int64_t now_micros,
-                storage::WriteBatch& batch) {
+                const storage::Snapshot& snapshot, int64_t now_micros, storage::WriteBatch& batch) {
   for (const auto& [key, p] : fold.rows()) {
     CASSETTE_RETURN_IF_ERROR(
         add_row(p, write_parameters(*p.def, now_micros), store, snapshot, batch));

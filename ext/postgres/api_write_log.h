@@ -89,9 +89,8 @@ cql::WriteParameters write_parameters(const schema::TableDef& table, int64_t now
 
 // Adds the folded row `p` to `batch` with `params` (the commit's, or the overlay's); `snapshot`
 // is what operations that need the current row read (setting a non-frozen collection).
-Status add_row(const PendingRow& p, const cql::WriteParameters& params,
-               const storage::Store& store, const storage::Snapshot& snapshot,
-               storage::WriteBatch& batch);
+Status add_row(const PendingRow& p, const cql::WriteParameters& params, const storage::Store& store,
+               const storage::Snapshot& snapshot, storage::WriteBatch& batch);
 
 // ---- cql() inside a transaction block (api_write.cc) ----
 

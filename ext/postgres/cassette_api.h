@@ -23,182 +23,189 @@
 #include <stdint.h>
 
 #ifdef __cplusplus
-extern "C" {
+extern "C"
+{
 #endif
 
-/* How a value is represented in a cas_value (chosen per column by the glue). */
-typedef enum cas_repr {
-	CAS_REPR_TEXT = 0,	  /* data/len: PostgreSQL text input form of the value */
-	CAS_REPR_INT2,		  /* i */
-	CAS_REPR_INT4,		  /* i */
-	CAS_REPR_INT8,		  /* i */
-	CAS_REPR_FLOAT4,	  /* d */
-	CAS_REPR_FLOAT8,	  /* d */
-	CAS_REPR_BOOL,		  /* i (0/1) */
-	CAS_REPR_VARLENA,	  /* data/len: raw bytes (text contents, bytea contents) */
-	CAS_REPR_UUID,		  /* data: 16 bytes */
-	CAS_REPR_TIMESTAMPTZ, /* i: microseconds since 2000-01-01 UTC (PostgreSQL's epoch) */
-	CAS_REPR_DATE,		  /* i: days since 2000-01-01 */
-	CAS_REPR_TIME,		  /* i: microseconds since midnight */
-	CAS_REPR_INTERVAL	  /* months, days, i: microseconds */
-} cas_repr;
+	/* How a value is represented in a cas_value (chosen per column by the glue). */
+	typedef enum cas_repr
+	{
+		CAS_REPR_TEXT = 0, /* data/len: PostgreSQL text input form of the value */
+		CAS_REPR_INT2,	   /* i */
+		CAS_REPR_INT4,	   /* i */
+		CAS_REPR_INT8,	   /* i */
+		CAS_REPR_FLOAT4, /* d */
+		CAS_REPR_FLOAT8, /* d */
+		CAS_REPR_BOOL,	 /* i (0/1) */
+		CAS_REPR_VARLENA, /* data/len: raw bytes (text contents, bytea contents) */
+		CAS_REPR_UUID, /* data: 16 bytes */
+		CAS_REPR_TIMESTAMPTZ, /* i: microseconds since 2000-01-01 UTC (PostgreSQL's epoch) */
+		CAS_REPR_DATE,	  /* i: days since 2000-01-01 */
+		CAS_REPR_TIME,	  /* i: microseconds since midnight */
+		CAS_REPR_INTERVAL /* months, days, i: microseconds */
+	} cas_repr;
 
-typedef struct cas_value
-{
-	int			isnull;
-	int64_t		i;
-	double		d;
-	int32_t		months;
-	int32_t		days;
-	const char *data;
-	size_t		len;
-} cas_value;
+	typedef struct cas_value
+	{
+		int			isnull;
+		int64_t		i;
+		double		d;
+		int32_t		months;
+		int32_t		days;
+		const char *data;
+		size_t		len;
+	} cas_value;
 
-/* Every function returns 0 on success and non-zero on failure; the message (a full sentence,
+	/* Every function returns 0 on success and non-zero on failure; the message (a full sentence,
  * Cassandra's wording for CQL errors) stays readable until the next call. */
-const char *cas_last_error(void);
+	const char *cas_last_error(void);
 
-/* ---- stores and tables ---------------------------------------------------------------------- */
+	/* ---- stores and tables ---------------------------------------------------------------------- */
 
-typedef struct cas_table cas_table; /* a table of an open store; owned by the API, never freed */
+	typedef struct cas_table cas_table; /* a table of an open store; owned by the API, never freed */
 
-/* Opens (or finds already open in this process) the store at `path` and resolves "ks.table"
+	/* Opens (or finds already open in this process) the store at `path` and resolves "ks.table"
  * (CQL quoting for mixed case: 'ks."T"') to the handle of the table's current definition.
  * Handles stay valid for the process's life. Fails naming the missing store, keyspace or table. */
-int			cas_table_open(const char *store_path, const char *qualified_name, cas_table **out);
+	int cas_table_open(const char *store_path, const char *qualified_name,
+					   cas_table **out);
 
-/* Column metadata, in the table's column order (partition key, clustering, static, regular). */
-typedef enum cas_column_kind
-{
-	CAS_PARTITION_KEY = 0,
-	CAS_CLUSTERING = 1,
-	CAS_STATIC = 2,
-	CAS_REGULAR = 3
-} cas_column_kind;
+	/* Column metadata, in the table's column order (partition key, clustering, static, regular). */
+	typedef enum cas_column_kind
+	{
+		CAS_PARTITION_KEY = 0,
+		CAS_CLUSTERING = 1,
+		CAS_STATIC = 2,
+		CAS_REGULAR = 3
+	} cas_column_kind;
 
-typedef struct cas_column_info
-{
-	const char *name;
-	const char *cql_type;	  /* "int", "frozen<map<text, int>>" */
-	const char *pg_type;	  /* its PostgreSQL type (pg_types.h): "integer", "text[]", "jsonb" */
-	cas_repr	natural_repr; /* how a value of pg_type travels (CAS_REPR_TEXT: via text) */
-	cas_column_kind kind;
-	int			position;	  /* among the partition key / clustering columns */
-	int			descending;	  /* clustering order */
-	int			orderable;	  /* PostgreSQL's order of pg_type is CQL's order (ORDER BY pushdown) */
-} cas_column_info;
+	typedef struct cas_column_info
+	{
+		const char *name;
+		const char *cql_type; /* "int", "frozen<map<text, int>>" */
+		const char *pg_type; /* its PostgreSQL type (pg_types.h): "integer", "text[]", "jsonb" */
+		cas_repr natural_repr; /* how a value of pg_type travels (CAS_REPR_TEXT: via text) */
+		cas_column_kind kind;
+		int position;	/* among the partition key / clustering columns */
+		int descending; /* clustering order */
+		int orderable; /* PostgreSQL's order of pg_type is CQL's order (ORDER BY pushdown) */
+	} cas_column_info;
 
-int			cas_table_columns(cas_table *table, const cas_column_info **columns, int *count);
-const char *cas_table_name(cas_table *table); /* "ks.t" */
+	int cas_table_columns(cas_table *table, const cas_column_info **columns,
+						  int *count);
+	const char *cas_table_name(cas_table *table); /* "ks.t" */
 
-/* Tables of a keyspace, for IMPORT FOREIGN SCHEMA: names in name order. The array stays valid
+	/* Tables of a keyspace, for IMPORT FOREIGN SCHEMA: names in name order. The array stays valid
  * until the next call. Fails when the keyspace does not exist. */
-int			cas_keyspace_tables(const char *store_path, const char *keyspace,
-								const char *const **names, int *count);
+	int cas_keyspace_tables(const char *store_path, const char *keyspace,
+							const char *const **names, int *count);
 
-/* ---- scans (planned by engine/query) ---------------------------------------------------------- */
+	/* ---- scans (planned by engine/query) ---------------------------------------------------------- */
 
-/* A restriction the glue found in a WHERE or join clause: column `column` (index into the
+	/* A restriction the glue found in a WHERE or join clause: column `column` (index into the
  * table's columns) compared with a value, or equal to one of several (IN / = ANY). */
-typedef enum cas_op
-{
-	CAS_OP_EQ = 0,
-	CAS_OP_LT,
-	CAS_OP_LE,
-	CAS_OP_GT,
-	CAS_OP_GE,
-	CAS_OP_IN
-} cas_op;
+	typedef enum cas_op
+	{
+		CAS_OP_EQ = 0,
+		CAS_OP_LT,
+		CAS_OP_LE,
+		CAS_OP_GT,
+		CAS_OP_GE,
+		CAS_OP_IN
+	} cas_op;
 
 #define CAS_MAX_CONSTRAINTS 64
 
-typedef struct cas_constraint
-{
-	int			column;
-	cas_op		op;
-	int64_t		known_count;	/* IN: number of values when known at plan time, else -1 */
-} cas_constraint;
+	typedef struct cas_constraint
+	{
+		int	   column;
+		cas_op op;
+		int64_t known_count; /* IN: number of values when known at plan time, else -1 */
+	} cas_constraint;
 
-typedef struct cas_order_term
-{
-	int			column;
-	int			descending;
-} cas_order_term;
+	typedef struct cas_order_term
+	{
+		int column;
+		int descending;
+	} cas_order_term;
 
-/* The access path the shared planner (engine/query) chose. The strings stay valid until the
+	/* The access path the shared planner (engine/query) chose. The strings stay valid until the
  * next cas_plan call. */
-typedef struct cas_plan_info
-{
-	int			partition_lookup; /* complete partition key by = / IN */
-	int			argument_of[CAS_MAX_CONSTRAINTS]; /* per constraint: its value's position, or -1
+	typedef struct cas_plan_info
+	{
+		int	   partition_lookup; /* complete partition key by = / IN */
+		int	   argument_of[CAS_MAX_CONSTRAINTS]; /* per constraint: its value's position, or -1
 												   * when the glue must check it itself */
-	int			arguments;		/* number of bound values (without the limit) */
-	int			order_satisfied; /* rows come in the requested order */
-	int			limit_consumed;
-	double		rows;			/* estimated rows returned */
-	double		cost;			/* estimated rows touched, seeks included */
-	double		table_rows;		/* the table's estimated size */
-	const char *description;	/* Plan::explain(): "partition lookup on (source, hour), ..." */
-	const char *encoded;		/* Plan::encode(): what cas_scan_open takes back */
-} cas_plan_info;
+		int	   arguments; /* number of bound values (without the limit) */
+		int	   order_satisfied; /* rows come in the requested order */
+		int	   limit_consumed;
+		double rows;	   /* estimated rows returned */
+		double cost;	   /* estimated rows touched, seeks included */
+		double table_rows; /* the table's estimated size */
+		const char *description; /* Plan::explain(): "partition lookup on (source, hour), ..." */
+		const char *encoded; /* Plan::encode(): what cas_scan_open takes back */
+	} cas_plan_info;
 
-/* Plans constraints[0..count) (at most CAS_MAX_CONSTRAINTS), an ORDER BY (norder terms, may be
+	/* Plans constraints[0..count) (at most CAS_MAX_CONSTRAINTS), an ORDER BY (norder terms, may be
  * 0) and a LIMIT (-1: none). */
-int			cas_plan(cas_table *table, const cas_constraint *constraints, int count,
-					 const cas_order_term *order, int norder, int64_t limit, cas_plan_info *out);
+	int cas_plan(cas_table *table, const cas_constraint *constraints,
+				 int count, const cas_order_term *order, int norder,
+				 int64_t limit, cas_plan_info *out);
 
-/* Opens a scan of the plan `encoded` (from cas_plan) with its arguments' values: values[p] holds
+	/* Opens a scan of the plan `encoded` (from cas_plan) with its arguments' values: values[p] holds
  * value_counts[p] values (several for IN) in representation value_reprs[p]. `limit` is the
  * consumed limit (-1: none). reprs[c] says how column c's values are wanted, wanted[c] whether
  * column c is read at all. The scan reads a snapshot taken now, with the transaction's buffered
  * writes of commands before `command` (the statement's snapshot's curcid) on top: a statement
  * sees the writes of the statements before it, not its own. */
-typedef struct cas_scan cas_scan;
-int			cas_scan_open(cas_table *table, const char *encoded, const cas_value *const *values,
-						  const int *value_counts, const cas_repr *value_reprs, int nargs,
-						  int64_t limit, const cas_repr *reprs, const int *wanted,
-						  uint32_t command, cas_scan **out);
-/* Advances to the next row: *has_row = 0 at the end. values[c] for every wanted column stays
+	typedef struct cas_scan cas_scan;
+	int cas_scan_open(cas_table *table, const char *encoded,
+					  const cas_value *const *values, const int *value_counts,
+					  const cas_repr *value_reprs, int nargs, int64_t limit,
+					  const cas_repr *reprs, const int *wanted,
+					  uint32_t command, cas_scan **out);
+	/* Advances to the next row: *has_row = 0 at the end. values[c] for every wanted column stays
  * valid until the next call; entries of columns not wanted are not written. */
-int			cas_scan_next(cas_scan *scan, cas_value *values, int *has_row);
-/* Advances up to max_rows rows at once (a full scan pays the call and its checks per batch, not
+	int cas_scan_next(cas_scan *scan, cas_value *values, int *has_row);
+	/* Advances up to max_rows rows at once (a full scan pays the call and its checks per batch, not
  * per row): row r's values are values[r * ncolumns + c] (ncolumns: the table's column count),
  * written for wanted columns only; *nrows = 0 means the scan has ended. Every value,
  * text and bytes included, stays valid until the next call on the scan. An error met after some
  * rows were read returns those rows first and fails the next call. */
-int			cas_scan_next_batch(cas_scan *scan, cas_value *values, int max_rows, int *nrows);
-void		cas_scan_close(cas_scan *scan);
+	int	 cas_scan_next_batch(cas_scan *scan, cas_value *values, int max_rows,
+							 int *nrows);
+	void cas_scan_close(cas_scan *scan);
 
-/* Aggregates the engine computes over a scan's rows (aggregate pushdown), with PostgreSQL's
+	/* Aggregates the engine computes over a scan's rows (aggregate pushdown), with PostgreSQL's
  * semantics exactly (api_aggregate.cc says how): count(*), count(col), sum, min, max. */
-typedef enum cas_agg_kind
-{
-	CAS_AGG_COUNT_ROWS = 0,		/* count(*) */
-	CAS_AGG_COUNT,				/* count(col): non-null values */
-	CAS_AGG_SUM,				/* repr INT2, INT4 (an int8 sum), INT8 (a numeric sum), FLOAT4,
+	typedef enum cas_agg_kind
+	{
+		CAS_AGG_COUNT_ROWS = 0, /* count(*) */
+		CAS_AGG_COUNT,			/* count(col): non-null values */
+		CAS_AGG_SUM, /* repr INT2, INT4 (an int8 sum), INT8 (a numeric sum), FLOAT4,
 								 * FLOAT8 */
-	CAS_AGG_MIN,
-	CAS_AGG_MAX
-} cas_agg_kind;
+		CAS_AGG_MIN,
+		CAS_AGG_MAX
+	} cas_agg_kind;
 
-typedef struct cas_aggregate
-{
-	cas_agg_kind kind;
-	int			column;			/* CQL column (not read for count(*)) */
-	cas_repr	repr;			/* how the column's values travel (its natural representation) */
-} cas_aggregate;
+	typedef struct cas_aggregate
+	{
+		cas_agg_kind kind;
+		int			 column; /* CQL column (not read for count(*)) */
+		cas_repr repr; /* how the column's values travel (its natural representation) */
+	} cas_aggregate;
 
-/* What a cas_scan_aggregate call produced. */
-typedef enum cas_aggregate_outcome
-{
-	CAS_AGGREGATE_MORE = 0,		/* max_rows rows were folded: call again */
-	CAS_AGGREGATE_GROUP,		/* results (and group_values) hold a finished group */
-	CAS_AGGREGATE_END,			/* no more groups */
-	CAS_AGGREGATE_FLOAT_OVERFLOW	/* a float sum overflowed from finite values: PostgreSQL's
+	/* What a cas_scan_aggregate call produced. */
+	typedef enum cas_aggregate_outcome
+	{
+		CAS_AGGREGATE_MORE = 0, /* max_rows rows were folded: call again */
+		CAS_AGGREGATE_GROUP, /* results (and group_values) hold a finished group */
+		CAS_AGGREGATE_END, /* no more groups */
+		CAS_AGGREGATE_FLOAT_OVERFLOW /* a float sum overflowed from finite values: PostgreSQL's
 								 * "value out of range: overflow" */
-} cas_aggregate_outcome;
+	} cas_aggregate_outcome;
 
-/* Folds rows of `scan` into aggregates[0..count) (the same arrays on every call of a scan),
+	/* Folds rows of `scan` into aggregates[0..count) (the same arrays on every call of a scan),
  * reading at most max_rows rows per call (the glue checks for interrupts between calls).
  * Without group columns (ngroup = 0) the whole scan is one group, returned at its end even when
  * it has no rows. With group columns, which must be partition key columns (GROUP BY the whole
@@ -207,54 +214,58 @@ typedef enum cas_aggregate_outcome
  * A group's results[k]: counts in i (never null); sums of INT2/INT4 in i, of INT8 as the decimal
  * digits of a numeric in data/len, of floats in d, null over no values; min/max in the column's
  * representation, null over no values. They stay valid until the next call. */
-int			cas_scan_aggregate(cas_scan *scan, const cas_aggregate *aggregates, int count,
-							   const int *group_columns, int ngroup, int max_rows,
-							   cas_value *results, cas_value *group_values, int *outcome);
+	int cas_scan_aggregate(cas_scan *scan, const cas_aggregate *aggregates,
+						   int count, const int *group_columns, int ngroup,
+						   int max_rows, cas_value *results,
+						   cas_value *group_values, int *outcome);
 
-/* The table's estimated row count (from the store's statistics; cheap). */
-int			cas_table_estimate(cas_table *table, double *rows);
+	/* The table's estimated row count (from the store's statistics; cheap). */
+	int cas_table_estimate(cas_table *table, double *rows);
 
-/* ---- writes (buffered per transaction, applied at commit) --------------------------------------- */
+	/* ---- writes (buffered per transaction, applied at commit) --------------------------------------- */
 
-/* values[c] for every column c of the table (in the table's order) with reprs[c]; `present[c]`
+	/* values[c] for every column c of the table (in the table's order) with reprs[c]; `present[c]`
  * says the statement sets column c. INSERT: key columns required, nulls leave columns unset.
  * UPDATE: key columns identify the row, present non-key columns are set (null deletes the cell).
  * DELETE: only key columns are read. `level` is the (sub)transaction nesting level, `command`
  * the writing statement's CommandId (scans of later commands see the write). */
-int			cas_write_insert(cas_table *table, const cas_value *values, const cas_repr *reprs,
-							 int level, uint32_t command);
-int			cas_write_update(cas_table *table, const cas_value *values, const cas_repr *reprs,
-							 const int *present, int level, uint32_t command);
-int			cas_write_delete(cas_table *table, const cas_value *values, const cas_repr *reprs,
-							 int level, uint32_t command);
-int			cas_write_truncate(cas_table *table, int level, uint32_t command);
-/* Applies everything buffered as one atomic write per store (truncations first). */
-int			cas_transaction_commit(void);
-/* Forgets the writes of levels >= level (ROLLBACK TO SAVEPOINT), or moves them to level - 1. */
-void		cas_subtransaction_end(int level, int committed);
-/* End of the top-level transaction: drops buffered writes and frees open scans. */
-void		cas_end_of_transaction(void);
-int			cas_transaction_has_writes(void);
+	int cas_write_insert(cas_table *table, const cas_value *values,
+						 const cas_repr *reprs, int level, uint32_t command);
+	int cas_write_update(cas_table *table, const cas_value *values,
+						 const cas_repr *reprs, const int *present, int level,
+						 uint32_t command);
+	int cas_write_delete(cas_table *table, const cas_value *values,
+						 const cas_repr *reprs, int level, uint32_t command);
+	int cas_write_truncate(cas_table *table, int level, uint32_t command);
+	/* Applies everything buffered as one atomic write per store (truncations first). */
+	int cas_transaction_commit(void);
+	/* Forgets the writes of levels >= level (ROLLBACK TO SAVEPOINT), or moves them to level - 1. */
+	void cas_subtransaction_end(int level, int committed);
+	/* End of the top-level transaction: drops buffered writes and frees open scans. */
+	void cas_end_of_transaction(void);
+	int	 cas_transaction_has_writes(void);
 
-/* ---- cql() ---------------------------------------------------------------------------------------- */
+	/* ---- cql() ---------------------------------------------------------------------------------------- */
 
-/* Runs one CQL statement against the store and returns its result as JSON text: an array of
+	/* Runs one CQL statement against the store and returns its result as JSON text: an array of
  * row objects for statements that return rows, else {"result": "..."} for others. The text stays
  * valid until the next call. In a transaction block (in_transaction_block: IsTransactionBlock())
  * the statement joins the transaction: its writes are buffered at (sub)transaction `level` and
  * commit with the foreign-table writes in one record or roll back; it reads the foreign-table
  * writes of commands before `command` and the earlier cql() writes. Conditional statements,
  * schema changes and TRUNCATE are refused there. Outside one it runs and commits on its own. */
-int			cas_cql(const char *store_path, const char *statement, int in_transaction_block,
-					int level, uint32_t command, const char **json);
+	int cas_cql(const char *store_path, const char *statement,
+				int in_transaction_block, int level, uint32_t command,
+				const char **json);
 
-/* Whether a CQL statement can change the store (*writes: every statement but SELECT, DESCRIBE
+	/* Whether a CQL statement can change the store (*writes: every statement but SELECT, DESCRIBE
  * and USE) and its command ("INSERT", "CREATE TABLE", ...; a static string), so that a
  * read-only transaction refuses it before it runs. Fails for a statement that does not parse. */
-int			cas_cql_statement_writes(const char *statement, int *writes, const char **command);
+	int cas_cql_statement_writes(const char *statement, int *writes,
+								 const char **command);
 
 #ifdef __cplusplus
 }
 #endif
 
-#endif							/* CASSETTE_API_H */
+#endif /* CASSETTE_API_H */

@@ -45,13 +45,13 @@
 /* RelOptInfo.fdw_private of the grouping relation a pushed-down aggregate fills. */
 typedef struct CassetteUpperState
 {
-	RelOptInfo *input_rel;		/* the foreign table's base relation */
-	List	   *entries;		/* per scan_tlist entry: IntList (kind, column, repr), kind
+	RelOptInfo *input_rel; /* the foreign table's base relation */
+	List *entries; /* per scan_tlist entry: IntList (kind, column, repr), kind
 								 * CASSETTE_GROUP_KEY for a group column */
-	List	   *scan_tlist;		/* the group columns and Aggrefs the scan returns, in order */
-	char	   *description;	/* "count(*), sum(value)" */
-	char	   *group_text;		/* "source, hour", or "" */
-	cas_plan_info plan;			/* the access path that enforces every restriction: the plan
+	List *scan_tlist; /* the group columns and Aggrefs the scan returns, in order */
+	char		 *description; /* "count(*), sum(value)" */
+	char		 *group_text;  /* "source, hour", or "" */
+	cas_plan_info plan; /* the access path that enforces every restriction: the plan
 								 * uses this one, not one asked for again */
 } CassetteUpperState;
 
@@ -59,27 +59,27 @@ typedef struct CassetteUpperState
  * is CQL's key identity (cassette_equality_is_identity; text under a deterministic collation),
  * so that a group is a partition. */
 static bool
-groups_are_partitions(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
-					  StringInfo text)
+groups_are_partitions(PlannerInfo *root, RelOptInfo *baserel,
+					  CassetteRelation *rel, StringInfo text)
 {
-	Query	   *parse = root->parse;
-	List	   *columns = NIL;
-	ListCell   *lc;
-	int			c;
+	Query	 *parse = root->parse;
+	List	 *columns = NIL;
+	ListCell *lc;
+	int		  c;
 
 	foreach(lc, parse->groupClause)
 	{
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
-		Node	   *expr = get_sortgroupclause_expr(sgc, parse->targetList);
-		Var		   *var;
-		int			column;
-		char	   *opname;
+		Node *expr = get_sortgroupclause_expr(sgc, parse->targetList);
+		Var	 *var;
+		int	  column;
+		char *opname;
 
 		if (!IsA(expr, Var))
 			return false;
 		var = (Var *) expr;
-		if ((Index) var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
-			var->varattno > rel->natts)
+		if ((Index) var->varno != baserel->relid || var->varlevelsup != 0 ||
+			var->varattno <= 0 || var->varattno > rel->natts)
 			return false;
 		column = rel->att_column[var->varattno - 1];
 		if (column < 0 || !rel->att_natural[var->varattno - 1] ||
@@ -87,22 +87,29 @@ groups_are_partitions(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *
 			return false;
 		if (!cassette_equality_is_identity(var->vartype))
 			return false;
-		if (OidIsValid(var->varcollid) && !get_collation_isdeterministic(var->varcollid))
+		if (OidIsValid(var->varcollid) &&
+			!get_collation_isdeterministic(var->varcollid))
 			return false;
 		opname = get_opname(sgc->eqop);
-		if (sgc->eqop >= FirstNormalObjectId || opname == NULL || strcmp(opname, "=") != 0)
+		if (sgc->eqop >= FirstNormalObjectId || opname == NULL ||
+			strcmp(opname, "=") != 0)
 			return false;
 		if (!list_member_int(columns, column))
 		{
 			if (columns != NIL)
 				appendStringInfoString(text, ", ");
-			appendStringInfoString(text, quote_identifier(get_attname(planner_rt_fetch(baserel->relid, root)->relid,
-																	  var->varattno, false)));
+			appendStringInfoString(text,
+								   quote_identifier(
+									   get_attname(planner_rt_fetch(baserel->relid,
+																	root)
+													   ->relid,
+												   var->varattno, false)));
 		}
 		columns = list_append_unique_int(columns, column);
 	}
 	for (c = 0; c < rel->ncolumns; c++)
-		if (rel->columns[c].kind == CAS_PARTITION_KEY && !list_member_int(columns, c))
+		if (rel->columns[c].kind == CAS_PARTITION_KEY &&
+			!list_member_int(columns, c))
 			return false;
 	return true;
 }
@@ -111,10 +118,10 @@ groups_are_partitions(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *
 static int
 group_column_of(RelOptInfo *baserel, CassetteRelation *rel, Var *var)
 {
-	int			column;
+	int column;
 
-	if ((Index) var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
-		var->varattno > rel->natts)
+	if ((Index) var->varno != baserel->relid || var->varlevelsup != 0 ||
+		var->varattno <= 0 || var->varattno > rel->natts)
 		return -1;
 	column = rel->att_column[var->varattno - 1];
 	if (column < 0 || rel->columns[column].kind != CAS_PARTITION_KEY)
@@ -124,22 +131,22 @@ group_column_of(RelOptInfo *baserel, CassetteRelation *rel, Var *var)
 
 /* Whether `agg` is one the engine computes exactly; fills kind/column/repr and its text. */
 static bool
-pushable_aggregate(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel, Aggref *agg,
-				   List **spec, StringInfo text)
+pushable_aggregate(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
+				   Aggref *agg, List **spec, StringInfo text)
 {
-	char	   *name;
+	char		*name;
 	TargetEntry *tle;
-	Expr	   *arg;
-	Var		   *var;
-	int			att,
-				column;
-	Oid			argtype;
-	cas_repr	repr;
+	Expr		*arg;
+	Var			*var;
+	int			 att, column;
+	Oid			 argtype;
+	cas_repr	 repr;
 	cas_agg_kind kind;
 
 	if (agg->agglevelsup != 0 || agg->aggkind != AGGKIND_NORMAL ||
-		agg->aggsplit != AGGSPLIT_SIMPLE || agg->aggdistinct != NIL || agg->aggorder != NIL ||
-		agg->aggfilter != NULL || agg->aggvariadic || agg->aggdirectargs != NIL)
+		agg->aggsplit != AGGSPLIT_SIMPLE || agg->aggdistinct != NIL ||
+		agg->aggorder != NIL || agg->aggfilter != NULL || agg->aggvariadic ||
+		agg->aggdirectargs != NIL)
 		return false;
 	/* only the built-in aggregates, whose semantics api_aggregate.cc reproduces */
 	if (agg->aggfnoid >= FirstGenbkiObjectId ||
@@ -150,7 +157,8 @@ pushable_aggregate(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel
 		return false;
 	if (agg->aggstar)
 	{
-		if (strcmp(name, "count") != 0 || agg->aggtype != INT8OID || agg->args != NIL)
+		if (strcmp(name, "count") != 0 || agg->aggtype != INT8OID ||
+			agg->args != NIL)
 			return false;
 		*spec = list_make3_int(CAS_AGG_COUNT_ROWS, -1, CAS_REPR_INT8);
 		appendStringInfoString(text, "count(*)");
@@ -162,13 +170,14 @@ pushable_aggregate(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel
 	arg = tle->expr;
 	/* col COLLATE "C": a relabeling that changes only the collation */
 	if (IsA(arg, RelabelType) &&
-		((RelabelType *) arg)->resulttype == exprType((Node *) ((RelabelType *) arg)->arg))
+		((RelabelType *) arg)->resulttype ==
+			exprType((Node *) ((RelabelType *) arg)->arg))
 		arg = ((RelabelType *) arg)->arg;
 	if (!IsA(arg, Var))
 		return false;
 	var = (Var *) arg;
-	if ((Index) var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0 ||
-		var->varattno > rel->natts)
+	if ((Index) var->varno != baserel->relid || var->varlevelsup != 0 ||
+		var->varattno <= 0 || var->varattno > rel->natts)
 		return false;
 	att = var->varattno - 1;
 	column = rel->att_column[att];
@@ -181,7 +190,8 @@ pushable_aggregate(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel
 	else if (strcmp(name, "sum") == 0)
 	{
 		kind = CAS_AGG_SUM;
-		if (!(((argtype == INT2OID || argtype == INT4OID) && agg->aggtype == INT8OID) ||
+		if (!(((argtype == INT2OID || argtype == INT4OID) &&
+			   agg->aggtype == INT8OID) ||
 			  (argtype == INT8OID && agg->aggtype == NUMERICOID) ||
 			  (argtype == FLOAT4OID && agg->aggtype == FLOAT4OID) ||
 			  (argtype == FLOAT8OID && agg->aggtype == FLOAT8OID)))
@@ -206,7 +216,8 @@ pushable_aggregate(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel
 				break;
 			case TEXTOID:
 				/* byte order is text order only under a C collation */
-				if (!OidIsValid(agg->inputcollid) || !lc_collate_is_c(agg->inputcollid))
+				if (!OidIsValid(agg->inputcollid) ||
+					!lc_collate_is_c(agg->inputcollid))
 					return false;
 				break;
 			default:
@@ -217,8 +228,9 @@ pushable_aggregate(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel
 		return false;
 	*spec = list_make3_int(kind, column, repr);
 	appendStringInfo(text, "%s(%s", name,
-					 quote_identifier(get_attname(planner_rt_fetch(baserel->relid, root)->relid,
-												  var->varattno, false)));
+					 quote_identifier(
+						 get_attname(planner_rt_fetch(baserel->relid, root)->relid,
+									 var->varattno, false)));
 	if (arg != tle->expr)
 		appendStringInfo(text, " COLLATE %s",
 						 quote_identifier(get_collation_name(agg->inputcollid)));
@@ -227,34 +239,35 @@ pushable_aggregate(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel
 }
 
 void
-cassetteGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
-							 RelOptInfo *output_rel, void *extra)
+cassetteGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage,
+							 RelOptInfo *input_rel, RelOptInfo *output_rel,
+							 void *extra)
 {
-	CassettePlanState *state = input_rel->fdw_private;
-	Query	   *parse = root->parse;
-	PathTarget *target = root->upper_targets[UPPERREL_GROUP_AGG];
+	CassettePlanState  *state = input_rel->fdw_private;
+	Query			   *parse = root->parse;
+	PathTarget		   *target = root->upper_targets[UPPERREL_GROUP_AGG];
 	CassetteUpperState *upper;
-	List	   *entries = NIL;
-	List	   *scan_tlist = NIL;
-	List	   *group_exprs = NIL;
-	int			naggregates = 0;
-	double		rows = 1;
-	StringInfoData text;
-	StringInfoData group_text;
-	cas_plan_info plan;
-	ListCell   *lc;
-	Cost		startup,
-				total;
-	int			i;
+	List			   *entries = NIL;
+	List			   *scan_tlist = NIL;
+	List			   *group_exprs = NIL;
+	int					naggregates = 0;
+	double				rows = 1;
+	StringInfoData		text;
+	StringInfoData		group_text;
+	cas_plan_info		plan;
+	ListCell		   *lc;
+	Cost				startup, total;
+	int					i;
 
-	if (stage != UPPERREL_GROUP_AGG || output_rel->fdw_private != NULL || state == NULL ||
-		input_rel->reloptkind != RELOPT_BASEREL || target == NULL)
+	if (stage != UPPERREL_GROUP_AGG || output_rel->fdw_private != NULL ||
+		state == NULL || input_rel->reloptkind != RELOPT_BASEREL ||
+		target == NULL)
 		return;
 	if (((GroupPathExtraData *) extra)->patype != PARTITIONWISE_AGGREGATE_NONE)
 		return;
-	if (parse->groupingSets != NIL || parse->havingQual != NULL || root->hasHavingQual ||
-		parse->hasTargetSRFs || root->hasPseudoConstantQuals ||
-		!bms_is_empty(input_rel->lateral_relids))
+	if (parse->groupingSets != NIL || parse->havingQual != NULL ||
+		root->hasHavingQual || parse->hasTargetSRFs ||
+		root->hasPseudoConstantQuals || !bms_is_empty(input_rel->lateral_relids))
 		return;
 	/* GROUP BY the partition key: the engine's scan returns each partition's rows together. */
 	initStringInfo(&group_text);
@@ -267,13 +280,14 @@ cassetteGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptI
 	foreach(lc, input_rel->baserestrictinfo)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-		bool		pushed = false;
-		ListCell   *lc2;
+		bool		  pushed = false;
+		ListCell	 *lc2;
 
 		i = 0;
 		foreach(lc2, state->conds)
 		{
-			if (((CassetteCond *) lfirst(lc2))->rinfo == rinfo && cassette_cond_used(&plan, i))
+			if (((CassetteCond *) lfirst(lc2))->rinfo == rinfo &&
+				cassette_cond_used(&plan, i))
 				pushed = true;
 			i++;
 		}
@@ -286,32 +300,37 @@ cassetteGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptI
 	initStringInfo(&text);
 	foreach(lc, target->exprs)
 	{
-		List	   *found = pull_var_clause((Node *) lfirst(lc), PVC_INCLUDE_AGGREGATES);
-		ListCell   *lc2;
+		List *found =
+			pull_var_clause((Node *) lfirst(lc), PVC_INCLUDE_AGGREGATES);
+		ListCell *lc2;
 
 		foreach(lc2, found)
 		{
-			Node	   *node = lfirst(lc2);
-			List	   *spec;
+			Node *node = lfirst(lc2);
+			List *spec;
 
 			if (tlist_member((Expr *) node, scan_tlist))
 				continue;
 			if (IsA(node, Var))
 			{
 				/* a column outside an aggregate: only a group column */
-				int			column = parse->groupClause != NIL ?
-					group_column_of(input_rel, state->rel, (Var *) node) : -1;
+				int column =
+					parse->groupClause != NIL
+						? group_column_of(input_rel, state->rel, (Var *) node)
+						: -1;
 
 				if (column < 0)
 					return;
-				spec = list_make3_int(CASSETTE_GROUP_KEY, column, state->rel->column_repr[column]);
+				spec = list_make3_int(CASSETTE_GROUP_KEY, column,
+									  state->rel->column_repr[column]);
 				group_exprs = lappend(group_exprs, node);
 			}
 			else if (IsA(node, Aggref))
 			{
 				if (naggregates++ > 0)
 					appendStringInfoString(&text, ", ");
-				if (!pushable_aggregate(root, input_rel, state->rel, (Aggref *) node, &spec, &text))
+				if (!pushable_aggregate(root, input_rel, state->rel,
+										(Aggref *) node, &spec, &text))
 					return;
 			}
 			else
@@ -323,7 +342,8 @@ cassetteGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptI
 	if (naggregates == 0)
 		return;
 	if (parse->groupClause != NIL)
-		rows = estimate_num_groups(root, group_exprs, input_rel->rows, NULL, NULL);
+		rows =
+			estimate_num_groups(root, group_exprs, input_rel->rows, NULL, NULL);
 
 	upper = palloc0(sizeof(CassetteUpperState));
 	upper->input_rel = input_rel;
@@ -335,18 +355,20 @@ cassetteGetForeignUpperPaths(PlannerInfo *root, UpperRelationKind stage, RelOptI
 	output_rel->fdw_private = upper;
 	/* The rows are still read, but neither returned nor aggregated by PostgreSQL. */
 	cassette_path_costs(&plan, rows, &startup, &total);
-	add_path(output_rel, (Path *) create_foreign_upper_path(root, output_rel, target, rows,
-															startup, total, NIL, NULL, NIL));
+	add_path(output_rel,
+			 (Path *) create_foreign_upper_path(root, output_rel, target, rows,
+												startup, total, NIL, NULL, NIL));
 }
 
 ForeignScan *
-cassette_aggregate_plan(PlannerInfo *root, RelOptInfo *upper_rel, List *tlist, Plan *outer_plan)
+cassette_aggregate_plan(PlannerInfo *root, RelOptInfo *upper_rel, List *tlist,
+						Plan *outer_plan)
 {
 	CassetteUpperState *upper = upper_rel->fdw_private;
-	CassettePlanState *state = upper->input_rel->fdw_private;
-	List	   *fdw_exprs = NIL;
-	List	   *arg_is_in = NIL;
-	List	   *private;
+	CassettePlanState  *state = upper->input_rel->fdw_private;
+	List			   *fdw_exprs = NIL;
+	List			   *arg_is_in = NIL;
+	List *private;
 
 	cassette_plan_arguments(state->conds, &upper->plan, &fdw_exprs, &arg_is_in);
 	private = list_make5(makeString(pstrdup(upper->plan.encoded)),
@@ -356,6 +378,6 @@ cassette_aggregate_plan(PlannerInfo *root, RelOptInfo *upper_rel, List *tlist, P
 	private = lappend(private, makeString(upper->description));
 	private = lappend(private, makeString(upper->group_text));
 	/* The quals are all the engine's (checked when the path was made): none stay local. */
-	return make_foreignscan(tlist, NIL, 0, fdw_exprs, private, upper->scan_tlist, NIL,
-							outer_plan);
+	return make_foreignscan(tlist, NIL, 0, fdw_exprs, private,
+							upper->scan_tlist, NIL, outer_plan);
 }

@@ -55,9 +55,7 @@ _PG_init(void)
 void
 cassette_raise(void)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_FDW_ERROR),
-			 errmsg("%s", cas_last_error())));
+	ereport(ERROR, (errcode(ERRCODE_FDW_ERROR), errmsg("%s", cas_last_error())));
 	pg_unreachable();
 }
 
@@ -80,24 +78,24 @@ typedef struct CassetteOption
 } CassetteOption;
 
 static const CassetteOption valid_options[] = {
-	{"store", ForeignServerRelationId},
-	{"table", ForeignTableRelationId},
-	{"column_name", AttributeRelationId},
-	{NULL, InvalidOid}
+	{"store",		  ForeignServerRelationId},
+	{"table",		  ForeignTableRelationId },
+	{"column_name", AttributeRelationId	   },
+	{NULL,		   InvalidOid			 }
 };
 
 Datum
 cassette_fdw_validator(PG_FUNCTION_ARGS)
 {
-	List	   *options = untransformRelOptions(PG_GETARG_DATUM(0));
-	Oid			catalog = PG_GETARG_OID(1);
-	ListCell   *cell;
+	List	 *options = untransformRelOptions(PG_GETARG_DATUM(0));
+	Oid		  catalog = PG_GETARG_OID(1);
+	ListCell *cell;
 
 	foreach(cell, options)
 	{
-		DefElem    *def = (DefElem *) lfirst(cell);
+		DefElem				 *def = (DefElem *) lfirst(cell);
 		const CassetteOption *opt;
-		bool		found = false;
+		bool				  found = false;
 
 		for (opt = valid_options; opt->name; opt++)
 			if (opt->context == catalog && strcmp(opt->name, def->defname) == 0)
@@ -109,23 +107,29 @@ cassette_fdw_validator(PG_FUNCTION_ARGS)
 			initStringInfo(&valid);
 			for (opt = valid_options; opt->name; opt++)
 				if (opt->context == catalog)
-					appendStringInfo(&valid, "%s%s", valid.len > 0 ? ", " : "", opt->name);
+					appendStringInfo(&valid, "%s%s", valid.len > 0 ? ", " : "",
+									 opt->name);
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
 					 errmsg("invalid option \"%s\"", def->defname),
-					 valid.len > 0 ? errhint("Valid options in this context are: %s", valid.data)
-					 : errhint("There are no valid options in this context.")));
+					 valid.len > 0
+						 ? errhint("Valid options in this context are: %s",
+								   valid.data)
+						 : errhint(
+							   "There are no valid options in this context.")));
 		}
 		if (strcmp(def->defname, "store") == 0)
 		{
-			char	   *path = defGetString(def);
+			char *path = defGetString(def);
 
 			if (path[0] != '/' && strcmp(path, ":memory:") != 0)
 				ereport(ERROR,
 						(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
-						 errmsg("store must be an absolute path, not \"%s\"", path)));
+						 errmsg("store must be an absolute path, not \"%s\"",
+								path)));
 		}
-		if (strcmp(def->defname, "table") == 0 && strchr(defGetString(def), '.') == NULL)
+		if (strcmp(def->defname, "table") == 0 &&
+			strchr(defGetString(def), '.') == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
 					 errmsg("invalid table option \"%s\": name the CQL table as keyspace.table",
@@ -137,11 +141,11 @@ cassette_fdw_validator(PG_FUNCTION_ARGS)
 static char *
 option_value(List *options, const char *name)
 {
-	ListCell   *cell;
+	ListCell *cell;
 
 	foreach(cell, options)
 	{
-		DefElem    *def = (DefElem *) lfirst(cell);
+		DefElem *def = (DefElem *) lfirst(cell);
 
 		if (strcmp(def->defname, name) == 0)
 			return defGetString(def);
@@ -153,7 +157,7 @@ char *
 cassette_server_store(Oid serverid)
 {
 	ForeignServer *server = GetForeignServer(serverid);
-	char	   *store = option_value(server->options, "store");
+	char		  *store = option_value(server->options, "store");
 
 	if (store == NULL)
 		ereport(ERROR,
@@ -168,16 +172,17 @@ cassette_server_store(Oid serverid)
 static CassetteRelation *
 build_relation(Oid relid, TupleDesc tupdesc, char **store_out, char **name_out)
 {
-	ForeignTable *ft = GetForeignTable(relid);
-	char	   *store = cassette_server_store(ft->serverid);
-	char	   *name = option_value(ft->options, "table");
+	ForeignTable	 *ft = GetForeignTable(relid);
+	char			 *store = cassette_server_store(ft->serverid);
+	char			 *name = option_value(ft->options, "table");
 	CassetteRelation *rel = palloc0(sizeof(CassetteRelation));
-	int			i;
+	int				  i;
 
 	if (name == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_OPTION_NAME_NOT_FOUND),
-				 errmsg("foreign table \"%s\" has no table option", get_rel_name(relid)),
+				 errmsg("foreign table \"%s\" has no table option",
+						get_rel_name(relid)),
 				 errhint("Name its CQL table: ALTER FOREIGN TABLE %s OPTIONS (ADD table 'ks.t')",
 						 quote_identifier(get_rel_name(relid)))));
 	*store_out = pstrdup(store);
@@ -197,10 +202,10 @@ build_relation(Oid relid, TupleDesc tupdesc, char **store_out, char **name_out)
 	for (i = 0; i < rel->natts; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
-		const char *colname = NameStr(att->attname);
-		List	   *colopts;
-		char	   *renamed;
-		int			c;
+		const char		 *colname = NameStr(att->attname);
+		List			 *colopts;
+		char			 *renamed;
+		int				  c;
 
 		rel->att_column[i] = -1;
 		if (att->attisdropped)
@@ -216,14 +221,17 @@ build_relation(Oid relid, TupleDesc tupdesc, char **store_out, char **name_out)
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_COLUMN_NAME_NOT_FOUND),
 					 errmsg("column \"%s\" of foreign table \"%s\" does not exist in CQL table %s",
-							colname, get_rel_name(relid), cas_table_name(rel->table))));
+							colname, get_rel_name(relid),
+							cas_table_name(rel->table))));
 		rel->att_column[i] = c;
 		rel->column_att[c] = i;
-		rel->att_natural[i] = strcmp(format_type_be(att->atttypid), rel->columns[c].pg_type) == 0;
-		rel->column_repr[c] = rel->att_natural[i] ? rel->columns[c].natural_repr : CAS_REPR_TEXT;
+		rel->att_natural[i] =
+			strcmp(format_type_be(att->atttypid), rel->columns[c].pg_type) == 0;
+		rel->column_repr[c] =
+			rel->att_natural[i] ? rel->columns[c].natural_repr : CAS_REPR_TEXT;
 		{
-			Oid			func;
-			bool		varlena;
+			Oid	 func;
+			bool varlena;
 
 			getTypeInputInfo(att->atttypid, &func, &rel->att_ioparam[i]);
 			fmgr_info(func, &rel->att_input[i]);
@@ -242,13 +250,13 @@ build_relation(Oid relid, TupleDesc tupdesc, char **store_out, char **name_out)
  */
 typedef struct RelationCacheEntry
 {
-	Oid			relid;			/* hash key */
-	bool		valid;
-	MemoryContext context;
+	Oid				  relid; /* hash key */
+	bool			  valid;
+	MemoryContext	  context;
 	CassetteRelation *rel;
-	char	   *store;
-	char	   *name;
-	LocalTransactionId checked;	/* the transaction that last checked the CQL definition */
+	char			 *store;
+	char			 *name;
+	LocalTransactionId checked; /* the transaction that last checked the CQL definition */
 } RelationCacheEntry;
 
 static HTAB *relation_cache = NULL;
@@ -256,7 +264,7 @@ static HTAB *relation_cache = NULL;
 static void
 invalidate_relation(Datum arg, Oid relid)
 {
-	HASH_SEQ_STATUS status;
+	HASH_SEQ_STATUS		status;
 	RelationCacheEntry *entry;
 
 	if (relation_cache == NULL)
@@ -277,24 +285,24 @@ static void
 cassette_register_cache_callbacks(void)
 {
 	CacheRegisterRelcacheCallback(invalidate_relation, (Datum) 0);
-	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, invalidate_servers, (Datum) 0);
-	CacheRegisterSyscacheCallback(FOREIGNTABLEREL, invalidate_servers, (Datum) 0);
+	CacheRegisterSyscacheCallback(FOREIGNSERVEROID, invalidate_servers,
+								  (Datum) 0);
+	CacheRegisterSyscacheCallback(FOREIGNTABLEREL, invalidate_servers,
+								  (Datum) 0);
 }
 
 CassetteRelation *
 cassette_relation(Oid relid, TupleDesc tupdesc, bool with_io)
 {
 	RelationCacheEntry *entry;
-	bool		found;
-	MemoryContext context,
-				old;
-	CassetteRelation *rel;
-	char	   *store,
-			   *name;
+	bool				found;
+	MemoryContext		context, old;
+	CassetteRelation   *rel;
+	char			   *store, *name;
 
 	if (relation_cache == NULL)
 	{
-		HASHCTL		ctl;
+		HASHCTL ctl;
 
 		ctl.keysize = sizeof(Oid);
 		ctl.entrysize = sizeof(RelationCacheEntry);
@@ -311,7 +319,7 @@ cassette_relation(Oid relid, TupleDesc tupdesc, bool with_io)
 	}
 	if (entry->valid && entry->rel->natts == tupdesc->natts)
 	{
-		cas_table  *table;
+		cas_table *table;
 
 		/* A transaction sees one CQL definition of the table: checked once per transaction. */
 		if (entry->checked == MyProc->lxid)
@@ -363,7 +371,8 @@ only_server_store(void)
 
 	while (HeapTupleIsValid(tuple = systable_getnext(scan)))
 	{
-		Form_pg_foreign_server server = (Form_pg_foreign_server) GETSTRUCT(tuple);
+		Form_pg_foreign_server server =
+			(Form_pg_foreign_server) GETSTRUCT(tuple);
 
 		if (server->srvfdw == fdw->fdwid)
 		{
@@ -377,11 +386,13 @@ only_server_store(void)
 		ereport(ERROR,
 				(errcode(ERRCODE_FDW_UNABLE_TO_ESTABLISH_CONNECTION),
 				 errmsg("no cassette_fdw server exists"),
-				 errhint("CREATE SERVER s FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '/path')")));
+				 errhint(
+					 "CREATE SERVER s FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '/path')")));
 	if (count > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_AMBIGUOUS_PARAMETER),
-				 errmsg("there are %d cassette_fdw servers; name one: cql(statement, 'server')", count)));
+				 errmsg("there are %d cassette_fdw servers; name one: cql(statement, 'server')",
+						count)));
 	return cassette_server_store(found);
 }
 
@@ -396,7 +407,8 @@ cassette_cql(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	statement = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
-		store = cassette_server_store(GetForeignServerByName(NameStr(*PG_GETARG_NAME(1)), false)->serverid);
+		store = cassette_server_store(
+			GetForeignServerByName(NameStr(*PG_GETARG_NAME(1)), false)->serverid);
 	else
 		store = only_server_store();
 	/* A read-only transaction (BEGIN READ ONLY, default_transaction_read_only, a standby) runs
@@ -414,6 +426,8 @@ cassette_cql(PG_FUNCTION_ARGS)
 	 * transaction; a statement on its own (autocommit) commits its cql() writes at once, as
 	 * Cassandra does. */
 	CAS_CHECK(cas_cql(store, statement, IsTransactionBlock() ? 1 : 0,
-					  GetCurrentTransactionNestLevel(), GetCurrentCommandId(false), &json));
-	PG_RETURN_DATUM(DirectFunctionCall1(jsonb_in, CStringGetDatum(pstrdup(json))));
+					  GetCurrentTransactionNestLevel(),
+					  GetCurrentCommandId(false), &json));
+	PG_RETURN_DATUM(
+		DirectFunctionCall1(jsonb_in, CStringGetDatum(pstrdup(json))));
 }

@@ -44,7 +44,7 @@ append_cql_name(StringInfo out, const char *name)
 static bool
 listed(List *tables, const char *name)
 {
-	ListCell   *lc;
+	ListCell *lc;
 
 	foreach(lc, tables)
 		if (strcmp(((RangeVar *) lfirst(lc))->relname, name) == 0)
@@ -55,13 +55,13 @@ listed(List *tables, const char *name)
 List *
 cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 {
-	ForeignServer *server = GetForeignServer(serverOid);
-	char	   *store = cassette_server_store(serverOid);
+	ForeignServer	  *server = GetForeignServer(serverOid);
+	char			  *store = cassette_server_store(serverOid);
 	const char *const *names;
-	int			count;
-	int			i;
-	List	   *commands = NIL;
-	char	  **copies;
+	int				   count;
+	int				   i;
+	List			  *commands = NIL;
+	char			 **copies;
 
 	CAS_CHECK(cas_keyspace_tables(store, stmt->remote_schema, &names, &count));
 	/* cas_table_open reuses the name buffer: copy the names first. */
@@ -70,17 +70,18 @@ cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 		copies[i] = pstrdup(names[i]);
 	for (i = 0; i < count; i++)
 	{
-		const char *name = copies[i];
-		StringInfoData qualified;
-		StringInfoData sql;
-		cas_table  *table;
+		const char			  *name = copies[i];
+		StringInfoData		   qualified;
+		StringInfoData		   sql;
+		cas_table			  *table;
 		const cas_column_info *columns;
-		int			ncolumns,
-					c;
+		int					   ncolumns, c;
 
-		if (stmt->list_type == FDW_IMPORT_SCHEMA_LIMIT_TO && !listed(stmt->table_list, name))
+		if (stmt->list_type == FDW_IMPORT_SCHEMA_LIMIT_TO &&
+			!listed(stmt->table_list, name))
 			continue;
-		if (stmt->list_type == FDW_IMPORT_SCHEMA_EXCEPT && listed(stmt->table_list, name))
+		if (stmt->list_type == FDW_IMPORT_SCHEMA_EXCEPT &&
+			listed(stmt->table_list, name))
 			continue;
 		initStringInfo(&qualified);
 		append_cql_name(&qualified, stmt->remote_schema);
@@ -91,26 +92,32 @@ cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 
 		initStringInfo(&sql);
 		appendStringInfo(&sql, "CREATE FOREIGN TABLE %s.%s (",
-						 quote_identifier(stmt->local_schema), quote_identifier(name));
+						 quote_identifier(stmt->local_schema),
+						 quote_identifier(name));
 		for (c = 0; c < ncolumns; c++)
 		{
 			const char *cql_name = columns[c].name;
 			int			len = strlen(cql_name);
 			/* CQL names may be longer than PostgreSQL's identifiers: the column gets the
 			 * clipped name and keeps the CQL one as its column_name option. */
-			bool		clipped = len >= NAMEDATALEN;
-			char	   *local = clipped ?
-				pnstrdup(cql_name, pg_mbcliplen(cql_name, len, NAMEDATALEN - 1)) : pstrdup(cql_name);
+			bool  clipped = len >= NAMEDATALEN;
+			char *local =
+				clipped ? pnstrdup(cql_name,
+								   pg_mbcliplen(cql_name, len, NAMEDATALEN - 1))
+						: pstrdup(cql_name);
 
-			appendStringInfo(&sql, "%s%s %s", c > 0 ? ", " : "", quote_identifier(local),
-							 columns[c].pg_type);
+			appendStringInfo(&sql, "%s%s %s", c > 0 ? ", " : "",
+							 quote_identifier(local), columns[c].pg_type);
 			if (clipped)
-				appendStringInfo(&sql, " OPTIONS (column_name %s)", quote_literal_cstr(cql_name));
-			if (columns[c].kind == CAS_PARTITION_KEY || columns[c].kind == CAS_CLUSTERING)
+				appendStringInfo(&sql, " OPTIONS (column_name %s)",
+								 quote_literal_cstr(cql_name));
+			if (columns[c].kind == CAS_PARTITION_KEY ||
+				columns[c].kind == CAS_CLUSTERING)
 				appendStringInfoString(&sql, " NOT NULL");
 		}
 		appendStringInfo(&sql, ") SERVER %s OPTIONS (table %s)",
-						 quote_identifier(server->servername), quote_literal_cstr(qualified.data));
+						 quote_identifier(server->servername),
+						 quote_literal_cstr(qualified.data));
 		commands = lappend(commands, sql.data);
 	}
 	return commands;

@@ -21,8 +21,12 @@
 
 /* Raises the last cassette_api error as a PostgreSQL ERROR. */
 extern void cassette_raise(void) pg_attribute_noreturn();
-#define CAS_CHECK(call) \
-	do { if ((call) != 0) cassette_raise(); } while (0)
+#define CAS_CHECK(call)                                                       \
+	do                                                                        \
+	{                                                                         \
+		if ((call) != 0)                                                      \
+			cassette_raise();                                                 \
+	} while (0)
 
 /* The store path of a server, and the table option of a foreign table. */
 extern char *cassette_server_store(Oid serverid);
@@ -30,34 +34,37 @@ extern char *cassette_server_store(Oid serverid);
 /* One foreign table resolved against its CQL table. */
 typedef struct CassetteRelation
 {
-	cas_table  *table;
+	cas_table			  *table;
 	const cas_column_info *columns; /* the CQL columns */
-	int			ncolumns;
-	int			natts;
-	int		   *att_column;		/* per attribute (0-based): CQL column index, -1 if none */
-	int		   *column_att;		/* per CQL column: attribute index (0-based), -1 if none */
-	cas_repr   *column_repr;	/* per CQL column: how its values travel */
-	bool	   *att_natural;	/* per attribute: declared with the CQL column's natural type */
-	FmgrInfo   *att_input;		/* per attribute: type input / output functions */
-	FmgrInfo   *att_output;
-	Oid		   *att_ioparam;
+	int					   ncolumns;
+	int					   natts;
+	int *att_column; /* per attribute (0-based): CQL column index, -1 if none */
+	int *column_att; /* per CQL column: attribute index (0-based), -1 if none */
+	cas_repr *column_repr; /* per CQL column: how its values travel */
+	bool *att_natural; /* per attribute: declared with the CQL column's natural type */
+	FmgrInfo *att_input; /* per attribute: type input / output functions */
+	FmgrInfo *att_output;
+	Oid		 *att_ioparam;
 } CassetteRelation;
 
 /* Resolves a foreign table (options, columns, types, I/O functions); errors name what is
  * missing. The result is cached per backend and must not be modified. */
-extern CassetteRelation *cassette_relation(Oid relid, TupleDesc tupdesc, bool with_io);
+extern CassetteRelation *cassette_relation(Oid relid, TupleDesc tupdesc,
+										   bool with_io);
 
 /* Value conversion (fdw_values.c). */
 extern cas_repr cassette_repr_for_type(Oid typid);
-extern Datum cassette_datum_from_value(const cas_value *value, cas_repr repr, FmgrInfo *input,
-									   Oid ioparam, int32 typmod);
+extern Datum cassette_datum_from_value(const cas_value *value, cas_repr repr,
+									   FmgrInfo *input, Oid ioparam,
+									   int32 typmod);
 /* Fills *out from a Datum of type typid (repr from cassette_repr_for_type or CAS_REPR_TEXT). */
-extern void cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr,
-									  cas_value *out);
+extern void cassette_value_from_datum(Datum datum, bool isnull, Oid typid,
+									  cas_repr repr, cas_value *out);
 
 /* Tuple slots from/to the CQL column order. */
-extern void cassette_values_from_slot(CassetteRelation *rel, TupleTableSlot *slot,
-									  cas_value *values, cas_repr *reprs);
+extern void cassette_values_from_slot(CassetteRelation *rel,
+									  TupleTableSlot *slot, cas_value *values,
+									  cas_repr *reprs);
 
 /* The plan of a pushed-down aggregate (fdw_aggregate.c) describes each column of its scan tuple
  * as an IntList (kind, CQL column, repr): a cas_agg_kind, or this for a GROUP BY column. */
@@ -66,10 +73,11 @@ extern void cassette_values_from_slot(CassetteRelation *rel, TupleTableSlot *slo
 /* Planning (fdw_plan.c), scanning (fdw_scan.c), modifications (fdw_modify.c), import
  * (fdw_import.c). */
 struct FdwRoutine;
-extern void cassette_plan_routines(struct FdwRoutine *routine);
-extern void cassette_scan_routines(struct FdwRoutine *routine);
-extern void cassette_modify_routines(struct FdwRoutine *routine);
-extern List *cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid);
-extern void cassette_register_callbacks(void);
+extern void	 cassette_plan_routines(struct FdwRoutine *routine);
+extern void	 cassette_scan_routines(struct FdwRoutine *routine);
+extern void	 cassette_modify_routines(struct FdwRoutine *routine);
+extern List *cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt,
+											Oid serverOid);
+extern void	 cassette_register_callbacks(void);
 
-#endif							/* CASSETTE_FDW_INTERNAL_H */
+#endif /* CASSETTE_FDW_INTERNAL_H */

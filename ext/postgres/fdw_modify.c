@@ -30,16 +30,16 @@
 typedef struct CassetteModifyState
 {
 	CassetteRelation *rel;
-	CmdType		operation;
-	AttrNumber *key_junk;		/* per CQL column: the junk attribute carrying its key value */
-	AttrNumber	wholerow;		/* the old row, for DELETE ... RETURNING */
-	int		   *present;		/* per CQL column: UPDATE sets it */
-	bool		do_nothing;		/* INSERT ... ON CONFLICT DO NOTHING */
-	char	   *key_plan;		/* its lookup of one primary key (cas_plan's encoding) */
-	int		   *key_argument;	/* per lookup argument: its CQL column */
-	int			nkey_arguments;
-	cas_value  *values;
-	cas_repr   *reprs;
+	CmdType			  operation;
+	AttrNumber *key_junk; /* per CQL column: the junk attribute carrying its key value */
+	AttrNumber wholerow;   /* the old row, for DELETE ... RETURNING */
+	int		  *present;	   /* per CQL column: UPDATE sets it */
+	bool	   do_nothing; /* INSERT ... ON CONFLICT DO NOTHING */
+	char *key_plan; /* its lookup of one primary key (cas_plan's encoding) */
+	int	 *key_argument; /* per lookup argument: its CQL column */
+	int	  nkey_arguments;
+	cas_value	 *values;
+	cas_repr	 *reprs;
 	MemoryContext temp;
 } CassetteModifyState;
 
@@ -50,29 +50,33 @@ key_junk_name(int attno)
 }
 
 static void
-cassetteAddForeignUpdateTargets(PlannerInfo *root, Index rtindex, RangeTblEntry *target_rte,
-								Relation target_relation)
+cassetteAddForeignUpdateTargets(PlannerInfo *root, Index rtindex,
+								RangeTblEntry *target_rte,
+								Relation	   target_relation)
 {
-	TupleDesc	tupdesc = RelationGetDescr(target_relation);
-	CassetteRelation *rel = cassette_relation(RelationGetRelid(target_relation), tupdesc, false);
-	int			c;
+	TupleDesc		  tupdesc = RelationGetDescr(target_relation);
+	CassetteRelation *rel =
+		cassette_relation(RelationGetRelid(target_relation), tupdesc, false);
+	int c;
 
 	for (c = 0; c < rel->ncolumns; c++)
 	{
 		Form_pg_attribute att;
-		Var		   *var;
+		Var				 *var;
 
-		if (rel->columns[c].kind != CAS_PARTITION_KEY && rel->columns[c].kind != CAS_CLUSTERING)
+		if (rel->columns[c].kind != CAS_PARTITION_KEY &&
+			rel->columns[c].kind != CAS_CLUSTERING)
 			continue;
 		if (rel->column_att[c] < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_COLUMN_NAME_NOT_FOUND),
 					 errmsg("foreign table \"%s\" lacks primary key column %s of CQL table %s, "
 							"so its rows cannot be updated or deleted",
-							RelationGetRelationName(target_relation), rel->columns[c].name,
-							cas_table_name(rel->table))));
+							RelationGetRelationName(target_relation),
+							rel->columns[c].name, cas_table_name(rel->table))));
 		att = TupleDescAttr(tupdesc, rel->column_att[c]);
-		var = makeVar(rtindex, att->attnum, att->atttypid, att->atttypmod, att->attcollation, 0);
+		var = makeVar(rtindex, att->attnum, att->atttypid, att->atttypmod,
+					  att->attcollation, 0);
 		add_row_identity_var(root, var, rtindex, key_junk_name(att->attnum));
 	}
 	/* RETURNING and row triggers need the old row: the scan hands it over whole (PostgreSQL
@@ -83,21 +87,24 @@ cassetteAddForeignUpdateTargets(PlannerInfo *root, Index rtindex, RangeTblEntry 
 		  target_relation->trigdesc->trig_update_before_row ||
 		  target_relation->trigdesc->trig_delete_after_row ||
 		  target_relation->trigdesc->trig_delete_before_row)))
-		add_row_identity_var(root, makeWholeRowVar(target_rte, rtindex, 0, false), rtindex,
-							 "wholerow");
+		add_row_identity_var(root,
+							 makeWholeRowVar(target_rte, rtindex, 0, false),
+							 rtindex, "wholerow");
 }
 
 static List *
-cassettePlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRelation,
-						  int subplan_index)
+cassettePlanForeignModify(PlannerInfo *root, ModifyTable *plan,
+						  Index resultRelation, int subplan_index)
 {
-	List	   *updated = NIL;
+	List *updated = NIL;
 
 	/* PostgreSQL lets only DO NOTHING without a conflict target reach a foreign table. */
-	if (plan->onConflictAction != ONCONFLICT_NONE && plan->onConflictAction != ONCONFLICT_NOTHING)
+	if (plan->onConflictAction != ONCONFLICT_NONE &&
+		plan->onConflictAction != ONCONFLICT_NOTHING)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("INSERT with ON CONFLICT DO UPDATE is not supported on cassette foreign tables")));
+				 errmsg(
+					 "INSERT with ON CONFLICT DO UPDATE is not supported on cassette foreign tables")));
 	if (plan->operation == CMD_UPDATE)
 	{
 		RelOptInfo *rel = find_base_rel(root, resultRelation);
@@ -106,13 +113,14 @@ cassettePlanForeignModify(PlannerInfo *root, ModifyTable *plan, Index resultRela
 
 		while ((col = bms_next_member(cols, col)) >= 0)
 		{
-			AttrNumber	attno = col + FirstLowInvalidHeapAttributeNumber;
+			AttrNumber attno = col + FirstLowInvalidHeapAttributeNumber;
 
 			if (attno > 0)
 				updated = lappend_int(updated, attno);
 		}
 	}
-	return list_make2(updated, makeInteger(plan->onConflictAction == ONCONFLICT_NOTHING));
+	return list_make2(updated, makeInteger(plan->onConflictAction ==
+										   ONCONFLICT_NOTHING));
 }
 
 /* ON CONFLICT DO NOTHING: plans the lookup of one row by its whole primary key, once. */
@@ -120,16 +128,16 @@ static void
 plan_key_lookup(CassetteModifyState *st)
 {
 	CassetteRelation *rel = st->rel;
-	cas_constraint *constraints = palloc0(sizeof(cas_constraint) * Max(rel->ncolumns, 1));
-	int		   *columns = palloc0(sizeof(int) * Max(rel->ncolumns, 1));
+	cas_constraint	 *constraints =
+		palloc0(sizeof(cas_constraint) * Max(rel->ncolumns, 1));
+	int			 *columns = palloc0(sizeof(int) * Max(rel->ncolumns, 1));
 	cas_plan_info plan;
-	int			n = 0,
-				c,
-				i;
+	int			  n = 0, c, i;
 
 	for (c = 0; c < rel->ncolumns; c++)
 	{
-		if (rel->columns[c].kind != CAS_PARTITION_KEY && rel->columns[c].kind != CAS_CLUSTERING)
+		if (rel->columns[c].kind != CAS_PARTITION_KEY &&
+			rel->columns[c].kind != CAS_CLUSTERING)
 			continue;
 		constraints[n].column = c;
 		constraints[n].op = CAS_OP_EQ;
@@ -156,15 +164,16 @@ static bool
 key_exists(CassetteModifyState *st)
 {
 	CassetteRelation *rel = st->rel;
-	const cas_value **values = palloc0(sizeof(cas_value *) * Max(st->nkey_arguments, 1));
-	int		   *counts = palloc0(sizeof(int) * Max(st->nkey_arguments, 1));
-	cas_repr   *reprs = palloc0(sizeof(cas_repr) * Max(st->nkey_arguments, 1));
-	int		   *wanted = palloc0(sizeof(int) * Max(rel->ncolumns, 1));
-	cas_value  *row = palloc0(sizeof(cas_value) * Max(rel->ncolumns, 1));
-	cas_scan   *scan;
-	int			nrows = 0;
-	int			status;
-	int			i;
+	const cas_value **values =
+		palloc0(sizeof(cas_value *) * Max(st->nkey_arguments, 1));
+	int		  *counts = palloc0(sizeof(int) * Max(st->nkey_arguments, 1));
+	cas_repr  *reprs = palloc0(sizeof(cas_repr) * Max(st->nkey_arguments, 1));
+	int		  *wanted = palloc0(sizeof(int) * Max(rel->ncolumns, 1));
+	cas_value *row = palloc0(sizeof(cas_value) * Max(rel->ncolumns, 1));
+	cas_scan  *scan;
+	int		   nrows = 0;
+	int		   status;
+	int		   i;
 
 	for (i = 0; i < st->nkey_arguments; i++)
 	{
@@ -172,8 +181,9 @@ key_exists(CassetteModifyState *st)
 		counts[i] = 1;
 		reprs[i] = st->reprs[st->key_argument[i]];
 	}
-	CAS_CHECK(cas_scan_open(rel->table, st->key_plan, (const cas_value *const *) values, counts,
-							reprs, st->nkey_arguments, 1, rel->column_repr, wanted,
+	CAS_CHECK(cas_scan_open(rel->table, st->key_plan,
+							(const cas_value *const *) values, counts, reprs,
+							st->nkey_arguments, 1, rel->column_repr, wanted,
 							GetCurrentCommandId(true) + 1, &scan));
 	status = cas_scan_next_batch(scan, row, 1, &nrows);
 	cas_scan_close(scan);
@@ -185,12 +195,13 @@ key_exists(CassetteModifyState *st)
 static CassetteModifyState *
 modify_state(ResultRelInfo *rinfo, CmdType operation)
 {
-	Relation	relation = rinfo->ri_RelationDesc;
+	Relation			 relation = rinfo->ri_RelationDesc;
 	CassetteModifyState *st = palloc0(sizeof(CassetteModifyState));
 
 	rinfo->ri_FdwState = st;
 	st->operation = operation;
-	st->rel = cassette_relation(RelationGetRelid(relation), RelationGetDescr(relation), true);
+	st->rel = cassette_relation(RelationGetRelid(relation),
+								RelationGetDescr(relation), true);
 	st->values = palloc0(sizeof(cas_value) * Max(st->rel->ncolumns, 1));
 	st->reprs = palloc0(sizeof(cas_repr) * Max(st->rel->ncolumns, 1));
 	st->present = palloc0(sizeof(int) * Max(st->rel->ncolumns, 1));
@@ -201,22 +212,23 @@ modify_state(ResultRelInfo *rinfo, CmdType operation)
 }
 
 static void
-cassetteBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List *fdw_private,
-						   int subplan_index, int eflags)
+cassetteBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
+						   List *fdw_private, int subplan_index, int eflags)
 {
 	CassetteModifyState *st = modify_state(rinfo, mtstate->operation);
-	int			c;
-	ListCell   *lc;
+	int					 c;
+	ListCell			*lc;
 	if (fdw_private != NIL)
 	{
 		foreach(lc, (List *) linitial(fdw_private))
 		{
-			int			att = lfirst_int(lc) - 1;
+			int att = lfirst_int(lc) - 1;
 
 			if (att < st->rel->natts && st->rel->att_column[att] >= 0)
 				st->present[st->rel->att_column[att]] = 1;
 		}
-		st->do_nothing = list_length(fdw_private) > 1 && intVal(lsecond(fdw_private)) != 0;
+		st->do_nothing =
+			list_length(fdw_private) > 1 && intVal(lsecond(fdw_private)) != 0;
 	}
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
@@ -224,16 +236,19 @@ cassetteBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List
 		plan_key_lookup(st);
 	if (st->operation == CMD_UPDATE || st->operation == CMD_DELETE)
 	{
-		Plan	   *subplan = outerPlanState(mtstate)->plan;
+		Plan *subplan = outerPlanState(mtstate)->plan;
 
-		st->wholerow = ExecFindJunkAttributeInTlist(subplan->targetlist, "wholerow");
+		st->wholerow =
+			ExecFindJunkAttributeInTlist(subplan->targetlist, "wholerow");
 		for (c = 0; c < st->rel->ncolumns; c++)
 		{
 			if (st->rel->columns[c].kind != CAS_PARTITION_KEY &&
 				st->rel->columns[c].kind != CAS_CLUSTERING)
 				continue;
-			st->key_junk[c] = ExecFindJunkAttributeInTlist(subplan->targetlist,
-														   key_junk_name(st->rel->column_att[c] + 1));
+			st->key_junk[c] =
+				ExecFindJunkAttributeInTlist(subplan->targetlist,
+											 key_junk_name(
+												 st->rel->column_att[c] + 1));
 			if (!AttributeNumberIsValid(st->key_junk[c]))
 				elog(ERROR, "cassette_fdw: key column %s missing from the plan",
 					 st->rel->columns[c].name);
@@ -242,43 +257,47 @@ cassetteBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo, List
 }
 
 static TupleTableSlot *
-cassetteExecForeignInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
-						  TupleTableSlot *planSlot)
+cassetteExecForeignInsert(EState *estate, ResultRelInfo *rinfo,
+						  TupleTableSlot *slot, TupleTableSlot *planSlot)
 {
 	CassetteModifyState *st = rinfo->ri_FdwState;
-	MemoryContext old = MemoryContextSwitchTo(st->temp);
+	MemoryContext		 old = MemoryContextSwitchTo(st->temp);
 
 	cassette_values_from_slot(st->rel, slot, st->values, st->reprs);
 	if (st->do_nothing && key_exists(st))
-		slot = NULL;			/* the conflict: nothing inserted */
+		slot = NULL; /* the conflict: nothing inserted */
 	else
 		CAS_CHECK(cas_write_insert(st->rel->table, st->values, st->reprs,
-								   GetCurrentTransactionNestLevel(), GetCurrentCommandId(true)));
+								   GetCurrentTransactionNestLevel(),
+								   GetCurrentCommandId(true)));
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(st->temp);
 	return slot;
 }
 
 static TupleTableSlot **
-cassetteExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo, TupleTableSlot **slots,
+cassetteExecForeignBatchInsert(EState *estate, ResultRelInfo *rinfo,
+							   TupleTableSlot **slots,
 							   TupleTableSlot **planSlots, int *numSlots)
 {
 	CassetteModifyState *st = rinfo->ri_FdwState;
-	TupleTableSlot **inserted;
-	int			i,
-				n = 0;
+	TupleTableSlot	   **inserted;
+	int					 i, n = 0;
 
 	if (!st->do_nothing)
 	{
 		for (i = 0; i < *numSlots; i++)
-			cassetteExecForeignInsert(estate, rinfo, slots[i], planSlots ? planSlots[i] : NULL);
+			cassetteExecForeignInsert(estate, rinfo, slots[i],
+									  planSlots ? planSlots[i] : NULL);
 		return slots;
 	}
 	/* The rows ON CONFLICT DO NOTHING skips drop out of the returned ones (in an array of our
 	 * own: PostgreSQL reuses `slots` for the next batch). */
-	inserted = MemoryContextAlloc(GetMemoryChunkContext(st), sizeof(TupleTableSlot *) * Max(*numSlots, 1));
+	inserted = MemoryContextAlloc(GetMemoryChunkContext(st),
+								  sizeof(TupleTableSlot *) * Max(*numSlots, 1));
 	for (i = 0; i < *numSlots; i++)
-		if (cassetteExecForeignInsert(estate, rinfo, slots[i], planSlots ? planSlots[i] : NULL))
+		if (cassetteExecForeignInsert(estate, rinfo, slots[i],
+									  planSlots ? planSlots[i] : NULL))
 			inserted[n++] = slots[i];
 	*numSlots = n;
 	return inserted;
@@ -299,20 +318,20 @@ cassetteGetForeignModifyBatchSize(ResultRelInfo *rinfo)
 }
 
 static TupleTableSlot *
-cassetteExecForeignUpdate(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
-						  TupleTableSlot *planSlot)
+cassetteExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
+						  TupleTableSlot *slot, TupleTableSlot *planSlot)
 {
 	CassetteModifyState *st = rinfo->ri_FdwState;
-	MemoryContext old = MemoryContextSwitchTo(st->temp);
-	int			c;
+	MemoryContext		 old = MemoryContextSwitchTo(st->temp);
+	int					 c;
 
 	cassette_values_from_slot(st->rel, slot, st->values, st->reprs);
 	/* The key comes from the row the scan found (the new values may not change it). */
 	for (c = 0; c < st->rel->ncolumns; c++)
 	{
-		bool		isnull;
-		Datum		datum;
-		int			att = st->rel->column_att[c];
+		bool  isnull;
+		Datum datum;
+		int	  att = st->rel->column_att[c];
 
 		if (!AttributeNumberIsValid(st->key_junk[c]))
 			continue;
@@ -320,27 +339,34 @@ cassetteExecForeignUpdate(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *
 		if (st->present[c])
 		{
 			/* SET on a key column: CQL cannot move a row, so only SET k = k (same value) passes. */
-			Form_pg_attribute attr = TupleDescAttr(slot->tts_tupleDescriptor, att);
+			Form_pg_attribute attr =
+				TupleDescAttr(slot->tts_tupleDescriptor, att);
 
 			if (isnull || slot->tts_isnull[att] ||
-				!datum_image_eq(datum, slot->tts_values[att], attr->attbyval, attr->attlen))
+				!datum_image_eq(datum, slot->tts_values[att], attr->attbyval,
+								attr->attlen))
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("PRIMARY KEY part %s found in SET part", st->rel->columns[c].name),
-						 errhint("A CQL row cannot change its primary key: DELETE it and INSERT the new one.")));
+						 errmsg("PRIMARY KEY part %s found in SET part",
+								st->rel->columns[c].name),
+						 errhint(
+							 "A CQL row cannot change its primary key: DELETE it and INSERT the new one.")));
 		}
 		cassette_value_from_datum(datum, isnull,
-								  TupleDescAttr(slot->tts_tupleDescriptor, att)->atttypid,
+								  TupleDescAttr(slot->tts_tupleDescriptor, att)
+									  ->atttypid,
 								  st->reprs[c], &st->values[c]);
 	}
 	{
-		int		   *present = palloc0(sizeof(int) * Max(st->rel->ncolumns, 1));
+		int *present = palloc0(sizeof(int) * Max(st->rel->ncolumns, 1));
 
 		for (c = 0; c < st->rel->ncolumns; c++)
-			present[c] = st->present[c] && st->rel->columns[c].kind != CAS_PARTITION_KEY &&
-				st->rel->columns[c].kind != CAS_CLUSTERING;
-		CAS_CHECK(cas_write_update(st->rel->table, st->values, st->reprs, present,
-								   GetCurrentTransactionNestLevel(), GetCurrentCommandId(true)));
+			present[c] = st->present[c] &&
+						 st->rel->columns[c].kind != CAS_PARTITION_KEY &&
+						 st->rel->columns[c].kind != CAS_CLUSTERING;
+		CAS_CHECK(cas_write_update(st->rel->table, st->values, st->reprs,
+								   present, GetCurrentTransactionNestLevel(),
+								   GetCurrentCommandId(true)));
 	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(st->temp);
@@ -348,18 +374,18 @@ cassetteExecForeignUpdate(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *
 }
 
 static TupleTableSlot *
-cassetteExecForeignDelete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *slot,
-						  TupleTableSlot *planSlot)
+cassetteExecForeignDelete(EState *estate, ResultRelInfo *rinfo,
+						  TupleTableSlot *slot, TupleTableSlot *planSlot)
 {
 	CassetteModifyState *st = rinfo->ri_FdwState;
-	MemoryContext old = MemoryContextSwitchTo(st->temp);
-	TupleDesc	tupdesc = RelationGetDescr(rinfo->ri_RelationDesc);
-	int			c;
+	MemoryContext		 old = MemoryContextSwitchTo(st->temp);
+	TupleDesc			 tupdesc = RelationGetDescr(rinfo->ri_RelationDesc);
+	int					 c;
 
 	for (c = 0; c < st->rel->ncolumns; c++)
 	{
-		bool		isnull;
-		Datum		datum;
+		bool  isnull;
+		Datum datum;
 
 		st->values[c].isnull = 1;
 		st->reprs[c] = st->rel->column_repr[c];
@@ -367,22 +393,24 @@ cassetteExecForeignDelete(EState *estate, ResultRelInfo *rinfo, TupleTableSlot *
 			continue;
 		datum = ExecGetJunkAttribute(planSlot, st->key_junk[c], &isnull);
 		cassette_value_from_datum(datum, isnull,
-								  TupleDescAttr(tupdesc, st->rel->column_att[c])->atttypid,
+								  TupleDescAttr(tupdesc, st->rel->column_att[c])
+									  ->atttypid,
 								  st->reprs[c], &st->values[c]);
 	}
 	CAS_CHECK(cas_write_delete(st->rel->table, st->values, st->reprs,
-							   GetCurrentTransactionNestLevel(), GetCurrentCommandId(true)));
+							   GetCurrentTransactionNestLevel(),
+							   GetCurrentCommandId(true)));
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(st->temp);
 	if (AttributeNumberIsValid(st->wholerow))
 	{
-		bool		isnull;
-		Datum		row = ExecGetJunkAttribute(planSlot, st->wholerow, &isnull);
+		bool  isnull;
+		Datum row = ExecGetJunkAttribute(planSlot, st->wholerow, &isnull);
 
 		if (!isnull)
 		{
 			HeapTupleHeader header = DatumGetHeapTupleHeader(row);
-			HeapTupleData tuple;
+			HeapTupleData	tuple;
 
 			tuple.t_len = HeapTupleHeaderGetDatumLength(header);
 			ItemPointerSetInvalid(&tuple.t_self);
@@ -435,13 +463,14 @@ cassetteIsForeignRelUpdatable(Relation rel)
 static void
 cassetteExecForeignTruncate(List *rels, DropBehavior behavior, bool restart_seqs)
 {
-	ListCell   *lc;
+	ListCell *lc;
 
 	foreach(lc, rels)
 	{
-		Relation	relation = lfirst(lc);
-		CassetteRelation *rel = cassette_relation(RelationGetRelid(relation),
-												  RelationGetDescr(relation), false);
+		Relation		  relation = lfirst(lc);
+		CassetteRelation *rel =
+			cassette_relation(RelationGetRelid(relation),
+							  RelationGetDescr(relation), false);
 
 		CAS_CHECK(cas_write_truncate(rel->table, GetCurrentTransactionNestLevel(),
 									 GetCurrentCommandId(true)));
@@ -464,7 +493,8 @@ cassette_xact_callback(XactEvent event, void *arg)
 			if (cas_transaction_has_writes())
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("cannot PREPARE a transaction that has written to cassette foreign tables")));
+						 errmsg(
+							 "cannot PREPARE a transaction that has written to cassette foreign tables")));
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:

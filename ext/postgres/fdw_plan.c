@@ -59,15 +59,15 @@
 
 /* Costs, in PostgreSQL's units. The engine's estimate counts rows touched (a partition seek is
  * worth a few rows); each costs a little more than a heap tuple, which PostgreSQL charges 0.01. */
-#define CAS_STARTUP_COST 5.0
+#define CAS_STARTUP_COST  5.0
 #define CAS_SCAN_ROW_COST 0.012
-#define CAS_DEFAULT_ROWS 1000.0
+#define CAS_DEFAULT_ROWS  1000.0
 
 static bool
 same_integer_family(Oid a, Oid b)
 {
 	return (a == INT2OID || a == INT4OID || a == INT8OID) &&
-		(b == INT2OID || b == INT4OID || b == INT8OID);
+		   (b == INT2OID || b == INT4OID || b == INT8OID);
 }
 
 static Expr *
@@ -110,28 +110,25 @@ static bool
 classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 				RestrictInfo *rinfo, CassetteCond *out)
 {
-	Expr	   *clause = rinfo->clause;
-	Expr	   *left,
-			   *right;
-	Var		   *var;
-	Expr	   *value;
-	char	   *opname;
-	Oid			opno,
-				value_type,
-				collation;
-	bool		commuted = false;
-	bool		is_in = false;
-	int			att,
-				column;
+	Expr				  *clause = rinfo->clause;
+	Expr				  *left, *right;
+	Var					  *var;
+	Expr				  *value;
+	char				  *opname;
+	Oid					   opno, value_type, collation;
+	bool				   commuted = false;
+	bool				   is_in = false;
+	int					   att, column;
 	const cas_column_info *info;
 
 	if (rinfo->pseudoconstant)
 		return false;
-	if ((IsA(clause, Var) || (is_notclause(clause) && IsA(get_notclausearg(clause), Var))) &&
+	if ((IsA(clause, Var) ||
+		 (is_notclause(clause) && IsA(get_notclausearg(clause), Var))) &&
 		exprType((Node *) clause) == BOOLOID)
 	{
 		/* The planner turns  b = true  into  b  and  b = false  into  NOT b. */
-		bool		negated = !IsA(clause, Var);
+		bool negated = !IsA(clause, Var);
 
 		left = negated ? get_notclausearg(clause) : clause;
 		right = (Expr *) makeBoolConst(!negated, false);
@@ -140,7 +137,7 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 	}
 	else if (IsA(clause, OpExpr) && list_length(((OpExpr *) clause)->args) == 2)
 	{
-		OpExpr	   *op = (OpExpr *) clause;
+		OpExpr *op = (OpExpr *) clause;
 
 		left = strip_relabel(linitial(op->args));
 		right = strip_relabel(lsecond(op->args));
@@ -148,7 +145,7 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 		collation = op->inputcollid;
 		if (!(IsA(left, Var) && (Index) ((Var *) left)->varno == baserel->relid))
 		{
-			Expr	   *t = left;
+			Expr *t = left;
 
 			left = right;
 			right = t;
@@ -173,16 +170,19 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 	if (!IsA(left, Var))
 		return false;
 	var = (Var *) left;
-	if ((Index) var->varno != baserel->relid || var->varlevelsup != 0 || var->varattno <= 0)
+	if ((Index) var->varno != baserel->relid || var->varlevelsup != 0 ||
+		var->varattno <= 0)
 		return false;
 	value = right;
 	if (bms_is_member(baserel->relid, pull_varnos(root, (Node *) value)) ||
-		contain_volatile_functions((Node *) value) || contain_subplans((Node *) value))
+		contain_volatile_functions((Node *) value) ||
+		contain_subplans((Node *) value))
 		return false;
 	if (opno >= FirstNormalObjectId)
-		return false;			/* only built-in operators have known semantics */
+		return false; /* only built-in operators have known semantics */
 	att = var->varattno - 1;
-	if (att >= rel->natts || (column = rel->att_column[att]) < 0 || !rel->att_natural[att])
+	if (att >= rel->natts || (column = rel->att_column[att]) < 0 ||
+		!rel->att_natural[att])
 		return false;
 	info = &rel->columns[column];
 	if (info->kind != CAS_PARTITION_KEY && info->kind != CAS_CLUSTERING)
@@ -191,7 +191,8 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 	value_type = exprType((Node *) value);
 	if (is_in)
 		value_type = get_element_type(value_type);
-	if (value_type != var->vartype && !same_integer_family(value_type, var->vartype))
+	if (value_type != var->vartype &&
+		!same_integer_family(value_type, var->vartype))
 		return false;
 	if (!cassette_equality_is_identity(var->vartype))
 		return false;
@@ -229,22 +230,26 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 	out->value = value;
 	out->in_count = -1;
 	if (is_in && IsA(value, Const) && !((Const *) value)->constisnull)
-		out->in_count = ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(((Const *) value)->constvalue)),
-									   ARR_DIMS(DatumGetArrayTypeP(((Const *) value)->constvalue)));
+		out->in_count = ArrayGetNItems(ARR_NDIM(DatumGetArrayTypeP(
+										   ((Const *) value)->constvalue)),
+									   ARR_DIMS(DatumGetArrayTypeP(
+										   ((Const *) value)->constvalue)));
 	return true;
 }
 
 static List *
-classify_clauses(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel, List *clauses)
+classify_clauses(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
+				 List *clauses)
 {
-	List	   *conds = NIL;
-	ListCell   *lc;
+	List	 *conds = NIL;
+	ListCell *lc;
 
 	foreach(lc, clauses)
 	{
 		CassetteCond cond;
 
-		if (classify_clause(root, baserel, rel, lfirst_node(RestrictInfo, lc), &cond))
+		if (classify_clause(root, baserel, rel, lfirst_node(RestrictInfo, lc),
+							&cond))
 		{
 			CassetteCond *copy = palloc(sizeof(CassetteCond));
 
@@ -257,13 +262,14 @@ classify_clauses(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel, 
 
 /* Asks the engine (engine/query) for the access path of `conds` with an ORDER BY and a LIMIT. */
 void
-cassette_plan_conds(CassetteRelation *rel, List *conds, const cas_order_term *order, int norder,
-					int64 limit, cas_plan_info *plan)
+cassette_plan_conds(CassetteRelation *rel, List *conds,
+					const cas_order_term *order, int norder, int64 limit,
+					cas_plan_info *plan)
 {
-	int			n = Min(list_length(conds), CAS_MAX_CONSTRAINTS);
+	int				n = Min(list_length(conds), CAS_MAX_CONSTRAINTS);
 	cas_constraint *constraints = palloc0(sizeof(cas_constraint) * Max(n, 1));
-	int			i = 0;
-	ListCell   *lc;
+	int				i = 0;
+	ListCell	   *lc;
 
 	foreach(lc, conds)
 	{
@@ -289,20 +295,23 @@ cassette_cond_used(const cas_plan_info *plan, int i)
 }
 
 static void
-cassetteGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
+cassetteGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel,
+						  Oid foreigntableid)
 {
 	CassettePlanState *state = palloc0(sizeof(CassettePlanState));
-	RangeTblEntry *rte = planner_rt_fetch(baserel->relid, root);
-	Relation	relation = table_open(rte->relid, NoLock);
+	RangeTblEntry	  *rte = planner_rt_fetch(baserel->relid, root);
+	Relation		   relation = table_open(rte->relid, NoLock);
 
-	state->rel = cassette_relation(foreigntableid, RelationGetDescr(relation), false);
+	state->rel =
+		cassette_relation(foreigntableid, RelationGetDescr(relation), false);
 	table_close(relation, NoLock);
-	state->conds = classify_clauses(root, baserel, state->rel, baserel->baserestrictinfo);
+	state->conds =
+		classify_clauses(root, baserel, state->rel, baserel->baserestrictinfo);
 	baserel->fdw_private = state;
 	/* ANALYZE sets reltuples; before it, the store's own statistics. */
 	if (baserel->tuples < 0 || (baserel->pages == 0 && baserel->tuples == 0))
 	{
-		double		rows = 0;
+		double rows = 0;
 
 		CAS_CHECK(cas_table_estimate(state->rel->table, &rows));
 		baserel->tuples = rows > 0 ? rows : CAS_DEFAULT_ROWS;
@@ -313,7 +322,8 @@ cassetteGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntab
 /* The engine's estimate is in rows touched (a partition seek counts as several); a row costs
  * about what PostgreSQL charges for a heap tuple read and returned. */
 void
-cassette_path_costs(const cas_plan_info *plan, double rows, Cost *startup, Cost *total)
+cassette_path_costs(const cas_plan_info *plan, double rows, Cost *startup,
+					Cost *total)
 {
 	*startup = CAS_STARTUP_COST;
 	*total = *startup + plan->cost * CAS_SCAN_ROW_COST + rows * cpu_tuple_cost;
@@ -324,24 +334,25 @@ static int
 pathkey_column(RelOptInfo *baserel, CassetteRelation *rel, PathKey *pathkey)
 {
 	EquivalenceClass *ec = pathkey->pk_eclass;
-	ListCell   *lc;
+	ListCell		 *lc;
 
 	if (ec->ec_has_volatile)
 		return -1;
 	foreach(lc, ec->ec_members)
 	{
 		EquivalenceMember *em = lfirst(lc);
-		Expr	   *e = strip_relabel(em->em_expr);
+		Expr			  *e = strip_relabel(em->em_expr);
 
 		if (IsA(e, Var) && (Index) ((Var *) e)->varno == baserel->relid &&
 			((Var *) e)->varlevelsup == 0 && ((Var *) e)->varattno > 0 &&
 			((Var *) e)->varattno <= rel->natts)
 		{
-			int			att = ((Var *) e)->varattno - 1;
+			int att = ((Var *) e)->varattno - 1;
 
 			if (rel->att_column[att] >= 0 && rel->att_natural[att])
 			{
-				if (OidIsValid(ec->ec_collation) && !lc_collate_is_c(ec->ec_collation))
+				if (OidIsValid(ec->ec_collation) &&
+					!lc_collate_is_c(ec->ec_collation))
 					return -1;
 				return rel->att_column[att];
 			}
@@ -353,17 +364,19 @@ pathkey_column(RelOptInfo *baserel, CassetteRelation *rel, PathKey *pathkey)
 /* The query's ORDER BY as columns of this table; -1 when some term is not one of its columns in
  * an order the engine shares (e.g. a uuid, or text under a non-C collation). */
 static int
-query_order(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel, cas_order_term *order)
+query_order(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
+			cas_order_term *order)
 {
-	int			n = 0;
-	ListCell   *lc;
+	int		  n = 0;
+	ListCell *lc;
 
 	foreach(lc, root->query_pathkeys)
 	{
-		PathKey    *pathkey = lfirst(lc);
-		int			column = pathkey_column(baserel, rel, pathkey);
+		PathKey *pathkey = lfirst(lc);
+		int		 column = pathkey_column(baserel, rel, pathkey);
 
-		if (column < 0 || !rel->columns[column].orderable || n >= CAS_MAX_CONSTRAINTS)
+		if (column < 0 || !rel->columns[column].orderable ||
+			n >= CAS_MAX_CONSTRAINTS)
 			return -1;
 		order[n].column = column;
 		order[n].descending = pathkey->pk_strategy == BTGreaterStrategyNumber;
@@ -376,32 +389,33 @@ static bool
 member_is_attribute(PlannerInfo *root, RelOptInfo *rel, EquivalenceClass *ec,
 					EquivalenceMember *em, void *arg)
 {
-	Expr	   *e = strip_relabel(em->em_expr);
+	Expr *e = strip_relabel(em->em_expr);
 
 	return IsA(e, Var) && (Index) ((Var *) e)->varno == rel->relid &&
-		((Var *) e)->varlevelsup == 0 && ((Var *) e)->varattno == *(AttrNumber *) arg;
+		   ((Var *) e)->varlevelsup == 0 &&
+		   ((Var *) e)->varattno == *(AttrNumber *) arg;
 }
 
 /* Parameterized paths: partition key columns given by join clauses, one lookup per outer row. */
 static void
-add_parameterized_paths(PlannerInfo *root, RelOptInfo *baserel, CassettePlanState *state)
+add_parameterized_paths(PlannerInfo *root, RelOptInfo *baserel,
+						CassettePlanState *state)
 {
 	CassetteRelation *rel = state->rel;
-	List	   *conds = list_copy(state->conds);
-	Relids		required_outer = NULL;
-	int			c;
-	cas_plan_info plan;
-	ParamPathInfo *param_info;
-	Cost		startup,
-				total;
+	List			 *conds = list_copy(state->conds);
+	Relids			  required_outer = NULL;
+	int				  c;
+	cas_plan_info	  plan;
+	ParamPathInfo	 *param_info;
+	Cost			  startup, total;
 
 	for (c = 0; c < rel->ncolumns; c++)
 	{
-		AttrNumber	attno;
-		List	   *clauses;
-		ListCell   *lc;
-		bool		covered = false;
-		bool		found = false;
+		AttrNumber attno;
+		List	  *clauses;
+		ListCell  *lc;
+		bool	   covered = false;
+		bool	   found = false;
 
 		if (rel->columns[c].kind != CAS_PARTITION_KEY)
 			continue;
@@ -409,7 +423,8 @@ add_parameterized_paths(PlannerInfo *root, RelOptInfo *baserel, CassettePlanStat
 		{
 			CassetteCond *cond = lfirst(lc);
 
-			if (cond->column == c && (cond->op == CAS_OP_EQ || cond->op == CAS_OP_IN))
+			if (cond->column == c &&
+				(cond->op == CAS_OP_EQ || cond->op == CAS_OP_IN))
 				covered = true;
 		}
 		if (covered)
@@ -417,26 +432,29 @@ add_parameterized_paths(PlannerInfo *root, RelOptInfo *baserel, CassettePlanStat
 		if (rel->column_att[c] < 0)
 			return;
 		attno = rel->column_att[c] + 1;
-		clauses = generate_implied_equalities_for_column(root, baserel, member_is_attribute,
-														 &attno, baserel->lateral_referencers);
+		clauses =
+			generate_implied_equalities_for_column(root, baserel,
+												   member_is_attribute, &attno,
+												   baserel->lateral_referencers);
 		foreach(lc, baserel->joininfo)
 			clauses = lappend(clauses, lfirst(lc));
 		foreach(lc, clauses)
 		{
 			RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-			CassetteCond cond;
+			CassetteCond  cond;
 
 			if (!join_clause_is_movable_to(rinfo, baserel))
 				continue;
-			if (classify_clause(root, baserel, rel, rinfo, &cond) && cond.column == c &&
-				cond.op == CAS_OP_EQ)
+			if (classify_clause(root, baserel, rel, rinfo, &cond) &&
+				cond.column == c && cond.op == CAS_OP_EQ)
 			{
 				CassetteCond *copy = palloc(sizeof(CassetteCond));
 
 				*copy = cond;
 				conds = lappend(conds, copy);
 				required_outer = bms_union(required_outer,
-										   bms_difference(rinfo->clause_relids, baserel->relids));
+										   bms_difference(rinfo->clause_relids,
+														  baserel->relids));
 				found = true;
 				break;
 			}
@@ -451,40 +469,47 @@ add_parameterized_paths(PlannerInfo *root, RelOptInfo *baserel, CassettePlanStat
 		return;
 	param_info = get_baserel_parampathinfo(root, baserel, required_outer);
 	cassette_path_costs(&plan, param_info->ppi_rows, &startup, &total);
-	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, param_info->ppi_rows,
-													   startup, total, NIL, required_outer,
-													   NULL, list_make1(makeInteger(0))));
+	add_path(baserel,
+			 (Path *) create_foreignscan_path(root, baserel, NULL,
+											  param_info->ppi_rows, startup,
+											  total, NIL, required_outer, NULL,
+											  list_make1(makeInteger(0))));
 }
 
 
 static void
-cassetteGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid)
+cassetteGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel,
+						Oid foreigntableid)
 {
 	CassettePlanState *state = baserel->fdw_private;
-	cas_plan_info plan;
-	cas_order_term order[CAS_MAX_CONSTRAINTS];
-	int			norder;
-	Cost		startup,
-				total;
+	cas_plan_info	   plan;
+	cas_order_term	   order[CAS_MAX_CONSTRAINTS];
+	int				   norder;
+	Cost			   startup, total;
 
 	cassette_plan_conds(state->rel, state->conds, NULL, 0, -1, &plan);
 	cassette_path_costs(&plan, baserel->rows, &startup, &total);
-	add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows,
-													   startup, total, NIL, NULL, NULL,
-													   list_make1(makeInteger(0))));
+	add_path(baserel,
+			 (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows,
+											  startup, total, NIL, NULL, NULL,
+											  list_make1(makeInteger(0))));
 	/* When the access path yields the query's ORDER BY (clustering order or its reverse inside
 	 * one partition), offer it: PostgreSQL then needs no Sort. */
-	norder = root->query_pathkeys != NIL ? query_order(root, baserel, state->rel, order) : -1;
+	norder = root->query_pathkeys != NIL
+				 ? query_order(root, baserel, state->rel, order)
+				 : -1;
 	if (norder > 0)
 	{
 		cassette_plan_conds(state->rel, state->conds, order, norder, -1, &plan);
 		if (plan.order_satisfied)
 		{
 			cassette_path_costs(&plan, baserel->rows, &startup, &total);
-			add_path(baserel, (Path *) create_foreignscan_path(root, baserel, NULL, baserel->rows,
-															   startup, total,
-															   root->query_pathkeys, NULL, NULL,
-															   list_make1(makeInteger(1))));
+			add_path(baserel,
+					 (Path *)
+						 create_foreignscan_path(root, baserel, NULL,
+												 baserel->rows, startup, total,
+												 root->query_pathkeys, NULL, NULL,
+												 list_make1(makeInteger(1))));
 		}
 	}
 	add_parameterized_paths(root, baserel, state);
@@ -492,13 +517,13 @@ cassetteGetForeignPaths(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntable
 
 /* The values of the enforced clauses, in the order the plan binds them. */
 void
-cassette_plan_arguments(List *conds, const cas_plan_info *plan, List **fdw_exprs,
-						List **arg_is_in)
+cassette_plan_arguments(List *conds, const cas_plan_info *plan,
+						List **fdw_exprs, List **arg_is_in)
 {
-	Expr	  **args = palloc0(sizeof(Expr *) * Max(plan->arguments, 1));
-	int		   *args_in = palloc0(sizeof(int) * Max(plan->arguments, 1));
-	ListCell   *lc;
-	int			i = 0;
+	Expr	**args = palloc0(sizeof(Expr *) * Max(plan->arguments, 1));
+	int		 *args_in = palloc0(sizeof(int) * Max(plan->arguments, 1));
+	ListCell *lc;
+	int		  i = 0;
 
 	foreach(lc, conds)
 	{
@@ -519,25 +544,26 @@ cassette_plan_arguments(List *conds, const cas_plan_info *plan, List **fdw_exprs
 }
 
 static ForeignScan *
-cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntableid,
-					   ForeignPath *best_path, List *tlist, List *scan_clauses, Plan *outer_plan)
+cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel,
+					   Oid foreigntableid, ForeignPath *best_path, List *tlist,
+					   List *scan_clauses, Plan *outer_plan)
 {
 	CassettePlanState *state = baserel->fdw_private;
-	bool		ordered;
-	cas_order_term order[CAS_MAX_CONSTRAINTS];
-	int			norder = 0;
-	int64		limit = -1;
-	List	   *conds = NIL;
-	List	   *local = NIL;
-	List	   *fdw_exprs = NIL;
-	List	   *arg_is_in = NIL;
-	List	   *wanted = NIL;
-	Bitmapset  *attrs = NULL;
-	cas_plan_info plan;
-	ListCell   *lc;
-	int			i;
+	bool			   ordered;
+	cas_order_term	   order[CAS_MAX_CONSTRAINTS];
+	int				   norder = 0;
+	int64			   limit = -1;
+	List			  *conds = NIL;
+	List			  *local = NIL;
+	List			  *fdw_exprs = NIL;
+	List			  *arg_is_in = NIL;
+	List			  *wanted = NIL;
+	Bitmapset		  *attrs = NULL;
+	cas_plan_info	   plan;
+	ListCell		  *lc;
+	int				   i;
 
-	if (IS_UPPER_REL(baserel))	/* an aggregate pushed down (fdw_aggregate.c) */
+	if (IS_UPPER_REL(baserel)) /* an aggregate pushed down (fdw_aggregate.c) */
 		return cassette_aggregate_plan(root, baserel, tlist, outer_plan);
 	ordered = intVal(linitial(best_path->fdw_private)) != 0;
 
@@ -546,9 +572,10 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntablei
 	foreach(lc, scan_clauses)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-		CassetteCond cond;
+		CassetteCond  cond;
 
-		if (!rinfo->pseudoconstant && classify_clause(root, baserel, state->rel, rinfo, &cond))
+		if (!rinfo->pseudoconstant &&
+			classify_clause(root, baserel, state->rel, rinfo, &cond))
 		{
 			CassetteCond *copy = palloc(sizeof(CassetteCond));
 
@@ -558,12 +585,13 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntablei
 	}
 	if (ordered)
 		norder = Max(query_order(root, baserel, state->rel, order), 0);
-	cassette_plan_conds(state->rel, conds, norder > 0 ? order : NULL, norder, -1, &plan);
+	cassette_plan_conds(state->rel, conds, norder > 0 ? order : NULL, norder,
+						-1, &plan);
 	foreach(lc, scan_clauses)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-		bool		pushed = false;
-		ListCell   *lc2;
+		bool		  pushed = false;
+		ListCell	 *lc2;
 
 		i = 0;
 		foreach(lc2, conds)
@@ -582,7 +610,8 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntablei
 	 * access path and the rows come in the query's order, the engine may stop after
 	 * count + offset rows (root->limit_tuples; -1 with grouping, aggregates, DISTINCT...).
 	 * Not with FETCH FIRST n ROWS WITH TIES: the rows that tie with the last one count too. */
-	if (root->limit_tuples > 0 && local == NIL && best_path->path.param_info == NULL &&
+	if (root->limit_tuples > 0 && local == NIL &&
+		best_path->path.param_info == NULL &&
 		root->parse->limitOption != LIMIT_OPTION_WITH_TIES &&
 		bms_membership(root->all_baserels) == BMS_SINGLETON &&
 		(root->query_pathkeys == NIL ||
@@ -591,8 +620,8 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntablei
 	{
 		cas_plan_info limited;
 
-		cassette_plan_conds(state->rel, conds, norder > 0 ? order : NULL, norder,
-				   (int64) root->limit_tuples, &limited);
+		cassette_plan_conds(state->rel, conds, norder > 0 ? order : NULL,
+							norder, (int64) root->limit_tuples, &limited);
 		if (limited.limit_consumed && limited.arguments == plan.arguments)
 		{
 			plan = limited;
@@ -607,7 +636,7 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel, Oid foreigntablei
 	pull_varattnos((Node *) local, baserel->relid, &attrs);
 	for (i = 0; i < state->rel->natts; i++)
 	{
-		int			bit = i + 1 - FirstLowInvalidHeapAttributeNumber;
+		int bit = i + 1 - FirstLowInvalidHeapAttributeNumber;
 
 		if (bms_is_member(bit, attrs) ||
 			bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))

@@ -50,61 +50,62 @@
 typedef struct CassetteScanState
 {
 	CassetteRelation *rel;
-	char	   *encoded;		/* the engine's plan */
-	char	   *description;
-	int			nargs;
-	int		   *arg_is_in;
-	List	   *arg_states;		/* ExprState per argument */
-	int64		limit;
-	cas_repr   *reprs;			/* per CQL column */
-	int		   *wanted;			/* per CQL column */
-	cas_value  *values;			/* the current batch: [row][CQL column] */
-	int			batch_capacity; /* rows values has room for */
-	int			batch_size;		/* rows the next batch asks for */
-	int			batch_rows;		/* rows in the current batch */
-	int			batch_pos;		/* the next of them to return */
-	bool		scan_done;		/* the engine reported the end */
-	int			nread;			/* attributes the query reads, with their CQL columns */
-	int		   *read_att;
-	int		   *read_column;
-	int			nunread;		/* attributes always null (not read, or no CQL column) */
-	int		   *unread_att;
-	cas_scan   *scan;
+	char			 *encoded; /* the engine's plan */
+	char			 *description;
+	int				  nargs;
+	int				 *arg_is_in;
+	List			 *arg_states; /* ExprState per argument */
+	int64			  limit;
+	cas_repr		 *reprs;  /* per CQL column */
+	int				 *wanted; /* per CQL column */
+	cas_value		 *values; /* the current batch: [row][CQL column] */
+	int				  batch_capacity; /* rows values has room for */
+	int				  batch_size;	  /* rows the next batch asks for */
+	int				  batch_rows;	  /* rows in the current batch */
+	int				  batch_pos;	  /* the next of them to return */
+	bool			  scan_done;	  /* the engine reported the end */
+	int	 nread; /* attributes the query reads, with their CQL columns */
+	int *read_att;
+	int *read_column;
+	int	 nunread; /* attributes always null (not read, or no CQL column) */
+	int *unread_att;
+	cas_scan *scan;
 	/* An aggregate pushed down (fdw_aggregate.c): the scan returns one aggregated row, or one
 	 * per partition (GROUP BY the partition key). Scan tuple column k is aggregate
 	 * entry_aggregate[k] or, when that is -1, group column entry_group[k]. */
-	int			naggregates;
+	int			   naggregates;
 	cas_aggregate *aggregates;
-	int			ngroup;
-	int		   *group_columns;	/* CQL columns */
-	int			nentries;
-	int		   *entry_aggregate;
-	int		   *entry_group;
-	cas_value  *results;		/* per aggregate */
-	cas_value  *group_values;	/* per group column */
-	char	   *aggregate_text; /* "count(*), sum(value)" */
-	char	   *group_text;		/* "source, hour", or "" */
-	bool		aggregated;		/* the engine said there are no more groups */
-	TupleDesc	table_desc;		/* the foreign table's columns */
+	int			   ngroup;
+	int			  *group_columns; /* CQL columns */
+	int			   nentries;
+	int			  *entry_aggregate;
+	int			  *entry_group;
+	cas_value	  *results;		   /* per aggregate */
+	cas_value	  *group_values;   /* per group column */
+	char		  *aggregate_text; /* "count(*), sum(value)" */
+	char		  *group_text;	   /* "source, hour", or "" */
+	bool		   aggregated; /* the engine said there are no more groups */
+	TupleDesc	   table_desc; /* the foreign table's columns */
 } CassetteScanState;
 
 static void
 cassetteBeginForeignScan(ForeignScanState *node, int eflags)
 {
-	ForeignScan *fsplan = (ForeignScan *) node->ss.ps.plan;
-	Relation	relation = node->ss.ss_currentRelation;
+	ForeignScan		  *fsplan = (ForeignScan *) node->ss.ps.plan;
+	Relation		   relation = node->ss.ss_currentRelation;
 	CassetteScanState *st = palloc0(sizeof(CassetteScanState));
-	List	   *entries = NIL;		/* of a pushed-down aggregate */
-	List	   *arg_is_in = lthird(fsplan->fdw_private);
-	List	   *wanted = lfourth(fsplan->fdw_private);
-	ListCell   *lc;
-	int			i;
+	List			  *entries = NIL; /* of a pushed-down aggregate */
+	List			  *arg_is_in = lthird(fsplan->fdw_private);
+	List			  *wanted = lfourth(fsplan->fdw_private);
+	ListCell		  *lc;
+	int				   i;
 
 	node->fdw_state = st;
 	/* An aggregate's scan (scanrelid 0) reads the one foreign table of its query. */
 	if (relation == NULL)
-		relation = ExecGetRangeTableRelation(node->ss.ps.state,
-											 bms_next_member(fsplan->fs_relids, -1));
+		relation =
+			ExecGetRangeTableRelation(node->ss.ps.state,
+									  bms_next_member(fsplan->fs_relids, -1));
 	if (list_length(fsplan->fdw_private) > 5)
 	{
 		entries = list_nth(fsplan->fdw_private, 5);
@@ -122,7 +123,7 @@ cassetteBeginForeignScan(ForeignScanState *node, int eflags)
 	i = 0;
 	foreach(lc, entries)
 	{
-		List	   *spec = lfirst(lc);
+		List *spec = lfirst(lc);
 
 		st->entry_aggregate[i] = -1;
 		st->entry_group[i] = -1;
@@ -142,7 +143,8 @@ cassetteBeginForeignScan(ForeignScanState *node, int eflags)
 		}
 		i++;
 	}
-	st->rel = cassette_relation(RelationGetRelid(relation), RelationGetDescr(relation), true);
+	st->rel = cassette_relation(RelationGetRelid(relation),
+								RelationGetDescr(relation), true);
 	st->encoded = strVal(linitial(fsplan->fdw_private));
 	st->description = strVal(lsecond(fsplan->fdw_private));
 	st->limit = pg_strtoint64(strVal(list_nth(fsplan->fdw_private, 4)));
@@ -157,7 +159,7 @@ cassetteBeginForeignScan(ForeignScanState *node, int eflags)
 		st->reprs[i] = st->rel->column_repr[i];
 	foreach(lc, wanted)
 	{
-		int			att = lfirst_int(lc);
+		int att = lfirst_int(lc);
 
 		if (att < st->rel->natts && st->rel->att_column[att] >= 0)
 			st->wanted[st->rel->att_column[att]] = 1;
@@ -168,7 +170,7 @@ cassetteBeginForeignScan(ForeignScanState *node, int eflags)
 	st->unread_att = palloc0(sizeof(int) * Max(st->rel->natts, 1));
 	for (i = 0; i < st->rel->natts; i++)
 	{
-		int			c = st->rel->att_column[i];
+		int c = st->rel->att_column[i];
 
 		if (c >= 0 && st->wanted[c])
 		{
@@ -192,7 +194,7 @@ cassetteBeginForeignScan(ForeignScanState *node, int eflags)
  * Larger batches than 64 rows measured no faster.
  */
 #define CASSETTE_FIRST_BATCH 16
-#define CASSETTE_MAX_BATCH 64
+#define CASSETTE_MAX_BATCH	 64
 
 static void
 reset_batches(CassetteScanState *st)
@@ -201,15 +203,16 @@ reset_batches(CassetteScanState *st)
 	st->batch_pos = 0;
 	st->scan_done = false;
 	st->batch_size = CASSETTE_FIRST_BATCH;
-	if (st->limit >= 0)			/* + 1: the engine meets its end within the same call */
-		st->batch_size = st->limit >= CASSETTE_MAX_BATCH ? CASSETTE_MAX_BATCH : (int) st->limit + 1;
+	if (st->limit >= 0) /* + 1: the engine meets its end within the same call */
+		st->batch_size = st->limit >= CASSETTE_MAX_BATCH ? CASSETTE_MAX_BATCH
+														 : (int) st->limit + 1;
 }
 
 /* Reads the next batch; false at the end of the scan. */
 static bool
 next_batch(CassetteScanState *st)
 {
-	int			ncolumns = Max(st->rel->ncolumns, 1);
+	int ncolumns = Max(st->rel->ncolumns, 1);
 
 	if (st->scan_done)
 		return false;
@@ -218,11 +221,13 @@ next_batch(CassetteScanState *st)
 		/* In the scan's memory context (the executor's per-query one), not a per-tuple one. */
 		if (st->values)
 			pfree(st->values);
-		st->values = MemoryContextAlloc(GetMemoryChunkContext(st),
-										sizeof(cas_value) * ncolumns * st->batch_size);
+		st->values =
+			MemoryContextAlloc(GetMemoryChunkContext(st),
+							   sizeof(cas_value) * ncolumns * st->batch_size);
 		st->batch_capacity = st->batch_size;
 	}
-	CAS_CHECK(cas_scan_next_batch(st->scan, st->values, st->batch_size, &st->batch_rows));
+	CAS_CHECK(cas_scan_next_batch(st->scan, st->values, st->batch_size,
+								  &st->batch_rows));
 	st->batch_pos = 0;
 	if (st->batch_rows == 0)
 	{
@@ -237,19 +242,24 @@ next_batch(CassetteScanState *st)
  * may name one (t < 'infinity'): it binds as the first value past PostgreSQL's range, above
  * (or below) every value PostgreSQL can read, so that it compares as infinity does. */
 static void
-bound_value_from_datum(Datum datum, bool isnull, Oid type, cas_repr repr, cas_value *out)
+bound_value_from_datum(Datum datum, bool isnull, Oid type, cas_repr repr,
+					   cas_value *out)
 {
-	if (!isnull && type == TIMESTAMPTZOID && TIMESTAMP_NOT_FINITE(DatumGetTimestampTz(datum)))
+	if (!isnull && type == TIMESTAMPTZOID &&
+		TIMESTAMP_NOT_FINITE(DatumGetTimestampTz(datum)))
 	{
 		memset(out, 0, sizeof(*out));
-		out->i = TIMESTAMP_IS_NOEND(DatumGetTimestampTz(datum)) ? END_TIMESTAMP : MIN_TIMESTAMP - 1000;
+		out->i = TIMESTAMP_IS_NOEND(DatumGetTimestampTz(datum))
+					 ? END_TIMESTAMP
+					 : MIN_TIMESTAMP - 1000;
 		return;
 	}
 	if (!isnull && type == DATEOID && DATE_NOT_FINITE(DatumGetDateADT(datum)))
 	{
 		memset(out, 0, sizeof(*out));
-		out->i = DATE_IS_NOEND(DatumGetDateADT(datum)) ? DATE_END_JULIAN - POSTGRES_EPOCH_JDATE :
-			DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE - 1;
+		out->i = DATE_IS_NOEND(DatumGetDateADT(datum))
+					 ? DATE_END_JULIAN - POSTGRES_EPOCH_JDATE
+					 : DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE - 1;
 		return;
 	}
 	cassette_value_from_datum(datum, isnull, type, repr, out);
@@ -259,42 +269,42 @@ bound_value_from_datum(Datum datum, bool isnull, Oid type, cas_repr repr, cas_va
 static void
 open_scan(ForeignScanState *node, CassetteScanState *st)
 {
-	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	ExprContext	 *econtext = node->ss.ps.ps_ExprContext;
 	MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-	cas_value **values = palloc0(sizeof(cas_value *) * Max(st->nargs, 1));
-	int		   *counts = palloc0(sizeof(int) * Max(st->nargs, 1));
-	cas_repr   *reprs = palloc0(sizeof(cas_repr) * Max(st->nargs, 1));
-	ListCell   *lc;
-	int			i = 0;
+	cas_value	**values = palloc0(sizeof(cas_value *) * Max(st->nargs, 1));
+	int			 *counts = palloc0(sizeof(int) * Max(st->nargs, 1));
+	cas_repr	 *reprs = palloc0(sizeof(cas_repr) * Max(st->nargs, 1));
+	ListCell	 *lc;
+	int			  i = 0;
 
 	foreach(lc, st->arg_states)
 	{
-		ExprState  *expr = lfirst(lc);
-		bool		isnull;
-		Datum		datum = ExecEvalExpr(expr, econtext, &isnull);
-		Oid			type = exprType((Node *) expr->expr);
+		ExprState *expr = lfirst(lc);
+		bool	   isnull;
+		Datum	   datum = ExecEvalExpr(expr, econtext, &isnull);
+		Oid		   type = exprType((Node *) expr->expr);
 
 		if (st->arg_is_in[i])
 		{
-			Datum	   *elements = NULL;
-			bool	   *nulls = NULL;
-			int			n = 0,
-						j;
-			Oid			elemtype = get_element_type(type);
-			int16		typlen;
-			bool		typbyval;
-			char		typalign;
+			Datum *elements = NULL;
+			bool  *nulls = NULL;
+			int	   n = 0, j;
+			Oid	   elemtype = get_element_type(type);
+			int16  typlen;
+			bool   typbyval;
+			char   typalign;
 
 			if (!isnull)
 			{
 				get_typlenbyvalalign(elemtype, &typlen, &typbyval, &typalign);
-				deconstruct_array(DatumGetArrayTypeP(datum), elemtype, typlen, typbyval, typalign,
-								  &elements, &nulls, &n);
+				deconstruct_array(DatumGetArrayTypeP(datum), elemtype, typlen,
+								  typbyval, typalign, &elements, &nulls, &n);
 			}
 			values[i] = palloc0(sizeof(cas_value) * Max(n, 1));
 			reprs[i] = cassette_repr_for_type(elemtype);
 			for (j = 0; j < n; j++)
-				bound_value_from_datum(elements[j], nulls[j], elemtype, reprs[i], &values[i][j]);
+				bound_value_from_datum(elements[j], nulls[j], elemtype,
+									   reprs[i], &values[i][j]);
 			counts[i] = n;
 		}
 		else
@@ -306,8 +316,9 @@ open_scan(ForeignScanState *node, CassetteScanState *st)
 		}
 		i++;
 	}
-	CAS_CHECK(cas_scan_open(st->rel->table, st->encoded, (const cas_value *const *) values,
-							counts, reprs, st->nargs, st->limit, st->reprs, st->wanted,
+	CAS_CHECK(cas_scan_open(st->rel->table, st->encoded,
+							(const cas_value *const *) values, counts, reprs,
+							st->nargs, st->limit, st->reprs, st->wanted,
 							node->ss.ps.state->es_snapshot->curcid, &st->scan));
 	MemoryContextSwitchTo(old);
 	reset_batches(st);
@@ -320,9 +331,10 @@ open_scan(ForeignScanState *node, CassetteScanState *st)
 static Datum
 column_datum(CassetteScanState *st, int column, const cas_value *v, cas_repr repr)
 {
-	int			att = st->rel->column_att[column];
+	int att = st->rel->column_att[column];
 
-	return cassette_datum_from_value(v, repr, &st->rel->att_input[att], st->rel->att_ioparam[att],
+	return cassette_datum_from_value(v, repr, &st->rel->att_input[att],
+									 st->rel->att_ioparam[att],
 									 TupleDescAttr(st->table_desc, att)->atttypmod);
 }
 
@@ -332,8 +344,8 @@ static TupleTableSlot *
 iterate_aggregate(ForeignScanState *node, CassetteScanState *st)
 {
 	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
-	int			outcome = CAS_AGGREGATE_MORE;
-	int			k;
+	int				outcome = CAS_AGGREGATE_MORE;
+	int				k;
 
 	ExecClearTuple(slot);
 	if (st->aggregated)
@@ -343,8 +355,9 @@ iterate_aggregate(ForeignScanState *node, CassetteScanState *st)
 	while (outcome == CAS_AGGREGATE_MORE)
 	{
 		CHECK_FOR_INTERRUPTS();
-		CAS_CHECK(cas_scan_aggregate(st->scan, st->aggregates, st->naggregates, st->group_columns,
-									 st->ngroup, CASSETTE_AGGREGATE_STEP, st->results,
+		CAS_CHECK(cas_scan_aggregate(st->scan, st->aggregates, st->naggregates,
+									 st->group_columns, st->ngroup,
+									 CASSETTE_AGGREGATE_STEP, st->results,
 									 st->group_values, &outcome));
 	}
 	if (outcome == CAS_AGGREGATE_FLOAT_OVERFLOW)
@@ -356,9 +369,9 @@ iterate_aggregate(ForeignScanState *node, CassetteScanState *st)
 	}
 	for (k = 0; k < st->nentries; k++)
 	{
-		const cas_value *v;
+		const cas_value		*v;
 		const cas_aggregate *agg = NULL;
-		Datum		datum = (Datum) 0;
+		Datum				 datum = (Datum) 0;
 
 		if (st->entry_aggregate[k] >= 0)
 		{
@@ -371,18 +384,25 @@ iterate_aggregate(ForeignScanState *node, CassetteScanState *st)
 		if (!v->isnull)
 		{
 			if (agg == NULL)
-				datum = column_datum(st, st->group_columns[st->entry_group[k]], v,
-									 st->rel->column_repr[st->group_columns[st->entry_group[k]]]);
-			else if (agg->kind == CAS_AGG_COUNT_ROWS || agg->kind == CAS_AGG_COUNT)
+				datum =
+					column_datum(st, st->group_columns[st->entry_group[k]], v,
+								 st->rel->column_repr
+									 [st->group_columns[st->entry_group[k]]]);
+			else if (agg->kind == CAS_AGG_COUNT_ROWS ||
+					 agg->kind == CAS_AGG_COUNT)
 				datum = Int64GetDatum(v->i);
 			else if (agg->kind == CAS_AGG_SUM && agg->repr == CAS_REPR_INT8)
-				datum = DirectFunctionCall3(numeric_in, CStringGetDatum(pnstrdup(v->data, v->len)),
-											ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
-			else if (agg->kind == CAS_AGG_SUM && (agg->repr == CAS_REPR_INT2 ||
-												  agg->repr == CAS_REPR_INT4))
+				datum = DirectFunctionCall3(numeric_in,
+											CStringGetDatum(
+												pnstrdup(v->data, v->len)),
+											ObjectIdGetDatum(InvalidOid),
+											Int32GetDatum(-1));
+			else if (agg->kind == CAS_AGG_SUM &&
+					 (agg->repr == CAS_REPR_INT2 || agg->repr == CAS_REPR_INT4))
 				datum = Int64GetDatum(v->i);
-			else if (agg->kind == CAS_AGG_SUM)	/* a float: the column's own type */
-				datum = cassette_datum_from_value(v, agg->repr, NULL, InvalidOid, -1);
+			else if (agg->kind == CAS_AGG_SUM) /* a float: the column's own type */
+				datum = cassette_datum_from_value(v, agg->repr, NULL,
+												  InvalidOid, -1);
 			else
 				datum = column_datum(st, agg->column, v, agg->repr);
 		}
@@ -394,9 +414,9 @@ iterate_aggregate(ForeignScanState *node, CassetteScanState *st)
 /* Where a value being converted for the scan came from, for an error's CONTEXT line. */
 typedef struct ConversionSite
 {
-	Relation	relation;
-	TupleDesc	desc;
-	int			att;
+	Relation  relation;
+	TupleDesc desc;
+	int		  att;
 } ConversionSite;
 
 /* "column "x" of foreign table "t"", as postgres_fdw says: PostgreSQL's own input functions
@@ -416,10 +436,10 @@ static TupleTableSlot *
 cassetteIterateForeignScan(ForeignScanState *node)
 {
 	CassetteScanState *st = node->fdw_state;
-	TupleTableSlot *slot = node->ss.ss_ScanTupleSlot;
-	CassetteRelation *rel = st->rel;
-	const cas_value *row;
-	int			att;
+	TupleTableSlot	  *slot = node->ss.ss_ScanTupleSlot;
+	CassetteRelation  *rel = st->rel;
+	const cas_value	  *row;
+	int				   att;
 
 	if (st->naggregates > 0)
 		return iterate_aggregate(node, st);
@@ -430,10 +450,10 @@ cassetteIterateForeignScan(ForeignScanState *node)
 		return slot;
 	row = st->values + (size_t) st->batch_pos++ * Max(rel->ncolumns, 1);
 	{
-		Datum	   *datums = slot->tts_values;
-		bool	   *nulls = slot->tts_isnull;
-		const int	nread = st->nread;
-		int			k;
+		Datum	 *datums = slot->tts_values;
+		bool	 *nulls = slot->tts_isnull;
+		const int nread = st->nread;
+		int		  k;
 
 		for (k = 0; k < st->nunread; k++)
 		{
@@ -442,9 +462,9 @@ cassetteIterateForeignScan(ForeignScanState *node)
 		}
 		for (k = 0; k < nread; k++)
 		{
-			const int	c = st->read_column[k];
+			const int		 c = st->read_column[k];
 			const cas_value *v = &row[c];
-			const cas_repr repr = st->reprs[c];
+			const cas_repr	 repr = st->reprs[c];
 
 			att = st->read_att[k];
 			if (v->isnull)
@@ -459,18 +479,25 @@ cassetteIterateForeignScan(ForeignScanState *node)
 				datums[att] = Float8GetDatum(v->d);
 			else if (repr == CAS_REPR_INT4)
 				datums[att] = Int32GetDatum((int32) v->i);
-			else if (repr == CAS_REPR_INT8 || repr == CAS_REPR_TIMESTAMPTZ || repr == CAS_REPR_TIME)
+			else if (repr == CAS_REPR_INT8 || repr == CAS_REPR_TIMESTAMPTZ ||
+					 repr == CAS_REPR_TIME)
 				datums[att] = Int64GetDatum(v->i);
 			else
 			{
 				/* The conversions that can fail: with the column named in the error. */
-				ConversionSite site = {node->ss.ss_currentRelation, slot->tts_tupleDescriptor, att};
-				ErrorContextCallback callback = {error_context_stack, conversion_error_callback, &site};
+				ConversionSite		 site = {node->ss.ss_currentRelation,
+											 slot->tts_tupleDescriptor, att};
+				ErrorContextCallback callback = {error_context_stack,
+												 conversion_error_callback,
+												 &site};
 
 				error_context_stack = &callback;
 				datums[att] =
-					cassette_datum_from_value(v, repr, &rel->att_input[att], rel->att_ioparam[att],
-											  TupleDescAttr(slot->tts_tupleDescriptor, att)->atttypmod);
+					cassette_datum_from_value(v, repr, &rel->att_input[att],
+											  rel->att_ioparam[att],
+											  TupleDescAttr(slot->tts_tupleDescriptor,
+															att)
+												  ->atttypmod);
 				error_context_stack = callback.previous;
 			}
 		}
@@ -522,36 +549,39 @@ cassetteExplainForeignScan(ForeignScanState *node, ExplainState *es)
 /* ---- ANALYZE: a reservoir sample of a full scan ------------------------------------------- */
 
 static int
-cassette_sample_rows(Relation relation, int elevel, HeapTuple *rows, int targrows,
-					 double *totalrows, double *totaldeadrows)
+cassette_sample_rows(Relation relation, int elevel, HeapTuple *rows,
+					 int targrows, double *totalrows, double *totaldeadrows)
 {
-	TupleDesc	tupdesc = RelationGetDescr(relation);
-	CassetteRelation *rel = cassette_relation(RelationGetRelid(relation), tupdesc, true);
-	MemoryContext row_context = AllocSetContextCreate(CurrentMemoryContext, "cassette_fdw analyze",
-													  ALLOCSET_DEFAULT_SIZES);
+	TupleDesc		  tupdesc = RelationGetDescr(relation);
+	CassetteRelation *rel =
+		cassette_relation(RelationGetRelid(relation), tupdesc, true);
+	MemoryContext row_context =
+		AllocSetContextCreate(CurrentMemoryContext, "cassette_fdw analyze",
+							  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old;
-	cas_value  *values = palloc0(sizeof(cas_value) * Max(rel->ncolumns, 1));
-	int		   *wanted = palloc0(sizeof(int) * Max(rel->ncolumns, 1));
-	Datum	   *datums = palloc0(sizeof(Datum) * Max(rel->natts, 1));
-	bool	   *nulls = palloc0(sizeof(bool) * Max(rel->natts, 1));
+	cas_value	 *values = palloc0(sizeof(cas_value) * Max(rel->ncolumns, 1));
+	int			 *wanted = palloc0(sizeof(int) * Max(rel->ncolumns, 1));
+	Datum		 *datums = palloc0(sizeof(Datum) * Max(rel->natts, 1));
+	bool		 *nulls = palloc0(sizeof(bool) * Max(rel->natts, 1));
 	ReservoirStateData rstate;
-	double		rowstoskip = -1;
-	double		seen = 0;
-	int			numrows = 0;
-	cas_scan   *scan;
-	int			has_row;
-	int			c;
+	double			   rowstoskip = -1;
+	double			   seen = 0;
+	int				   numrows = 0;
+	cas_scan		  *scan;
+	int				   has_row;
+	int				   c;
 
 	for (c = 0; c < rel->ncolumns; c++)
 		wanted[c] = rel->column_att[c] >= 0;
-	CAS_CHECK(cas_scan_open(rel->table, "scan", NULL, NULL, NULL, 0, -1, rel->column_repr,
-							wanted, GetCurrentCommandId(false), &scan));
+	CAS_CHECK(cas_scan_open(rel->table, "scan", NULL, NULL, NULL, 0, -1,
+							rel->column_repr, wanted,
+							GetCurrentCommandId(false), &scan));
 	reservoir_init_selection_state(&rstate, targrows);
 	for (;;)
 	{
-		int			att;
-		int			slot = -1;
-		bool		replace = false;
+		int	 att;
+		int	 slot = -1;
+		bool replace = false;
 
 		CHECK_FOR_INTERRUPTS();
 		if (cas_scan_next(scan, values, &has_row) != 0)
@@ -569,7 +599,8 @@ cassette_sample_rows(Relation relation, int elevel, HeapTuple *rows, int targrow
 				rowstoskip = reservoir_get_next_S(&rstate, seen, targrows);
 			if (rowstoskip <= 0)
 			{
-				slot = (int) (targrows * sampler_random_fract(&rstate.randstate));
+				slot =
+					(int) (targrows * sampler_random_fract(&rstate.randstate));
 				replace = true;
 			}
 			rowstoskip -= 1;
@@ -581,12 +612,18 @@ cassette_sample_rows(Relation relation, int elevel, HeapTuple *rows, int targrow
 		old = MemoryContextSwitchTo(row_context);
 		for (att = 0; att < rel->natts; att++)
 		{
-			int			col = rel->att_column[att];
+			int col = rel->att_column[att];
 
 			nulls[att] = col < 0 || values[col].isnull;
-			datums[att] = nulls[att] ? (Datum) 0 :
-				cassette_datum_from_value(&values[col], rel->column_repr[col], &rel->att_input[att],
-										  rel->att_ioparam[att], TupleDescAttr(tupdesc, att)->atttypmod);
+			datums[att] =
+				nulls[att]
+					? (Datum) 0
+					: cassette_datum_from_value(&values[col],
+												rel->column_repr[col],
+												&rel->att_input[att],
+												rel->att_ioparam[att],
+												TupleDescAttr(tupdesc, att)
+													->atttypmod);
 		}
 		MemoryContextSwitchTo(old);
 		if (replace)
@@ -599,12 +636,14 @@ cassette_sample_rows(Relation relation, int elevel, HeapTuple *rows, int targrow
 	*totaldeadrows = 0;
 	ereport(elevel,
 			(errmsg("\"%s\": CQL table %s has %.0f rows; %d rows in sample",
-					RelationGetRelationName(relation), cas_table_name(rel->table), seen, numrows)));
+					RelationGetRelationName(relation),
+					cas_table_name(rel->table), seen, numrows)));
 	return numrows;
 }
 
 static bool
-cassetteAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *func, BlockNumber *totalpages)
+cassetteAnalyzeForeignTable(Relation relation, AcquireSampleRowsFunc *func,
+							BlockNumber *totalpages)
 {
 	*func = cassette_sample_rows;
 	*totalpages = 1;

@@ -52,8 +52,8 @@ cassette_repr_for_type(Oid typid)
 }
 
 Datum
-cassette_datum_from_value(const cas_value *v, cas_repr repr, FmgrInfo *input, Oid ioparam,
-						  int32 typmod)
+cassette_datum_from_value(const cas_value *v, cas_repr repr, FmgrInfo *input,
+						  Oid ioparam, int32 typmod)
 {
 	switch (repr)
 	{
@@ -70,10 +70,11 @@ cassette_datum_from_value(const cas_value *v, cas_repr repr, FmgrInfo *input, Oi
 		case CAS_REPR_BOOL:
 			return BoolGetDatum(v->i != 0);
 		case CAS_REPR_VARLENA:
-			return PointerGetDatum(cstring_to_text_with_len(v->data, (int) v->len));
+			return PointerGetDatum(
+				cstring_to_text_with_len(v->data, (int) v->len));
 		case CAS_REPR_UUID:
 			{
-				pg_uuid_t  *uuid = palloc(sizeof(pg_uuid_t));
+				pg_uuid_t *uuid = palloc(sizeof(pg_uuid_t));
 
 				memcpy(uuid->data, v->data, UUID_LEN);
 				return UUIDPGetDatum(uuid);
@@ -86,7 +87,7 @@ cassette_datum_from_value(const cas_value *v, cas_repr repr, FmgrInfo *input, Oi
 			return TimeADTGetDatum((TimeADT) v->i);
 		case CAS_REPR_INTERVAL:
 			{
-				Interval   *interval = palloc(sizeof(Interval));
+				Interval *interval = palloc(sizeof(Interval));
 
 				interval->time = v->i;
 				interval->day = v->days;
@@ -100,7 +101,8 @@ cassette_datum_from_value(const cas_value *v, cas_repr repr, FmgrInfo *input, Oi
 }
 
 void
-cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr, cas_value *out)
+cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr,
+						  cas_value *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->isnull = isnull;
@@ -128,7 +130,8 @@ cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr, ca
 			return;
 		case CAS_REPR_VARLENA:
 			{
-				struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(datum));
+				struct varlena *v = pg_detoast_datum_packed(
+					(struct varlena *) DatumGetPointer(datum));
 
 				out->data = VARDATA_ANY(v);
 				out->len = VARSIZE_ANY_EXHDR(v);
@@ -142,7 +145,8 @@ cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr, ca
 			if (TIMESTAMP_NOT_FINITE(DatumGetTimestampTz(datum)))
 				ereport(ERROR,
 						(errcode(ERRCODE_DATETIME_VALUE_OUT_OF_RANGE),
-						 errmsg("infinite timestamps cannot be stored in a CQL timestamp")));
+						 errmsg(
+							 "infinite timestamps cannot be stored in a CQL timestamp")));
 			out->i = DatumGetTimestampTz(datum);
 			return;
 		case CAS_REPR_DATE:
@@ -157,7 +161,7 @@ cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr, ca
 			return;
 		case CAS_REPR_INTERVAL:
 			{
-				Interval   *interval = DatumGetIntervalP(datum);
+				Interval *interval = DatumGetIntervalP(datum);
 
 				out->i = interval->time;
 				out->days = interval->day;
@@ -166,12 +170,12 @@ cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr, ca
 			}
 		case CAS_REPR_TEXT:
 			{
-				Oid			func;
-				bool		varlena;
-				char	   *text;
-				int			date_style = DateStyle;
-				int			interval_style = IntervalStyle;
-				pg_tz	   *timezone = session_timezone;
+				Oid	   func;
+				bool   varlena;
+				char  *text;
+				int	   date_style = DateStyle;
+				int	   interval_style = IntervalStyle;
+				pg_tz *timezone = session_timezone;
 
 				/* The engine parses ISO dates and timestamps and postgres-style intervals
 				 * (array elements such as {"1 day",-01:00:00}): print them so whatever the
@@ -201,15 +205,15 @@ cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr, ca
 }
 
 void
-cassette_values_from_slot(CassetteRelation *rel, TupleTableSlot *slot, cas_value *values,
-						  cas_repr *reprs)
+cassette_values_from_slot(CassetteRelation *rel, TupleTableSlot *slot,
+						  cas_value *values, cas_repr *reprs)
 {
-	int			c;
+	int c;
 
 	slot_getallattrs(slot);
 	for (c = 0; c < rel->ncolumns; c++)
 	{
-		int			att = rel->column_att[c];
+		int att = rel->column_att[c];
 
 		reprs[c] = rel->column_repr[c];
 		if (att < 0)
@@ -219,7 +223,8 @@ cassette_values_from_slot(CassetteRelation *rel, TupleTableSlot *slot, cas_value
 			continue;
 		}
 		cassette_value_from_datum(slot->tts_values[att], slot->tts_isnull[att],
-								  TupleDescAttr(slot->tts_tupleDescriptor, att)->atttypid,
+								  TupleDescAttr(slot->tts_tupleDescriptor, att)
+									  ->atttypid,
 								  reprs[c], &values[c]);
 	}
 }

@@ -89,7 +89,8 @@ bool Connection::trusts_store(const std::string& db_name, const std::string& pat
 }
 
 Result<std::string> Connection::open_main_store(const std::string& path) {
-  if (path.empty()) return Status::invalid_argument("cql_open() needs a store path (or ':memory:').");
+  if (path.empty())
+    return Status::invalid_argument("cql_open() needs a store path (or ':memory:').");
   // A path typed at run time, as ATTACH's: relative to the working directory.
   const std::string absolute = path == ":memory:" ? path : normalized(path);
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store, store_for("main", absolute));
@@ -216,7 +217,8 @@ void Connection::clear_exposed(const std::string& schema, const std::string& sql
   }
 }
 
-const std::string* Connection::exposed(const std::string& schema, const std::string& sql_name) const {
+const std::string* Connection::exposed(const std::string& schema,
+                                       const std::string& sql_name) const {
   auto [begin, end] = exposed_.equal_range(exposed_key(schema, sql_name));
   return begin == end ? nullptr : &std::prev(end)->second;
 }

@@ -138,7 +138,8 @@ int rows_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
     }
   }
   sqlite3_free(vtab->zErrMsg);
-  vtab->zErrMsg = sqlite3_mprintf("cql_rows() needs a CQL statement: SELECT * FROM cql_rows('SELECT ...')");
+  vtab->zErrMsg =
+      sqlite3_mprintf("cql_rows() needs a CQL statement: SELECT * FROM cql_rows('SELECT ...')");
   return SQLITE_ERROR;
 }
 
@@ -185,8 +186,8 @@ int rows_filter(sqlite3_vtab_cursor* cursor, int, const char*, int argc, sqlite3
       return fail("cql_rows() needs a CQL statement, not NULL.");
     }
     const unsigned char* text = sqlite3_value_text(argv[0]);
-    auto statement = rows_statement(std::string_view(reinterpret_cast<const char*>(text),
-                                                     static_cast<size_t>(sqlite3_value_bytes(argv[0]))));
+    auto statement = rows_statement(std::string_view(
+        reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_value_bytes(argv[0]))));
     if (!statement.is_ok()) return fail(statement.status().message());
     auto transaction = open_transaction(*t->connection, *session.value(), *statement);
     if (!transaction.is_ok()) return fail(transaction.status().message());
@@ -240,11 +241,28 @@ const sqlite3_module& cql_rows_module() {
   static const sqlite3_module module = {
       /* iVersion */ 0,
       /* xCreate */ rows_connect,  // eponymous, and creatable with a statement
-      rows_connect, rows_best_index, rows_disconnect,
-      /* xDestroy */ rows_disconnect, rows_open, rows_close, rows_filter, rows_next, rows_eof, rows_column,
+      rows_connect,
+      rows_best_index,
+      rows_disconnect,
+      /* xDestroy */ rows_disconnect,
+      rows_open,
+      rows_close,
+      rows_filter,
+      rows_next,
+      rows_eof,
+      rows_column,
       rows_rowid,
-      /* xUpdate ... */ nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
-      nullptr, nullptr, nullptr};
+      /* xUpdate ... */ nullptr,
+      nullptr,
+      nullptr,
+      nullptr,
+      nullptr,
+      nullptr,
+      nullptr,
+      nullptr,
+      nullptr,
+      nullptr,
+      nullptr};
   return module;
 }
 

@@ -47,9 +47,9 @@ struct CqlTable {
   cql::Session* session = nullptr;
   std::shared_ptr<const schema::TableDef> table;
   std::string keyspace;
-  std::string name;             // the CQL table name
+  std::string name;                  // the CQL table name
   std::string sql_schema, sql_name;  // the virtual table's SQLite schema ("main") and name
-  bool owns_table = false;      // created by this virtual table: DROP TABLE drops it
+  bool owns_table = false;           // created by this virtual table: DROP TABLE drops it
   std::vector<size_t> sql_order;     // SQL column i (< n) -> index in table->columns
   // What xColumn needs of SQL column i (< n), packed in one array: it runs per value per row,
   // between which SQLite and the host touch much other memory, and a ColumnDef is large.
@@ -76,7 +76,7 @@ struct CqlTable {
   bool any_dropped = false;
   bool columns_changed = false;  // the CQL table's columns are not `table`'s any more
   bool redeclared = false;       // redeclare_columns() succeeded
-  std::string gone;           // why the table cannot be used, when it is gone
+  std::string gone;              // why the table cannot be used, when it is gone
   std::shared_ptr<const schema::Schema> schema_seen;
   std::unordered_map<int64_t, RowKey> rowids;  // rowids handed out by xRowid
   bool in_transaction = false;

@@ -36,9 +36,12 @@ int depth_change(std::string_view piece, char* quote) {
       if (c == *quote) *quote = 0;
       continue;
     }
-    if (c == '\'' || c == '"') *quote = c;
-    else if (c == '<' || c == '{' || c == '[' || c == '(') ++depth;
-    else if (c == '>' || c == '}' || c == ']' || c == ')') --depth;
+    if (c == '\'' || c == '"')
+      *quote = c;
+    else if (c == '<' || c == '{' || c == '[' || c == '(')
+      ++depth;
+    else if (c == '>' || c == '}' || c == ']' || c == ')')
+      --depth;
   }
   return depth;
 }
@@ -53,10 +56,14 @@ size_t top_level_equals(std::string_view s) {
       if (c == quote) quote = 0;
       continue;
     }
-    if (c == '\'' || c == '"') quote = c;
-    else if (c == '<' || c == '{' || c == '[' || c == '(') ++depth;
-    else if (c == '>' || c == '}' || c == ']' || c == ')') --depth;
-    else if (c == '=' && depth == 0) return i;
+    if (c == '\'' || c == '"')
+      quote = c;
+    else if (c == '<' || c == '{' || c == '[' || c == '(')
+      ++depth;
+    else if (c == '>' || c == '}' || c == ']' || c == ')')
+      --depth;
+    else if (c == '=' && depth == 0)
+      return i;
   }
   return std::string_view::npos;
 }
@@ -84,7 +91,8 @@ std::string map_option_value(const std::string& value) {
 }
 
 std::string quote_name(std::string_view name) {
-  bool plain = !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_');
+  bool plain =
+      !name.empty() && (std::islower(static_cast<unsigned char>(name[0])) || name[0] == '_');
   for (char c : name) {
     plain = plain && (std::islower(static_cast<unsigned char>(c)) ||
                       std::isdigit(static_cast<unsigned char>(c)) || c == '_');
@@ -147,10 +155,14 @@ Result<Arguments> parse_arguments(int argc, const char* const* argv) {
       std::string value = trim(std::string_view(piece).substr(eq + 1));
       std::string lower = name;
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (lower == "keyspace") out.keyspace = unquote(value);
-      else if (lower == "store") out.store = unquote(value);
-      else if (lower == "table") out.table = unquote(value);
-      else out.with.push_back(name + " = " + map_option_value(value));
+      if (lower == "keyspace")
+        out.keyspace = unquote(value);
+      else if (lower == "store")
+        out.store = unquote(value);
+      else if (lower == "table")
+        out.table = unquote(value);
+      else
+        out.with.push_back(name + " = " + map_option_value(value));
       continue;
     }
     out.columns.push_back(piece);
@@ -178,12 +190,15 @@ std::string defined_column_name(std::string_view definition) {
   if (!definition.empty() && definition[0] == '"') {
     for (end = 1; end < definition.size(); ++end) {
       if (definition[end] != '"') continue;
-      if (end + 1 < definition.size() && definition[end + 1] == '"') ++end;
-      else break;
+      if (end + 1 < definition.size() && definition[end + 1] == '"')
+        ++end;
+      else
+        break;
     }
     ++end;
   } else {
-    while (end < definition.size() && !std::isspace(static_cast<unsigned char>(definition[end]))) ++end;
+    while (end < definition.size() && !std::isspace(static_cast<unsigned char>(definition[end])))
+      ++end;
   }
   return cql_identifier(definition.substr(0, std::min(end, definition.size())));
 }
@@ -226,7 +241,8 @@ void expose(CqlTable& t, std::string sql_schema, std::string sql_name) {
 // A virtual table (SQLite's argv[1].argv[2]) of the CQL table keyspace.name, before its columns.
 std::unique_ptr<CqlTable> new_table(const char* const* argv, Connection* connection,
                                     std::shared_ptr<storage::Store> store, cql::Session* session,
-                                    const std::string& keyspace, const std::string& name, bool owns) {
+                                    const std::string& keyspace, const std::string& name,
+                                    bool owns) {
   auto t = std::make_unique<CqlTable>();
   t->connection = connection;
   t->store = std::move(store);
@@ -246,7 +262,8 @@ int connect_gone(sqlite3* db, const char* const* argv, Connection* connection,
                  std::shared_ptr<storage::Store> store, cql::Session* session,
                  const Arguments& args, const std::string& keyspace, const std::string& name,
                  const std::string& why, sqlite3_vtab** vtab) {
-  auto t = new_table(argv, connection, std::move(store), session, keyspace, name, args.table.empty());
+  auto t =
+      new_table(argv, connection, std::move(store), session, keyspace, name, args.table.empty());
   t->gone = why + ": DROP TABLE removes this virtual table";
   std::string declaration = "CREATE TABLE x(";
   for (size_t i = 0; i < args.columns.size(); ++i) {
@@ -366,7 +383,8 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   std::string declaration = "CREATE TABLE x(";
   for (size_t i = 0; i < t->sql_order.size(); ++i) {
     const schema::ColumnDef& c = table->columns[t->sql_order[i]];
-    declaration += fmt::format("{}{} {}", i ? ", " : "", sql_quote(c.name), declared_sql_type(c.type));
+    declaration +=
+        fmt::format("{}{} {}", i ? ", " : "", sql_quote(c.name), declared_sql_type(c.type));
   }
   auto add_hidden = [&](const std::string& hidden_name, HiddenColumn h) {
     if (table->find_column(hidden_name) != nullptr) return;
@@ -453,7 +471,8 @@ Status CqlTable::catch_up() {
       columns_changed = any_dropped || now->columns.size() != table->columns.size();
       indexed_columns = indexed_columns_of(*schema, *now);
       for (int& c : indexed_columns) {  // `now`'s column indexes -> `table`'s
-        const schema::ColumnDef* mine = table->find_column(now->columns[static_cast<size_t>(c)].name);
+        const schema::ColumnDef* mine =
+            table->find_column(now->columns[static_cast<size_t>(c)].name);
         c = mine == nullptr ? -1 : static_cast<int>(mine - table->columns.data());
       }
       std::erase(indexed_columns, -1);
@@ -544,6 +563,8 @@ int cql_rename(sqlite3_vtab* vtab, const char* new_name) {
   });
 }
 
-int cql_shadow_name(const char*) { return 0; }  // no shadow tables
+int cql_shadow_name(const char*) {
+  return 0;
+}  // no shadow tables
 
 }  // namespace cassette::sqlite

@@ -24,9 +24,11 @@ namespace {
 int query_column(const CqlTable& t, int sql_column) {
   if (sql_column < 0) return -2;
   size_t n = t.cql_columns();
-  if (static_cast<size_t>(sql_column) < n) return static_cast<int>(t.sql_order[static_cast<size_t>(sql_column)]);
+  if (static_cast<size_t>(sql_column) < n)
+    return static_cast<int>(t.sql_order[static_cast<size_t>(sql_column)]);
   size_t h = static_cast<size_t>(sql_column) - n;
-  if (h < t.hidden.size() && t.hidden[h].kind == HiddenColumn::Kind::kToken) return query::kTokenColumn;
+  if (h < t.hidden.size() && t.hidden[h].kind == HiddenColumn::Kind::kToken)
+    return query::kTokenColumn;
   return -2;
 }
 
@@ -166,8 +168,10 @@ std::optional<std::string> grouping_prefix(const CqlTable& t, const sqlite3_inde
   for (size_t h = 0; h < t.hidden.size(); ++h) {
     if (!used(n + h)) continue;
     if (t.hidden[h].kind == HiddenColumn::Kind::kToken) prefix += " token";
-    if (t.hidden[h].kind == HiddenColumn::Kind::kWritetime) prefix += fmt::format(" w{}", t.hidden[h].column);
-    if (t.hidden[h].kind == HiddenColumn::Kind::kTtl) prefix += fmt::format(" t{}", t.hidden[h].column);
+    if (t.hidden[h].kind == HiddenColumn::Kind::kWritetime)
+      prefix += fmt::format(" w{}", t.hidden[h].column);
+    if (t.hidden[h].kind == HiddenColumn::Kind::kTtl)
+      prefix += fmt::format(" t{}", t.hidden[h].column);
   }
   return prefix + " | ";
 }
@@ -180,7 +184,9 @@ struct Grouping {
 Result<std::optional<Grouping>> parse_grouping(std::string_view* idx_str, size_t columns) {
   if (!idx_str->starts_with("group ")) return std::optional<Grouping>();
   const size_t bar = idx_str->find(" | ");
-  auto bad = [&] { return Status::invalid_argument(fmt::format("Malformed query plan \"{}\"", *idx_str)); };
+  auto bad = [&] {
+    return Status::invalid_argument(fmt::format("Malformed query plan \"{}\"", *idx_str));
+  };
   if (bar == std::string_view::npos) return bad();
   std::string_view spec = idx_str->substr(6, bar - 6);
   *idx_str = idx_str->substr(bar + 3);
@@ -238,7 +244,8 @@ Result<std::vector<std::unique_ptr<query::QueryCursor>>> token_range_parts(
   }
   const double table_rows = query::table_statistics(*snapshot, *t.table).rows;
   const auto cores = static_cast<uint64_t>(std::clamp(std::thread::hardware_concurrency(), 1u, 4u));
-  const uint64_t n = std::min<uint64_t>(cores, static_cast<uint64_t>(table_rows / kRowsPerPart) + 1);
+  const uint64_t n =
+      std::min<uint64_t>(cores, static_cast<uint64_t>(table_rows / kRowsPerPart) + 1);
   if (n < 2) return parts;
   auto bigint = [](int64_t v) {
     return types::Value(types::store_be(static_cast<uint64_t>(v), 8));
@@ -258,8 +265,8 @@ Result<std::vector<std::unique_ptr<query::QueryCursor>>> token_range_parts(
       bindings.values.push_back({bigint(hi)});
     }
     CASSETTE_ASSIGN_OR_RETURN(query::Plan range, query::Plan::decode(text, *t.table));
-    CASSETTE_ASSIGN_OR_RETURN(auto part, query::QueryCursor::open(*t.store, snapshot, t.table, range,
-                                                                  std::move(bindings)));
+    CASSETTE_ASSIGN_OR_RETURN(auto part, query::QueryCursor::open(*t.store, snapshot, t.table,
+                                                                  range, std::move(bindings)));
     parts.push_back(std::move(part));
   }
   return parts;
@@ -297,7 +304,8 @@ int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       switch (c.op) {
         case SQLITE_INDEX_CONSTRAINT_LIMIT:
         case SQLITE_INDEX_CONSTRAINT_OFFSET: {
-          q.op = c.op == SQLITE_INDEX_CONSTRAINT_LIMIT ? query::Operator::kLimit : query::Operator::kOffset;
+          q.op = c.op == SQLITE_INDEX_CONSTRAINT_LIMIT ? query::Operator::kLimit
+                                                       : query::Operator::kOffset;
           sqlite3_value* v = nullptr;
           if (sqlite3_vtab_rhs_value(info, i, &v) == SQLITE_OK && v &&
               sqlite3_value_type(v) == SQLITE_INTEGER) {
@@ -308,13 +316,16 @@ int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
           rechecked.push_back(false);
           continue;
         }
-        default: break;
+        default:
+          break;
       }
       int column = query_column(*t, c.iColumn);
       if (column == -2) continue;
-      const types::CqlType* type =
-          column == query::kTokenColumn ? nullptr : &table.columns[static_cast<size_t>(column)].type;
-      bool text_like = type && (type->kind == types::TypeKind::kText || type->kind == types::TypeKind::kAscii);
+      const types::CqlType* type = column == query::kTokenColumn
+                                       ? nullptr
+                                       : &table.columns[static_cast<size_t>(column)].type;
+      bool text_like =
+          type && (type->kind == types::TypeKind::kText || type->kind == types::TypeKind::kAscii);
       if (text_like) {
         const char* collation = sqlite3_vtab_collation(info, i);
         if (collation && sqlite3_stricmp(collation, "BINARY") != 0) continue;
@@ -324,11 +335,20 @@ int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
         case SQLITE_INDEX_CONSTRAINT_EQ:
           q.op = sqlite3_vtab_in(info, i, -1) ? query::Operator::kIn : query::Operator::kEq;
           break;
-        case SQLITE_INDEX_CONSTRAINT_LT: q.op = query::Operator::kLt; break;
-        case SQLITE_INDEX_CONSTRAINT_LE: q.op = query::Operator::kLe; break;
-        case SQLITE_INDEX_CONSTRAINT_GT: q.op = query::Operator::kGt; break;
-        case SQLITE_INDEX_CONSTRAINT_GE: q.op = query::Operator::kGe; break;
-        default: continue;
+        case SQLITE_INDEX_CONSTRAINT_LT:
+          q.op = query::Operator::kLt;
+          break;
+        case SQLITE_INDEX_CONSTRAINT_LE:
+          q.op = query::Operator::kLe;
+          break;
+        case SQLITE_INDEX_CONSTRAINT_GT:
+          q.op = query::Operator::kGt;
+          break;
+        case SQLITE_INDEX_CONSTRAINT_GE:
+          q.op = query::Operator::kGe;
+          break;
+        default:
+          continue;
       }
       bool range = q.op != query::Operator::kEq && q.op != query::Operator::kIn;
       if (range && type && !sql_order_matches_cql(*type)) continue;
@@ -532,7 +552,9 @@ int cql_next(sqlite3_vtab_cursor* cursor) {
   });
 }
 
-int cql_eof(sqlite3_vtab_cursor* cursor) { return reinterpret_cast<CqlCursor*>(cursor)->eof; }
+int cql_eof(sqlite3_vtab_cursor* cursor) {
+  return reinterpret_cast<CqlCursor*>(cursor)->eof;
+}
 
 int cql_column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int column) {
   auto* c = reinterpret_cast<CqlCursor*>(cursor);
@@ -544,7 +566,8 @@ int cql_column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int column
       const CqlTable::ColumnRead& read = t->reads[i];
       // An UPDATE that does not assign this column: no need to produce it (xUpdate keeps it).
       // A column dropped since the table was connected reads as NULL.
-      if (!read.key && (t->dropped[read.column] || sqlite3_vtab_nochange(context))) return SQLITE_OK;
+      if (!read.key && (t->dropped[read.column] || sqlite3_vtab_nochange(context)))
+        return SQLITE_OK;
       std::optional<std::string_view> v = c->rows->value(read.column);
       if (v) {
         result_value(context, read.kind, *read.type, *v, c->values_terminated);
@@ -557,14 +580,17 @@ int cql_column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int column
     const HiddenColumn& h = t->hidden[i - n];
     std::optional<int64_t> v;
     switch (h.kind) {
-      case HiddenColumn::Kind::kToken: v = c->rows->token(); break;
+      case HiddenColumn::Kind::kToken:
+        v = c->rows->token();
+        break;
       case HiddenColumn::Kind::kWritetime:
         if (!t->dropped[h.column]) v = c->rows->writetime(h.column);
         break;
       case HiddenColumn::Kind::kTtl:
         if (!t->dropped[h.column]) v = c->rows->ttl(h.column);
         break;
-      default: break;
+      default:
+        break;
     }
     if (v) sqlite3_result_int64(context, *v);
     return SQLITE_OK;

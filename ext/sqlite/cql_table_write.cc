@@ -57,8 +57,9 @@ struct RowWriter {
     } else {
       data.cell = cell(std::move(value));
     }
-    auto pos = std::lower_bound(row.columns.begin(), row.columns.end(), c.id,
-                                [](const storage::ColumnData& d, storage::ColumnId id) { return d.id < id; });
+    auto pos = std::lower_bound(
+        row.columns.begin(), row.columns.end(), c.id,
+        [](const storage::ColumnData& d, storage::ColumnId id) { return d.id < id; });
     row.columns.insert(pos, std::move(data));
     return Status::ok();
   }
@@ -132,11 +133,12 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
       }
       int64_t ttl = sqlite3_value_int64(v);
       if (ttl < 0) {
-        return Status::invalid_argument(fmt::format("A TTL must be greater or equal to 0, but was {}", ttl));
+        return Status::invalid_argument(
+            fmt::format("A TTL must be greater or equal to 0, but was {}", ttl));
       }
       if (ttl > storage::kMaxTtlSeconds) {
-        return Status::invalid_argument(
-            fmt::format("ttl is too large. requested ({}) maximum ({})", ttl, storage::kMaxTtlSeconds));
+        return Status::invalid_argument(fmt::format("ttl is too large. requested ({}) maximum ({})",
+                                                    ttl, storage::kMaxTtlSeconds));
       }
       w.ttl = ttl;
     } else if (t.hidden[h].kind == HiddenColumn::Kind::kCqlTimestamp) {
@@ -162,14 +164,16 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     if (parts.size() <= count) parts.resize(count + 1);
     std::string& v = parts[count++];
     bool is_null = false;
-    CASSETTE_RETURN_IF_ERROR(cql_value_into(c.type, values[t.sql_position[i]], c.name, &v, &is_null));
+    CASSETTE_RETURN_IF_ERROR(
+        cql_value_into(c.type, values[t.sql_position[i]], c.name, &v, &is_null));
     if (is_null && !partition) {
       if (null_clustering == nullptr) null_clustering = &c;
       --count;
       continue;
     }
     if (is_null) {
-      return Status::invalid_argument(fmt::format("Invalid null value in condition for column {}", c.name));
+      return Status::invalid_argument(
+          fmt::format("Invalid null value in condition for column {}", c.name));
     }
   }
   // No clustering key: a write of the static row alone, as CQL's INSERT/UPDATE naming only the
@@ -179,7 +183,8 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     CASSETTE_RETURN_IF_ERROR(check_static_only_write(t, argv, clustering_count, *null_clustering));
   }
   const std::span<const std::string> key_parts(scratch.key_parts.data(), key_count);
-  const std::span<const std::string> clustering_parts(scratch.clustering_parts.data(), clustering_count);
+  const std::span<const std::string> clustering_parts(scratch.clustering_parts.data(),
+                                                      clustering_count);
   CASSETTE_RETURN_IF_ERROR(cql::validate_partition_key_values(key_parts));
   CASSETTE_RETURN_IF_ERROR(cql::validate_clustering_values(clustering_parts));
   std::string key = cql::partition_key_bytes(key_parts);
@@ -204,7 +209,8 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     }
     row_read = &old->second;
   } else if (table.is_counter_table()) {
-    return Status::invalid_argument("INSERT statements are not allowed on counter tables, use UPDATE instead");
+    return Status::invalid_argument(
+        "INSERT statements are not allowed on counter tables, use UPDATE instead");
   }
   const bool if_not_exists =
       !is_update && sqlite3_vtab_on_conflict(t.connection->db()) == SQLITE_IGNORE;
@@ -256,8 +262,8 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     if (is_update && sqlite3_value_nochange(values[t.sql_position[i]])) continue;
     if (t.dropped[i]) {  // dropped since the table was connected: only NULL fits it
       if (sqlite3_value_type(values[t.sql_position[i]]) == SQLITE_NULL) continue;
-      return Status::invalid_argument(fmt::format("Undefined column name {} in table {}.{}", c.name,
-                                                  t.keyspace, t.name));
+      return Status::invalid_argument(
+          fmt::format("Undefined column name {} in table {}.{}", c.name, t.keyspace, t.name));
     }
     if (static_only && !c.is_static()) continue;  // NULL (check_static_only_write)
     CASSETTE_ASSIGN_OR_RETURN(types::Value v, cql_value(c.type, values[t.sql_position[i]], c.name));
@@ -286,8 +292,9 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
       storage::ColumnData data;
       data.id = c.id;
       data.cell = storage::Cell::counter(w.timestamp, delta);
-      auto pos = std::lower_bound(target.columns.begin(), target.columns.end(), c.id,
-                                  [](const storage::ColumnData& d, storage::ColumnId id) { return d.id < id; });
+      auto pos = std::lower_bound(
+          target.columns.begin(), target.columns.end(), c.id,
+          [](const storage::ColumnData& d, storage::ColumnId id) { return d.id < id; });
       target.columns.insert(pos, std::move(data));
       continue;
     }
@@ -302,7 +309,8 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     CASSETTE_RETURN_IF_ERROR(pending.add(kind, t.table, key, false, clustering, row, statement));
   }
   if (!static_row.is_empty()) {
-    CASSETTE_RETURN_IF_ERROR(pending.add(kind, t.table, key, true, clustering, static_row, statement));
+    CASSETTE_RETURN_IF_ERROR(
+        pending.add(kind, t.table, key, true, clustering, static_row, statement));
   }
   return Status::ok();
 }

@@ -32,7 +32,8 @@ void result_error(sqlite3_context* context, const Status& status) {
 
 std::string text_argument(sqlite3_value* value) {
   const unsigned char* text = sqlite3_value_text(value);
-  return text ? std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_value_bytes(value)))
+  return text ? std::string(reinterpret_cast<const char*>(text),
+                            static_cast<size_t>(sqlite3_value_bytes(value)))
               : std::string();
 }
 
@@ -96,12 +97,13 @@ std::string result_json(const cql::ExecutionResult& result) {
       }
       return out + "]";
     }
-    case cql::ExecutionResult::Kind::kVoid: return "{\"result\": \"void\"" + warnings + "}";
+    case cql::ExecutionResult::Kind::kVoid:
+      return "{\"result\": \"void\"" + warnings + "}";
     case cql::ExecutionResult::Kind::kSchemaChange:
       return "{\"result\": \"schema_change\"" + warnings + "}";
     case cql::ExecutionResult::Kind::kSetKeyspace:
-      return "{\"result\": \"set_keyspace\", \"keyspace\": " + json::quote_json_string(result.keyspace) +
-             warnings + "}";
+      return "{\"result\": \"set_keyspace\", \"keyspace\": " +
+             json::quote_json_string(result.keyspace) + warnings + "}";
   }
   return "{}";
 }
@@ -157,8 +159,7 @@ void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_valu
       // A name SQLite already uses for something else is an error; our own earlier import is not.
       sqlite3_stmt* stmt = nullptr;
       std::string sql_name = "\"" + name + "\"";
-      std::string check =
-          "SELECT sql FROM sqlite_schema WHERE lower(name) = lower(?1)";
+      std::string check = "SELECT sql FROM sqlite_schema WHERE lower(name) = lower(?1)";
       int exists = 0;
       std::string existing_sql;
       if (sqlite3_prepare_v2(connection->db(), check.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
@@ -179,8 +180,8 @@ void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_valu
         sqlite3_finalize(probe);
         const std::string* exposed = connection->exposed("main", name);
         if (exposed != nullptr && *exposed == keyspace + "." + name) continue;
-        return result_error(context, "Cannot import " + keyspace + "." + name + ": an SQLite table named " +
-                                         name + " exists already.");
+        return result_error(context, "Cannot import " + keyspace + "." + name +
+                                         ": an SQLite table named " + name + " exists already.");
       }
       to_create.push_back(name);
     }

@@ -1,5 +1,6 @@
 #include "ext/sqlite/grouped_rows.h"
 
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -11,7 +12,6 @@
 #include <cstring>
 #include <deque>
 #include <new>
-#include <fmt/format.h>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -30,7 +30,7 @@ namespace {
 
 using types::TypeKind;
 
-constexpr uint32_t kEnd = UINT32_MAX;   // no next row in the group
+constexpr uint32_t kEnd = UINT32_MAX;  // no next row in the group
 
 // SQLite's order of the values two serialized values of `type` map to (result_value()):
 // NULL, then integers (the integer types, boolean) or text (text, ascii, uuid, timeuuid: BINARY
@@ -48,8 +48,8 @@ int compare_sql(const types::CqlType& type, const std::optional<std::string_view
   if (is_integer_kind(type.kind) && a->size() == b->size()) {
     // Big-endian two's complement of one width: flipping the sign bit makes bytes order as
     // numbers do.
-    const int first = (static_cast<unsigned char>((*a)[0]) ^ 0x80) -
-                      (static_cast<unsigned char>((*b)[0]) ^ 0x80);
+    const int first =
+        (static_cast<unsigned char>((*a)[0]) ^ 0x80) - (static_cast<unsigned char>((*b)[0]) ^ 0x80);
     if (first != 0) return first;
   }
   return a->compare(*b);
@@ -73,8 +73,10 @@ class Chunk {
   }
   ~Chunk() { std::free(bytes_); }
   Chunk(Chunk&& other) noexcept
-      : bytes_(std::exchange(other.bytes_, nullptr)), size_(other.size_),
-        capacity_(other.capacity_), in_file_(other.in_file_) {}
+      : bytes_(std::exchange(other.bytes_, nullptr)),
+        size_(other.size_),
+        capacity_(other.capacity_),
+        in_file_(other.in_file_) {}
   Chunk(const Chunk&) = delete;
   Chunk& operator=(const Chunk&) = delete;
   Chunk& operator=(Chunk&&) = delete;
@@ -122,7 +124,7 @@ struct Part {
   std::vector<uint32_t> next_in_group;  // by row
   std::vector<std::string> partitions;  // the rows' partition keys, in read order
   std::vector<Group> groups;
-  std::vector<Slot> slots;              // group_of()'s hash table, half full at most
+  std::vector<Slot> slots;  // group_of()'s hash table, half full at most
   Status status;
   // Scratch for appending a row.
   std::vector<std::optional<std::string_view>> fields;
@@ -177,8 +179,9 @@ struct Part {
     if (spill == nullptr) {
       spill = std::tmpfile();
       if (spill == nullptr) {
-        return fail(Status::io_error(fmt::format(
-            "cannot create a temporary file to group rows of {}: {}", table, std::strerror(errno))));
+        return fail(
+            Status::io_error(fmt::format("cannot create a temporary file to group rows of {}: {}",
+                                         table, std::strerror(errno))));
       }
     }
     for (Chunk& chunk : chunks) {
@@ -384,8 +387,8 @@ class GroupedRows final : public query::QueryCursor {
     for (size_t c : keep_.writetimes) numbers.push_back(rows.writetime(c));
     for (size_t c : keep_.ttls) numbers.push_back(rows.ttl(c));
     for (const std::optional<int64_t>& v : numbers) {
-      fields.emplace_back(v ? std::optional<std::string_view>(std::string_view(
-                                  reinterpret_cast<const char*>(&*v), sizeof *v))
+      fields.emplace_back(v ? std::optional<std::string_view>(
+                                  std::string_view(reinterpret_cast<const char*>(&*v), sizeof *v))
                             : std::nullopt);
     }
     constexpr size_t kVarint = 10;  // the longest
@@ -420,7 +423,8 @@ class GroupedRows final : public query::QueryCursor {
     for (size_t i = 0; i < terms_.size(); ++i) {
       std::optional<std::string_view> v = part.fields[term_field_[i]];
       const bool boolean = table_->columns[terms_[i].column].type.kind == TypeKind::kBoolean;
-      if (v && boolean && !v->empty()) v = (*v)[0] != 0 ? std::string_view("\1", 1) : std::string_view("\0", 1);
+      if (v && boolean && !v->empty())
+        v = (*v)[0] != 0 ? std::string_view("\1", 1) : std::string_view("\0", 1);
       key.push_back(v ? '\1' : '\0');
       if (!v) continue;
       const auto length = static_cast<uint32_t>(v->size());
@@ -436,7 +440,8 @@ class GroupedRows final : public query::QueryCursor {
     g.last = row;
   }
 
-  static std::vector<std::optional<std::string_view>> split_key(std::string_view key, size_t terms) {
+  static std::vector<std::optional<std::string_view>> split_key(std::string_view key,
+                                                                size_t terms) {
     std::vector<std::optional<std::string_view>> values;
     for (size_t i = 0; i < terms; ++i) {
       const bool present = key[0] != '\0';
@@ -512,7 +517,7 @@ class GroupedRows final : public query::QueryCursor {
   std::shared_ptr<const schema::TableDef> table_;
   std::vector<GroupTerm> terms_;
   KeptColumns keep_;
-  size_t memory_budget_;  // each part's
+  size_t memory_budget_;                                     // each part's
   std::vector<int> value_slot_, writetime_slot_, ttl_slot_;  // by column; -1: not kept
   size_t field_count_ = 0;
   std::vector<size_t> term_field_;  // by term: its slot (group_rows() keeps terms' values)
@@ -522,7 +527,7 @@ class GroupedRows final : public query::QueryCursor {
   std::vector<uint32_t> group_order_;  // groups_ indexes, in SQLite's order
 
   bool filled_ = false;
-  size_t group_ = 0;     // next in group_order_
+  size_t group_ = 0;      // next in group_order_
   uint32_t current_ = 0;  // the group being returned (once group_ > 0)
   size_t run_ = 0;        // its run being returned
   size_t part_ = 0;       // the current row's part
@@ -556,10 +561,10 @@ bool groupable(const types::CqlType& type) {
   }
 }
 
-std::unique_ptr<query::QueryCursor> group_rows(std::vector<std::unique_ptr<query::QueryCursor>> parts,
-                                               std::shared_ptr<const schema::TableDef> table,
-                                               std::vector<GroupTerm> terms, KeptColumns keep,
-                                               size_t memory_budget) {
+std::unique_ptr<query::QueryCursor> group_rows(
+    std::vector<std::unique_ptr<query::QueryCursor>> parts,
+    std::shared_ptr<const schema::TableDef> table, std::vector<GroupTerm> terms, KeptColumns keep,
+    size_t memory_budget) {
   return std::make_unique<GroupedRows>(std::move(parts), std::move(table), std::move(terms),
                                        std::move(keep), memory_budget);
 }

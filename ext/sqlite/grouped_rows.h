@@ -47,9 +47,9 @@ bool groupable(const types::CqlType& type);
 // groupable; their values are kept), groups in SQLite's order of their values (NULL first, DESC
 // reversing it). The parts (disjoint reads of one snapshot, e.g. token ranges) are read at the
 // same time, each but the first on a thread of its own; each gets an equal share of the budget.
-std::unique_ptr<query::QueryCursor> group_rows(std::vector<std::unique_ptr<query::QueryCursor>> parts,
-                                               std::shared_ptr<const schema::TableDef> table,
-                                               std::vector<GroupTerm> terms, KeptColumns keep,
-                                               size_t memory_budget);
+std::unique_ptr<query::QueryCursor> group_rows(
+    std::vector<std::unique_ptr<query::QueryCursor>> parts,
+    std::shared_ptr<const schema::TableDef> table, std::vector<GroupTerm> terms, KeptColumns keep,
+    size_t memory_budget);
 
 }  // namespace cassette::sqlite

@@ -35,10 +35,14 @@ std::string varint_bytes(int64_t v) {
 
 size_t integer_width(TypeKind k) {
   switch (k) {
-    case TypeKind::kTinyint: return 1;
-    case TypeKind::kSmallint: return 2;
-    case TypeKind::kInt: return 4;
-    default: return 8;
+    case TypeKind::kTinyint:
+      return 1;
+    case TypeKind::kSmallint:
+      return 2;
+    case TypeKind::kInt:
+      return 4;
+    default:
+      return 8;
   }
 }
 
@@ -51,7 +55,8 @@ struct IntegerRange {
 IntegerRange integer_range(TypeKind k) {
   if (k == TypeKind::kBoolean) return {0, 1, 1};
   const size_t width = integer_width(k);
-  if (width == 8) return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 8};
+  if (width == 8)
+    return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 8};
   const int64_t half = int64_t{1} << (8 * width - 1);
   return {-half, half - 1, width};
 }
@@ -61,7 +66,8 @@ std::string sql_text(const CqlType& type, std::string_view bytes) {
   std::string text = types::format_value(type, bytes, types::ValueStyle::kString);
   // ...THH:MM:SS.mmmZ -> ... HH:MM:SS.mmm, whatever the year's width (10000, -0001).
   const size_t t = text.size() >= 14 ? text.size() - 14 : 0;
-  if (type.kind == TypeKind::kTimestamp && text.size() >= 24 && text[t] == 'T' && text.back() == 'Z') {
+  if (type.kind == TypeKind::kTimestamp && text.size() >= 24 && text[t] == 'T' &&
+      text.back() == 'Z') {
     text[t] = ' ';
     text.pop_back();
   }
@@ -77,7 +83,9 @@ Status invalid(const CqlType& type, sqlite3_value* value, std::string_view colum
                std::string_view reason = {}) {
   std::string shown;
   switch (sqlite3_value_type(value)) {
-    case SQLITE_BLOB: shown = fmt::format("a blob of {} bytes", sqlite3_value_bytes(value)); break;
+    case SQLITE_BLOB:
+      shown = fmt::format("a blob of {} bytes", sqlite3_value_bytes(value));
+      break;
     default:
       shown = fmt::format("'{}'", message_value(value_text(value)));
       break;
@@ -91,10 +99,12 @@ Status invalid(const CqlType& type, sqlite3_value* value, std::string_view colum
 // An exact integer from an SQL value (INTEGER, integral REAL, or integer TEXT).
 std::optional<int64_t> exact_integer(sqlite3_value* value) {
   switch (sqlite3_value_type(value)) {
-    case SQLITE_INTEGER: return sqlite3_value_int64(value);
+    case SQLITE_INTEGER:
+      return sqlite3_value_int64(value);
     case SQLITE_FLOAT: {
       double d = sqlite3_value_double(value);
-      if (std::floor(d) != d || d < -9.2233720368547758e18 || d >= 9.2233720368547758e18) return std::nullopt;
+      if (std::floor(d) != d || d < -9.2233720368547758e18 || d >= 9.2233720368547758e18)
+        return std::nullopt;
       return static_cast<int64_t>(d);
     }
     case SQLITE_TEXT: {
@@ -103,17 +113,20 @@ std::optional<int64_t> exact_integer(sqlite3_value* value) {
       char* end = nullptr;
       errno = 0;
       long long v = std::strtoll(text.c_str(), &end, 10);
-      if (errno != 0 || *end != '\0' || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
+      if (errno != 0 || *end != '\0' || std::isspace(static_cast<unsigned char>(text[0])))
+        return std::nullopt;
       return static_cast<int64_t>(v);
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
 std::optional<double> real_value(sqlite3_value* value) {
   switch (sqlite3_value_type(value)) {
     case SQLITE_INTEGER:
-    case SQLITE_FLOAT: return sqlite3_value_double(value);
+    case SQLITE_FLOAT:
+      return sqlite3_value_double(value);
     case SQLITE_TEXT: {
       std::string text(value_text(value));
       char* end = nullptr;
@@ -121,7 +134,8 @@ std::optional<double> real_value(sqlite3_value* value) {
       if (text.empty() || *end != '\0') return std::nullopt;
       return d;
     }
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 
@@ -187,11 +201,15 @@ const char* declared_sql_type(const CqlType& type) {
     case TypeKind::kBigint:
     case TypeKind::kCounter:
     case TypeKind::kVarint:
-    case TypeKind::kBoolean: return "INTEGER";
+    case TypeKind::kBoolean:
+      return "INTEGER";
     case TypeKind::kFloat:
-    case TypeKind::kDouble: return "REAL";
-    case TypeKind::kBlob: return "BLOB";
-    default: return "TEXT";
+    case TypeKind::kDouble:
+      return "REAL";
+    case TypeKind::kBlob:
+      return "BLOB";
+    default:
+      return "TEXT";
   }
 }
 
@@ -268,8 +286,8 @@ Status cql_value_into(const CqlType& type, sqlite3_value* value, std::string_vie
   if (is_integer_kind(k)) {
     std::optional<int64_t> v = exact_integer(value);
     size_t width = integer_width(k);
-    if (!v || (width < 8 && (*v < -(int64_t{1} << (8 * width - 1)) ||
-                             *v >= (int64_t{1} << (8 * width - 1))))) {
+    if (!v || (width < 8 &&
+               (*v < -(int64_t{1} << (8 * width - 1)) || *v >= (int64_t{1} << (8 * width - 1))))) {
       return invalid(type, value, column);
     }
     out = types::store_be(*v, width);
@@ -361,8 +379,10 @@ bool sql_order_matches_cql(const CqlType& type) {
     case TypeKind::kBoolean:
     case TypeKind::kTimestamp:
     case TypeKind::kDate:
-    case TypeKind::kTime: return true;
-    default: return false;
+    case TypeKind::kTime:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -559,8 +579,7 @@ FormattedTextBound formatted_text_bound(const CqlType& type, sqlite3_value* valu
   }
   // The store reads one range per side: an upper bound that must keep some later years besides
   // the span's first values keeps every row, for SQLite's own check to decide.
-  if (first > span.hi ||
-      upper_bound_keeps_values_above(type, span, value_text(value), inclusive)) {
+  if (first > span.hi || upper_bound_keeps_values_above(type, span, value_text(value), inclusive)) {
     return {FormattedTextBound::kEveryRow, {}};
   }
   return {FormattedTextBound::kBefore, types::store_be(first, span.width)};
@@ -575,10 +594,14 @@ ClassOrder class_order(const CqlType& type, sqlite3_value* value) {
   auto rank = [](int sql_type) {
     switch (sql_type) {
       case SQLITE_INTEGER:
-      case SQLITE_FLOAT: return 1;
-      case SQLITE_TEXT: return 2;
-      case SQLITE_BLOB: return 3;
-      default: return 0;
+      case SQLITE_FLOAT:
+        return 1;
+      case SQLITE_TEXT:
+        return 2;
+      case SQLITE_BLOB:
+        return 3;
+      default:
+        return 0;
     }
   };
   std::string_view declared = declared_sql_type(type);
@@ -592,7 +615,8 @@ ClassOrder class_order(const CqlType& type, sqlite3_value* value) {
     // A number beyond an integer type's range (booleans read as 0 and 1) is above or below
     // every value of it too.
     TypeKind k = type.kind;
-    if (column != 1 || (!is_integer_kind(k) && k != TypeKind::kBoolean)) return ClassOrder::kSameClass;
+    if (column != 1 || (!is_integer_kind(k) && k != TypeKind::kBoolean))
+      return ClassOrder::kSameClass;
     const IntegerRange r = integer_range(k);
     if (sqlite3_value_type(value) == SQLITE_INTEGER && r.width == 8) return ClassOrder::kSameClass;
     const double d = sqlite3_value_double(value);  // exact for every INTEGER of a narrower type
@@ -630,7 +654,8 @@ types::Value extreme_value(const CqlType& type, bool greatest) {
     case TypeKind::kAscii:
       if (!greatest) return std::string();
       return std::nullopt;
-    default: return std::nullopt;
+    default:
+      return std::nullopt;
   }
 }
 

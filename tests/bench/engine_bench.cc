@@ -20,6 +20,7 @@
 // an SSTable plus a memtable of updates to 10% of the rows, and read partition by partition in
 // reverse; prints `# scan ... ns/row` lines (thread CPU time, best of BENCH_SCAN_RUNS, default 5).
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <malloc.h>
 #include <rocksdb/cache.h>
 #include <rocksdb/db.h>
@@ -31,14 +32,12 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <cstring>
 #include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "engine/storage/store.h"
 #include "engine/types/byte_comparable.h"
@@ -73,12 +72,17 @@ uint64_t status_field_bytes(const char* field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind(field, 0) == 0) return std::strtoull(line.c_str() + strlen(field), nullptr, 10) * 1024;
+    if (line.rfind(field, 0) == 0)
+      return std::strtoull(line.c_str() + strlen(field), nullptr, 10) * 1024;
   }
   return 0;
 }
-uint64_t peak_rss_bytes() { return status_field_bytes("VmHWM:"); }
-uint64_t rss_bytes() { return status_field_bytes("VmRSS:"); }
+uint64_t peak_rss_bytes() {
+  return status_field_bytes("VmHWM:");
+}
+uint64_t rss_bytes() {
+  return status_field_bytes("VmRSS:");
+}
 
 // Returns freed heap to the system first, so one engine's run does not start on pages the
 // previous run freed (which would hide its growth).
@@ -109,12 +113,14 @@ struct Workload {
     std::mt19937_64 rng(12345);
     uint64_t per_partition = (rows + kPartitions - 1) / kPartitions;
     for (uint64_t i = 0; i < rows; ++i) {
-      arrivals.emplace_back(static_cast<int>(i % kPartitions), 1'700'000'000'000 + static_cast<int64_t>(i / kPartitions) * 1000);
+      arrivals.emplace_back(static_cast<int>(i % kPartitions),
+                            1'700'000'000'000 + static_cast<int64_t>(i / kPartitions) * 1000);
     }
     std::shuffle(arrivals.begin(), arrivals.end(), rng);
     for (uint64_t i = 0; i < slices; ++i) {
-      slice_starts.emplace_back(static_cast<int>(rng() % kPartitions),
-                                1'700'000'000'000 + static_cast<int64_t>(rng() % per_partition) * 1000);
+      slice_starts.emplace_back(
+          static_cast<int>(rng() % kPartitions),
+          1'700'000'000'000 + static_cast<int64_t>(rng() % per_partition) * 1000);
     }
     for (int v = 0; v < 997; ++v) {
       std::string value(100, ' ');
@@ -125,7 +131,9 @@ struct Workload {
   const std::string& value_for(uint64_t i) const { return values[i % values.size()]; }
 };
 
-std::string partition_key(int p) { return fmt::format("sensor-{:04d}", p); }
+std::string partition_key(int p) {
+  return fmt::format("sensor-{:04d}", p);
+}
 
 // ---- our engine --------------------------------------------------------------------------
 
@@ -138,7 +146,8 @@ types::CqlType bigint_type() {
 std::string ts_clustering(int64_t ts) {
   static const types::CqlType bigint = bigint_type();
   std::string serialized(8, '\0');
-  for (int i = 7; i >= 0; --i) serialized[7 - i] = static_cast<char>(static_cast<uint64_t>(ts) >> (8 * i));
+  for (int i = 7; i >= 0; --i)
+    serialized[7 - i] = static_cast<char>(static_cast<uint64_t>(ts) >> (8 * i));
   std::string out;
   (void)types::encode_key_component(bigint, serialized, /*descending=*/true, &out);
   return out;
@@ -248,7 +257,8 @@ double best_scan_ns_per_row(Store& store, uint64_t want_rows, uint64_t runs, boo
       drain(*store.read(*snap, kTable, Store::range_spec({})));
     }
     double ns = (cpu_ns() - start) / static_cast<double>(std::max<uint64_t>(rows, 1));
-    if (rows != want_rows || bytes == 0) fail(fmt::format("scan read {} rows, want {}", rows, want_rows));
+    if (rows != want_rows || bytes == 0)
+      fail(fmt::format("scan read {} rows, want {}", rows, want_rows));
     best = std::min(best, ns);
   }
   return best;
@@ -265,27 +275,35 @@ void run_scan_detail(uint64_t rows, const std::string& dir) {
   if (!opened.is_ok()) fail(opened.status().message());
   Store& store = **opened;
   std::vector<std::string> partitions;
-  for (uint64_t p = 0; p * per_partition < rows; ++p) partitions.push_back(fmt::format("source-{}", p));
+  for (uint64_t p = 0; p * per_partition < rows; ++p)
+    partitions.push_back(fmt::format("source-{}", p));
   auto write = [&](uint64_t every) {
     for (uint64_t p = 0; p < partitions.size(); ++p) {
       WriteBatch batch;
       for (uint64_t i = 0; i < per_partition && p * per_partition + i < rows; i += every) {
         Row row;
         row.liveness.timestamp = kAutoTimestamp;
-        row.columns.push_back({kValue, false, Cell::live(kAutoTimestamp, std::string(8, 'v')), {}, {}});
-        batch.partition(kTable, partitions[p]).rows.push_back({ts_clustering(static_cast<int64_t>(i)), std::move(row)});
+        row.columns.push_back(
+            {kValue, false, Cell::live(kAutoTimestamp, std::string(8, 'v')), {}, {}});
+        batch.partition(kTable, partitions[p])
+            .rows.push_back({ts_clustering(static_cast<int64_t>(i)), std::move(row)});
       }
       if (auto r = store.apply(batch); !r.is_ok()) fail(r.status().message());
     }
   };
   write(1);
-  fmt::print("# scan memtable          {:7.1f} ns/row ({} rows)\n", best_scan_ns_per_row(store, rows, runs, false, partitions), rows);
-  fmt::print("# partitions memtable    {:7.1f} ns/row (reverse, one read per partition)\n", best_scan_ns_per_row(store, rows, runs, true, partitions));
+  fmt::print("# scan memtable          {:7.1f} ns/row ({} rows)\n",
+             best_scan_ns_per_row(store, rows, runs, false, partitions), rows);
+  fmt::print("# partitions memtable    {:7.1f} ns/row (reverse, one read per partition)\n",
+             best_scan_ns_per_row(store, rows, runs, true, partitions));
   if (Status s = store.flush(); !s.is_ok()) fail(s.message());
-  fmt::print("# scan one sstable       {:7.1f} ns/row\n", best_scan_ns_per_row(store, rows, runs, false, partitions));
-  fmt::print("# partitions one sstable {:7.1f} ns/row (reverse, one read per partition)\n", best_scan_ns_per_row(store, rows, runs, true, partitions));
+  fmt::print("# scan one sstable       {:7.1f} ns/row\n",
+             best_scan_ns_per_row(store, rows, runs, false, partitions));
+  fmt::print("# partitions one sstable {:7.1f} ns/row (reverse, one read per partition)\n",
+             best_scan_ns_per_row(store, rows, runs, true, partitions));
   write(10);
-  fmt::print("# scan sstable+memtable  {:7.1f} ns/row (10% of rows updated in the memtable)\n", best_scan_ns_per_row(store, rows, runs, false, partitions));
+  fmt::print("# scan sstable+memtable  {:7.1f} ns/row (10% of rows updated in the memtable)\n",
+             best_scan_ns_per_row(store, rows, runs, false, partitions));
 }
 
 // ---- RocksDB -----------------------------------------------------------------------------
@@ -356,7 +374,8 @@ Figures run_rocksdb(const Workload& w, const std::string& dir) {
     std::string prefix = partition_key(p);
     prefix.push_back('\0');
     it->SeekForPrev(rocks_key(p, ts));
-    for (int n = 0; n < kSliceRows && it->Valid() && it->key().starts_with(prefix); ++n, it->Prev()) {
+    for (int n = 0; n < kSliceRows && it->Valid() && it->key().starts_with(prefix);
+         ++n, it->Prev()) {
       f.slice_rows += it->value().size() > 0;
     }
     check(it->status());
@@ -373,8 +392,11 @@ Figures run_rocksdb(const Workload& w, const std::string& dir) {
 }
 
 void print_detail(const char* name, const Figures& f) {
-  fmt::print("# {:9} ingest {:>10.0f} rows/s  slices {:>8.0f}/s  scan {:>10.0f} rows/s  disk {:>6.1f} MB  peak RSS {:>6.1f} MB\n",
-             name, f.ingest_rows_per_s, f.slices_per_s, f.scan_rows_per_s, f.disk_bytes / 1e6, f.peak_rss / 1e6);
+  fmt::print(
+      "# {:9} ingest {:>10.0f} rows/s  slices {:>8.0f}/s  scan {:>10.0f} rows/s  disk {:>6.1f} MB  "
+      "peak RSS {:>6.1f} MB\n",
+      name, f.ingest_rows_per_s, f.slices_per_s, f.scan_rows_per_s, f.disk_bytes / 1e6,
+      f.peak_rss / 1e6);
 }
 
 std::string make_temp_dir() {
@@ -396,32 +418,37 @@ int main() {
     std::filesystem::remove_all(root);
     return 0;
   }
-  Workload w(env_or("BENCH_ROWS", 1'000'000), env_or("BENCH_BATCH", 100), env_or("BENCH_SLICES", 100'000));
+  Workload w(env_or("BENCH_ROWS", 1'000'000), env_or("BENCH_BATCH", 100),
+             env_or("BENCH_SLICES", 100'000));
   uint64_t memory_rows = env_or("BENCH_MEMORY_ROWS", 5'000'000);
   std::string root = make_temp_dir();
-  fmt::print("# {} rows in {} partitions, transactions of {}, {} reverse slices of {}, sync=normal\n",
-             w.rows, kPartitions, w.batch, w.slices, kSliceRows);
+  fmt::print(
+      "# {} rows in {} partitions, transactions of {}, {} reverse slices of {}, sync=normal\n",
+      w.rows, kPartitions, w.batch, w.slices, kSliceRows);
 
   Figures ours = run_cassette(w, root + "/cassette");
   Figures peer = run_rocksdb(w, root + "/rocksdb");
   print_detail("cassette", ours);
   print_detail("rocksdb", peer);
   if (ours.scan_rows != w.rows || peer.scan_rows != w.rows || ours.slice_rows != peer.slice_rows) {
-    fail(fmt::format("engines disagree: scan {} vs {} (want {}), slice rows {} vs {}", ours.scan_rows,
-                     peer.scan_rows, w.rows, ours.slice_rows, peer.slice_rows));
+    fail(fmt::format("engines disagree: scan {} vs {} (want {}), slice rows {} vs {}",
+                     ours.scan_rows, peer.scan_rows, w.rows, ours.slice_rows, peer.slice_rows));
   }
   fmt::print("RESULT ingest rocksdb {:.2f}\n", ours.ingest_rows_per_s / peer.ingest_rows_per_s);
   fmt::print("RESULT reverse_slices rocksdb {:.2f}\n", ours.slices_per_s / peer.slices_per_s);
   fmt::print("RESULT full_scan rocksdb {:.2f}\n", ours.scan_rows_per_s / peer.scan_rows_per_s);
-  fmt::print("RESULT disk_size rocksdb {:.2f}\n", static_cast<double>(peer.disk_bytes) / ours.disk_bytes);
-  fmt::print("RESULT peak_memory rocksdb {:.2f}\n", static_cast<double>(peer.peak_rss) / ours.peak_rss);
+  fmt::print("RESULT disk_size rocksdb {:.2f}\n",
+             static_cast<double>(peer.disk_bytes) / ours.disk_bytes);
+  fmt::print("RESULT peak_memory rocksdb {:.2f}\n",
+             static_cast<double>(peer.peak_rss) / ours.peak_rss);
 
   if (memory_rows > 0) {
     Workload big(memory_rows, w.batch, 0);
     Figures f = run_cassette(big, root + "/cassette-memory");
     double budget = kMemtableBudget + kCacheBudget + (64 << 20);
-    fmt::print("# cassette at {} rows: peak RSS {:.1f} MB, budget {:.1f} MB (memtable + cache + 64 MB)\n",
-               memory_rows, f.peak_rss / 1e6, budget / 1e6);
+    fmt::print(
+        "# cassette at {} rows: peak RSS {:.1f} MB, budget {:.1f} MB (memtable + cache + 64 MB)\n",
+        memory_rows, f.peak_rss / 1e6, budget / 1e6);
     fmt::print("RESULT peak_memory_5m budget {:.2f}\n", budget / static_cast<double>(f.peak_rss));
   }
   std::filesystem::remove_all(root);

@@ -81,9 +81,10 @@ int run_write_bench() {
   if (Status s = store.wait_for_background_work(); !s.is_ok()) fail(s.message());
   double flush_s = since(t);
   double total_s = since(total);
-  fmt::print("write_path rows {} batch {}: batch {:.3f}s apply {:.3f}s flush {:.3f}s total {:.3f}s "
-             "({:.0f} rows/s)\n",
-             rows, per_batch, batch_s, apply_s, flush_s, total_s, rows / total_s);
+  fmt::print(
+      "write_path rows {} batch {}: batch {:.3f}s apply {:.3f}s flush {:.3f}s total {:.3f}s "
+      "({:.0f} rows/s)\n",
+      rows, per_batch, batch_s, apply_s, flush_s, total_s, rows / total_s);
   std::filesystem::remove_all(dir);
   return 0;
 }

@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-char *swift_demangle(const char *mangled_name, size_t mangled_name_length, char *output_buffer,
-                     size_t *output_buffer_size, uint32_t flags) {
+char* swift_demangle(const char* mangled_name, size_t mangled_name_length, char* output_buffer,
+                     size_t* output_buffer_size, uint32_t flags) {
   (void)mangled_name;
   (void)mangled_name_length;
   (void)output_buffer;

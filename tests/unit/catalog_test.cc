@@ -40,10 +40,11 @@ Schema with_table(const Schema& now, const std::string& keyspace, const std::str
   table->table_id = next.next_table_id++;
   table->columns.push_back(
       {"k", types::CqlType::simple(types::TypeKind::kInt), ColumnKind::kPartitionKey, 0, false, 0});
-  table->columns.push_back({"c", types::CqlType::simple(types::TypeKind::kText),
-                            ColumnKind::kClustering, 0, true, 1});
-  table->columns.push_back({"v", types::CqlType::map(types::CqlType::simple(types::TypeKind::kText),
-                                                     types::CqlType::simple(types::TypeKind::kInt)),
+  table->columns.push_back(
+      {"c", types::CqlType::simple(types::TypeKind::kText), ColumnKind::kClustering, 0, true, 1});
+  table->columns.push_back({"v",
+                            types::CqlType::map(types::CqlType::simple(types::TypeKind::kText),
+                                                types::CqlType::simple(types::TypeKind::kInt)),
                             ColumnKind::kRegular, 0, false, 2});
   table->next_column_id = 3;
   table->params.gc_grace_seconds = 100;
@@ -72,14 +73,12 @@ TEST_CASE("catalog: changes persist across reopen") {
   TempDir dir;
   {
     auto catalog = Catalog::open(open_store(dir.path())).value();
-    auto s1 = catalog->change([](const Schema& now) -> Result<Schema> {
-      return with_keyspace(now, "ks");
-    });
+    auto s1 = catalog->change(
+        [](const Schema& now) -> Result<Schema> { return with_keyspace(now, "ks"); });
     REQUIRE(s1.is_ok());
     CHECK((*s1)->version == 1);
-    auto s2 = catalog->change([](const Schema& now) -> Result<Schema> {
-      return with_table(now, "ks", "t");
-    });
+    auto s2 = catalog->change(
+        [](const Schema& now) -> Result<Schema> { return with_table(now, "ks", "t"); });
     REQUIRE(s2.is_ok());
     CHECK((*s2)->version == 2);
     CHECK((*s2)->next_table_id == 2);
@@ -117,20 +116,23 @@ TEST_CASE("catalog: a table's compression options become its storage options") {
     return table_options_for(table);
   };
   // Cassandra's defaults: 16 KiB chunks, compressed (zstd level 3 here).
-  storage::TableOptions defaults =
-      options({{"chunk_length_in_kb", "16"}, {"class", "org.apache.cassandra.io.compress.LZ4Compressor"}});
+  storage::TableOptions defaults = options(
+      {{"chunk_length_in_kb", "16"}, {"class", "org.apache.cassandra.io.compress.LZ4Compressor"}});
   CHECK(defaults.block_size == 16u << 10);
   CHECK(defaults.compression_level == 3);
   CHECK(defaults.gc_grace_seconds == 3600);
-  storage::TableOptions zstd = options({{"chunk_length_in_kb", "64"},
-                                        {"class", "org.apache.cassandra.io.compress.ZstdCompressor"},
-                                        {"compression_level", "9"}});
+  storage::TableOptions zstd =
+      options({{"chunk_length_in_kb", "64"},
+               {"class", "org.apache.cassandra.io.compress.ZstdCompressor"},
+               {"compression_level", "9"}});
   CHECK(zstd.block_size == 64u << 10);
   CHECK(zstd.compression_level == 9);
   // Larger chunks than the engine keeps are capped; no compression stores blocks as they are.
-  CHECK(options({{"chunk_length_in_kb", "65536"}, {"class", "org.apache.cassandra.io.compress.LZ4Compressor"}})
+  CHECK(options({{"chunk_length_in_kb", "65536"},
+                 {"class", "org.apache.cassandra.io.compress.LZ4Compressor"}})
             .block_size == static_cast<size_t>(kMaxChunkLengthKb) << 10);
-  CHECK(options({{"chunk_length_in_kb", "4"}, {"class", "org.apache.cassandra.io.compress.NoopCompressor"}})
+  CHECK(options({{"chunk_length_in_kb", "4"},
+                 {"class", "org.apache.cassandra.io.compress.NoopCompressor"}})
             .compression_level == 0);
   CHECK(options({{"enabled", "false"}}).compression_level == 0);
   CHECK(options({{"enabled", "false"}}).block_size == storage::TableOptions{}.block_size);
@@ -156,15 +158,17 @@ TEST_CASE("catalog: another Catalog on the same store sees changes") {
   auto first = Catalog::open(store).value();
   auto second = Catalog::open(store).value();
   CHECK(second->current().value()->keyspaces.empty());
-  REQUIRE(first->change([](const Schema& now) -> Result<Schema> {
-                 return with_keyspace(now, "ks");
-               }).is_ok());
+  REQUIRE(
+      first->change([](const Schema& now) -> Result<Schema> { return with_keyspace(now, "ks"); })
+          .is_ok());
   CHECK(second->current().value()->find_keyspace("ks") != nullptr);
   // The second builds its change on the latest schema, not on what it saw before.
-  REQUIRE(second->change([](const Schema& now) -> Result<Schema> {
-                  REQUIRE(now.find_keyspace("ks") != nullptr);
-                  return with_keyspace(now, "ks2");
-                }).is_ok());
+  REQUIRE(second
+              ->change([](const Schema& now) -> Result<Schema> {
+                REQUIRE(now.find_keyspace("ks") != nullptr);
+                return with_keyspace(now, "ks2");
+              })
+              .is_ok());
   auto schema = first->current().value();
   CHECK(schema->keyspaces.size() == 2);
   CHECK(schema->version == 2);
@@ -174,21 +178,21 @@ TEST_CASE("catalog: dropping a table removes its data and never reuses its id") 
   TempDir dir;
   auto store = open_store(dir.path());
   auto catalog = Catalog::open(store).value();
-  REQUIRE(catalog->change([](const Schema& now) -> Result<Schema> {
-                   return with_table(with_keyspace(now, "ks"), "ks", "t");
-                 }).is_ok());
+  REQUIRE(catalog
+              ->change([](const Schema& now) -> Result<Schema> {
+                return with_table(with_keyspace(now, "ks"), "ks", "t");
+              })
+              .is_ok());
   storage::TableId id = catalog->current().value()->find_table("ks", "t")->table_id;
   test::put(*store, id, "pk", 1, test::insert_row("x"));
   CHECK(test::read_table(*store, id).size() == 1);
-  auto dropped = catalog->change([](const Schema& now) -> Result<Schema> {
-    return without_table(now, "ks", "t");
-  });
+  auto dropped = catalog->change(
+      [](const Schema& now) -> Result<Schema> { return without_table(now, "ks", "t"); });
   REQUIRE(dropped.is_ok());
   CHECK((*dropped)->find_table("ks", "t") == nullptr);
   CHECK(test::read_table(*store, id).empty());
-  auto again = catalog->change([](const Schema& now) -> Result<Schema> {
-    return with_table(now, "ks", "t");
-  });
+  auto again = catalog->change(
+      [](const Schema& now) -> Result<Schema> { return with_table(now, "ks", "t"); });
   REQUIRE(again.is_ok());
   CHECK((*again)->find_table("ks", "t")->table_id == id + 1);
   store.reset();

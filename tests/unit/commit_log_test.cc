@@ -1,5 +1,4 @@
 #include "engine/storage/commit_log.h"
-#include "tests/unit/temp_dir.h"
 
 #include <doctest/doctest.h>
 #include <stdlib.h>
@@ -8,6 +7,8 @@
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include "tests/unit/temp_dir.h"
 
 using namespace cassette;
 using namespace cassette::storage;
@@ -28,7 +29,6 @@ using cassette::test::TempDir;
 std::string segment_path(const TempDir& dir, uint64_t n) {
   return dir.path() + "/" + commit_log_segment_name(n);
 }
-
 
 struct Record {
   LogPosition start, end;
@@ -205,7 +205,8 @@ TEST_CASE("a bad record followed by a good one is corruption naming file and off
     LogPosition valid_end;
     Status s = read_all(dir.path(), {0, 0}, &got, &valid_end);
     CHECK(s.is_corruption());
-    CHECK(s.message() == fmt::format("commit log {}: corrupt record at offset 34", segment_path(dir, 1)));
+    CHECK(s.message() ==
+          fmt::format("commit log {}: corrupt record at offset 34", segment_path(dir, 1)));
     CHECK(got.size() == 1);
   }
 }
@@ -227,12 +228,13 @@ TEST_CASE("a bad record in a segment before the last is corruption") {
   TempDir dir;
   std::vector<std::string> payloads(6, payload_of(50, 'p'));
   append_all(dir.path(), payloads, SyncMode::kOff, 200);  // segment 1 holds four records
-  flip_byte(segment_path(dir, 1), 240);                         // inside the fourth, its last
+  flip_byte(segment_path(dir, 1), 240);                   // inside the fourth, its last
   std::vector<Record> got;
   LogPosition valid_end;
   Status s = read_all(dir.path(), {0, 0}, &got, &valid_end);
   CHECK(s.is_corruption());
-  CHECK(s.message() == fmt::format("commit log {}: corrupt record at offset 190", segment_path(dir, 1)));
+  CHECK(s.message() ==
+        fmt::format("commit log {}: corrupt record at offset 190", segment_path(dir, 1)));
 }
 
 TEST_CASE("a bad segment header is corruption naming the file") {

@@ -188,8 +188,7 @@ TEST_CASE("cql select: LIMIT, PER PARTITION LIMIT, DISTINCT") {
   CHECK(f.rows("SELECT k, c FROM t PER PARTITION LIMIT 2 LIMIT 3") == Rows{"1|0", "1|1", "0|0"});
   CHECK(f.rows("SELECT k, c FROM t WHERE k IN (0, 2) PER PARTITION LIMIT 1") == Rows{"0|0", "2|0"});
   CHECK(f.error("SELECT * FROM t LIMIT 0") == "LIMIT must be strictly positive");
-  CHECK(f.error("SELECT * FROM t PER PARTITION LIMIT -1") ==
-        "LIMIT must be strictly positive");
+  CHECK(f.error("SELECT * FROM t PER PARTITION LIMIT -1") == "LIMIT must be strictly positive");
   CHECK(f.error("SELECT DISTINCT k FROM t PER PARTITION LIMIT 1") ==
         "PER PARTITION LIMIT is not allowed with SELECT DISTINCT queries");
   CHECK(f.error("SELECT DISTINCT c FROM t") ==

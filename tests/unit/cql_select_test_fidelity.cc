@@ -74,8 +74,9 @@ namespace cassette::test {
 TEST_CASE("cql select fidelity: relations on durations and non-frozen UDTs") {
   SelectFixture f;
   f.ok("CREATE TYPE ud (i int, d duration)");
-  f.ok("CREATE TABLE t (k int PRIMARY KEY, d duration, l list<duration>, t tuple<int, duration>, "
-       "u ud, fu frozen<ud>)");
+  f.ok(
+      "CREATE TABLE t (k int PRIMARY KEY, d duration, l list<duration>, t tuple<int, duration>, "
+      "u ud, fu frozen<ud>)");
   CHECK(f.error("SELECT * FROM t WHERE d > 1s ALLOW FILTERING") ==
         "Slice restrictions are not supported on duration columns");
   CHECK(f.error("SELECT * FROM t WHERE l > [1s] ALLOW FILTERING") ==

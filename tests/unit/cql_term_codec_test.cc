@@ -23,9 +23,15 @@ TermPtr constant(ConstantKind kind, std::string text) {
   t->text = std::move(text);
   return t;
 }
-TermPtr integer(int v) { return constant(ConstantKind::kInteger, std::to_string(v)); }
-TermPtr string(std::string s) { return constant(ConstantKind::kString, std::move(s)); }
-TermPtr null_term() { return std::make_shared<Term>(); }
+TermPtr integer(int v) {
+  return constant(ConstantKind::kInteger, std::to_string(v));
+}
+TermPtr string(std::string s) {
+  return constant(ConstantKind::kString, std::move(s));
+}
+TermPtr null_term() {
+  return std::make_shared<Term>();
+}
 TermPtr list_of(Term::Kind kind, std::vector<TermPtr> elements) {
   auto t = std::make_shared<Term>();
   t->kind = kind;
@@ -35,14 +41,21 @@ TermPtr list_of(Term::Kind kind, std::vector<TermPtr> elements) {
 
 std::string int_bytes(int32_t v) {
   std::string out(4, '\0');
-  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((static_cast<uint32_t>(v) >> (24 - 8 * i)) & 0xff);
+  for (int i = 0; i < 4; ++i)
+    out[i] = static_cast<char>((static_cast<uint32_t>(v) >> (24 - 8 * i)) & 0xff);
   return out;
 }
 
-std::string message(const Result<types::Value>& r) { return r.is_ok() ? "" : r.status().message(); }
+std::string message(const Result<types::Value>& r) {
+  return r.is_ok() ? "" : r.status().message();
+}
 
-CqlType int_type() { return CqlType::simple(TypeKind::kInt); }
-CqlType text_type() { return CqlType::simple(TypeKind::kText); }
+CqlType int_type() {
+  return CqlType::simple(TypeKind::kInt);
+}
+CqlType text_type() {
+  return CqlType::simple(TypeKind::kText);
+}
 
 }  // namespace
 
@@ -58,8 +71,8 @@ TEST_CASE("cql term: constants and null") {
   auto n = cql::evaluate_term(*null_term(), int_type(), "k", context);
   REQUIRE(n.is_ok());
   CHECK(!n->has_value());
-  CHECK(message(cql::evaluate_term(*null_term(), CqlType::simple(TypeKind::kCounter), "c",
-                                   context)) ==
+  CHECK(message(
+            cql::evaluate_term(*null_term(), CqlType::simple(TypeKind::kCounter), "c", context)) ==
         "Invalid null value for counter increment/decrement");
 }
 
@@ -68,7 +81,8 @@ TEST_CASE("cql term: collections, tuples and their messages") {
   auto list = list_of(Term::Kind::kList, {integer(1), integer(2)});
   auto v = cql::evaluate_term(*list, CqlType::list(int_type()), "l", context);
   REQUIRE(v.is_ok());
-  CHECK(*v == types::Value(types::serialize_list(std::vector<std::string>{int_bytes(1), int_bytes(2)})));
+  CHECK(*v ==
+        types::Value(types::serialize_list(std::vector<std::string>{int_bytes(1), int_bytes(2)})));
   CHECK(message(cql::evaluate_term(*list, CqlType::set(int_type()), "s", context)) ==
         "Invalid list literal for s of type set<int>");
   auto bad = list_of(Term::Kind::kSet, {string("a")});
@@ -78,8 +92,8 @@ TEST_CASE("cql term: collections, tuples and their messages") {
   CHECK(message(cql::evaluate_term(*with_null, CqlType::list(int_type()), "l", context)) ==
         "null is not supported inside collections");
   auto tuple = list_of(Term::Kind::kTuple, {integer(1), string("x"), integer(3)});
-  CHECK(message(cql::evaluate_term(*tuple, CqlType::tuple({int_type(), text_type()}), "t",
-                                   context)) ==
+  CHECK(message(
+            cql::evaluate_term(*tuple, CqlType::tuple({int_type(), text_type()}), "t", context)) ==
         "Invalid tuple literal for t: too many elements. Type frozen<tuple<int, text>> expects 2 "
         "but got 3");
   auto empty_map = std::make_shared<Term>();
@@ -141,8 +155,9 @@ TEST_CASE("cql table codec: keys, columns and element cells") {
   set_column.complex = true;
   set_column.cells = *set_cells;
   row.columns.push_back(set_column);
-  CHECK(cql::read_column(table.columns[3], row) ==
-        types::Value(types::serialize_set(int_type(), {int_bytes(-5), int_bytes(0), int_bytes(5)})));
+  CHECK(
+      cql::read_column(table.columns[3], row) ==
+      types::Value(types::serialize_set(int_type(), {int_bytes(-5), int_bytes(0), int_bytes(5)})));
 
   // writetime() and ttl() of a simple cell.
   schema::ColumnDef v{"v", int_type(), schema::ColumnKind::kRegular, 0, false, 5};

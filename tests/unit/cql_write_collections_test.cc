@@ -26,7 +26,8 @@ TEST_CASE("cql write collections: lists") {
   CHECK(f.rows("SELECT l FROM t WHERE k = 0") == Rows{"[7, 8]"});
   f.ok("UPDATE t SET l = [9] WHERE k = 0");
   CHECK(f.rows("SELECT l FROM t WHERE k = 0") == Rows{"[9]"});
-  CHECK(f.error("UPDATE t SET l[5] = 1 WHERE k = 0") == "List index 5 out of bound, list has size 1");
+  CHECK(f.error("UPDATE t SET l[5] = 1 WHERE k = 0") ==
+        "List index 5 out of bound, list has size 1");
   CHECK(f.error("UPDATE t SET l[0] = 1 WHERE k = 1") ==
         "Attempted to set an element on a list which is null");
   CHECK(f.error("DELETE l[0] FROM t WHERE k = 1") ==
@@ -75,10 +76,12 @@ TEST_CASE("cql write collections: sets and maps") {
 TEST_CASE("cql write collections: frozen collections, tuples and UDTs") {
   WriteFixture f;
   f.ok("CREATE TYPE addr (street text, zip int)");
-  f.ok("CREATE TABLE t (k int PRIMARY KEY, fl frozen<list<int>>, tu tuple<int, text>, "
-       "a addr, fa frozen<addr>)");
-  f.ok("INSERT INTO t (k, fl, tu, a, fa) VALUES (0, [1, 2], (1, 'x'), {street: 's', zip: 1}, "
-       "{street: 't'})");
+  f.ok(
+      "CREATE TABLE t (k int PRIMARY KEY, fl frozen<list<int>>, tu tuple<int, text>, "
+      "a addr, fa frozen<addr>)");
+  f.ok(
+      "INSERT INTO t (k, fl, tu, a, fa) VALUES (0, [1, 2], (1, 'x'), {street: 's', zip: 1}, "
+      "{street: 't'})");
   CHECK(f.rows("SELECT fl, tu, a, fa FROM t") ==
         Rows{"[1, 2]|(1, 'x')|{street: 's', zip: 1}|{street: 't', zip: null}"});
   f.ok("UPDATE t SET a.zip = 2 WHERE k = 0");
@@ -89,9 +92,11 @@ TEST_CASE("cql write collections: frozen collections, tuples and UDTs") {
         "Invalid operation (fl = fl + [3]) for frozen collection column fl");
   CHECK(f.error("UPDATE t SET fa.zip = 1 WHERE k = 0") ==
         "Invalid operation (fa.zip = 1) for frozen UDT column fa");
-  CHECK(f.error("UPDATE t SET a.foo = 1 WHERE k = 0") == "UDT column a does not have a field named foo");
+  CHECK(f.error("UPDATE t SET a.foo = 1 WHERE k = 0") ==
+        "UDT column a does not have a field named foo");
   CHECK(f.error("INSERT INTO t (k, tu) VALUES (0, (1, 'x', 2))") ==
-        "Invalid tuple literal for tu: too many elements. Type frozen<tuple<int, text>> expects 2 but got 3");
+        "Invalid tuple literal for tu: too many elements. Type frozen<tuple<int, text>> expects 2 "
+        "but got 3");
   CHECK(f.error("INSERT INTO t (k, a) VALUES (0, {foo: 1})") ==
         "Unknown field 'foo' in value of user defined type addr");
   CHECK(f.error("INSERT INTO t (k, a) VALUES (0, {zip: 'x'})") ==
@@ -147,7 +152,8 @@ TEST_CASE("cql write collections: TTL on elements, counters summed, UDT conditio
           Rows{"True"});
     CHECK(f.rows("UPDATE u SET v = {a: 0, b: 'abc'} WHERE k = 0 IF v = {a: 1}") ==
           Rows{"False|{a: 0, b: 'abc'}"});
-    CHECK(f.error("UPDATE u SET v = {a: 0} WHERE k = 0 IF v.c = 1") == "Unknown field c for column v");
+    CHECK(f.error("UPDATE u SET v = {a: 0} WHERE k = 0 IF v.c = 1") ==
+          "Unknown field c for column v");
     f.ok("INSERT INTO u (k, v) VALUES (0, {a: 0})");
     CHECK(f.rows("UPDATE u SET v = {a: 0} WHERE k = 0 IF v = {a: 0, b: null}") == Rows{"True"});
   }
@@ -168,8 +174,9 @@ TEST_CASE("cql write: an empty {} literal is a set literal in messages") {
 
 TEST_CASE("cql write: prepend and tuple additions use Cassandra's operation texts") {
   WriteFixture f;
-  f.ok("CREATE TABLE t (k int PRIMARY KEY, v int, s set<int>, fl frozen<list<int>>, "
-       "tu tuple<int, int>)");
+  f.ok(
+      "CREATE TABLE t (k int PRIMARY KEY, v int, s set<int>, fl frozen<list<int>>, "
+      "tu tuple<int, int>)");
   // Operation.Prepend prints itself with a '-' and checks the value first.
   CHECK(f.error("UPDATE t SET v = 1 + v WHERE k = 0") ==
         "Invalid operation (v = 1 - v) for non list column v");

@@ -12,10 +12,12 @@ using cassette::test::WriteFixture;
 
 TEST_CASE("cql write lwt: CONTAINS and CONTAINS KEY conditions") {
   WriteFixture f;
-  f.ok("CREATE TABLE t (k int PRIMARY KEY, v int, l list<text>, s set<text>, m map<text, text>, "
-       "fl frozen<list<text>>)");
-  f.ok("INSERT INTO t (k, v, l, s, m, fl) VALUES (0, 1, ['foo', 'bar'], {'a'}, {'k': 'v'}, "
-       "['x'])");
+  f.ok(
+      "CREATE TABLE t (k int PRIMARY KEY, v int, l list<text>, s set<text>, m map<text, text>, "
+      "fl frozen<list<text>>)");
+  f.ok(
+      "INSERT INTO t (k, v, l, s, m, fl) VALUES (0, 1, ['foo', 'bar'], {'a'}, {'k': 'v'}, "
+      "['x'])");
   CHECK(f.rows("UPDATE t SET v = 2 WHERE k = 0 IF l CONTAINS 'bar'") == Rows{"True"});
   CHECK(f.rows("UPDATE t SET v = 3 WHERE k = 0 IF l CONTAINS 'baz'") ==
         Rows{"False|['foo', 'bar']"});
@@ -76,8 +78,7 @@ TEST_CASE("cql write lwt: static-row statements on a partition with rows but no 
   CHECK(f.rows("UPDATE t SET s = 30 WHERE a = 4 IF s > 3") == Rows{"False"});
   // A conditional batch answers the partition's first row with the static value.
   CHECK(f.rows("BEGIN BATCH INSERT INTO t (a, b, s, d) VALUES (3, 3, 40, 'a'); "
-               "UPDATE t SET s = 30 WHERE a = 3 IF s > 5; APPLY BATCH") ==
-        Rows{"False|3|1|null"});
+               "UPDATE t SET s = 30 WHERE a = 3 IF s > 5; APPLY BATCH") == Rows{"False|3|1|null"});
   CHECK(f.rows("SELECT * FROM t WHERE a = 3") == Rows{"3|1|null|null"});
 }
 
@@ -137,5 +138,6 @@ TEST_CASE("cql write lwt: IF NOT EXISTS answers only the columns it reads") {
                 "APPLY BATCH") == "table c does not exist");
   f.ok("CREATE TABLE c (k int PRIMARY KEY, n counter)");
   CHECK(f.error("BEGIN UNLOGGED BATCH USING TIMESTAMP 10 UPDATE c SET n = n + 1 WHERE k = 0; "
-                "APPLY BATCH") == "Cannot provide custom timestamp for a BATCH containing counters");
+                "APPLY BATCH") ==
+        "Cannot provide custom timestamp for a BATCH containing counters");
 }

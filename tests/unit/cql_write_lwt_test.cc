@@ -46,8 +46,9 @@ TEST_CASE("cql write lwt: IF NOT EXISTS, IF EXISTS and column conditions") {
 
 TEST_CASE("cql write lwt: static columns and collection conditions") {
   WriteFixture f;
-  f.ok("CREATE TABLE t (pk int, ck int, static_col int static, value int, l list<int>, "
-       "m map<text, int>, PRIMARY KEY (pk, ck))");
+  f.ok(
+      "CREATE TABLE t (pk int, ck int, static_col int static, value int, l list<int>, "
+      "m map<text, int>, PRIMARY KEY (pk, ck))");
   f.ok("INSERT INTO t (pk, ck, static_col, value, l, m) VALUES (1, 1, 1, 2, [1, 2], {'a': 1})");
   CHECK(f.rows("DELETE value FROM t WHERE pk = 1 AND ck = 1 IF value = 2 AND static_col = 2") ==
         Rows{"False|2|1"});
@@ -73,10 +74,12 @@ TEST_CASE("cql write batch: one write, one timestamp") {
   WriteFixture f;
   f.ok("CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c))");
   f.ok("CREATE TABLE u (k int PRIMARY KEY, v text)");
-  f.ok("BEGIN BATCH INSERT INTO t (k, c, v) VALUES (0, 0, 0); UPDATE t SET v = 1 WHERE k = 0 AND "
-       "c = 1; INSERT INTO u (k, v) VALUES (1, 'a'); DELETE FROM t WHERE k = 2 AND c = 0; "
-       "APPLY BATCH");
-  CHECK(f.rows("SELECT k, c, v, writetime(v) FROM t") == f.rows("SELECT k, c, v, writetime(v) FROM t"));
+  f.ok(
+      "BEGIN BATCH INSERT INTO t (k, c, v) VALUES (0, 0, 0); UPDATE t SET v = 1 WHERE k = 0 AND "
+      "c = 1; INSERT INTO u (k, v) VALUES (1, 'a'); DELETE FROM t WHERE k = 2 AND c = 0; "
+      "APPLY BATCH");
+  CHECK(f.rows("SELECT k, c, v, writetime(v) FROM t") ==
+        f.rows("SELECT k, c, v, writetime(v) FROM t"));
   auto times = f.rows("SELECT writetime(v) FROM t WHERE k = 0");
   REQUIRE(times.size() == 2);
   CHECK(times[0] == times[1]);
@@ -88,8 +91,9 @@ TEST_CASE("cql write batch: one write, one timestamp") {
         "Timestamp must be set either on BATCH or individual statements");
 
   f.ok("CREATE TABLE c (k int PRIMARY KEY, n counter)");
-  f.ok("BEGIN COUNTER BATCH UPDATE c SET n = n + 1 WHERE k = 0; UPDATE c SET n = n + 2 WHERE k = 0; "
-       "APPLY BATCH");
+  f.ok(
+      "BEGIN COUNTER BATCH UPDATE c SET n = n + 1 WHERE k = 0; UPDATE c SET n = n + 2 WHERE k = 0; "
+      "APPLY BATCH");
   CHECK(f.rows("SELECT n FROM c") == Rows{"3"});
   CHECK(f.error("BEGIN COUNTER BATCH INSERT INTO u (k, v) VALUES (3, 'c'); APPLY BATCH") ==
         "Cannot include non-counter statement in a counter batch");
@@ -194,8 +198,9 @@ TEST_CASE("cql write lwt: static conditions with null and deleted statics") {
   CHECK(f.rows("UPDATE t SET s = 8 WHERE a = 8 IF s = NULL") == Rows{"True"});
   CHECK(f.rows("SELECT * FROM t WHERE a = 8") == Rows{"8|null|8|null"});
 
-  f.ok("CREATE TABLE u (pk int, ck int, s1 int static, s2 int static, value int, "
-       "PRIMARY KEY (pk, ck))");
+  f.ok(
+      "CREATE TABLE u (pk int, ck int, s1 int static, s2 int static, value int, "
+      "PRIMARY KEY (pk, ck))");
   f.ok("INSERT INTO u (pk, s1, s2) VALUES (1, 1, 1) USING TIMESTAMP 1000");
   f.ok("INSERT INTO u (pk, s1, s2) VALUES (2, 1, 1) USING TIMESTAMP 1001");
   f.ok("INSERT INTO u (pk, s1) VALUES (1, 2) USING TIMESTAMP 2000");
@@ -241,7 +246,8 @@ TEST_CASE("cql write lwt: conditional deletes (InsertUpdateIfConditionTest)") {
   CHECK(f.error("DELETE FROM s WHERE k = 'k' IF v = 'foo'") ==
         "DELETE statements must restrict all PRIMARY KEY columns with equality relations in order "
         "to delete non static columns");
-  CHECK(f.error("DELETE FROM s WHERE i = 0 IF EXISTS") == "Some partition key parts are missing: k");
+  CHECK(f.error("DELETE FROM s WHERE i = 0 IF EXISTS") ==
+        "Some partition key parts are missing: k");
   CHECK(f.error("DELETE FROM s WHERE k = 0 AND i > 0 IF EXISTS") ==
         "Invalid INTEGER constant (0) for \"k\" of type text");
   CHECK(f.error("DELETE FROM s WHERE k = 'k' AND i IN (0, 1) IF v = 'foo'") ==
@@ -254,11 +260,13 @@ TEST_CASE("cql write lwt: conditional deletes (InsertUpdateIfConditionTest)") {
 TEST_CASE("cql write batch: lists, range deletes and multi-column updates (BatchTest)") {
   WriteFixture f;
   f.ok("CREATE TABLE l (k int PRIMARY KEY, l list<int>)");
-  f.ok("BEGIN BATCH UPDATE l SET l = l + [1] WHERE k = 0; UPDATE l SET l = l + [2] WHERE k = 0; "
-       "UPDATE l SET l = l + [3] WHERE k = 0; APPLY BATCH");
+  f.ok(
+      "BEGIN BATCH UPDATE l SET l = l + [1] WHERE k = 0; UPDATE l SET l = l + [2] WHERE k = 0; "
+      "UPDATE l SET l = l + [3] WHERE k = 0; APPLY BATCH");
   CHECK(f.rows("SELECT l FROM l WHERE k = 0") == Rows{"[1, 2, 3]"});
-  f.ok("BEGIN BATCH UPDATE l SET l = [1] + l WHERE k = 1; UPDATE l SET l = [2] + l WHERE k = 1; "
-       "UPDATE l SET l = [3] + l WHERE k = 1; APPLY BATCH");
+  f.ok(
+      "BEGIN BATCH UPDATE l SET l = [1] + l WHERE k = 1; UPDATE l SET l = [2] + l WHERE k = 1; "
+      "UPDATE l SET l = [3] + l WHERE k = 1; APPLY BATCH");
   CHECK(f.rows("SELECT l FROM l WHERE k = 1") == Rows{"[3, 2, 1]"});
 
   f.ok("CREATE TABLE t (pk int, c int, v int, PRIMARY KEY (pk, c))");
@@ -269,28 +277,34 @@ TEST_CASE("cql write batch: lists, range deletes and multi-column updates (Batch
            ", " + std::to_string(value++) + ")");
     }
   }
-  f.ok("BEGIN BATCH DELETE FROM t WHERE pk = 1; DELETE FROM t WHERE pk = 0 AND c >= 4; "
-       "DELETE FROM t WHERE pk = 0 AND c <= 0; DELETE FROM t WHERE pk = 2 AND c >= 0 AND c <= 3; "
-       "DELETE FROM t WHERE pk = 2 AND c <= 3 AND c >= 4; "
-       "DELETE FROM t WHERE pk = 3 AND (c) >= (3) AND (c) <= (6); APPLY BATCH");
+  f.ok(
+      "BEGIN BATCH DELETE FROM t WHERE pk = 1; DELETE FROM t WHERE pk = 0 AND c >= 4; "
+      "DELETE FROM t WHERE pk = 0 AND c <= 0; DELETE FROM t WHERE pk = 2 AND c >= 0 AND c <= 3; "
+      "DELETE FROM t WHERE pk = 2 AND c <= 3 AND c >= 4; "
+      "DELETE FROM t WHERE pk = 3 AND (c) >= (3) AND (c) <= (6); APPLY BATCH");
   CHECK(f.rows("SELECT * FROM t") ==
         Rows{"0|1|1", "0|2|2", "0|3|3", "2|4|14", "3|0|15", "3|1|16", "3|2|17"});
 
-  f.ok("BEGIN BATCH UPDATE t SET v = 7 WHERE pk = 0 AND c = 1; "
-       "UPDATE t SET v = 8 WHERE pk = 0 AND (c) = (2); "
-       "UPDATE t SET v = 10 WHERE pk = 0 AND c IN (3, 4); "
-       "UPDATE t SET v = 20 WHERE pk = 0 AND (c) IN ((5), (6)); APPLY BATCH");
+  f.ok(
+      "BEGIN BATCH UPDATE t SET v = 7 WHERE pk = 0 AND c = 1; "
+      "UPDATE t SET v = 8 WHERE pk = 0 AND (c) = (2); "
+      "UPDATE t SET v = 10 WHERE pk = 0 AND c IN (3, 4); "
+      "UPDATE t SET v = 20 WHERE pk = 0 AND (c) IN ((5), (6)); APPLY BATCH");
   CHECK(f.rows("SELECT c, v FROM t WHERE pk = 0") ==
         Rows{"1|7", "2|8", "3|10", "4|10", "5|20", "6|20"});
-  f.ok("BEGIN BATCH DELETE FROM t WHERE pk = 0 AND c = 1; INSERT INTO t (pk, c, v) VALUES (0, 1, 2); "
-       "APPLY BATCH");
+  f.ok(
+      "BEGIN BATCH DELETE FROM t WHERE pk = 0 AND c = 1; INSERT INTO t (pk, c, v) VALUES (0, 1, "
+      "2); "
+      "APPLY BATCH");
   CHECK(f.rows("SELECT c, v FROM t WHERE pk = 0 AND c = 1").empty());
   f.ok("BEGIN BATCH APPLY BATCH");
 }
 
 TEST_CASE("cql write lwt: IF NOT EXISTS shows columns in SELECT * order") {
   WriteFixture f;
-  f.ok("CREATE TABLE t (k int, c int, z int, s2 int static, a int, s1 int static, PRIMARY KEY (k, c))");
+  f.ok(
+      "CREATE TABLE t (k int, c int, z int, s2 int static, a int, s1 int static, PRIMARY KEY (k, "
+      "c))");
   f.ok("INSERT INTO t (k, c, z, a, s1, s2) VALUES (0, 0, 1, 2, 3, 4)");
   CHECK(f.column_names("INSERT INTO t (k, c) VALUES (0, 0) IF NOT EXISTS") ==
         std::vector<std::string>{"[applied]", "k", "c", "s1", "s2", "a", "z"});

@@ -1,7 +1,6 @@
 // INSERT, UPDATE and DELETE end to end through cql::Session, with Cassandra's results and
 // messages (cql3/validation/operations/{InsertTest,UpdateTest,DeleteTest}.java).
 #include <doctest/doctest.h>
-
 #include <fmt/format.h>
 
 #include "tests/unit/cql_write_test_util.h"
@@ -49,7 +48,8 @@ TEST_CASE("cql write: insert and update messages") {
         "The column names contains duplicates");
   CHECK(f.error("INSERT INTO t (k, c, v) VALUES (0, 0, 'a')") ==
         "Invalid STRING constant (a) for \"v\" of type int");
-  CHECK(f.error("UPDATE t SET k = 1 WHERE k = 0 AND c = 0") == "PRIMARY KEY part k found in SET part");
+  CHECK(f.error("UPDATE t SET k = 1 WHERE k = 0 AND c = 0") ==
+        "PRIMARY KEY part k found in SET part");
   CHECK(f.error("UPDATE t SET v = 1 WHERE k = 0") == "Some clustering keys are missing: c");
   CHECK(f.error("UPDATE t SET v = 1 WHERE c = 0") == "Some partition key parts are missing: k");
   CHECK(f.error("UPDATE t SET v = 1 WHERE k = 0 AND c > 0") ==
@@ -134,7 +134,8 @@ TEST_CASE("cql write: delete rows, ranges, partitions and columns") {
 
 TEST_CASE("cql write: descending clustering range deletion") {
   WriteFixture f;
-  f.ok("CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)");
+  f.ok(
+      "CREATE TABLE t (k int, c int, v int, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER BY (c DESC)");
   for (int c = 0; c < 5; ++c) {
     f.ok("INSERT INTO t (k, c, v) VALUES (0, " + std::to_string(c) + ", 0)");
   }
@@ -229,8 +230,9 @@ TEST_CASE("cql write: custom timestamps (TimestampTest)") {
 TEST_CASE("cql write: function calls as values") {
   WriteFixture f;
   f.ok("CREATE TABLE t (k int PRIMARY KEY, u timeuuid, ts timestamp, i int, l list<timeuuid>)");
-  f.ok("INSERT INTO t (k, u, ts, i, l) VALUES (0, now(), toTimestamp(now()), blobAsInt(0x00000007), "
-       "[now()])");
+  f.ok(
+      "INSERT INTO t (k, u, ts, i, l) VALUES (0, now(), toTimestamp(now()), blobAsInt(0x00000007), "
+      "[now()])");
   CHECK(f.rows("SELECT i FROM t WHERE k = 0") == Rows{"7"});
   CHECK(f.rows("SELECT k FROM t WHERE k = 0 AND u > minTimeuuid('2000-01-01') ALLOW FILTERING") ==
         Rows{"0"});

@@ -97,8 +97,9 @@ const std::string kKeyspace =
 
 TEST_CASE("describe: tables, indexes and keyspaces as Cassandra prints them") {
   DescribeFixture f;
-  f.ok("CREATE KEYSPACE test WITH REPLICATION = {'class' : 'SimpleStrategy', "
-       "'replication_factor' : 1}");
+  f.ok(
+      "CREATE KEYSPACE test WITH REPLICATION = {'class' : 'SimpleStrategy', "
+      "'replication_factor' : 1}");
   f.ok("CREATE TABLE test.users (userid text PRIMARY KEY, firstname text, lastname text, age int)");
   f.ok("CREATE INDEX myindex ON test.users (age)");
   f.ok("CREATE TABLE test.\"Test\" (id int, col int, val text, PRIMARY KEY(id, col))");
@@ -110,7 +111,8 @@ TEST_CASE("describe: tables, indexes and keyspaces as Cassandra prints them") {
       "    age int,\n"
       "    firstname text,\n"
       "    lastname text\n"
-      ") WITH " + kOptions;
+      ") WITH " +
+      kOptions;
   const std::string test_table =
       "CREATE TABLE test.\"Test\" (\n"
       "    id int,\n"
@@ -118,7 +120,8 @@ TEST_CASE("describe: tables, indexes and keyspaces as Cassandra prints them") {
       "    val text,\n"
       "    PRIMARY KEY (id, col)\n"
       ") WITH CLUSTERING ORDER BY (col ASC)\n"
-      "    AND " + kOptions;
+      "    AND " +
+      kOptions;
 
   CHECK(f.rows("DESCRIBE TABLE test.users") ==
         std::vector<std::string>{"test|table|users\n" + users,
@@ -145,11 +148,13 @@ TEST_CASE("describe: tables, indexes and keyspaces as Cassandra prints them") {
 
 TEST_CASE("describe: clustering order, statics, collections, options given") {
   DescribeFixture f;
-  f.ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
-  f.ok("CREATE TABLE ks.t (pk1 int, pk2 int, ck1 int, ck2 int, s decimal static, reg1 int, "
-       "reg2 list<int>, reg3 int, PRIMARY KEY ((pk1, pk2), ck1, ck2)) WITH CLUSTERING ORDER BY "
-       "(ck1 ASC, ck2 DESC) AND gc_grace_seconds = 100 AND comment = 'it''s' AND "
-       "compression = {'class': 'ZstdCompressor', 'compression_level': 5}");
+  f.ok(
+      "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+  f.ok(
+      "CREATE TABLE ks.t (pk1 int, pk2 int, ck1 int, ck2 int, s decimal static, reg1 int, "
+      "reg2 list<int>, reg3 int, PRIMARY KEY ((pk1, pk2), ck1, ck2)) WITH CLUSTERING ORDER BY "
+      "(ck1 ASC, ck2 DESC) AND gc_grace_seconds = 100 AND comment = 'it''s' AND "
+      "compression = {'class': 'ZstdCompressor', 'compression_level': 5}");
   std::string expected =
       "CREATE TABLE ks.t (\n"
       "    pk1 int,\n"
@@ -187,7 +192,8 @@ TEST_CASE("describe: clustering order, statics, collections, options given") {
 
 TEST_CASE("describe: types in dependency order") {
   DescribeFixture f;
-  f.ok("CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
+  f.ok(
+      "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}");
   f.ok("USE ks");
   f.ok("CREATE TYPE type1 (a int)");
   f.ok("CREATE TYPE type2 (x text, y text)");

@@ -1,5 +1,7 @@
 // EncodedBatch and restamp_value: a batch in entry form must commit exactly what the same
 // writes as a WriteBatch commit (same bytes after the timestamp is assigned, same min timestamp).
+#include "engine/storage/encoded_batch.h"
+
 #include <doctest/doctest.h>
 
 #include <random>
@@ -7,7 +9,6 @@
 #include <vector>
 
 #include "engine/storage/commit_record.h"
-#include "engine/storage/encoded_batch.h"
 #include "engine/storage/row_codec.h"
 #include "engine/types/murmur3.h"
 #include "tests/unit/store_test_util.h"
@@ -21,10 +22,14 @@ namespace {
 int64_t random_timestamp(std::mt19937_64& rng) {
   switch (rng() % 5) {
     case 0:
-    case 1: return kAutoTimestamp;
-    case 2: return static_cast<int64_t>(rng() % 2'000'000'000'000'000ull);
-    case 3: return -static_cast<int64_t>(rng() % 1000);
-    default: return kNoTimestamp;
+    case 1:
+      return kAutoTimestamp;
+    case 2:
+      return static_cast<int64_t>(rng() % 2'000'000'000'000'000ull);
+    case 3:
+      return -static_cast<int64_t>(rng() % 1000);
+    default:
+      return kNoTimestamp;
   }
 }
 
@@ -34,15 +39,20 @@ Cell random_cell(std::mt19937_64& rng, bool with_path) {
   if (ts == kNoTimestamp) ts = kAutoTimestamp;
   std::string path = with_path ? "path" + std::to_string(rng() % 100) : "";
   switch (rng() % 4) {
-    case 0: c = Cell::tombstone(ts, 1'700'000'000, path); break;
-    case 1: c = Cell::expiring(ts, 1 + rng() % 1000, 1'700'000'000, "e" + std::to_string(rng()), path); break;
+    case 0:
+      c = Cell::tombstone(ts, 1'700'000'000, path);
+      break;
+    case 1:
+      c = Cell::expiring(ts, 1 + rng() % 1000, 1'700'000'000, "e" + std::to_string(rng()), path);
+      break;
     case 2:
       if (!with_path) {
         c = Cell::counter(ts, static_cast<int64_t>(rng() % 100) - 50);
         break;
       }
       [[fallthrough]];
-    default: c = Cell::live(ts, std::string(rng() % 40, 'v'), path);
+    default:
+      c = Cell::live(ts, std::string(rng() % 40, 'v'), path);
   }
   return c;
 }
@@ -59,7 +69,8 @@ Row random_row(std::mt19937_64& rng) {
       }
     }
   }
-  if (rng() % 4 == 0) row.deletion = {random_timestamp(rng) == kNoTimestamp ? 5 : kAutoTimestamp, 1'700'000'000};
+  if (rng() % 4 == 0)
+    row.deletion = {random_timestamp(rng) == kNoTimestamp ? 5 : kAutoTimestamp, 1'700'000'000};
   int columns = static_cast<int>(rng() % 5);
   for (int i = 0; i < columns; ++i) {
     ColumnData col;
@@ -284,7 +295,8 @@ TEST_CASE("Store::read shows a snapshot's overlay only up to its overlay_seq") {
     snap->overlay_seq = overlay_seq;
     auto cursor = store->read(*snap, 4, Store::partition_spec("pk"));
     std::vector<std::string> got;
-    for (const auto& r : cassette::test::drain(*cursor)) got.push_back(std::to_string(r.clustering) + "=" + r.value);
+    for (const auto& r : cassette::test::drain(*cursor))
+      got.push_back(std::to_string(r.clustering) + "=" + r.value);
     return got;
   };
   add(2, 1, "rewritten");  // a later generation: shadows the committed row only from seq 2

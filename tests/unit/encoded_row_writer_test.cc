@@ -1,13 +1,14 @@
 // EncodedRowWriter must write exactly the bytes encode_row writes for the same row (the SQLite
 // extension's INSERT encodes rows with it instead of building a Row), and the writes the
 // SQLite extension makes through it must commit as the Row path's would.
+#include "engine/storage/encoded_row_writer.h"
+
 #include <doctest/doctest.h>
 
 #include <random>
 #include <string>
 #include <vector>
 
-#include "engine/storage/encoded_row_writer.h"
 #include "engine/storage/row_codec.h"
 #include "engine/storage/write_batch.h"
 
@@ -17,10 +18,14 @@ namespace {
 
 int64_t some_timestamp(std::mt19937_64& rng) {
   switch (rng() % 4) {
-    case 0: return kAutoTimestamp;
-    case 1: return 1'700'000'000'000'000 + static_cast<int64_t>(rng() % 1'000'000);
-    case 2: return -static_cast<int64_t>(rng() % 1000);
-    default: return static_cast<int64_t>(rng());
+    case 0:
+      return kAutoTimestamp;
+    case 1:
+      return 1'700'000'000'000'000 + static_cast<int64_t>(rng() % 1'000'000);
+    case 2:
+      return -static_cast<int64_t>(rng() % 1000);
+    default:
+      return static_cast<int64_t>(rng());
   }
 }
 
@@ -35,9 +40,13 @@ TEST_CASE("EncodedRowWriter writes encode_row's bytes for the same row") {
     const int64_t now = 1'700'000'000 + static_cast<int64_t>(rng() % 1000);
     const int64_t row_ts = some_timestamp(rng);
     switch (rng() % 3) {
-      case 0: break;  // no row marker (an UPDATE's row)
-      case 1: row.liveness = LivenessInfo::written(row_ts, 0, now); break;
-      default: row.liveness = LivenessInfo::written(row_ts, 1 + static_cast<int64_t>(rng() % 100000), now);
+      case 0:
+        break;  // no row marker (an UPDATE's row)
+      case 1:
+        row.liveness = LivenessInfo::written(row_ts, 0, now);
+        break;
+      default:
+        row.liveness = LivenessInfo::written(row_ts, 1 + static_cast<int64_t>(rng() % 100000), now);
     }
     writer.start(row.liveness);
     ColumnId id = static_cast<ColumnId>(rng() % 3);

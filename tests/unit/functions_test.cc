@@ -70,8 +70,8 @@ TEST_CASE("functions resolution messages") {
   CHECK(resolve_error("tojson", {literal(ConstantKind::kInteger, "1")}) ==
         "Cannot infer type for term 1 in selection clause (try using a cast to force a type)");
   // an operation in a term: untyped operands take the receiver's type
-  CHECK(resolve("system._add", {literal(ConstantKind::kInteger, "1"),
-                                literal(ConstantKind::kInteger, "2")},
+  CHECK(resolve("system._add",
+                {literal(ConstantKind::kInteger, "1"), literal(ConstantKind::kInteger, "2")},
                 t(TypeKind::kSmallint))
             ->return_type == t(TypeKind::kSmallint));
   CHECK(resolve("_multiply", {typed(TypeKind::kInt, "x"), literal(ConstantKind::kInteger, "2")},
@@ -249,12 +249,16 @@ TEST_CASE("functions floor for GROUP BY time buckets") {
 
 TEST_CASE("functions math (Cassandra 5.0)") {
   auto v = [](TypeKind k, std::string_view text) { return Value(*parse_value_string(t(k), text)); };
-  auto show = [](TypeKind k, const Value& value) { return format_value(t(k), *value, ValueStyle::kString); };
+  auto show = [](TypeKind k, const Value& value) {
+    return format_value(t(k), *value, ValueStyle::kString);
+  };
   // A literal is an exact match for its preferred type: abs(1) is the int overload
   auto abs_int = resolve("abs", {literal(ConstantKind::kInteger, "-1")});
   CHECK(abs_int->return_type == t(TypeKind::kInt));
-  CHECK(resolve("abs", {literal(ConstantKind::kInteger, "12345678901")})->return_type == t(TypeKind::kBigint));
-  CHECK(resolve("abs", {literal(ConstantKind::kFloat, "1.5")})->return_type == t(TypeKind::kDouble));
+  CHECK(resolve("abs", {literal(ConstantKind::kInteger, "12345678901")})->return_type ==
+        t(TypeKind::kBigint));
+  CHECK(resolve("abs", {literal(ConstantKind::kFloat, "1.5")})->return_type ==
+        t(TypeKind::kDouble));
   CHECK(resolve("abs", {literal(ConstantKind::kFloat, "1.00000000000000000001")})->return_type ==
         t(TypeKind::kDecimal));
   CHECK(show(TypeKind::kInt, call(*abs_int, {v(TypeKind::kInt, "-7")})) == "7");
@@ -296,7 +300,8 @@ TEST_CASE("functions on collections (Cassandra 5.0)") {
   auto count = resolve("collection_count", {FunctionArgument{map, "m"}});
   CHECK(format_value(i, *call(*count, {m}), ValueStyle::kCqlsh) == "2");
   const CqlType list = CqlType::list(i);
-  const std::string l = serialize_list(std::vector<std::string>{int_bytes(3), int_bytes(-4), int_bytes(8)});
+  const std::string l =
+      serialize_list(std::vector<std::string>{int_bytes(3), int_bytes(-4), int_bytes(8)});
   auto show = [&](std::string_view fn, const std::string& value) {
     auto f = resolve(fn, {FunctionArgument{list, "l"}});
     return format_value(f->return_type, *call(*f, {value}), ValueStyle::kCqlsh);
@@ -307,9 +312,12 @@ TEST_CASE("functions on collections (Cassandra 5.0)") {
   CHECK(show("collection_avg", l) == "2");
   CHECK(show("collection_sum", serialize_list(std::vector<std::string>{})) == "0");
   CHECK(resolve_error("map_keys", {FunctionArgument{list, "l"}}) ==
-        "Function system.map_keys requires an argument of type map<any, any>, but found argument l of type list<int>");
+        "Function system.map_keys requires an argument of type map<any, any>, but found argument l "
+        "of type list<int>");
   CHECK(resolve_error("collection_sum", {FunctionArgument{CqlType::list(text), "l"}}) ==
-        "Function system.collection_sum requires an argument of type numeric_set_or_list, but found argument l of "
+        "Function system.collection_sum requires an argument of type numeric_set_or_list, but "
+        "found argument l of "
         "type list<text>");
-  CHECK(resolve_error("map_keys", {}) == "Invalid number of arguments for function system.map_keys(map<any, any>)");
+  CHECK(resolve_error("map_keys", {}) ==
+        "Invalid number of arguments for function system.map_keys(map<any, any>)");
 }

@@ -2,13 +2,14 @@
 // grouped in memory and through the spill file (a budget of one byte moves every chunk there),
 // read as one cursor or as two token ranges on two threads, come out group by group, groups in
 // SQLite's order of their values, every row once with its kept values intact.
+#include "ext/sqlite/grouped_rows.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
 #include "engine/query/query.h"
-#include "ext/sqlite/grouped_rows.h"
 #include "tests/unit/cql_test_fixture.h"
 
 namespace cassette::test {
@@ -25,7 +26,8 @@ struct Fixture : CqlFixture {
     for (int p = 0; p < 7; ++p) {
       for (int c = 0; c < 30; ++c) {
         const int i = p * 30 + c;
-        ok(fmt::format("INSERT INTO ks.g (p, c, kind, n) VALUES ({}, {}, {}, {})", p, c, kinds[i % 5],
+        ok(fmt::format("INSERT INTO ks.g (p, c, kind, n) VALUES ({}, {}, {}, {})", p, c,
+                       kinds[i % 5],
                        i % 7 == 0 ? std::string("null") : std::to_string((i % 9 - 4) * 300)));
       }
     }
@@ -43,7 +45,8 @@ struct Fixture : CqlFixture {
     auto open = [&](std::string_view plan_text, query::Bindings bindings) {
       auto plan = query::Plan::decode(plan_text, *table);
       REQUIRE(plan.is_ok());
-      auto rows = query::QueryCursor::open(store(), snapshot, table, plan.value(), std::move(bindings));
+      auto rows =
+          query::QueryCursor::open(store(), snapshot, table, plan.value(), std::move(bindings));
       REQUIRE(rows.is_ok());
       parts.push_back(std::move(rows).value());
     };
@@ -73,7 +76,9 @@ struct Fixture : CqlFixture {
       for (size_t t : term_columns) {
         auto v = cursor->value(t);
         key += key.empty() ? "" : "/";
-        key += !v ? "null" : t == column("kind") ? "'" + std::string(*v) + "'" : std::to_string(as_int(*v));
+        key += !v                    ? "null"
+               : t == column("kind") ? "'" + std::string(*v) + "'"
+                                     : std::to_string(as_int(*v));
       }
       if (key != last_key) out += (out.empty() ? "" : "|") + key + ":";
       last_key = key;
@@ -105,7 +110,8 @@ TEST_CASE("grouped rows: groups in SQLite's order, in memory and spilled alike")
   // n descending as numbers (a byte order would put -300 above 1200), NULL last; kind ascending
   // inside each n.
   std::string by_n_desc;
-  for (std::string n_value : {"1200", "900", "600", "300", "0", "-300", "-600", "-900", "-1200", "null"}) {
+  for (std::string n_value :
+       {"1200", "900", "600", "300", "0", "-300", "-600", "-900", "-1200", "null"}) {
     for (std::string k : {"null", "''", "'Buy'", "'buy'", "'view'"}) {
       by_n_desc += (by_n_desc.empty() ? "" : "|") + n_value + "/" + k + ":";
     }

@@ -22,7 +22,8 @@ struct Model {
   std::vector<std::string> table(TableId t, SequenceNumber snapshot) const {
     std::vector<std::tuple<std::string, uint64_t, std::string>> rows;
     for (const auto& [k, v] : entries) {
-      if (std::get<0>(k) == t && std::get<2>(k) <= snapshot) rows.emplace_back(std::get<1>(k), std::get<2>(k), v);
+      if (std::get<0>(k) == t && std::get<2>(k) <= snapshot)
+        rows.emplace_back(std::get<1>(k), std::get<2>(k), v);
     }
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
       if (std::get<0>(a) != std::get<0>(b)) return std::get<0>(a) < std::get<0>(b);
@@ -40,7 +41,8 @@ std::vector<std::string> iterate(const Memtable& mem, TableId t, SequenceNumber 
   for (it.seek_to_first(); it.valid(); it.next()) {
     // The value carries its sequence number (see make_value), so fragments are told apart.
     std::string v(it.value());
-    out.push_back(std::string(it.key()) + "@" + v.substr(0, v.find(':')) + "=" + v.substr(v.find(':') + 1));
+    out.push_back(std::string(it.key()) + "@" + v.substr(0, v.find(':')) + "=" +
+                  v.substr(v.find(':') + 1));
   }
   return out;
 }
@@ -50,7 +52,8 @@ std::vector<std::string> iterate_backward(const Memtable& mem, TableId t, Sequen
   Memtable::Iterator it(&mem, t, snapshot);
   for (it.seek_to_last(); it.valid(); it.prev()) {
     std::string v(it.value());
-    out.push_back(std::string(it.key()) + "@" + v.substr(0, v.find(':')) + "=" + v.substr(v.find(':') + 1));
+    out.push_back(std::string(it.key()) + "@" + v.substr(0, v.find(':')) + "=" +
+                  v.substr(v.find(':') + 1));
   }
   std::reverse(out.begin(), out.end());
   return out;
@@ -69,7 +72,8 @@ std::string make_key(int partition, int row) {
 
 }  // namespace
 
-TEST_CASE("Memtable::add_batch agrees with a model for ascending, descending, random and mixed batches") {
+TEST_CASE(
+    "Memtable::add_batch agrees with a model for ascending, descending, random and mixed batches") {
   for (int shape = 0; shape < 5; ++shape) {
     CAPTURE(shape);
     Memtable mem;
@@ -85,9 +89,9 @@ TEST_CASE("Memtable::add_batch agrees with a model for ascending, descending, ra
       for (int p = 0; p < partitions; ++p) {
         int base = static_cast<int>(rng() % 500);
         for (int r = 0; r < per; ++r) {
-          int row = shape == 0 ? base + r                          // ascending
-                    : shape == 1 ? base + per - r                  // descending
-                    : shape == 2 ? static_cast<int>(rng() % 1000)  // random
+          int row = shape == 0   ? base + r                            // ascending
+                    : shape == 1 ? base + per - r                      // descending
+                    : shape == 2 ? static_cast<int>(rng() % 1000)      // random
                     : shape == 3 ? (r % 2 == 0 ? base + r : base - r)  // zig-zag
                                  : base + r;
           keys.push_back(make_key(static_cast<int>(rng() % (shape == 4 ? 3 : 40)), row));
@@ -131,7 +135,9 @@ TEST_CASE("Memtable::add_batch agrees with a model for ascending, descending, ra
         Memtable::Iterator it(&mem, t, seq);
         it.seek(target);
         auto lb = model.entries.lower_bound(std::make_tuple(t, target, uint64_t{0}));
-        while (lb != model.entries.end() && std::get<0>(lb->first) == t && std::get<1>(lb->first) < target) ++lb;
+        while (lb != model.entries.end() && std::get<0>(lb->first) == t &&
+               std::get<1>(lb->first) < target)
+          ++lb;
         if (lb == model.entries.end() || std::get<0>(lb->first) != t) {
           CHECK_FALSE(it.valid());
         } else {

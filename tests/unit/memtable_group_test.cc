@@ -29,7 +29,9 @@ std::vector<std::string> dump(const Memtable& mem, TableId table, SequenceNumber
 
 }  // namespace
 
-TEST_CASE("Memtable::add_batch of large batches (grouped by counting or sorted) equals add() one by one") {
+TEST_CASE(
+    "Memtable::add_batch of large batches (grouped by counting or sorted) equals add() one by "
+    "one") {
   // A batch of at least 4096 entries over few partitions is grouped by counting; over many
   // partitions it is sorted. Either way the memtable must be what one add() per entry makes.
   for (int partitions : {3, 40, 255, 300, 5000, 20000}) {
@@ -47,7 +49,9 @@ TEST_CASE("Memtable::add_batch of large batches (grouped by counting or sorted) 
         const uint64_t token = static_cast<uint64_t>(p) * 0x9E3779B97F4A7C15ull;  // 8 token bytes
         for (int b = 7; b >= 0; --b) key.push_back(static_cast<char>(token >> (8 * b)));
         // Rows of a partition arrive ascending, descending or at random.
-        const int row = p % 3 == 0 ? i : p % 3 == 1 ? 1'000'000 - i : static_cast<int>(rng() % 1'000'000);
+        const int row = p % 3 == 0   ? i
+                        : p % 3 == 1 ? 1'000'000 - i
+                                     : static_cast<int>(rng() % 1'000'000);
         char buf[16];
         std::snprintf(buf, sizeof buf, "%08d", row);
         key += buf;
@@ -97,7 +101,8 @@ TEST_CASE("Memtable::group_batch keeps the batch order within a partition") {
   }
 }
 
-TEST_CASE("Memtable orders by table id, then key bytes (short keys, zero bytes, extreme table ids)") {
+TEST_CASE(
+    "Memtable orders by table id, then key bytes (short keys, zero bytes, extreme table ids)") {
   // The nodes cache the table id and the key's first 8 bytes as words: keys shorter than that,
   // keys with zero bytes and table ids at both ends must still order as (table, key bytes).
   std::mt19937_64 rng(42);

@@ -1,3 +1,5 @@
+#include "engine/storage/memtable.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -7,7 +9,6 @@
 #include <vector>
 
 #include "engine/storage/internal_key.h"
-#include "engine/storage/memtable.h"
 
 using namespace cassette::storage;
 
@@ -21,7 +22,8 @@ TEST_CASE("memtable iterates one table's entries in key order, newest fragment f
   Memtable::Iterator it(&mem, 7, 10);
   it.seek_to_first();
   std::vector<std::string> got;
-  for (; it.valid(); it.next()) got.push_back(std::string(it.key()) + "=" + std::string(it.value()));
+  for (; it.valid(); it.next())
+    got.push_back(std::string(it.key()) + "=" + std::string(it.value()));
   CHECK(got == std::vector<std::string>{"a=a2", "b=b3", "b=b1"});
   got.clear();
   for (it.seek_to_last(); it.valid(); it.prev()) got.push_back(std::string(it.value()));
@@ -120,7 +122,8 @@ TEST_CASE("memtable readers run concurrently with a writer") {
   CHECK(checks > 0);
 }
 
-TEST_CASE("memtable reverse walks match the forward order, across tables, snapshots and fragments") {
+TEST_CASE(
+    "memtable reverse walks match the forward order, across tables, snapshots and fragments") {
   Memtable mem;
   std::mt19937_64 rng(7);
   uint64_t seq = 0;
@@ -156,7 +159,8 @@ TEST_CASE("memtable reverse walks match the forward order, across tables, snapsh
       CHECK(forward == backward);
       std::vector<std::string> model;
       for (const Added& a : added) {
-        if (a.table == table && a.seq <= snapshot) model.push_back(a.key + "=v" + std::to_string(a.seq));
+        if (a.table == table && a.seq <= snapshot)
+          model.push_back(a.key + "=v" + std::to_string(a.seq));
       }
       CHECK(forward == model);
       if (forward.empty()) continue;

@@ -1,11 +1,12 @@
 // storage::Overlay: a transaction's pending rows on top of a committed snapshot — visible only
 // to snapshots made after they were added, stamped just above the clock, forgotten on reset.
+#include "engine/storage/overlay.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-#include "engine/storage/overlay.h"
 #include "engine/storage/row_codec.h"
 #include "tests/unit/store_test_util.h"
 
@@ -180,7 +181,8 @@ TEST_CASE("overlay: drop_committed leaves only the overlay's rows (a TRUNCATEd t
   CHECK(rows_of(*store, *overlay.on(*committed, /*drop_committed=*/true)) ==
         std::vector<ReadRow>{{"p", 3, "after truncate"}});
   CHECK(rows_of(*store, *overlay.on(*committed)) ==
-        std::vector<ReadRow>{{"p", 1, "in memtable"}, {"p", 2, "in memtable too"}, {"p", 3, "after truncate"}});
+        std::vector<ReadRow>{
+            {"p", 1, "in memtable"}, {"p", 2, "in memtable too"}, {"p", 3, "after truncate"}});
 }
 
 TEST_CASE("overlay: a WriteBatch is stamped like an encoded batch; static rows are found") {

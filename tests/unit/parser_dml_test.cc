@@ -180,7 +180,8 @@ TEST_CASE("parser: UPDATE assignments") {
   CHECK(parse_error("UPDATE t SET u.x = 1, u.x = 2 WHERE k = 0") ==
         "Multiple incompatible setting of column u");
   CHECK(parse_ok("UPDATE t SET u.x = 1, u.y = 2, l = l + [1], l = l + [2] WHERE k = 0"));
-  CHECK(parse_error("UPDATE t SET a = 1") == "line 0:-1 mismatched input '<EOF>' expecting K_WHERE");
+  CHECK(parse_error("UPDATE t SET a = 1") ==
+        "line 0:-1 mismatched input '<EOF>' expecting K_WHERE");
 }
 
 TEST_CASE("parser: IF conditions") {

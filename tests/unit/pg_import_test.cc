@@ -114,8 +114,7 @@ TEST_CASE("pg-import converts each PostgreSQL type to its CQL bytes") {
   CHECK(convert("timestamp", source(PgKind::kDate), "2024-01-02") == "0000018cc7785000");
   CHECK(convert("date", source(PgKind::kDate), "2024-01-02") == "80004d0c");
   CHECK(convert("time", source(PgKind::kTime), "03:04:05.123456") == "00000a0ba4a8fc00");
-  CHECK(convert("duration", source(PgKind::kInterval), "P1Y2M3DT4H5M6.5S") ==
-        "1c06fc1ac03f6ab200");
+  CHECK(convert("duration", source(PgKind::kInterval), "P1Y2M3DT4H5M6.5S") == "1c06fc1ac03f6ab200");
   CHECK(convert("inet", source(PgKind::kInet), "192.168.0.1") == "c0a80001");
   CHECK(convert("inet", source(PgKind::kInet), "::1") == "00000000000000000000000000000001");
   CHECK(convert("list<int>", source(PgKind::kArray, PgKind::kInteger), "{1,2,3}") ==
@@ -125,7 +124,8 @@ TEST_CASE("pg-import converts each PostgreSQL type to its CQL bytes") {
   CHECK(convert("list<text>", source(PgKind::kArray, PgKind::kText), "{\"a b\",c}") ==
         "00000002000000036120620000000163");
   CHECK(convert("map<text, int>", source(PgKind::kJson), "{\"a\": 1}") ==
-        "00000001000000016100000004" "00000001");
+        "00000001000000016100000004"
+        "00000001");
   CHECK(convert("map<text, int>", source(PgKind::kJson), "null") == "null");
 }
 
@@ -159,7 +159,8 @@ TEST_CASE("pg-import reads numbers and uuids exactly as Cassandra's parser does"
       auto end = std::to_chars(buffer, buffer + sizeof(buffer), real).ptr;
       check("double", PgKind::kFloat, std::string(buffer, end));
     }
-    check("double", PgKind::kFloat, std::to_string(number % 100000) + "." + std::to_string(bits % 1000));
+    check("double", PgKind::kFloat,
+          std::to_string(number % 100000) + "." + std::to_string(bits % 1000));
     const int scale = static_cast<int>(random() % 20);
     std::string numeric = std::to_string(number < 0 ? -(number / 10) : number / 10);
     if (scale > 0) {
@@ -238,7 +239,9 @@ struct EncoderFixture : test::CqlFixture {
   }
 };
 
-types::Value text(std::string s) { return types::Value(std::move(s)); }
+types::Value text(std::string s) {
+  return types::Value(std::move(s));
+}
 types::Value int32(int32_t v) {
   std::string out(4, '\0');
   for (int i = 0; i < 4; ++i) out[static_cast<size_t>(i)] = static_cast<char>(v >> (24 - 8 * i));
@@ -257,8 +260,9 @@ TEST_CASE_FIXTURE(EncoderFixture, "InsertEncoder writes what INSERT writes") {
   REQUIRE(encoder != nullptr);
   encoder->set_parameters(parameters(def));
   storage::EncodedBatch batch;
-  std::vector<types::Value> row1{text("a"), text("x"), int32(1), std::nullopt,
-                                 types::parse_value_string(type_of("frozen<list<int>>"), "[1, 2]").value()};
+  std::vector<types::Value> row1{
+      text("a"), text("x"), int32(1), std::nullopt,
+      types::parse_value_string(type_of("frozen<list<int>>"), "[1, 2]").value()};
   REQUIRE(encoder->add(row1, batch).is_ok());
   std::vector<types::Value> row2{text("b"), std::nullopt, int32(1), int32(7), std::nullopt};
   REQUIRE(encoder->add(row2, batch).is_ok());
@@ -283,8 +287,9 @@ TEST_CASE_FIXTURE(EncoderFixture, "InsertEncoder writes what INSERT writes") {
   CHECK(v->cell.local_deletion_time == now + 100);
   CHECK(n->cell.is_tombstone());
   CHECK(n->cell.local_deletion_time == now);
-  CHECK(hex(f->cell.value) == "000000020000000400000001000000040000000"
-                              "2");
+  CHECK(hex(f->cell.value) ==
+        "000000020000000400000001000000040000000"
+        "2");
 
   REQUIRE(store().apply(batch).is_ok());
   ok("INSERT INTO twin (c, v, k, n, f) VALUES ('a', 'x', 1, null, [1, 2])");

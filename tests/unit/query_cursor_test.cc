@@ -57,7 +57,8 @@ std::string int_of(const std::optional<std::string_view>& v) {
 
 TEST_CASE("query cursor: every row gets its own decoded values, asked in any order") {
   Fixture f;
-  query::Plan scan = query::plan_query(*f.table, {}, query::table_statistics(*f.store().snapshot().value(), *f.table));
+  query::Plan scan = query::plan_query(
+      *f.table, {}, query::table_statistics(*f.store().snapshot().value(), *f.table));
   REQUIRE(scan.access == query::AccessKind::kFullScan);
   auto cursor = f.open(scan, {});
   const size_t p = f.column("p"), q = f.column("q"), a_ = f.column("a"), b_ = f.column("b"),
@@ -75,7 +76,8 @@ TEST_CASE("query cursor: every row gets its own decoded values, asked in any ord
     std::string v = text_of(c.value(v_));
     CHECK(int_of(c.value(b_)) == b);
     CHECK(text_of(c.value(a_)) == a);
-    std::string l_again = c.value(l_) ? types::to_json(list_type, std::string(*c.value(l_))) : "null";
+    std::string l_again =
+        c.value(l_) ? types::to_json(list_type, std::string(*c.value(l_))) : "null";
     CHECK(l_again == l);
     std::string key = fmt::format("{}|{}", int_of(c.value(p)), text_of(c.value(q)));
     partitions[key].push_back(fmt::format("{} {} s={} l={} v={} static_only={}", a, b,
@@ -113,9 +115,10 @@ TEST_CASE("query cursor: a reversed partition lookup with a limit, reading one c
   limit.op = Operator::kLimit;
   request.constraints = {p, q, limit};
   // a DESC, b ASC: the clustering order reversed.
-  request.order_by = {{static_cast<int>(f.column("a")), true}, {static_cast<int>(f.column("b")), false}};
-  query::Plan plan =
-      query::plan_query(*f.table, request, query::table_statistics(*f.store().snapshot().value(), *f.table));
+  request.order_by = {{static_cast<int>(f.column("a")), true},
+                      {static_cast<int>(f.column("b")), false}};
+  query::Plan plan = query::plan_query(
+      *f.table, request, query::table_statistics(*f.store().snapshot().value(), *f.table));
   REQUIRE(plan.access == query::AccessKind::kPartitions);
   REQUIRE(plan.reverse);
   REQUIRE(plan.order_satisfied);

@@ -18,7 +18,8 @@ using query::PlanRequest;
 
 std::string int_value(int32_t v) {
   std::string out;
-  for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((static_cast<uint32_t>(v) >> shift) & 0xff);
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out += static_cast<char>((static_cast<uint32_t>(v) >> shift) & 0xff);
   return out;
 }
 std::string bigint_value(int64_t v) {
@@ -48,9 +49,10 @@ struct Fixture : CqlFixture {
     for (const char* source : {"a", "b"}) {
       for (int hour = 0; hour < 3; ++hour) {
         for (int ts = 0; ts < 10; ++ts) {
-          ok(fmt::format("INSERT INTO ks.events (source, hour, ts, kind, payload) VALUES ('{}', {}, "
-                         "{}, '{}', 'p') USING TTL 100",
-                         source, hour, ts, ts % 2 ? "odd" : "even"));
+          ok(fmt::format(
+              "INSERT INTO ks.events (source, hour, ts, kind, payload) VALUES ('{}', {}, "
+              "{}, '{}', 'p') USING TTL 100",
+              source, hour, ts, ts % 2 ? "odd" : "even"));
         }
       }
     }
@@ -93,7 +95,8 @@ TEST_CASE("query planner: partition lookups, clustering slices, order and limit"
   CHECK(plan.limit_consumed);
   CHECK(plan.argument_of == std::vector<int>{0, 1, 2, 3});
   CHECK(plan.encode(*f.table) == "partitions source= hour= ts< limit");
-  CHECK(plan.explain(*f.table) == "partition lookup on (source, hour), clustering slice on ts, limit");
+  CHECK(plan.explain(*f.table) ==
+        "partition lookup on (source, hour), clustering slice on ts, limit");
   query::Bindings b;
   b.values = {{"a"}, {int_value(1)}, {bigint_value(7)}};
   b.limit = 3;
@@ -126,7 +129,7 @@ TEST_CASE("query planner: partition lookups, clustering slices, order and limit"
 TEST_CASE("query planner: IN lists, unusable constraints and filters left to the host") {
   Fixture f;
   PlanRequest request;
-  request.constraints = {C(0, Operator::kIn), C(1, Operator::kEq), C(2, Operator::kGe),
+  request.constraints = {C(0, Operator::kIn), C(1, Operator::kEq),        C(2, Operator::kGe),
                          C(2, Operator::kLe), C(3, Operator::kEq, false), C(-1, Operator::kLimit)};
   Plan plan = query::plan_query(*f.table, request, f.stats());
   CHECK(plan.access == AccessKind::kPartitions);

@@ -33,14 +33,16 @@ TEST_CASE("equal timestamps: a tombstone beats a live cell") {
   CHECK(w.is_tombstone());
 }
 
-TEST_CASE("equal timestamps: an expiring cell beats a non-expiring one, even with a smaller value") {
+TEST_CASE(
+    "equal timestamps: an expiring cell beats a non-expiring one, even with a smaller value") {
   Cell w = both_ways(Cell::expiring(10, 60, kNow, "a"), Cell::live(10, "z"));
   CHECK(w.is_expiring());
   CHECK(w.value == "a");
 }
 
 TEST_CASE("equal timestamps: a tombstone beats an expiring cell") {
-  CHECK(both_ways(Cell::tombstone(10, kNow - 100), Cell::expiring(10, 60, kNow, "e")).is_tombstone());
+  CHECK(
+      both_ways(Cell::tombstone(10, kNow - 100), Cell::expiring(10, 60, kNow, "e")).is_tombstone());
 }
 
 TEST_CASE("equal timestamps: of two expiring cells the later expiry wins") {
@@ -57,10 +59,11 @@ TEST_CASE("equal timestamps: of two tombstones the later deletion time wins") {
 TEST_CASE("equal timestamps and kinds: the larger value (unsigned bytes) wins") {
   CHECK(both_ways(Cell::live(10, "abc"), Cell::live(10, "abd")).value == "abd");
   CHECK(both_ways(Cell::live(10, "ab"), Cell::live(10, "abc")).value == "abc");
-  CHECK(both_ways(Cell::live(10, std::string("\x01", 1)), Cell::live(10, std::string("\xff", 1))).value ==
-        std::string("\xff", 1));
+  CHECK(both_ways(Cell::live(10, std::string("\x01", 1)), Cell::live(10, std::string("\xff", 1)))
+            .value == std::string("\xff", 1));
   // Equal expiries too: value decides.
-  CHECK(both_ways(Cell::expiring(10, 60, kNow, "b"), Cell::expiring(10, 60, kNow, "c")).value == "c");
+  CHECK(both_ways(Cell::expiring(10, 60, kNow, "b"), Cell::expiring(10, 60, kNow, "c")).value ==
+        "c");
 }
 
 TEST_CASE("counter deltas are summed and keep the highest timestamp") {
@@ -147,7 +150,11 @@ TEST_CASE("rows reconcile column by column and element by element") {
   a.columns.push_back(m1);
   b.columns.push_back({1, false, Cell::live(6, "b1"), {}, {}});
   b.columns.push_back({2, false, Cell::live(6, "b2"), {}, {}});
-  ColumnData m2{3, true, {}, DeletionTime{4, kNow}, {Cell::tombstone(7, kNow, "k2"), Cell::live(6, "z", "k3")}};
+  ColumnData m2{3,
+                true,
+                {},
+                DeletionTime{4, kNow},
+                {Cell::tombstone(7, kNow, "k2"), Cell::live(6, "z", "k3")}};
   b.columns.push_back(m2);
   Row ab = a;
   reconcile_rows(ab, b);
@@ -266,10 +273,23 @@ TEST_CASE("range tombstones cover [start, end) and the partition deletion covers
 TEST_CASE("row decoding reads varints of every length, at any distance from the end") {
   // Timestamps of every varint length (1 to 10 bytes), first in a row whose varint ends far
   // from the end of the value, then in one where it ends the value (and every cut of it fails).
-  std::vector<int64_t> timestamps = {0, 1, -1, 63, -64, 64, 8191, 8192, int64_t{1} << 20,
-                                     1'700'000'000'000'000, -1'700'000'000'000'000,
-                                     (int64_t{1} << 55) - 1, int64_t{1} << 55, (int64_t{1} << 62),
-                                     INT64_MAX, INT64_MIN + 1, INT64_MIN};
+  std::vector<int64_t> timestamps = {0,
+                                     1,
+                                     -1,
+                                     63,
+                                     -64,
+                                     64,
+                                     8191,
+                                     8192,
+                                     int64_t{1} << 20,
+                                     1'700'000'000'000'000,
+                                     -1'700'000'000'000'000,
+                                     (int64_t{1} << 55) - 1,
+                                     int64_t{1} << 55,
+                                     (int64_t{1} << 62),
+                                     INT64_MAX,
+                                     INT64_MIN + 1,
+                                     INT64_MIN};
   for (int shift = 0; shift < 63; ++shift) timestamps.push_back(int64_t{1} << shift);
   for (int64_t ts : timestamps) {
     CAPTURE(ts);
@@ -282,7 +302,7 @@ TEST_CASE("row decoding reads varints of every length, at any distance from the 
     REQUIRE(decode_row(bytes, &back));
     CHECK(back == row);
     if (ts == kNoTimestamp) continue;  // "no deletion": nothing is encoded
-    Row deletion_only;  // the deletion's varints are the last bytes but one
+    Row deletion_only;                 // the deletion's varints are the last bytes but one
     deletion_only.deletion = {ts, ts};
     bytes.clear();
     encode_row(deletion_only, &bytes);
@@ -307,8 +327,11 @@ TEST_CASE("row and header encodings round-trip and reject garbage") {
   row.columns.push_back({1, false, Cell::live(-5, "value"), {}, {}});
   row.columns.push_back({2, false, Cell::tombstone(7, kNow), {}, {}});
   row.columns.push_back({9, false, Cell::counter(8, -42), {}, {}});
-  row.columns.push_back(
-      {70000, true, {}, DeletionTime{3, kNow}, {Cell::expiring(4, 10, kNow, "v", "p1"), Cell::live(4, "", "p2")}});
+  row.columns.push_back({70000,
+                         true,
+                         {},
+                         DeletionTime{3, kNow},
+                         {Cell::expiring(4, 10, kNow, "v", "p1"), Cell::live(4, "", "p2")}});
   std::string bytes;
   encode_row(row, &bytes);
   Row back;

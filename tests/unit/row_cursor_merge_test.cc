@@ -103,7 +103,11 @@ TEST_CASE("row cursor merge: runs from one source hand over to the next in key o
   // again, d (token 40) in source 2: each run is read with the lone-source shortcut and each
   // handover needs the full comparison.
   std::vector<std::vector<Put>> layout = {
-      {{10, "a", 1, "a1"}, {10, "a", 2, "a2"}, {10, "a", 3, "a3"}, {30, "c", 1, "c1"}, {30, "c", 2, "c2"}},
+      {{10, "a", 1, "a1"},
+       {10, "a", 2, "a2"},
+       {10, "a", 3, "a3"},
+       {30, "c", 1, "c1"},
+       {30, "c", 2, "c2"}},
       {{20, "b", 1, "b1"}, {20, "b", 2, "b2"}},
       {{40, "d", 1, "d1"}, {40, "d", 2, "d2"}, {40, "d", 3, "d3"}},
   };
@@ -135,8 +139,8 @@ TEST_CASE("row cursor merge: partitions with one token are ordered by their key 
       {{7, "k", 1, "k1"}, {7, "p", 1, "p1"}, {7, "p", 2, "p2"}},
       {{-5, "x", 1, "x1"}, {9, "y", 1, "y1"}},
   };
-  std::vector<std::string> forward = {"x|1|x1", "k|1|k1", "m|1|m1", "m|2|m2", "p|1|p1",
-                                      "p|2|p2", "z|1|z1", "y|1|y1"};
+  std::vector<std::string> forward = {"x|1|x1", "k|1|k1", "m|1|m1", "m|2|m2",
+                                      "p|1|p1", "p|2|p2", "z|1|z1", "y|1|y1"};
   CHECK(read(layout, false) == forward);
   CHECK(read(layout, true) == reversed(forward));
 }

@@ -9,8 +9,8 @@
 
 #include <algorithm>
 #include <functional>
-#include <numeric>
 #include <map>
+#include <numeric>
 #include <random>
 
 #include "engine/types/murmur3.h"
@@ -108,7 +108,8 @@ class Model {
     if (reverse) std::reverse(out.begin(), out.end());
     // A partition with a live static row and no live rows reads as one static-only row
     // (callers ask for it only when they do not restrict the clustering).
-    if (!any_live && static_live && emit_static_only) out.push_back(pk + "|static-only|" + static_value);
+    if (!any_live && static_live && emit_static_only)
+      out.push_back(pk + "|static-only|" + static_value);
     return out;
   }
 
@@ -129,7 +130,8 @@ class Model {
 void random_history(std::vector<Store*> stores, Model* model, int ops,
                     const std::function<void(int)>& between) {
   std::mt19937 rng(20261123);
-  const std::vector<std::string> keys = {"a", "b", "c", "d", "e", std::string("z\0x", 3), "long-partition-key"};
+  const std::vector<std::string> keys = {
+      "a", "b", "c", "d", "e", std::string("z\0x", 3), "long-partition-key"};
   std::vector<int64_t> timestamps(ops);
   std::iota(timestamps.begin(), timestamps.end(), 1000);
   std::shuffle(timestamps.begin(), timestamps.end(), rng);  // writes arrive out of timestamp order
@@ -259,7 +261,8 @@ TEST_CASE("row cursor: one source, many sources and memtable fragments read the 
   // Sanity of the model itself: the history left live rows, deleted rows and static-only
   // partitions to tell apart.
   size_t live = 0;
-  for (const auto& [pk, p] : model.partitions) live += model.partition_rows(pk, 0, kClusterings, false, false).size();
+  for (const auto& [pk, p] : model.partitions)
+    live += model.partition_rows(pk, 0, kClusterings, false, false).size();
   CHECK(live > 20);
   CHECK(live < model.partitions.size() * kClusterings);
 

@@ -103,15 +103,17 @@ TEST_CASE("schema statements: keyspaces") {
                 "'replication_factor': 1} AND foo = 1") == "Unknown property 'foo'");
   CHECK(f.code("CREATE KEYSPACE ks2 WITH replication = {'class': 'SimpleStrategy', "
                "'replication_factor': 1} AND foo = 1") == StatusCode::kSyntaxError);
-  f.ok("CREATE KEYSPACE nts WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3} "
-       "AND durable_writes = false");
+  f.ok(
+      "CREATE KEYSPACE nts WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3} "
+      "AND durable_writes = false");
   CHECK(f.schema()->find_keyspace("nts")->replication.at("class") ==
         "org.apache.cassandra.locator.NetworkTopologyStrategy");
   CHECK(!f.schema()->find_keyspace("nts")->durable_writes);
 
   f.ok("ALTER KEYSPACE nts WITH durable_writes = true");
   CHECK(f.schema()->find_keyspace("nts")->durable_writes);
-  CHECK(f.error("ALTER KEYSPACE nope WITH durable_writes = true") == "Keyspace 'nope' doesn't exist");
+  CHECK(f.error("ALTER KEYSPACE nope WITH durable_writes = true") ==
+        "Keyspace 'nope' doesn't exist");
 
   f.ok("DROP KEYSPACE nts");
   CHECK(f.schema()->find_keyspace("nts") == nullptr);
@@ -122,9 +124,10 @@ TEST_CASE("schema statements: keyspaces") {
 TEST_CASE("schema statements: CREATE TABLE builds the table in select order") {
   SchemaFixture f;
   f.ok(kCreateKs);
-  f.ok("CREATE TABLE ks.t (k int, c2 text, c1 int, s int static, b list<int>, a int, z text, "
-       "PRIMARY KEY ((k), c1, c2)) WITH CLUSTERING ORDER BY (c1 DESC) AND gc_grace_seconds = 10 "
-       "AND comment = 'hi'");
+  f.ok(
+      "CREATE TABLE ks.t (k int, c2 text, c1 int, s int static, b list<int>, a int, z text, "
+      "PRIMARY KEY ((k), c1, c2)) WITH CLUSTERING ORDER BY (c1 DESC) AND gc_grace_seconds = 10 "
+      "AND comment = 'hi'");
   auto t = f.table("ks", "t");
   REQUIRE(t != nullptr);
   CHECK(f.column_names("ks", "t") == std::vector<std::string>{"k", "c1", "c2", "s", "a", "z", "b"});
@@ -294,8 +297,7 @@ TEST_CASE("schema statements: user types") {
 
   f.ok("ALTER TYPE address ADD city text");
   t = f.table("ks", "t");
-  CHECK(t->find_column("a")->type.field_names ==
-        std::vector<std::string>{"street", "zip", "city"});
+  CHECK(t->find_column("a")->type.field_names == std::vector<std::string>{"street", "zip", "city"});
   CHECK(t->find_column("p")->type.params[1].field_names ==
         std::vector<std::string>{"street", "zip", "city"});
   CHECK(f.error("ALTER TYPE address ADD zip int") ==
@@ -303,7 +305,8 @@ TEST_CASE("schema statements: user types") {
   f.ok("ALTER TYPE address RENAME zip TO postcode");
   CHECK(f.schema()->find_type("ks", "address")->field_names ==
         std::vector<std::string>{"street", "postcode", "city"});
-  CHECK(f.error("ALTER TYPE address RENAME nope TO x") == "Unkown field nope in user type ks.address");
+  CHECK(f.error("ALTER TYPE address RENAME nope TO x") ==
+        "Unkown field nope in user type ks.address");
   CHECK(f.error("ALTER TYPE nope ADD x int") == "Type 'ks.nope' doesn't exist");
 
   CHECK(f.error("DROP TYPE address") ==
@@ -320,17 +323,20 @@ TEST_CASE("schema statements: indexes") {
   SchemaFixture f;
   f.ok(kCreateKs);
   f.ok("USE ks");
-  f.ok("CREATE TABLE t (k int, c int, v int, m map<text, int>, l frozen<list<int>>, "
-       "PRIMARY KEY (k, c))");
+  f.ok(
+      "CREATE TABLE t (k int, c int, v int, m map<text, int>, l frozen<list<int>>, "
+      "PRIMARY KEY (k, c))");
   f.ok("CREATE INDEX ON t (v)");
   auto indexes = f.schema()->find_keyspace("ks")->indexes;
   REQUIRE(indexes.contains("t_v_idx"));
   CHECK(indexes.at("t_v_idx")->column == "v");
-  CHECK(f.error("CREATE INDEX ON t (v)") == "Index t_v_idx_1 is a duplicate of existing index t_v_idx");
+  CHECK(f.error("CREATE INDEX ON t (v)") ==
+        "Index t_v_idx_1 is a duplicate of existing index t_v_idx");
   CHECK(f.error("CREATE INDEX t_v_idx ON t (c)") == "Index 't_v_idx' already exists");
   CHECK(f.run("CREATE INDEX IF NOT EXISTS t_v_idx ON t (c)")->kind == ExecutionResult::Kind::kVoid);
   f.ok("CREATE INDEX mk ON t (keys(m))");
-  CHECK(f.schema()->find_keyspace("ks")->indexes.at("mk")->target == schema::IndexDef::Target::kKeys);
+  CHECK(f.schema()->find_keyspace("ks")->indexes.at("mk")->target ==
+        schema::IndexDef::Target::kKeys);
   CHECK(f.error("CREATE INDEX ON t (keys(v))") ==
         "Cannot create keys() index on v. Non-collection columns only support simple indexes");
   CHECK(f.error("CREATE INDEX ON t (l)") ==
@@ -353,8 +359,9 @@ TEST_CASE("schema statements: the schema survives a reopen") {
   SchemaFixture f;
   f.ok(kCreateKs);
   f.ok("CREATE TYPE ks.u (a int)");
-  f.ok("CREATE TABLE ks.t (k int, c int, v frozen<u>, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER "
-       "BY (c DESC) AND default_time_to_live = 9");
+  f.ok(
+      "CREATE TABLE ks.t (k int, c int, v frozen<u>, PRIMARY KEY (k, c)) WITH CLUSTERING ORDER "
+      "BY (c DESC) AND default_time_to_live = 9");
   f.ok("CREATE INDEX ON ks.t (c)");
   std::string path = f.dir_.path();
   f.catalog_.reset();
@@ -378,8 +385,9 @@ TEST_CASE("schema statements: every change leaves the table's key layout current
   f.ok(kCreateKs);
   f.ok("USE ks");
   f.ok("CREATE TYPE point (x int)");
-  f.ok("CREATE TABLE t (k int, c frozen<point>, d int, v int, PRIMARY KEY (k, c, d)) "
-       "WITH CLUSTERING ORDER BY (c DESC)");
+  f.ok(
+      "CREATE TABLE t (k int, c frozen<point>, d int, v int, PRIMARY KEY (k, c, d)) "
+      "WITH CLUSTERING ORDER BY (c DESC)");
   f.ok("ALTER TYPE point ADD y int");
   auto t = f.table("ks", "t");
   REQUIRE(t->layout().clustering_types.size() == 2);

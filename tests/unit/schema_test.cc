@@ -1,7 +1,7 @@
 // TableDef's key layout: computed once by finalize(), in key order, and owned by each copy.
-#include <doctest/doctest.h>
-
 #include "engine/schema/schema.h"
+
+#include <doctest/doctest.h>
 
 namespace cassette::schema {
 namespace {

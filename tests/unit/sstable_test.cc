@@ -34,7 +34,6 @@ namespace {
 
 using Entries = std::vector<std::pair<std::string, std::string>>;
 
-
 std::string clustering(uint64_t i) {
   std::string out;
   coding::put_big_endian64(&out, i);

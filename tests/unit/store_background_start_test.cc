@@ -1,8 +1,9 @@
 // A store with background threads starts its thread only when it has work for it: a process that
 // opens a store and reads (or writes less than a memtable) stays single-threaded.
+#include <doctest/doctest.h>
+
 #include <filesystem>
 
-#include <doctest/doctest.h>
 #include "tests/unit/store_test_util.h"
 
 using namespace cassette::test;
@@ -11,7 +12,8 @@ namespace {
 
 size_t thread_count() {
   size_t n = 0;
-  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) ++n;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator("/proc/self/task"))
+    ++n;
   return n;
 }
 

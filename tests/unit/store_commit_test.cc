@@ -2,7 +2,6 @@
 // it must become visible only once durable, and a failed append must leave nothing of it
 // visible, now or after reopening, while the store goes on working.
 #include <doctest/doctest.h>
-
 #include <signal.h>
 #include <sys/resource.h>
 

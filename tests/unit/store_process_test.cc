@@ -78,7 +78,8 @@ StoreContents read_contents(Store& store) {
 }
 
 // The writer child: transactions from `first` on; reports each acknowledged one on `fd`.
-[[noreturn]] void run_writer(const std::string& dir, StoreOptions options, int64_t first, int64_t last, int fd) {
+[[noreturn]] void run_writer(const std::string& dir, StoreOptions options, int64_t first,
+                             int64_t last, int fd) {
   auto store = Store::open(dir, options);
   if (!store.is_ok()) _exit(2);
   for (int64_t tx = first; tx < last; ++tx) {
@@ -117,7 +118,8 @@ TEST_CASE("crash: a writer killed at 50 random moments loses no acknowledged tra
       run_writer(dir.path(), options, next_tx, next_tx + 1'000'000, fds[1]);
     }
     ::close(fds[1]);
-    std::this_thread::sleep_for(std::chrono::microseconds(std::uniform_int_distribution<int>(500, 60'000)(rng)));
+    std::this_thread::sleep_for(
+        std::chrono::microseconds(std::uniform_int_distribution<int>(500, 60'000)(rng)));
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
@@ -131,13 +133,16 @@ TEST_CASE("crash: a writer killed at 50 random moments loses no acknowledged tra
     StoreContents contents = read_contents(*store);
     INFO("round ", round);
     REQUIRE_MESSAGE(contents.consistent, contents.problem);
-    for (int64_t tx : acknowledged) REQUIRE_MESSAGE(contents.rows_of_tx.contains(tx), "lost tx ", tx);
+    for (int64_t tx : acknowledged)
+      REQUIRE_MESSAGE(contents.rows_of_tx.contains(tx), "lost tx ", tx);
     if (!contents.rows_of_tx.empty()) next_tx = contents.rows_of_tx.rbegin()->first + 1;
   }
   CHECK(acknowledged.size() > 50);
 }
 
-TEST_CASE("processes: a reader sees every commit of a writer whole, in order, during flush and compaction") {
+TEST_CASE(
+    "processes: a reader sees every commit of a writer whole, in order, during flush and "
+    "compaction") {
   TempDir dir;
   constexpr int64_t kTransactions = 4000;
   int fds[2];

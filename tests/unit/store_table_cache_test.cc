@@ -153,7 +153,8 @@ TEST_CASE("table cache: a snapshot reads the files a compaction replaced until i
   CHECK(files_in(dir.path() + "/data") == kFiles + 1);
   cursor.reset();
   old.reset();
-  CHECK(files_in(dir.path() + "/data") == 1);  // the replaced files went with the last snapshot that used them
+  CHECK(files_in(dir.path() + "/data") ==
+        1);  // the replaced files went with the last snapshot that used them
   check_every_file(*store);
 }
 

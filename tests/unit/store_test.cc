@@ -64,7 +64,7 @@ TEST_CASE("store: timestamps are assigned by the store and never repeat") {
   int64_t t1 = put(*store, 1, "p", 1, insert_row("a"));
   int64_t t2 = put(*store, 1, "p", 2, insert_row("b"));
   CHECK(t1 == clock.now_micros());
-  CHECK(t2 == t1 + 1);  // the clock did not move
+  CHECK(t2 == t1 + 1);                               // the clock did not move
   clock.set_micros(clock.now_micros() - 1'000'000);  // nor when it goes backwards
   CHECK(put(*store, 1, "p", 3, insert_row("c")) == t2 + 1);
 }
@@ -95,7 +95,8 @@ TEST_CASE("store: a batch is applied atomically with one timestamp; bad input wr
   CHECK(rows == 2);
   WriteBatch huge;
   huge.partition(1, std::string(70000, 'k')).rows.push_back({ck(1), insert_row("x")});
-  CHECK(store->apply(huge).status().message() == "Key length of 70000 is longer than maximum of 65535");
+  CHECK(store->apply(huge).status().message() ==
+        "Key length of 70000 is longer than maximum of 65535");
 }
 
 TEST_CASE("store: a snapshot does not see later writes") {
@@ -141,7 +142,8 @@ TEST_CASE("store: a wide partition of 100k rows sliced across the memtable and s
   for (size_t i = 0; i < order.size(); i += 500) {
     WriteBatch batch;
     auto& update = batch.partition(1, "wide");
-    for (size_t j = i; j < i + 500; ++j) update.rows.push_back({ck(order[j]), insert_row("v" + std::to_string(order[j]))});
+    for (size_t j = i; j < i + 500; ++j)
+      update.rows.push_back({ck(order[j]), insert_row("v" + std::to_string(order[j]))});
     REQUIRE(store->apply(batch).is_ok());
     if ((i + 500) % 20'000 == 0 && i + 500 < order.size()) REQUIRE(store->flush().is_ok());
   }
@@ -191,7 +193,8 @@ TEST_CASE("store: a full scan returns partitions in Murmur3 token order") {
   auto cursor = store->read(*snap, 1, Store::range_spec({}));
   std::vector<std::string> seen;
   while (cursor->next()) {
-    if (seen.empty() || seen.back() != cursor->partition_key()) seen.push_back(cursor->partition_key());
+    if (seen.empty() || seen.back() != cursor->partition_key())
+      seen.push_back(cursor->partition_key());
     CHECK(cursor->token() == cassette::types::murmur3_token(cursor->partition_key()));
   }
   REQUIRE(seen.size() == expected.size());
@@ -201,7 +204,8 @@ TEST_CASE("store: a full scan returns partitions in Murmur3 token order") {
   auto ranged = store->read(*snap, 1, Store::range_spec(range));
   std::vector<std::string> in_range;
   while (ranged->next()) {
-    if (in_range.empty() || in_range.back() != ranged->partition_key()) in_range.push_back(ranged->partition_key());
+    if (in_range.empty() || in_range.back() != ranged->partition_key())
+      in_range.push_back(ranged->partition_key());
   }
   REQUIRE(in_range.size() == 10);
   CHECK(in_range.front() == expected[11].second);
@@ -295,7 +299,8 @@ TEST_CASE("store: TTL expiry and tombstone purging follow the injected clock") {
   REQUIRE(store->flush().is_ok());
   CHECK(read_partition(*store, 1, "t").size() == 2);
   clock.advance_seconds(9);
-  CHECK(read_partition(*store, 1, "t") == std::vector<ReadRow>{{"t", 1, "short"}, {"t", 2, "forever"}});
+  CHECK(read_partition(*store, 1, "t") ==
+        std::vector<ReadRow>{{"t", 1, "short"}, {"t", 2, "forever"}});
   clock.advance_seconds(1);
   CHECK(read_partition(*store, 1, "t") == std::vector<ReadRow>{{"t", 2, "forever"}});
 
@@ -360,7 +365,8 @@ TEST_CASE("store: the memtable budget triggers flushes and size-tiered compactio
   options.memtable_budget_bytes = 256 << 10;
   auto store = Store::open(dir.path(), options).value();
   std::string value(200, 'x');
-  for (int i = 0; i < 20'000; ++i) put(*store, 1, "p" + std::to_string(i % 100), i, insert_row(value));
+  for (int i = 0; i < 20'000; ++i)
+    put(*store, 1, "p" + std::to_string(i % 100), i, insert_row(value));
   StoreStats stats = store->stats();
   CHECK(stats.flushes >= 10);
   CHECK(stats.compactions >= 1);
@@ -375,7 +381,8 @@ TEST_CASE("store: background flushes keep the data whole") {
   options.memtable_budget_bytes = 256 << 10;
   auto store = Store::open(dir.path(), options).value();
   std::string value(100, 'y');
-  for (int i = 0; i < 30'000; ++i) put(*store, 1, "p" + std::to_string(i % 50), i, insert_row(value));
+  for (int i = 0; i < 30'000; ++i)
+    put(*store, 1, "p" + std::to_string(i % 50), i, insert_row(value));
   REQUIRE(store->wait_for_background_work().is_ok());
   CHECK(store->stats().flushes >= 5);
   CHECK(read_table(*store, 1).size() == 30'000);
@@ -424,7 +431,8 @@ TEST_CASE("store: a flipped byte in an SSTable never returns wrong data") {
   std::vector<ReadRow> want;
   {
     auto store = Store::open(dir.path(), test_options()).value();
-    for (int c = 0; c < 300; ++c) put(*store, 1, "p" + std::to_string(c % 3), c, insert_row("value " + std::to_string(c)));
+    for (int c = 0; c < 300; ++c)
+      put(*store, 1, "p" + std::to_string(c % 3), c, insert_row("value " + std::to_string(c)));
     REQUIRE(store->flush().is_ok());
     want = read_table(*store, 1);
   }

@@ -19,7 +19,6 @@ namespace cassette::test {
 using namespace cassette::storage;
 using cassette::Status;
 
-
 // A bigint-like clustering key: 8 bytes big-endian with the sign bit flipped, so memcmp order is
 // numeric order (the byte-comparable form of a signed integer).
 inline std::string ck(int64_t v) {
@@ -97,7 +96,8 @@ inline std::vector<ReadRow> drain(RowCursor& cursor, size_t limit = SIZE_MAX) {
   std::vector<ReadRow> rows;
   while (rows.size() < limit && cursor.next()) {
     if (cursor.is_static_only()) continue;
-    rows.push_back({cursor.partition_key(), ck_value(cursor.clustering()), cell_value(cursor.row())});
+    rows.push_back(
+        {cursor.partition_key(), ck_value(cursor.clustering()), cell_value(cursor.row())});
   }
   if (!cursor.status().is_ok()) throw std::runtime_error(cursor.status().message());
   return rows;

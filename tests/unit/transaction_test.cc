@@ -208,13 +208,16 @@ TEST_CASE_FIXTURE(TransactionFixture,
   // The host's buffer, read beneath the transaction's writes (another transaction's overlay
   // stands in for it: the two overlays stack on one snapshot).
   txn::Transaction host(store_.get());
-  REQUIRE(session_->execute(cql::parse_statement(
-                                "INSERT INTO t (a, b, v) VALUES (1, 2, 'host')").value(),
-                            &host).is_ok());
+  REQUIRE(
+      session_
+          ->execute(cql::parse_statement("INSERT INTO t (a, b, v) VALUES (1, 2, 'host')").value(),
+                    &host)
+          .is_ok());
   transaction_.set_base_view([&] { return host.with_overlay(store_->snapshot().value()); });
   ok_in("INSERT INTO t (a, b, v) VALUES (1, 3, 'cql')");
   ok_in("UPDATE t SET v = 'cql' WHERE a = 1 AND b = 4");
-  CHECK(rows_in("SELECT b, v FROM t WHERE a = 1") == Rows{"1|committed", "2|host", "3|cql", "4|cql"});
+  CHECK(rows_in("SELECT b, v FROM t WHERE a = 1") ==
+        Rows{"1|committed", "2|host", "3|cql", "4|cql"});
 
   std::shared_ptr<const schema::Schema> schema = session_->catalog().current().value();
   const schema::TableDef& t = *schema->find_table("ks", "t");

@@ -1,11 +1,11 @@
+#include "engine/storage/write_batch.h"
+
 #include <doctest/doctest.h>
 
 #include <random>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "engine/storage/write_batch.h"
 
 using namespace cassette::storage;
 
@@ -64,7 +64,8 @@ TEST_CASE("WriteBatch::partition after mutable_updates() and clear() sees the ne
   CHECK(&batch.partition(1, "p5") == &batch.updates()[1]);
   CHECK(&batch.partition(1, "x") == &batch.updates()[0]);
   batch.partition(1, "p6");
-  CHECK(keys_of(batch) == std::vector<std::pair<TableId, std::string>>{{1, "x"}, {1, "p5"}, {1, "p6"}});
+  CHECK(keys_of(batch) ==
+        std::vector<std::pair<TableId, std::string>>{{1, "x"}, {1, "p5"}, {1, "p6"}});
 
   for (int i = 0; i < 30; ++i) batch.partition(1, "q" + std::to_string(i));
   batch.clear();
