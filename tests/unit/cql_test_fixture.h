@@ -64,14 +64,18 @@ class CqlFixture {
     auto r = run(statement);
     INFO(statement);
     REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+    return lines(r->rows);
+  }
+  // A result set's rows as "v1|v2|..." (null as "null").
+  static std::vector<std::string> lines(const cql::ResultSet& result) {
     std::vector<std::string> out;
-    for (const auto& row : r->rows.rows) {
+    for (const auto& row : result.rows) {
       std::string line;
       for (size_t i = 0; i < row.size(); ++i) {
         if (i > 0) line += "|";
-        line += row[i] ? types::format_value(r->rows.columns[i].type, *row[i],
-                                             types::ValueStyle::kCqlsh)
-                       : "null";
+        line +=
+            row[i] ? types::format_value(result.columns[i].type, *row[i], types::ValueStyle::kCqlsh)
+                   : "null";
       }
       out.push_back(line);
     }

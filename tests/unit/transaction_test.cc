@@ -5,9 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include "engine/codec/table_codec.h"
 #include "engine/cql/modification.h"
 #include "engine/cql/parser.h"
-#include "engine/cql/table_codec.h"
 #include "tests/unit/cql_test_fixture.h"
 
 using cassette::test::CqlFixture;
@@ -44,18 +44,7 @@ class TransactionFixture : public CqlFixture {
     auto r = in_transaction(statement);
     INFO(statement);
     REQUIRE_MESSAGE(r.is_ok(), r.status().message());
-    Rows out;
-    for (const auto& row : r->rows.rows) {
-      std::string line;
-      for (size_t i = 0; i < row.size(); ++i) {
-        if (i > 0) line += "|";
-        line += row[i] ? types::format_value(r->rows.columns[i].type, *row[i],
-                                             types::ValueStyle::kCqlsh)
-                       : "null";
-      }
-      out.push_back(line);
-    }
-    return out;
+    return lines(r->rows);
   }
   storage::SequenceNumber sequence() { return store_->snapshot().value()->seq; }
   // The overlay stamps the transaction's rows just above the clock: the manual clock must have
