@@ -55,19 +55,6 @@ std::string write_double(double v, TypeKind kind) {
   return types::double_bytes(v);
 }
 
-size_t width_of(TypeKind kind) {
-  switch (kind) {
-    case TypeKind::kTinyint:
-      return 1;
-    case TypeKind::kSmallint:
-      return 2;
-    case TypeKind::kInt:
-      return 4;
-    default:
-      return 8;
-  }
-}
-
 std::string signatures(std::string_view name) {
   static const char* kTypes[] = {"tinyint", "smallint", "int",    "bigint", "float",
                                  "double",  "decimal",  "varint", "counter"};
@@ -242,7 +229,7 @@ types::Value AggregateState::final_value() const {
       return v.to_twos_complement();
     }
     default: {
-      size_t width = width_of(f.argument.kind);
+      size_t width = types::fixed_width(f.argument.kind);
       __int128 v = integer_sum_;
       if (avg && count_ > 0) v /= count_;
       return write_fixed(v, width);  // truncation wraps as Java's narrowing does

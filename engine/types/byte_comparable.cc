@@ -60,6 +60,7 @@
 #include <cstring>
 #include <optional>
 
+#include "engine/types/scalar.h"
 #include "engine/types/value_internal.h"
 
 namespace cassette::types {
@@ -421,31 +422,6 @@ Status get_uuid(Reader& r, bool time_uuid, std::string* value) {
 
 Status put_value(const CqlType& type, std::string_view v, std::string* out);
 Status get_value(const CqlType& type, Reader& r, std::string* value);
-
-size_t fixed_width(TypeKind kind) {
-  switch (kind) {
-    case TypeKind::kBoolean:
-    case TypeKind::kTinyint:
-      return 1;
-    case TypeKind::kSmallint:
-      return 2;
-    case TypeKind::kInt:
-    case TypeKind::kDate:
-    case TypeKind::kFloat:
-      return 4;
-    case TypeKind::kBigint:
-    case TypeKind::kCounter:
-    case TypeKind::kTime:
-    case TypeKind::kTimestamp:
-    case TypeKind::kDouble:
-      return 8;
-    case TypeKind::kUuid:
-    case TypeKind::kTimeuuid:
-      return 16;
-    default:
-      return 0;
-  }
-}
 
 [[maybe_unused]] bool is_signed_integer(TypeKind kind) {
   return kind == TypeKind::kTinyint || kind == TypeKind::kSmallint || kind == TypeKind::kInt ||

@@ -10,12 +10,43 @@
 #pragma once
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
 
+#include "engine/types/cql_type.h"
+
 namespace cassette::types {
+
+// The width in bytes of every value of a fixed-width type (boolean and tinyint 1 ... uuid 16),
+// as Cassandra serializes it; 0 for a type whose values vary in length (text, varint, decimal,
+// collections, ...). An empty value (zero bytes) is allowed besides, where the type allows one.
+constexpr size_t fixed_width(TypeKind kind) {
+  switch (kind) {
+    case TypeKind::kBoolean:
+    case TypeKind::kTinyint:
+      return 1;
+    case TypeKind::kSmallint:
+      return 2;
+    case TypeKind::kInt:
+    case TypeKind::kDate:
+    case TypeKind::kFloat:
+      return 4;
+    case TypeKind::kBigint:
+    case TypeKind::kCounter:
+    case TypeKind::kTime:
+    case TypeKind::kTimestamp:
+    case TypeKind::kDouble:
+      return 8;
+    case TypeKind::kUuid:
+    case TypeKind::kTimeuuid:
+      return 16;
+    default:
+      return 0;
+  }
+}
 
 // ---- exact widths. REQUIRES: bytes.size() is the width the name says. ----
 inline int8_t read_int8(std::string_view bytes) {

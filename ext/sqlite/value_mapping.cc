@@ -33,19 +33,6 @@ std::string varint_bytes(int64_t v) {
   return out.substr(skip);
 }
 
-size_t integer_width(TypeKind k) {
-  switch (k) {
-    case TypeKind::kTinyint:
-      return 1;
-    case TypeKind::kSmallint:
-      return 2;
-    case TypeKind::kInt:
-      return 4;
-    default:
-      return 8;
-  }
-}
-
 // The values an integer type holds, and its width in bytes; booleans read as 0 and 1.
 struct IntegerRange {
   int64_t lo;
@@ -54,7 +41,7 @@ struct IntegerRange {
 };
 IntegerRange integer_range(TypeKind k) {
   if (k == TypeKind::kBoolean) return {0, 1, 1};
-  const size_t width = integer_width(k);
+  const size_t width = types::fixed_width(k);
   if (width == 8)
     return {std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max(), 8};
   const int64_t half = int64_t{1} << (8 * width - 1);
@@ -285,7 +272,7 @@ Status cql_value_into(const CqlType& type, sqlite3_value* value, std::string_vie
   TypeKind k = type.kind;
   if (is_integer_kind(k)) {
     std::optional<int64_t> v = exact_integer(value);
-    size_t width = integer_width(k);
+    size_t width = types::fixed_width(k);
     if (!v || (width < 8 &&
                (*v < -(int64_t{1} << (8 * width - 1)) || *v >= (int64_t{1} << (8 * width - 1))))) {
       return invalid(type, value, column);
