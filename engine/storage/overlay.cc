@@ -77,20 +77,13 @@ Status Overlay::add(WriteBatch& rows) {
   return Status::ok();
 }
 
-std::shared_ptr<const Snapshot> Overlay::on(const Snapshot& committed, bool drop_committed) const {
+std::shared_ptr<const Snapshot> Overlay::on(const Snapshot& committed,
+                                            std::vector<TableId> truncated) const {
   auto view = std::make_shared<Snapshot>(committed);
-  if (drop_committed) {
-    static const auto kNoFiles = std::make_shared<const Version>();
-    view->memtable = nullptr;
-    view->flushing = nullptr;
-    view->version = kNoFiles;
-  }
-  if (view->overlay != nullptr) {  // another buffer's overlay: keep it beneath this one
-    view->lower_overlay = std::move(view->overlay);
-    view->lower_overlay_seq = view->overlay_seq;
-  }
   view->overlay = memtable_;
   view->overlay_seq = seq_;
+  std::sort(truncated.begin(), truncated.end());
+  view->truncated = std::move(truncated);
   return view;
 }
 

@@ -68,12 +68,12 @@ class Overlay {
   // The same for a WriteBatch (its kAutoTimestamps are assigned timestamp() in place).
   Status add(WriteBatch& rows);
 
-  // A copy of `committed` with the overlay on top, at the current sequence. With
-  // `drop_committed`, the copy leaves out the committed memtables and SSTables, so only the
-  // overlay's rows remain (how a host reads a table its transaction TRUNCATEd: committed data
-  // gone, the rows written after the TRUNCATE visible). An overlay `committed` already has
-  // stays beneath this one (Snapshot::lower_overlay); REQUIRES: it has no lower one yet.
-  std::shared_ptr<const Snapshot> on(const Snapshot& committed, bool drop_committed = false) const;
+  // A copy of `committed` with the overlay on top, at the current sequence. Of the tables in
+  // `truncated` the copy reads no committed data, only the overlay's rows (how a transaction
+  // reads a table it TRUNCATEd: committed data gone, the rows written after the TRUNCATE
+  // visible). REQUIRES: `committed` has no overlay.
+  std::shared_ptr<const Snapshot> on(const Snapshot& committed,
+                                     std::vector<TableId> truncated = {}) const;
 
   SequenceNumber sequence() const { return seq_; }
   // Entries in the memtable, every version counted (0 when not started).

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "engine/storage/commit_record.h"
@@ -221,20 +222,26 @@ Result<int64_t> Store::apply(const EncodedBatch& batch) {
 }
 
 Result<std::optional<int64_t>> Store::apply_prepared_encoded(const PrepareEncodedWrite& prepare) {
+  return apply_prepared_encoded(prepare, {});
+}
+
+Result<std::optional<int64_t>> Store::apply_prepared_encoded(
+    const PrepareEncodedWrite& prepare, const std::vector<TableId>& truncate_first) {
   EncodedBatch batch;
   return apply_locked(
       [&](const Snapshot& snapshot) -> Result<bool> {
         CASSETTE_ASSIGN_OR_RETURN(bool write, prepare(snapshot, batch));
         return write && !batch.empty();
       },
-      [&](int64_t ts) { return encode_transaction(batch, ts); });
+      [&](int64_t ts) { return encode_transaction(batch, ts); }, truncate_first);
 }
 
 // The write path every apply shares: under the process's writer mutex and the store lock, catch
 // up, let `decide` look at a snapshot of everything committed so far, then append the record
 // `encode` makes as one log record.
 Result<std::optional<int64_t>> Store::apply_locked(
-    const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode) {
+    const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode,
+    const std::vector<TableId>& truncate_first) {
   Private& p = *p_;
   CASSETTE_RETURN_IF_ERROR(p.check_writable());
   CASSETTE_RETURN_IF_ERROR(p.inline_work_before_write());
@@ -242,15 +249,20 @@ Result<std::optional<int64_t>> Store::apply_locked(
   int64_t timestamp;
   {
     std::lock_guard writer(p.writer_mutex);
+    // A truncation writes files, as a flush does (the lock order of truncate_table).
+    std::unique_lock<std::mutex> flush;
+    if (!truncate_first.empty()) flush = std::unique_lock(p.flush_mutex);
     StoreLockHolder store_locked(*p.store_lock);
     CASSETTE_RETURN_IF_ERROR(store_locked.lock(p.options.busy_timeout));
     // One stat(2) per transaction: a removed directory must fail the write, not lose it.
     CASSETTE_RETURN_IF_ERROR(check_store_directory(p.directory));
     std::lock_guard state(p.state_mutex);
-    if (p.change_counter->load() != p.seen_counter.load() || !p.log_tail_is_ours_locked()) {
+    if (p.change_counter->load() != p.seen_counter.load() || !p.log_tail_is_ours_locked() ||
+        !truncate_first.empty()) {
       CASSETTE_RETURN_IF_ERROR(p.catch_up_locked());
     }
     if (p.log_failed) CASSETTE_RETURN_IF_ERROR(p.abandon_failed_segment_locked());
+    for (TableId table : truncate_first) CASSETTE_RETURN_IF_ERROR(p.truncate_table_locked(table));
     CASSETTE_ASSIGN_OR_RETURN(bool write, decide(*current_snapshot()));
     if (!write) return std::optional<int64_t>();
     CASSETTE_RETURN_IF_ERROR(p.ensure_log_writer_locked());
@@ -373,10 +385,13 @@ std::unique_ptr<RowCursor> Store::read(const Snapshot& snap, TableId table, Read
       lookups.push_back(new_memtable_iterator(mem, table, seq));
     }
   };
+  add_memtable(snap.overlay, snap.overlay_seq);
+  if (std::binary_search(snap.truncated.begin(), snap.truncated.end(), table)) {
+    return std::make_unique<RowCursor>(std::move(spec), std::move(sources), std::move(lookups),
+                                       snap.now_seconds);
+  }
   add_memtable(snap.memtable, snap.seq);
   add_memtable(snap.flushing, snap.seq);
-  add_memtable(snap.overlay, snap.overlay_seq);
-  add_memtable(snap.lower_overlay, snap.lower_overlay_seq);
   for (const auto& file : snap.version->files(table)) {
     if (!file_may_match(*file, spec)) continue;
     sources.push_back(file->reader->new_iterator());

@@ -113,11 +113,10 @@ struct Snapshot {
   // snapshot; never by the store.
   std::shared_ptr<Memtable> overlay;
   SequenceNumber overlay_seq = 0;
-  // A second overlay beneath it, when two buffers of one transaction are read together (a
-  // PostgreSQL transaction's foreign-table writes under its cql() writes): Overlay::on() moves
-  // an overlay the snapshot already has here. Rows of both reconcile by timestamp.
-  std::shared_ptr<Memtable> lower_overlay;
-  SequenceNumber lower_overlay_seq = 0;
+  // Tables whose committed data this reader does not see (a transaction that TRUNCATEd them
+  // reads only the rows it wrote after the TRUNCATE, which are in the overlay). Sorted; set by
+  // the caller with the overlay, never by the store.
+  std::vector<TableId> truncated;
   std::shared_ptr<const Version> version;
   int64_t now_seconds = 0;
 };
@@ -197,6 +196,14 @@ class Store {
   using PrepareEncodedWrite =
       std::function<Result<bool>(const Snapshot& snapshot, EncodedBatch& batch)>;
   Result<std::optional<int64_t>> apply_prepared_encoded(const PrepareEncodedWrite& prepare);
+  // apply_prepared_encoded() of a transaction that also TRUNCATEs tables: under the same locks,
+  // after catching up, the tables of `truncate_first` lose all their data (as truncate() does),
+  // then `prepare` sees the result and its batch is written. No other writer comes between the
+  // two; a reader may see the truncation a moment before the batch, and a crash between them
+  // keeps the truncation without the batch (the truncation is a manifest change, the batch a
+  // commit-log record after it).
+  Result<std::optional<int64_t>> apply_prepared_encoded(const PrepareEncodedWrite& prepare,
+                                                        const std::vector<TableId>& truncate_first);
 
   // A consistent view for reading, after catching up with other processes' commits.
   Result<std::shared_ptr<const Snapshot>> snapshot();
@@ -223,8 +230,10 @@ class Store {
   // Under the locks: `decide` looks at everything committed so far (false: write nothing), then
   // `encode` makes the record for the transaction's timestamp.
   using EncodeRecord = std::function<Result<EncodedTransaction>(int64_t timestamp)>;
+  // `truncate_first`: tables truncated under the same locks before `decide` runs.
   Result<std::optional<int64_t>> apply_locked(
-      const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode);
+      const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode,
+      const std::vector<TableId>& truncate_first = {});
   std::shared_ptr<const Snapshot> current_snapshot() const;  // no catch-up
   // InvalidArgument when a partition's update in the record is over max_mutation_bytes.
   Status check_mutation_size(std::string_view payload) const;

@@ -245,6 +245,12 @@ Status Store::Private::truncate_table(TableId table) {
   CASSETTE_RETURN_IF_ERROR(store_locked.lock(options.busy_timeout));
   std::lock_guard state(state_mutex);
   CASSETTE_RETURN_IF_ERROR(catch_up_locked());
+  return truncate_table_locked(table);
+}
+
+// The memtables' other tables go to SSTables and a manifest without the table's files covers the
+// whole log: nothing of the table remains to read or to replay.
+Status Store::Private::truncate_table_locked(TableId table) {
   std::vector<PendingFile> outputs;
   for (const auto& source : {imm, mem}) {
     if (source == nullptr || source->empty()) continue;

@@ -177,6 +177,9 @@ struct Store::Private {
   Result<PendingFile> new_pending_file(TableId table);
   Status install_locked(const Manifest& next, std::vector<PendingFile>& outputs, LoadAction action);
   Status truncate_table(TableId table);
+  // truncate_table's work. REQUIRES: writer_mutex, flush_mutex, the store lock and state_mutex
+  // held, caught up.
+  Status truncate_table_locked(TableId table);
   // After log_failed: every memtable into SSTables, a manifest that covers the log up to the
   // next segment, the failed segment removed (store_flush.cc explains why). REQUIRES:
   // writer_mutex, the store lock and state_mutex, caught up.

@@ -10,7 +10,8 @@ namespace cassette::txn {
 
 void PendingLog::truncate(size_t n) {
   if (n >= entries.size()) return;
-  batch.truncate(n, entries[n].offset);
+  while (!truncates.empty() && truncates.back() >= n) truncates.pop_back();
+  batch.truncate(n - truncates.size(), entries[n].offset);
   entries.resize(n);
 }
 
@@ -18,6 +19,24 @@ void PendingLog::clear() {
   batch.clear();
   entries.clear();
   tables.clear();
+  truncates.clear();
+}
+
+std::vector<size_t> PendingLog::first_kept(size_t end) const {
+  std::vector<size_t> first(tables.size(), 0);
+  for (size_t i : truncates) {
+    if (i < end) first[entries[i].table] = i + 1;
+  }
+  return first;
+}
+
+std::vector<storage::TableId> PendingLog::truncated_tables(size_t end) const {
+  std::vector<storage::TableId> ids;
+  for (size_t i : truncates) {
+    const storage::TableId id = tables[entries[i].table]->table_id;
+    if (i < end && std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
+  }
+  return ids;
 }
 
 uint64_t PendingFold::hash_of(const storage::EncodedBatch::Entry& e) {
@@ -223,6 +242,7 @@ void PendingFold::merge(const schema::TableDef& table, storage::Row& into, stora
   if (!into.deletion.is_live()) {
     // Deleted earlier in this transaction, written now: the row is what this write says, so
     // every other column becomes null (a tombstone), and the deletion goes.
+    merged_after_deletion_ = true;
     for (const schema::ColumnDef& c : table.columns) {
       if (c.is_primary_key() || c.is_static() != is_static) continue;
       if (next.find_column(c.id) != nullptr) continue;

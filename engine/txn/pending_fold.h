@@ -25,26 +25,42 @@
 namespace cassette::txn {
 
 struct PendingLog {
-  enum class Kind : uint8_t { kWrite, kDeleteRow, kInsertIfNotExists };
+  // kTruncate: the table loses every committed row and every row of the entries before it;
+  // it has no storage entry (at() must not be called for it).
+  enum class Kind : uint8_t { kWrite, kDeleteRow, kInsertIfNotExists, kTruncate };
   struct Entry {
     Kind kind = Kind::kWrite;
     bool is_static = false;
     bool is_header = false;  // a partition header (partition deletion, range tombstones)
     uint32_t table = 0;      // index into `tables`
-    uint64_t statement = 0;  // entries of one SQL row share it (INSERT OR IGNORE: decided together)
-    size_t offset = 0;       // of the storage entry in `batch`
+    // The statement that wrote it. Entries of one SQL row share it (INSERT OR IGNORE: decided
+    // together); a host that numbers its statements (PostgreSQL's CommandId) gives one id to
+    // all of a statement's entries. Never decreases along the log.
+    uint64_t statement = 0;
+    size_t offset = 0;  // of the storage entry in `batch` (kTruncate: where the next one goes)
   };
   static_assert(sizeof(Entry) == 24, "the log's bookkeeping per row stays at 24 bytes");
 
   storage::EncodedBatch batch;
   std::vector<Entry> entries;
   std::vector<std::shared_ptr<const schema::TableDef>> tables;
+  std::vector<size_t> truncates;  // the kTruncate entries, ascending
 
   storage::EncodedBatch::Entry at(size_t i) const { return batch.entry_at(entries[i].offset); }
   const schema::TableDef& table_of(size_t i) const { return *tables[entries[i].table]; }
   // Truncates to the first `n` entries.
   void truncate(size_t n);
   void clear();
+
+  // What the kTruncate entries among the first `end` leave of the log: for each table (by index
+  // into `tables`), the first entry not dropped by a truncation (0 when none truncated it).
+  // Entry i < end counts iff it is no kTruncate and i >= first_kept[table].
+  std::vector<size_t> first_kept(size_t end) const;
+  // The storage ids of the tables truncated by the first `end` entries, each once.
+  std::vector<storage::TableId> truncated_tables(size_t end) const;
+  bool counts(size_t i, const std::vector<size_t>& first_kept) const {
+    return entries[i].kind != Kind::kTruncate && i >= first_kept[entries[i].table];
+  }
 };
 
 class PendingFold {
@@ -80,6 +96,9 @@ class PendingFold {
   // Whether two increments of one counter were summed: such a row's folded state is its total
   // delta, which must not be added again on top of the delta stored for it earlier.
   bool merged_counters() const { return merged_counters_; }
+  // Whether a row deleted by one entry was written by a later one: its folded state is no
+  // longer a deletion and may lack the row marker an older state had, so it does not shadow it.
+  bool merged_after_deletion() const { return merged_after_deletion_; }
   // Whether a partition header (a partition deletion, range tombstones) was folded.
   bool has_headers() const { return has_headers_; }
 
@@ -111,6 +130,7 @@ class PendingFold {
   std::vector<storage::PartitionHeader> merged_headers_;  // merged headers, by Slot::merged
   bool merged_explicit_timestamps_ = false;
   bool merged_counters_ = false;
+  bool merged_after_deletion_ = false;
   bool has_headers_ = false;
   std::vector<Bucket> buckets_;  // open addressing; a power of two, at most half full
 };

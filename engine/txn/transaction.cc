@@ -6,6 +6,7 @@
 #include "engine/codec/current_row.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
+#include "engine/storage/store_directory.h"
 
 namespace cassette::txn {
 
@@ -70,9 +71,24 @@ PendingLog::Kind row_kind(const storage::Row& row) {
 
 Status Transaction::add_batch(const storage::WriteBatch& batch, const schema::Schema& schema) {
   const size_t entries_before = log_.entries.size();
-  Status status = append_batch(log_, batch, schema, next_statement());
+  const StatementId statement = fixed_statement_ ? *fixed_statement_ : next_statement();
+  Status status = append_batch(log_, batch, schema, statement);
   if (!status.is_ok()) log_.truncate(entries_before);
   return status;
+}
+
+Status Transaction::truncate(const std::shared_ptr<const schema::TableDef>& table,
+                             StatementId statement) {
+  if (store_->read_only()) return storage::read_only_store_error(store_->path());
+  uint32_t index = static_cast<uint32_t>(log_.tables.size());
+  for (uint32_t i = 0; i < log_.tables.size(); ++i) {
+    if (log_.tables[i] == table) index = i;
+  }
+  if (index == log_.tables.size()) log_.tables.push_back(table);
+  log_.truncates.push_back(log_.entries.size());
+  log_.entries.push_back(
+      PendingLog::Entry{Kind::kTruncate, false, false, index, statement, log_.batch.byte_size()});
+  return Status::ok();
 }
 
 Status Transaction::append_batch(PendingLog& log, const storage::WriteBatch& batch,
@@ -208,6 +224,7 @@ void Transaction::clear() {
 void Transaction::reset_overlay() {
   overlay_fold_.reset();
   overlay_entries_ = 0;
+  overlay_truncated_.clear();
   overlay_.clear();
 }
 
@@ -219,37 +236,21 @@ Status Transaction::commit() {
   PendingLog log = std::move(log_);
   std::vector<SchemaChange> changes = std::move(schema_changes_);
   clear();
-  if (!changes.empty()) return commit_with_schema_changes(log, std::move(changes));
-  return commit_writes(log);
-}
-
-Status Transaction::commit(const HostWrites& host_writes, const schema::Schema& schema) {
-  if (!schema_changes_.empty()) {
-    clear();
-    return Status::invalid_argument(
-        "A transaction with schema changes cannot commit with a host's writes.");
+  if (!changes.empty()) {
+    if (!log.truncates.empty()) {
+      return Status::invalid_argument(
+          "A transaction cannot both TRUNCATE a table and change the schema.");
+    }
+    return commit_with_schema_changes(log, std::move(changes));
   }
-  PendingLog log = std::move(log_);
-  clear();
-  const uint64_t statement = next_statement();
-  const size_t own_entries = log.entries.size();
-  auto result = store_->apply_prepared_encoded(
-      [&](const storage::Snapshot& snapshot, storage::EncodedBatch& batch) -> Result<bool> {
-        log.truncate(own_entries);  // a retried prepare starts from the log alone
-        storage::WriteBatch host;
-        CASSETTE_RETURN_IF_ERROR(host_writes(snapshot, host));
-        CASSETTE_RETURN_IF_ERROR(append_batch(log, host, schema, statement));
-        CASSETTE_RETURN_IF_ERROR(fold_for_commit(log, snapshot, {}, batch));
-        return !batch.empty();
-      });
-  return result.status();
+  return commit_writes(log);
 }
 
 Status Transaction::commit_writes(PendingLog& log) {
   const bool conditional =
       std::any_of(log.entries.begin(), log.entries.end(),
                   [](const PendingLog::Entry& e) { return e.kind == Kind::kInsertIfNotExists; });
-  if (!conditional) {
+  if (!conditional && log.truncates.empty()) {
     PendingFold fold(&log, store_->clock().now_seconds());
     CASSETTE_RETURN_IF_ERROR(fold.add_range(0, log.entries.size()));
     if (fold.rows() == log.entries.size())
@@ -262,7 +263,8 @@ Status Transaction::commit_writes(PendingLog& log) {
       [&](const storage::Snapshot& snapshot, storage::EncodedBatch& batch) -> Result<bool> {
         CASSETTE_RETURN_IF_ERROR(fold_for_commit(log, snapshot, {}, batch));
         return !batch.empty();
-      });
+      },
+      log.truncated_tables(log.entries.size()));
   return result.status();
 }
 
@@ -284,8 +286,10 @@ Status Transaction::fold_for_commit(const PendingLog& log, const storage::Snapsh
                                     storage::EncodedBatch& batch) {
   PendingFold fold(&log, store_->clock().now_seconds());
   std::unordered_set<uint64_t> skipped, decided;
+  const std::vector<size_t> first_kept = log.first_kept(log.entries.size());
   for (size_t i = 0; i < log.entries.size(); ++i) {
     const PendingLog::Entry& w = log.entries[i];
+    if (!log.counts(i, first_kept)) continue;
     if (std::find(dropped.begin(), dropped.end(), log.table_of(i).table_id) != dropped.end()) {
       continue;
     }
@@ -313,68 +317,86 @@ Status Transaction::fold_for_commit(const PendingLog& log, const storage::Snapsh
   return Status::ok();
 }
 
-Result<std::shared_ptr<const storage::Snapshot>> Transaction::read_view() {
-  std::shared_ptr<const storage::Snapshot> base;
-  if (base_view_) {
-    CASSETTE_ASSIGN_OR_RETURN(base, base_view_());
-  } else {
-    CASSETTE_ASSIGN_OR_RETURN(base, store_->snapshot());
-  }
-  return with_overlay(std::move(base));
+Result<std::shared_ptr<const storage::Snapshot>> Transaction::read_view(
+    StatementId visible_before) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> committed, store_->snapshot());
+  return with_overlay(std::move(committed), visible_before);
 }
 
 Result<std::shared_ptr<const storage::Snapshot>> Transaction::with_overlay(
-    std::shared_ptr<const storage::Snapshot> snapshot) {
-  if (log_.entries.empty()) return snapshot;
-  if (overlay_entries_ < log_.entries.size() || !overlay_.started()) {
-    if (overlay_fold_ == nullptr) {
-      overlay_fold_ = std::make_unique<PendingFold>(&log_, store_->clock().now_seconds());
-      overlay_entries_ = 0;
-    }
-    const size_t first_new_row = overlay_fold_->rows();
-    std::vector<size_t> rewritten;  // rows already in the overlay, written again
-    for (size_t i = overlay_entries_; i < log_.entries.size(); ++i) {
-      size_t row = 0;
-      CASSETTE_ASSIGN_OR_RETURN(bool is_new, overlay_fold_->add(i, &row));
-      if (!is_new && row < first_new_row) rewritten.push_back(row);
-    }
-    std::sort(rewritten.begin(), rewritten.end());
-    rewritten.erase(std::unique(rewritten.begin(), rewritten.end()), rewritten.end());
-    overlay_entries_ = log_.entries.size();
-    // New rows go in at a new sequence number. A memtable cannot forget a row, so a rewritten
-    // row's folded state goes in again at a higher timestamp, shadowing what the overlay held
-    // (older snapshots keep seeing the old state). The whole fold goes into a fresh memtable
-    // instead when a rewrite could not be trusted to shadow (a statement gave the rows their
-    // own timestamps; counter deltas, which add up rather than shadow) or when shadowed
-    // versions pile up. It does so on every change once the fold holds a partition header (a
-    // CQL partition or range deletion): the commit gives the header and every row one
-    // timestamp, at which the deletion shadows the rows it covers, written before it or after;
-    // rows added later at a later provisional timestamp would escape it.
-    storage::EncodedBatch rows;
-    const bool restart =
-        !overlay_.started() || overlay_fold_->has_headers() ||
-        (!rewritten.empty() &&
-         (overlay_fold_->merged_explicit_timestamps() || overlay_fold_->merged_counters() ||
-          overlay_.entry_count() > 2 * overlay_fold_->rows() + 64));
-    if (restart) {
-      overlay_.reset();
-      overlay_advanced_ = false;
-      overlay_fold_->emit(&rows);
-    } else {
-      // Once a rewrite moved the timestamp past the clock, it only goes up: a later rewrite of
-      // the same row must not land on the same timestamp (a tie is not settled by order).
-      if (!rewritten.empty() || overlay_advanced_) {
-        overlay_.advance_timestamp();
-        overlay_advanced_ = true;
-      } else {
-        overlay_.refresh_timestamp();
-      }
-      overlay_fold_->emit_rows(&rows, rewritten);
-      overlay_fold_->emit(&rows, first_new_row);
-    }
-    CASSETTE_RETURN_IF_ERROR(overlay_.add(rows));
+    std::shared_ptr<const storage::Snapshot> snapshot, StatementId visible_before) {
+  // Statement ids never decrease along the log: the visible entries are a prefix.
+  size_t visible = log_.entries.size();
+  if (visible_before != kAllStatements) {
+    visible = static_cast<size_t>(std::partition_point(log_.entries.begin(), log_.entries.end(),
+                                                       [&](const PendingLog::Entry& e) {
+                                                         return e.statement < visible_before;
+                                                       }) -
+                                  log_.entries.begin());
   }
-  return overlay_.on(*snapshot);
+  if (visible == 0) return snapshot;
+  if (overlay_entries_ != visible || !overlay_.started()) {
+    CASSETTE_RETURN_IF_ERROR(extend_overlay(visible));
+  }
+  return overlay_.on(*snapshot, overlay_truncated_);
+}
+
+Status Transaction::extend_overlay(size_t visible) {
+  // Start over for an older statement's view (fewer entries than the fold holds), and after a
+  // TRUNCATE: its table's rows already in the memtable must go.
+  const bool truncates_new = !log_.truncates.empty() && log_.truncates.back() >= overlay_entries_;
+  if (visible < overlay_entries_ || (truncates_new && overlay_entries_ > 0)) reset_overlay();
+  if (overlay_fold_ == nullptr) {
+    overlay_fold_ = std::make_unique<PendingFold>(&log_, store_->clock().now_seconds());
+    overlay_entries_ = 0;
+  }
+  const std::vector<size_t> first_kept = log_.first_kept(visible);
+  const size_t first_new_row = overlay_fold_->rows();
+  std::vector<size_t> rewritten;  // rows already in the overlay, written again
+  for (size_t i = overlay_entries_; i < visible; ++i) {
+    if (!log_.counts(i, first_kept)) continue;
+    size_t row = 0;
+    CASSETTE_ASSIGN_OR_RETURN(bool is_new, overlay_fold_->add(i, &row));
+    if (!is_new && row < first_new_row) rewritten.push_back(row);
+  }
+  std::sort(rewritten.begin(), rewritten.end());
+  rewritten.erase(std::unique(rewritten.begin(), rewritten.end()), rewritten.end());
+  overlay_entries_ = visible;
+  overlay_truncated_ = log_.truncated_tables(visible);
+  // New rows go in at a new sequence number. A memtable cannot forget a row, so a rewritten
+  // row's folded state goes in again at a higher timestamp, shadowing what the overlay held
+  // (older snapshots keep seeing the old state). The whole fold goes into a fresh memtable
+  // instead when a rewrite could not be trusted to shadow (a statement gave the rows their
+  // own timestamps; counter deltas, which add up rather than shadow; a row deleted and then
+  // updated without being written again, whose older row marker would stay) or when shadowed
+  // versions pile up. It does so on every change once the fold holds a partition header (a
+  // CQL partition or range deletion): the commit gives the header and every row one
+  // timestamp, at which the deletion shadows the rows it covers, written before it or after;
+  // rows added later at a later provisional timestamp would escape it.
+  storage::EncodedBatch rows;
+  const bool restart =
+      !overlay_.started() || overlay_fold_->has_headers() ||
+      (!rewritten.empty() &&
+       (overlay_fold_->merged_explicit_timestamps() || overlay_fold_->merged_counters() ||
+        overlay_fold_->merged_after_deletion() ||
+        overlay_.entry_count() > 2 * overlay_fold_->rows() + 64));
+  if (restart) {
+    overlay_.reset();
+    overlay_advanced_ = false;
+    overlay_fold_->emit(&rows);
+  } else {
+    // Once a rewrite moved the timestamp past the clock, it only goes up: a later rewrite of
+    // the same row must not land on the same timestamp (a tie is not settled by order).
+    if (!rewritten.empty() || overlay_advanced_) {
+      overlay_.advance_timestamp();
+      overlay_advanced_ = true;
+    } else {
+      overlay_.refresh_timestamp();
+    }
+    overlay_fold_->emit_rows(&rows, rewritten);
+    overlay_fold_->emit(&rows, first_new_row);
+  }
+  return overlay_.add(rows);
 }
 
 }  // namespace cassette::txn

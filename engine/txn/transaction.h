@@ -19,12 +19,16 @@
 // writes (Catalog::change with its ExtraWrites): a table created and filled in one transaction
 // appears with its rows or not at all, and a rolled-back DROP TABLE never touched the store.
 //
-// Reads see the transaction's own writes through with_overlay(). Not thread-safe: one
-// transaction belongs to one host session.
+// Reads see the transaction's own writes through with_overlay() / read_view(), all of them or
+// only those of the statements before a given one (PostgreSQL: a statement never sees its own
+// writes). A TRUNCATE is an entry of the log too: reads after it see none of the table's
+// committed rows nor the transaction's earlier writes to it, and the commit truncates the
+// table under the same write lock as it writes the rest. Not thread-safe: one transaction
+// belongs to one host session.
 #pragma once
 
-#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,6 +58,11 @@ struct SchemaChange {
 Result<schema::Schema> apply_schema_changes(const schema::Schema& base,
                                             const std::vector<SchemaChange>& changes);
 
+// Which statement of the transaction wrote an entry (PendingLog::Entry::statement).
+using StatementId = uint64_t;
+// read_view(kAllStatements): every write of the transaction so far.
+constexpr StatementId kAllStatements = UINT64_MAX;
+
 class Transaction {
  public:
   using Kind = PendingLog::Kind;
@@ -75,7 +84,15 @@ class Transaction {
   // one statement of the transaction. Tables are found in `schema` by storage id. All or
   // nothing: on failure (a partition key that cannot be stored) nothing of `batch` is buffered.
   Status add_batch(const storage::WriteBatch& batch, const schema::Schema& schema);
-  uint64_t next_statement() { return ++statements_; }
+  // Buffers a TRUNCATE of `table` as statement `statement`: from here on the transaction reads
+  // none of the table's committed rows nor its own earlier writes to it, and the commit empties
+  // the table before writing the rest. Fails, buffering nothing, for a read-only store.
+  Status truncate(const std::shared_ptr<const schema::TableDef>& table, StatementId statement);
+  StatementId next_statement() { return ++statements_; }
+  // The statement add_batch() gives the writes that follow: by default each call is a new one
+  // (next_statement()); a host that numbers its statements itself (PostgreSQL's CommandId,
+  // given to cql() too) sets it before each. Ids must not decrease along the log.
+  void set_statement(StatementId statement) { fixed_statement_ = statement; }
   bool empty() const { return log_.entries.empty() && schema_changes_.empty(); }
 
   // Buffers a schema change of the store whose catalog is `catalog`.
@@ -94,33 +111,28 @@ class Transaction {
   void rollback_to(int level);
 
   // Applies the log and the schema changes as one atomic write and empties them (also when the
-  // write fails).
+  // write fails). The tables the log TRUNCATEs are emptied first under the same write lock
+  // (Store::apply_prepared_encoded with truncate_first). A log with TRUNCATEs cannot commit
+  // with schema changes (InvalidArgument, nothing written).
   Status commit();
-  // Writes a host buffers outside this transaction (PostgreSQL's foreign-table writes), made
-  // under the store's write lock from the snapshot given, as Store::apply_prepared's prepare.
-  using HostWrites = std::function<Status(const storage::Snapshot&, storage::WriteBatch&)>;
-  // commit() with `host_writes` in the same commit-log record: they are folded after the log,
-  // so where both write the same cells the host's win. Tables are found in `schema` by storage
-  // id. REQUIRES: no schema changes (InvalidArgument otherwise, nothing written).
-  Status commit(const HostWrites& host_writes, const schema::Schema& schema);
   void clear();
 
-  // `snapshot` plus this transaction's writes on top (reads see their own transaction's
-  // writes): a private memtable of the folded log, at a provisional timestamp just above now.
+  // `snapshot` plus this transaction's writes of the statements before `visible_before` on top
+  // (reads see their own transaction's writes; they are a prefix of the log): a private
+  // memtable of their fold, at a provisional timestamp just above now. Tables those writes
+  // TRUNCATEd read no committed rows of `snapshot`.
   // Kept up to date incrementally: entries added since the last call are folded and added to
   // the memtable at a new sequence number (snapshots handed out earlier do not see them); a row
   // written again goes in again at a higher timestamp. It starts over only after a ROLLBACK TO,
   // when a rewritten row carries a statement's own timestamp (cql_timestamp: it might not
-  // shadow), or when shadowed versions outnumber the rows. Returns `snapshot` when empty.
+  // shadow), when shadowed versions outnumber the rows, after a TRUNCATE, or when a view of
+  // fewer statements than the last is asked for. Returns `snapshot` when nothing is visible.
   Result<std::shared_ptr<const storage::Snapshot>> with_overlay(
-      std::shared_ptr<const storage::Snapshot> snapshot);
-
-  // What the transaction's statements read beneath its own writes: the store's committed state
-  // unless the host set a base view (PostgreSQL: the committed state with its foreign-table
-  // writes on top). read_view() is with_overlay() of that.
-  using BaseView = std::function<Result<std::shared_ptr<const storage::Snapshot>>()>;
-  void set_base_view(BaseView view) { base_view_ = std::move(view); }
-  Result<std::shared_ptr<const storage::Snapshot>> read_view();
+      std::shared_ptr<const storage::Snapshot> snapshot,
+      StatementId visible_before = kAllStatements);
+  // with_overlay() of the store's latest committed state.
+  Result<std::shared_ptr<const storage::Snapshot>> read_view(
+      StatementId visible_before = kAllStatements);
 
   // The number of savepoint depths marked (savepoint(d) marks up to d; release and rollback_to
   // shrink it): a host that cannot tell whether a depth was marked asks before rolling back.
@@ -142,6 +154,9 @@ class Transaction {
   // Appends the writes of `batch` to `log` as statement `statement`, tables found in `schema`.
   Status append_batch(PendingLog& log, const storage::WriteBatch& batch,
                       const schema::Schema& schema, uint64_t statement);
+  // Folds the overlay's entries up to `visible` (the log's first entries), starting over when
+  // it must (see with_overlay) and adding what is new to the memtable otherwise.
+  Status extend_overlay(size_t visible);
   Status commit_writes(PendingLog& log);
   Status commit_with_schema_changes(PendingLog& log, std::vector<SchemaChange> changes);
 
@@ -159,12 +174,14 @@ class Transaction {
   std::shared_ptr<const schema::Schema> view_, view_base_;  // schema_view()'s last answer
   uint64_t view_generation_ = 0;
   uint64_t statements_ = 0;
-  std::string scratch_;  // the row being encoded by add()
-  BaseView base_view_;
+  std::optional<StatementId> fixed_statement_;  // set_statement()
+  std::string scratch_;                         // the row being encoded by add()
 
-  // The overlay: the fold of log_.entries[0, overlay_entries_), its rows in overlay_.
+  // The overlay: the fold of log_.entries[0, overlay_entries_), its rows in overlay_; the
+  // tables those entries truncated.
   std::unique_ptr<PendingFold> overlay_fold_;
   size_t overlay_entries_ = 0;
+  std::vector<storage::TableId> overlay_truncated_;
   storage::Overlay overlay_;
   bool overlay_advanced_ = false;  // a rewrite moved its timestamp since the last reset
 };

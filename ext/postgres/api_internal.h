@@ -17,7 +17,9 @@
 #include "engine/query/query.h"
 #include "engine/schema/catalog.h"
 #include "engine/storage/store.h"
+#include "engine/txn/transaction.h"
 #include "engine/types/scalar.h"
+#include "engine/types/value.h"
 #include "engine/util/status.h"
 #include "ext/pg_common/pg_types.h"
 #include "ext/postgres/cassette_api.h"
@@ -146,5 +148,37 @@ Result<types::Value> from_pg_value(const types::CqlType& type, const cas_value& 
 
 // Frees every scan still open (the end of a transaction, which may have failed mid-scan).
 void release_open_scans();
+
+// ---- the transaction block's writes (api_write.cc) ----
+
+// The transaction block's txn::Transaction on `store`, made on first use, marked for savepoint
+// `level` (the (sub)transaction nesting level, 1 at the top): foreign-table writes and cql()
+// writes of the block go there. find_store_transaction: nullptr when there is none.
+txn::Transaction& store_transaction(storage::Store* store, int level);
+txn::Transaction* find_store_transaction(storage::Store* store);
+
+// What a read of `table` in the statement with command id `command` sees: the store's latest
+// committed state with the transaction block's writes of commands before `command` on top.
+Result<std::shared_ptr<const storage::Snapshot>> read_snapshot(cas_table* table, uint32_t command);
+
+// One foreign-table row change, as the glue gives it: its key and the columns it sets.
+struct ForeignRow {
+  enum class Kind : uint8_t { kInsert, kUpdate, kDelete };
+  Kind kind = Kind::kInsert;
+  std::string partition_key;  // serialized
+  std::string clustering;     // encoded ("" without clustering columns)
+  // An INSERT or UPDATE of a partition's static columns alone, without clustering values (as
+  // CQL allows): it writes the static row only.
+  bool static_only = false;
+  std::vector<std::pair<size_t, types::Value>> sets;  // column index, value (null: delete)
+};
+
+// Writes `row` of `table` into `transaction` as statement `statement`, as storage rows: an
+// INSERT writes a row marker and the cells of its non-null values (NULL leaves a cell unset);
+// an UPDATE writes the cells it sets (NULL deletes one); static columns go to the partition's
+// static row; a DELETE writes a row deletion. The write parameters are the table's (its default
+// TTL) at the store's clock, timestamps left to the commit.
+Status encode_foreign_row(const ForeignRow& row, const cas_table& table,
+                          txn::Transaction& transaction, txn::StatementId statement);
 
 }  // namespace cassette::pg

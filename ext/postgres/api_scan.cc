@@ -10,7 +10,6 @@
 
 #include "engine/query/query.h"
 #include "ext/postgres/api_internal.h"
-#include "ext/postgres/api_write_log.h"
 
 namespace cassette::pg {
 

@@ -12,7 +12,6 @@
 #include "engine/util/json.h"
 #include "ext/pg_common/pg_types.h"
 #include "ext/postgres/api_internal.h"
-#include "ext/postgres/api_write_log.h"
 
 namespace cassette::pg {
 
@@ -244,14 +243,12 @@ int cas_cql_statement_writes(const char* statement, int* writes, const char** co
 
 namespace {
 
-// The transaction block's cql() writes on `store`, marked for savepoint `level` (the
-// (sub)transaction nesting level, 1 at the top) and reading beneath them what the foreign-table
-// writes of the commands before `command` left.
+// The transaction block's transaction on `store`, for a cql() statement at (sub)transaction
+// `level` with command id `command`: its writes are tagged with the command (later statements
+// see them, foreign scans of the same command do not); it reads every write made so far.
 txn::Transaction* join_transaction(storage::Store* store, int level, uint32_t command) {
-  txn::Transaction& transaction = cql_transaction(store);
-  transaction.set_base_view(
-      [store, command] { return foreign_writes_view(store, std::nullopt, command); });
-  transaction.savepoint(level - 2);  // subtransaction `level` is savepoint depth level - 2
+  txn::Transaction& transaction = store_transaction(store, level);
+  transaction.set_statement(command);
   return &transaction;
 }
 

@@ -228,7 +228,8 @@ extern "C"
  * says the statement sets column c. INSERT: key columns required, nulls leave columns unset.
  * UPDATE: key columns identify the row, present non-key columns are set (null deletes the cell).
  * DELETE: only key columns are read. `level` is the (sub)transaction nesting level, `command`
- * the writing statement's CommandId (scans of later commands see the write). */
+ * the writing statement's CommandId (scans of later commands see the write). Each row goes into
+ * the engine transaction of the table's store as its statement runs. */
 	int cas_write_insert(cas_table *table, const cas_value *values,
 						 const cas_repr *reprs, int level, uint32_t command);
 	int cas_write_update(cas_table *table, const cas_value *values,
@@ -237,7 +238,8 @@ extern "C"
 	int cas_write_delete(cas_table *table, const cas_value *values,
 						 const cas_repr *reprs, int level, uint32_t command);
 	int cas_write_truncate(cas_table *table, int level, uint32_t command);
-	/* Applies everything buffered as one atomic write per store (truncations first). */
+	/* Applies everything buffered as one atomic write per store (truncations first, under the
+ * same write lock). */
 	int cas_transaction_commit(void);
 	/* Forgets the writes of levels >= level (ROLLBACK TO SAVEPOINT), or moves them to level - 1. */
 	void cas_subtransaction_end(int level, int committed);
@@ -251,8 +253,9 @@ extern "C"
  * row objects for statements that return rows, else {"result": "..."} for others. The text stays
  * valid until the next call. In a transaction block (in_transaction_block: IsTransactionBlock())
  * the statement joins the transaction: its writes are buffered at (sub)transaction `level` and
- * commit with the foreign-table writes in one record or roll back; it reads the foreign-table
- * writes of commands before `command` and the earlier cql() writes. Conditional statements,
+ * commit with the foreign-table writes in one record or roll back; they carry `command`, so the
+ * scans of later commands see them. It reads every write of the transaction so far. Conditional
+ * statements,
  * schema changes and TRUNCATE are refused there. Outside one it runs and commits on its own. */
 	int cas_cql(const char *store_path, const char *statement,
 				int in_transaction_block, int level, uint32_t command,

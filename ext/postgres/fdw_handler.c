@@ -424,10 +424,11 @@ cassette_cql(PG_FUNCTION_ARGS)
 	}
 	/* In a transaction block (BEGIN ... COMMIT, or a function called from one) cql() joins the
 	 * transaction; a statement on its own (autocommit) commits its cql() writes at once, as
-	 * Cassandra does. */
+	 * Cassandra does. Its writes carry the command id, marked used so that the next command
+	 * gets a new one and sees them. */
 	CAS_CHECK(cas_cql(store, statement, IsTransactionBlock() ? 1 : 0,
 					  GetCurrentTransactionNestLevel(),
-					  GetCurrentCommandId(false), &json));
+					  GetCurrentCommandId(IsTransactionBlock()), &json));
 	PG_RETURN_DATUM(
 		DirectFunctionCall1(jsonb_in, CStringGetDatum(pstrdup(json))));
 }

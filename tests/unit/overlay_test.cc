@@ -165,7 +165,7 @@ TEST_CASE("overlay: reset starts a fresh memtable; snapshots made before keep th
   CHECK(rows_of(*store, *old_view) == std::vector<ReadRow>{{"p", 1, "a"}, {"p", 2, "b"}});
 }
 
-TEST_CASE("overlay: drop_committed leaves only the overlay's rows (a TRUNCATEd table)") {
+TEST_CASE("overlay: a truncated table reads only the overlay's rows; other tables read all") {
   ManualClock clock;
   auto store = Store::open(":memory:", options(&clock)).value();
   put(*store, kTable, "p", 1, insert_row("in memtable"));
@@ -173,16 +173,17 @@ TEST_CASE("overlay: drop_committed leaves only the overlay's rows (a TRUNCATEd t
   put(*store, kTable, "p", 2, insert_row("in memtable too"));
   auto committed = store->snapshot().value();
   Overlay overlay(&store->clock());
-  CHECK(rows_of(*store, *overlay.on(*committed, /*drop_committed=*/true)).empty());
+  CHECK(rows_of(*store, *overlay.on(*committed, {kTable})).empty());
   overlay.reset();
   EncodedBatch batch;
   add_pending(batch, 3, "after truncate");
   REQUIRE(overlay.add(batch).is_ok());
-  CHECK(rows_of(*store, *overlay.on(*committed, /*drop_committed=*/true)) ==
+  CHECK(rows_of(*store, *overlay.on(*committed, {kTable})) ==
         std::vector<ReadRow>{{"p", 3, "after truncate"}});
-  CHECK(rows_of(*store, *overlay.on(*committed)) ==
-        std::vector<ReadRow>{
-            {"p", 1, "in memtable"}, {"p", 2, "in memtable too"}, {"p", 3, "after truncate"}});
+  const std::vector<ReadRow> all{
+      {"p", 1, "in memtable"}, {"p", 2, "in memtable too"}, {"p", 3, "after truncate"}};
+  CHECK(rows_of(*store, *overlay.on(*committed)) == all);
+  CHECK(rows_of(*store, *overlay.on(*committed, {kTable + 1})) == all);
 }
 
 TEST_CASE("overlay: a WriteBatch is stamped like an encoded batch; static rows are found") {

@@ -5,8 +5,6 @@
 
 #include <doctest/doctest.h>
 
-#include "engine/codec/table_codec.h"
-#include "engine/cql/modification.h"
 #include "engine/cql/parser.h"
 #include "tests/unit/cql_test_fixture.h"
 
@@ -170,77 +168,65 @@ TEST_CASE_FIXTURE(TransactionFixture, "txn: a failed statement buffers nothing")
   CHECK(rows("SELECT b, v FROM t WHERE a = 1") == Rows{"1|x"});
 }
 
-namespace {
-
-// A row (a, b, v) of t in storage form, as a host that encodes its own writes adds it.
-void add_host_row(const schema::TableDef& t, int32_t a, int32_t b, const std::string& v,
-                  storage::WriteBatch& batch) {
-  auto int_bytes = [](int32_t x) {
-    const auto u = static_cast<uint32_t>(x);
-    return std::string{static_cast<char>(u >> 24), static_cast<char>(u >> 16),
-                       static_cast<char>(u >> 8), static_cast<char>(u)};
-  };
-  const std::vector<std::string> key{int_bytes(a)}, clustering{int_bytes(b)};
-  cql::RowBuilder row;
-  row.set_liveness(storage::LivenessInfo::written(storage::kAutoTimestamp, 0, 0));
-  row.set_cell(*t.find_column("v"), storage::Cell::live(storage::kAutoTimestamp, v));
-  cql::merge_row(batch.partition(t.table_id, cql::partition_key_bytes(key)),
-                 cql::clustering_key_bytes(t, clustering).value(), row.build());
-}
-
-}  // namespace
-
 TEST_CASE_FIXTURE(TransactionFixture,
-                  "txn: a host's own writes commit in the same record, folded after the log") {
+                  "txn: read_view(s) sees the statements before s; later statements win") {
   ok("INSERT INTO t (a, b, v) VALUES (1, 1, 'committed')");
   tick();
-  // The host's buffer, read beneath the transaction's writes (another transaction's overlay
-  // stands in for it: the two overlays stack on one snapshot).
-  txn::Transaction host(store_.get());
-  REQUIRE(
-      session_
-          ->execute(cql::parse_statement("INSERT INTO t (a, b, v) VALUES (1, 2, 'host')").value(),
-                    &host)
-          .is_ok());
-  transaction_.set_base_view([&] { return host.with_overlay(store_->snapshot().value()); });
-  ok_in("INSERT INTO t (a, b, v) VALUES (1, 3, 'cql')");
-  ok_in("UPDATE t SET v = 'cql' WHERE a = 1 AND b = 4");
+  transaction_.set_statement(5);
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'statement 5')");
+  transaction_.set_statement(7);
+  ok_in("UPDATE t SET v = 'statement 7' WHERE a = 1 AND b = 1");
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 3, 'statement 7')");
+  const storage::TableId t = session_->catalog().current().value()->find_table("ks", "t")->table_id;
+  auto rows_before = [&](txn::StatementId s) {  // the rows of t that read_view(s) holds
+    auto view = transaction_.read_view(s);
+    REQUIRE(view.is_ok());
+    auto cursor = store_->read(*view.value(), t, storage::Store::range_spec({}));
+    size_t n = 0;
+    while (cursor->next()) ++n;
+    return n;
+  };
+  CHECK(rows_before(5) == 1);
+  CHECK(rows_before(7) == 2);
+  CHECK(rows_before(8) == 3);
+  CHECK(rows_before(6) == 2);  // an older view again
   CHECK(rows_in("SELECT b, v FROM t WHERE a = 1") ==
-        Rows{"1|committed", "2|host", "3|cql", "4|cql"});
-
-  std::shared_ptr<const schema::Schema> schema = session_->catalog().current().value();
-  const schema::TableDef& t = *schema->find_table("ks", "t");
-  const storage::SequenceNumber before = sequence();
-  Status committed = transaction_.commit(
-      [&](const storage::Snapshot&, storage::WriteBatch& batch) {
-        add_host_row(t, 1, 2, "host", batch);
-        add_host_row(t, 1, 4, "host wins", batch);  // the same cell as the log's UPDATE
-        return Status::ok();
-      },
-      *schema);
-  REQUIRE_MESSAGE(committed.is_ok(), committed.message());
-  CHECK(sequence() == before + 1);  // one commit-log record
-  CHECK(transaction_.empty());
+        Rows{"1|statement 7", "2|statement 5", "3|statement 7"});
+  // The same cell written again by a later statement: the later one wins at commit.
+  transaction_.set_statement(9);
+  ok_in("UPDATE t SET v = 'statement 9' WHERE a = 1 AND b = 2");
+  REQUIRE(transaction_.commit().is_ok());
   CHECK(rows("SELECT b, v FROM t WHERE a = 1") ==
-        Rows{"1|committed", "2|host", "3|cql", "4|host wins"});
-  const Rows times = rows("SELECT writetime(v) FROM t WHERE a = 1 AND b > 1");
-  REQUIRE(times.size() == 3);
-  CHECK(times[0] == times[1]);
-  CHECK(times[1] == times[2]);
+        Rows{"1|statement 7", "2|statement 9", "3|statement 7"});
 }
 
-TEST_CASE_FIXTURE(TransactionFixture, "txn: a commit with a host's writes refuses schema changes") {
-  // Nothing in PostgreSQL stages schema changes; a host that did would lose them silently.
-  transaction_.add_schema_change(
-      txn::SchemaChange{txn::SchemaChange::Kind::kDropTable,
-                        session_->catalog().current().value()->find_table("ks", "t"), nullptr},
-      nullptr);
-  Status committed = transaction_.commit(
-      [](const storage::Snapshot&, storage::WriteBatch&) { return Status::ok(); },
-      *session_->catalog().current().value());
-  CHECK(committed.message() ==
-        "A transaction with schema changes cannot commit with a host's writes.");
-  CHECK(rows("SELECT count(*) FROM t") == Rows{"0"});
+TEST_CASE_FIXTURE(TransactionFixture,
+                  "txn: a TRUNCATE drops committed rows and earlier writes; commits atomically") {
+  ok("INSERT INTO t (a, b, v) VALUES (1, 1, 'committed')");
+  REQUIRE(store_->flush().is_ok());
+  ok("INSERT INTO t (a, b, v) VALUES (1, 2, 'committed, in the memtable')");
+  ok("CREATE TABLE u (k int PRIMARY KEY, v text)");
+  ok("INSERT INTO u (k, v) VALUES (1, 'other table')");
+  tick();
+  std::shared_ptr<const schema::TableDef> t =
+      session_->catalog().current().value()->find_table("ks", "t");
+  ok_in("INSERT INTO t (a, b, v) VALUES (2, 1, 'before truncate')");
+  transaction_.savepoint(0);
+  REQUIRE(transaction_.truncate(t, transaction_.next_statement()).is_ok());
+  CHECK(rows_in("SELECT a, b, v FROM t") == Rows{});
+  CHECK(rows_in("SELECT k, v FROM u") == Rows{"1|other table"});
+  ok_in("INSERT INTO t (a, b, v) VALUES (3, 1, 'after truncate')");
+  CHECK(rows_in("SELECT a, b, v FROM t") == Rows{"3|1|after truncate"});
+  transaction_.rollback_to(0);  // the TRUNCATE is undone with the savepoint
+  CHECK(rows_in("SELECT a, b, v FROM t") ==
+        Rows{"1|1|committed", "1|2|committed, in the memtable", "2|1|before truncate"});
+  REQUIRE(transaction_.truncate(t, transaction_.next_statement()).is_ok());
+  ok_in("INSERT INTO t (a, b, v) VALUES (3, 1, 'after truncate')");
+  CHECK(rows("SELECT count(*) FROM t") == Rows{"2"});  // nothing happened outside yet
+
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT a, b, v FROM t") == Rows{"3|1|after truncate"});
+  CHECK(rows("SELECT k, v FROM u") == Rows{"1|other table"});
 }
 
 }  // namespace cassette

@@ -30,7 +30,7 @@ SELECT outside_rows() AS outside;
 
 -- Each side reads the other's writes inside the transaction; the commit writes both as one
 -- record (one write timestamp for the foreign-table rows and the cql() rows). Each row is
--- written by one side only (README.md: where both write the same cells, the foreign table's win).
+-- written by one side only here; one_transaction.sql writes the same cells through both.
 SELECT cql('BEGIN BATCH INSERT INTO app.ctx (k, v) VALUES (5, ''five''); INSERT INTO app.ctx (k, v) VALUES (6, ''six''); APPLY BATCH');
 BEGIN;
 INSERT INTO imported.ctx VALUES (2, 'foreign insert');
