@@ -46,7 +46,7 @@ LAYERS = {
                 ""),
     "schema": (["storage", "types", "util"], "catalog.h schema.h", ""),
     "codec": (["schema", "storage", "types", "util"], "current_row.h table_codec.h", ""),
-    "query": (["codec", "schema", "storage", "types", "util"], "query.h", ""),
+    "query": (["codec", "schema", "storage", "types", "util"], "access_path.h query.h", ""),
     # A host's SQL transaction (engine/txn): below cql, above codec. "write" (the write path,
     # WP3c) goes between codec and txn the same way.
     "txn": (["codec", "schema", "storage", "types", "util"], "pending_fold.h transaction.h", ""),

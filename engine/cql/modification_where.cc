@@ -9,6 +9,7 @@
 #include "engine/codec/table_codec.h"
 #include "engine/cql/modification.h"
 #include "engine/cql/term.h"
+#include "engine/query/access_path.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/partition_key.h"
 
@@ -482,37 +483,16 @@ Result<std::vector<std::string>> encoded_prefixes(const schema::TableDef& table,
 
 Result<std::vector<std::pair<std::string, std::string>>> clustering_ranges(
     const schema::TableDef& table, const ModificationTargets& targets) {
-  std::vector<std::pair<std::string, std::string>> ranges;
-  for (const auto& prefix : targets.clustering_prefixes) {
-    CASSETTE_ASSIGN_OR_RETURN(std::string encoded, clustering_key_bytes(table, prefix));
-    std::string start = encoded;
-    std::string end = types::prefix_end_bound(encoded);
-    if (targets.slice) {
-      const ClusteringSlice& slice = *targets.slice;
-      auto bound_key = [&](const std::vector<std::string>& bound) -> Result<std::string> {
-        std::vector<std::string> values = prefix;
-        values.insert(values.end(), bound.begin(), bound.end());
-        return clustering_key_bytes(table, values);
-      };
-      // On a DESC column the byte order is the reverse of the value order.
-      std::optional<std::vector<std::string>> low = slice.lower, high = slice.upper;
-      bool low_inclusive = slice.lower_inclusive, high_inclusive = slice.upper_inclusive;
-      if (slice.column->descending) {
-        std::swap(low, high);
-        std::swap(low_inclusive, high_inclusive);
-      }
-      if (low) {
-        CASSETTE_ASSIGN_OR_RETURN(std::string key, bound_key(*low));
-        start = low_inclusive ? key : types::prefix_end_bound(key);
-      }
-      if (high) {
-        CASSETTE_ASSIGN_OR_RETURN(std::string key, bound_key(*high));
-        end = high_inclusive ? types::prefix_end_bound(key) : key;
-      }
-    }
-    if (start < end) ranges.emplace_back(std::move(start), std::move(end));
+  query::SliceBounds bounds;
+  if (targets.slice) {
+    const ClusteringSlice& slice = *targets.slice;
+    bounds.descending = slice.column->descending;
+    if (slice.lower) bounds.lower = query::SliceBound{*slice.lower, slice.lower_inclusive};
+    if (slice.upper) bounds.upper = query::SliceBound{*slice.upper, slice.upper_inclusive};
   }
-  return ranges;
+  // One range tombstone per prefix, each with its end written out.
+  return query::clustering_ranges(table, targets.clustering_prefixes, &bounds,
+                                  {.merge = false, .explicit_end = true});
 }
 
 }  // namespace cassette::cql

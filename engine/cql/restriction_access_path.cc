@@ -5,8 +5,8 @@
 
 #include "engine/codec/table_codec.h"
 #include "engine/cql/restrictions_internal.h"
+#include "engine/query/access_path.h"
 #include "engine/types/byte_comparable.h"
-#include "engine/types/murmur3.h"
 
 namespace cassette::cql {
 
@@ -45,69 +45,33 @@ void Analyzer::add_predicates(const Restriction& r, SelectRestrictions& out) con
 }
 
 Status Analyzer::compute_partition_keys(SelectRestrictions& out) {
-  const std::vector<const ColumnDef*>& key = table_.partition_key();
-  std::vector<std::vector<std::string>> tuples = {{}};
-  for (const ColumnDef* column : key) {
+  std::vector<std::vector<std::string>> values;  // per key column, in key order
+  for (const ColumnDef* column : table_.partition_key()) {
     const Restriction* r = nullptr;
     for (const Restriction& candidate : partition_) {
       if (candidate.columns.front() == column) r = &candidate;
     }
     if (r == nullptr) return Status::ok();  // not a complete key: a scan
-    std::vector<std::vector<std::string>> next;
-    for (const auto& prefix : tuples) {
-      for (const auto& value : r->values) {
-        auto extended = prefix;
-        extended.push_back(value.front());
-        next.push_back(std::move(extended));
-      }
-    }
-    tuples = std::move(next);
+    std::vector<std::string>& list = values.emplace_back();
+    for (const std::vector<std::string>& tuple : r->values) list.push_back(tuple.front());
   }
-  // Cassandra builds IN keys into a sorted set: key value order, no duplicates.
-  auto less = [&](const std::vector<std::string>& a, const std::vector<std::string>& b) {
-    for (size_t i = 0; i < key.size(); ++i) {
-      int c = types::compare_values(key[i]->type, a[i], b[i]);
-      if (c != 0) return c < 0;
-    }
-    return false;
-  };
-  std::sort(tuples.begin(), tuples.end(), less);
-  tuples.erase(
-      std::unique(tuples.begin(), tuples.end(),
-                  [&](const auto& a, const auto& b) { return !less(a, b) && !less(b, a); }),
-      tuples.end());
-  std::vector<std::string> keys;
-  for (const auto& tuple : tuples) {
-    // QueryProcessor.validateKey: a serialized key is not empty and at most 65535 bytes.
-    if (key.size() == 1 && tuple[0].empty()) {
-      return Status::invalid_argument("Key may not be empty");
-    }
-    size_t length = 0;
-    for (const std::string& component : tuple) {
-      length += key.size() > 1 ? component.size() + 3 : component.size();
-    }
-    if (length > 0xFFFF) {
-      return Status::invalid_argument(
-          fmt::format("Key length of {} is longer than maximum of 65535", length));
-    }
-    std::string bytes = partition_key_bytes(tuple);
-    if (token_) {
-      int64_t t = types::murmur3_token(bytes);
-      const storage::TokenRange& range = out.token_range;
-      if (range.start && (t < *range.start || (t == *range.start && !range.start_inclusive))) {
-        continue;
-      }
-      if (range.end && (t > *range.end || (t == *range.end && !range.end_inclusive))) continue;
-    }
-    keys.push_back(std::move(bytes));
-  }
-  out.partition_keys = std::move(keys);
+  std::vector<const std::vector<std::string>*> lists;
+  for (const std::vector<std::string>& list : values) lists.push_back(&list);
+  // With a token restriction as well, the keys outside its range are left out.
+  CASSETTE_ASSIGN_OR_RETURN(
+      std::vector<query::PartitionKey> keys,
+      query::partition_keys(table_, lists, query::KeyOrder::kKeyValue, query::BadKey::kError,
+                            token_ ? &out.token_range : nullptr));
+  std::vector<std::string> bytes;
+  bytes.reserve(keys.size());
+  for (query::PartitionKey& key : keys) bytes.push_back(std::move(key.key));
+  out.partition_keys = std::move(bytes);
   return Status::ok();
 }
 
 Status Analyzer::compute_clustering_ranges(SelectRestrictions& out) {
   // The prefix of = / IN restrictions, then at most one slice, as long as columns follow on.
-  std::vector<std::vector<std::string>> prefixes = {{}};
+  std::vector<const std::vector<std::vector<std::string>>*> tuple_lists;
   const Restriction* slice = nullptr;
   int position = 0;
   for (const Restriction& r : clustering_) {
@@ -116,77 +80,23 @@ Status Analyzer::compute_clustering_ranges(SelectRestrictions& out) {
       slice = &r;
       break;
     }
-    std::vector<std::vector<std::string>> next;
-    for (const auto& prefix : prefixes) {
-      for (const auto& tuple : r.values) {
-        auto extended = prefix;
-        extended.insert(extended.end(), tuple.begin(), tuple.end());
-        next.push_back(std::move(extended));
-      }
-    }
-    prefixes = std::move(next);
+    tuple_lists.push_back(&r.values);
     position = r.last_position() + 1;
   }
-
-  auto encode = [&](const std::vector<std::string>& values) -> Result<std::string> {
-    return clustering_key_bytes(table_, values);
-  };
-  std::vector<std::pair<std::string, std::string>> ranges;
-  for (const auto& prefix : prefixes) {
-    CASSETTE_ASSIGN_OR_RETURN(std::string encoded_prefix, encode(prefix));
-    std::string lower = encoded_prefix;
-    std::string upper = prefix.empty() ? std::string() : types::prefix_end_bound(encoded_prefix);
-    if (slice) {
-      // Bounds in value order; a DESC column turns them around in byte order. Over columns of
-      // mixed order only the first column bounds the read (the predicates do the rest).
-      bool descending = slice->columns.front()->descending;
-      bool uniform = true;
-      for (const ColumnDef* c : slice->columns) uniform = uniform && c->descending == descending;
-      auto bound = [&](const std::vector<std::string>& tuple, bool inclusive, bool is_start,
-                       std::string* target) -> Status {
-        std::vector<std::string> values = prefix;
-        if (uniform) {
-          values.insert(values.end(), tuple.begin(), tuple.end());
-        } else {
-          values.push_back(tuple.front());
-          inclusive = true;
-        }
-        CASSETTE_ASSIGN_OR_RETURN(std::string encoded, encode(values));
-        // In byte order, is this bound the lower one?
-        bool byte_lower = is_start != descending;
-        if (byte_lower) {
-          *target = inclusive ? encoded : types::prefix_end_bound(encoded);
-        } else {
-          *target = inclusive ? types::prefix_end_bound(encoded) : encoded;
-        }
-        return Status::ok();
-      };
-      if (slice->start) {
-        CASSETTE_RETURN_IF_ERROR(
-            bound(*slice->start, slice->start_inclusive, true, descending ? &upper : &lower));
-      }
-      if (slice->end) {
-        CASSETTE_RETURN_IF_ERROR(
-            bound(*slice->end, slice->end_inclusive, false, descending ? &lower : &upper));
-      }
+  query::SliceBounds bounds;
+  if (slice) {
+    // Over columns of mixed order only the first column bounds the read (the predicates do the
+    // rest).
+    bounds.descending = slice->columns.front()->descending;
+    for (const ColumnDef* c : slice->columns) {
+      bounds.only_first_column = bounds.only_first_column || c->descending != bounds.descending;
     }
-    if (!upper.empty() && lower >= upper) continue;
-    ranges.emplace_back(std::move(lower), std::move(upper));
+    if (slice->start) bounds.lower = query::SliceBound{*slice->start, slice->start_inclusive};
+    if (slice->end) bounds.upper = query::SliceBound{*slice->end, slice->end_inclusive};
   }
-  std::sort(ranges.begin(), ranges.end());
-  std::vector<std::pair<std::string, std::string>> merged;
-  for (auto& range : ranges) {
-    if (!merged.empty() && (merged.back().second.empty() || range.first <= merged.back().second)) {
-      if (merged.back().second.empty() || range.second.empty()) {
-        merged.back().second.clear();
-      } else {
-        merged.back().second = std::max(merged.back().second, range.second);
-      }
-      continue;
-    }
-    merged.push_back(std::move(range));
-  }
-  out.clustering_ranges = std::move(merged);
+  CASSETTE_ASSIGN_OR_RETURN(
+      out.clustering_ranges,
+      query::clustering_ranges(table_, query::clustering_prefixes(tuple_lists), &bounds));
   return Status::ok();
 }
 

@@ -8,10 +8,10 @@
 #include <span>
 
 #include "engine/codec/table_codec.h"
+#include "engine/query/access_path.h"
 #include "engine/query/query.h"
 #include "engine/storage/internal_key.h"
 #include "engine/types/byte_comparable.h"
-#include "engine/types/murmur3.h"
 #include "engine/types/partition_key.h"
 #include "engine/types/scalar.h"
 #include "engine/util/coding.h"
@@ -23,60 +23,6 @@ namespace {
 using schema::ColumnDef;
 using schema::ColumnKind;
 using schema::TableDef;
-
-using Range = std::pair<std::string, std::string>;  // [start, end) of encoded clustering keys
-
-// Calls f(combination) for each combination of the cartesian product of `lists` (one value of
-// each list, the last list varying fastest) until f fails; none when a list is empty, one empty
-// combination when there are no lists. The combination is a buffer reused from call to call.
-template <typename F>
-Status for_each_combination(std::span<const std::vector<std::string>* const> lists, F&& f) {
-  // Fast paths, no copies: no lists (one empty combination) and one list (its values in turn).
-  if (lists.empty()) return f(std::span<const std::string>());
-  if (lists.size() == 1) {
-    for (const std::string& value : *lists.front()) {
-      CASSETTE_RETURN_IF_ERROR(f(std::span<const std::string>(&value, 1)));
-    }
-    return Status::ok();
-  }
-  for (const std::vector<std::string>* list : lists) {
-    if (list->empty()) return Status::ok();
-  }
-  std::vector<std::string> combination(lists.size());
-  std::vector<size_t> at(lists.size(), 0);
-  size_t changed = 0;  // combination[changed..] must be (re)filled
-  while (true) {
-    for (size_t i = changed; i < lists.size(); ++i) combination[i] = (*lists[i])[at[i]];
-    CASSETTE_RETURN_IF_ERROR(f(std::span<const std::string>(combination)));
-    size_t i = lists.size();
-    while (i > 0 && ++at[i - 1] == lists[i - 1]->size()) at[--i] = 0;
-    if (i == 0) return Status::ok();
-    changed = i - 1;
-  }
-}
-
-// Sorted, disjoint ranges (an empty end means "to the last row").
-std::vector<Range> normalize(std::vector<Range> ranges) {
-  ranges.erase(
-      std::remove_if(ranges.begin(), ranges.end(),
-                     [](const Range& r) { return !r.second.empty() && r.first >= r.second; }),
-      ranges.end());
-  if (ranges.size() < 2) return ranges;  // nothing to sort or merge (the usual single range)
-  std::sort(ranges.begin(), ranges.end());
-  std::vector<Range> merged;
-  for (Range& r : ranges) {
-    if (!merged.empty() && (merged.back().second.empty() || r.first <= merged.back().second)) {
-      if (r.second.empty() || merged.back().second.empty()) {
-        merged.back().second.clear();
-      } else {
-        merged.back().second = std::max(merged.back().second, r.second);
-      }
-      continue;
-    }
-    merged.push_back(std::move(r));
-  }
-  return merged;
-}
 
 class Cursor final : public QueryCursor {
  public:
@@ -213,22 +159,6 @@ class Cursor final : public QueryCursor {
     clustering_count_ = count;
     clustering_row_ = row_serial_;
     return true;
-  }
-
-  // The encoded clustering key (prefix) for `values`, as cql::clustering_key_bytes makes it, with
-  // the layout computed once in the constructor.
-  Result<std::string> clustering_key_bytes(std::span<const std::string> values) const {
-    std::string out;
-    if (values.empty()) return out;
-    if (values.size() > clustering_types_.size()) {
-      return Status::internal(
-          fmt::format("{} clustering values for a table with {} clustering columns", values.size(),
-                      clustering_types_.size()));
-    }
-    CASSETTE_RETURN_IF_ERROR(types::encode_clustering(
-        clustering_types_, std::span<const bool>(clustering_descending_, clustering_types_.size()),
-        values, &out));
-    return out;
   }
 
   // The stored row that holds a column of this kind in the current row (none for key columns).
@@ -406,7 +336,6 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
   if (nothing) return Status::ok();  // no reads: no rows
 
   // Regular-column EQ (an index scan): a filter on every row.
-  bool clustering_restricted = false;
   for (size_t c = 0; c < n; ++c) {
     if (!restricted[c].equal) continue;
     if (table.columns[c].kind == ColumnKind::kRegular ||
@@ -424,45 +353,21 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
     if (!restricted[c].equal) break;
     prefix_lists.push_back(&*restricted[c].equal);
   }
-  std::vector<Range> ranges;
-  const ColumnDef* sliced = position < clustering.size() ? clustering[position] : nullptr;
-  size_t sliced_index = sliced ? static_cast<size_t>(sliced - table.columns.data()) : 0;
-  clustering_restricted =
-      !prefix_lists.empty() ||
-      (sliced && (restricted[sliced_index].lower.value || restricted[sliced_index].upper.value));
-  auto add_range = [&](std::span<const std::string> prefix) -> Status {
-    CASSETTE_ASSIGN_OR_RETURN(std::string encoded, clustering_key_bytes(prefix));
-    std::string end = prefix.empty() ? std::string() : types::prefix_end_bound(encoded);
-    Range range{std::move(encoded), std::move(end)};
-    if (sliced) {
-      auto bound = [&](const Bound& b, bool value_lower) -> Status {
-        if (!b.value) return Status::ok();
-        std::vector<std::string> values(prefix.begin(), prefix.end());
-        values.push_back(*b.value);
-        CASSETTE_ASSIGN_OR_RETURN(std::string key, clustering_key_bytes(values));
-        // A DESC column turns value order around in byte order.
-        bool byte_lower = value_lower != sliced->descending;
-        if (byte_lower) {
-          std::string start = b.inclusive ? key : types::prefix_end_bound(key);
-          range.first = std::max(range.first, start);
-        } else {
-          std::string end = b.inclusive ? types::prefix_end_bound(key) : key;
-          if (range.second.empty() || end < range.second) range.second = end;
-        }
-        return Status::ok();
-      };
-      CASSETTE_RETURN_IF_ERROR(bound(restricted[sliced_index].lower, true));
-      CASSETTE_RETURN_IF_ERROR(bound(restricted[sliced_index].upper, false));
-    }
-    ranges.push_back(std::move(range));
-    return Status::ok();
-  };
-  CASSETTE_RETURN_IF_ERROR(for_each_combination(prefix_lists, add_range));
-  ranges = normalize(std::move(ranges));
+  SliceBounds slice;
+  if (position < clustering.size()) {
+    const ColumnDef* sliced = clustering[position];
+    ColumnBindings& b = restricted[static_cast<size_t>(sliced - table.columns.data())];
+    if (b.lower.value) slice.lower = SliceBound{{std::move(*b.lower.value)}, b.lower.inclusive};
+    if (b.upper.value) slice.upper = SliceBound{{std::move(*b.upper.value)}, b.upper.inclusive};
+    slice.descending = sliced->descending;
+  }
+  bool clustering_restricted = !prefix_lists.empty() || slice.lower || slice.upper;
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<ClusteringRange> ranges,
+                            clustering_ranges(table, clustering_prefixes(prefix_lists), &slice));
   if (ranges.empty()) return Status::ok();
   if (plan.reverse) std::reverse(ranges.begin(), ranges.end());
 
-  auto add_read = [&](storage::ReadSpec spec, const Range& range) {
+  auto add_read = [&](storage::ReadSpec spec, const ClusteringRange& range) {
     spec.clustering_start = range.first;
     spec.clustering_end = range.second;
     spec.reverse = plan.reverse;
@@ -481,25 +386,13 @@ Status Cursor::prepare(const Plan& plan, Bindings bindings) {
       key_lists.push_back(&*restricted[index].equal);
     }
     // Partitions in storage order (token, key), as a scan would return them.
-    std::vector<std::string> prefixes;
-    auto add_prefix = [&](std::span<const std::string> key) -> Status {
-      bool fits = true;
-      for (const std::string& component : key) {
-        fits =
-            fits && (key.size() == 1 || component.size() <= types::kMaxPartitionKeyComponentSize);
-      }
-      if (!fits) return Status::ok();  // such a key cannot have been written
-      std::string bytes = cql::partition_key_bytes(key);
-      prefixes.push_back(storage::partition_prefix(types::murmur3_token(bytes), bytes));
-      return Status::ok();
-    };
-    CASSETTE_RETURN_IF_ERROR(for_each_combination(key_lists, add_prefix));
-    std::sort(prefixes.begin(), prefixes.end());
-    prefixes.erase(std::unique(prefixes.begin(), prefixes.end()), prefixes.end());
-    if (plan.reverse) std::reverse(prefixes.begin(), prefixes.end());
-    reads_.reserve(prefixes.size() * ranges.size());
-    for (std::string& prefix : prefixes) {
-      for (const Range& range : ranges) {
+    CASSETTE_ASSIGN_OR_RETURN(std::vector<PartitionKey> keys,
+                              partition_keys(table, key_lists, KeyOrder::kToken, BadKey::kSkip));
+    if (plan.reverse) std::reverse(keys.begin(), keys.end());
+    reads_.reserve(keys.size() * ranges.size());
+    for (const PartitionKey& key : keys) {
+      std::string prefix = storage::partition_prefix(key.token, key.key);
+      for (const ClusteringRange& range : ranges) {
         storage::ReadSpec spec;
         // The last read of a partition takes its prefix.
         spec.partition_prefix = &range == &ranges.back() ? std::move(prefix) : prefix;
