@@ -11,9 +11,11 @@
 // `hidden` maps SQL index -> meaning).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -79,6 +81,15 @@ struct CqlTable {
   std::string gone;              // why the table cannot be used, when it is gone
   std::shared_ptr<const schema::Schema> schema_seen;
   std::unordered_map<int64_t, RowKey> rowids;  // rowids handed out by xRowid
+  // The plans xFilter decoded, by the idxStr text xBestIndex encoded them to (without the
+  // grouping prefix): xFilter runs once per execution of a statement, and a prepared statement
+  // runs many times with the same plan. `table` never changes, so neither do they.
+  struct TextHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, query::Plan, TextHash, std::equal_to<>> plans;
+  Result<const query::Plan*> decoded_plan(std::string_view text);
   bool in_transaction = false;
 
   size_t cql_columns() const { return table->columns.size(); }

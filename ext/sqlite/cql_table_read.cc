@@ -254,17 +254,20 @@ Result<std::vector<std::unique_ptr<query::QueryCursor>>> token_range_parts(
   for (uint64_t k = 0; k < n; ++k) {
     const auto lo = static_cast<int64_t>(static_cast<uint64_t>(INT64_MIN) + k * step);
     const auto hi = static_cast<int64_t>(static_cast<uint64_t>(lo) + step);
-    std::string text = "token-range";
+    // The plan "token-range token()>= token()<" (the first part has no lower bound, the last
+    // no upper one).
+    query::Plan range;
+    range.access = query::AccessKind::kTokenRange;
+    range.order_satisfied = true;
     query::Bindings bindings;
     if (k > 0) {
-      text += " token()>=";
+      range.arguments.push_back({query::kTokenColumn, query::Operator::kGe, true, std::nullopt});
       bindings.values.push_back({bigint(lo)});
     }
     if (k + 1 < n) {
-      text += " token()<";
+      range.arguments.push_back({query::kTokenColumn, query::Operator::kLt, true, std::nullopt});
       bindings.values.push_back({bigint(hi)});
     }
-    CASSETTE_ASSIGN_OR_RETURN(query::Plan range, query::Plan::decode(text, *t.table));
     CASSETTE_ASSIGN_OR_RETURN(auto part, query::QueryCursor::open(*t.store, snapshot, t.table,
                                                                   range, std::move(bindings)));
     parts.push_back(std::move(part));
@@ -453,6 +456,17 @@ int cql_close(sqlite3_vtab_cursor* cursor) {
   return SQLITE_OK;
 }
 
+Result<const query::Plan*> CqlTable::decoded_plan(std::string_view text) {
+  auto found = plans.find(text);
+  if (found != plans.end()) return &found->second;
+  CASSETTE_ASSIGN_OR_RETURN(query::Plan plan, query::Plan::decode(text, *table));
+  // SQLite makes a handful of idxStr per table (one per access path a statement uses); the
+  // bound only guards against a host that keeps inventing new ones.
+  constexpr size_t kMaxPlans = 64;
+  if (plans.size() >= kMaxPlans) plans.clear();
+  return &plans.emplace(std::string(text), std::move(plan)).first->second;
+}
+
 int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
                sqlite3_value** argv) {
   auto* c = reinterpret_cast<CqlCursor*>(cursor);
@@ -468,9 +482,9 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
     std::string_view plan_text = idx_str ? idx_str : "scan";
     auto grouping = parse_grouping(&plan_text, table.columns.size());
     if (!grouping.is_ok()) return t->error(grouping.status().message());
-    Result<query::Plan> decoded = query::Plan::decode(plan_text, table);
+    Result<const query::Plan*> decoded = t->decoded_plan(plan_text);
     if (!decoded.is_ok()) return t->error(decoded.status().message());
-    query::Plan& plan = decoded.value();
+    query::Plan plan = *decoded.value();  // a copy: binding rewrites some of its arguments
     query::Bindings bindings;
     size_t needed = plan.arguments.size() + plan.limit_consumed + plan.offset_consumed;
     if (static_cast<size_t>(argc) != needed) {
