@@ -16,6 +16,8 @@
 #include "engine/cql/restrictions.h"
 #include "engine/cql/selection.h"
 #include "engine/cql/term.h"
+#include "engine/query/query.h"
+#include "engine/types/murmur3.h"
 #include "engine/types/scalar.h"
 
 namespace cassette::cql {
@@ -179,138 +181,82 @@ Status check_order_by(const SelectStatement& statement, const TableDef& table,
   return Status::ok();
 }
 
-// The read loop: feeds every matching row to a sink, partition by partition.
-class RowReader {
+// The WHERE clause's predicates as the read's filter. It loads the columns the statement uses
+// (the key columns, the selected ones and those of the predicates; the others stay null) into
+// `values`, where the selection reads them once the row is returned.
+class PredicateFilter final : public query::RowFilter {
  public:
-  enum class Next { kContinue, kSkipPartition, kStop };
-  using Sink = std::function<Result<Next>(const SelectionRow& row, const RowValues& values,
-                                          const std::string& partition_key,
-                                          const std::string& clustering, bool static_only)>;
-
-  RowReader(const SelectPlan& plan, const ExecutionContext& context)
-      : plan_(plan), table_(*plan.table), context_(context) {}
-
-  Status run(const Sink& sink) {
-    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
-                              context_.read_snapshot());
-    const SelectRestrictions& r = plan_.restrictions;
-    if (r.clustering_ranges.empty()) return Status::ok();
-    if (r.partition_keys) {
-      for (const std::string& key : *r.partition_keys) {
-        std::vector<std::pair<std::string, std::string>> ranges = r.clustering_ranges;
-        if (plan_.reversed) std::reverse(ranges.begin(), ranges.end());
-        bool partition_done = false;
-        for (const auto& [start, end] : ranges) {
-          storage::ReadSpec spec = storage::Store::partition_spec(key);
-          spec.clustering_start = start;
-          spec.clustering_end = end;
-          spec.reverse = plan_.reversed;
-          spec.emit_static_only = plan_.emit_static_only;
-          auto cursor = context_.store->read(*snapshot, table_.table_id, spec);
-          CASSETTE_ASSIGN_OR_RETURN(Next next, drain(*cursor, sink));
-          if (next == Next::kStop) return Status::ok();
-          if (next == Next::kSkipPartition) {
-            partition_done = true;
-            break;
-          }
-        }
-        (void)partition_done;
-        // A new partition starts with the next key.
-        current_partition_.clear();
-        skipping_ = false;
-      }
-      return Status::ok();
+  PredicateFilter(const TableDef& table, const std::vector<RowPredicate>& predicates,
+                  const std::vector<const ColumnDef*>& selected, const ExecutionContext& context)
+      : table_(table), predicates_(predicates), context_(context), values_(table.columns.size()) {
+    std::vector<bool> used(table.columns.size(), false);
+    auto use = [&](const ColumnDef* c) {
+      used[static_cast<size_t>(c - table.columns.data())] = true;
+    };
+    for (const ColumnDef* c : table.layout().partition_key) use(c);
+    for (const ColumnDef* c : table.layout().clustering) use(c);  // GROUP BY's key
+    for (const ColumnDef* c : selected) use(c);
+    for (const RowPredicate& p : predicates) {
+      for (const ColumnDef* c : p.columns) use(c);
     }
-    storage::ReadSpec spec = storage::Store::range_spec(r.token_range);
-    // One clustering hull over all ranges; the predicates drop what lies between them.
-    spec.clustering_start = r.clustering_ranges.front().first;
-    spec.clustering_end = r.clustering_ranges.back().second;
-    spec.reverse = plan_.reversed;
-    spec.emit_static_only = plan_.emit_static_only;
-    auto cursor = context_.store->read(*snapshot, table_.table_id, spec);
-    CASSETTE_ASSIGN_OR_RETURN(Next next, drain(*cursor, sink));
-    (void)next;
-    return Status::ok();
+    for (size_t i = 0; i < used.size(); ++i) {
+      if (used[i]) loaded_.push_back(i);
+    }
   }
+
+  Result<bool> matches(query::QueryCursor& row) override {
+    CASSETTE_RETURN_IF_ERROR(context_.check_interrupt());
+    for (size_t i : loaded_) {
+      std::optional<std::string_view> v = row.value(i);
+      values_[i] = v ? types::Value(std::string(*v)) : types::Value();
+    }
+    CASSETTE_RETURN_IF_ERROR(row.status());  // a clustering key that does not decode
+    for (const RowPredicate& p : predicates_) {
+      if (!row_matches(p, table_, values_)) return false;
+    }
+    return true;
+  }
+  const RowValues& values() const { return values_; }
 
  private:
-  Result<Next> drain(storage::RowCursor& cursor, const Sink& sink) {
-    RowValues values(table_.columns.size());
-    while (cursor.next()) {
-      CASSETTE_RETURN_IF_ERROR(context_.check_interrupt());
-      if (cursor.partition_key() != current_partition_) {
-        current_partition_ = cursor.partition_key();
-        skipping_ = false;
-        CASSETTE_ASSIGN_OR_RETURN(key_values_, partition_key_values(table_, current_partition_));
-      } else if (skipping_) {
-        cursor.skip_partition();
-        continue;
-      }
-      std::fill(values.begin(), values.end(), types::Value());
-      size_t key_index = 0;
-      const bool static_only = cursor.is_static_only();
-      std::vector<std::string> clustering;
-      if (!static_only) {
-        CASSETTE_ASSIGN_OR_RETURN(clustering, clustering_values(table_, cursor.clustering()));
-      }
-      const storage::Row* static_row = cursor.static_row();
-      for (size_t i = 0; i < table_.columns.size(); ++i) {
-        const ColumnDef& c = table_.columns[i];
-        switch (c.kind) {
-          case schema::ColumnKind::kPartitionKey:
-            if (static_cast<size_t>(c.position) < key_values_.size()) {
-              values[i] = key_values_[static_cast<size_t>(c.position)];
-            }
-            ++key_index;
-            break;
-          case schema::ColumnKind::kClustering:
-            if (static_cast<size_t>(c.position) < clustering.size()) {
-              values[i] = clustering[static_cast<size_t>(c.position)];
-            }
-            break;
-          case schema::ColumnKind::kStatic:
-            if (static_row) values[i] = read_column(c, *static_row);
-            break;
-          case schema::ColumnKind::kRegular:
-            if (!static_only) values[i] = read_column(c, cursor.row());
-            break;
-        }
-      }
-      bool matches = true;
-      for (const RowPredicate& p : plan_.restrictions.predicates) {
-        if (!row_matches(p, table_, values)) {
-          matches = false;
-          break;
-        }
-      }
-      if (!matches) continue;
-      SelectionRow row;
-      row.values = &values;
-      row.row = static_only ? nullptr : &cursor.row();
-      row.static_row = static_row;
-      row.token = cursor.token();
-      row.now_seconds = context_.now_seconds();
-      CASSETTE_ASSIGN_OR_RETURN(
-          Next next, sink(row, values, current_partition_,
-                          static_only ? std::string() : cursor.clustering(), static_only));
-      if (next == Next::kStop) return next;
-      if (next == Next::kSkipPartition) {
-        skipping_ = true;
-        cursor.skip_partition();
-        if (plan_.restrictions.partition_keys) return next;
-      }
-    }
-    CASSETTE_RETURN_IF_ERROR(cursor.status());
-    return Next::kContinue;
-  }
-
-  const SelectPlan& plan_;
   const TableDef& table_;
+  const std::vector<RowPredicate>& predicates_;
   const ExecutionContext& context_;
-  std::string current_partition_;
-  std::vector<std::string> key_values_;
-  bool skipping_ = false;
+  std::vector<size_t> loaded_;  // the columns read into values_, by index in TableDef::columns
+  RowValues values_;
 };
+
+// The read as an access path of engine/query, read by the cursor the SQL hosts use: CQL's
+// partitions in key-value order (not reversed by ORDER BY), its static-only rule, a scan's
+// ranges as one hull, and the predicates as the filter.
+Result<std::unique_ptr<query::QueryCursor>> open_rows(const SelectPlan& plan,
+                                                      std::shared_ptr<const TableDef> table,
+                                                      std::shared_ptr<PredicateFilter> filter,
+                                                      const ExecutionContext& context) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
+                            context.read_snapshot());
+  const SelectRestrictions& r = plan.restrictions;
+  query::AccessPath path;
+  if (r.partition_keys) {
+    path.partitions = query::AccessPath::Partitions::kKeys;
+    path.keys.reserve(r.partition_keys->size());
+    for (const std::string& key : *r.partition_keys) {
+      path.keys.push_back({key, types::murmur3_token(key)});
+    }
+  } else {
+    path.tokens = r.token_range;
+    path.scan_hull = true;
+  }
+  path.ranges = r.clustering_ranges;
+  path.reverse_rows = plan.reversed;
+  path.emit_static_only = plan.emit_static_only;
+  path.filter = std::move(filter);
+  return query::QueryCursor::open(*context.store, std::move(snapshot), std::move(table),
+                                  std::move(path));
+}
+
+// What the read loop does after a row.
+enum class Next { kContinue, kSkipPartition, kStop };
 
 // The group a row belongs to under GROUP BY: its partition and clustering prefix.
 std::string group_key(const std::string& partition_key, const std::vector<types::Value>& values,
@@ -330,7 +276,9 @@ std::string group_key(const std::string& partition_key, const std::vector<types:
   return key;
 }
 
-Result<std::vector<std::vector<types::Value>>> read_rows(SelectPlan& plan, Selection& selection,
+Result<std::vector<std::vector<types::Value>>> read_rows(SelectPlan& plan,
+                                                         std::shared_ptr<const TableDef> shared,
+                                                         Selection& selection,
                                                          const ExecutionContext& context) {
   const TableDef& table = *plan.table;
   std::vector<std::vector<types::Value>> rows;
@@ -354,10 +302,8 @@ Result<std::vector<std::vector<types::Value>>> read_rows(SelectPlan& plan, Selec
     return Status::ok();
   };
 
-  RowReader reader(plan, context);
-  CASSETTE_RETURN_IF_ERROR(reader.run([&](const SelectionRow& row, const RowValues& values,
-                                          const std::string& partition_key, const std::string&,
-                                          bool) -> Result<RowReader::Next> {
+  auto on_row = [&](const SelectionRow& row, const RowValues& values,
+                    const std::string& partition_key) -> Result<Next> {
     if (partition_key != last_partition) {
       last_partition = partition_key;
       partition_count = 0;
@@ -369,11 +315,11 @@ Result<std::vector<std::vector<types::Value>>> read_rows(SelectPlan& plan, Selec
           if (group) {
             CASSETTE_RETURN_IF_ERROR(flush_group());
             if (group_partition == partition_key) ++partition_count;
-            if (reached_limit()) return RowReader::Next::kStop;
+            if (reached_limit()) return Next::kStop;
           }
           if (per_partition && group_partition == partition_key &&
               partition_count >= *per_partition) {
-            return RowReader::Next::kSkipPartition;
+            return Next::kSkipPartition;
           }
           current_group = key;
           group_partition = partition_key;
@@ -384,21 +330,37 @@ Result<std::vector<std::vector<types::Value>>> read_rows(SelectPlan& plan, Selec
       }
       CASSETTE_RETURN_IF_ERROR(group->add(row));
       // DISTINCT sees one row per partition, whatever the grouping.
-      return plan.distinct ? RowReader::Next::kSkipPartition : RowReader::Next::kContinue;
+      return plan.distinct ? Next::kSkipPartition : Next::kContinue;
     }
     if (per_partition && partition_count >= *per_partition) {
-      return RowReader::Next::kSkipPartition;
+      return Next::kSkipPartition;
     }
     CASSETTE_ASSIGN_OR_RETURN(auto out, selection.evaluate(row));
     rows.push_back(std::move(out));
     ++partition_count;
-    if (reached_limit()) return RowReader::Next::kStop;
-    if (plan.distinct) return RowReader::Next::kSkipPartition;
+    if (reached_limit()) return Next::kStop;
+    if (plan.distinct) return Next::kSkipPartition;
     if (per_partition && partition_count >= *per_partition) {
-      return RowReader::Next::kSkipPartition;
+      return Next::kSkipPartition;
     }
-    return RowReader::Next::kContinue;
-  }));
+    return Next::kContinue;
+  };
+  auto filter = std::make_shared<PredicateFilter>(table, plan.restrictions.predicates,
+                                                  selection.referenced_columns(), context);
+  CASSETTE_ASSIGN_OR_RETURN(std::unique_ptr<query::QueryCursor> cursor,
+                            open_rows(plan, std::move(shared), filter, context));
+  while (cursor->next()) {
+    SelectionRow row;
+    row.values = &filter->values();
+    row.row = cursor->stored_row();
+    row.static_row = cursor->stored_static_row();
+    row.token = cursor->token();
+    row.now_seconds = context.now_seconds();
+    CASSETTE_ASSIGN_OR_RETURN(Next next, on_row(row, filter->values(), cursor->partition_key()));
+    if (next == Next::kStop) break;
+    if (next == Next::kSkipPartition) cursor->skip_partition();
+  }
+  CASSETTE_RETURN_IF_ERROR(cursor->status());
   if (grouping) {
     if (plan.aggregate_everything && !group) group.emplace(selection);
     if (group) {
@@ -476,7 +438,7 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
     }
   }
 
-  CASSETTE_ASSIGN_OR_RETURN(auto rows, read_rows(plan, selection, context));
+  CASSETTE_ASSIGN_OR_RETURN(auto rows, read_rows(plan, table, selection, context));
 
   if (plan.sort_in_memory) {
     // Cassandra sorts by the ordering columns in clustering order, reversed as a whole when the

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -102,5 +103,60 @@ std::vector<std::vector<std::string>> clustering_prefixes(
 Result<std::vector<ClusteringRange>> clustering_ranges(
     const schema::TableDef& table, std::span<const std::vector<std::string>> prefixes,
     const SliceBounds* slice, RangeOptions options = {});
+
+class QueryCursor;
+
+// Where a read stopped: the last row a cursor returned (QueryCursor::position()). An AccessPath
+// resumed after it reads exactly the rows that follow it in the read's order; rows written in
+// between are read when they lie after it, and no row is read twice.
+struct ReadPosition {
+  std::string partition_key;  // serialized
+  std::string clustering;     // encoded; empty for a static-only row
+  bool static_only = false;
+};
+
+// A check on each row a read finds, beyond what its keys and ranges decide (CQL: every
+// predicate of the WHERE clause). It reads the row's values through the cursor, lazily.
+class RowFilter {
+ public:
+  virtual ~RowFilter() = default;
+  // Whether the cursor's current row is returned; an error ends the read with it.
+  virtual Result<bool> matches(QueryCursor& row) = 0;
+};
+
+// An EQ or IN on a regular or static column (SQL's index scans): the row's value must equal
+// one of `values` (serialized; a null value matches nothing).
+struct EqualFilter {
+  size_t column = 0;  // index in TableDef::columns
+  std::vector<std::string> values;
+};
+
+// A read, fully bound: which partitions, which clustering ranges in each, in which order, and
+// what to drop. bind() makes one from a SQL host's Plan; CQL SELECT fills one from its
+// restrictions. QueryCursor::open(..., AccessPath) executes it.
+struct AccessPath {
+  enum class Partitions : uint8_t { kKeys, kTokenRange };
+  Partitions partitions = Partitions::kTokenRange;
+  std::vector<PartitionKey> keys;  // kKeys: the partitions in read order
+  storage::TokenRange tokens;      // kTokenRange: the scan's tokens (unbounded: every partition)
+  std::vector<ClusteringRange> ranges;  // sorted, disjoint; none: the read returns no row
+  bool reverse_rows = false;            // each partition's rows in reverse clustering order
+  bool reverse_partitions = false;      // kKeys: the keys in reverse order (SQL; CQL keeps them)
+  // A partition with a live static row and no live row in the ranges is one static-only row.
+  bool emit_static_only = true;
+  // A scan with several ranges reads their hull, the filter dropping what lies between them
+  // (CQL); without it such a path is an error (SQL plans never make one).
+  bool scan_hull = false;
+  std::vector<EqualFilter> equal_filters;
+  std::shared_ptr<RowFilter> filter;
+  std::optional<int64_t> limit;  // rows returned at most
+  int64_t offset = 0;            // rows passed over first (after the filters)
+  // Set by resume_after(): the read starts strictly after this row.
+  std::optional<ReadPosition> after;
+
+  // Makes the read continue after `position` (a row a read of this path returned): the next
+  // page of a paged read. A LIMIT and OFFSET then count from there.
+  void resume_after(ReadPosition position) { after = std::move(position); }
+};
 
 }  // namespace cassette::query

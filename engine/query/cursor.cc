@@ -12,6 +12,7 @@
 #include "engine/query/query.h"
 #include "engine/storage/internal_key.h"
 #include "engine/types/byte_comparable.h"
+#include "engine/types/murmur3.h"
 #include "engine/types/partition_key.h"
 #include "engine/types/scalar.h"
 #include "engine/util/coding.h"
@@ -41,7 +42,7 @@ class Cursor final : public QueryCursor {
     clustering_values_.resize(clustering_columns_.size());
   }
 
-  Status prepare(const Plan& plan, Bindings bindings);
+  Status prepare(AccessPath path);
 
   bool next() override {
     if (!status_.is_ok() || done_) return false;
@@ -66,6 +67,11 @@ class Cursor final : public QueryCursor {
       if (!matches_filters()) {
         if (!status_.is_ok()) return false;
         continue;
+      }
+      if (filter_) {
+        Result<bool> matches = filter_->matches(*this);
+        if (!matches.is_ok()) return fail(matches.status());
+        if (!matches.value()) continue;
       }
       if (skip_ > 0) {
         --skip_;
@@ -130,11 +136,33 @@ class Cursor final : public QueryCursor {
   const std::string& clustering() const override { return cursor_->clustering(); }
   bool is_static_only() const override { return cursor_->is_static_only(); }
 
+  void skip_partition() override {
+    if (!cursor_) return;
+    cursor_->skip_partition();
+    // A partition lookup reads each clustering range of a partition as a read of its own.
+    const std::string& prefix = reads_[next_read_ - 1].partition_prefix;
+    if (prefix.empty()) return;
+    while (next_read_ < reads_.size() && reads_[next_read_].partition_prefix == prefix) {
+      ++next_read_;
+    }
+  }
+  const storage::Row* stored_row() const override {
+    return cursor_->is_static_only() ? nullptr : &cursor_->row();
+  }
+  const storage::Row* stored_static_row() const override { return cursor_->static_row(); }
+
  private:
-  struct Filter {
-    size_t column;
-    std::vector<std::string> values;  // EQ: one value
-  };
+  // The reads of a partition lookup (keys x ranges) and of a scan.
+  Status add_partition_reads(const AccessPath& path, const std::vector<ClusteringRange>& ranges);
+  Status add_scan_reads(const AccessPath& path, const std::vector<ClusteringRange>& ranges);
+  storage::ReadSpec read_of(storage::ReadSpec spec, const AccessPath& path,
+                            const ClusteringRange& range) const {
+    spec.clustering_start = range.first;
+    spec.clustering_end = range.second;
+    spec.reverse = path.reverse_rows;
+    spec.emit_static_only = path.emit_static_only;
+    return spec;
+  }
 
   // Decodes the current row's clustering key into clustering_values_ (as types::decode_clustering
   // does, with its errors, but into buffers reused from row to row: no allocation per row).
@@ -169,7 +197,7 @@ class Cursor final : public QueryCursor {
   }
 
   bool matches_filters() {
-    for (const Filter& f : filters_) {
+    for (const EqualFilter& f : filters_) {
       std::optional<std::string_view> v = value(f.column);
       if (!status_.is_ok()) return false;
       if (!v) return false;
@@ -210,7 +238,8 @@ class Cursor final : public QueryCursor {
 
   std::vector<storage::ReadSpec> reads_;
   size_t next_read_ = 0;
-  std::vector<Filter> filters_;
+  std::vector<EqualFilter> filters_;
+  std::shared_ptr<RowFilter> filter_;
   std::optional<int64_t> limit_;
   int64_t skip_ = 0;
   int64_t emitted_ = 0;
@@ -237,185 +266,284 @@ class Cursor final : public QueryCursor {
   std::vector<uint64_t> decoded_row_;
 };
 
-Status Cursor::prepare(const Plan& plan, Bindings bindings) {
-  const TableDef& table = *table_;
-  static const types::CqlType token_type = types::CqlType::simple(types::TypeKind::kBigint);
-  if (bindings.values.size() != plan.arguments.size() ||
-      plan.limit_consumed != bindings.limit.has_value() ||
-      plan.offset_consumed != bindings.offset.has_value()) {
-    return Status::invalid_argument("The values bound to a query plan do not match its arguments.");
-  }
-  if (bindings.limit && *bindings.limit >= 0) limit_ = bindings.limit;  // negative: no limit (SQL)
-  if (bindings.offset) skip_ = std::max<int64_t>(0, *bindings.offset);
+Status Cursor::prepare(AccessPath path) {
+  limit_ = path.limit;
+  skip_ = path.offset;
+  filters_ = std::move(path.equal_filters);
+  filter_ = std::move(path.filter);
+  if (path.ranges.empty()) return Status::ok();  // no reads: no rows
+  std::vector<ClusteringRange> ranges = std::move(path.ranges);
+  if (path.reverse_rows) std::reverse(ranges.begin(), ranges.end());
+  if (path.partitions == AccessPath::Partitions::kKeys) return add_partition_reads(path, ranges);
+  return add_scan_reads(path, ranges);
+}
 
-  // Group the argument values by column, dropping nulls (they match nothing).
-  const size_t n = table.columns.size();
-  struct Bound {
-    std::optional<std::string> value;
-    bool inclusive = false;
-  };
-  struct ColumnBindings {
-    std::optional<std::vector<std::string>> equal;  // EQ/IN: the allowed values
-    Bound lower, upper;
-  };
-  std::vector<ColumnBindings> restricted(n);
+// The part of `ranges` (in read order) that lies strictly after the clustering key `after`:
+// above it when reading forward, below it when reading in reverse.
+std::vector<ClusteringRange> ranges_after(const std::vector<ClusteringRange>& ranges,
+                                          const std::string& after, bool reverse) {
+  std::vector<ClusteringRange> out;
+  for (const ClusteringRange& range : ranges) {
+    ClusteringRange r = range;
+    if (!reverse) {
+      std::string next = after + '\0';  // the smallest key greater than `after`
+      if (r.first < next) r.first = std::move(next);
+    } else if (r.second.empty() || r.second > after) {
+      r.second = after;
+    }
+    if (!r.second.empty() && r.first >= r.second) continue;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Status Cursor::add_partition_reads(const AccessPath& path,
+                                   const std::vector<ClusteringRange>& ranges) {
+  std::vector<const PartitionKey*> keys;
+  keys.reserve(path.keys.size());
+  for (const PartitionKey& key : path.keys) keys.push_back(&key);
+  if (path.reverse_partitions) std::reverse(keys.begin(), keys.end());
+  size_t first = 0;
+  std::vector<ClusteringRange> rest;  // the resumed partition's ranges
+  if (path.after) {
+    while (first < keys.size() && keys[first]->key != path.after->partition_key) ++first;
+    if (first == keys.size()) {
+      return Status::invalid_argument(
+          "The position to resume a read after is not in one of its partitions.");
+    }
+    if (!path.after->static_only) {
+      rest = ranges_after(ranges, path.after->clustering, path.reverse_rows);
+    }
+  }
+  reads_.reserve((keys.size() - first) * ranges.size());
+  for (size_t k = first; k < keys.size(); ++k) {
+    const bool resumed = path.after && k == first;
+    const std::vector<ClusteringRange>& partition_ranges = resumed ? rest : ranges;
+    std::string prefix = storage::partition_prefix(keys[k]->token, keys[k]->key);
+    for (const ClusteringRange& range : partition_ranges) {
+      storage::ReadSpec spec;
+      // The last read of a partition takes its prefix.
+      spec.partition_prefix = &range == &partition_ranges.back() ? std::move(prefix) : prefix;
+      reads_.push_back(read_of(std::move(spec), path, range));
+      // The resumed partition has returned a row already: no static-only row for it.
+      if (resumed) reads_.back().emit_static_only = false;
+    }
+  }
+  return Status::ok();
+}
+
+Status Cursor::add_scan_reads(const AccessPath& path, const std::vector<ClusteringRange>& ranges) {
+  ClusteringRange range = ranges.front();
+  if (ranges.size() > 1) {
+    if (!path.scan_hull) {
+      return Status::invalid_argument("A scan plan can read only one clustering range.");
+    }
+    // One clustering hull over all ranges; the filter drops what lies between them.
+    range = {ranges.front().first, ranges.back().second};
+    if (path.reverse_rows) range = {ranges.back().first, ranges.front().second};
+  }
+  storage::ReadSpec scan = read_of(storage::Store::range_spec(path.tokens), path, range);
+  if (path.after) {
+    // The rest of the partition read last, then the partitions after it.
+    const std::string& key = path.after->partition_key;
+    std::string prefix = storage::partition_prefix(types::murmur3_token(key), key);
+    if (!path.after->static_only) {
+      for (const ClusteringRange& r :
+           ranges_after({range}, path.after->clustering, path.reverse_rows)) {
+        storage::ReadSpec spec;
+        spec.partition_prefix = prefix;
+        reads_.push_back(read_of(std::move(spec), path, r));
+        reads_.back().emit_static_only = false;
+      }
+    }
+    if (!scan.reverse) {
+      std::string next = prefix + '\xFF';  // above every entry key of the partition
+      if (scan.start_key < next) scan.start_key = std::move(next);
+    } else if (scan.end_key.empty() || scan.end_key > prefix) {
+      scan.end_key = std::move(prefix);
+    }
+    if (!scan.end_key.empty() && scan.start_key >= scan.end_key) return Status::ok();
+  }
+  reads_.push_back(std::move(scan));
+  return Status::ok();
+}
+
+// A plan's argument values grouped by column, nulls dropped (they match nothing).
+struct Bound {
+  std::optional<std::string> value;
+  bool inclusive = false;
+};
+struct ColumnBindings {
+  std::optional<std::vector<std::string>> equal;  // EQ/IN: the allowed values
+  Bound lower, upper;
+};
+struct BoundArguments {
+  std::vector<ColumnBindings> columns;  // by index in TableDef::columns
   storage::TokenRange tokens;
-  bool nothing = false;
+  bool nothing = false;  // a null value: no row matches
+};
+
+// Sorted and unique in the type's order (so IN lists read in clustering order), intersected with
+// an earlier EQ/IN on the same column.
+void bind_equal(const types::CqlType& type, std::vector<std::string> present,
+                ColumnBindings& column) {
+  std::sort(present.begin(), present.end(), [&](const std::string& x, const std::string& y) {
+    return types::compare_values(type, x, y) < 0;
+  });
+  present.erase(std::unique(present.begin(), present.end(),
+                            [&](const std::string& x, const std::string& y) {
+                              return types::compare_values(type, x, y) == 0;
+                            }),
+                present.end());
+  if (column.equal) {  // two EQ/IN on one column: their intersection
+    std::vector<std::string> both;
+    for (const std::string& v : present) {
+      for (const std::string& w : *column.equal) {
+        if (types::compare_values(type, v, w) == 0) both.push_back(v);
+      }
+    }
+    present = std::move(both);
+  }
+  column.equal = std::move(present);
+}
+
+void bind_token(Operator op, int64_t t, storage::TokenRange& tokens) {
+  if (op == Operator::kEq || op == Operator::kGt || op == Operator::kGe) {
+    if (!tokens.start || t > *tokens.start) {
+      tokens.start = t;
+      tokens.start_inclusive = op != Operator::kGt;
+    }
+  }
+  if (op == Operator::kEq || op == Operator::kLt || op == Operator::kLe) {
+    if (!tokens.end || t < *tokens.end) {
+      tokens.end = t;
+      tokens.end_inclusive = op != Operator::kLt;
+    }
+  }
+}
+
+Result<BoundArguments> bind_arguments(const TableDef& table, const Plan& plan, Bindings& bindings) {
+  static const types::CqlType token_type = types::CqlType::simple(types::TypeKind::kBigint);
+  BoundArguments out;
+  out.columns.resize(table.columns.size());
   for (size_t i = 0; i < plan.arguments.size(); ++i) {
     const Constraint& a = plan.arguments[i];
+    const types::CqlType& type =
+        a.column == kTokenColumn ? token_type : table.columns[static_cast<size_t>(a.column)].type;
     std::vector<std::string> present;
     for (types::Value& v : bindings.values[i]) {
       if (!v) continue;
-      const types::CqlType& type =
-          a.column == kTokenColumn ? token_type : table.columns[static_cast<size_t>(a.column)].type;
-      Status valid = types::validate_value(type, *v);
-      if (!valid.is_ok()) return valid;
+      CASSETTE_RETURN_IF_ERROR(types::validate_value(type, *v));
       present.push_back(std::move(*v));
     }
     if (a.op != Operator::kIn && bindings.values[i].size() != 1) {
       return Status::invalid_argument("A query plan argument needs exactly one value.");
     }
     if (present.empty()) {
-      nothing = true;
+      out.nothing = true;
       continue;
     }
     if (a.column == kTokenColumn) {
-      int64_t t = types::read_signed(present.front());
-      if (a.op == Operator::kEq || a.op == Operator::kGt || a.op == Operator::kGe) {
-        if (!tokens.start || t > *tokens.start) {
-          tokens.start = t;
-          tokens.start_inclusive = a.op != Operator::kGt;
-        }
-      }
-      if (a.op == Operator::kEq || a.op == Operator::kLt || a.op == Operator::kLe) {
-        if (!tokens.end || t < *tokens.end) {
-          tokens.end = t;
-          tokens.end_inclusive = a.op != Operator::kLt;
-        }
-      }
+      bind_token(a.op, types::read_signed(present.front()), out.tokens);
       continue;
     }
-    size_t column = static_cast<size_t>(a.column);
-    const types::CqlType& type = table.columns[column].type;
+    ColumnBindings& column = out.columns[static_cast<size_t>(a.column)];
     switch (a.op) {
       case Operator::kEq:
-      case Operator::kIn: {
-        // Sorted and unique, in the type's order (so IN lists read in clustering order).
-        std::sort(present.begin(), present.end(), [&](const std::string& x, const std::string& y) {
-          return types::compare_values(type, x, y) < 0;
-        });
-        present.erase(std::unique(present.begin(), present.end(),
-                                  [&](const std::string& x, const std::string& y) {
-                                    return types::compare_values(type, x, y) == 0;
-                                  }),
-                      present.end());
-        if (restricted[column].equal) {  // two EQ/IN on one column: their intersection
-          std::vector<std::string> both;
-          for (const std::string& v : present) {
-            for (const std::string& w : *restricted[column].equal) {
-              if (types::compare_values(type, v, w) == 0) both.push_back(v);
-            }
-          }
-          present = std::move(both);
-        }
-        restricted[column].equal = std::move(present);
+      case Operator::kIn:
+        bind_equal(type, std::move(present), column);
         break;
-      }
       case Operator::kGt:
       case Operator::kGe:
-        restricted[column].lower = {std::move(present.front()), a.op == Operator::kGe};
+        column.lower = {std::move(present.front()), a.op == Operator::kGe};
         break;
       case Operator::kLt:
       case Operator::kLe:
-        restricted[column].upper = {std::move(present.front()), a.op == Operator::kLe};
+        column.upper = {std::move(present.front()), a.op == Operator::kLe};
         break;
       default:
         break;
     }
   }
-  if (nothing) return Status::ok();  // no reads: no rows
+  return out;
+}
+
+}  // namespace
+
+Result<AccessPath> bind(const TableDef& table, const Plan& plan, Bindings bindings) {
+  if (bindings.values.size() != plan.arguments.size() ||
+      plan.limit_consumed != bindings.limit.has_value() ||
+      plan.offset_consumed != bindings.offset.has_value()) {
+    return Status::invalid_argument("The values bound to a query plan do not match its arguments.");
+  }
+  AccessPath path;
+  if (bindings.limit && *bindings.limit >= 0) path.limit = bindings.limit;  // negative: no limit
+  if (bindings.offset) path.offset = std::max<int64_t>(0, *bindings.offset);
+  path.reverse_rows = path.reverse_partitions = plan.reverse;
+  CASSETTE_ASSIGN_OR_RETURN(BoundArguments bound, bind_arguments(table, plan, bindings));
+  if (bound.nothing) return path;  // no ranges: no rows
+  std::vector<ColumnBindings>& restricted = bound.columns;
+  path.tokens = bound.tokens;
 
   // Regular-column EQ (an index scan): a filter on every row.
-  for (size_t c = 0; c < n; ++c) {
+  for (size_t c = 0; c < restricted.size(); ++c) {
     if (!restricted[c].equal) continue;
     if (table.columns[c].kind == ColumnKind::kRegular ||
         table.columns[c].kind == ColumnKind::kStatic) {
-      filters_.push_back({c, *restricted[c].equal});
+      path.equal_filters.push_back({c, *restricted[c].equal});
     }
   }
 
   // Clustering ranges: the product of the EQ/IN prefix, then a slice on the next column.
-  const std::vector<const ColumnDef*>& clustering = clustering_columns_;
+  const schema::KeyLayout& layout = table.layout();
   std::vector<const std::vector<std::string>*> prefix_lists;
   size_t position = 0;
-  for (; position < clustering.size(); ++position) {
-    size_t c = static_cast<size_t>(clustering[position] - table.columns.data());
+  for (; position < layout.clustering.size(); ++position) {
+    size_t c = static_cast<size_t>(layout.clustering[position] - table.columns.data());
     if (!restricted[c].equal) break;
     prefix_lists.push_back(&*restricted[c].equal);
   }
   SliceBounds slice;
-  if (position < clustering.size()) {
-    const ColumnDef* sliced = clustering[position];
+  if (position < layout.clustering.size()) {
+    const ColumnDef* sliced = layout.clustering[position];
     ColumnBindings& b = restricted[static_cast<size_t>(sliced - table.columns.data())];
     if (b.lower.value) slice.lower = SliceBound{{std::move(*b.lower.value)}, b.lower.inclusive};
     if (b.upper.value) slice.upper = SliceBound{{std::move(*b.upper.value)}, b.upper.inclusive};
     slice.descending = sliced->descending;
   }
-  bool clustering_restricted = !prefix_lists.empty() || slice.lower || slice.upper;
-  CASSETTE_ASSIGN_OR_RETURN(std::vector<ClusteringRange> ranges,
+  path.emit_static_only = prefix_lists.empty() && !slice.lower && !slice.upper;
+  CASSETTE_ASSIGN_OR_RETURN(path.ranges,
                             clustering_ranges(table, clustering_prefixes(prefix_lists), &slice));
-  if (ranges.empty()) return Status::ok();
-  if (plan.reverse) std::reverse(ranges.begin(), ranges.end());
+  if (plan.access != AccessKind::kPartitions) return path;
 
-  auto add_read = [&](storage::ReadSpec spec, const ClusteringRange& range) {
-    spec.clustering_start = range.first;
-    spec.clustering_end = range.second;
-    spec.reverse = plan.reverse;
-    spec.emit_static_only = !clustering_restricted;
-    reads_.push_back(std::move(spec));
-  };
-
-  if (plan.access == AccessKind::kPartitions) {
-    std::vector<const std::vector<std::string>*> key_lists;
-    for (const ColumnDef* c : partition_key_columns_) {
-      size_t index = static_cast<size_t>(c - table.columns.data());
-      if (!restricted[index].equal) {
-        return Status::invalid_argument(fmt::format(
-            "A partition lookup plan has no value for partition key column {}.", c->name));
-      }
-      key_lists.push_back(&*restricted[index].equal);
+  path.partitions = AccessPath::Partitions::kKeys;
+  std::vector<const std::vector<std::string>*> key_lists;
+  for (const ColumnDef* c : layout.partition_key) {
+    size_t index = static_cast<size_t>(c - table.columns.data());
+    if (!restricted[index].equal) {
+      return Status::invalid_argument(fmt::format(
+          "A partition lookup plan has no value for partition key column {}.", c->name));
     }
-    // Partitions in storage order (token, key), as a scan would return them.
-    CASSETTE_ASSIGN_OR_RETURN(std::vector<PartitionKey> keys,
-                              partition_keys(table, key_lists, KeyOrder::kToken, BadKey::kSkip));
-    if (plan.reverse) std::reverse(keys.begin(), keys.end());
-    reads_.reserve(keys.size() * ranges.size());
-    for (const PartitionKey& key : keys) {
-      std::string prefix = storage::partition_prefix(key.token, key.key);
-      for (const ClusteringRange& range : ranges) {
-        storage::ReadSpec spec;
-        // The last read of a partition takes its prefix.
-        spec.partition_prefix = &range == &ranges.back() ? std::move(prefix) : prefix;
-        add_read(std::move(spec), range);
-      }
-    }
-    return Status::ok();
+    key_lists.push_back(&*restricted[index].equal);
   }
-  // A scan reads one clustering range per partition (the planner never gives a scan an IN).
-  if (ranges.size() != 1) {
-    return Status::invalid_argument("A scan plan can read only one clustering range.");
-  }
-  add_read(storage::Store::range_spec(tokens), ranges.front());
-  return Status::ok();
+  // Partitions in storage order (token, key), as a scan would return them.
+  CASSETTE_ASSIGN_OR_RETURN(path.keys,
+                            partition_keys(table, key_lists, KeyOrder::kToken, BadKey::kSkip));
+  return path;
 }
-
-}  // namespace
 
 Result<std::unique_ptr<QueryCursor>> QueryCursor::open(
     const storage::Store& store, std::shared_ptr<const storage::Snapshot> snapshot,
     std::shared_ptr<const TableDef> table, const Plan& plan, Bindings bindings) {
+  CASSETTE_ASSIGN_OR_RETURN(AccessPath path, bind(*table, plan, std::move(bindings)));
+  return open(store, std::move(snapshot), std::move(table), std::move(path));
+}
+
+Result<std::unique_ptr<QueryCursor>> QueryCursor::open(
+    const storage::Store& store, std::shared_ptr<const storage::Snapshot> snapshot,
+    std::shared_ptr<const TableDef> table, AccessPath path) {
   auto cursor = std::make_unique<Cursor>(store, std::move(snapshot), std::move(table));
-  CASSETTE_RETURN_IF_ERROR(cursor->prepare(plan, std::move(bindings)));
+  CASSETTE_RETURN_IF_ERROR(cursor->prepare(std::move(path)));
   return std::unique_ptr<QueryCursor>(std::move(cursor));
 }
 

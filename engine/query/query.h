@@ -39,6 +39,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/query/access_path.h"
 #include "engine/schema/schema.h"
 #include "engine/storage/store.h"
 #include "engine/types/value.h"
@@ -152,14 +153,25 @@ struct Bindings {
   std::optional<int64_t> offset;
 };
 
-// Executes a plan: a stream of rows. Not thread-safe; one cursor per scan.
+// The access path a plan reads with its values bound: partitions in token order (reversed with
+// the plan), keys that cannot exist skipped, EQ filters on regular and static columns, static-only
+// rows unless a clustering column is restricted. Fails with InvalidArgument when the bindings do
+// not fit the plan (count, or a value that is not a valid serialized value of its column's type:
+// hosts convert before binding).
+Result<AccessPath> bind(const schema::TableDef& table, const Plan& plan, Bindings bindings);
+
+// Executes an access path: a stream of rows. Not thread-safe; one cursor per scan.
 class QueryCursor {
  public:
-  // Fails with InvalidArgument when the bindings do not fit the plan (count, or a value that is
-  // not a valid serialized value of its column's type: hosts convert before binding).
+  // open(..., plan, bindings) is open(..., bind(*table, plan, bindings)).
   static Result<std::unique_ptr<QueryCursor>> open(
       const storage::Store& store, std::shared_ptr<const storage::Snapshot> snapshot,
       std::shared_ptr<const schema::TableDef> table, const Plan& plan, Bindings bindings);
+  // Fails with InvalidArgument when a scan path has several ranges without scan_hull, or a
+  // resumed path's position is not a partition of its keys.
+  static Result<std::unique_ptr<QueryCursor>> open(
+      const storage::Store& store, std::shared_ptr<const storage::Snapshot> snapshot,
+      std::shared_ptr<const schema::TableDef> table, AccessPath path);
   virtual ~QueryCursor() = default;
 
   // Advances to the next row. False at the end or on error (then status() says which).
@@ -183,6 +195,17 @@ class QueryCursor {
   virtual const std::string& partition_key() const = 0;
   virtual const std::string& clustering() const = 0;
   virtual bool is_static_only() const = 0;
+  // The current row as a position to resume a read after (AccessPath::resume_after).
+  ReadPosition position() const { return {partition_key(), clustering(), is_static_only()}; }
+
+  // Skips the rest of the current partition: the next next() returns the next partition's first
+  // row (CQL's DISTINCT, PER PARTITION LIMIT and GROUP BY). A cursor that cannot skip reads on.
+  virtual void skip_partition() {}
+  // The stored clustering row (nullptr for a static-only row) and the partition's static row
+  // (nullptr when none) of the current row, for CQL's writetime()/ttl() selectors; nullptr from
+  // a cursor that does not read rows from the store itself.
+  virtual const storage::Row* stored_row() const { return nullptr; }
+  virtual const storage::Row* stored_static_row() const { return nullptr; }
 };
 
 }  // namespace cassette::query
