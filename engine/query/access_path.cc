@@ -28,11 +28,17 @@ void append(std::vector<std::string>& out, const std::vector<std::string>& tuple
 // empty, one empty combination when there are no lists.
 template <typename Element, typename F>
 Status for_each_combination(std::span<const std::vector<Element>* const> lists, F&& f) {
+  bool single = true;  // the usual case (all EQ): one combination, no counters
   for (const std::vector<Element>* list : lists) {
     if (list->empty()) return Status::ok();
+    single = single && list->size() == 1;
+  }
+  std::vector<std::string> combination;
+  if (single) {
+    for (const std::vector<Element>* list : lists) append(combination, list->front());
+    return f(combination);
   }
   std::vector<size_t> at(lists.size(), 0);
-  std::vector<std::string> combination;
   while (true) {
     combination.clear();
     for (size_t i = 0; i < lists.size(); ++i) append(combination, (*lists[i])[at[i]]);
@@ -126,22 +132,31 @@ void sort_by_value(const TableDef& table, std::vector<std::vector<std::string>>&
 Result<std::vector<PartitionKey>> partition_keys(
     const TableDef& table, std::span<const std::vector<std::string>* const> key_lists,
     KeyOrder order, BadKey bad_key, const storage::TokenRange* within) {
-  std::vector<std::vector<std::string>> tuples = product(key_lists);
-  if (order == KeyOrder::kKeyValue) sort_by_value(table, tuples);
   std::vector<PartitionKey> keys;
-  keys.reserve(tuples.size());
-  for (const std::vector<std::string>& tuple : tuples) {
+  auto add_key = [&](std::span<const std::string> tuple) -> Status {
     if (bad_key == BadKey::kError) {
       CASSETTE_RETURN_IF_ERROR(validate_key(tuple));
     } else if (!key_can_exist(tuple)) {
-      continue;
+      return Status::ok();
     }
     std::string bytes = cql::partition_key_bytes(tuple);
     int64_t token = types::murmur3_token(bytes);
-    if (within && !token_within(token, *within)) continue;
+    if (within && !token_within(token, *within)) return Status::ok();
     keys.push_back({std::move(bytes), token});
+    return Status::ok();
+  };
+  if (order == KeyOrder::kToken) {
+    // Sorted after building: no tuples kept.
+    CASSETTE_RETURN_IF_ERROR(for_each_combination(
+        key_lists, [&](const std::vector<std::string>& tuple) { return add_key(tuple); }));
+    sort_by_token(keys);
+    return keys;
   }
-  if (order == KeyOrder::kToken) sort_by_token(keys);
+  // Key-value order: the tuples sorted first, the checks then run in that order.
+  std::vector<std::vector<std::string>> tuples = product(key_lists);
+  sort_by_value(table, tuples);
+  keys.reserve(tuples.size());
+  for (const std::vector<std::string>& tuple : tuples) CASSETTE_RETURN_IF_ERROR(add_key(tuple));
   return keys;
 }
 

@@ -299,15 +299,15 @@ std::vector<ClusteringRange> ranges_after(const std::vector<ClusteringRange>& ra
 
 Status Cursor::add_partition_reads(const AccessPath& path,
                                    const std::vector<ClusteringRange>& ranges) {
-  std::vector<const PartitionKey*> keys;
-  keys.reserve(path.keys.size());
-  for (const PartitionKey& key : path.keys) keys.push_back(&key);
-  if (path.reverse_partitions) std::reverse(keys.begin(), keys.end());
+  const size_t count = path.keys.size();
+  auto key = [&](size_t k) -> const PartitionKey& {  // the k-th in read order
+    return path.keys[path.reverse_partitions ? count - 1 - k : k];
+  };
   size_t first = 0;
   std::vector<ClusteringRange> rest;  // the resumed partition's ranges
   if (path.after) {
-    while (first < keys.size() && keys[first]->key != path.after->partition_key) ++first;
-    if (first == keys.size()) {
+    while (first < count && key(first).key != path.after->partition_key) ++first;
+    if (first == count) {
       return Status::invalid_argument(
           "The position to resume a read after is not in one of its partitions.");
     }
@@ -315,11 +315,11 @@ Status Cursor::add_partition_reads(const AccessPath& path,
       rest = ranges_after(ranges, path.after->clustering, path.reverse_rows);
     }
   }
-  reads_.reserve((keys.size() - first) * ranges.size());
-  for (size_t k = first; k < keys.size(); ++k) {
+  reads_.reserve((count - first) * ranges.size());
+  for (size_t k = first; k < count; ++k) {
     const bool resumed = path.after && k == first;
     const std::vector<ClusteringRange>& partition_ranges = resumed ? rest : ranges;
-    std::string prefix = storage::partition_prefix(keys[k]->token, keys[k]->key);
+    std::string prefix = storage::partition_prefix(key(k).token, key(k).key);
     for (const ClusteringRange& range : partition_ranges) {
       storage::ReadSpec spec;
       // The last read of a partition takes its prefix.
@@ -512,8 +512,13 @@ Result<AccessPath> bind(const TableDef& table, const Plan& plan, Bindings bindin
     slice.descending = sliced->descending;
   }
   path.emit_static_only = prefix_lists.empty() && !slice.lower && !slice.upper;
-  CASSETTE_ASSIGN_OR_RETURN(path.ranges,
-                            clustering_ranges(table, clustering_prefixes(prefix_lists), &slice));
+  if (prefix_lists.empty()) {  // the usual slice: no prefix to build
+    static const std::vector<std::string> kNoPrefix;
+    CASSETTE_ASSIGN_OR_RETURN(path.ranges, clustering_ranges(table, {&kNoPrefix, 1}, &slice));
+  } else {
+    CASSETTE_ASSIGN_OR_RETURN(path.ranges,
+                              clustering_ranges(table, clustering_prefixes(prefix_lists), &slice));
+  }
   if (plan.access != AccessKind::kPartitions) return path;
 
   path.partitions = AccessPath::Partitions::kKeys;
