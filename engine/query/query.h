@@ -5,7 +5,9 @@
 // (ext/sqlite) and the PostgreSQL foreign-data wrapper (ext/postgres) translate their hosts'
 // constraint lists into a PlanRequest, ask plan_query() what the store can do cheaply, tell their
 // host which constraints and which ORDER BY / LIMIT they consumed, and later open a QueryCursor
-// with the plan and the constraint values bound.
+// with the plan and the constraint values bound. The cursor executes an AccessPath
+// (access_path.h), which bind() makes from a plan and its values; CQL SELECT fills one itself and
+// reads through the same cursor.
 //
 //   // SELECT * FROM events WHERE source = ? AND hour = ? AND ts < ? ORDER BY ts DESC LIMIT 50
 //   PlanRequest request;
