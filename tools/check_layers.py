@@ -47,10 +47,11 @@ LAYERS = {
     "schema": (["storage", "types", "util"], "catalog.h schema.h", ""),
     "codec": (["schema", "storage", "types", "util"], "current_row.h table_codec.h", ""),
     "query": (["codec", "schema", "storage", "types", "util"], "access_path.h query.h", ""),
-    # A host's SQL transaction (engine/txn): below cql, above codec. "write" (the write path,
-    # WP3c) goes between codec and txn the same way.
+    # The write path (engine/write): operations on columns and the one INSERT encoder.
+    "write": (["codec", "schema", "storage", "types", "util"], "operation.h row_encoder.h", ""),
+    # A host's SQL transaction (engine/txn): below cql, above codec.
     "txn": (["codec", "schema", "storage", "types", "util"], "pending_fold.h transaction.h", ""),
-    "cql": (["txn", "query", "codec", "schema", "storage", "types", "util"],
+    "cql": (["txn", "write", "query", "codec", "schema", "storage", "types", "util"],
             "ast.h conditions.h execution_context.h functions.h modification.h "
             "modification_statement.h modification_where.h parser.h result.h session.h "
             "statement_kind.h",

@@ -36,6 +36,20 @@ std::string partition_key_bytes(std::span<const std::string> components) {
   return types::serialize_partition_key(components);
 }
 
+std::string column_name_for_message(std::string_view name) {
+  bool plain = !name.empty() && name[0] >= 'a' && name[0] <= 'z';
+  for (char c : name) {
+    plain = plain && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+  }
+  if (plain) return std::string(name);
+  std::string quoted = "\"";
+  for (char c : name) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  return quoted + "\"";
+}
+
 Status validate_partition_key_values(std::span<const std::string> components) {
   if (components.size() == 1 && components[0].empty()) {
     return Status::invalid_argument("Key may not be empty");

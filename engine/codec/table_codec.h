@@ -20,6 +20,9 @@
 
 namespace cassette::cql {
 
+// The name of a column as Cassandra prints it in messages (quoted when it needs quotes).
+std::string column_name_for_message(std::string_view name);
+
 // The partition key bytes Cassandra would hash: one component as is, several as a compound key.
 // `components` are in partition key order.
 std::string partition_key_bytes(std::span<const std::string> components);

@@ -6,6 +6,7 @@
 
 #include <limits>
 
+#include "engine/codec/table_codec.h"
 #include "engine/cql/modification.h"
 #include "engine/cql/term.h"
 #include "engine/types/scalar.h"
@@ -71,20 +72,6 @@ Result<WriteAttributes> evaluate_attributes(const UsingClause& using_clause,
     }
   }
   return attributes;
-}
-
-std::string column_name_for_message(std::string_view name) {
-  bool plain = !name.empty() && name[0] >= 'a' && name[0] <= 'z';
-  for (char c : name) {
-    plain = plain && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
-  }
-  if (plain) return std::string(name);
-  std::string quoted = "\"";
-  for (char c : name) {
-    if (c == '"') quoted += '"';
-    quoted += c;
-  }
-  return quoted + "\"";
 }
 
 Result<const schema::ColumnDef*> existing_column(const schema::TableDef& table,

@@ -1,4 +1,4 @@
-// Operations on columns and how they become cells (see modification.h).
+// Operations on columns and how they become cells (see operation.h).
 //
 // One divergence from Cassandra's storage, by necessity: Cassandra overwrites a non-frozen
 // collection (`c = [1, 2]`) with a collection deletion at timestamp - 1 next to the new elements
@@ -6,7 +6,7 @@
 // "timestamp - 1" cannot be said in advance; instead the overwrite reads the column's current
 // cells under the write lock and writes a tombstone for each one the new value does not replace.
 // With USING TIMESTAMP the timestamp is known and Cassandra's deletion at timestamp - 1 is used.
-#include "engine/cql/modification.h"
+#include "engine/write/operation.h"
 
 #include <fmt/format.h>
 
@@ -19,7 +19,10 @@
 #include "engine/types/byte_comparable.h"
 #include "engine/types/scalar.h"
 
-namespace cassette::cql {
+namespace cassette::write {
+
+using cql::element_cells;
+using cql::udt_field_path;
 
 namespace {
 
@@ -293,4 +296,4 @@ int64_t next_prepend_micros(int64_t now_micros, size_t count) {
   return base;
 }
 
-}  // namespace cassette::cql
+}  // namespace cassette::write
