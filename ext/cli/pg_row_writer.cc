@@ -21,7 +21,7 @@
 #include "engine/storage/encoded_batch.h"
 #include "engine/types/murmur3.h"
 #include "engine/types/scalar.h"
-#include "ext/cli/pg_row_encoder.h"
+#include "engine/write/row_encoder.h"
 
 namespace cassette::cli::pg {
 
@@ -35,8 +35,8 @@ struct CqlRowWriter::State {
   cql::ExecutionContext context;  // the schema and "now" of the current batch
   cql::WriteAttributes attributes;
 
-  // Rows of simple columns only: encoded straight into `encoded` (nullptr: the general path).
-  std::unique_ptr<InsertEncoder> encoder;
+  // Rows encoded straight into `encoded` (nullptr: the general path).
+  std::unique_ptr<write::RowEncoder> encoder;
   storage::EncodedBatch encoded;
 
   // The batch being filled: updates built so far (one per partition, keys in `partitions`),
@@ -72,11 +72,8 @@ struct CqlRowWriter::State {
     // USING TTL, or the table's default_time_to_live, as an INSERT gets it.
     CASSETTE_ASSIGN_OR_RETURN(attributes, cql::evaluate_attributes(using_clause, *table, context));
     if (encoder != nullptr) {
-      cql::PreparedModification insert;
-      insert.type = cql::StatementType::kInsert;
-      insert.table = table;
-      insert.attributes = attributes;
-      encoder->set_parameters(cql::write_parameters(insert, context));
+      encoder->set_parameters(
+          write::RowEncoder::parameters(*table, context.now_micros, attributes.ttl));
     }
     return Status::ok();
   }
@@ -107,36 +104,15 @@ Result<std::unique_ptr<CqlRowWriter>> CqlRowWriter::open(
     cql::Session& session, std::shared_ptr<const schema::TableDef> table,
     std::vector<const schema::ColumnDef*> columns, RowWriterOptions options) {
   const bool counters = table->is_counter_table() && options.counter_increments;
-  if (table->is_counter_table() && !counters) {
-    return Status::invalid_argument(
-        "INSERT statements are not allowed on counter tables, use UPDATE instead");
-  }
-  // Cassandra's checks of an INSERT's primary key (UpdateStatement / ModificationStatement).
-  auto missing = [&](schema::ColumnKind kind) {
-    std::string names;
-    for (const schema::ColumnDef& column : table->columns) {
-      if (column.kind != kind) continue;
-      bool given = false;
-      for (const schema::ColumnDef* c : columns) given = given || c == &column;
-      if (!given) names += (names.empty() ? "" : ", ") + cql::column_name_for_message(column.name);
-    }
-    return names;
-  };
-  if (std::string names = missing(schema::ColumnKind::kPartitionKey); !names.empty()) {
-    return Status::invalid_argument(fmt::format("Some partition key parts are missing: {}", names));
-  }
-  // Without clustering columns an INSERT may still set static columns alone.
-  bool only_static = false;
+  if (table->is_counter_table() && !counters) return write::RowEncoder::counter_table_error();
+  // Cassandra's checks of an INSERT's columns (the encoder's); a counter update has the same.
+  std::vector<size_t> indexes;
   for (const schema::ColumnDef* c : columns) {
-    if (c->kind == schema::ColumnKind::kStatic) only_static = true;
+    indexes.push_back(static_cast<size_t>(c - table->columns.data()));
   }
-  for (const schema::ColumnDef* c : columns) {
-    if (c->kind == schema::ColumnKind::kRegular) only_static = false;
-  }
-  if (std::string names = missing(schema::ColumnKind::kClustering);
-      !names.empty() && !only_static) {
-    return Status::invalid_argument(fmt::format("Some clustering keys are missing: {}", names));
-  }
+  CASSETTE_ASSIGN_OR_RETURN(
+      std::unique_ptr<write::RowEncoder> encoder,
+      write::RowEncoder::make(table, std::move(indexes), write::NullPolicy::kTombstone));
   auto state = std::make_unique<State>();
   state->session = &session;
   state->table = std::move(table);
@@ -153,7 +129,8 @@ Result<std::unique_ptr<CqlRowWriter>> CqlRowWriter::open(
   for (const schema::ColumnDef* c : state->columns) {
     state->clustering_given = state->clustering_given || c->kind == schema::ColumnKind::kClustering;
   }
-  if (!counters) state->encoder = InsertEncoder::make(state->table, state->columns);
+  // Rows that read before they write stay on the general path, which reads under the write lock.
+  if (!counters && !encoder->needs_read()) state->encoder = std::move(encoder);
   CASSETTE_RETURN_IF_ERROR(state->begin_batch());
   return std::unique_ptr<CqlRowWriter>(new CqlRowWriter(std::move(state)));
 }
@@ -163,7 +140,8 @@ Status CqlRowWriter::add(std::vector<types::Value>& values) {
   size_t value_bytes = 0;
   for (const types::Value& value : values) value_bytes += value ? value->size() : 0;
   if (s.encoder != nullptr) {
-    CASSETTE_RETURN_IF_ERROR(s.encoder->add(values, s.encoded));
+    write::BatchSink sink(s.encoded, s.table->table_id);
+    CASSETTE_RETURN_IF_ERROR(s.encoder->insert(values, sink));
     ++s.pending;
     s.pending_value_bytes += value_bytes;
     return Status::ok();
@@ -274,7 +252,7 @@ Status CqlRowWriter::flush() {
   if (s.encoder != nullptr) {
     s.in_flight = std::async(std::launch::async,
                              [store = &s.session->store(), batch = std::move(s.encoded)]() mutable {
-                               CASSETTE_RETURN_IF_ERROR(fold_same_rows(batch));
+                               CASSETTE_RETURN_IF_ERROR(write::fold_same_rows(batch));
                                return store->apply(batch).status();
                              });
     s.encoded.clear();

@@ -5,9 +5,10 @@
 // and the shell's COPY FROM both write through it; for COPY FROM into a counter table each row
 // is `UPDATE t SET c = c + value WHERE <key>` instead, as cqlsh's COPY does.
 //
-// Rows whose columns are all simple (scalars, frozen collections; no static column) are encoded
-// straight into storage entries (pg_row_encoder.h); the others go through the engine's prepared
-// INSERTs (engine/cql/modification_statement.h), built from values directly. Either way no CQL
+// Rows are encoded straight into storage entries by the engine's INSERT encoder
+// (engine/write/row_encoder.h); rows that must read before they write (a non-frozen collection
+// overwritten) and counter updates go through the engine's prepared statements
+// (engine/cql/modification_statement.h), built from values directly. Either way no CQL
 // text or JSON is made and parsed per row, and a row that fails its checks is refused on its
 // own (add() returns why) while the batch goes on. A batch is written on a
 // second thread while the caller prepares the next one (at most one batch in flight), so reading

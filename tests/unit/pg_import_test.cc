@@ -1,6 +1,5 @@
-// pg-import without PostgreSQL: PostgreSQL output forms into CQL values (cql_value_from_pg), and
-// rows encoded straight into storage entries (InsertEncoder), checked against what CQL INSERTs
-// of the same rows write.
+// pg-import without PostgreSQL: PostgreSQL output forms into CQL values (cql_value_from_pg). (Its
+// rows are encoded by the engine's RowEncoder: row_encoder_test.cc.)
 #include <doctest/doctest.h>
 
 #include <bit>
@@ -9,16 +8,10 @@
 #include <cstdio>
 #include <random>
 
-#include "engine/cql/execution_context.h"
-#include "engine/cql/modification_statement.h"
-#include "engine/storage/row_codec.h"
-#include "ext/cli/pg_row_encoder.h"
 #include "ext/pg_common/pg_values.h"
-#include "tests/unit/cql_test_fixture.h"
 
 using namespace cassette;
 using cassette::cli::pg::cql_value_from_pg;
-using cassette::cli::pg::InsertEncoder;
 using cassette::cli::pg::PgKind;
 using cassette::cli::pg::PgSourceType;
 
@@ -202,181 +195,4 @@ TEST_CASE("pg-import refuses values CQL cannot hold, with the reason") {
         "error: Unable to make int from '2147483648'");
   CHECK(convert("duration", source(PgKind::kInterval), "P1M-1D") ==
         "error: The duration months, days and nanoseconds must be all of the same sign (1, -1, 0)");
-}
-
-namespace {
-
-// A session with table ks.t, and an encoder for rows of `columns` of it.
-struct EncoderFixture : test::CqlFixture {
-  std::shared_ptr<const schema::TableDef> table(std::string_view name) {
-    auto schema = session().catalog().current();
-    REQUIRE(schema.is_ok());
-    cql::ExecutionContext context;
-    context.schema = *schema;
-    auto def = context.resolve_table({"ks", std::string(name)});
-    REQUIRE(def.is_ok());
-    return *def;
-  }
-  std::vector<const schema::ColumnDef*> columns(const schema::TableDef& def,
-                                                std::vector<std::string> names) {
-    std::vector<const schema::ColumnDef*> out;
-    for (const std::string& name : names) {
-      const schema::ColumnDef* found = nullptr;
-      for (const schema::ColumnDef& c : def.columns) found = c.name == name ? &c : found;
-      REQUIRE(found != nullptr);
-      out.push_back(found);
-    }
-    return out;
-  }
-  cql::WriteParameters parameters(const std::shared_ptr<const schema::TableDef>& def) {
-    cql::ExecutionContext context;
-    context.now_micros = store().clock().now_micros();
-    cql::PreparedModification insert;
-    insert.type = cql::StatementType::kInsert;
-    insert.table = def;
-    insert.attributes = cql::evaluate_attributes(cql::UsingClause{}, *def, context).value();
-    return cql::write_parameters(insert, context);
-  }
-};
-
-types::Value text(std::string s) {
-  return types::Value(std::move(s));
-}
-types::Value int32(int32_t v) {
-  std::string out(4, '\0');
-  for (int i = 0; i < 4; ++i) out[static_cast<size_t>(i)] = static_cast<char>(v >> (24 - 8 * i));
-  return out;
-}
-
-}  // namespace
-
-TEST_CASE_FIXTURE(EncoderFixture, "InsertEncoder writes what INSERT writes") {
-  ok("CREATE TABLE t (k int, c text, v text, n int, f frozen<list<int>>, PRIMARY KEY (k, c)) "
-     "WITH default_time_to_live = 100");
-  ok("CREATE TABLE twin (k int, c text, v text, n int, f frozen<list<int>>, PRIMARY KEY (k, c)) "
-     "WITH default_time_to_live = 100");
-  auto def = table("t");
-  auto encoder = InsertEncoder::make(def, columns(*def, {"c", "v", "k", "n", "f"}));
-  REQUIRE(encoder != nullptr);
-  encoder->set_parameters(parameters(def));
-  storage::EncodedBatch batch;
-  std::vector<types::Value> row1{
-      text("a"), text("x"), int32(1), std::nullopt,
-      types::parse_value_string(type_of("frozen<list<int>>"), "[1, 2]").value()};
-  REQUIRE(encoder->add(row1, batch).is_ok());
-  std::vector<types::Value> row2{text("b"), std::nullopt, int32(1), int32(7), std::nullopt};
-  REQUIRE(encoder->add(row2, batch).is_ok());
-  CHECK(batch.entry_count() == 2);
-
-  // The entry itself: row marker and cells with the default TTL, a NULL as a tombstone.
-  storage::Row row;
-  REQUIRE(storage::decode_row(batch.entry_at(0).value, &row));
-  const int64_t now = store().clock().now_seconds();
-  CHECK(row.liveness.timestamp == storage::kAutoTimestamp);
-  CHECK(row.liveness.ttl == 100);
-  CHECK(row.liveness.local_expiration_time == now + 100);
-  REQUIRE(row.columns.size() == 3);
-  const storage::ColumnData* v = row.find_column(columns(*def, {"v"})[0]->id);
-  const storage::ColumnData* n = row.find_column(columns(*def, {"n"})[0]->id);
-  const storage::ColumnData* f = row.find_column(columns(*def, {"f"})[0]->id);
-  REQUIRE((v != nullptr && n != nullptr && f != nullptr));
-  CHECK(v->cell.value == "x");
-  CHECK(v->cell.is_expiring());
-  CHECK(v->cell.ttl == 100);
-  CHECK(v->cell.timestamp == storage::kAutoTimestamp);
-  CHECK(v->cell.local_deletion_time == now + 100);
-  CHECK(n->cell.is_tombstone());
-  CHECK(n->cell.local_deletion_time == now);
-  CHECK(hex(f->cell.value) ==
-        "000000020000000400000001000000040000000"
-        "2");
-
-  REQUIRE(store().apply(batch).is_ok());
-  ok("INSERT INTO twin (c, v, k, n, f) VALUES ('a', 'x', 1, null, [1, 2])");
-  ok("INSERT INTO twin (c, v, k, n, f) VALUES ('b', null, 1, 7, null)");
-  CHECK(rows("SELECT k, c, f, n, v, ttl(n), ttl(v) FROM twin") ==
-        std::vector<std::string>{"1|a|[1, 2]|null|x|null|100", "1|b|null|7|null|100|null"});
-  CHECK(rows("SELECT k, c, f, n, v, ttl(n), ttl(v) FROM t") ==
-        rows("SELECT k, c, f, n, v, ttl(n), ttl(v) FROM twin"));
-}
-
-TEST_CASE_FIXTURE(EncoderFixture, "InsertEncoder refuses rows as INSERT does, adding nothing") {
-  ok("CREATE TABLE t (k text, c int, v int, PRIMARY KEY (k, c))");
-  ok("CREATE TABLE p (a int, b int, v int, PRIMARY KEY ((a, b)))");
-  auto def = table("t");
-  auto encoder = InsertEncoder::make(def, columns(*def, {"v", "c", "k"}));
-  REQUIRE(encoder != nullptr);
-  encoder->set_parameters(parameters(def));
-  storage::EncodedBatch batch;
-  auto error = [&](std::vector<types::Value> values) {
-    Status s = encoder->add(values, batch);
-    return s.is_ok() ? std::string("ok") : s.message();
-  };
-  CHECK(error({int32(1), std::nullopt, std::nullopt}) ==
-        "Invalid null value in condition for column c");
-  CHECK(error({int32(1), int32(1), std::nullopt}) ==
-        "Invalid null value in condition for column k");
-  CHECK(error({int32(1), int32(1), text("")}) == "Key may not be empty");
-  CHECK(error({int32(1), int32(1), text(std::string(65536, 'k'))}) ==
-        "Key length of 65536 is longer than maximum of 65535");
-  CHECK(batch.entry_count() == 0);
-  CHECK(error({std::nullopt, int32(1), text("k")}) == "ok");
-  CHECK(batch.entry_count() == 1);
-
-  // A compound partition key may have empty components.
-  auto pdef = table("p");
-  auto compound = InsertEncoder::make(pdef, columns(*pdef, {"a", "b", "v"}));
-  REQUIRE(compound != nullptr);
-  compound->set_parameters(parameters(pdef));
-  std::vector<types::Value> values{text(""), int32(2), int32(3)};
-  REQUIRE(compound->add(values, batch).is_ok());
-  REQUIRE(store().apply(batch).is_ok());
-  CHECK(rows("SELECT a, b, v FROM p") == std::vector<std::string>{"|2|3"});
-  CHECK(rows("SELECT k, c, v FROM t") == std::vector<std::string>{"k|1|null"});
-}
-
-TEST_CASE_FIXTURE(EncoderFixture, "InsertEncoder leaves static and multi-cell columns to INSERT") {
-  ok("CREATE TABLE s (k int, c int, st int STATIC, l list<int>, v int, PRIMARY KEY (k, c))");
-  ok("CREATE TABLE n (k int PRIMARY KEY, total counter)");
-  auto def = table("s");
-  CHECK(InsertEncoder::make(def, columns(*def, {"k", "c", "st"})) == nullptr);
-  CHECK(InsertEncoder::make(def, columns(*def, {"k", "c", "l"})) == nullptr);
-  CHECK(InsertEncoder::make(def, columns(*def, {"k", "c", "v"})) != nullptr);
-  auto counters = table("n");
-  CHECK(InsertEncoder::make(counters, columns(*counters, {"k", "total"})) == nullptr);
-}
-
-TEST_CASE_FIXTURE(EncoderFixture, "rows of one batch with the same key merge as in a BATCH") {
-  ok("CREATE TABLE t (k int, c int, v text, n int, PRIMARY KEY (k, c))");
-  ok("CREATE TABLE twin (k int, c int, v text, n int, PRIMARY KEY (k, c))");
-  auto def = table("t");
-  auto encoder = InsertEncoder::make(def, columns(*def, {"k", "c", "v", "n"}));
-  REQUIRE(encoder != nullptr);
-  encoder->set_parameters(parameters(def));
-  storage::EncodedBatch batch;
-  std::vector<std::vector<types::Value>> input{
-      {int32(1), int32(1), text("y"), int32(5)},
-      {int32(2), int32(1), text("only"), int32(1)},
-      {int32(1), int32(1), text("x"), std::nullopt},
-      {int32(1), int32(1), text("b"), int32(9)},
-  };
-  for (auto& values : input) REQUIRE(encoder->add(values, batch).is_ok());
-  REQUIRE(cli::pg::fold_same_rows(batch).is_ok());
-  CHECK(batch.entry_count() == 2);
-  REQUIRE(store().apply(batch).is_ok());
-  ok("BEGIN UNLOGGED BATCH INSERT INTO twin (k, c, v, n) VALUES (1, 1, 'y', 5); "
-     "INSERT INTO twin (k, c, v, n) VALUES (2, 1, 'only', 1); "
-     "INSERT INTO twin (k, c, v, n) VALUES (1, 1, 'x', null); "
-     "INSERT INTO twin (k, c, v, n) VALUES (1, 1, 'b', 9); APPLY BATCH");
-  CHECK(rows("SELECT k, c, v, n FROM twin") ==
-        std::vector<std::string>{"1|1|y|null", "2|1|only|1"});
-  CHECK(rows("SELECT k, c, v, n FROM t") == rows("SELECT k, c, v, n FROM twin"));
-
-  // A batch without such rows is left as it is.
-  storage::EncodedBatch plain;
-  std::vector<types::Value> one{int32(3), int32(1), text("z"), int32(1)};
-  REQUIRE(encoder->add(one, plain).is_ok());
-  const std::string before(plain.body());
-  REQUIRE(cli::pg::fold_same_rows(plain).is_ok());
-  CHECK(std::string(plain.body()) == before);
 }
