@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/query/query.h"
+#include "engine/write/row_encoder.h"
 #include "ext/sqlite/connection.h"
 #include "ext/sqlite/sqlite_api.h"
 
@@ -90,6 +91,10 @@ struct CqlTable {
   };
   std::unordered_map<std::string, query::Plan, TextHash, std::equal_to<>> plans;
   Result<const query::Plan*> decoded_plan(std::string_view text);
+  // INSERT's encoder over the columns not dropped (made by the first INSERT, again after
+  // catch_up() saw the schema change) and its values, reused row after row.
+  std::unique_ptr<write::RowEncoder> insert_encoder;
+  std::vector<types::Value> insert_values;
   bool in_transaction = false;
 
   size_t cql_columns() const { return table->columns.size(); }

@@ -463,6 +463,7 @@ Status CqlTable::catch_up() {
     } else {
       dropped.assign(table->columns.size(), 0);
       any_dropped = false;
+      insert_encoder.reset();  // its columns may have changed
       for (size_t i = 0; i < table->columns.size(); ++i) {
         const schema::ColumnDef* current = now->find_column(table->columns[i].name);
         dropped[i] = current == nullptr || current->id != table->columns[i].id;

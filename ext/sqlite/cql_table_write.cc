@@ -3,16 +3,17 @@
 // callbacks commit them (xSync: one atomic store write per transaction), discard them, or mark and
 // truncate them for savepoints.
 //
-// INSERT = CQL INSERT (row marker + every non-key column; NULL writes a null, except a NULL
-// static column, which is left unset so inserting rows does not erase the partition's static
-// values). UPDATE = CQL UPDATE of the assigned columns (sqlite3_vtab_nochange tells which).
-// DELETE = CQL row deletion. INSERT OR IGNORE / ON CONFLICT DO NOTHING = IF NOT EXISTS.
+// INSERT = CQL INSERT, encoded by the engine's RowEncoder (row marker + every non-key column;
+// NULL writes a null, except a NULL static column, which is left unset so inserting rows does not
+// erase the partition's static values). UPDATE = CQL UPDATE of the assigned columns
+// (sqlite3_vtab_nochange tells which). DELETE = CQL row deletion. INSERT OR IGNORE / ON CONFLICT DO
+// NOTHING = IF NOT EXISTS.
 #include "engine/codec/table_codec.h"
 #include "engine/cql/modification.h"
-#include "engine/storage/encoded_row_writer.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/partition_key.h"
 #include "engine/types/scalar.h"
+#include "engine/write/row_encoder.h"
 #include "ext/sqlite/cql_table.h"
 #include "ext/sqlite/value_mapping.h"
 
@@ -23,55 +24,41 @@ namespace {
 using schema::ColumnDef;
 using schema::ColumnKind;
 
-struct RowWriter {
-  CqlTable& t;
-  const schema::TableDef& table;
-  int64_t timestamp = storage::kAutoTimestamp;
-  bool timestamp_set = false;
-  int64_t ttl = 0;
-  int64_t now_seconds = 0;
-  int64_t now_micros = 0;
+storage::Cell simple_cell(const cql::WriteParameters& w, types::Value&& value) {
+  if (!value) return storage::Cell::tombstone(w.timestamp, w.now_seconds);
+  if (w.ttl > 0)
+    return storage::Cell::expiring(w.timestamp, w.ttl, w.now_seconds, std::move(*value));
+  return storage::Cell::live(w.timestamp, std::move(*value));
+}
 
-  storage::Cell cell(std::optional<std::string>&& value) const {
-    if (!value) return storage::Cell::tombstone(timestamp, now_seconds);
-    if (ttl > 0) return storage::Cell::expiring(timestamp, ttl, now_seconds, std::move(*value));
-    return storage::Cell::live(timestamp, std::move(*value));
+// Adds column `c` set to `value` to `row` (columns kept sorted by id).
+Status set_column(const cql::WriteParameters& w, const ColumnDef& c, types::Value value,
+                  storage::Row& row, const storage::Row* existing) {
+  storage::ColumnData data;
+  data.id = c.id;
+  if (c.type.is_multi_cell()) {
+    cql::RowBuilder builder;
+    cql::ColumnOperation op;
+    op.kind = cql::ColumnOperation::Kind::kSetValue;
+    op.column = &c;
+    op.value = std::move(value);
+    CASSETTE_RETURN_IF_ERROR(cql::apply_operation(op, w, existing, builder));
+    storage::Row built = builder.build();
+    if (built.columns.empty()) return Status::ok();
+    data = std::move(built.columns.front());
+  } else {
+    data.cell = simple_cell(w, std::move(value));
   }
+  auto pos = std::lower_bound(
+      row.columns.begin(), row.columns.end(), c.id,
+      [](const storage::ColumnData& d, storage::ColumnId id) { return d.id < id; });
+  row.columns.insert(pos, std::move(data));
+  return Status::ok();
+}
 
-  // Adds column `c` set to `value` to `row` (columns kept sorted by id).
-  Status set(const ColumnDef& c, types::Value value, storage::Row& row,
-             const storage::Row* existing) const {
-    storage::ColumnData data;
-    data.id = c.id;
-    if (c.type.is_multi_cell()) {
-      cql::RowBuilder builder;
-      cql::ColumnOperation op;
-      op.kind = cql::ColumnOperation::Kind::kSetValue;
-      op.column = &c;
-      op.value = std::move(value);
-      cql::WriteParameters params{timestamp, timestamp_set, ttl, now_seconds, now_micros};
-      CASSETTE_RETURN_IF_ERROR(cql::apply_operation(op, params, existing, builder));
-      storage::Row built = builder.build();
-      if (built.columns.empty()) return Status::ok();
-      data = std::move(built.columns.front());
-    } else {
-      data.cell = cell(std::move(value));
-    }
-    auto pos = std::lower_bound(
-        row.columns.begin(), row.columns.end(), c.id,
-        [](const storage::ColumnData& d, storage::ColumnId id) { return d.id < id; });
-    row.columns.insert(pos, std::move(data));
-    return Status::ok();
-  }
-};
-
-// Buffers write_row reuses from row to row, so that a bulk INSERT allocates nothing per row.
+// Buffers update_row reuses from row to row.
 struct RowScratch {
   std::vector<std::string> key_parts, clustering_parts;  // sized up, never shrunk
-  std::vector<std::string> values;  // an INSERT's non-key values, as KeyLayout::non_key_columns
-  std::vector<char> nulls;
-  storage::EncodedRowWriter writer;
-  std::string encoded;
 };
 
 // The current row at (key, clustering), for collection overwrites.
@@ -88,16 +75,15 @@ Result<std::optional<storage::Row>> current_row(CqlTable& t, const std::string& 
   return static_row ? std::move(current.static_row) : std::move(current.row);
 }
 
-// A write without clustering key is the static row's alone, as in CQL: every clustering column
-// NULL, the table has static columns, and no regular column is given a value (an UPDATE of a
-// row SQLite read as a static-only partition, or an INSERT of the partition key and statics).
-// Otherwise the NULL clustering column is an error, Cassandra's.
+// An UPDATE without clustering key is the static row's alone, as in CQL: every clustering column
+// NULL, the row SQLite read is a static-only partition, and no regular column is assigned a
+// value. Otherwise the NULL clustering column is an error, Cassandra's. (An INSERT's rule is
+// RowEncoder's.)
 Status check_static_only_write(const CqlTable& t, sqlite3_value** argv, size_t clustering_given,
                                const ColumnDef& null_column) {
   const schema::TableDef& table = *t.table;
-  const bool is_update = sqlite3_value_type(argv[0]) != SQLITE_NULL;
   bool ok = clustering_given == 0 && table.has_static_columns();
-  if (ok && is_update) {
+  if (ok) {
     auto old = t.rowids.find(sqlite3_value_int64(argv[0]));
     ok = old != t.rowids.end() && old->second.static_only;
   }
@@ -105,7 +91,7 @@ Status check_static_only_write(const CqlTable& t, sqlite3_value** argv, size_t c
     const ColumnDef& c = table.columns[i];
     if (c.kind != ColumnKind::kRegular) continue;
     sqlite3_value* v = argv[2 + t.sql_position[i]];
-    if (is_update && sqlite3_value_nochange(v)) continue;
+    if (sqlite3_value_nochange(v)) continue;
     ok = sqlite3_value_type(v) == SQLITE_NULL;
   }
   if (ok) return Status::ok();
@@ -113,43 +99,109 @@ Status check_static_only_write(const CqlTable& t, sqlite3_value** argv, size_t c
       fmt::format("Invalid null value in condition for column {}", null_column.name));
 }
 
-Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
-  const schema::TableDef& table = *t.table;
-  const size_t n = t.cql_columns();
-  sqlite3_value** values = argv + 2;
-  const bool is_update = sqlite3_value_type(argv[0]) != SQLITE_NULL;
-  if (static_cast<size_t>(argc) < 2 + n) return Status::internal("xUpdate got too few values.");
-
-  RowWriter w{t, table};
-  w.now_micros = t.store->clock().now_micros();
-  w.now_seconds = w.now_micros / 1'000'000;
-  w.ttl = table.params.default_time_to_live;
+// The write parameters of a row change: the table's default TTL unless the hidden columns give
+// cql_ttl, and cql_timestamp if given.
+Result<cql::WriteParameters> row_parameters(const CqlTable& t, sqlite3_value** hidden_values) {
+  std::optional<int64_t> ttl, timestamp;
   for (size_t h = 0; h < t.hidden.size(); ++h) {
-    sqlite3_value* v = values[n + h];
+    sqlite3_value* v = hidden_values[h];
     if (sqlite3_value_type(v) == SQLITE_NULL) continue;
     if (t.hidden[h].kind == HiddenColumn::Kind::kCqlTtl) {
       if (sqlite3_value_type(v) != SQLITE_INTEGER) {
         return Status::invalid_argument("cql_ttl must be an integer number of seconds");
       }
-      int64_t ttl = sqlite3_value_int64(v);
-      if (ttl < 0) {
+      ttl = sqlite3_value_int64(v);
+      if (*ttl < 0) {
         return Status::invalid_argument(
-            fmt::format("A TTL must be greater or equal to 0, but was {}", ttl));
+            fmt::format("A TTL must be greater or equal to 0, but was {}", *ttl));
       }
-      if (ttl > storage::kMaxTtlSeconds) {
+      if (*ttl > storage::kMaxTtlSeconds) {
         return Status::invalid_argument(fmt::format("ttl is too large. requested ({}) maximum ({})",
-                                                    ttl, storage::kMaxTtlSeconds));
+                                                    *ttl, storage::kMaxTtlSeconds));
       }
-      w.ttl = ttl;
     } else if (t.hidden[h].kind == HiddenColumn::Kind::kCqlTimestamp) {
       if (sqlite3_value_type(v) != SQLITE_INTEGER) {
         return Status::invalid_argument("cql_timestamp must be an integer number of microseconds");
       }
-      w.timestamp = sqlite3_value_int64(v);
-      w.timestamp_set = true;
+      timestamp = sqlite3_value_int64(v);
     }
   }
-  if (table.is_counter_table()) w.ttl = 0;
+  return write::RowEncoder::parameters(*t.table, t.store->clock().now_micros(), ttl, timestamp);
+}
+
+// Where an INSERT's rows go: the connection's transaction on the store.
+class PendingSink : public write::RowSink {
+ public:
+  PendingSink(CqlTable& t, txn::Transaction::Kind kind)
+      : t_(t),
+        pending_(t.connection->pending(t.store.get())),
+        kind_(kind),
+        statement_(pending_.next_statement()) {}
+  Status add_row(std::string_view partition_key, bool is_static, std::string_view clustering,
+                 std::string_view encoded_row) override {
+    return pending_.add_encoded(kind_, t_.table, partition_key, is_static, clustering, encoded_row,
+                                statement_);
+  }
+
+ private:
+  CqlTable& t_;
+  txn::Transaction& pending_;
+  txn::Transaction::Kind kind_;
+  uint64_t statement_;
+};
+
+// The engine's INSERT encoder over the table's columns not dropped since it was connected
+// (SQLite gives every column: NULL clustering values mean the static row alone).
+Status make_insert_encoder(CqlTable& t) {
+  std::vector<size_t> columns;
+  for (size_t i = 0; i < t.cql_columns(); ++i) {
+    if (!t.dropped[i]) columns.push_back(i);
+  }
+  CASSETTE_ASSIGN_OR_RETURN(t.insert_encoder,
+                            write::RowEncoder::make(t.table, std::move(columns),
+                                                    write::NullPolicy::kTombstoneExceptStatic));
+  t.insert_values.resize(t.insert_encoder->column_count());
+  return Status::ok();
+}
+
+// An INSERT: CQL's INSERT of every column (RowEncoder: the checks, the row marker, NULL a
+// tombstone except on static columns). The values are converted in column order into reused
+// buffers, so a bulk INSERT allocates nothing per row.
+Status insert_row(CqlTable& t, sqlite3_value** values, const cql::WriteParameters& params) {
+  if (t.insert_encoder == nullptr) CASSETTE_RETURN_IF_ERROR(make_insert_encoder(t));
+  write::RowEncoder& encoder = *t.insert_encoder;
+  std::vector<types::Value>& row = t.insert_values;
+  size_t j = 0;
+  for (size_t i = 0; i < t.cql_columns(); ++i) {
+    const ColumnDef& c = t.table->columns[i];
+    sqlite3_value* v = values[t.sql_position[i]];
+    if (t.dropped[i]) {  // dropped since the table was connected: only NULL fits it
+      if (sqlite3_value_type(v) == SQLITE_NULL) continue;
+      return Status::invalid_argument(
+          fmt::format("Undefined column name {} in table {}.{}", c.name, t.keyspace, t.name));
+    }
+    types::Value& value = row[j++];
+    if (!value) value.emplace();
+    bool is_null = false;
+    CASSETTE_RETURN_IF_ERROR(cql_value_into(c.type, v, c.name, &*value, &is_null));
+    if (is_null) value.reset();
+  }
+  encoder.set_parameters(params);
+  const bool if_not_exists = sqlite3_vtab_on_conflict(t.connection->db()) == SQLITE_IGNORE;
+  PendingSink sink(t, if_not_exists ? txn::Transaction::Kind::kInsertIfNotExists
+                                    : txn::Transaction::Kind::kWrite);
+  const write::CurrentRowReader read = [&](std::string_view key,
+                                           const std::optional<std::string>& clustering) {
+    return current_row(t, std::string(key), clustering, !clustering.has_value());
+  };
+  return encoder.insert(row, sink, encoder.needs_read() ? &read : nullptr);
+}
+
+// An UPDATE of the assigned columns (sqlite3_vtab_nochange tells which) of the row SQLite read.
+Status update_row(CqlTable& t, sqlite3_value** argv, const cql::WriteParameters& w) {
+  const schema::TableDef& table = *t.table;
+  const size_t n = t.cql_columns();
+  sqlite3_value** values = argv + 2;
 
   // The primary key.
   thread_local RowScratch scratch;
@@ -176,8 +228,8 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
           fmt::format("Invalid null value in condition for column {}", c.name));
     }
   }
-  // No clustering key: a write of the static row alone, as CQL's INSERT/UPDATE naming only the
-  // partition key and static columns (README "Writes").
+  // No clustering key: an UPDATE of the static row alone (of a row SQLite read as a
+  // static-only partition), as CQL's UPDATE naming only the partition key and static columns.
   const bool static_only = null_clustering != nullptr;
   if (static_only) {
     CASSETTE_RETURN_IF_ERROR(check_static_only_write(t, argv, clustering_count, *null_clustering));
@@ -197,69 +249,23 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
 
   txn::Transaction& pending = t.connection->pending(t.store.get());
   const uint64_t statement = pending.next_statement();
-  const RowKey* row_read = nullptr;  // an UPDATE's row as the statement read it
-  if (is_update) {
-    auto old = t.rowids.find(sqlite3_value_int64(argv[0]));
-    bool same = old != t.rowids.end() && old->second.partition_key == key &&
-                (old->second.static_only || old->second.clustering == clustering);
-    if (!same) {
-      return Status::invalid_argument(
-          "UPDATE cannot change the primary key of a row of a cql table (CQL keys are "
-          "immutable); DELETE the row and INSERT the new one");
-    }
-    row_read = &old->second;
-  } else if (table.is_counter_table()) {
+  auto old = t.rowids.find(sqlite3_value_int64(argv[0]));
+  bool same = old != t.rowids.end() && old->second.partition_key == key &&
+              (old->second.static_only || old->second.clustering == clustering);
+  if (!same) {
     return Status::invalid_argument(
-        "INSERT statements are not allowed on counter tables, use UPDATE instead");
+        "UPDATE cannot change the primary key of a row of a cql table (CQL keys are "
+        "immutable); DELETE the row and INSERT the new one");
   }
-  const bool if_not_exists =
-      !is_update && sqlite3_vtab_on_conflict(t.connection->db()) == SQLITE_IGNORE;
-  const auto kind =
-      if_not_exists ? txn::Transaction::Kind::kInsertIfNotExists : txn::Transaction::Kind::kWrite;
-
-  if (!is_update && layout.single_cell_rows && !static_only && !t.any_dropped) {
-    // An INSERT of plain columns: the values are converted (in column order, so the first bad
-    // one is the one reported, as below) into reused buffers and encoded straight into the
-    // row's storage form, the bytes the Row path below would encode: a row marker, then one
-    // cell per column in id order (NULL a tombstone, else live or expiring).
-    const size_t m = layout.non_key_columns.size();
-    if (scratch.values.size() < m) scratch.values.resize(m);
-    scratch.nulls.resize(m);
-    for (size_t j = 0; j < m; ++j) {
-      const ColumnDef& c = table.columns[layout.non_key_columns[j]];
-      bool is_null = false;
-      CASSETTE_RETURN_IF_ERROR(cql_value_into(c.type,
-                                              values[t.sql_position[layout.non_key_columns[j]]],
-                                              c.name, &scratch.values[j], &is_null));
-      scratch.nulls[j] = is_null;
-    }
-    storage::EncodedRowWriter& writer = scratch.writer;
-    writer.start(storage::LivenessInfo::written(w.timestamp, w.ttl, w.now_seconds));
-    for (size_t j : layout.non_key_by_id) {
-      const storage::ColumnId id = table.columns[layout.non_key_columns[j]].id;
-      if (scratch.nulls[j]) {
-        writer.add_tombstone(id, w.timestamp, w.now_seconds);
-      } else if (w.ttl > 0) {
-        writer.add_expiring(id, w.timestamp, w.ttl, w.now_seconds, scratch.values[j]);
-      } else {
-        writer.add_live(id, w.timestamp, scratch.values[j]);
-      }
-    }
-    scratch.encoded.clear();
-    writer.finish(&scratch.encoded);
-    return pending.add_encoded(kind, t.table, key, false, clustering, scratch.encoded, statement);
-  }
+  const RowKey& row_read = old->second;  // the row as the statement read it
 
   storage::Row row, static_row;
   row.columns.reserve(n);
-  if (!is_update && !static_only) {
-    row.liveness = storage::LivenessInfo::written(w.timestamp, w.ttl, w.now_seconds);
-  }
   std::optional<std::optional<storage::Row>> existing, existing_static;  // read lazily
   for (size_t i = 0; i < n; ++i) {
     const ColumnDef& c = table.columns[i];
     if (c.is_primary_key()) continue;
-    if (is_update && sqlite3_value_nochange(values[t.sql_position[i]])) continue;
+    if (sqlite3_value_nochange(values[t.sql_position[i]])) continue;
     if (t.dropped[i]) {  // dropped since the table was connected: only NULL fits it
       if (sqlite3_value_type(values[t.sql_position[i]]) == SQLITE_NULL) continue;
       return Status::invalid_argument(
@@ -268,7 +274,6 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
     if (static_only && !c.is_static()) continue;  // NULL (check_static_only_write)
     CASSETTE_ASSIGN_OR_RETURN(types::Value v, cql_value(c.type, values[t.sql_position[i]], c.name));
     const bool is_static = c.is_static();
-    if (is_static && !v && !is_update) continue;  // a NULL static in INSERT: left unset
     auto& cache = is_static ? existing_static : existing;
     bool needs_row = c.type.is_multi_cell() && !w.timestamp_set;
     if (needs_row && !cache) {
@@ -285,9 +290,9 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
             c.name));
       }
       const int64_t now_value = types::read_signed(*v);
-      // Counter tables take only UPDATEs, so `row_read` is set: the delta is against the value
-      // SQLite computed the new one from, not the store's now (others may have added since).
-      const std::vector<int64_t>& before = row_read->counters_read;
+      // The delta is against the value SQLite computed the new one from, not the store's now
+      // (others may have added since).
+      const std::vector<int64_t>& before = row_read.counters_read;
       int64_t delta = now_value - (before.empty() ? 0 : before[i]);
       storage::ColumnData data;
       data.id = c.id;
@@ -299,13 +304,11 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
       continue;
     }
     const storage::Row* current = cache && *cache ? &**cache : nullptr;
-    CASSETTE_RETURN_IF_ERROR(w.set(c, std::move(v), target, current));
+    CASSETTE_RETURN_IF_ERROR(set_column(w, c, std::move(v), target, current));
   }
 
-  const bool has_clustering_row =
-      !static_only && (!table.clustering().empty() || !is_update || !row.columns.empty());
-  if (!row.is_empty() ||
-      (kind == txn::Transaction::Kind::kInsertIfNotExists && has_clustering_row)) {
+  const auto kind = txn::Transaction::Kind::kWrite;
+  if (!row.is_empty()) {
     CASSETTE_RETURN_IF_ERROR(pending.add(kind, t.table, key, false, clustering, row, statement));
   }
   if (!static_row.is_empty()) {
@@ -313,6 +316,14 @@ Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
         pending.add(kind, t.table, key, true, clustering, static_row, statement));
   }
   return Status::ok();
+}
+
+Status write_row(CqlTable& t, int argc, sqlite3_value** argv) {
+  const size_t n = t.cql_columns();
+  if (static_cast<size_t>(argc) < 2 + n) return Status::internal("xUpdate got too few values.");
+  CASSETTE_ASSIGN_OR_RETURN(cql::WriteParameters params, row_parameters(t, argv + 2 + n));
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return insert_row(t, argv + 2, params);
+  return update_row(t, argv, params);
 }
 
 Status delete_row(CqlTable& t, sqlite3_int64 rowid) {
