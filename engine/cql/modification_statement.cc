@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "engine/codec/table_codec.h"
+#include "engine/write/row_encoder.h"
 
 namespace cassette::cql {
 
@@ -61,6 +62,73 @@ void add_range_tombstone(storage::PartitionHeader& header, std::string start, st
             [](const storage::RangeTombstone& a, const storage::RangeTombstone& b) {
               return std::tie(a.start, a.end) < std::tie(b.start, b.end);
             });
+}
+
+// Where an INSERT's rows go: merged into the statement's partition update.
+class UpdateSink : public write::RowSink {
+ public:
+  explicit UpdateSink(storage::PartitionUpdate& update) : update_(update) {}
+  bool wants_rows() const override { return true; }
+  Status add_row(std::string_view, bool, std::string_view, std::string_view) override {
+    return Status::internal("UpdateSink takes rows");
+  }
+  Status add_built_row(std::string_view, bool is_static, std::string_view clustering,
+                       storage::Row row) override {
+    std::optional<std::string> at;
+    if (!is_static) at = std::string(clustering);
+    merge_row(update_, at, std::move(row));
+    return Status::ok();
+  }
+
+ private:
+  storage::PartitionUpdate& update_;
+};
+
+// Whether the statement is an INSERT of plain values into one row, which the engine's INSERT
+// encoder writes (an INSERT has no IN, so one partition and one clustering at most).
+bool is_plain_insert(const PreparedModification& statement, size_t clusterings) {
+  return statement.type == StatementType::kInsert && statement.targets.partition_keys.size() == 1 &&
+         clusterings <= 1 &&
+         std::all_of(
+             statement.operations.begin(), statement.operations.end(),
+             [](const ColumnOperation& op) { return op.kind == ColumnOperation::Kind::kSetValue; });
+}
+
+// A plain INSERT through write::RowEncoder: the row marker and `c = value` per column, NULL a
+// tombstone, the static row when static columns are given. Its key was checked with the
+// statement's relations (resolve_modification_where), so insert_checked() takes it as is.
+Status add_plain_insert(const PreparedModification& statement, const WriteParameters& params,
+                        const RowReader& reader, const std::vector<std::string>& clusterings,
+                        storage::WriteBatch& batch) {
+  const schema::TableDef& table = *statement.table;
+  std::vector<size_t> columns;
+  std::vector<types::Value> values;
+  for (const ColumnOperation& op : statement.operations) {
+    columns.push_back(static_cast<size_t>(op.column - table.columns.data()));
+    values.push_back(op.value);
+  }
+  for (size_t i = 0; i < table.columns.size(); ++i) {
+    if (!table.columns[i].is_primary_key()) continue;
+    columns.push_back(i);
+    values.push_back(std::nullopt);  // insert_checked() reads no key value
+  }
+  CASSETTE_ASSIGN_OR_RETURN(
+      std::unique_ptr<write::RowEncoder> encoder,
+      write::RowEncoder::make(statement.table, std::move(columns), write::NullPolicy::kTombstone));
+  encoder->set_parameters(params);
+  const std::string& key = statement.targets.partition_keys.front();
+  std::optional<std::string> clustering;
+  if (statement.updates_regular_rows()) {
+    clustering = clusterings.empty() ? std::string() : clusterings.front();
+  }
+  const write::CurrentRowReader read =
+      [&](std::string_view,
+          const std::optional<std::string>& at) -> Result<std::optional<storage::Row>> {
+    CASSETTE_ASSIGN_OR_RETURN(CurrentRow current, reader.read(key, at));
+    return at ? std::move(current.row) : std::move(current.static_row);
+  };
+  UpdateSink sink(batch.partition(table.table_id, key));
+  return encoder->insert_checked(key, clustering, values, sink, &read);
 }
 
 }  // namespace
@@ -144,6 +212,9 @@ Status add_modification(const PreparedModification& statement, const WriteParame
   bool read_regular = any_needs_row(regular, params);
   bool read_static = any_needs_row(statics, params);
   CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> clusterings, encoded_prefixes(table, targets));
+  if (is_plain_insert(statement, clusterings.size())) {
+    return add_plain_insert(statement, params, reader, clusterings, batch);
+  }
   bool has_clustering = targets.clustering_column_count > 0;
   bool range = statement.type == StatementType::kDelete && has_clustering &&
                targets.clustering_restricted && !targets.selects_rows();
