@@ -78,13 +78,13 @@ Result<std::unique_ptr<RowEncoder>> RowEncoder::make(std::shared_ptr<const schem
   encoder->direct_ = !encoder->clustering_omitted_;
   for (size_t v = 0; v < columns.size(); ++v) {
     const ColumnDef& c = t.columns[columns[v]];
-    Slot slot{Slot::Kind::kRegular, static_cast<uint32_t>(v), &c};
+    Slot slot{Slot::Kind::kRegular, static_cast<uint32_t>(v), c.id, &c};
     switch (c.kind) {
       case ColumnKind::kPartitionKey:
-        slot = {Slot::Kind::kPartition, key_position(layout.partition_key, &c), &c};
+        slot = {Slot::Kind::kPartition, key_position(layout.partition_key, &c), c.id, &c};
         break;
       case ColumnKind::kClustering:
-        slot = {Slot::Kind::kClustering, key_position(layout.clustering, &c), &c};
+        slot = {Slot::Kind::kClustering, key_position(layout.clustering, &c), c.id, &c};
         break;
       case ColumnKind::kStatic:
         slot.kind = Slot::Kind::kStatic;
@@ -162,7 +162,7 @@ Status RowEncoder::check_key(std::span<types::Value> values, bool* static_only) 
     const Slot& slot = slots_[i];
     if (slot.kind == Slot::Kind::kPartition) {
       if (!values[i]) return null_key_error(*slot.column);
-      std::swap(partition_[slot.index], *values[i]);
+      partition_[slot.index].assign(*values[i]);
     } else if (slot.kind == Slot::Kind::kClustering) {
       if (!values[i]) {
         if (nulls_ == NullPolicy::kTombstone) return null_key_error(*slot.column);
@@ -170,7 +170,7 @@ Status RowEncoder::check_key(std::span<types::Value> values, bool* static_only) 
         continue;
       }
       ++clustering_given;
-      std::swap(clustering_[slot.index], *values[i]);
+      clustering_[slot.index].assign(*values[i]);
     }
   }
   *static_only = clustering_omitted_ || null_clustering != nullptr;
@@ -179,7 +179,7 @@ Status RowEncoder::check_key(std::span<types::Value> values, bool* static_only) 
   }
   CASSETTE_RETURN_IF_ERROR(cql::validate_partition_key_values(partition_));
   clustering_key_.clear();
-  if (*static_only) return Status::ok();
+  if (*static_only || clustering_.empty()) return Status::ok();
   CASSETTE_RETURN_IF_ERROR(cql::validate_clustering_values(clustering_));
   const schema::KeyLayout& layout = table_->layout();
   return types::encode_clustering(layout.clustering_types, layout.clustering_orders(), clustering_,
@@ -207,18 +207,19 @@ std::string_view RowEncoder::partition_key() {
   return key_;
 }
 
-// Every column given is regular and single-cell: the row's bytes written cell by cell.
+// Every column given is regular and single-cell: the row's bytes written cell by cell from the
+// values (EncodedRowWriter: the bytes encode_row writes for the same cells), into buffers kept
+// from row to row.
 Status RowEncoder::encode_direct(std::string_view key, std::span<const types::Value> values,
                                  RowSink& out) {
-  const int64_t timestamp = params_.timestamp;
-  const int64_t now = params_.now_seconds;
-  writer_.start(storage::LivenessInfo::written(timestamp, params_.ttl, now));
+  const int64_t timestamp = params_.timestamp, ttl = params_.ttl, now = params_.now_seconds;
+  writer_.start(storage::LivenessInfo::written(timestamp, ttl, now));
   for (uint32_t i : cells_) {
-    const storage::ColumnId id = slots_[i].column->id;
+    const storage::ColumnId id = slots_[i].id;
     if (!values[i]) {
       if (nulls_ != NullPolicy::kUnset) writer_.add_tombstone(id, timestamp, now);
-    } else if (params_.ttl > 0) {
-      writer_.add_expiring(id, timestamp, params_.ttl, now, *values[i]);
+    } else if (ttl > 0) {
+      writer_.add_expiring(id, timestamp, ttl, now, *values[i]);
     } else {
       writer_.add_live(id, timestamp, *values[i]);
     }

@@ -142,6 +142,7 @@ class RowEncoder {
   struct Slot {
     enum class Kind : uint8_t { kPartition, kClustering, kRegular, kStatic } kind;
     uint32_t index;  // kPartition, kClustering: key component; else the value's index
+    storage::ColumnId id;
     const schema::ColumnDef* column;
   };
   RowEncoder() = default;

@@ -190,11 +190,12 @@ Status insert_row(CqlTable& t, sqlite3_value** values, const cql::WriteParameter
   const bool if_not_exists = sqlite3_vtab_on_conflict(t.connection->db()) == SQLITE_IGNORE;
   PendingSink sink(t, if_not_exists ? txn::Transaction::Kind::kInsertIfNotExists
                                     : txn::Transaction::Kind::kWrite);
+  if (!encoder.needs_read()) return encoder.insert(row, sink);
   const write::CurrentRowReader read = [&](std::string_view key,
                                            const std::optional<std::string>& clustering) {
     return current_row(t, std::string(key), clustering, !clustering.has_value());
   };
-  return encoder.insert(row, sink, encoder.needs_read() ? &read : nullptr);
+  return encoder.insert(row, sink, &read);
 }
 
 // An UPDATE of the assigned columns (sqlite3_vtab_nochange tells which) of the row SQLite read.
