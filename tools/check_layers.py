@@ -14,6 +14,11 @@ tests/unit and tests/fuzz test the machinery and may include anything.
 
 Usage: tools/check_layers.py [REPO]. Prints one line per violation and, last,
 "layers: N passed, M failed" (one case per file checked).
+
+The build reads the same table: `tools/check_layers.py --cmake` prints it as CMake variables,
+from which the root CMakeLists.txt makes one static library per layer, linked to the layers it
+builds on, and the include tree of public headers that hosts compile against. So a new folder
+under engine/ is one line in LAYERS, for this check and for the build alike.
 """
 import os
 import re
@@ -82,7 +87,18 @@ def includes(path):
         return INCLUDE.findall(f.read())
 
 
+def print_cmake():
+    """The layer table as CMake variables, lowest layer first (CMakeLists.txt includes it)."""
+    print("set(CASSETTE_LAYERS " + " ".join(LAYERS) + ")")
+    for name, (deps, headers, _) in LAYERS.items():
+        print(f"set(CASSETTE_LAYER_{name}_DEPENDS " + " ".join(deps) + ")")
+        print(f"set(CASSETTE_LAYER_{name}_PUBLIC_HEADERS " + " ".join(headers.split()) + ")")
+    return 0
+
+
 def main():
+    if sys.argv[1:] == ["--cmake"]:
+        return print_cmake()
     repo = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                            os.path.join(os.path.dirname(__file__), ".."))
     os.chdir(repo)
