@@ -49,6 +49,9 @@ run_suite soak-checker with_host_env python3 tests/soak/test_checker.py "$build_
 # The engine's layering: no #include up a layer, sideways or into another layer's internals, and
 # none from a host into an internal header (tools/check_layers.py); one case per file checked.
 run_suite layers python3 tools/check_layers.py .
+# The loadable extensions export their entry points and nothing else (tools/check_exports.py):
+# one case per module.
+run_suite exports python3 tools/check_exports.py "$build_dir"
 # The CQL golden corpus: one case per tests/cql/*.cql file.
 if ls tests/cql/*.cql >/dev/null 2>&1; then run_suite golden tests/cql/run_golden.sh "$build_dir"; fi
 # No expected output records a last-resort "internal error" (an exception that reached an entry
