@@ -400,22 +400,11 @@ std::vector<types::Value> current_values(const std::vector<const schema::ColumnD
 std::vector<const schema::ColumnDef*> columns_in_select_order(const schema::TableDef& table) {
   std::vector<const schema::ColumnDef*> ordered;
   for (const schema::ColumnDef& c : table.columns) ordered.push_back(&c);
-  auto rank = [](const schema::ColumnDef* c) {
-    switch (c->kind) {
-      case schema::ColumnKind::kPartitionKey:
-        return 0;
-      case schema::ColumnKind::kClustering:
-        return 1;
-      case schema::ColumnKind::kStatic:
-        return 2;
-      case schema::ColumnKind::kRegular:
-        return 3;
-    }
-    return 3;
-  };
   std::stable_sort(ordered.begin(), ordered.end(),
-                   [&](const schema::ColumnDef* a, const schema::ColumnDef* b) {
-                     if (rank(a) != rank(b)) return rank(a) < rank(b);
+                   [](const schema::ColumnDef* a, const schema::ColumnDef* b) {
+                     int a_rank = schema::column_kind_rank(a->kind);
+                     int b_rank = schema::column_kind_rank(b->kind);
+                     if (a_rank != b_rank) return a_rank < b_rank;
                      if (a->is_primary_key()) return a->position < b->position;
                      return a->name < b->name;
                    });

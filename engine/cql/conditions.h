@@ -64,9 +64,9 @@ std::vector<types::Value> current_values(const std::vector<const schema::ColumnD
 // The [applied] column.
 ResultColumn applied_column();
 
-// Every column in the order SELECT * returns them (Cassandra's allColumnsInSelectOrder: partition
-// key and clustering columns in key order, then static, then regular columns, each by name), as
-// a conditional write that did not apply shows them for IF EXISTS / IF NOT EXISTS.
+// Every column in Cassandra's allColumnsInSelectOrder (partition key and clustering columns in
+// key order, then static, then regular columns, each by name): the order SELECT * returns them
+// in, and a conditional write that did not apply (IF EXISTS / IF NOT EXISTS) shows them in.
 std::vector<const schema::ColumnDef*> columns_in_select_order(const schema::TableDef& table);
 
 }  // namespace cassette::cql

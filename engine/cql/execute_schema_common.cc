@@ -254,22 +254,11 @@ bool is_valid_name(std::string_view name) {
 }
 
 void sort_columns(std::vector<schema::ColumnDef>& columns) {
-  auto rank = [](const schema::ColumnDef& c) {
-    switch (c.kind) {
-      case schema::ColumnKind::kPartitionKey:
-        return 0;
-      case schema::ColumnKind::kClustering:
-        return 1;
-      case schema::ColumnKind::kStatic:
-        return 2;
-      case schema::ColumnKind::kRegular:
-        return 3;
-    }
-    return 3;
-  };
   std::stable_sort(columns.begin(), columns.end(),
-                   [&](const schema::ColumnDef& a, const schema::ColumnDef& b) {
-                     if (rank(a) != rank(b)) return rank(a) < rank(b);
+                   [](const schema::ColumnDef& a, const schema::ColumnDef& b) {
+                     int a_rank = schema::column_kind_rank(a.kind);
+                     int b_rank = schema::column_kind_rank(b.kind);
+                     if (a_rank != b_rank) return a_rank < b_rank;
                      if (a.is_primary_key()) return a.position < b.position;
                      bool a_complex = a.type.is_multi_cell();
                      bool b_complex = b.type.is_multi_cell();

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/codec/table_codec.h"
+#include "engine/cql/conditions.h"
 #include "engine/cql/functions.h"
 #include "engine/cql/selection_internal.h"
 #include "engine/cql/selector_operators.h"
@@ -440,29 +441,7 @@ Result<Selection> Selection::prepare(const schema::TableDef& table,
   SelectionBuilder builder(selection, table, context);
   if (statement.selectors.empty()) {
     selection.wildcard_ = true;
-    // TableMetadata.allColumnsInSelectOrder: partition key and clustering columns in key order,
-    // then static columns, then regular ones, each group by name (unsigned bytes).
-    std::vector<const ColumnDef*> ordered;
-    for (const ColumnDef& c : table.columns) ordered.push_back(&c);
-    auto rank = [](const ColumnDef* c) {
-      switch (c->kind) {
-        case schema::ColumnKind::kPartitionKey:
-          return 0;
-        case schema::ColumnKind::kClustering:
-          return 1;
-        case schema::ColumnKind::kStatic:
-          return 2;
-        case schema::ColumnKind::kRegular:
-          return 3;
-      }
-      return 3;
-    };
-    std::stable_sort(ordered.begin(), ordered.end(), [&](const ColumnDef* a, const ColumnDef* b) {
-      if (rank(a) != rank(b)) return rank(a) < rank(b);
-      if (a->is_primary_key()) return a->position < b->position;
-      return a->name < b->name;
-    });
-    for (const ColumnDef* c : ordered) {
+    for (const ColumnDef* c : columns_in_select_order(table)) {
       Selector s;
       s.kind = Selector::Kind::kColumn;
       s.column = c->name;

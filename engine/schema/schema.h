@@ -23,6 +23,23 @@ namespace cassette::schema {
 
 enum class ColumnKind : uint8_t { kPartitionKey, kClustering, kStatic, kRegular };
 
+// Where a kind of column comes in a table's column order (Cassandra's
+// TableMetadata.allColumnsInSelectOrder, and DESCRIBE): partition key columns, then clustering
+// columns, then static, then regular ones.
+inline int column_kind_rank(ColumnKind kind) {
+  switch (kind) {
+    case ColumnKind::kPartitionKey:
+      return 0;
+    case ColumnKind::kClustering:
+      return 1;
+    case ColumnKind::kStatic:
+      return 2;
+    case ColumnKind::kRegular:
+      return 3;
+  }
+  return 3;
+}
+
 struct ColumnDef {
   std::string name;
   types::CqlType type;  // UDTs resolved: field names and types filled in
