@@ -30,6 +30,23 @@ bool is_batch_end(const std::vector<std::string>& w) {
   return w.size() >= 2 && w[w.size() - 2] == "apply" && w.back() == "batch";
 }
 
+// Where a statement's text ends: trailing whitespace dropped, and a line comment that ends the
+// statement too. Kept without the newline that closed it, such a comment would swallow the ';'
+// written after the text ("SELECT 1 -- c" + ";"), so the text would not split the same alone.
+size_t statement_end(std::string_view script, size_t begin, size_t end) {
+  while (true) {
+    while (end > begin && std::isspace(static_cast<unsigned char>(script[end - 1]))) --end;
+    const LexResult lexed = tokenize(script.substr(begin, end - begin));
+    if (lexed.tokens.size() < 2) return end;  // the tokens end with kEof
+    const Token& last = lexed.tokens[lexed.tokens.size() - 2];
+    const std::string_view text = script.substr(begin + last.begin, last.end - last.begin);
+    const bool line_comment =
+        last.kind == TokenKind::kComment && (text.starts_with("--") || text.starts_with("//"));
+    if (!line_comment || begin + last.end != end) return end;
+    end = begin + last.begin;
+  }
+}
+
 }  // namespace
 
 std::vector<ScriptStatement> split_statements(std::string_view script, bool* complete) {
@@ -113,8 +130,7 @@ std::vector<ScriptStatement> split_statements(std::string_view script, bool* com
     }
     for (size_t k = 0; k < begin; ++k)
       if (script[k] == '\n') ++line;
-    size_t end = pieces[last].end;
-    while (end > begin && std::isspace(static_cast<unsigned char>(script[end - 1]))) --end;
+    const size_t end = statement_end(script, begin, pieces[last].end);
     out.push_back(ScriptStatement{std::string(script.substr(begin, end - begin)), line});
     p = last;
   }

@@ -196,6 +196,14 @@ TEST_CASE("parser: split_statements") {
   REQUIRE(s.size() == 1);
   CHECK_FALSE(complete);
 
+  // A line comment that ends a statement is not part of its text: kept without its newline, it
+  // would swallow the ';' after the text, so the text would not split the same on its own.
+  s = split_statements("SELECT 1 -- one\n// two\n;\nSELECT 2 /* kept */\n;", &complete);
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].text == "SELECT 1");
+  CHECK(s[1].text == "SELECT 2 /* kept */");
+  CHECK(complete);
+
   s = split_statements("  ;; -- nothing\n", &complete);
   CHECK(s.empty());
   CHECK(complete);
