@@ -383,23 +383,22 @@ struct BoundArguments {
   bool nothing = false;  // a null value: no row matches
 };
 
-// Sorted and unique in the type's order (so IN lists read in clustering order), intersected with
-// an earlier EQ/IN on the same column.
+// Sorted in the type's order (so IN lists read in clustering order), each serialized value once,
+// intersected with an earlier EQ/IN on the same column. Values equal in the type's order but
+// different in bytes (decimal 3.14 and 3.140, a varint with a redundant sign byte) are different
+// keys in the store and different values to SQL: both stay.
 void bind_equal(const types::CqlType& type, std::vector<std::string> present,
                 ColumnBindings& column) {
   std::sort(present.begin(), present.end(), [&](const std::string& x, const std::string& y) {
-    return types::compare_values(type, x, y) < 0;
+    const int c = types::compare_values(type, x, y);
+    return c != 0 ? c < 0 : x < y;
   });
-  present.erase(std::unique(present.begin(), present.end(),
-                            [&](const std::string& x, const std::string& y) {
-                              return types::compare_values(type, x, y) == 0;
-                            }),
-                present.end());
+  present.erase(std::unique(present.begin(), present.end()), present.end());
   if (column.equal) {  // two EQ/IN on one column: their intersection
     std::vector<std::string> both;
     for (const std::string& v : present) {
-      for (const std::string& w : *column.equal) {
-        if (types::compare_values(type, v, w) == 0) both.push_back(v);
+      if (std::find(column.equal->begin(), column.equal->end(), v) != column.equal->end()) {
+        both.push_back(v);
       }
     }
     present = std::move(both);

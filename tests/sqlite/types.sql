@@ -54,3 +54,10 @@ CREATE VIRTUAL TABLE flags USING cql(k int PRIMARY KEY, on_ boolean);
 INSERT INTO flags VALUES (1, 'TRUE'), (2, 'False'), (3, 'tRuE'), (4, TRUE);
 INSERT INTO flags VALUES (5, 'yes');
 SELECT k, on_ FROM flags ORDER BY k;
+
+.print '== IN keeps values equal as decimals but different as text: both rows are keys of their own'
+CREATE VIRTUAL TABLE prices USING cql(k decimal, p int, c decimal, v int, PRIMARY KEY (k, c));
+INSERT INTO prices VALUES ('3.14', 1, '3.14', 1), ('3.140', 1, '3.140', 2), ('3.14', 1, '3.140', 3);
+SELECT k, c, v FROM prices WHERE k IN (3.14, '3.140') ORDER BY v;
+SELECT k, c, v FROM prices WHERE k = '3.14' AND c IN ('3.140', 3.14) ORDER BY v;
+SELECT k, c, v FROM prices WHERE k IN ('3.14') AND k IN ('3.140');
