@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <random>
 
+#include "engine/types/scalar_text.h"
 #include "ext/pg_common/pg_values.h"
 
 using namespace cassette;
@@ -16,16 +17,6 @@ using cassette::cli::pg::PgKind;
 using cassette::cli::pg::PgSourceType;
 
 namespace {
-
-std::string hex(std::string_view bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
-}
 
 PgSourceType source(PgKind kind, PgKind element = PgKind::kText) {
   PgSourceType s;
@@ -70,7 +61,7 @@ types::CqlType type_of(std::string_view name) {
 std::string convert(std::string_view cql_type, PgSourceType from, std::string_view text) {
   auto value = cql_value_from_pg(type_of(cql_type), from, text, "v");
   if (!value.is_ok()) return "error: " + value.status().message();
-  return *value ? hex(**value) : "null";
+  return *value ? types::to_hex(**value) : "null";
 }
 
 }  // namespace
@@ -133,7 +124,7 @@ TEST_CASE("pg-import reads numbers and uuids exactly as Cassandra's parser does"
     INFO(cql_type, " ", text);
     REQUIRE(expected.is_ok() == actual.is_ok());
     if (expected.is_ok()) {
-      CHECK(hex(**actual) == hex(*expected));
+      CHECK(types::to_hex(**actual) == types::to_hex(*expected));
     } else {
       CHECK(actual.status().message() == expected.status().message());
     }

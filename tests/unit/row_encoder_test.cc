@@ -8,6 +8,7 @@
 #include "engine/codec/current_row.h"
 #include "engine/cql/execution_context.h"
 #include "engine/storage/row_codec.h"
+#include "engine/types/scalar_text.h"
 #include "tests/unit/cql_test_fixture.h"
 
 using namespace cassette;
@@ -15,16 +16,6 @@ using write::NullPolicy;
 using write::RowEncoder;
 
 namespace {
-
-std::string hex(std::string_view bytes) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char b : bytes) {
-    out += digits[b >> 4];
-    out += digits[b & 15];
-  }
-  return out;
-}
 
 types::Value text(std::string s) {
   return types::Value(std::move(s));
@@ -130,7 +121,7 @@ TEST_CASE_FIXTURE(EncoderFixture, "RowEncoder writes what INSERT writes") {
   CHECK(v->cell.local_deletion_time == now + 100);
   CHECK(n->cell.is_tombstone());
   CHECK(n->cell.local_deletion_time == now);
-  CHECK(hex(f->cell.value) ==
+  CHECK(types::to_hex(f->cell.value) ==
         "00000002000000040000000100000004"
         "00000002");
 
@@ -172,10 +163,10 @@ TEST_CASE_FIXTURE(EncoderFixture, "RowEncoder's bytes: the direct path and the R
     RecordingSink sink;
     REQUIRE(error(encoder, {int32(1), int32(2), std::nullopt, text("x")}, sink) == "ok");
     REQUIRE(sink.entries.size() == 1);
-    CHECK(hex(sink.entries[0].key) == "00000001");
-    CHECK(hex(sink.entries[0].clustering) == "0480000002");  // byte_comparable.h
+    CHECK(types::to_hex(sink.entries[0].key) == "00000001");
+    CHECK(types::to_hex(sink.entries[0].clustering) == "0480000002");  // byte_comparable.h
     CHECK(!sink.entries[0].is_static);
-    CHECK(hex(sink.entries[0].value) == hex(expected(*def)));
+    CHECK(types::to_hex(sink.entries[0].value) == types::to_hex(expected(*def)));
   }
 }
 
@@ -299,7 +290,7 @@ TEST_CASE_FIXTURE(EncoderFixture, "RowEncoder's static-only rows") {
     CHECK(row.liveness.is_empty());
     REQUIRE(row.columns.size() == 1);
     CHECK(row.columns[0].id == id(*def, "st"));
-    return hex(row.columns[0].cell.value);
+    return types::to_hex(row.columns[0].cell.value);
   };
   const std::vector<std::string> all{"k", "c", "d", "st", "v"};
 
