@@ -30,20 +30,47 @@ bool is_batch_end(const std::vector<std::string>& w) {
   return w.size() >= 2 && w[w.size() - 2] == "apply" && w.back() == "batch";
 }
 
+// One step of the split's scan from `i`: past a comment, a quoted run ('...', "...", $$...$$) or
+// one character. Sets *unterminated when a quote or block comment runs to the end, and
+// *line_comment when the step was a line comment (-- or //), which runs to its newline.
+size_t scan_step(std::string_view script, size_t i, bool* unterminated, bool* line_comment) {
+  std::string_view rest = script.substr(i);
+  *line_comment = false;
+  auto past = [&](std::string_view close, size_t from) {
+    size_t n = rest.find(close, from);
+    if (n == std::string_view::npos) {
+      *unterminated = true;
+      return script.size();
+    }
+    return i + n + close.size();
+  };
+  if (rest.starts_with("--") || rest.starts_with("//")) {
+    *line_comment = true;
+    size_t n = rest.find('\n');
+    return n == std::string_view::npos ? script.size() : i + n + 1;
+  }
+  if (rest.starts_with("/*")) return past("*/", 2);
+  if (rest.starts_with("$$")) return past("$$", 2);
+  if (rest[0] == '\'' || rest[0] == '"') return past(rest.substr(0, 1), 1);  // '' = two runs
+  return i + 1;
+}
+
 // Where a statement's text ends: trailing whitespace dropped, and a line comment that ends the
 // statement too. Kept without the newline that closed it, such a comment would swallow the ';'
 // written after the text ("SELECT 1 -- c" + ";"), so the text would not split the same alone.
 size_t statement_end(std::string_view script, size_t begin, size_t end) {
   while (true) {
     while (end > begin && std::isspace(static_cast<unsigned char>(script[end - 1]))) --end;
-    const LexResult lexed = tokenize(script.substr(begin, end - begin));
-    if (lexed.tokens.size() < 2) return end;  // the tokens end with kEof
-    const Token& last = lexed.tokens[lexed.tokens.size() - 2];
-    const std::string_view text = script.substr(begin + last.begin, last.end - last.begin);
-    const bool line_comment =
-        last.kind == TokenKind::kComment && (text.starts_with("--") || text.starts_with("//"));
-    if (!line_comment || begin + last.end != end) return end;
-    end = begin + last.begin;
+    const std::string_view text = script.substr(begin, end - begin);
+    size_t i = 0, open_comment = std::string_view::npos;
+    bool unterminated = false, line_comment = false;
+    while (i < text.size()) {
+      const size_t next = scan_step(text, i, &unterminated, &line_comment);
+      if (line_comment && next == text.size() && text.back() != '\n') open_comment = i;
+      i = next;
+    }
+    if (open_comment == std::string_view::npos) return end;
+    end = begin + open_comment;
   }
 }
 
@@ -60,41 +87,13 @@ std::vector<ScriptStatement> split_statements(std::string_view script, bool* com
   size_t start = 0;
   size_t i = 0;
   while (i < script.size()) {
-    std::string_view rest = script.substr(i);
-    char c = script[i];
-    if (rest.starts_with("--") || rest.starts_with("//")) {
-      size_t n = rest.find('\n');
-      i = n == std::string_view::npos ? script.size() : i + n + 1;
-    } else if (rest.starts_with("/*")) {
-      size_t n = rest.find("*/", 2);
-      if (n == std::string_view::npos) {
-        unterminated_quote = true;
-        i = script.size();
-      } else {
-        i += n + 2;
-      }
-    } else if (rest.starts_with("$$")) {
-      size_t n = rest.find("$$", 2);
-      if (n == std::string_view::npos) {
-        unterminated_quote = true;
-        i = script.size();
-      } else {
-        i += n + 2;
-      }
-    } else if (c == '\'' || c == '"') {
-      size_t n = rest.find(c, 1);  // a doubled quote is two adjacent quoted runs
-      if (n == std::string_view::npos) {
-        unterminated_quote = true;
-        i = script.size();
-      } else {
-        i += n + 1;
-      }
-    } else if (c == ';') {
+    if (script[i] == ';') {
       pieces.push_back({start, i, true});
       start = ++i;
-    } else {
-      ++i;
+      continue;
     }
+    bool line_comment = false;
+    i = scan_step(script, i, &unterminated_quote, &line_comment);
   }
   pieces.push_back({start, script.size(), false});
 
