@@ -23,7 +23,7 @@ runs=${FDW_BENCH_RUNS:-3}
 if [ ! -f "$build_dir/cassette_fdw.so" ]; then
   cmake --build "$build_dir" --target cassette_fdw >/dev/null
 fi
-cmake --install "$build_dir" --component postgres >/dev/null
+export PG_EXTENSION_BUILD=$build_dir  # a private install (tests/lib/pg_throwaway.sh)
 source "$root/tests/lib/pg_throwaway.sh"
 pg_throwaway_start
 store=$PG_WORK_DIR/bench.cassette

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # The PostgreSQL foreign-data wrapper's tests, against a throwaway PostgreSQL 15:
 #   tests/postgres/run.sh BUILD_DIR
-# 1. installs cassette_fdw from BUILD_DIR into PostgreSQL's directories (cmake --install
-#    --component postgres; needs write access there, i.e. root in CI); a sanitizer build's
-#    cassette_fdw.so is loaded from the throwaway server's directory instead,
+# 1. gives a throwaway server BUILD_DIR's cassette_fdw in a private copy of PostgreSQL's
+#    directories (PostgreSQL's own stay untouched),
 # 2. starts a private server (tests/lib/pg_throwaway.sh) and runs the pg_regress suite
 #    sql/regress/sql/*.sql against sql/regress/expected/*.out, one test per file,
 # 3. runs the multi-process tests: two backends writing and reading one store at once, and the
@@ -25,27 +24,15 @@ if [ ! -f "$build_dir/cassette_fdw.so" ]; then
   echo "no $build_dir/cassette_fdw.so: build the cassette_fdw target first"
   failed=1; summary; exit 1
 fi
-# A sanitizer build's cassette_fdw loads only into a server that has the ASan runtime preloaded:
-# it must not replace the system's, which every other server loads. It stays in the throwaway
-# server's own directory (dynamic_library_path, which module_pathname 'cassette_fdw' searches);
-# only the control and SQL files, the same for every build, go into PostgreSQL's directories.
+# The server gets this build's cassette_fdw in a private copy of PostgreSQL's directories
+# (tests/lib/pg_throwaway.sh, PG_EXTENSION_BUILD): the system's stay untouched, so a sanitizer
+# build (which loads only into a server with the ASan runtime preloaded) or two runs at once of
+# different builds never meet.
 source "$root/tests/lib/sanitize.sh"
 sanitize_host_env "$build_dir" || { failed=1; summary; exit 1; }
 unset LD_PRELOAD  # only the server needs it (psql is not instrumented and loads nothing of ours)
 export PG_SERVER_ENV=$SANITIZE_HOST_ENV
-if sanitize_build "$build_dir"; then
-  install_log=/tmp/cassette_fdw_install.log
-  install -m 0644 "$root/sql/cassette_fdw.control" "$root/sql/cassette_fdw--1.0.sql" \
-    "$(/usr/lib/postgresql/15/bin/pg_config --sharedir)/extension/" >$install_log 2>&1
-  export PG_PRIVATE_LIB=$build_dir/cassette_fdw.so
-else
-  cmake --install "$build_dir" --component postgres >/tmp/cassette_fdw_install.log 2>&1
-fi
-if [ $? -ne 0 ]; then
-  cat /tmp/cassette_fdw_install.log
-  echo "cannot install cassette_fdw into PostgreSQL's directories (run as root)"
-  failed=1; summary; exit 1
-fi
+export PG_EXTENSION_BUILD=$build_dir
 
 source "$root/tests/lib/pg_throwaway.sh"
 pg_throwaway_start || { failed=1; summary; exit 1; }
@@ -60,7 +47,7 @@ psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 -d postgres "$@"; }
 if sanitize_build "$build_dir"; then
   maps=$(psql_q -c "LOAD 'cassette_fdw'" -c "SELECT pg_read_file('/proc/self/maps')" 2>&1)
   if grep -Eq 'libclang_rt\.asan|libasan\.so' <<<"$maps" &&
-     grep -q "$PG_ROOT/lib/cassette_fdw.so" <<<"$maps"; then
+     grep -q "$PG_ROOT/pg/lib/postgresql/15/lib/cassette_fdw.so" <<<"$maps"; then
     pass "a backend runs the sanitizer build's cassette_fdw with ASan"
   else
     grep -E 'asan|cassette|ERROR' <<<"$maps" | head -5

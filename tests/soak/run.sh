@@ -20,6 +20,7 @@ done
 if grep -q '^CASSETTE_SANITIZE:BOOL=ON' "$build_dir/CMakeCache.txt" 2>/dev/null; then
   echo "soak: a sanitizer build of cassette_fdw cannot be loaded into PostgreSQL"; exit 1
 fi
+export PG_EXTENSION_BUILD=$build_dir  # the server loads this build's cassette_fdw
 source "$root/tests/lib/pg_throwaway.sh"
 pg_throwaway_start || exit 1
 work=${SOAK_DIR:-$(mktemp -d /tmp/cassette-soak.XXXXXX)}
