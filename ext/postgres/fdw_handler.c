@@ -55,7 +55,9 @@ _PG_init(void)
 void
 cassette_raise(void)
 {
-	ereport(ERROR, (errcode(ERRCODE_FDW_ERROR), errmsg("%s", cas_last_error())));
+	ereport(ERROR,
+			(errcode(ERRCODE_FDW_ERROR),
+			 errmsg("%s", cassette_cstring_from_engine(cas_last_error()))));
 	pg_unreachable();
 }
 
@@ -187,7 +189,8 @@ build_relation(Oid relid, TupleDesc tupdesc, char **store_out, char **name_out)
 						 quote_identifier(get_rel_name(relid)))));
 	*store_out = pstrdup(store);
 	*name_out = pstrdup(name);
-	CAS_CHECK(cas_table_open(store, name, &rel->table));
+	CAS_CHECK(
+		cas_table_open(store, cassette_cstring_to_engine(name), &rel->table));
 	CAS_CHECK(cas_table_columns(rel->table, &rel->columns, &rel->ncolumns));
 	rel->natts = tupdesc->natts;
 	rel->att_column = palloc(sizeof(int) * Max(rel->natts, 1));
@@ -203,6 +206,7 @@ build_relation(Oid relid, TupleDesc tupdesc, char **store_out, char **name_out)
 	{
 		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
 		const char		 *colname = NameStr(att->attname);
+		const char		 *cql_name;
 		List			 *colopts;
 		char			 *renamed;
 		int				  c;
@@ -214,15 +218,17 @@ build_relation(Oid relid, TupleDesc tupdesc, char **store_out, char **name_out)
 		renamed = option_value(colopts, "column_name");
 		if (renamed)
 			colname = renamed;
+		cql_name = cassette_cstring_to_engine(colname);
 		for (c = 0; c < rel->ncolumns; c++)
-			if (strcmp(rel->columns[c].name, colname) == 0)
+			if (strcmp(rel->columns[c].name, cql_name) == 0)
 				break;
 		if (c == rel->ncolumns)
 			ereport(ERROR,
 					(errcode(ERRCODE_FDW_COLUMN_NAME_NOT_FOUND),
 					 errmsg("column \"%s\" of foreign table \"%s\" does not exist in CQL table %s",
 							colname, get_rel_name(relid),
-							cas_table_name(rel->table))));
+							cassette_cstring_from_engine(
+								cas_table_name(rel->table)))));
 		rel->att_column[i] = c;
 		rel->column_att[c] = i;
 		rel->att_natural[i] =
@@ -405,7 +411,8 @@ cassette_cql(PG_FUNCTION_ARGS)
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	statement = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	statement =
+		cassette_cstring_to_engine(text_to_cstring(PG_GETARG_TEXT_PP(0)));
 	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
 		store = cassette_server_store(
 			GetForeignServerByName(NameStr(*PG_GETARG_NAME(1)), false)->serverid);
@@ -430,5 +437,6 @@ cassette_cql(PG_FUNCTION_ARGS)
 					  GetCurrentTransactionNestLevel(),
 					  GetCurrentCommandId(IsTransactionBlock()), &json));
 	PG_RETURN_DATUM(
-		DirectFunctionCall1(jsonb_in, CStringGetDatum(pstrdup(json))));
+		DirectFunctionCall1(jsonb_in, CStringGetDatum(pstrdup(
+										  cassette_cstring_from_engine(json)))));
 }

@@ -62,15 +62,18 @@ cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 	int				   i;
 	List			  *commands = NIL;
 	char			 **copies;
+	/* Names cross to the engine in UTF-8 and come back into the commands, which PostgreSQL
+	 * parses, in the database's encoding. */
+	const char *keyspace = cassette_cstring_to_engine(stmt->remote_schema);
 
-	CAS_CHECK(cas_keyspace_tables(store, stmt->remote_schema, &names, &count));
+	CAS_CHECK(cas_keyspace_tables(store, keyspace, &names, &count));
 	/* cas_table_open reuses the name buffer: copy the names first. */
 	copies = palloc(sizeof(char *) * Max(count, 1));
 	for (i = 0; i < count; i++)
 		copies[i] = pstrdup(names[i]);
 	for (i = 0; i < count; i++)
 	{
-		const char			  *name = copies[i];
+		const char			  *name = cassette_cstring_from_engine(copies[i]);
 		StringInfoData		   qualified;
 		StringInfoData		   sql;
 		cas_table			  *table;
@@ -84,9 +87,9 @@ cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 			listed(stmt->table_list, name))
 			continue;
 		initStringInfo(&qualified);
-		append_cql_name(&qualified, stmt->remote_schema);
+		append_cql_name(&qualified, keyspace);
 		appendStringInfoChar(&qualified, '.');
-		append_cql_name(&qualified, name);
+		append_cql_name(&qualified, copies[i]);
 		CAS_CHECK(cas_table_open(store, qualified.data, &table));
 		CAS_CHECK(cas_table_columns(table, &columns, &ncolumns));
 
@@ -96,7 +99,7 @@ cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 						 quote_identifier(name));
 		for (c = 0; c < ncolumns; c++)
 		{
-			const char *cql_name = columns[c].name;
+			const char *cql_name = cassette_cstring_from_engine(columns[c].name);
 			int			len = strlen(cql_name);
 			/* CQL names may be longer than PostgreSQL's identifiers: the column gets the
 			 * clipped name and keeps the CQL one as its column_name option. */
@@ -117,7 +120,8 @@ cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 		}
 		appendStringInfo(&sql, ") SERVER %s OPTIONS (table %s)",
 						 quote_identifier(server->servername),
-						 quote_literal_cstr(qualified.data));
+						 quote_literal_cstr(
+							 cassette_cstring_from_engine(qualified.data)));
 		commands = lappend(commands, sql.data);
 	}
 	return commands;

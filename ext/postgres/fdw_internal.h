@@ -52,6 +52,18 @@ typedef struct CassetteRelation
 extern CassetteRelation *cassette_relation(Oid relid, TupleDesc tupdesc,
 										   bool with_io);
 
+/* Text between the engine (UTF-8) and the database's encoding (fdw_values.c): text itself when
+ * the encodings agree (then not NUL-terminated unless text was), else a palloc'd, NUL-terminated
+ * conversion with its length in *out_len. A character the target encoding cannot represent
+ * raises PostgreSQL's conversion error. Every text that crosses cassette_api.h goes through one
+ * of these: values, names, CQL statements, JSON and error messages. */
+extern char *cassette_text_from_engine(const char *text, size_t len,
+									   size_t *out_len);
+extern char *cassette_text_to_engine(const char *text, size_t len,
+									 size_t *out_len);
+extern char *cassette_cstring_from_engine(const char *text);
+extern char *cassette_cstring_to_engine(const char *text);
+
 /* Value conversion (fdw_values.c). */
 extern cas_repr cassette_repr_for_type(Oid typid);
 extern Datum cassette_datum_from_value(const cas_value *value, cas_repr repr,

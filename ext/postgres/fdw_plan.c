@@ -284,7 +284,7 @@ cassette_plan_conds(CassetteRelation *rel, List *conds,
 	}
 	CAS_CHECK(cas_plan(rel->table, constraints, n, order, norder, limit, plan));
 	/* the strings live only until the next cas_plan call */
-	plan->description = pstrdup(plan->description);
+	plan->description = pstrdup(cassette_cstring_from_engine(plan->description));
 	plan->encoded = pstrdup(plan->encoded);
 }
 

@@ -542,7 +542,10 @@ cassetteExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	if (es->verbose)
 	{
 		ExplainPropertyText("Cassette Plan", st->encoded, es);
-		ExplainPropertyText("CQL Table", cas_table_name(st->rel->table), es);
+		ExplainPropertyText("CQL Table",
+							cassette_cstring_from_engine(
+								cas_table_name(st->rel->table)),
+							es);
 	}
 }
 
@@ -637,7 +640,8 @@ cassette_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 	ereport(elevel,
 			(errmsg("\"%s\": CQL table %s has %.0f rows; %d rows in sample",
 					RelationGetRelationName(relation),
-					cas_table_name(rel->table), seen, numrows)));
+					cassette_cstring_from_engine(cas_table_name(rel->table)),
+					seen, numrows)));
 	return numrows;
 }
 

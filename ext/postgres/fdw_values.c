@@ -6,15 +6,66 @@
 #include "postgres.h"
 
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "pgtime.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
 
 #include "fdw_internal.h"
+
+/*
+ * The engine's text is UTF-8; the database's may be any server encoding. Converting costs
+ * nothing in a UTF-8 database (pg_do_encoding_conversion returns its input when the encodings
+ * match, or when either is SQL_ASCII, whose bytes PostgreSQL does not interpret).
+ */
+static char *
+convert_text(const char *text, size_t len, int from, int to, size_t *out_len)
+{
+	char *converted;
+
+	if (len == 0 || from == to)
+	{
+		*out_len = len;
+		return (char *) text;
+	}
+	converted = (char *) pg_do_encoding_conversion((unsigned char *) text,
+												   (int) len, from, to);
+	*out_len = converted == text ? len : strlen(converted);
+	return converted;
+}
+
+char *
+cassette_text_from_engine(const char *text, size_t len, size_t *out_len)
+{
+	return convert_text(text, len, PG_UTF8, GetDatabaseEncoding(), out_len);
+}
+
+char *
+cassette_text_to_engine(const char *text, size_t len, size_t *out_len)
+{
+	return convert_text(text, len, GetDatabaseEncoding(), PG_UTF8, out_len);
+}
+
+char *
+cassette_cstring_from_engine(const char *text)
+{
+	size_t len;
+
+	return cassette_text_from_engine(text, strlen(text), &len);
+}
+
+char *
+cassette_cstring_to_engine(const char *text)
+{
+	size_t len;
+
+	return cassette_text_to_engine(text, strlen(text), &len);
+}
 
 cas_repr
 cassette_repr_for_type(Oid typid)
@@ -70,8 +121,16 @@ cassette_datum_from_value(const cas_value *v, cas_repr repr, FmgrInfo *input,
 		case CAS_REPR_BOOL:
 			return BoolGetDatum(v->i != 0);
 		case CAS_REPR_VARLENA:
-			return PointerGetDatum(
-				cstring_to_text_with_len(v->data, (int) v->len));
+			{
+				/* text's bytes are UTF-8 text, bytea's are bytes */
+				size_t		len = v->len;
+				const char *data =
+					input != NULL && input->fn_oid == F_BYTEAIN
+						? v->data
+						: cassette_text_from_engine(v->data, v->len, &len);
+
+				return PointerGetDatum(cstring_to_text_with_len(data, (int) len));
+			}
 		case CAS_REPR_UUID:
 			{
 				pg_uuid_t *uuid = palloc(sizeof(pg_uuid_t));
@@ -97,7 +156,12 @@ cassette_datum_from_value(const cas_value *v, cas_repr repr, FmgrInfo *input,
 		case CAS_REPR_TEXT:
 			break;
 	}
-	return InputFunctionCall(input, pnstrdup(v->data, v->len), ioparam, typmod);
+	{
+		size_t len;
+		char  *text = cassette_text_from_engine(v->data, v->len, &len);
+
+		return InputFunctionCall(input, pnstrdup(text, len), ioparam, typmod);
+	}
 }
 
 void
@@ -135,6 +199,9 @@ cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr,
 
 				out->data = VARDATA_ANY(v);
 				out->len = VARSIZE_ANY_EXHDR(v);
+				if (typid != BYTEAOID)
+					out->data =
+						cassette_text_to_engine(out->data, out->len, &out->len);
 				return;
 			}
 		case CAS_REPR_UUID:
@@ -197,8 +264,8 @@ cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr,
 					session_timezone = timezone;
 				}
 				PG_END_TRY();
-				out->data = text;
-				out->len = strlen(text);
+				out->data =
+					cassette_text_to_engine(text, strlen(text), &out->len);
 				return;
 			}
 	}
