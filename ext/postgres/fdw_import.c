@@ -41,6 +41,62 @@ append_cql_name(StringInfo out, const char *name)
 	appendStringInfoChar(out, '"');
 }
 
+/* The index among locals[0..count) of `name`, or -1. */
+static int
+find_name(char **locals, int count, const char *name)
+{
+	int i;
+
+	for (i = 0; i < count; i++)
+		if (strcmp(locals[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/*
+ * The local names of a table's columns (cql_names, in the database's encoding): a CQL name
+ * that fits PostgreSQL's identifiers is kept, a longer one is clipped to NAMEDATALEN - 1 bytes.
+ * CQL names are unique but their clipped forms need not be: a name an earlier column took
+ * gets a suffix (_2, _3, ...) in its last bytes, with a WARNING that names both columns. A
+ * column whose local name differs keeps its CQL name as its column_name option.
+ */
+static char **
+local_column_names(char **cql_names, int count, const char *table)
+{
+	char **locals = palloc(sizeof(char *) * Max(count, 1));
+	int	   c;
+
+	for (c = 0; c < count; c++)
+	{
+		const char *cql_name = cql_names[c];
+		int			len = strlen(cql_name);
+		int			first;
+		int			suffix;
+
+		locals[c] = len < NAMEDATALEN
+						? pstrdup(cql_name)
+						: pnstrdup(cql_name, pg_mbcliplen(cql_name, len,
+														  NAMEDATALEN - 1));
+		first = find_name(locals, c, locals[c]);
+		for (suffix = 2; find_name(locals, c, locals[c]) >= 0; suffix++)
+		{
+			char tail[16];
+			int	 keep;
+
+			snprintf(tail, sizeof(tail), "_%d", suffix);
+			keep = pg_mbcliplen(cql_name, len, NAMEDATALEN - 1 - strlen(tail));
+			locals[c] = psprintf("%.*s%s", keep, cql_name, tail);
+		}
+		if (first >= 0)
+			ereport(WARNING,
+					(errmsg("columns \"%s\" and \"%s\" of CQL table %s share their first %d "
+							"bytes: the second is imported as \"%s\"",
+							cql_names[first], cql_name, table, NAMEDATALEN - 1,
+							locals[c])));
+	}
+	return locals;
+}
+
 static bool
 listed(List *tables, const char *name)
 {
@@ -79,6 +135,8 @@ cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 		cas_table			  *table;
 		const cas_column_info *columns;
 		int					   ncolumns, c;
+		char				 **cql_names;
+		char				 **locals;
 
 		if (stmt->list_type == FDW_IMPORT_SCHEMA_LIMIT_TO &&
 			!listed(stmt->table_list, name))
@@ -92,6 +150,12 @@ cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 		append_cql_name(&qualified, copies[i]);
 		CAS_CHECK(cas_table_open(store, qualified.data, &table));
 		CAS_CHECK(cas_table_columns(table, &columns, &ncolumns));
+		cql_names = palloc(sizeof(char *) * Max(ncolumns, 1));
+		for (c = 0; c < ncolumns; c++)
+			cql_names[c] = cassette_cstring_from_engine(columns[c].name);
+		locals =
+			local_column_names(cql_names, ncolumns,
+							   cassette_cstring_from_engine(qualified.data));
 
 		initStringInfo(&sql);
 		appendStringInfo(&sql, "CREATE FOREIGN TABLE %s.%s (",
@@ -99,21 +163,11 @@ cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 						 quote_identifier(name));
 		for (c = 0; c < ncolumns; c++)
 		{
-			const char *cql_name = cassette_cstring_from_engine(columns[c].name);
-			int			len = strlen(cql_name);
-			/* CQL names may be longer than PostgreSQL's identifiers: the column gets the
-			 * clipped name and keeps the CQL one as its column_name option. */
-			bool  clipped = len >= NAMEDATALEN;
-			char *local =
-				clipped ? pnstrdup(cql_name,
-								   pg_mbcliplen(cql_name, len, NAMEDATALEN - 1))
-						: pstrdup(cql_name);
-
 			appendStringInfo(&sql, "%s%s %s", c > 0 ? ", " : "",
-							 quote_identifier(local), columns[c].pg_type);
-			if (clipped)
+							 quote_identifier(locals[c]), columns[c].pg_type);
+			if (strcmp(locals[c], cql_names[c]) != 0)
 				appendStringInfo(&sql, " OPTIONS (column_name %s)",
-								 quote_literal_cstr(cql_name));
+								 quote_literal_cstr(cql_names[c]));
 			if (columns[c].kind == CAS_PARTITION_KEY ||
 				columns[c].kind == CAS_CLUSTERING)
 				appendStringInfoString(&sql, " NOT NULL");

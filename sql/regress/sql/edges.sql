@@ -115,6 +115,13 @@ IMPORT FOREIGN SCHEMA app LIMIT TO (longcols) FROM SERVER cassette INTO imported
 SELECT attname, attfdwoptions FROM pg_attribute WHERE attrelid = 'imported.longcols'::regclass AND attnum > 0 ORDER BY attnum;
 INSERT INTO imported.longcols VALUES (1, 2);
 SELECT * FROM imported.longcols;
+-- Two CQL columns that share their first 63 bytes: the second gets a unique clipped name and a
+-- WARNING names both; each keeps its CQL name as its column_name option.
+SELECT cql('CREATE TABLE app.twins (k int PRIMARY KEY, a_very_long_column_name_that_goes_beyond_sixty_three_characters_one int, a_very_long_column_name_that_goes_beyond_sixty_three_characters_two int)', 'cassette');
+IMPORT FOREIGN SCHEMA app LIMIT TO (twins) FROM SERVER cassette INTO imported;
+SELECT attname, attfdwoptions FROM pg_attribute WHERE attrelid = 'imported.twins'::regclass AND attnum > 0 ORDER BY attnum;
+INSERT INTO imported.twins VALUES (1, 10, 20);
+SELECT cql('SELECT a_very_long_column_name_that_goes_beyond_sixty_three_characters_one AS one, a_very_long_column_name_that_goes_beyond_sixty_three_characters_two AS two FROM app.twins', 'cassette');
 
 -- A boolean key column: the planner turns  b = true  into  b  and  b = false  into  NOT b,
 -- both still partition lookups.
