@@ -106,6 +106,16 @@ Result<std::string> timestamp_from_pg(std::string_view text) {
   return store_signed(*micros / 1000, 8);
 }
 
+// PostgreSQL's ISO date ("2024-01-02", "0044-03-15 BC" for year -43) as a CQL date, whose day
+// number counts from 2^31 at the epoch. Other text (infinity) is left to CQL's own date rules.
+std::optional<std::string> date_from_pg(std::string_view text) {
+  if (text.find(':') != std::string_view::npos) return std::nullopt;
+  std::optional<int64_t> micros = parse_pg_timestamp_micros(text);
+  if (!micros) return std::nullopt;
+  const int64_t days = *micros / 86'400'000'000;
+  return types::store_be(static_cast<uint32_t>(days + (int64_t{1} << 31)), 4);
+}
+
 // An interval in IntervalStyle iso_8601: "P1Y2M3DT4H5M6.5S", "P-1M", "PT0S". Each part may have
 // its own sign in PostgreSQL; a CQL duration's months, days and nanoseconds share one.
 Result<std::string> duration_from_pg(std::string_view text) {
@@ -339,6 +349,9 @@ Result<std::string> scalar_from_pg(const CqlType& target, PgKind kind, std::stri
     case PgKind::kTimestamp:
     case PgKind::kDate:
       if (target.kind == TypeKind::kTimestamp) return timestamp_from_pg(text);
+      if (target.kind == TypeKind::kDate) {
+        if (std::optional<std::string> date = date_from_pg(text)) return std::move(*date);
+      }
       break;
     case PgKind::kInterval:
       if (target.kind == TypeKind::kDuration) return duration_from_pg(text);

@@ -265,6 +265,31 @@ check "round trip: the same rows in both tables" 0 "300|0|0" "" -- \
                  (SELECT count(*) FROM (SELECT $cols FROM trip EXCEPT SELECT $cols FROM trip_back) a),
                  (SELECT count(*) FROM (SELECT $cols FROM trip_back EXCEPT SELECT $cols FROM trip) b)"
 
+# BC dates and timestamps, as pg-export writes them ("0044-03-15 BC"), import and export back.
+sql -c "CREATE TABLE bc (id int PRIMARY KEY, day date, at timestamptz)" \
+    -c "INSERT INTO bc VALUES (1, '0044-03-15 BC', '0044-03-15 12:30:00.5+00 BC'),
+          (2, '4714-11-24 BC', '4714-11-24 00:00:00+00 BC'), (3, '0001-12-31 BC', '0001-12-31 23:59:59.999+00 BC'),
+          (4, '0001-01-01', '0001-01-01 00:00:00+00')"
+cql -e "CREATE TABLE ks.bc (id int PRIMARY KEY, day date, at timestamp)" || echo "setup of ks.bc failed"
+check "BC dates: pg-import" 0 "pg-import: query -> ks.bc: 4 rows in T s (R rows/s), 0 rejected" "" -- \
+  "$cassette" pg-import "$work/store" ks.bc "$connstr" "SELECT * FROM bc"
+check "BC dates: the shell reads them" 0 "id,day,at
+1,-735160,-63517778999500
+2,-2440588,-210866803200000
+3,-719163,-62135596800001
+4,0001-01-01,0001-01-01 00:00:00.000000+0000" "" -- \
+  "$cassette" "$work/store" --format csv -e "SELECT id, day, at FROM ks.bc WHERE id IN (1, 2, 3, 4)"
+check "BC dates: pg-export" 0 "pg-export: ks.bc -> bc_back (created): 4 rows in T s (R rows/s), 0 rejected" "" -- \
+  "$cassette" pg-export "$work/store" ks.bc "$connstr" bc_back
+check "BC dates: exported rows" 0 "1|0044-03-15 BC|0044-03-15 12:30:00.5+00 BC
+2|4714-11-24 BC|4714-11-24 00:00:00+00 BC
+3|0001-12-31 BC|0001-12-31 23:59:59.999+00 BC
+4|0001-01-01|0001-01-01 00:00:00+00" "" -- sql -c "SELECT id, day, at FROM bc_back ORDER BY id"
+check "BC dates: the same rows back" 0 "4|0|0" "" -- \
+  sql -c "SELECT (SELECT count(*) FROM bc_back),
+                 (SELECT count(*) FROM (SELECT id, day, at FROM bc EXCEPT SELECT id, day, at FROM bc_back) a),
+                 (SELECT count(*) FROM (SELECT id, day, at FROM bc_back EXCEPT SELECT id, day, at FROM bc) b)"
+
 # ---- a larger table, streamed both ways ---------------------------------------------------------
 
 sql -c "CREATE TABLE big AS SELECT n AS id, n % 97 AS bucket, 'row ' || n AS label,
