@@ -215,9 +215,9 @@ pushable_aggregate(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel
 			case TIMEOID:
 				break;
 			case TEXTOID:
-				/* byte order is text order only under a C collation */
+				/* byte order is text order only under a code point collation */
 				if (!OidIsValid(agg->inputcollid) ||
-					!lc_collate_is_c(agg->inputcollid))
+					!cassette_collation_is_cql_order(agg->inputcollid))
 					return false;
 				break;
 			default:

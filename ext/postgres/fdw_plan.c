@@ -30,12 +30,14 @@
 #include "access/stratnum.h"
 #include "access/sysattr.h"
 #include "access/table.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "foreign/fdwapi.h"
 #include "foreign/foreign.h"
+#include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -54,6 +56,7 @@
 #include "utils/pg_locale.h"
 #include "utils/rel.h"
 #include "utils/sampling.h"
+#include "utils/syscache.h"
 
 #include "fdw_plan.h"
 
@@ -76,6 +79,52 @@ strip_relabel(Expr *e)
 	while (e && IsA(e, RelabelType))
 		e = ((RelabelType *) e)->arg;
 	return e;
+}
+
+/* Whether a libc collation named `locale` sorts by code point: C and POSIX (byte order), and
+ * C.UTF-8, which glibc sorts by code point. */
+static bool
+locale_is_code_point_order(const char *locale)
+{
+	return locale != NULL &&
+		   (strcmp(locale, "C") == 0 || strcmp(locale, "POSIX") == 0 ||
+			pg_strcasecmp(locale, "C.UTF-8") == 0 ||
+			pg_strcasecmp(locale, "C.utf8") == 0);
+}
+
+bool
+cassette_collation_is_cql_order(Oid collation)
+{
+	int		  encoding = GetDatabaseEncoding();
+	bool	  code_point_order;
+	HeapTuple tuple;
+
+	/* Code point order is UTF-8's byte order, CQL's order of text. In the database's encoding
+	 * it is byte order only where its bytes are UTF-8 or code points. */
+	if (encoding != PG_UTF8 && encoding != PG_SQL_ASCII && encoding != PG_LATIN1)
+		return false;
+	if (!OidIsValid(collation))
+		return false;
+	if (lc_collate_is_c(collation))
+		return true;
+	if (collation == DEFAULT_COLLATION_OID)
+		return default_locale.provider != COLLPROVIDER_ICU &&
+			   locale_is_code_point_order(setlocale(LC_COLLATE, NULL));
+	tuple = SearchSysCache1(COLLOID, ObjectIdGetDatum(collation));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	code_point_order = false;
+	if (((Form_pg_collation) GETSTRUCT(tuple))->collprovider == COLLPROVIDER_LIBC)
+	{
+		bool  isnull;
+		Datum locale = SysCacheGetAttr(COLLOID, tuple,
+									   Anum_pg_collation_collcollate, &isnull);
+
+		code_point_order =
+			!isnull && locale_is_code_point_order(TextDatumGetCString(locale));
+	}
+	ReleaseSysCache(tuple);
+	return code_point_order;
 }
 
 /* Key lookups and slices compare CQL values byte for byte, so a restriction goes down only on
@@ -219,10 +268,10 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 		return false;
 	if (out->op != CAS_OP_EQ && out->op != CAS_OP_IN)
 	{
-		/* A slice needs PostgreSQL's order to be CQL's (bytes for text: a C collation). */
+		/* A slice needs PostgreSQL's order to be CQL's (for text: code point order). */
 		if (info->kind != CAS_CLUSTERING || !info->orderable)
 			return false;
-		if (OidIsValid(collation) && !lc_collate_is_c(collation))
+		if (OidIsValid(collation) && !cassette_collation_is_cql_order(collation))
 			return false;
 	}
 	out->rinfo = rinfo;
@@ -352,7 +401,7 @@ pathkey_column(RelOptInfo *baserel, CassetteRelation *rel, PathKey *pathkey)
 			if (rel->att_column[att] >= 0 && rel->att_natural[att])
 			{
 				if (OidIsValid(ec->ec_collation) &&
-					!lc_collate_is_c(ec->ec_collation))
+					!cassette_collation_is_cql_order(ec->ec_collation))
 					return -1;
 				return rel->att_column[att];
 			}
@@ -362,7 +411,7 @@ pathkey_column(RelOptInfo *baserel, CassetteRelation *rel, PathKey *pathkey)
 }
 
 /* The query's ORDER BY as columns of this table; -1 when some term is not one of its columns in
- * an order the engine shares (e.g. a uuid, or text under a non-C collation). */
+ * an order the engine shares (e.g. a uuid, or text under a linguistic collation). */
 static int
 query_order(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 			cas_order_term *order)

@@ -38,6 +38,10 @@ extern void cassette_plan_conds(CassetteRelation *rel, List *conds,
 
 /* Whether condition i of a cassette_plan_conds call is enforced by the plan. */
 extern bool cassette_cond_used(const cas_plan_info *plan, int i);
+/* Whether text compared under `collation` (valid) sorts as CQL sorts text, by UTF-8 bytes: the C
+ * and POSIX collations and C.UTF-8 (Debian's default), in a database whose encoding keeps code
+ * point order (UTF8, SQL_ASCII, LATIN1); not a linguistic (en_US, ICU) collation. */
+extern bool cassette_collation_is_cql_order(Oid collation);
 /* Whether PostgreSQL's equality on a mapped type is CQL's identity of key values. */
 extern bool cassette_equality_is_identity(Oid type);
 

@@ -124,3 +124,33 @@ SELECT g, (SELECT count(t) FROM imported.batched WHERE k % 3 = g) AS cassette,
   FROM generate_series(0, 2) g;
 SELECT g, (SELECT t FROM imported.batched WHERE k % 100 = g AND t IS NOT NULL LIMIT 1) IS NOT NULL AS found
   FROM generate_series(0, 3) g;
+
+-- Text clustering columns: CQL orders text by its UTF-8 bytes, which is code point order, as
+-- the C, POSIX and C.UTF-8 collations sort (C.UTF-8 is this cluster's default, and Debian's):
+-- ORDER BY, slices and min/max go down under them. A linguistic collation (ICU's here) keeps
+-- its Sort and filters.
+SELECT datcollate FROM pg_database WHERE datname = current_database();
+SELECT cql('CREATE TABLE app.words (p int, w text, n int, PRIMARY KEY (p, w))', 'cassette');
+SELECT cql($$BEGIN BATCH
+  INSERT INTO app.words (p, w, n) VALUES (1, 'apple', 1);
+  INSERT INTO app.words (p, w, n) VALUES (1, 'Zebra', 2);
+  INSERT INTO app.words (p, w, n) VALUES (1, 'éclair', 3);
+  INSERT INTO app.words (p, w, n) VALUES (1, 'zoo', 4);
+  INSERT INTO app.words (p, w, n) VALUES (1, 'Äpfel', 5);
+APPLY BATCH$$, 'cassette');
+IMPORT FOREIGN SCHEMA app LIMIT TO (words) FROM SERVER cassette INTO imported;
+EXPLAIN (COSTS OFF) SELECT w FROM imported.words WHERE p = 1 ORDER BY w;
+SELECT w FROM imported.words WHERE p = 1 ORDER BY w;
+EXPLAIN (COSTS OFF) SELECT w FROM imported.words WHERE p = 1 ORDER BY w DESC LIMIT 2;
+SELECT w FROM imported.words WHERE p = 1 ORDER BY w DESC LIMIT 2;
+EXPLAIN (COSTS OFF) SELECT w FROM imported.words WHERE p = 1 ORDER BY w COLLATE "C";
+EXPLAIN (COSTS OFF) SELECT w FROM imported.words WHERE p = 1 ORDER BY w COLLATE "POSIX";
+EXPLAIN (COSTS OFF) SELECT w FROM imported.words WHERE p = 1 AND w > 'b';
+SELECT w FROM imported.words WHERE p = 1 AND w > 'b' ORDER BY w;
+EXPLAIN (COSTS OFF) SELECT min(w), max(w) FROM imported.words WHERE p = 1;
+SELECT min(w), max(w) FROM imported.words WHERE p = 1;
+EXPLAIN (COSTS OFF) SELECT w FROM imported.words WHERE p = 1 ORDER BY w COLLATE "und-x-icu";
+SELECT w FROM imported.words WHERE p = 1 ORDER BY w COLLATE "und-x-icu";
+EXPLAIN (COSTS OFF) SELECT w FROM imported.words WHERE p = 1 AND w > 'b' COLLATE "und-x-icu";
+SELECT w FROM imported.words WHERE p = 1 AND w > 'b' COLLATE "und-x-icu" ORDER BY w;
+EXPLAIN (COSTS OFF) SELECT min(w COLLATE "und-x-icu") FROM imported.words WHERE p = 1;
