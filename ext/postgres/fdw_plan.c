@@ -343,6 +343,34 @@ cassette_cond_used(const cas_plan_info *plan, int i)
 	return i < CAS_MAX_CONSTRAINTS && plan->argument_of[i] >= 0;
 }
 
+/* Without ANALYZE's statistics PostgreSQL gives an equality on the partition key its default
+ * selectivity (0.5% of the rows: 5 rows of a 1000-row partition). The engine knows better from
+ * the store's statistics (rows per partition): a partition lookup returns the rows the engine
+ * estimates, times the selectivity of the clauses it does not enforce. */
+static void
+estimate_partition_lookup(PlannerInfo *root, RelOptInfo *baserel,
+						  CassettePlanState *state)
+{
+	cas_plan_info plan;
+	List		 *enforced = NIL;
+	List		 *local;
+	ListCell	 *lc;
+	int			  i = 0;
+
+	cassette_plan_conds(state->rel, state->conds, NULL, 0, -1, &plan);
+	if (!plan.partition_lookup)
+		return;
+	foreach(lc, state->conds)
+	{
+		if (cassette_cond_used(&plan, i++))
+			enforced = lappend(enforced, ((CassetteCond *) lfirst(lc))->rinfo);
+	}
+	local = list_difference_ptr(baserel->baserestrictinfo, enforced);
+	baserel->rows = clamp_row_est(
+		plan.rows *
+		clauselist_selectivity(root, local, baserel->relid, JOIN_INNER, NULL));
+}
+
 static void
 cassetteGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel,
 						  Oid foreigntableid)
@@ -350,6 +378,7 @@ cassetteGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel,
 	CassettePlanState *state = palloc0(sizeof(CassettePlanState));
 	RangeTblEntry	  *rte = planner_rt_fetch(baserel->relid, root);
 	Relation		   relation = table_open(rte->relid, NoLock);
+	bool			   analyzed;
 
 	state->rel =
 		cassette_relation(foreigntableid, RelationGetDescr(relation), false);
@@ -357,8 +386,11 @@ cassetteGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel,
 	state->conds =
 		classify_clauses(root, baserel, state->rel, baserel->baserestrictinfo);
 	baserel->fdw_private = state;
-	/* ANALYZE sets reltuples; before it, the store's own statistics. */
-	if (baserel->tuples < 0 || (baserel->pages == 0 && baserel->tuples == 0))
+	/* ANALYZE sets reltuples and the columns' statistics (n_distinct of the partition key, which
+	 * gives an equality its selectivity); before it, the store's own statistics. */
+	analyzed =
+		!(baserel->tuples < 0 || (baserel->pages == 0 && baserel->tuples == 0));
+	if (!analyzed)
 	{
 		double rows = 0;
 
@@ -366,6 +398,8 @@ cassetteGetForeignRelSize(PlannerInfo *root, RelOptInfo *baserel,
 		baserel->tuples = rows > 0 ? rows : CAS_DEFAULT_ROWS;
 	}
 	set_baserel_size_estimates(root, baserel);
+	if (!analyzed)
+		estimate_partition_lookup(root, baserel, state);
 }
 
 /* The engine's estimate is in rows touched (a partition seek counts as several); a row costs

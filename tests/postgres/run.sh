@@ -189,6 +189,39 @@ else
   echo "shell: $shell_got"; fail "aborted transactions write nothing"
 fi
 
+# ---- row estimates before ANALYZE: the engine's statistics ---------------------------------------
+# Without ANALYZE's statistics PostgreSQL gives  p = 2  its default selectivity (0.5%: 20 of 4000
+# rows). A partition lookup takes the engine's estimate instead: pg-import flushes its rows to an
+# SSTable, whose statistics count 4000 rows in 4 partitions. (After ANALYZE: pushdown.sql.)
+est_store=$PG_WORK_DIR/estimates.cassette
+cassette "$est_store" -e "CREATE KEYSPACE e WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};
+  CREATE TABLE e.t (p int, c int, v text, PRIMARY KEY (p, c));" >/dev/null 2>&1
+cassette pg-import "$est_store" e.t "host=$PGHOST port=$PGPORT dbname=postgres user=postgres" \
+  "SELECT p, c, 'x' AS v FROM generate_series(1, 4) p, generate_series(1, 1000) c" >/dev/null 2>&1
+got=$(psql_q <<SQL 2>&1 | tr '\n' ';'
+CREATE SERVER estimates FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '$est_store');
+CREATE SCHEMA estimates;
+IMPORT FOREIGN SCHEMA e FROM SERVER estimates INTO estimates;
+CREATE FUNCTION estimates.plan_rows(query text) RETURNS bigint LANGUAGE plpgsql AS \$\$
+DECLARE
+  plan json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || query INTO plan;
+  RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::bigint;
+END \$\$;
+SELECT estimates.plan_rows('SELECT * FROM estimates.t'),
+       estimates.plan_rows('SELECT * FROM estimates.t WHERE p = 2'),
+       estimates.plan_rows('SELECT * FROM estimates.t WHERE p IN (1, 2)'),
+       estimates.plan_rows('SELECT * FROM estimates.t WHERE p = 2 AND v = ''y''');
+SQL
+)
+if [ "$got" = "4000|1000|2000|5;" ]; then
+  pass "before ANALYZE a partition lookup is estimated from the store's statistics"
+else
+  echo "estimates (all, p = 2, p IN (1, 2), p = 2 AND v = 'y'): $got"
+  fail "before ANALYZE a partition lookup is estimated from the store's statistics"
+fi
+
 # ---- a store the server's user cannot write: read through foreign tables, writes refused -------
 # The store belongs to root, mode 0755: `postgres` reads it but cannot write there. Every kind of
 # write fails at its own statement, naming the store, and leaves the files as they were.

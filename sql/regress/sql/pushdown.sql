@@ -154,3 +154,24 @@ SELECT w FROM imported.words WHERE p = 1 ORDER BY w COLLATE "und-x-icu";
 EXPLAIN (COSTS OFF) SELECT w FROM imported.words WHERE p = 1 AND w > 'b' COLLATE "und-x-icu";
 SELECT w FROM imported.words WHERE p = 1 AND w > 'b' COLLATE "und-x-icu" ORDER BY w;
 EXPLAIN (COSTS OFF) SELECT min(w COLLATE "und-x-icu") FROM imported.words WHERE p = 1;
+
+-- Row estimates of a partition lookup after ANALYZE: the sample's row count and the partition
+-- key's distinct values, as for a table of PostgreSQL's own. (Before it, the engine's estimate
+-- from the store's statistics: tests/postgres/run.sh checks it on a store with SSTables.)
+CREATE FUNCTION estimated_rows(query text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  plan json;
+BEGIN
+  EXECUTE 'EXPLAIN (FORMAT JSON) ' || query INTO plan;
+  RETURN (plan -> 0 -> 'Plan' ->> 'Plan Rows')::bigint;
+END $$;
+SELECT cql('CREATE TABLE app.estimated (p int, c int, v text, PRIMARY KEY (p, c))', 'cassette');
+IMPORT FOREIGN SCHEMA app LIMIT TO (estimated) FROM SERVER cassette INTO imported;
+INSERT INTO imported.estimated SELECT p, c, 'x' FROM generate_series(1, 4) p, generate_series(1, 1000) c;
+ANALYZE imported.estimated;
+SELECT reltuples FROM pg_class WHERE oid = 'imported.estimated'::regclass;
+SELECT attname, n_distinct FROM pg_stats WHERE schemaname = 'imported' AND tablename = 'estimated' ORDER BY attname;
+SELECT estimated_rows('SELECT * FROM imported.estimated') AS all_rows,
+       estimated_rows('SELECT * FROM imported.estimated WHERE p = 2') AS one_partition,
+       estimated_rows('SELECT * FROM imported.estimated WHERE p IN (1, 2)') AS two_partitions,
+       estimated_rows('SELECT * FROM imported.estimated WHERE p = 2 AND c < 100') AS slice;
