@@ -57,7 +57,7 @@ cassette_raise(void)
 {
 	ereport(ERROR,
 			(errcode(ERRCODE_FDW_ERROR),
-			 errmsg("%s", cassette_cstring_from_engine(cas_last_error()))));
+			 errmsg("%s", cassette_message_from_engine(cas_last_error()))));
 	pg_unreachable();
 }
 

@@ -63,6 +63,10 @@ extern char *cassette_text_to_engine(const char *text, size_t len,
 									 size_t *out_len);
 extern char *cassette_cstring_from_engine(const char *text);
 extern char *cassette_cstring_to_engine(const char *text);
+/* An engine error message in the database's encoding, for ereport: a character the encoding
+ * cannot represent, or a byte that is not UTF-8, becomes '?' rather than hiding the message
+ * behind a conversion error. */
+extern char *cassette_message_from_engine(const char *message);
 
 /* Value conversion (fdw_values.c). */
 extern cas_repr cassette_repr_for_type(Oid typid);

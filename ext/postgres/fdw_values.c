@@ -5,7 +5,9 @@
  */
 #include "postgres.h"
 
+#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "pgtime.h"
@@ -65,6 +67,48 @@ cassette_cstring_to_engine(const char *text)
 	size_t len;
 
 	return cassette_text_to_engine(text, strlen(text), &len);
+}
+
+char *
+cassette_message_from_engine(const char *message)
+{
+	int			   encoding = GetDatabaseEncoding();
+	const char	  *p = message;
+	const char	  *end = message + strlen(message);
+	Oid			   proc;
+	StringInfoData out;
+
+	if (encoding == PG_UTF8 || encoding == PG_SQL_ASCII)
+		return (char *) message;
+	proc = FindDefaultConversionProc(PG_UTF8, encoding);
+	if (!OidIsValid(proc))
+		return (char *) message;
+	initStringInfo(&out);
+	while (p < end)
+	{
+		int srclen = (int) (end - p);
+		int converted;
+		int mblen;
+
+		enlargeStringInfo(&out, srclen * MAX_CONVERSION_GROWTH + 2);
+		converted =
+			pg_do_encoding_conversion_buf(proc, PG_UTF8, encoding,
+										  (unsigned char *) p, srclen,
+										  (unsigned char *) out.data + out.len,
+										  out.maxlen - out.len, true);
+		out.len += strlen(out.data + out.len);
+		p += converted;
+		if (p == end)
+			break;
+		/* a character the encoding lacks, or a byte that is not UTF-8 */
+		appendStringInfoChar(&out, '?');
+		mblen = pg_utf_mblen((const unsigned char *) p);
+		p += mblen <= end - p &&
+					 pg_utf8_islegal((const unsigned char *) p, mblen)
+				 ? mblen
+				 : 1;
+	}
+	return out.data;
 }
 
 cas_repr

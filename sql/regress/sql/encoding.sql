@@ -32,6 +32,9 @@ SELECT cql($$UPDATE enc.words SET w = 'déjà' WHERE k = 'naïve' AND n = 2$$);
 SELECT w FROM words WHERE k = 'naïve';
 -- An error of the engine names the table in the database's encoding.
 SELECT cql('SELECT * FROM enc."tâble"');
+-- A message whose text the encoding cannot show (here a lexer error quoting the first byte of
+-- 'â') keeps the message, with '?' for what cannot be shown.
+SELECT cql('SELECT * FROM enc.tâble');
 -- A character LATIN1 cannot represent: PostgreSQL's own conversion error.
 SELECT w FROM words WHERE k = 'euro';
 SELECT cql($$SELECT w FROM enc.words WHERE k = 'euro'$$);
