@@ -1,6 +1,7 @@
 #include "engine/types/partition_key.h"
 
 #include <cassert>
+#include <cstring>
 
 #include "engine/types/scalar.h"
 
@@ -10,13 +11,28 @@ std::string serialize_partition_key(std::span<const std::string> components) {
   assert(!components.empty());
   if (components.size() == 1) return components[0];
   std::string out;
-  for (const std::string& component : components) {
-    assert(component.size() <= kMaxPartitionKeyComponentSize);
-    append_be(&out, component.size(), 2);
-    out.append(component);
-    out.push_back('\0');
-  }
+  serialize_partition_key(components, &out);
   return out;
+}
+
+void serialize_partition_key(std::span<const std::string> components, std::string* out) {
+  assert(!components.empty());
+  if (components.size() == 1) {
+    out->assign(components[0]);
+    return;
+  }
+  size_t size = 0;
+  for (const std::string& component : components) size += component.size() + 3;
+  out->resize(size);
+  char* p = out->data();
+  for (const std::string& component : components) {  // u16 length, bytes, 0
+    assert(component.size() <= kMaxPartitionKeyComponentSize);
+    p[0] = static_cast<char>(component.size() >> 8);
+    p[1] = static_cast<char>(component.size());
+    std::memcpy(p + 2, component.data(), component.size());
+    p[2 + component.size()] = '\0';
+    p += component.size() + 3;
+  }
 }
 
 Result<std::vector<std::string>> split_partition_key(std::string_view key, size_t component_count) {

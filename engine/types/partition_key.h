@@ -25,6 +25,9 @@ inline constexpr size_t kMaxPartitionKeyComponentSize = 0xFFFF;
 // kMaxPartitionKeyComponentSize bytes (callers validate key sizes before building keys, as
 // Cassandra does).
 std::string serialize_partition_key(std::span<const std::string> components);
+// serialize_partition_key into *out (its content replaced, its capacity reused): a writer of
+// many rows builds each key without an allocation.
+void serialize_partition_key(std::span<const std::string> components, std::string* out);
 
 // The inverse of serialize_partition_key for a key of component_count columns. Returns
 // InvalidArgument when component_count is 0, Corruption when the bytes are not a well-formed

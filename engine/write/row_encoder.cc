@@ -9,6 +9,7 @@
 #include "engine/codec/table_codec.h"
 #include "engine/storage/row_codec.h"
 #include "engine/types/byte_comparable.h"
+#include "engine/types/partition_key.h"
 
 namespace cassette::write {
 
@@ -92,6 +93,7 @@ Result<std::unique_ptr<RowEncoder>> RowEncoder::make(std::shared_ptr<const schem
       default:
         break;
     }
+    if (c.is_primary_key()) encoder->keys_.push_back(static_cast<uint32_t>(v));
     if (!c.is_primary_key()) {
       encoder->cells_.push_back(static_cast<uint32_t>(v));
       encoder->direct_ = encoder->direct_ && c.kind == ColumnKind::kRegular &&
@@ -158,7 +160,7 @@ Status RowEncoder::insert_checked(std::string_view partition_key,
 Status RowEncoder::check_key(std::span<types::Value> values, bool* static_only) {
   size_t clustering_given = 0;
   const ColumnDef* null_clustering = nullptr;  // the first one
-  for (size_t i = 0; i < slots_.size(); ++i) {
+  for (uint32_t i : keys_) {
     const Slot& slot = slots_[i];
     if (slot.kind == Slot::Kind::kPartition) {
       if (!values[i]) return null_key_error(*slot.column);
@@ -203,7 +205,7 @@ Status RowEncoder::check_static_only(std::span<const types::Value> values, size_
 
 std::string_view RowEncoder::partition_key() {
   if (partition_.size() == 1) return partition_[0];
-  key_ = cql::partition_key_bytes(partition_);
+  types::serialize_partition_key(partition_, &key_);  // into key_'s buffer, kept from row to row
   return key_;
 }
 

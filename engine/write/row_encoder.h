@@ -163,6 +163,7 @@ class RowEncoder {
   NullPolicy nulls_ = NullPolicy::kTombstone;
   WriteParameters params_;
   std::vector<Slot> slots_;          // per value of insert()
+  std::vector<uint32_t> keys_;       // the key columns' values' indexes
   std::vector<uint32_t> cells_;      // the non-key values' indexes, in column id order
   bool clustering_omitted_ = false;  // the columns leave out the clustering columns
   bool direct_ = false;              // every non-key column given is regular and single-cell

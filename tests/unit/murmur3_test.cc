@@ -97,8 +97,17 @@ TEST_CASE("compound partition keys use CompositeType's layout and split back") {
   REQUIRE(split.is_ok());
   CHECK(*split == components);
 
+  // Into a buffer: the same bytes, whatever the buffer held (a longer key, then a shorter one).
+  std::string into = "a previous key, longer than this one";
+  serialize_partition_key(components, &into);
+  CHECK(into == key);
+  serialize_partition_key(std::vector<std::string>{"a", "b"}, &into);
+  CHECK(into == std::string{'\0', '\1', 'a', '\0', '\0', '\1', 'b', '\0'});
+
   const std::vector<std::string> single = {"just one"};
   CHECK(serialize_partition_key(single) == "just one");
+  serialize_partition_key(single, &into);
+  CHECK(into == "just one");
   auto single_split = split_partition_key("just one", 1);
   REQUIRE(single_split.is_ok());
   CHECK(*single_split == single);
