@@ -312,6 +312,25 @@ Status RowEncoder::add_cells(std::string_view key, std::span<types::Value> value
   return Status::ok();
 }
 
+storage::Row static_row_deletion(const schema::TableDef& table, int64_t timestamp,
+                                 int64_t now_seconds) {
+  storage::Row row;
+  for (const ColumnDef& c : table.columns) {
+    if (!c.is_static()) continue;
+    storage::ColumnData& data = row.columns.emplace_back();
+    data.id = c.id;
+    data.complex = c.type.is_multi_cell();
+    if (data.complex) {
+      data.complex_deletion = {timestamp, now_seconds};
+    } else {
+      data.cell = storage::Cell::tombstone(timestamp, now_seconds);
+    }
+  }
+  std::sort(row.columns.begin(), row.columns.end(),
+            [](const storage::ColumnData& a, const storage::ColumnData& b) { return a.id < b.id; });
+  return row;
+}
+
 Status fold_same_rows(storage::EncodedBatch& batch) {
   struct Item {
     storage::EncodedBatch::Entry entry;

@@ -175,6 +175,12 @@ class RowEncoder {
   storage::EncodedRowWriter writer_;
 };
 
+// What deleting a partition's static row writes — a SQL host's DELETE of a row it showed only
+// through the static row (a partition without clustering rows): every static column deleted at
+// `timestamp`, as SQLite and PostgreSQL both delete it.
+storage::Row static_row_deletion(const schema::TableDef& table, int64_t timestamp,
+                                 int64_t now_seconds);
+
 // Merges the entries of `batch` that have the same key (a row given twice in one batch) into one,
 // reconciled by Cassandra's rules (storage::reconcile_rows), as a WriteBatch merges the rows of
 // one statement batch: what a bulk writer of RowEncoder's rows does before applying its batch.

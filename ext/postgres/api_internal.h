@@ -21,6 +21,7 @@
 #include "engine/types/scalar.h"
 #include "engine/types/value.h"
 #include "engine/util/status.h"
+#include "engine/write/row_encoder.h"
 #include "ext/pg_common/pg_types.h"
 #include "ext/postgres/cassette_api.h"
 
@@ -38,6 +39,13 @@ struct cas_table {
   std::vector<std::string> cql_types;
   std::vector<std::string> pg_types;
   std::vector<cas_column_info> columns;
+  // Foreign-table writes (api_write.cc): the INSERT encoder over every column, made on first
+  // use, and its values; the values RETURNING reads back and their text forms (which the glue
+  // reads until the next write).
+  std::unique_ptr<cassette::write::RowEncoder> insert_encoder;
+  std::vector<cassette::types::Value> insert_values;
+  std::vector<cassette::types::Value> stored_values;
+  std::vector<std::string> stored_buffers;
 };
 
 namespace cassette::pg {
@@ -161,24 +169,30 @@ txn::Transaction* find_store_transaction(storage::Store* store);
 // committed state with the transaction block's writes of commands before `command` on top.
 Result<std::shared_ptr<const storage::Snapshot>> read_snapshot(cas_table* table, uint32_t command);
 
-// One foreign-table row change, as the glue gives it: its key and the columns it sets.
+// One foreign-table UPDATE or DELETE, as the glue gives it: its key and the columns it sets.
 struct ForeignRow {
-  enum class Kind : uint8_t { kInsert, kUpdate, kDelete };
-  Kind kind = Kind::kInsert;
+  enum class Kind : uint8_t { kUpdate, kDelete };
+  Kind kind = Kind::kUpdate;
   std::string partition_key;  // serialized
   std::string clustering;     // encoded ("" without clustering columns)
-  // An INSERT or UPDATE of a partition's static columns alone, without clustering values (as
+  // An UPDATE of a partition's static columns alone, without clustering values (as
   // CQL allows): it writes the static row only.
   bool static_only = false;
   std::vector<std::pair<size_t, types::Value>> sets;  // column index, value (null: delete)
 };
 
+// The rows a foreign-table write wrote (empty when it wrote none), for RETURNING.
+struct WrittenRows {
+  storage::Row row, static_row;
+};
+
 // Writes `row` of `table` into `transaction` as statement `statement`, as storage rows: an
-// INSERT writes a row marker and the cells of its non-null values (NULL leaves a cell unset);
-// an UPDATE writes the cells it sets (NULL deletes one); static columns go to the partition's
-// static row; a DELETE writes a row deletion. The write parameters are the table's (its default
-// TTL) at the store's clock, timestamps left to the commit.
+// UPDATE writes the cells it sets (NULL deletes one); static columns go to the partition's
+// static row; a DELETE writes a row deletion. (An INSERT is RowEncoder's.) The write parameters
+// are the table's (its default TTL) at the store's clock, timestamps left to the commit. With
+// `written`, the rows also go there.
 Status encode_foreign_row(const ForeignRow& row, const cas_table& table,
-                          txn::Transaction& transaction, txn::StatementId statement);
+                          txn::Transaction& transaction, txn::StatementId statement,
+                          WrittenRows* written = nullptr);
 
 }  // namespace cassette::pg

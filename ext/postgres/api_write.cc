@@ -15,8 +15,10 @@
 #include "engine/codec/current_row.h"
 #include "engine/codec/table_codec.h"
 #include "engine/cql/modification.h"
+#include "engine/storage/row_codec.h"
 #include "engine/storage/store_directory.h"
 #include "engine/txn/transaction.h"
+#include "engine/write/row_encoder.h"
 #include "ext/postgres/api_internal.h"
 
 namespace cassette::pg {
@@ -65,17 +67,17 @@ Status null_key_error(const ColumnDef& c) {
 }
 
 // The primary key of a row from the glue's values; Cassandra's messages for missing parts.
-// With `static_only_allowed`, every clustering value may be null together: the row is then
-// static_only (write_row checks that it sets static columns only).
+// Every clustering value may be null together: the row is then static_only (write_row checks
+// that it sets static columns only, or deletes the static row).
 Status row_key(const TableDef& table, const cas_value* values, const cas_repr* reprs,
-               bool static_only_allowed, ForeignRow* entry) {
+               ForeignRow* entry) {
   std::vector<std::string> key, clustering;
   const ColumnDef* first_null_clustering = nullptr;
   for (size_t i = 0; i < table.columns.size(); ++i) {
     const ColumnDef& c = table.columns[i];
     if (!c.is_primary_key()) continue;
     CASSETTE_ASSIGN_OR_RETURN(types::Value v, from_pg_value(c.type, values[i], reprs[i], c.name));
-    if (!v && c.kind == schema::ColumnKind::kClustering && static_only_allowed) {
+    if (!v && c.kind == schema::ColumnKind::kClustering) {
       if (first_null_clustering == nullptr) first_null_clustering = &c;
       continue;
     }
@@ -109,17 +111,27 @@ Status check_store_writable(const storage::Store& store) {
 }
 
 cql::WriteParameters write_parameters(const TableDef& table, int64_t now_micros) {
-  cql::WriteParameters params;
-  params.timestamp = storage::kAutoTimestamp;
-  params.ttl = table.params.default_time_to_live;
-  params.now_seconds = now_micros / 1'000'000;
-  params.now_micros = now_micros;
-  return params;
+  return write::RowEncoder::parameters(table, now_micros);
+}
+
+// The current row (or static row, `clustering` nullopt) at `partition_key` as the transaction's
+// earlier statements left it: what overwriting a non-frozen collection reads (the elements the
+// write does not keep are deleted; the commit gives every statement one timestamp).
+Result<std::optional<storage::Row>> current_row(const cas_table& table,
+                                                txn::Transaction& transaction,
+                                                txn::StatementId statement,
+                                                std::string_view partition_key,
+                                                const std::optional<std::string>& clustering) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> view,
+                            transaction.read_view(statement));
+  CASSETTE_ASSIGN_OR_RETURN(cql::CurrentRow current,
+                            cql::read_current_row(*table.store, *view, *table.def,
+                                                  std::string(partition_key), clustering));
+  return clustering ? std::move(current.row) : std::move(current.static_row);
 }
 
 // Builds one row (the clustering row, or the static row with `is_static`) of `ops`; an
-// operation that overwrites a non-frozen collection reads the current row through `view`,
-// made when first needed.
+// operation that overwrites a non-frozen collection reads the current row.
 Result<storage::Row> build_row(const ForeignRow& w, const std::vector<cql::ColumnOperation>& ops,
                                bool is_static, const cql::WriteParameters& params,
                                txn::Transaction& transaction, const cas_table& table,
@@ -128,22 +140,12 @@ Result<storage::Row> build_row(const ForeignRow& w, const std::vector<cql::Colum
   bool needs = false;
   for (const auto& op : ops) needs = needs || cql::operation_needs_row(op, params);
   if (needs) {
-    // The row as the transaction's earlier statements left it: the elements this write does
-    // not keep are deleted (the commit gives every statement one timestamp).
-    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> view,
-                              transaction.read_view(statement));
     std::optional<std::string> clustering;
     if (!is_static) clustering = w.clustering;
     CASSETTE_ASSIGN_OR_RETURN(
-        cql::CurrentRow current,
-        cql::read_current_row(*table.store, *view, *table.def, w.partition_key, clustering));
-    existing = is_static ? std::move(current.static_row) : std::move(current.row);
+        existing, current_row(table, transaction, statement, w.partition_key, clustering));
   }
   cql::RowBuilder row;
-  if (!is_static && w.kind == ForeignRow::Kind::kInsert) {
-    row.set_liveness(
-        storage::LivenessInfo::written(params.timestamp, params.ttl, params.now_seconds));
-  }
   for (const auto& op : ops) {
     CASSETTE_RETURN_IF_ERROR(
         cql::apply_operation(op, params, existing ? &*existing : nullptr, row));
@@ -151,12 +153,90 @@ Result<storage::Row> build_row(const ForeignRow& w, const std::vector<cql::Colum
   return row.build();
 }
 
+// Where an INSERT's rows go: the transaction block's transaction on the table's store (made at
+// the first row, so that a refused INSERT leaves no trace), as statement `statement`; with
+// `written`, decoded there too.
+class TransactionSink : public write::RowSink {
+ public:
+  TransactionSink(const cas_table& table, int level, txn::StatementId statement,
+                  WrittenRows* written)
+      : table_(table), level_(level), statement_(statement), written_(written) {}
+
+  Status add_row(std::string_view partition_key, bool is_static, std::string_view clustering,
+                 std::string_view encoded_row) override {
+    CASSETTE_RETURN_IF_ERROR(transaction().add_encoded(txn::Transaction::Kind::kWrite, table_.def,
+                                                       partition_key, is_static, clustering,
+                                                       encoded_row, statement_));
+    if (written_ == nullptr) return Status::ok();
+    storage::Row& row = is_static ? written_->static_row : written_->row;
+    if (!storage::decode_row(encoded_row, &row)) {
+      return Status::internal("a foreign-table row just encoded does not decode");
+    }
+    return Status::ok();
+  }
+
+  txn::Transaction& transaction() {
+    if (transaction_ == nullptr) transaction_ = &store_transaction(table_.store.get(), level_);
+    return *transaction_;
+  }
+
+ private:
+  const cas_table& table_;
+  int level_;
+  txn::StatementId statement_;
+  WrittenRows* written_;
+  txn::Transaction* transaction_ = nullptr;
+};
+
+// The encoder of the table's INSERTs: every column, a NULL leaving its column unset.
+Result<write::RowEncoder*> insert_encoder(cas_table* table) {
+  if (table->insert_encoder == nullptr) {
+    std::vector<size_t> columns(table->def->columns.size());
+    for (size_t i = 0; i < columns.size(); ++i) columns[i] = i;
+    CASSETTE_ASSIGN_OR_RETURN(
+        table->insert_encoder,
+        write::RowEncoder::make(table->def, std::move(columns), write::NullPolicy::kUnset));
+    table->insert_values.resize(table->def->columns.size());
+  }
+  return table->insert_encoder.get();
+}
+
+// An INSERT: CQL's INSERT of the non-null values (RowEncoder: the key checks, the row marker,
+// a static-only row when every clustering value is NULL), into reused buffers.
+Status insert_row(cas_table* table, const cas_value* values, const cas_repr* reprs, int level,
+                  uint32_t command, WrittenRows* written) {
+  CASSETTE_ASSIGN_OR_RETURN(write::RowEncoder * encoder, insert_encoder(table));
+  const TableDef& def = *table->def;
+  std::vector<types::Value>& row = table->insert_values;
+  for (size_t i = 0; i < def.columns.size(); ++i) {
+    const ColumnDef& c = def.columns[i];
+    CASSETTE_ASSIGN_OR_RETURN(row[i], from_pg_value(c.type, values[i], reprs[i], c.name));
+    if (row[i] && !c.is_primary_key()) CASSETTE_RETURN_IF_ERROR(check_writable(c));
+  }
+  encoder->set_parameters(write_parameters(def, table->store->clock().now_micros()));
+  TransactionSink sink(*table, level, command, written);
+  if (!encoder->needs_read()) return encoder->insert(row, sink);
+  const write::CurrentRowReader read = [&](std::string_view key,
+                                           const std::optional<std::string>& clustering) {
+    return current_row(*table, sink.transaction(), command, key, clustering);
+  };
+  return encoder->insert(row, sink, &read);
+}
+
 }  // namespace
 
 Status encode_foreign_row(const ForeignRow& w, const cas_table& table,
-                          txn::Transaction& transaction, txn::StatementId statement) {
+                          txn::Transaction& transaction, txn::StatementId statement,
+                          WrittenRows* written) {
   const TableDef& def = *table.def;
   const cql::WriteParameters params = write_parameters(def, table.store->clock().now_micros());
+  if (w.kind == ForeignRow::Kind::kDelete && w.static_only) {
+    // A partition the scan showed only through its static row: its static columns deleted (as
+    // CQL's DELETE of the partition would leave it).
+    return transaction.add(txn::Transaction::Kind::kWrite, table.def, w.partition_key, true, {},
+                           write::static_row_deletion(def, params.timestamp, params.now_seconds),
+                           statement);
+  }
   if (w.kind == ForeignRow::Kind::kDelete) {
     // A row deletion, also for a table without clustering columns (its one row, at clustering
     // ""): reads see what a partition deletion would leave, and an INSERT of the row later in
@@ -174,57 +254,82 @@ Status encode_foreign_row(const ForeignRow& w, const cas_table& table,
     op.value = value;
     (op.column->is_static() ? statics : regular).push_back(std::move(op));
   }
-  if (!w.static_only && (!regular.empty() || w.kind == ForeignRow::Kind::kInsert)) {
+  if (!w.static_only && !regular.empty()) {
     CASSETTE_ASSIGN_OR_RETURN(storage::Row row,
                               build_row(w, regular, false, params, transaction, table, statement));
     CASSETTE_RETURN_IF_ERROR(transaction.add(txn::Transaction::Kind::kWrite, table.def,
                                              w.partition_key, false, w.clustering, row, statement));
+    if (written != nullptr) written->row = std::move(row);
   }
   if (!statics.empty()) {
     CASSETTE_ASSIGN_OR_RETURN(storage::Row row,
                               build_row(w, statics, true, params, transaction, table, statement));
     CASSETTE_RETURN_IF_ERROR(transaction.add(txn::Transaction::Kind::kWrite, table.def,
                                              w.partition_key, true, {}, row, statement));
+    if (written != nullptr) written->static_row = std::move(row);
   }
   return Status::ok();
 }
 
 namespace {
 
+// An UPDATE or a DELETE of the row with the key in `values`.
 Status write_row(cas_table* table, ForeignRow::Kind kind, const cas_value* values,
-                 const cas_repr* reprs, const int* present, int level, uint32_t command) {
-  CASSETTE_RETURN_IF_ERROR(check_store_writable(*table->store));
+                 const cas_repr* reprs, const int* present, int level, uint32_t command,
+                 WrittenRows* written) {
   ForeignRow row;
   row.kind = kind;
   const TableDef& def = *table->def;
-  CASSETTE_RETURN_IF_ERROR(row_key(def, values, reprs, kind != ForeignRow::Kind::kDelete, &row));
-  if (kind != ForeignRow::Kind::kDelete) {
+  CASSETTE_RETURN_IF_ERROR(row_key(def, values, reprs, &row));
+  if (kind == ForeignRow::Kind::kUpdate) {
     for (size_t i = 0; i < def.columns.size(); ++i) {
       const ColumnDef& c = def.columns[i];
-      if (kind == ForeignRow::Kind::kUpdate && !present[i]) continue;
+      if (!present[i]) continue;
       if (c.is_primary_key()) {
-        if (kind == ForeignRow::Kind::kUpdate) {
-          return Status::invalid_argument(
-              fmt::format("PRIMARY KEY part {} found in SET part", c.name));
-        }
-        continue;
+        return Status::invalid_argument(
+            fmt::format("PRIMARY KEY part {} found in SET part", c.name));
       }
       CASSETTE_ASSIGN_OR_RETURN(types::Value v, from_pg_value(c.type, values[i], reprs[i], c.name));
-      if (kind == ForeignRow::Kind::kInsert && !v) continue;  // a null INSERT value is unset
       CASSETTE_RETURN_IF_ERROR(check_writable(c));
       row.sets.emplace_back(i, std::move(v));
     }
   }
   if (row.static_only) {
     // Without clustering values only static columns can be written (CQL's rule), and at least
-    // one must be; otherwise the row needs its clustering values, as before.
-    bool statics = !row.sets.empty();
+    // one must be; otherwise the row needs its clustering values, as before. A DELETE without
+    // clustering values deletes the static row.
+    bool statics = kind == ForeignRow::Kind::kDelete ? def.has_static_columns() : !row.sets.empty();
     for (const auto& [column, value] : row.sets)
       statics = statics && def.columns[column].is_static();
     if (!statics) return null_key_error(*def.clustering().front());
   }
   txn::Transaction& transaction = store_transaction(table->store.get(), level);
-  return encode_foreign_row(row, *table, transaction, command);
+  return encode_foreign_row(row, *table, transaction, command, written);
+}
+
+// The values a SELECT reads of the row just written, for RETURNING: each key column's value
+// converted to CQL and back (a timestamp keeps milliseconds), each written column's value as
+// read from the rows written (`written`: a set sorted without duplicates, an empty collection
+// NULL), in the scan's conversions. `present` (nullptr: every column) names the columns wanted.
+Status stored_values(cas_table* table, const cas_value* values, const cas_repr* reprs,
+                     const int* present, const WrittenRows& written, cas_value* out) {
+  const TableDef& def = *table->def;
+  table->stored_values.resize(def.columns.size());
+  table->stored_buffers.resize(def.columns.size());
+  for (size_t i = 0; i < def.columns.size(); ++i) {
+    const ColumnDef& c = def.columns[i];
+    if (present != nullptr && !present[i] && !c.is_primary_key()) continue;
+    types::Value& value = table->stored_values[i];  // out[i] may point into it
+    if (c.is_primary_key()) {
+      CASSETTE_ASSIGN_OR_RETURN(value, from_pg_value(c.type, values[i], reprs[i], c.name));
+    } else {
+      value = cql::read_column(c, c.is_static() ? written.static_row : written.row);
+    }
+    const std::string_view bytes = value ? std::string_view(*value) : std::string_view();
+    CASSETTE_RETURN_IF_ERROR(to_pg_value(c.type, value ? &bytes : nullptr, reprs[i], &out[i],
+                                         &table->stored_buffers[i]));
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -237,23 +342,35 @@ using namespace cassette::pg;
 extern "C" {
 
 int cas_write_insert(cas_table* table, const cas_value* values, const cas_repr* reprs, int level,
-                     uint32_t command) {
-  return guarded([&] {
-    return write_row(table, ForeignRow::Kind::kInsert, values, reprs, nullptr, level, command);
+                     uint32_t command, cas_value* stored) {
+  return guarded([&]() -> Status {
+    CASSETTE_RETURN_IF_ERROR(check_store_writable(*table->store));
+    WrittenRows written;
+    CASSETTE_RETURN_IF_ERROR(
+        insert_row(table, values, reprs, level, command, stored ? &written : nullptr));
+    if (stored == nullptr) return Status::ok();
+    return stored_values(table, values, reprs, nullptr, written, stored);
   });
 }
 
 int cas_write_update(cas_table* table, const cas_value* values, const cas_repr* reprs,
-                     const int* present, int level, uint32_t command) {
-  return guarded([&] {
-    return write_row(table, ForeignRow::Kind::kUpdate, values, reprs, present, level, command);
+                     const int* present, int level, uint32_t command, cas_value* stored) {
+  return guarded([&]() -> Status {
+    CASSETTE_RETURN_IF_ERROR(check_store_writable(*table->store));
+    WrittenRows written;
+    CASSETTE_RETURN_IF_ERROR(write_row(table, ForeignRow::Kind::kUpdate, values, reprs, present,
+                                       level, command, stored ? &written : nullptr));
+    if (stored == nullptr) return Status::ok();
+    return stored_values(table, values, reprs, present, written, stored);
   });
 }
 
 int cas_write_delete(cas_table* table, const cas_value* values, const cas_repr* reprs, int level,
                      uint32_t command) {
-  return guarded([&] {
-    return write_row(table, ForeignRow::Kind::kDelete, values, reprs, nullptr, level, command);
+  return guarded([&]() -> Status {
+    CASSETTE_RETURN_IF_ERROR(check_store_writable(*table->store));
+    return write_row(table, ForeignRow::Kind::kDelete, values, reprs, nullptr, level, command,
+                     nullptr);
   });
 }
 

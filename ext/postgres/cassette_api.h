@@ -229,12 +229,17 @@ extern "C"
  * UPDATE: key columns identify the row, present non-key columns are set (null deletes the cell).
  * DELETE: only key columns are read. `level` is the (sub)transaction nesting level, `command`
  * the writing statement's CommandId (scans of later commands see the write). Each row goes into
- * the engine transaction of the table's store as its statement runs. */
+ * the engine transaction of the table's store as its statement runs. With `stored` (RETURNING;
+ * else NULL), INSERT fills stored[c] for every column and UPDATE for the key and present
+ * columns with the value a SELECT reads back of what was written, in reprs[c] (a timestamp in
+ * milliseconds, a set sorted without duplicates, an empty collection NULL); text forms stay valid
+ * until the next write of the table. */
 	int cas_write_insert(cas_table *table, const cas_value *values,
-						 const cas_repr *reprs, int level, uint32_t command);
+						 const cas_repr *reprs, int level, uint32_t command,
+						 cas_value *stored);
 	int cas_write_update(cas_table *table, const cas_value *values,
 						 const cas_repr *reprs, const int *present, int level,
-						 uint32_t command);
+						 uint32_t command, cas_value *stored);
 	int cas_write_delete(cas_table *table, const cas_value *values,
 						 const cas_repr *reprs, int level, uint32_t command);
 	int cas_write_truncate(cas_table *table, int level, uint32_t command);

@@ -38,8 +38,9 @@ typedef struct CassetteModifyState
 	char *key_plan; /* its lookup of one primary key (cas_plan's encoding) */
 	int	 *key_argument; /* per lookup argument: its CQL column */
 	int	  nkey_arguments;
-	cas_value	 *values;
-	cas_repr	 *reprs;
+	cas_value *values;
+	cas_repr  *reprs;
+	cas_value *stored; /* RETURNING: the values as stored (cas_write_insert) */
 	MemoryContext temp;
 } CassetteModifyState;
 
@@ -204,6 +205,7 @@ modify_state(ResultRelInfo *rinfo, CmdType operation)
 								RelationGetDescr(relation), true);
 	st->values = palloc0(sizeof(cas_value) * Max(st->rel->ncolumns, 1));
 	st->reprs = palloc0(sizeof(cas_repr) * Max(st->rel->ncolumns, 1));
+	st->stored = palloc0(sizeof(cas_value) * Max(st->rel->ncolumns, 1));
 	st->present = palloc0(sizeof(int) * Max(st->rel->ncolumns, 1));
 	st->key_junk = palloc0(sizeof(AttrNumber) * Max(st->rel->ncolumns, 1));
 	st->temp = AllocSetContextCreate(CurrentMemoryContext, "cassette_fdw modify",
@@ -256,12 +258,49 @@ cassetteBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 	}
 }
 
+/* RETURNING reports the row as a SELECT reads it back: the values the engine stored (st->stored)
+ * replace the ones given in `slot` (a timestamp's microseconds, a set's duplicates, an empty
+ * collection), for every CQL column or, with `present`, for the key and present columns. Runs in
+ * the executor's per-tuple context, which the RETURNING projection reads before it is reset. */
+static void
+store_returned_values(CassetteModifyState *st, TupleTableSlot *slot,
+					  const int *present)
+{
+	TupleDesc desc = slot->tts_tupleDescriptor;
+	Datum	 *values = palloc(sizeof(Datum) * Max(desc->natts, 1));
+	bool	 *isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
+	int		  c;
+
+	slot_getallattrs(slot);
+	memcpy(values, slot->tts_values, sizeof(Datum) * desc->natts);
+	memcpy(isnull, slot->tts_isnull, sizeof(bool) * desc->natts);
+	for (c = 0; c < st->rel->ncolumns; c++)
+	{
+		int att = st->rel->column_att[c];
+
+		if (att < 0 || (present != NULL && !present[c] &&
+						st->rel->columns[c].kind != CAS_PARTITION_KEY &&
+						st->rel->columns[c].kind != CAS_CLUSTERING))
+			continue;
+		isnull[att] = st->stored[c].isnull != 0;
+		values[att] =
+			isnull[att]
+				? (Datum) 0
+				: cassette_datum_from_value(&st->stored[c], st->reprs[c],
+											&st->rel->att_input[att],
+											st->rel->att_ioparam[att],
+											TupleDescAttr(desc, att)->atttypmod);
+	}
+	ExecForceStoreHeapTuple(heap_form_tuple(desc, values, isnull), slot, true);
+}
+
 static TupleTableSlot *
 cassetteExecForeignInsert(EState *estate, ResultRelInfo *rinfo,
 						  TupleTableSlot *slot, TupleTableSlot *planSlot)
 {
 	CassetteModifyState *st = rinfo->ri_FdwState;
 	MemoryContext		 old = MemoryContextSwitchTo(st->temp);
+	bool				 returning = rinfo->ri_projectReturning != NULL;
 
 	cassette_values_from_slot(st->rel, slot, st->values, st->reprs);
 	if (st->do_nothing && key_exists(st))
@@ -269,8 +308,11 @@ cassetteExecForeignInsert(EState *estate, ResultRelInfo *rinfo,
 	else
 		CAS_CHECK(cas_write_insert(st->rel->table, st->values, st->reprs,
 								   GetCurrentTransactionNestLevel(),
-								   GetCurrentCommandId(true)));
+								   GetCurrentCommandId(true),
+								   returning ? st->stored : NULL));
 	MemoryContextSwitchTo(old);
+	if (slot != NULL && returning)
+		store_returned_values(st, slot, NULL);
 	MemoryContextReset(st->temp);
 	return slot;
 }
@@ -323,6 +365,7 @@ cassetteExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 {
 	CassetteModifyState *st = rinfo->ri_FdwState;
 	MemoryContext		 old = MemoryContextSwitchTo(st->temp);
+	bool				 returning = rinfo->ri_projectReturning != NULL;
 	int					 c;
 
 	cassette_values_from_slot(st->rel, slot, st->values, st->reprs);
@@ -366,9 +409,12 @@ cassetteExecForeignUpdate(EState *estate, ResultRelInfo *rinfo,
 						 st->rel->columns[c].kind != CAS_CLUSTERING;
 		CAS_CHECK(cas_write_update(st->rel->table, st->values, st->reprs,
 								   present, GetCurrentTransactionNestLevel(),
-								   GetCurrentCommandId(true)));
+								   GetCurrentCommandId(true),
+								   returning ? st->stored : NULL));
+		MemoryContextSwitchTo(old);
+		if (returning)
+			store_returned_values(st, slot, present);
 	}
-	MemoryContextSwitchTo(old);
 	MemoryContextReset(st->temp);
 	return slot;
 }

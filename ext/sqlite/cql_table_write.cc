@@ -335,24 +335,12 @@ Status delete_row(CqlTable& t, sqlite3_int64 rowid) {
   txn::Transaction& pending = t.connection->pending(t.store.get());
   const uint64_t statement = pending.next_statement();
   int64_t now = t.store->clock().now_seconds();
-  storage::Row row;
   if (k.static_only) {
     // A partition shown only through its static row: deleting it nulls the static columns.
-    for (const ColumnDef& c : table.columns) {
-      if (!c.is_static()) continue;
-      storage::ColumnData data;
-      data.id = c.id;
-      data.complex = c.type.is_multi_cell();
-      if (data.complex) {
-        data.complex_deletion = {storage::kAutoTimestamp, now};
-      } else {
-        data.cell = storage::Cell::tombstone(storage::kAutoTimestamp, now);
-      }
-      row.columns.push_back(std::move(data));
-    }
-    return pending.add(txn::Transaction::Kind::kWrite, t.table, k.partition_key, true, {}, row,
-                       statement);
+    return pending.add(txn::Transaction::Kind::kWrite, t.table, k.partition_key, true, {},
+                       write::static_row_deletion(table, storage::kAutoTimestamp, now), statement);
   }
+  storage::Row row;
   row.deletion = {storage::kAutoTimestamp, now};
   return pending.add(txn::Transaction::Kind::kDeleteRow, t.table, k.partition_key, false,
                      k.clustering, row, statement);
