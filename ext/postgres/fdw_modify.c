@@ -291,7 +291,15 @@ store_returned_values(CassetteModifyState *st, TupleTableSlot *slot,
 											st->rel->att_ioparam[att],
 											TupleDescAttr(desc, att)->atttypmod);
 	}
-	ExecForceStoreHeapTuple(heap_form_tuple(desc, values, isnull), slot, true);
+	/* The tuple outlives st->temp, which the caller resets before PostgreSQL projects
+	 * RETURNING from the slot: it belongs to the slot, which frees it when cleared. */
+	{
+		MemoryContext old = MemoryContextSwitchTo(slot->tts_mcxt);
+		HeapTuple	  tuple = heap_form_tuple(desc, values, isnull);
+
+		MemoryContextSwitchTo(old);
+		ExecForceStoreHeapTuple(tuple, slot, true);
+	}
 }
 
 static TupleTableSlot *
