@@ -419,15 +419,19 @@ cassette_cql(PG_FUNCTION_ARGS)
 	else
 		store = only_server_store();
 	/* A read-only transaction (BEGIN READ ONLY, default_transaction_read_only, a standby) runs
-	 * only statements that read, refused as PostgreSQL refuses its own writes there. */
-	if (XactReadOnly)
+	 * only statements that read, refused as PostgreSQL refuses its own writes there; so does a
+	 * SERIALIZABLE one (cassette_refuse_serializable_write). */
+	if (XactReadOnly || IsolationIsSerializable())
 	{
 		int			writes;
 		const char *command;
 
 		CAS_CHECK(cas_cql_statement_writes(statement, &writes, &command));
-		if (writes)
+		if (writes && XactReadOnly)
 			PreventCommandIfReadOnly(command);
+		if (writes)
+			cassette_refuse_serializable_write(
+				psprintf("%s through cql()", command));
 	}
 	/* In a transaction block (BEGIN ... COMMIT, or a function called from one) cql() joins the
 	 * transaction; a statement on its own (autocommit) commits its cql() writes at once, as

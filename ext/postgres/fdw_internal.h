@@ -95,5 +95,9 @@ extern void	 cassette_modify_routines(struct FdwRoutine *routine);
 extern List *cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt,
 											Oid serverOid);
 extern void	 cassette_register_callbacks(void);
+/* Raises SQLSTATE 0A000 when the transaction is SERIALIZABLE, naming `what` ("UPDATE on foreign
+ * table \"t\"", "INSERT through cql()"): without read tracking the store cannot detect the
+ * anomalies SERIALIZABLE excludes, so such a transaction may read but not write. */
+extern void cassette_refuse_serializable_write(const char *what);
 
 #endif /* CASSETTE_FDW_INTERNAL_H */

@@ -6,7 +6,8 @@
  * columns as row identity columns. Every change is buffered in the engine (cas_write_*) and
  * applied at pre-commit as one atomic write per store; an aborted transaction (or a rolled
  * back savepoint) writes nothing. Writes are Cassandra mutations: INSERT is an upsert (a NULL
- * leaves a column unset), UPDATE sets the columns it names, DELETE removes the row.
+ * leaves a column unset), UPDATE sets the columns it names, DELETE removes the row. A
+ * SERIALIZABLE transaction cannot write (cassette_refuse_serializable_write).
  */
 #include "postgres.h"
 
@@ -43,6 +44,30 @@ typedef struct CassetteModifyState
 	cas_value *stored; /* RETURNING: the values as stored (cas_write_insert) */
 	MemoryContext temp;
 } CassetteModifyState;
+
+void
+cassette_refuse_serializable_write(const char *what)
+{
+	if (!IsolationIsSerializable())
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("cassette_fdw cannot give SERIALIZABLE isolation: %s is refused",
+					what),
+			 errdetail("A Cassette store does not track what a transaction reads, so it cannot "
+					   "detect the conflicts SERIALIZABLE promises to prevent."),
+			 errhint("Write at REPEATABLE READ or READ COMMITTED (BEGIN ISOLATION LEVEL "
+					 "REPEATABLE READ); a SERIALIZABLE transaction can still read cassette "
+					 "tables.")));
+}
+
+static void
+refuse_serializable_modify(const char *command, Relation relation)
+{
+	cassette_refuse_serializable_write(
+		psprintf("%s on foreign table \"%s\"", command,
+				 RelationGetRelationName(relation)));
+}
 
 static char *
 key_junk_name(int attno)
@@ -234,6 +259,10 @@ cassetteBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 	}
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
+	refuse_serializable_modify(st->operation == CMD_INSERT	 ? "INSERT"
+							   : st->operation == CMD_UPDATE ? "UPDATE"
+															 : "DELETE",
+							   rinfo->ri_RelationDesc);
 	if (st->do_nothing)
 		plan_key_lookup(st);
 	if (st->operation == CMD_UPDATE || st->operation == CMD_DELETE)
@@ -491,8 +520,11 @@ cassetteEndForeignModify(EState *estate, ResultRelInfo *rinfo)
 static void
 cassetteBeginForeignInsert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
 {
-	CassetteModifyState *st = modify_state(rinfo, CMD_INSERT);
+	CassetteModifyState *st;
 	ModifyTable *plan = mtstate ? (ModifyTable *) mtstate->ps.plan : NULL;
+
+	refuse_serializable_modify("INSERT", rinfo->ri_RelationDesc);
+	st = modify_state(rinfo, CMD_INSERT);
 
 	/* A row routed to this partition by INSERT ... ON CONFLICT DO NOTHING on its parent. */
 	if (plan != NULL && plan->onConflictAction == ONCONFLICT_NOTHING)
@@ -519,6 +551,8 @@ cassetteExecForeignTruncate(List *rels, DropBehavior behavior, bool restart_seqs
 {
 	ListCell *lc;
 
+	foreach(lc, rels)
+		refuse_serializable_modify("TRUNCATE", lfirst(lc));
 	foreach(lc, rels)
 	{
 		Relation		  relation = lfirst(lc);

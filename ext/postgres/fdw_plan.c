@@ -21,6 +21,9 @@
  * engine does not enforce stays a PostgreSQL filter. The plan keeps the engine's encoded plan
  * and the expressions of the values it binds, in binding order; fdw_scan.c executes it.
  * Aggregates computed by the engine instead of PostgreSQL are planned in fdw_aggregate.c.
+ *
+ * A Cassette store has no row locks, so SELECT ... FOR UPDATE / NO KEY UPDATE / SHARE / KEY
+ * SHARE on a cassette foreign table is refused here rather than accepted and ignored.
  */
 #include "postgres.h"
 
@@ -733,6 +736,51 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel,
 							NIL, NIL, outer_plan);
 }
 
+static const char *
+lock_clause_name(LockClauseStrength strength)
+{
+	switch (strength)
+	{
+		case LCS_FORKEYSHARE:
+			return "FOR KEY SHARE";
+		case LCS_FORSHARE:
+			return "FOR SHARE";
+		case LCS_FORNOKEYUPDATE:
+			return "FOR NO KEY UPDATE";
+		case LCS_FORUPDATE:
+			return "FOR UPDATE";
+		case LCS_NONE:
+			break;
+	}
+	return "";
+}
+
+/*
+ * The row mark of a foreign table. Without this callback PostgreSQL answers ROW_MARK_COPY to
+ * every strength, which accepts SELECT ... FOR UPDATE and locks nothing: two sessions that
+ * read-then-write one row both go ahead and one update is lost. A user's lock clause (an
+ * explicit strength, however it reaches the table: a join, a view, a subquery) is refused.
+ * LCS_NONE is no lock clause but PostgreSQL carrying a non-target table's rows along for an
+ * EvalPlanQual recheck (UPDATE/DELETE joined with a cassette table, FOR UPDATE OF another
+ * table): copying the whole row serves that, as for any foreign table.
+ */
+static RowMarkType
+cassetteGetForeignRowMarkType(RangeTblEntry *rte, LockClauseStrength strength)
+{
+	if (strength != LCS_NONE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cassette_fdw cannot lock rows: SELECT ... %s is not supported on "
+						"foreign table \"%s\"",
+						lock_clause_name(strength), get_rel_name(rte->relid)),
+				 errhint(
+					 "To change a row only if it still holds what you read, use a "
+					 "lightweight transaction outside a transaction block: "
+					 "cql('UPDATE ks.t SET v = ... WHERE k = ... IF v = ...') answers "
+					 "[applied] false when another session changed it first.")));
+	return ROW_MARK_COPY;
+}
+
 void
 cassette_plan_routines(FdwRoutine *routine)
 {
@@ -740,4 +788,5 @@ cassette_plan_routines(FdwRoutine *routine)
 	routine->GetForeignPaths = cassetteGetForeignPaths;
 	routine->GetForeignPlan = cassetteGetForeignPlan;
 	routine->GetForeignUpperPaths = cassetteGetForeignUpperPaths;
+	routine->GetForeignRowMarkType = cassetteGetForeignRowMarkType;
 }

@@ -1,0 +1,109 @@
+-- Row locks and SERIALIZABLE (issue 22): a Cassette store has neither row locks nor the
+-- conflict tracking SERIALIZABLE needs, so cassette_fdw refuses them instead of accepting them
+-- and doing nothing. SELECT ... FOR UPDATE / NO KEY UPDATE / SHARE / KEY SHARE on a cassette
+-- foreign table fails at plan time, wherever the lock clause reaches the table (a join, a view,
+-- a subquery, a CTE, PL/pgSQL); a SERIALIZABLE transaction reads but does not write.
+SELECT cql('CREATE TABLE app.iso (k int PRIMARY KEY, v text)', 'cassette');
+IMPORT FOREIGN SCHEMA app LIMIT TO (iso) FROM SERVER cassette INTO imported;
+INSERT INTO imported.iso VALUES (1, 'one'), (2, 'two'), (7, '0');
+CREATE TABLE iso_local (k int PRIMARY KEY, note text);
+INSERT INTO iso_local VALUES (1, 'a'), (2, 'b'), (7, 'c');
+CREATE VIEW iso_view AS SELECT * FROM imported.iso;
+-- The SQLSTATE and message of a statement, or 'ok'.
+CREATE FUNCTION iso_outcome(statement text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE statement;
+  RETURN 'ok';
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+-- ---- row locks ---------------------------------------------------------------------------------
+-- Every strength, with its full error once.
+SELECT * FROM imported.iso WHERE k = 7 FOR UPDATE;
+SELECT iso_outcome('SELECT * FROM imported.iso WHERE k = 7 FOR NO KEY UPDATE');
+SELECT iso_outcome('SELECT * FROM imported.iso WHERE k = 7 FOR SHARE');
+SELECT iso_outcome('SELECT * FROM imported.iso WHERE k = 7 FOR KEY SHARE');
+SELECT iso_outcome('SELECT * FROM imported.iso FOR UPDATE NOWAIT');
+SELECT iso_outcome('SELECT * FROM imported.iso FOR SHARE SKIP LOCKED');
+-- A join: FOR UPDATE locks every table of it, OF names the cassette table.
+SELECT iso_outcome('SELECT l.k, i.v FROM iso_local l JOIN imported.iso i USING (k) FOR UPDATE');
+SELECT iso_outcome('SELECT l.k, i.v FROM iso_local l JOIN imported.iso i USING (k) FOR UPDATE OF i');
+-- Through a view, a subquery, a CTE, an IN list, PL/pgSQL, a prepared statement.
+SELECT iso_outcome('SELECT * FROM iso_view WHERE k = 7 FOR UPDATE');
+SELECT iso_outcome('SELECT * FROM (SELECT * FROM imported.iso WHERE k = 7 FOR UPDATE) s');
+SELECT iso_outcome('WITH c AS (SELECT * FROM imported.iso FOR SHARE) SELECT count(*) FROM c');
+SELECT iso_outcome('SELECT * FROM iso_local WHERE k IN (SELECT k FROM imported.iso FOR KEY SHARE)');
+SELECT iso_outcome('UPDATE iso_local SET note = ''x'' WHERE k IN (SELECT k FROM imported.iso FOR UPDATE)');
+SELECT iso_outcome($$DO $do$ DECLARE r record;
+  BEGIN SELECT * INTO r FROM imported.iso WHERE k = 7 FOR UPDATE; END $do$ $$);
+PREPARE iso_locked(int) AS SELECT * FROM imported.iso WHERE k = $1 FOR UPDATE;
+EXECUTE iso_locked(7);
+-- Nothing was changed by any of them.
+SELECT * FROM iso_local ORDER BY k;
+-- Locking only the local table of a join is fine: the cassette table's rows are only read.
+SELECT l.k, l.note, i.v FROM iso_local l JOIN imported.iso i USING (k) ORDER BY l.k FOR UPDATE OF l;
+
+-- Plain UPDATE and DELETE still work, also joined with a local table (PostgreSQL then carries
+-- the other table's rows along for a recheck, which is no lock the user asked for).
+UPDATE imported.iso SET v = (v::int + 1)::text WHERE k = 7;
+UPDATE imported.iso i SET v = i.v || '-' || l.note FROM iso_local l WHERE l.k = i.k AND l.k = 1;
+UPDATE iso_local l SET note = i.v FROM imported.iso i WHERE l.k = i.k;
+SELECT * FROM imported.iso ORDER BY k;
+SELECT * FROM iso_local ORDER BY k;
+DELETE FROM imported.iso i USING iso_local l WHERE l.k = i.k AND l.note = 'two';
+DELETE FROM iso_local l USING imported.iso i WHERE l.k = i.k AND i.v = '1';
+SELECT * FROM imported.iso ORDER BY k;
+SELECT * FROM iso_local ORDER BY k;
+
+-- ---- SERIALIZABLE -------------------------------------------------------------------------------
+-- Reads are allowed; every write is refused at its statement with SQLSTATE 0A000 and changes
+-- nothing. EXPLAIN of a write writes nothing and passes.
+CREATE TABLE iso_parted (k int, v text) PARTITION BY LIST (k);
+CREATE FOREIGN TABLE iso_part PARTITION OF iso_parted FOR VALUES IN (5)
+  SERVER cassette OPTIONS (table 'app.iso');
+CREATE EXTENSION dblink;
+SELECT dblink_connect('iso_other', format('dbname=%s port=%s host=%s', current_database(),
+                      current_setting('port'), split_part(current_setting('unix_socket_directories'), ',', 1)));
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT * FROM imported.iso ORDER BY k;
+-- A read sees the store as last committed when its scan starts, not one snapshot of the
+-- transaction: another session's commit in between is seen by the next read.
+SELECT dblink_exec('iso_other', 'UPDATE imported.iso SET v = ''seen'' WHERE k = 1');
+SELECT * FROM imported.iso ORDER BY k;
+SELECT cql('SELECT v FROM app.iso WHERE k = 7', 'cassette');
+EXPLAIN (COSTS OFF) UPDATE imported.iso SET v = 'x' WHERE k = 1;
+UPDATE imported.iso SET v = 'x' WHERE k = 1;
+ROLLBACK;
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT iso_outcome('INSERT INTO imported.iso VALUES (3, ''three'')');
+SELECT iso_outcome('DELETE FROM imported.iso WHERE k = 1');
+SELECT iso_outcome('TRUNCATE imported.iso');
+SELECT iso_outcome('INSERT INTO iso_parted VALUES (5, ''five'')');
+-- A local table's UPDATE that only reads the cassette table passes.
+SELECT iso_outcome('UPDATE iso_local l SET note = ''y'' FROM imported.iso i WHERE l.k = i.k');
+SELECT iso_outcome($q$SELECT cql('INSERT INTO app.iso (k, v) VALUES (3, ''three'')', 'cassette')$q$);
+SELECT iso_outcome($q$SELECT cql('UPDATE app.iso SET v = ''z'' WHERE k = 7', 'cassette')$q$);
+SELECT iso_outcome($q$SELECT cql('BEGIN BATCH DELETE FROM app.iso WHERE k = 1; APPLY BATCH', 'cassette')$q$);
+COMMIT;
+-- default_transaction_isolation: a statement on its own is a SERIALIZABLE transaction too, and
+-- cql()'s conditional statements (which run only there) are refused as well.
+SET default_transaction_isolation = serializable;
+SELECT cql($$UPDATE app.iso SET v = '9' WHERE k = 7 IF v = '1'$$, 'cassette');
+INSERT INTO imported.iso VALUES (3, 'three');
+COPY imported.iso FROM STDIN;
+4	four
+\.
+SELECT count(*) FROM imported.iso;
+RESET default_transaction_isolation;
+-- Nothing was written; REPEATABLE READ and READ COMMITTED write.
+SELECT * FROM imported.iso ORDER BY k;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+INSERT INTO imported.iso VALUES (3, 'three');
+SELECT cql($$UPDATE app.iso SET v = '2' WHERE k = 7$$, 'cassette');
+COMMIT;
+SELECT * FROM imported.iso ORDER BY k;
+SELECT * FROM iso_local ORDER BY k;
+SELECT dblink_disconnect('iso_other');
+DROP EXTENSION dblink;
+DROP TABLE iso_parted;
