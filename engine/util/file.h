@@ -44,7 +44,9 @@ struct FileIdentity {
 // An I/O error for `path` built from errno: "<what> <path>: <strerror>".
 Status errno_status(std::string_view what, const std::string& path);
 
-Result<UniqueFd> open_file(const std::string& path, int flags, int mode = 0644);
+// A file it creates gets `mode` less the process's umask (or its directory's default ACL): 0666
+// by default, as every Unix program creates files, so umask 002 makes a store a group shares.
+Result<UniqueFd> open_file(const std::string& path, int flags, int mode = 0666);
 Status write_all(int fd, std::string_view data, const std::string& path);
 // Reads exactly n bytes at offset; a short read is Corruption ("truncated") naming the file.
 Status pread_exact(int fd, uint64_t offset, size_t n, char* out, const std::string& path);

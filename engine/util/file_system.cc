@@ -132,7 +132,8 @@ bool PosixFileSystem::exists(const std::string& path) {
 }
 
 Status PosixFileSystem::create_directory(const std::string& dir) {
-  if (::mkdir(dir.c_str(), 0755) == 0) return Status::ok();
+  // 0777 less the umask, as mkdir(1) does: the umask, not the engine, says who shares the store.
+  if (::mkdir(dir.c_str(), 0777) == 0) return Status::ok();
   int error = errno;
   struct stat st;
   if (error == EEXIST && ::stat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {

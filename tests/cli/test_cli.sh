@@ -466,6 +466,16 @@ check "not a store" 1 "" \
 check "a write makes the store" 0 "" "" -- "$cassette" "$work/made" -e "$KS; $TABLE; INSERT INTO ks.t (k, v) VALUES (1, 'one')"
 check "marker" 0 "Cassette store
 format 1" "" -- cat "$work/made/CASSETTE"
+# A store's directories and files are made 0777 and 0666 less the umask, as every Unix program
+# makes its files: under umask 002 a group shares the store, under 077 only its owner reads it.
+store_modes() {  # the distinct (type, mode) pairs of a new store made under umask $1
+  bash -c "umask $1 && '$cassette' '$work/umask$1' -e \"$KS; $TABLE; INSERT INTO ks.t (k, v) VALUES (1, 'one')\" &&
+    find '$work/umask$1' -printf '%y %m\n' | sort -u"
+}
+check "umask 002: a store the group shares" 0 "d 775
+f 664" "" -- store_modes 002
+check "umask 077: a store only its owner reads" 0 "d 700
+f 600" "" -- store_modes 077
 
 # A copy of a store that only `nobody` reads: under a directory it can traverse, itself
 # without write permission for anyone but root.

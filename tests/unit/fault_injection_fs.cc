@@ -63,7 +63,7 @@ Status DurableState::restore(uint64_t node, const std::string& path) const {
       continue;
     }
     CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd,
-                              posix.open(child_path, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+                              posix.open(child_path, O_WRONLY | O_CREAT | O_TRUNC, 0666));
     if (c.contents != nullptr) {
       CASSETTE_RETURN_IF_ERROR(posix.write(fd.get(), *c.contents, child_path));
     }
