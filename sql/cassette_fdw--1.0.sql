@@ -20,3 +20,6 @@ CREATE FOREIGN DATA WRAPPER cassette_fdw
 -- The statement runs at once, outside the transaction's buffered writes.
 CREATE FUNCTION cql(statement text, server name DEFAULT NULL) RETURNS jsonb
   AS 'MODULE_PATHNAME', 'cassette_cql' LANGUAGE C VOLATILE;
+-- Any CQL statement, schema changes included, on the store of a server the caller has USAGE on:
+-- only superusers run it until they grant it (ext/postgres/README.md, "Who can do what").
+REVOKE ALL ON FUNCTION cql(text, name) FROM PUBLIC;

@@ -115,7 +115,7 @@ Result<std::shared_ptr<storage::Store>> open_store(const std::string& path, bool
   auto it = r.stores.find(path);
   if (it != r.stores.end()) return it->second;
   if (path.empty()) return Status::invalid_argument("the cassette server has no store option");
-  if (must_exist && !directory_exists(path)) {
+  if (must_exist && path != ":memory:" && !directory_exists(path)) {
     return Status::not_found(fmt::format("Cassette store \"{}\" does not exist", path));
   }
   storage::StoreOptions options;
@@ -254,10 +254,11 @@ txn::Transaction* join_transaction(storage::Store* store, int level, uint32_t co
 
 }  // namespace
 
-int cas_cql(const char* store_path, const char* statement, int in_transaction_block, int level,
-            uint32_t command, const char** json_out) {
+int cas_cql(const char* store_path, int create, const char* statement, int in_transaction_block,
+            int level, uint32_t command, const char** json_out) {
   return guarded([&]() -> Status {
-    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store, open_store(store_path, false));
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store,
+                              open_store(store_path, create == 0));
     CASSETTE_ASSIGN_OR_RETURN(std::unique_ptr<cql::Session> session, cql::Session::open(store));
     CASSETTE_ASSIGN_OR_RETURN(cql::Statement parsed, cql::parse_statement(statement));
     // A write to a read-only store fails at its statement, not at the COMMIT after it.

@@ -261,8 +261,10 @@ extern "C"
  * commit with the foreign-table writes in one record or roll back; they carry `command`, so the
  * scans of later commands see them. It reads every write of the transaction so far. Conditional
  * statements,
- * schema changes and TRUNCATE are refused there. Outside one it runs and commits on its own. */
-	int cas_cql(const char *store_path, const char *statement,
+ * schema changes and TRUNCATE are refused there. Outside one it runs and commits on its own.
+ * A store whose directory does not exist is created only when `create` is set, else the call
+ * fails naming the path. */
+	int cas_cql(const char *store_path, int create, const char *statement,
 				int in_transaction_block, int level, uint32_t command,
 				const char **json);
 

@@ -17,6 +17,7 @@
 #include "access/reloptions.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/pg_authid.h"
 #include "catalog/pg_foreign_server.h"
 #include "catalog/pg_foreign_table.h"
 #include "catalog/pg_type.h"
@@ -25,6 +26,7 @@
 #include "foreign/foreign.h"
 #include "miscadmin.h"
 #include "storage/proc.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/jsonb.h"
@@ -81,10 +83,32 @@ typedef struct CassetteOption
 
 static const CassetteOption valid_options[] = {
 	{"store",		  ForeignServerRelationId},
+	{"create",	   ForeignServerRelationId},
 	{"table",		  ForeignTableRelationId },
 	{"column_name", AttributeRelationId	   },
 	{NULL,		   InvalidOid			 }
 };
+
+/*
+ * A server's store option names a directory that every backend reads and writes as the
+ * postgres OS user, and its create option makes directories there: as file_fdw's filename,
+ * only roles trusted with the server's files may set them (PostgreSQL validates a server's
+ * whole option list, so this also holds for ALTER SERVER ... OPTIONS on a server that has one).
+ */
+static void
+check_path_option_privilege(const char *option)
+{
+	Oid user = GetUserId();
+
+	if (!has_privs_of_role(user, ROLE_PG_READ_SERVER_FILES) ||
+		!has_privs_of_role(user, ROLE_PG_WRITE_SERVER_FILES))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("only superuser or a role with privileges of the pg_read_server_files and "
+						"pg_write_server_files roles may specify the %s option of a cassette_fdw "
+						"server",
+						option)));
+}
 
 Datum
 cassette_fdw_validator(PG_FUNCTION_ARGS)
@@ -120,6 +144,11 @@ cassette_fdw_validator(PG_FUNCTION_ARGS)
 						 : errhint(
 							   "There are no valid options in this context.")));
 		}
+		if (catalog == ForeignServerRelationId)
+			check_path_option_privilege(def->defname);
+		/* "create requires a Boolean value" unless it is one */
+		if (strcmp(def->defname, "create") == 0)
+			(void) defGetBoolean(def);
 		if (strcmp(def->defname, "store") == 0)
 		{
 			char *path = defGetString(def);
@@ -155,11 +184,10 @@ option_value(List *options, const char *name)
 	return NULL;
 }
 
-char *
-cassette_server_store(Oid serverid)
+static char *
+server_store(ForeignServer *server)
 {
-	ForeignServer *server = GetForeignServer(serverid);
-	char		  *store = option_value(server->options, "store");
+	char *store = option_value(server->options, "store");
 
 	if (store == NULL)
 		ereport(ERROR,
@@ -168,6 +196,23 @@ cassette_server_store(Oid serverid)
 				 errhint("ALTER SERVER %s OPTIONS (ADD store '/path/to/store')",
 						 quote_identifier(server->servername))));
 	return store;
+}
+
+char *
+cassette_server_store(Oid serverid)
+{
+	return server_store(GetForeignServer(serverid));
+}
+
+/* Whether cql() may create the server's store when its directory does not exist (option create). */
+static bool
+server_creates_store(ForeignServer *server)
+{
+	char *create = option_value(server->options, "create");
+	bool  creates = false;
+
+	/* The validator accepted only a Boolean. */
+	return create != NULL && parse_bool(create, &creates) && creates;
 }
 
 /* Resolves a foreign table in the current memory context. */
@@ -364,9 +409,9 @@ cassette_relation(Oid relid, TupleDesc tupdesc, bool with_io)
 	return rel;
 }
 
-/* The store of the only cassette_fdw server (cql() without a server name). */
-static char *
-only_server_store(void)
+/* The only cassette_fdw server (cql() without a server name). */
+static ForeignServer *
+only_server(void)
 {
 	ForeignDataWrapper *fdw = GetForeignDataWrapperByName("cassette_fdw", false);
 	Relation	rel = table_open(ForeignServerRelationId, AccessShareLock);
@@ -399,25 +444,30 @@ only_server_store(void)
 				(errcode(ERRCODE_AMBIGUOUS_PARAMETER),
 				 errmsg("there are %d cassette_fdw servers; name one: cql(statement, 'server')",
 						count)));
-	return cassette_server_store(found);
+	return GetForeignServer(found);
 }
 
 Datum
 cassette_cql(PG_FUNCTION_ARGS)
 {
-	char	   *statement;
-	char	   *store;
-	const char *json;
+	char		  *statement;
+	ForeignServer *server;
+	AclResult	   usage;
+	const char	  *json;
 
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	statement =
 		cassette_cstring_to_engine(text_to_cstring(PG_GETARG_TEXT_PP(0)));
 	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
-		store = cassette_server_store(
-			GetForeignServerByName(NameStr(*PG_GETARG_NAME(1)), false)->serverid);
+		server = GetForeignServerByName(NameStr(*PG_GETARG_NAME(1)), false);
 	else
-		store = only_server_store();
+		server = only_server();
+	/* EXECUTE on cql() (not PUBLIC's) reaches the store of a server the role may use, as
+	 * CREATE FOREIGN TABLE and IMPORT FOREIGN SCHEMA do. */
+	usage = pg_foreign_server_aclcheck(server->serverid, GetUserId(), ACL_USAGE);
+	if (usage != ACLCHECK_OK)
+		aclcheck_error(usage, OBJECT_FOREIGN_SERVER, server->servername);
 	/* A read-only transaction (BEGIN READ ONLY, default_transaction_read_only, a standby) runs
 	 * only statements that read, refused as PostgreSQL refuses its own writes there; so does a
 	 * SERIALIZABLE one (cassette_refuse_serializable_write). */
@@ -437,7 +487,8 @@ cassette_cql(PG_FUNCTION_ARGS)
 	 * transaction; a statement on its own (autocommit) commits its cql() writes at once, as
 	 * Cassandra does. Its writes carry the command id, marked used so that the next command
 	 * gets a new one and sees them. */
-	CAS_CHECK(cas_cql(store, statement, IsTransactionBlock() ? 1 : 0,
+	CAS_CHECK(cas_cql(server_store(server), server_creates_store(server),
+					  statement, IsTransactionBlock() ? 1 : 0,
 					  GetCurrentTransactionNestLevel(),
 					  GetCurrentCommandId(IsTransactionBlock()), &json));
 	PG_RETURN_DATUM(

@@ -33,7 +33,7 @@ total=$((sources * hours * per_partition))
 echo "bench_fdw: $sources sources x $hours hours x $per_partition rows = $total rows, $lookups lookups"
 psql_q <<SQL
 CREATE EXTENSION cassette_fdw;
-CREATE SERVER bench FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '$store');
+CREATE SERVER bench FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '$store', create 'true');
 SELECT cql('CREATE KEYSPACE b WITH replication = {''class'': ''SimpleStrategy'', ''replication_factor'': 1}') IS NOT NULL;
 SELECT cql('CREATE TABLE b.events (source text, hour int, ts timestamp, value double, PRIMARY KEY ((source, hour), ts))') IS NOT NULL;
 IMPORT FOREIGN SCHEMA b FROM SERVER bench INTO public;

@@ -79,7 +79,7 @@ cassette() { pg_run_as_postgres "$build_dir/cassette" "$@"; }
 conc_store=$PG_WORK_DIR/concurrent.cassette
 psql_q <<SQL >/dev/null
 CREATE EXTENSION IF NOT EXISTS cassette_fdw;
-CREATE SERVER conc FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '$conc_store');
+CREATE SERVER conc FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '$conc_store', create 'true');
 SELECT cql('CREATE KEYSPACE c WITH replication = {''class'': ''SimpleStrategy'', ''replication_factor'': 1}', 'conc');
 SELECT cql('CREATE TABLE c.log (writer int, seq int, payload text, PRIMARY KEY (writer, seq))', 'conc');
 CREATE SCHEMA conc;

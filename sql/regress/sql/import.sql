@@ -5,7 +5,7 @@ SET datestyle = ISO;
 SET timezone = 'UTC';
 CREATE EXTENSION cassette_fdw;
 \dx cassette_fdw
-CREATE SERVER cassette FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store :'store');
+CREATE SERVER cassette FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store :'store', create 'true');
 
 -- A keyspace with a few tables, made through cql().
 SELECT cql($$CREATE KEYSPACE app WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$$);
