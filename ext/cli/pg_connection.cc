@@ -133,6 +133,24 @@ Result<std::optional<std::vector<PgColumn>>> table_columns(pqxx::transaction_bas
   }
 }
 
+Result<std::optional<std::string>> cassette_foreign_table_store(pqxx::transaction_base& tx,
+                                                                const PgTableName& table) {
+  try {
+    pqxx::result rows =
+        tx.exec(fmt::format("SELECT o.option_value FROM pg_foreign_table t "
+                            "JOIN pg_foreign_server s ON s.oid = t.ftserver "
+                            "JOIN pg_foreign_data_wrapper w ON w.oid = s.srvfdw, "
+                            "pg_options_to_table(s.srvoptions) o "
+                            "WHERE t.ftrelid = to_regclass({}) AND w.fdwname = 'cassette_fdw' "
+                            "AND o.option_name = 'store'",
+                            tx.quote(table.quoted)));
+    if (rows.empty()) return std::optional<std::string>();
+    return std::optional<std::string>(rows[0][0].as<std::string>());
+  } catch (const std::exception& e) {
+    return Status::invalid_argument(fmt::format("PostgreSQL: {}", describe_pg_error(e)));
+  }
+}
+
 Result<std::vector<PgResultColumn>> describe_query(pqxx::transaction_base& tx,
                                                    const std::string& query) {
   try {

@@ -50,6 +50,11 @@ struct PgColumn {
 Result<std::optional<std::vector<PgColumn>>> table_columns(pqxx::transaction_base& tx,
                                                            const PgTableName& table);
 
+// When `table` is a foreign table of a cassette_fdw server, the server's store option (the
+// directory it reads and writes); nullopt for any other table or a missing one.
+Result<std::optional<std::string>> cassette_foreign_table_store(pqxx::transaction_base& tx,
+                                                                const PgTableName& table);
+
 // The name and kind of each column of a query's result (the query is planned, not run).
 struct PgResultColumn {
   std::string name;

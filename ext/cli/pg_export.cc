@@ -13,6 +13,7 @@
 
 #include "engine/query/query.h"
 #include "engine/storage/store.h"
+#include "engine/util/file.h"
 #include "ext/cli/pg_bridge.h"
 #include "ext/cli/pg_connection.h"
 #include "ext/cli/pg_progress.h"
@@ -94,6 +95,25 @@ std::string incompatibilities(const schema::TableDef& table, const std::vector<P
   return problems;
 }
 
+// Refuses a target that is a cassette_fdw foreign table on the store being exported (under any
+// of its names): the copy would write the store's rows back into it, without their TTLs and
+// write times, in the transaction that reads them.
+Status check_target_is_not_the_store(pqxx::transaction_base& tx, const PgTableName& target,
+                                     const std::string& store_path) {
+  CASSETTE_ASSIGN_OR_RETURN(std::optional<std::string> target_store,
+                            cassette_foreign_table_store(tx, target));
+  if (!target_store) return Status::ok();
+  auto target_identity = file::file_identity(*target_store);
+  auto store_identity = file::file_identity(store_path);
+  if (!target_identity.is_ok() || !store_identity.is_ok() || *target_identity != *store_identity) {
+    return Status::ok();
+  }
+  return Status::invalid_argument(fmt::format(
+      "PostgreSQL table {} is a cassette_fdw foreign table on the store being exported ({}): "
+      "pg-export would write the store into itself; name another PostgreSQL table",
+      target.display, *target_store));
+}
+
 }  // namespace
 
 int run_pg_export(const BridgeOptions& options) {
@@ -117,6 +137,9 @@ int run_pg_export(const BridgeOptions& options) {
     pqxx::work tx(**connection);
     auto existing = table_columns(tx, target);
     if (!existing.is_ok()) return fail(existing.status().message());
+    if (Status status = check_target_is_not_the_store(tx, target, options.store); !status.is_ok()) {
+      return fail(status.message());
+    }
     if (!*existing) {
       tx.exec(create_table_sql(def, target));
       created = true;

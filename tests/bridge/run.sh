@@ -121,6 +121,24 @@ check "pg-export of rows already there fails as a whole" 1 "" \
   "cassette pg-export: PostgreSQL: duplicate key value violates unique constraint \"wide_pkey\"" -- \
   "$cassette" pg-export "$work/store" ks.narrow "$connstr" wide
 check "a failed export writes nothing" 0 "2" "" -- sql -c "SELECT count(*) FROM wide"
+# A foreign table on the exported store itself (as the README's sections once led to) is refused
+# before anything is written, under any name of the store: the copy would write the store into
+# itself. Only the catalog matters here, so the wrapper is a bare one named cassette_fdw.
+ln -s "$work/store" "$work/store-link"
+sql -c "CREATE FOREIGN DATA WRAPPER cassette_fdw" \
+    -c "CREATE SERVER self FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '$work/store-link')" \
+    -c "CREATE FOREIGN TABLE narrow_self (k int, c text, i int) SERVER self OPTIONS (table 'ks.narrow')"
+check "pg-export refuses a foreign table on the store it exports" 1 "" \
+  "cassette pg-export: PostgreSQL table narrow_self is a cassette_fdw foreign table on the store being exported ($work/store-link): pg-export would write the store into itself; name another PostgreSQL table" -- \
+  "$cassette" pg-export "$work/store" ks.narrow "$connstr" narrow_self
+check "a refused export changes nothing in the store" 0 "
+ k | c   | i
+---+-----+------
+ 1 | one |   10
+ 2 | two | null
+
+(2 rows)" "" -- cql -e "SELECT k, c, i FROM ks.narrow"
+sql -c "DROP FOREIGN DATA WRAPPER cassette_fdw CASCADE"
 
 # ---- pg-import ----------------------------------------------------------------------------------
 
