@@ -29,9 +29,10 @@ FUZZ_SEED ?= $(shell date +%s)
 # Packages for building and testing; the benchmark peer is separate so a user need not install it.
 DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-dev libfmt-dev \
                doctest-dev libzstd-dev libgmp-dev postgresql-15 postgresql-server-dev-15 \
-               libedit-dev python3 clang-14 libclang-rt-14-dev clang-format-14
+               libedit-dev python3 clang-14 libclang-rt-14-dev clang-format-14 acl
 # clang-14 builds the sanitizer suite and the fuzz targets; libclang-rt-14-dev has its ASan and
 # UBSan runtimes and libFuzzer (libclang_rt.fuzzer). clang-format-14: make format, format-check.
+# acl: setfacl, for the shell test of a store a group shares (ext/postgres/README.md).
 BENCH_PACKAGES = librocksdb-dev
 
 .PHONY: deps bench-deps build test sanitize-build test-sanitize fuzz bench demo soak install clean \

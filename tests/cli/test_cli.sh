@@ -476,6 +476,13 @@ check "umask 002: a store the group shares" 0 "d 775
 f 664" "" -- store_modes 002
 check "umask 077: a store only its owner reads" 0 "d 700
 f 600" "" -- store_modes 077
+# The shared setup of ext/postgres/README.md: a default ACL gives the group read and write on
+# every file a process makes there, even under PostgreSQL's umask 0077.
+mkdir "$work/shared" && setfacl -d -m g:nogroup:rwX "$work/shared"
+check "a default ACL shares a store with a group" 0 "d rwx
+f rw-" "" -- bash -c "umask 077 && '$cassette' '$work/shared/store' -e \"$KS\" &&
+    find '$work/shared/store' -printf '%y %p\n' | while read -r type path; do
+      echo \"\$type \$(getfacl -p \"\$path\" | sed -n 's/^mask::\(.*\)/\1/p')\"; done | sort -u"
 
 # A copy of a store that only `nobody` reads: under a directory it can traverse, itself
 # without write permission for anyone but root.
