@@ -1,4 +1,4 @@
-// BATCH: INSERT, UPDATE and DELETE statements applied as one write (one WriteBatch, one store
+// BATCH: INSERT, UPDATE and DELETE statements applied as one write (one MutationBuilder, one store
 // transaction, one timestamp unless statements give their own), with Cassandra's BatchStatement
 // rules: counter and non-counter statements do not mix, a timestamp is given on the batch or on
 // statements, and conditional batches stay within one partition of one table and answer
@@ -118,28 +118,30 @@ Result<ExecutionResult> execute_conditional_batch(
   const std::string& key = first->targets.partition_keys.front();
   storage::Store& store = *context.store;
   bool applied = false;
-  auto written = store.apply_prepared([&](const storage::Snapshot& snapshot,
-                                          storage::WriteBatch& batch) -> Result<bool> {
-    for (CheckedRow& row : rows) {
-      CASSETTE_ASSIGN_OR_RETURN(row.current,
-                                read_current_row(store, snapshot, table, key, row.clustering));
-    }
-    applied = true;
-    for (const auto& [statement, index] : checks) {
-      const CheckedRow& row = rows[index];
-      bool exists =
-          row.clustering ? row.current.row.has_value() : row.current.static_row.has_value();
-      CASSETTE_ASSIGN_OR_RETURN(bool ok,
-                                conditions_apply(statement->conditions, row.current, exists));
-      applied = applied && ok;
-    }
-    if (!applied) return false;
-    for (size_t i = 0; i < statements.size(); ++i) {
-      CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, &snapshot, batch));
-    }
-    CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
-    return true;
-  });
+  auto written = storage::apply_prepared_mutations(
+      store,
+      [&](const storage::Snapshot& snapshot, storage::MutationBuilder& batch) -> Result<bool> {
+        for (CheckedRow& row : rows) {
+          CASSETTE_ASSIGN_OR_RETURN(row.current,
+                                    read_current_row(store, snapshot, table, key, row.clustering));
+        }
+        applied = true;
+        for (const auto& [statement, index] : checks) {
+          const CheckedRow& row = rows[index];
+          bool exists =
+              row.clustering ? row.current.row.has_value() : row.current.static_row.has_value();
+          CASSETTE_ASSIGN_OR_RETURN(bool ok,
+                                    conditions_apply(statement->conditions, row.current, exists));
+          applied = applied && ok;
+        }
+        if (!applied) return false;
+        for (size_t i = 0; i < statements.size(); ++i) {
+          CASSETTE_RETURN_IF_ERROR(
+              add_modification(statements[i], params[i], store, &snapshot, batch));
+        }
+        CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
+        return true;
+      });
   CASSETTE_RETURN_IF_ERROR(written.status());
   if (applied) return conditional_result(true, {}, {});
 
@@ -281,7 +283,7 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
     needs_read = needs_read || modification_needs_read(statements[i], params[i]);
   }
   if (!needs_read) {
-    storage::WriteBatch write;
+    storage::MutationBuilder write;
     for (size_t i = 0; i < statements.size(); ++i) {
       CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
       CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, nullptr, write));
@@ -290,15 +292,16 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
     CASSETTE_RETURN_IF_ERROR(context.write(write));
     return ExecutionResult{};
   }
-  CASSETTE_RETURN_IF_ERROR(context.write_prepared([&](const storage::Snapshot& snapshot,
-                                                      storage::WriteBatch& write) -> Result<bool> {
-    for (size_t i = 0; i < statements.size(); ++i) {
-      CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
-      CASSETTE_RETURN_IF_ERROR(add_modification(statements[i], params[i], store, &snapshot, write));
-    }
-    CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
-    return true;
-  }));
+  CASSETTE_RETURN_IF_ERROR(context.write_prepared(
+      [&](const storage::Snapshot& snapshot, storage::MutationBuilder& write) -> Result<bool> {
+        for (size_t i = 0; i < statements.size(); ++i) {
+          CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
+          CASSETTE_RETURN_IF_ERROR(
+              add_modification(statements[i], params[i], store, &snapshot, write));
+        }
+        CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
+        return true;
+      }));
   return ExecutionResult{};
 }
 

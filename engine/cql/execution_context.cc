@@ -12,18 +12,18 @@ Result<std::shared_ptr<const storage::Snapshot>> ExecutionContext::read_snapshot
   return store->snapshot();
 }
 
-Status ExecutionContext::write(storage::WriteBatch& batch) const {
-  if (batch.empty()) return Status::ok();
-  if (transaction == nullptr) return store->apply(batch).status();
-  return transaction->add_batch(batch, *schema);
+Status ExecutionContext::write(const storage::MutationBuilder& mutations) const {
+  if (mutations.empty()) return Status::ok();
+  if (transaction == nullptr) return storage::apply_mutations(*store, mutations).status();
+  return transaction->add_batch(mutations, *schema);
 }
 
-Status ExecutionContext::write_prepared(const storage::Store::PrepareWrite& prepare) const {
-  if (transaction == nullptr) return store->apply_prepared(prepare).status();
+Status ExecutionContext::write_prepared(const storage::PrepareMutations& prepare) const {
+  if (transaction == nullptr) return storage::apply_prepared_mutations(*store, prepare).status();
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot, read_snapshot());
-  storage::WriteBatch batch;
-  CASSETTE_ASSIGN_OR_RETURN(bool write_it, prepare(*snapshot, batch));
-  return write_it ? write(batch) : Status::ok();
+  storage::MutationBuilder mutations;
+  CASSETTE_ASSIGN_OR_RETURN(bool write_it, prepare(*snapshot, mutations));
+  return write_it ? write(mutations) : Status::ok();
 }
 
 Status ExecutionContext::refuse_in_transaction(std::string_view what) const {

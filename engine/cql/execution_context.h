@@ -11,6 +11,7 @@
 #include "engine/cql/functions.h"
 #include "engine/cql/result.h"
 #include "engine/schema/catalog.h"
+#include "engine/storage/mutation_builder.h"
 #include "engine/storage/store.h"
 
 namespace cassette::txn {
@@ -48,13 +49,13 @@ struct ExecutionContext {
 
   // The snapshot a statement reads: the store's latest, with the transaction's writes on top.
   Result<std::shared_ptr<const storage::Snapshot>> read_snapshot() const;
-  // Writes one statement's batch: applied to the store (Store::apply), or buffered in the
-  // transaction as one of its statements.
-  Status write(storage::WriteBatch& batch) const;
-  // Store::apply_prepared's contract (`prepare` reads the snapshot, fills the batch and says
-  // whether to write it), inside the transaction when there is one: then `prepare` reads
-  // read_snapshot() and what it fills is buffered.
-  Status write_prepared(const storage::Store::PrepareWrite& prepare) const;
+  // Writes one statement's mutations: applied to the store (storage::apply_mutations), or
+  // buffered in the transaction as one of its statements.
+  Status write(const storage::MutationBuilder& mutations) const;
+  // storage::apply_prepared_mutations's contract (`prepare` reads the snapshot, fills the
+  // builder and says whether to write it), inside the transaction when there is one: then
+  // `prepare` reads read_snapshot() and what it fills is buffered.
+  Status write_prepared(const storage::PrepareMutations& prepare) const;
 
   // InvalidArgument "<what> cannot run inside a SQL transaction; COMMIT first" when the
   // statement runs inside a transaction; OK otherwise. For what a transaction cannot hold:

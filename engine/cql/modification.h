@@ -16,9 +16,9 @@
 #include "engine/cql/ast.h"
 #include "engine/cql/execution_context.h"
 #include "engine/schema/schema.h"
+#include "engine/storage/mutation_builder.h"
 #include "engine/storage/row.h"
 #include "engine/storage/store.h"
-#include "engine/storage/write_batch.h"
 #include "engine/types/value.h"
 #include "engine/write/operation.h"
 

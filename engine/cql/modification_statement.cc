@@ -99,7 +99,7 @@ bool is_plain_insert(const PreparedModification& statement, size_t clusterings) 
 // statement's relations (resolve_modification_where), so insert_checked() takes it as is.
 Status add_plain_insert(const PreparedModification& statement, const WriteParameters& params,
                         const RowReader& reader, const std::vector<std::string>& clusterings,
-                        storage::WriteBatch& batch) {
+                        storage::MutationBuilder& batch) {
   const schema::TableDef& table = *statement.table;
   std::vector<size_t> columns;
   std::vector<types::Value> values;
@@ -201,7 +201,7 @@ bool modification_needs_read(const PreparedModification& statement, const WriteP
 
 Status add_modification(const PreparedModification& statement, const WriteParameters& params,
                         const storage::Store& store, const storage::Snapshot* snapshot,
-                        storage::WriteBatch& batch) {
+                        storage::MutationBuilder& batch) {
   const schema::TableDef& table = *statement.table;
   const ModificationTargets& targets = statement.targets;
   RowReader reader{store, snapshot, table};
@@ -319,13 +319,13 @@ Result<ExecutionResult> execute_modification(const PreparedModification& stateme
   // complete, and never after: it applies whole or not at all.
   if (statement.conditions.empty()) {
     if (!modification_needs_read(statement, params)) {
-      storage::WriteBatch batch;
+      storage::MutationBuilder batch;
       CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, nullptr, batch));
       CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
       CASSETTE_RETURN_IF_ERROR(context.write(batch));
     } else {
       CASSETTE_RETURN_IF_ERROR(context.write_prepared(
-          [&](const storage::Snapshot& snapshot, storage::WriteBatch& batch) -> Result<bool> {
+          [&](const storage::Snapshot& snapshot, storage::MutationBuilder& batch) -> Result<bool> {
             CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, &snapshot, batch));
             CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
             return true;
@@ -354,16 +354,18 @@ Result<ExecutionResult> execute_modification(const PreparedModification& stateme
   }
   CurrentRow current;
   bool applied = false;
-  auto written = store.apply_prepared([&](const storage::Snapshot& snapshot,
-                                          storage::WriteBatch& batch) -> Result<bool> {
-    CASSETTE_ASSIGN_OR_RETURN(current, read_current_row(store, snapshot, table, key, clustering));
-    bool exists = clustering ? current.row.has_value() : current.static_row.has_value();
-    CASSETTE_ASSIGN_OR_RETURN(applied, conditions_apply(statement.conditions, current, exists));
-    if (!applied) return false;
-    CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, &snapshot, batch));
-    CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
-    return true;
-  });
+  auto written = storage::apply_prepared_mutations(
+      store,
+      [&](const storage::Snapshot& snapshot, storage::MutationBuilder& batch) -> Result<bool> {
+        CASSETTE_ASSIGN_OR_RETURN(current,
+                                  read_current_row(store, snapshot, table, key, clustering));
+        bool exists = clustering ? current.row.has_value() : current.static_row.has_value();
+        CASSETTE_ASSIGN_OR_RETURN(applied, conditions_apply(statement.conditions, current, exists));
+        if (!applied) return false;
+        CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, &snapshot, batch));
+        CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
+        return true;
+      });
   CASSETTE_RETURN_IF_ERROR(written.status());
   // Cassandra answers with the values it read for the conditions: the targeted row, or the
   // static row when a condition names a static column.

@@ -63,7 +63,7 @@ bool modification_needs_read(const PreparedModification& statement, const WriteP
 // modification_needs_read(); reads go through `store`.
 Status add_modification(const PreparedModification& statement, const WriteParameters& params,
                         const storage::Store& store, const storage::Snapshot* snapshot,
-                        storage::WriteBatch& batch);
+                        storage::MutationBuilder& batch);
 
 // Runs one statement on its own: a plain write, a read-then-write, or a conditional write that
 // answers [applied].

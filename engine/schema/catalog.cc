@@ -267,8 +267,8 @@ Result<std::shared_ptr<const Schema>> Catalog::change(const SchemaChange& change
   std::lock_guard guard(mutex_);
   std::shared_ptr<const Schema> result;
   std::vector<storage::TableId> dropped_tables;
-  auto applied = store_->apply_prepared_encoded([&](const storage::Snapshot& snapshot,
-                                                    storage::EncodedBatch& batch) -> Result<bool> {
+  auto applied = store_->apply_prepared([&](const storage::Snapshot& snapshot,
+                                            storage::EncodedBatch& batch) -> Result<bool> {
     CASSETTE_ASSIGN_OR_RETURN(codec::VersionRecord version, read_version(*store_, snapshot));
     std::shared_ptr<const Schema> base = schema_;
     if (base == nullptr || base->version != version.version) {

@@ -49,7 +49,7 @@ class Catalog {
   Result<std::shared_ptr<const Schema>> change(const SchemaChange& change);
   // change() and other writes to the store in one transaction (one commit-log record, all or
   // nothing): `writes` adds them to the batch after the catalog's rows, reading what it needs
-  // through the snapshot it is given, as Store::apply_prepared_encoded's `prepare` does. For a
+  // through the snapshot it is given, as Store::apply_prepared's `prepare` does. For a
   // host whose transaction changed the schema and wrote rows (an SQL transaction that created a
   // table and inserted into it).
   using ExtraWrites =

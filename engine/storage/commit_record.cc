@@ -5,7 +5,6 @@
 
 #include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
-#include "engine/types/murmur3.h"
 #include "engine/util/coding.h"
 
 namespace cassette::storage {
@@ -28,59 +27,6 @@ Status validate_partition_key(std::string_view partition_key) {
                                                 partition_key.size(), kMaxPartitionKeyBytes));
   }
   return Status::ok();
-}
-
-Result<EncodedTransaction> encode_transaction(const WriteBatch& batch, int64_t assigned_timestamp) {
-  EncodedTransaction tx;
-  // The entry count leads the entries: count them first, so they are written in place.
-  for (const PartitionUpdate& u : batch.updates()) {
-    CASSETTE_RETURN_IF_ERROR(validate_partition_key(u.partition_key));
-    tx.entries += (u.header.is_empty() ? 0 : 1) + (u.static_row.is_empty() ? 0 : 1);
-    for (const ClusteringRow& r : u.rows) tx.entries += r.row.is_empty() ? 0 : 1;
-  }
-  std::string& out = tx.payload;
-  coding::put_fixed64(&out, static_cast<uint64_t>(assigned_timestamp));
-  const size_t min_at = out.size();
-  coding::put_fixed64(&out, 0);  // the min timestamp, patched below
-  coding::put_varint64(&out, tx.entries);
-  std::string key;
-  std::string value;
-  RowTimes times;
-  auto put = [&](TableId table, size_t prefix_size, EntryKind kind, std::string_view clustering) {
-    key.resize(prefix_size);
-    key.push_back(static_cast<char>(kind));
-    key.append(clustering);
-    put_entry(&out, table, key, value);
-  };
-  for (const PartitionUpdate& u : batch.updates()) {
-    key.clear();
-    append_partition_prefix(&key, types::murmur3_token(u.partition_key), u.partition_key);
-    const size_t prefix_size = key.size();
-    if (!u.header.is_empty()) {
-      value.clear();
-      encode_header(u.header, &value);
-      collect_header_times(u.header, &times);
-      put(u.table, prefix_size, EntryKind::kPartitionHeader, {});
-    }
-    if (!u.static_row.is_empty()) {
-      value.clear();
-      encode_row(u.static_row, &value);
-      collect_row_times(u.static_row, &times);
-      put(u.table, prefix_size, EntryKind::kStaticRow, {});
-    }
-    for (const ClusteringRow& r : u.rows) {
-      if (r.row.is_empty()) continue;
-      value.clear();
-      encode_row(r.row, &value);
-      collect_row_times(r.row, &times);
-      put(u.table, prefix_size, EntryKind::kRow, r.clustering);
-    }
-  }
-  std::string min_bytes;
-  coding::put_fixed64(&min_bytes, static_cast<uint64_t>(times.min_timestamp));
-  out.replace(min_at, 8, min_bytes);
-  tx.min_timestamp = times.min_timestamp;
-  return tx;
 }
 
 Result<EncodedTransaction> encode_transaction(const EncodedBatch& batch,
@@ -112,9 +58,7 @@ Result<EncodedTransaction> encode_transaction(const EncodedBatch& batch,
     if (!restamp_value(raw, header, assigned_timestamp, &value, &min_timestamp)) {
       return Status::invalid_argument("malformed entry value in a batch");
     }
-    coding::put_varint64(&out, table);
-    coding::put_length_prefixed(&out, key);
-    coding::put_length_prefixed(&out, value);
+    put_entry(&out, table, key, value);
   }
   if (!in.empty()) return Status::invalid_argument("malformed encoded batch");
   std::string min_bytes;

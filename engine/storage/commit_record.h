@@ -11,7 +11,6 @@
 
 #include "engine/storage/encoded_batch.h"
 #include "engine/storage/memtable.h"
-#include "engine/storage/write_batch.h"
 #include "engine/util/status.h"
 
 namespace cassette::storage {
@@ -25,10 +24,7 @@ struct EncodedTransaction {
 // Cassandra's limits on a partition key: not empty, at most 65535 bytes.
 Status validate_partition_key(std::string_view partition_key);
 
-// Turns a batch (timestamps already assigned) into a record payload. Returns InvalidArgument for
-// an update that cannot be stored (an empty or oversized partition key).
-Result<EncodedTransaction> encode_transaction(const WriteBatch& batch, int64_t assigned_timestamp);
-// The same for an encoded batch: its entries copied, each kAutoTimestamp replaced by
+// Turns a batch into a record payload: its entries copied, each kAutoTimestamp replaced by
 // `assigned_timestamp`. Returns InvalidArgument for a malformed key or value.
 Result<EncodedTransaction> encode_transaction(const EncodedBatch& batch,
                                               int64_t assigned_timestamp);

@@ -8,7 +8,6 @@
 
 #include "engine/storage/commit_record.h"
 #include "engine/storage/row.h"
-#include "engine/storage/write_batch.h"
 #include "engine/types/murmur3.h"
 #include "engine/util/coding.h"
 

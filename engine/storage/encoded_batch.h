@@ -5,13 +5,16 @@
 // one copy of these bytes.
 //
 // Values are encode_row / encode_header output (row_codec.h) and may carry kAutoTimestamp
-// (write_batch.h) anywhere a WriteBatch may: the store replaces it, under its write lock, with
-// the transaction's timestamp (restamp_value), exactly as WriteBatch::assign_timestamp would.
+// anywhere a timestamp goes: the store replaces it, under its write lock, with the
+// transaction's timestamp (restamp_value). EncodedBatch is the one batch type the store takes
+// (Store::apply); writes that must be merged by Cassandra's rules first are built in a
+// MutationBuilder (mutation_builder.h), which encodes into one.
 //
 //   EncodedBatch batch;
 //   encode_row(row, &value);                      // row timestamps = kAutoTimestamp
-//   CASSETTE_RETURN_IF_ERROR(batch.add_row(table, partition_key, EntryKind::kRow, clustering,
-//   value)); store->apply(batch);
+//   CASSETTE_RETURN_IF_ERROR(
+//       batch.add_row(table, partition_key, EntryKind::kRow, clustering, value));
+//   store->apply(batch);
 #pragma once
 
 #include <cstddef>
@@ -22,9 +25,15 @@
 
 #include "engine/storage/internal_key.h"
 #include "engine/storage/memtable.h"
+#include "engine/storage/row.h"
 #include "engine/util/status.h"
 
 namespace cassette::storage {
+
+// A timestamp to be assigned when the batch is applied: one timestamp the store picks under its
+// write lock, max(now, last assigned + 1), so a batch has one timestamp (as a CQL BATCH does)
+// and no two batches of a store ever share one.
+constexpr int64_t kAutoTimestamp = kNoTimestamp + 1;
 
 class EncodedBatch {
  public:

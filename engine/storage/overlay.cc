@@ -65,18 +65,6 @@ Status Overlay::add(const EncodedBatch& rows) {
   return Status::ok();
 }
 
-Status Overlay::add(WriteBatch& rows) {
-  if (rows.empty()) return Status::ok();
-  rows.assign_timestamp(timestamp_);
-  CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode_transaction(rows, timestamp_));
-  DecodedTransaction decoded;
-  if (!decode_transaction(tx.payload, &decoded)) {
-    return Status::internal("Could not encode the pending writes of a transaction.");
-  }
-  add_entries(decoded.entries);
-  return Status::ok();
-}
-
 std::shared_ptr<const Snapshot> Overlay::on(const Snapshot& committed,
                                             std::vector<TableId> truncated) const {
   auto view = std::make_shared<Snapshot>(committed);

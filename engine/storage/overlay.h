@@ -35,7 +35,6 @@
 #include "engine/storage/encoded_batch.h"
 #include "engine/storage/memtable.h"
 #include "engine/storage/store.h"
-#include "engine/storage/write_batch.h"
 #include "engine/util/status.h"
 
 namespace cassette::storage {
@@ -65,8 +64,6 @@ class Overlay {
   // new sequence number, restamped to timestamp(). Adds nothing (no new sequence) when `rows`
   // is empty. REQUIRES: started(). Returns Internal, adding nothing, for a malformed value.
   Status add(const EncodedBatch& rows);
-  // The same for a WriteBatch (its kAutoTimestamps are assigned timestamp() in place).
-  Status add(WriteBatch& rows);
 
   // A copy of `committed` with the overlay on top, at the current sequence. Of the tables in
   // `truncated` the copy reads no committed data, only the overlay's rows (how a transaction

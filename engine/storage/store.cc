@@ -178,41 +178,6 @@ uint64_t Store::Private::publish_change_locked() {
   return value;
 }
 
-namespace {
-Status validate_batch(const WriteBatch& batch) {
-  for (const PartitionUpdate& u : batch.updates()) {
-    CASSETTE_RETURN_IF_ERROR(validate_partition_key(u.partition_key));
-  }
-  return Status::ok();
-}
-}  // namespace
-
-Result<int64_t> Store::apply(WriteBatch& batch) {
-  CASSETTE_RETURN_IF_ERROR(validate_batch(batch));
-  CASSETTE_ASSIGN_OR_RETURN(
-      std::optional<int64_t> timestamp,
-      apply_locked([](const Snapshot&) { return Result<bool>(true); },
-                   [&](int64_t ts) {
-                     batch.assign_timestamp(ts);  // validated above: encoding cannot fail now
-                     return encode_transaction(batch, ts);
-                   }));
-  return *timestamp;
-}
-
-Result<std::optional<int64_t>> Store::apply_prepared(const PrepareWrite& prepare) {
-  WriteBatch batch;
-  return apply_locked(
-      [&](const Snapshot& snapshot) -> Result<bool> {
-        CASSETTE_ASSIGN_OR_RETURN(bool write, prepare(snapshot, batch));
-        if (write) CASSETTE_RETURN_IF_ERROR(validate_batch(batch));
-        return write && !batch.empty();
-      },
-      [&](int64_t ts) {
-        batch.assign_timestamp(ts);
-        return encode_transaction(batch, ts);
-      });
-}
-
 Result<int64_t> Store::apply(const EncodedBatch& batch) {
   CASSETTE_ASSIGN_OR_RETURN(
       std::optional<int64_t> timestamp,
@@ -221,12 +186,8 @@ Result<int64_t> Store::apply(const EncodedBatch& batch) {
   return *timestamp;
 }
 
-Result<std::optional<int64_t>> Store::apply_prepared_encoded(const PrepareEncodedWrite& prepare) {
-  return apply_prepared_encoded(prepare, {});
-}
-
-Result<std::optional<int64_t>> Store::apply_prepared_encoded(
-    const PrepareEncodedWrite& prepare, const std::vector<TableId>& truncate_first) {
+Result<std::optional<int64_t>> Store::apply_prepared(const PrepareWrite& prepare,
+                                                     const std::vector<TableId>& truncate_first) {
   EncodedBatch batch;
   return apply_locked(
       [&](const Snapshot& snapshot) -> Result<bool> {

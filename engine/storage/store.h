@@ -2,8 +2,8 @@
 // commit log, a manifest and per-table SSTables; `:memory:` is a private store, gone on close.
 //
 //   auto store = Store::open("/data/app.cassette", {}).value();
-//   WriteBatch batch;
-//   batch.partition(table, key).rows.push_back({clustering, row});
+//   EncodedBatch batch;                           // or a MutationBuilder's encode_to
+//   batch.add_row(table, key, EntryKind::kRow, clustering, encoded_row);
 //   store->apply(batch);                          // atomic and durable (per the sync mode)
 //   auto snap = store->snapshot().value();        // sees every commit made before it
 //   auto cursor = store->read(*snap, table, store->partition_spec(key));
@@ -30,16 +30,15 @@
 
 #include "engine/storage/clock.h"
 #include "engine/storage/commit_log.h"
+#include "engine/storage/encoded_batch.h"
 #include "engine/storage/manifest.h"
 #include "engine/storage/memtable.h"
 #include "engine/storage/row_cursor.h"
 #include "engine/storage/store_lock.h"
-#include "engine/storage/write_batch.h"
 
 namespace cassette::storage {
 
 class BlockCache;
-class EncodedBatch;         // encoded_batch.h
 struct EncodedTransaction;  // commit_record.h
 class SSTableReader;
 
@@ -177,33 +176,27 @@ class Store {
   void set_partition_namer(PartitionNamer namer);
 
   // Applies the batch atomically: one commit-log record, visible all at once. Replaces
-  // kAutoTimestamp in the batch with the store's next timestamp and returns it.
-  Result<int64_t> apply(WriteBatch& batch);
+  // kAutoTimestamp in its entries with the store's next timestamp and returns it. The entries'
+  // keys and values must be well formed (InvalidArgument otherwise, with nothing written); their
+  // bytes go to the log and the memtable with only the timestamps rewritten. This and
+  // apply_prepared are the store's one write path (a MutationBuilder encodes into a batch).
+  Result<int64_t> apply(const EncodedBatch& batch);
 
   // A read-check-write transaction (lightweight transactions, schema changes, list index
-  // updates): under the write lock, after catching up with every other process, `prepare` reads
-  // what it needs through the snapshot it is given (which sees every commit so far and no new
-  // one can slip in) and fills the batch, or returns false to write nothing. Returns the batch's
-  // timestamp, or nullopt when nothing was written. `prepare` must not call back into the Store
-  // except read().
-  using PrepareWrite = std::function<Result<bool>(const Snapshot& snapshot, WriteBatch& batch)>;
-  Result<std::optional<int64_t>> apply_prepared(const PrepareWrite& prepare);
-
-  // The same two for a batch already in entry form (encoded_batch.h): its bytes go to the log
-  // and the memtable with only the timestamps rewritten. The entries' keys and values must be
-  // well formed (InvalidArgument otherwise, with nothing written).
-  Result<int64_t> apply(const EncodedBatch& batch);
-  using PrepareEncodedWrite =
-      std::function<Result<bool>(const Snapshot& snapshot, EncodedBatch& batch)>;
-  Result<std::optional<int64_t>> apply_prepared_encoded(const PrepareEncodedWrite& prepare);
-  // apply_prepared_encoded() of a transaction that also TRUNCATEs tables: under the same locks,
-  // after catching up, the tables of `truncate_first` lose all their data (as truncate() does),
-  // then `prepare` sees the result and its batch is written. No other writer comes between the
-  // two; a reader may see the truncation a moment before the batch, and a crash between them
-  // keeps the truncation without the batch (the truncation is a manifest change, the batch a
-  // commit-log record after it).
-  Result<std::optional<int64_t>> apply_prepared_encoded(const PrepareEncodedWrite& prepare,
-                                                        const std::vector<TableId>& truncate_first);
+  // updates, SQL transactions): under the write lock, after catching up with every other
+  // process, `prepare` reads what it needs through the snapshot it is given (which sees every
+  // commit so far and no new one can slip in) and fills the batch, or returns false to write
+  // nothing. Returns the batch's timestamp, or nullopt when nothing was written (false, or an
+  // empty batch). `prepare` must not call back into the Store except read().
+  //
+  // `truncate_first`: tables that lose all their data (as truncate() does) under the same locks,
+  // after catching up and before `prepare` sees the result (an SQL transaction that TRUNCATEd).
+  // No other writer comes between the two; a reader may see the truncation a moment before the
+  // batch, and a crash between them keeps the truncation without the batch (the truncation is a
+  // manifest change, the batch a commit-log record after it).
+  using PrepareWrite = std::function<Result<bool>(const Snapshot& snapshot, EncodedBatch& batch)>;
+  Result<std::optional<int64_t>> apply_prepared(const PrepareWrite& prepare,
+                                                const std::vector<TableId>& truncate_first = {});
 
   // A consistent view for reading, after catching up with other processes' commits.
   Result<std::shared_ptr<const Snapshot>> snapshot();

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/storage/mutation_builder.h"
 #include "engine/storage/row_codec.h"
-#include "engine/storage/write_batch.h"
 #include "engine/util/hash64.h"
 
 namespace cassette::txn {

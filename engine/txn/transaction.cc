@@ -69,7 +69,7 @@ PendingLog::Kind row_kind(const storage::Row& row) {
 
 }  // namespace
 
-Status Transaction::add_batch(const storage::WriteBatch& batch, const schema::Schema& schema) {
+Status Transaction::add_batch(const storage::MutationBuilder& batch, const schema::Schema& schema) {
   const size_t entries_before = log_.entries.size();
   const StatementId statement = fixed_statement_ ? *fixed_statement_ : next_statement();
   Status status = append_batch(log_, batch, schema, statement);
@@ -91,7 +91,7 @@ Status Transaction::truncate(const std::shared_ptr<const schema::TableDef>& tabl
   return Status::ok();
 }
 
-Status Transaction::append_batch(PendingLog& log, const storage::WriteBatch& batch,
+Status Transaction::append_batch(PendingLog& log, const storage::MutationBuilder& batch,
                                  const schema::Schema& schema, uint64_t statement) {
   std::shared_ptr<const schema::TableDef> table;
   auto append_row = [&](const storage::Row& row, const storage::PartitionUpdate& update,
@@ -259,7 +259,7 @@ Status Transaction::commit_writes(PendingLog& log) {
     fold.emit(&batch);
     return store_->apply(batch).status();
   }
-  auto result = store_->apply_prepared_encoded(
+  auto result = store_->apply_prepared(
       [&](const storage::Snapshot& snapshot, storage::EncodedBatch& batch) -> Result<bool> {
         CASSETTE_RETURN_IF_ERROR(fold_for_commit(log, snapshot, {}, batch));
         return !batch.empty();

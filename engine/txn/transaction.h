@@ -11,7 +11,7 @@
 // Timestamps: every entry a statement did not stamp itself (USING TIMESTAMP) carries
 // kAutoTimestamp until the commit, when the store gives the whole transaction one timestamp.
 // INSERT OR IGNORE entries are decided at commit, under the store's write lock
-// (Store::apply_prepared_encoded), like CQL's IF NOT EXISTS.
+// (Store::apply_prepared), like CQL's IF NOT EXISTS.
 //
 // Schema changes (a table created or dropped by the host's DDL) are kept beside the log,
 // marked and truncated by the same savepoints, and seen by the transaction's own statements
@@ -35,9 +35,9 @@
 
 #include "engine/schema/catalog.h"
 #include "engine/schema/schema.h"
+#include "engine/storage/mutation_builder.h"
 #include "engine/storage/overlay.h"
 #include "engine/storage/store.h"
-#include "engine/storage/write_batch.h"
 #include "engine/txn/pending_fold.h"
 
 namespace cassette::txn {
@@ -79,11 +79,11 @@ class Transaction {
   Status add_encoded(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
                      std::string_view partition_key, bool is_static, std::string_view clustering,
                      std::string_view encoded_row, uint64_t statement);
-  // Buffers the writes of one CQL statement (a WriteBatch as the CQL executors build it: per
+  // Buffers the writes of one CQL statement (a MutationBuilder as the CQL executors build it: per
   // partition, a header with a partition deletion or range tombstones, a static row, rows) as
   // one statement of the transaction. Tables are found in `schema` by storage id. All or
   // nothing: on failure (a partition key that cannot be stored) nothing of `batch` is buffered.
-  Status add_batch(const storage::WriteBatch& batch, const schema::Schema& schema);
+  Status add_batch(const storage::MutationBuilder& batch, const schema::Schema& schema);
   // Buffers a TRUNCATE of `table` as statement `statement`: from here on the transaction reads
   // none of the table's committed rows nor its own earlier writes to it, and the commit empties
   // the table before writing the rest. Fails, buffering nothing, for a read-only store.
@@ -112,7 +112,7 @@ class Transaction {
 
   // Applies the log and the schema changes as one atomic write and empties them (also when the
   // write fails). The tables the log TRUNCATEs are emptied first under the same write lock
-  // (Store::apply_prepared_encoded with truncate_first). A log with TRUNCATEs cannot commit
+  // (Store::apply_prepared with truncate_first). A log with TRUNCATEs cannot commit
   // with schema changes (InvalidArgument, nothing written).
   Status commit();
   void clear();
@@ -152,7 +152,7 @@ class Transaction {
                          const std::vector<storage::TableId>& dropped,
                          storage::EncodedBatch& batch);
   // Appends the writes of `batch` to `log` as statement `statement`, tables found in `schema`.
-  Status append_batch(PendingLog& log, const storage::WriteBatch& batch,
+  Status append_batch(PendingLog& log, const storage::MutationBuilder& batch,
                       const schema::Schema& schema, uint64_t statement);
   // Folds the overlay's entries up to `visible` (the log's first entries), starting over when
   // it must (see with_overlay) and adding what is new to the memtable otherwise.

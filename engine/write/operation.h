@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "engine/schema/schema.h"
+#include "engine/storage/mutation_builder.h"
 #include "engine/storage/row.h"
-#include "engine/storage/write_batch.h"
 #include "engine/types/value.h"
 #include "engine/util/status.h"
 

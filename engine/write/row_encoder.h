@@ -64,7 +64,7 @@ enum class NullPolicy : uint8_t {
 
 // Where encoded rows go: one call per storage entry (a row, or a partition's static row), in
 // encode_row's format with the encoder's timestamps (kAutoTimestamp unless one was given).
-// A sink that wants_rows() (CQL's statements, which merge rows into a WriteBatch) is given
+// A sink that wants_rows() (CQL's statements, which merge rows into a MutationBuilder) is given
 // storage::Rows instead (add_built_row), and the encoder takes the Row path for every row.
 class RowSink {
  public:
@@ -182,8 +182,8 @@ storage::Row static_row_deletion(const schema::TableDef& table, int64_t timestam
                                  int64_t now_seconds);
 
 // Merges the entries of `batch` that have the same key (a row given twice in one batch) into one,
-// reconciled by Cassandra's rules (storage::reconcile_rows), as a WriteBatch merges the rows of
-// one statement batch: what a bulk writer of RowEncoder's rows does before applying its batch.
+// reconciled by Cassandra's rules (storage::reconcile_rows), as a MutationBuilder merges the rows
+// of one statement batch: what a bulk writer of RowEncoder's rows does before applying its batch.
 // Leaves a batch with no such entries as it is (the common case: one sort of the keys).
 Status fold_same_rows(storage::EncodedBatch& batch);
 

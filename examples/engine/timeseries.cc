@@ -9,6 +9,7 @@
 
 #include <random>
 
+#include "engine/storage/mutation_builder.h"
 #include "engine/storage/store.h"
 #include "engine/types/byte_comparable.h"
 
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
   std::mt19937 rng(7);
   int64_t start = 1'700'000'000'000;
   for (int batch_no = 0; batch_no < 100; ++batch_no) {
-    WriteBatch batch;
+    MutationBuilder batch;
     for (int i = 0; i < 100; ++i) {
       int n = batch_no * 100 + i;
       Row row;
@@ -71,7 +72,7 @@ int main(int argc, char** argv) {
       batch.partition(kReadings, fmt::format("sensor-{}", n % 10))
           .rows.push_back({clustering_of(start + n * 1000), row});
     }
-    if (auto r = store.apply(batch); !r.is_ok()) {
+    if (auto r = apply_mutations(store, batch); !r.is_ok()) {
       fmt::print(stderr, "write failed: {}\n", r.status().message());
       return 1;
     }

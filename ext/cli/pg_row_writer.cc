@@ -19,6 +19,7 @@
 #include "engine/cql/execution_context.h"
 #include "engine/cql/modification_statement.h"
 #include "engine/storage/encoded_batch.h"
+#include "engine/storage/mutation_builder.h"
 #include "engine/types/murmur3.h"
 #include "engine/types/scalar.h"
 #include "engine/write/row_encoder.h"
@@ -41,7 +42,7 @@ struct CqlRowWriter::State {
 
   // The batch being filled: updates built so far (one per partition, keys in `partitions`),
   // and the rows that must read before they write.
-  storage::WriteBatch built;
+  storage::MutationBuilder built;
   std::unordered_set<std::string> partitions;
   std::vector<cql::PreparedModification> reading_rows;
   std::vector<cql::WriteParameters> reading_params;
@@ -79,13 +80,13 @@ struct CqlRowWriter::State {
   }
 
   // Adds a checked row's writes to `built`. A row of a partition the batch has not seen gets
-  // its own update, appended (WriteBatch::partition() would search every update so far).
+  // its own update, appended (MutationBuilder::partition() would search every update so far).
   Status build(const cql::PreparedModification& row, const cql::WriteParameters& params) {
     const storage::Store& store = session->store();
     bool seen = false;
     for (const std::string& key : row.targets.partition_keys) seen = seen || partitions.count(key);
     if (seen) return cql::add_modification(row, params, store, nullptr, built);
-    storage::WriteBatch own;
+    storage::MutationBuilder own;
     CASSETTE_RETURN_IF_ERROR(cql::add_modification(row, params, store, nullptr, own));
     for (storage::PartitionUpdate& update : own.mutable_updates()) {
       partitions.insert(update.partition_key);
@@ -208,7 +209,7 @@ namespace {
 
 // One batch as one store write: the updates built, plus the rows that read first, added under
 // the write lock through the snapshot it gives (as execute_batch() does).
-Status write_batch(storage::Store& store, storage::WriteBatch built,
+Status write_batch(storage::Store& store, storage::MutationBuilder built,
                    const std::vector<cql::PreparedModification>& reading_rows,
                    const std::vector<cql::WriteParameters>& reading_params) {
   if (reading_rows.empty()) {
@@ -224,21 +225,22 @@ Status write_batch(storage::Store& store, storage::WriteBatch built,
       return a.first != b.first ? a.first < b.first
                                 : a.second->partition_key < b.second->partition_key;
     });
-    storage::WriteBatch sorted;
+    storage::MutationBuilder sorted;
     sorted.mutable_updates().reserve(order.size());
     for (auto& entry : order) sorted.mutable_updates().push_back(std::move(*entry.second));
-    return store.apply(sorted).status();
+    return storage::apply_mutations(store, sorted).status();
   }
-  return store
-      .apply_prepared(
-          [&](const storage::Snapshot& snapshot, storage::WriteBatch& write) -> Result<bool> {
-            write = built;
-            for (size_t i = 0; i < reading_rows.size(); ++i) {
-              CASSETTE_RETURN_IF_ERROR(cql::add_modification(reading_rows[i], reading_params[i],
-                                                             store, &snapshot, write));
-            }
-            return true;
-          })
+  return storage::apply_prepared_mutations(
+             store,
+             [&](const storage::Snapshot& snapshot,
+                 storage::MutationBuilder& write) -> Result<bool> {
+               write = built;
+               for (size_t i = 0; i < reading_rows.size(); ++i) {
+                 CASSETTE_RETURN_IF_ERROR(cql::add_modification(reading_rows[i], reading_params[i],
+                                                                store, &snapshot, write));
+               }
+               return true;
+             })
       .status();
 }
 

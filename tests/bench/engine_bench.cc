@@ -39,6 +39,7 @@
 #include <random>
 #include <thread>
 
+#include "engine/storage/mutation_builder.h"
 #include "engine/storage/store.h"
 #include "engine/types/byte_comparable.h"
 
@@ -184,7 +185,7 @@ Figures run_cassette(const Workload& w, const std::string& dir) {
 
   auto start = std::chrono::steady_clock::now();
   for (uint64_t i = 0; i < w.rows; i += w.batch) {
-    WriteBatch batch;
+    MutationBuilder batch;
     for (uint64_t j = i; j < std::min(w.rows, i + w.batch); ++j) {
       Row row;
       row.liveness.timestamp = kAutoTimestamp;
@@ -192,7 +193,7 @@ Figures run_cassette(const Workload& w, const std::string& dir) {
       batch.partition(kTable, partition_key(w.arrivals[j].first))
           .rows.push_back({ts_clustering(w.arrivals[j].second), std::move(row)});
     }
-    if (auto r = store.apply(batch); !r.is_ok()) fail(r.status().message());
+    if (auto r = apply_mutations(store, batch); !r.is_ok()) fail(r.status().message());
   }
   if (Status s = store.flush(); !s.is_ok()) fail(s.message());
   if (Status s = store.wait_for_background_work(); !s.is_ok()) fail(s.message());
@@ -279,7 +280,7 @@ void run_scan_detail(uint64_t rows, const std::string& dir) {
     partitions.push_back(fmt::format("source-{}", p));
   auto write = [&](uint64_t every) {
     for (uint64_t p = 0; p < partitions.size(); ++p) {
-      WriteBatch batch;
+      MutationBuilder batch;
       for (uint64_t i = 0; i < per_partition && p * per_partition + i < rows; i += every) {
         Row row;
         row.liveness.timestamp = kAutoTimestamp;
@@ -288,7 +289,7 @@ void run_scan_detail(uint64_t rows, const std::string& dir) {
         batch.partition(kTable, partitions[p])
             .rows.push_back({ts_clustering(static_cast<int64_t>(i)), std::move(row)});
       }
-      if (auto r = store.apply(batch); !r.is_ok()) fail(r.status().message());
+      if (auto r = apply_mutations(store, batch); !r.is_ok()) fail(r.status().message());
     }
   };
   write(1);

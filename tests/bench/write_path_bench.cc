@@ -1,8 +1,9 @@
 // A focused benchmark of the engine's write path, the shape of a bulk import (pg-import, the
 // SQLite extension's INSERT...SELECT): WRITE_BENCH_ROWS rows (default 200k), one partition each
 // (random tokens, so memtable inserts land all over the skiplist), WRITE_BENCH_BATCH rows
-// (default 1000) per WriteBatch, sync off, then the closing flush. Prints the time of each phase:
-//   batch    building the WriteBatches (WriteBatch::partition)
+// (default 1000) per MutationBuilder, sync off, then the closing flush. Prints the time of each
+// phase:
+//   batch    building the MutationBuilders (MutationBuilder::partition)
 //   apply    Store::apply (commit-record encoding, log append, memtable insert)
 //   flush    Store::flush (SSTable writing)
 //
@@ -17,8 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/storage/mutation_builder.h"
 #include "engine/storage/store.h"
-#include "engine/storage/write_batch.h"
 
 namespace {
 
@@ -59,7 +60,7 @@ int run_write_bench() {
   auto total = std::chrono::steady_clock::now();
   for (uint64_t i = 0; i < rows; i += per_batch) {
     auto t = std::chrono::steady_clock::now();
-    WriteBatch batch;
+    MutationBuilder batch;
     for (uint64_t j = i; j < std::min(rows, i + per_batch); ++j) {
       // A bigint key (8 bytes) and a text and an int column, as a typical imported row.
       std::string key(8, '\0');
@@ -73,7 +74,7 @@ int run_write_bench() {
     }
     batch_s += since(t);
     t = std::chrono::steady_clock::now();
-    if (auto r = store.apply(batch); !r.is_ok()) fail(r.status().message());
+    if (auto r = apply_mutations(store, batch); !r.is_ok()) fail(r.status().message());
     apply_s += since(t);
   }
   auto t = std::chrono::steady_clock::now();

@@ -20,6 +20,7 @@
 
 #include "engine/storage/commit_log.h"
 #include "engine/storage/commit_record.h"
+#include "engine/storage/mutation_builder.h"
 #include "engine/storage/store.h"
 #include "engine/util/coding.h"
 #include "engine/util/crc32c.h"
@@ -132,7 +133,7 @@ void check_recovery(const std::string& segment, const std::vector<Record>& recor
   std::vector<TableId> tables = replayed_tables(records);
   read_every_row(**store, tables);
 
-  WriteBatch batch;
+  MutationBuilder batch;
   ClusteringRow row;
   row.clustering = "\x01row";
   ColumnData column;
@@ -140,7 +141,7 @@ void check_recovery(const std::string& segment, const std::vector<Record>& recor
   column.cell = Cell::live(kAutoTimestamp, "value");
   row.row.columns.push_back(column);
   batch.partition(1, "key").rows.push_back(row);
-  auto applied = (*store)->apply(batch);
+  auto applied = apply_mutations(**store, batch);
   FUZZ_CHECK(applied.is_ok(), applied.status().message());
   tables.push_back(1);
   read_every_row(**store, tables);

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "engine/storage/manifest.h"
+#include "engine/storage/mutation_builder.h"
 #include "engine/storage/store.h"
 #include "engine/util/coding.h"
 #include "engine/util/crc32c.h"
@@ -30,7 +31,7 @@ using namespace cassette;
 using namespace cassette::storage;
 
 void write_rows(Store& store, TableId table, int first, int count) {
-  WriteBatch batch;
+  MutationBuilder batch;
   for (int i = first; i < first + count; ++i) {
     ClusteringRow row;
     row.clustering = "\x01row" + std::to_string(i);
@@ -40,7 +41,7 @@ void write_rows(Store& store, TableId table, int first, int count) {
     row.row.columns.push_back(column);
     batch.partition(table, "key" + std::to_string(i % 7)).rows.push_back(row);
   }
-  auto applied = store.apply(batch);
+  auto applied = apply_mutations(store, batch);
   FUZZ_CHECK(applied.is_ok(), applied.status().message());
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/codec/table_codec.h"
+#include "engine/storage/mutation_builder.h"
 #include "tests/unit/cql_test_fixture.h"
 
 namespace cassette::test {
@@ -35,7 +36,7 @@ class SelectFixture : public CqlFixture {
       if (values.count(c->name)) clustering.push_back(parse(*c, values));
     }
     const int64_t now = clock_.now_seconds();
-    storage::WriteBatch batch;
+    storage::MutationBuilder batch;
     auto& update = batch.partition(table->table_id, cql::partition_key_bytes(key));
     storage::Row row;
     storage::Row static_row;
@@ -69,7 +70,7 @@ class SelectFixture : public CqlFixture {
       update.rows.push_back(
           {cql::clustering_key_bytes(*table, clustering).value(), std::move(row)});
     }
-    REQUIRE(store_->apply(batch).is_ok());
+    REQUIRE(storage::apply_mutations(*store_, batch).is_ok());
   }
 
  private:

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/storage/mutation_builder.h"
 #include "engine/storage/row_codec.h"
-#include "engine/storage/write_batch.h"
 
 using namespace cassette::storage;
 

@@ -186,16 +186,18 @@ TEST_CASE("overlay: a truncated table reads only the overlay's rows; other table
   CHECK(rows_of(*store, *overlay.on(*committed, {kTable + 1})) == all);
 }
 
-TEST_CASE("overlay: a WriteBatch is stamped like an encoded batch; static rows are found") {
+TEST_CASE("overlay: a MutationBuilder's batch is stamped; static rows are found") {
   ManualClock clock;
   auto store = Store::open(":memory:", options(&clock)).value();
   auto committed = store->snapshot().value();
   Overlay overlay(&store->clock());
   overlay.reset();
-  WriteBatch batch;
-  auto& partition = batch.partition(kTable, "p");
+  MutationBuilder builder;
+  auto& partition = builder.partition(kTable, "p");
   partition.rows.push_back({ck(1), insert_row("row")});
   partition.static_row = insert_row("static");
+  EncodedBatch batch;
+  REQUIRE(builder.encode_to(&batch).is_ok());
   REQUIRE(overlay.add(batch).is_ok());
   CHECK(overlay.sequence() == 1);
   auto view = overlay.on(*committed);

@@ -140,7 +140,7 @@ void random_history(std::vector<Store*> stores, Model* model, int ops,
     const int64_t c = static_cast<int64_t>(rng() % kClusterings);
     const int64_t ts = timestamps[i];
     ModelPartition& mp = model->partitions[pk];
-    WriteBatch batch;
+    MutationBuilder batch;
     PartitionUpdate& update = batch.partition(kTable, pk);
     const unsigned kind = rng() % 100;
     if (kind < 50) {  // INSERT: marker and cell
@@ -172,7 +172,7 @@ void random_history(std::vector<Store*> stores, Model* model, int ops,
       update.static_row = insert_row("s" + std::to_string(ts), ts);
       if (ts > mp.static_ts) mp.static_ts = ts, mp.static_value = "s" + std::to_string(ts);
     }
-    for (Store* s : stores) REQUIRE(s->apply(batch).is_ok());
+    for (Store* s : stores) REQUIRE(apply_mutations(*s, batch).is_ok());
     if (i % 10 == 9) between(i);
   }
 }

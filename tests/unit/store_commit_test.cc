@@ -20,8 +20,8 @@ using cassette::test::TempDir;
 namespace {
 
 // A transaction of `rows` rows of ~100 bytes in partition `pk`: over a megabyte for 20,000.
-WriteBatch big_batch(TableId table, const std::string& pk, int rows) {
-  WriteBatch batch;
+MutationBuilder big_batch(TableId table, const std::string& pk, int rows) {
+  MutationBuilder batch;
   auto& update = batch.partition(table, pk);
   for (int i = 0; i < rows; ++i) {
     update.rows.push_back({ck(i), insert_row(std::string(90, 'v') + std::to_string(i))});
@@ -60,8 +60,8 @@ TEST_CASE("store: a large transaction is visible once committed, in full, also a
     options.background_threads = threads;
     {
       auto store = Store::open(dir.path(), options).value();
-      WriteBatch batch = big_batch(7, "big", 20000);
-      REQUIRE(store->apply(batch).is_ok());
+      MutationBuilder batch = big_batch(7, "big", 20000);
+      REQUIRE(apply_mutations(*store, batch).is_ok());
       auto rows = read_partition(*store, 7, "big");
       REQUIRE(rows.size() == 20000);
       CHECK(rows[0].value == std::string(90, 'v') + "0");
@@ -81,15 +81,15 @@ TEST_CASE("store: a large transaction whose log append fails leaves nothing visi
     put(*store, 7, "a", 1, insert_row("before"));
     {
       FileSizeLimit limit(256 << 10);  // the log can take small records, not a 2 MB one
-      WriteBatch batch = big_batch(7, "lost", 20000);
-      auto result = store->apply(batch);
+      MutationBuilder batch = big_batch(7, "lost", 20000);
+      auto result = apply_mutations(*store, batch);
       REQUIRE_FALSE(result.is_ok());
       CHECK(read_partition(*store, 7, "lost").empty());
     }
     // The store goes on: a small and a large transaction after the failure.
     put(*store, 7, "a", 2, insert_row("after"));
-    WriteBatch batch = big_batch(7, "kept", 20000);
-    REQUIRE(store->apply(batch).is_ok());
+    MutationBuilder batch = big_batch(7, "kept", 20000);
+    REQUIRE(apply_mutations(*store, batch).is_ok());
     auto rows = read_table(*store, 7);
     CHECK(rows.size() == 20002);
     CHECK(read_partition(*store, 7, "lost").empty());

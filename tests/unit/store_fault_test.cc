@@ -49,13 +49,13 @@ struct FaultyStore {
 
   // Writes row c of partition "p" (and, with `other`, of the other table in the same batch).
   Status write(int64_t c, bool other = false) {
-    WriteBatch batch;
+    MutationBuilder batch;
     batch.partition(kTable, "p").rows.push_back({ck(c), insert_row("v" + std::to_string(c))});
     if (other) {
       batch.partition(kOtherTable, "q")
           .rows.push_back({ck(c), insert_row("w" + std::to_string(c))});
     }
-    Status s = store->apply(batch).status();
+    Status s = apply_mutations(*store, batch).status();
     if (s.is_ok()) {
       acknowledged.push_back({"p", c, "v" + std::to_string(c)});
       if (other) acknowledged_other.push_back({"q", c, "w" + std::to_string(c)});
@@ -65,14 +65,14 @@ struct FaultyStore {
   // Rows `from` to `to` of partition "p" as one transaction of over 1 MiB: with background
   // threads, the store inserts it into the memtable while the commit log appends it.
   Status write_large(int64_t from, int64_t to) {
-    WriteBatch batch;
+    MutationBuilder batch;
     std::vector<ReadRow> rows;
     for (int64_t c = from; c < to; ++c) {
       std::string value = "v" + std::to_string(c) + std::string(8 << 10, 'x');
       batch.partition(kTable, "p").rows.push_back({ck(c), insert_row(value)});
       rows.push_back({"p", c, std::move(value)});
     }
-    Status s = store->apply(batch).status();
+    Status s = apply_mutations(*store, batch).status();
     if (s.is_ok()) acknowledged.insert(acknowledged.end(), rows.begin(), rows.end());
     return s;
   }

@@ -36,9 +36,9 @@ size_t entries(const std::string& dir) {
 }
 
 Result<int64_t> try_put(Store& store, const std::string& pk, int64_t c) {
-  WriteBatch batch;
+  MutationBuilder batch;
   batch.partition(1, pk).rows.push_back({ck(c), insert_row("v")});
-  return store.apply(batch);
+  return apply_mutations(store, batch);
 }
 
 }  // namespace

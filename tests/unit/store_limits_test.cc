@@ -33,7 +33,7 @@ StoreOptions limited_options() {
 }
 
 // `rows` rows of about a kilobyte in partition `pk` of table 1, clustering from `first`.
-void add_rows(WriteBatch& batch, const std::string& pk, int first, int rows) {
+void add_rows(MutationBuilder& batch, const std::string& pk, int first, int rows) {
   auto& update = batch.partition(1, pk);
   for (int i = first; i < first + rows; ++i) {
     update.rows.push_back({ck(i), insert_row(std::string(1000, 'v'))});
@@ -55,10 +55,10 @@ std::string without_size(std::string message) {
 TEST_CASE("store: a partition update over max_mutation_bytes is refused and nothing is written") {
   TempDir dir;
   auto store = Store::open(dir.path(), limited_options()).value();
-  WriteBatch batch;
+  MutationBuilder batch;
   add_rows(batch, "a", 0, 10);
   add_rows(batch, "p", 0, 70);  // 70 KB in one partition
-  Result<int64_t> applied = store->apply(batch);
+  Result<int64_t> applied = apply_mutations(*store, batch);
   REQUIRE(!applied.is_ok());
   CHECK(applied.status().is_invalid_argument());
   // No schema names the table here: the message gives its id and the key in hex ("p").
@@ -67,20 +67,20 @@ TEST_CASE("store: a partition update over max_mutation_bytes is refused and noth
   CHECK(read_table(*store, 1).empty());
 
   // The store goes on: the same rows in two transactions fit.
-  WriteBatch first, second;
+  MutationBuilder first, second;
   add_rows(first, "p", 0, 35);
   add_rows(second, "p", 35, 35);
-  REQUIRE(store->apply(first).is_ok());
-  REQUIRE(store->apply(second).is_ok());
+  REQUIRE(apply_mutations(*store, first).is_ok());
+  REQUIRE(apply_mutations(*store, second).is_ok());
   CHECK(read_partition(*store, 1, "p").size() == 70);
 }
 
 TEST_CASE("store: a transaction of many partitions under the limit may exceed it in all") {
   TempDir dir;
   auto store = Store::open(dir.path(), limited_options()).value();
-  WriteBatch batch;
+  MutationBuilder batch;
   for (int p = 0; p < 10; ++p) add_rows(batch, "p" + std::to_string(p), 0, 30);  // 300 KB
-  REQUIRE(store->apply(batch).is_ok());
+  REQUIRE(apply_mutations(*store, batch).is_ok());
   CHECK(read_table(*store, 1).size() == 300);
 }
 
@@ -113,11 +113,11 @@ TEST_CASE("store: the mutation limit is half a commit-log segment unless given")
   options.max_mutation_bytes = 0;
   options.commit_log_segment_bytes = 2 * kLimit;
   auto store = Store::open(dir.path(), options).value();
-  WriteBatch small, large;
+  MutationBuilder small, large;
   add_rows(small, "p", 0, 60);
   add_rows(large, "p", 0, 70);
-  CHECK(store->apply(small).is_ok());
-  Result<int64_t> applied = store->apply(large);
+  CHECK(apply_mutations(*store, small).is_ok());
+  Result<int64_t> applied = apply_mutations(*store, large);
   REQUIRE(!applied.is_ok());
   CHECK(without_size(applied.status().message())
             .starts_with("Rejected an oversized mutation (N/65536)"));

@@ -30,12 +30,12 @@ std::vector<std::string> partitions_of(int64_t tx) {
 }
 
 Status write_transaction(Store& store, int64_t tx) {
-  WriteBatch batch;
+  MutationBuilder batch;
   for (const std::string& pk : partitions_of(tx)) {
     batch.partition(kTable, pk).rows.push_back({ck(tx), insert_row("tx " + std::to_string(tx))});
   }
   batch.partition(kTable, "counter").rows.push_back({ck(0), counter_row(1)});
-  return store.apply(batch).status();
+  return apply_mutations(store, batch).status();
 }
 
 struct StoreContents {
@@ -210,10 +210,10 @@ TEST_CASE("processes: a writer that cannot get the lock gets a clear busy error"
   }
   char c;
   REQUIRE(::read(ready[0], &c, 1) == 1);
-  WriteBatch batch;
+  MutationBuilder batch;
   batch.partition(kTable, "p").rows.push_back({ck(1), insert_row("v")});
   auto start = std::chrono::steady_clock::now();
-  auto result = store->apply(batch);
+  auto result = apply_mutations(*store, batch);
   auto waited = std::chrono::steady_clock::now() - start;
   ::kill(pid, SIGKILL);
   ::waitpid(pid, nullptr, 0);
@@ -225,8 +225,8 @@ TEST_CASE("processes: a writer that cannot get the lock gets a clear busy error"
   CHECK(waited >= std::chrono::milliseconds(200));
   CHECK(read_partition(*store, kTable, "p").empty());
   // Once the lock is free, writing works.
-  WriteBatch again;
+  MutationBuilder again;
   again.partition(kTable, "p").rows.push_back({ck(1), insert_row("v")});
-  CHECK(store->apply(again).is_ok());
+  CHECK(apply_mutations(*store, again).is_ok());
   CHECK(read_partition(*store, kTable, "p").size() == 1);
 }

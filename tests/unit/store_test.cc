@@ -71,19 +71,19 @@ TEST_CASE("store: timestamps are assigned by the store and never repeat") {
 
 TEST_CASE("store: a batch is applied atomically with one timestamp; bad input writes nothing") {
   auto store = Store::open(":memory:", test_options()).value();
-  WriteBatch batch;
+  MutationBuilder batch;
   batch.partition(1, "a").rows.push_back({ck(1), insert_row("a1")});
   batch.partition(1, "b").rows.push_back({ck(1), insert_row("b1")});
   batch.partition(1, "").rows.push_back({ck(1), insert_row("bad")});
-  auto r = store->apply(batch);
+  auto r = apply_mutations(*store, batch);
   REQUIRE_FALSE(r.is_ok());
   CHECK(r.status().message() == "Key may not be empty");
   CHECK(read_table(*store, 1).empty());
 
-  WriteBatch good;
+  MutationBuilder good;
   good.partition(1, "a").rows.push_back({ck(1), insert_row("a1")});
   good.partition(1, "b").rows.push_back({ck(1), insert_row("b1")});
-  int64_t ts = store->apply(good).value();
+  int64_t ts = apply_mutations(*store, good).value();
   auto snap = store->snapshot().value();
   auto cursor = store->read(*snap, 1, Store::range_spec({}));
   int rows = 0;
@@ -93,9 +93,9 @@ TEST_CASE("store: a batch is applied atomically with one timestamp; bad input wr
     ++rows;
   }
   CHECK(rows == 2);
-  WriteBatch huge;
+  MutationBuilder huge;
   huge.partition(1, std::string(70000, 'k')).rows.push_back({ck(1), insert_row("x")});
-  CHECK(store->apply(huge).status().message() ==
+  CHECK(apply_mutations(*store, huge).status().message() ==
         "Key length of 70000 is longer than maximum of 65535");
 }
 
@@ -140,11 +140,11 @@ TEST_CASE("store: a wide partition of 100k rows sliced across the memtable and s
   std::shuffle(order.begin(), order.end(), std::mt19937(42));
   // Four SSTables and the memtable each get a quarter... of a random permutation, in batches.
   for (size_t i = 0; i < order.size(); i += 500) {
-    WriteBatch batch;
+    MutationBuilder batch;
     auto& update = batch.partition(1, "wide");
     for (size_t j = i; j < i + 500; ++j)
       update.rows.push_back({ck(order[j]), insert_row("v" + std::to_string(order[j]))});
-    REQUIRE(store->apply(batch).is_ok());
+    REQUIRE(apply_mutations(*store, batch).is_ok());
     if ((i + 500) % 20'000 == 0 && i + 500 < order.size()) REQUIRE(store->flush().is_ok());
   }
   CHECK(store->stats().sstable_count == 4);
@@ -218,17 +218,17 @@ TEST_CASE("store: deletions shadow data in older files; partition and range tomb
   for (int c = 0; c < 10; ++c) put(*store, 1, "p", c, insert_row("v" + std::to_string(c)));
   REQUIRE(store->flush().is_ok());
   put(*store, 1, "p", 3, deleted_row(clock.now_seconds()));
-  WriteBatch range;
+  MutationBuilder range;
   range.partition(1, "p").header.range_tombstones.push_back(
       {ck(5), ck(8), DeletionTime{kAutoTimestamp, clock.now_seconds()}});
-  REQUIRE(store->apply(range).is_ok());
+  REQUIRE(apply_mutations(*store, range).is_ok());
   CHECK(read_partition(*store, 1, "p") == expected_rows("p", {0, 1, 2, 4, 8, 9}));
   REQUIRE(store->flush().is_ok());
   put(*store, 1, "p", 6, insert_row("v6"));  // newer than the range tombstone: visible
   CHECK(read_partition(*store, 1, "p") == expected_rows("p", {0, 1, 2, 4, 6, 8, 9}));
-  WriteBatch drop;
+  MutationBuilder drop;
   drop.partition(1, "p").header.deletion = DeletionTime{kAutoTimestamp, clock.now_seconds()};
-  REQUIRE(store->apply(drop).is_ok());
+  REQUIRE(apply_mutations(*store, drop).is_ok());
   CHECK(read_partition(*store, 1, "p").empty());
   put(*store, 1, "p", 42, insert_row("v42"));
   CHECK(read_partition(*store, 1, "p") == expected_rows("p", {42}));
@@ -236,9 +236,9 @@ TEST_CASE("store: deletions shadow data in older files; partition and range tomb
 
 TEST_CASE("store: static rows, and a partition with only a static row") {
   auto store = Store::open(":memory:", test_options()).value();
-  WriteBatch batch;
+  MutationBuilder batch;
   batch.partition(1, "s").static_row = insert_row("static");
-  REQUIRE(store->apply(batch).is_ok());
+  REQUIRE(apply_mutations(*store, batch).is_ok());
   auto snap = store->snapshot().value();
   auto cursor = store->read(*snap, 1, Store::partition_spec("s"));
   REQUIRE(cursor->next());
@@ -290,10 +290,10 @@ TEST_CASE("store: TTL expiry and tombstone purging follow the injected clock") {
   TableOptions topts;
   topts.gc_grace_seconds = 3600;
   store->set_table_options(1, topts);
-  WriteBatch batch;
+  MutationBuilder batch;
   batch.partition(1, "t").rows.push_back({ck(1), insert_row_ttl("short", 10, clock.now_seconds())});
   batch.partition(1, "t").rows.push_back({ck(2), insert_row("forever")});
-  REQUIRE(store->apply(batch).is_ok());
+  REQUIRE(apply_mutations(*store, batch).is_ok());
   put(*store, 1, "t", 3, insert_row("doomed"));
   put(*store, 1, "t", 3, deleted_row(clock.now_seconds()));
   REQUIRE(store->flush().is_ok());

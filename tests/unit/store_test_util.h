@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/storage/mutation_builder.h"
 #include "engine/storage/sstable_reader.h"
 #include "engine/storage/store.h"
 #include "engine/util/coding.h"
@@ -77,9 +78,9 @@ inline std::string cell_value(const Row& row) {
 
 // Applies one row in its own transaction; returns the timestamp.
 inline int64_t put(Store& store, TableId table, const std::string& pk, int64_t c, Row row) {
-  WriteBatch batch;
+  MutationBuilder batch;
   batch.partition(table, pk).rows.push_back({ck(c), std::move(row)});
-  auto ts = store.apply(batch);
+  auto ts = apply_mutations(store, batch);
   if (!ts.is_ok()) throw std::runtime_error(ts.status().message());
   return *ts;
 }

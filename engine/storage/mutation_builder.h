@@ -1,21 +1,29 @@
-// A write transaction: updates to any number of partitions of any tables, applied atomically
-// (one commit-log record, one memtable sequence number). Timestamps equal to kAutoTimestamp are
-// replaced, when the batch is applied, by one timestamp the store assigns under its write lock:
-// max(now, last assigned + 1), so a batch has one timestamp (as a CQL BATCH does) and no two
-// batches of a store ever share one.
+// MutationBuilder: writes merged by Cassandra's rules before they are encoded. A CQL statement
+// or BATCH names partitions and rows as it goes (a row set twice, a partition deletion plus
+// rows, counter deltas) and merges them here, as Row objects; encode_to then turns the whole
+// transaction into the one batch type the store takes, an EncodedBatch (encoded_batch.h).
+// Timestamps may be kAutoTimestamp anywhere: the store assigns them when it applies the batch.
+//
+//   MutationBuilder builder;
+//   builder.partition(table, key).rows.push_back({clustering, row});
+//   CASSETTE_ASSIGN_OR_RETURN(int64_t timestamp, apply_mutations(*store, builder));
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/storage/encoded_batch.h"
 #include "engine/storage/memtable.h"
 #include "engine/storage/row.h"
+#include "engine/util/status.h"
 
 namespace cassette::storage {
 
-constexpr int64_t kAutoTimestamp = kNoTimestamp + 1;
+class Store;
+struct Snapshot;
 
 struct ClusteringRow {
   std::string clustering;  // byte-comparable encoded clustering key
@@ -30,7 +38,7 @@ struct PartitionUpdate {
   std::vector<ClusteringRow> rows;
 };
 
-class WriteBatch {
+class MutationBuilder {
  public:
   // Returns the update for (table, partition key), creating it at the end of updates(): updates
   // keep the order in which their partitions were first named. Amortized O(1): past a few
@@ -50,8 +58,11 @@ class WriteBatch {
     index_stale_ = false;
   }
 
-  // Replaces every kAutoTimestamp with `timestamp`. Returns whether any was replaced.
-  bool assign_timestamp(int64_t timestamp);
+  // Appends the updates to `batch`, partition by partition in updates() order: the partition
+  // header, the static row, then the rows, each when not empty (the commit record's order,
+  // FORMAT.md). Returns InvalidArgument for a partition key the store cannot take
+  // (validate_partition_key: empty or over 65535 bytes), leaving `batch` as it was.
+  Status encode_to(EncodedBatch* batch) const;
 
  private:
   // Open addressing, linear probing: each slot holds 1 + an index into updates_ (0 = empty) and
@@ -69,5 +80,16 @@ class WriteBatch {
   std::vector<Slot> slots_;  // size 0 or a power of two, at most half full
   bool index_stale_ = false;
 };
+
+// The builder's writes as one transaction: encode_to, then Store::apply. Returns the
+// transaction's timestamp.
+Result<int64_t> apply_mutations(Store& store, const MutationBuilder& builder);
+
+// Store::apply_prepared for a `prepare` that fills a builder (which it is given empty): under
+// the store's write lock it reads through the snapshot and returns false to write nothing.
+using PrepareMutations =
+    std::function<Result<bool>(const Snapshot& snapshot, MutationBuilder& builder)>;
+Result<std::optional<int64_t>> apply_prepared_mutations(Store& store,
+                                                        const PrepareMutations& prepare);
 
 }  // namespace cassette::storage
