@@ -7,6 +7,8 @@
 #include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
 #include "engine/storage/store_directory.h"
+#include "engine/types/partition_key.h"
+#include "engine/types/value.h"
 
 namespace cassette::txn {
 
@@ -179,7 +181,9 @@ void Transaction::savepoint(int level) {
   if (level < 0) return;
   size_t n = static_cast<size_t>(level);
   // A table joining the transaction later reports the current level again: keep the first mark.
-  while (marks_.size() <= n) marks_.push_back({log_.entries.size(), schema_changes_.size()});
+  while (marks_.size() <= n) {
+    marks_.push_back({log_.entries.size(), schema_changes_.size(), conflict_keys_.size()});
+  }
 }
 
 void Transaction::release(int level) {
@@ -196,6 +200,7 @@ void Transaction::rollback_to(int level) {
       log_.truncate(0);
       reset_overlay();
       truncate_schema_changes(0);
+      conflict_keys_.clear();
     }
     return;
   }
@@ -205,6 +210,8 @@ void Transaction::rollback_to(int level) {
     if (mark.entries < overlay_entries_) reset_overlay();  // the overlay holds rows that are gone
   }
   truncate_schema_changes(mark.schema_changes);
+  // A row whose write is undone can lose no update: its key goes too.
+  if (mark.conflict_keys < conflict_keys_.size()) conflict_keys_.resize(mark.conflict_keys);
   marks_.resize(static_cast<size_t>(level) + 1);
 }
 
@@ -219,6 +226,8 @@ void Transaction::clear() {
   marks_.clear();
   reset_overlay();
   truncate_schema_changes(0);
+  conflict_keys_.clear();
+  pinned_.reset();
 }
 
 void Transaction::reset_overlay() {
@@ -235,22 +244,25 @@ Status Transaction::commit() {
   }
   PendingLog log = std::move(log_);
   std::vector<SchemaChange> changes = std::move(schema_changes_);
+  std::shared_ptr<const storage::Snapshot> pinned = std::move(pinned_);
+  std::vector<ConflictKey> keys = std::move(conflict_keys_);
   clear();
+  const CommitCheck check{pinned.get(), &keys};
   if (!changes.empty()) {
     if (!log.truncates.empty()) {
       return Status::invalid_argument(
           "A transaction cannot both TRUNCATE a table and change the schema.");
     }
-    return commit_with_schema_changes(log, std::move(changes));
+    return commit_with_schema_changes(log, std::move(changes), check);
   }
-  return commit_writes(log);
+  return commit_writes(log, check);
 }
 
-Status Transaction::commit_writes(PendingLog& log) {
+Status Transaction::commit_writes(PendingLog& log, const CommitCheck& check) {
   const bool conditional =
       std::any_of(log.entries.begin(), log.entries.end(),
                   [](const PendingLog::Entry& e) { return e.kind == Kind::kInsertIfNotExists; });
-  if (!conditional && log.truncates.empty()) {
+  if (!conditional && log.truncates.empty() && check.keys->empty()) {
     PendingFold fold(&log, store_->clock().now_seconds());
     CASSETTE_RETURN_IF_ERROR(fold.add_range(0, log.entries.size()));
     if (fold.rows() == log.entries.size())
@@ -261,6 +273,7 @@ Status Transaction::commit_writes(PendingLog& log) {
   }
   auto result = store_->apply_prepared(
       [&](const storage::Snapshot& snapshot, storage::EncodedBatch& batch) -> Result<bool> {
+        CASSETTE_RETURN_IF_ERROR(check_conflicts(check, snapshot));
         CASSETTE_RETURN_IF_ERROR(fold_for_commit(log, snapshot, {}, batch));
         return !batch.empty();
       },
@@ -268,14 +281,16 @@ Status Transaction::commit_writes(PendingLog& log) {
   return result.status();
 }
 
-Status Transaction::commit_with_schema_changes(PendingLog& log, std::vector<SchemaChange> changes) {
+Status Transaction::commit_with_schema_changes(PendingLog& log, std::vector<SchemaChange> changes,
+                                               const CommitCheck& check) {
   std::vector<storage::TableId> dropped;  // their rows need not be written
   for (const SchemaChange& change : changes) {
     if (change.kind == SchemaChange::Kind::kDropTable) dropped.push_back(change.table->table_id);
   }
   auto result = catalog_->change(
       [&](const schema::Schema& now) { return apply_schema_changes(now, changes); },
-      [&](const storage::Snapshot& snapshot, storage::EncodedBatch& batch) {
+      [&](const storage::Snapshot& snapshot, storage::EncodedBatch& batch) -> Status {
+        CASSETTE_RETURN_IF_ERROR(check_conflicts(check, snapshot));
         return fold_for_commit(log, snapshot, dropped, batch);
       });
   return result.status();
@@ -319,8 +334,82 @@ Status Transaction::fold_for_commit(const PendingLog& log, const storage::Snapsh
 
 Result<std::shared_ptr<const storage::Snapshot>> Transaction::read_view(
     StatementId visible_before) {
-  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> committed, store_->snapshot());
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> committed, committed_view());
   return with_overlay(std::move(committed), visible_before);
+}
+
+Result<std::shared_ptr<const storage::Snapshot>> Transaction::committed_view(
+    std::shared_ptr<const storage::Snapshot> latest) {
+  if (pinned_ != nullptr) return pinned_;
+  if (latest == nullptr) {
+    CASSETTE_ASSIGN_OR_RETURN(latest, store_->snapshot());
+  }
+  if (isolation_ == Isolation::kSnapshot) pinned_ = latest;
+  return latest;
+}
+
+void Transaction::add_conflict_key(const std::shared_ptr<const schema::TableDef>& table,
+                                   std::string_view partition_key, bool is_static,
+                                   std::string_view clustering) {
+  if (pinned_ == nullptr) return;         // nothing read at a snapshot older than the commit's
+  if (table->is_counter_table()) return;  // increments are deltas: none is lost
+  ConflictKey key{table, std::string(partition_key), std::nullopt};
+  if (!is_static) key.clustering = std::string(clustering);
+  conflict_keys_.push_back(std::move(key));
+}
+
+namespace {
+
+// The row of `key` a read under `snapshot` sees, encoded with its timestamps and TTLs (empty:
+// none): the static row, or the row at the key's clustering.
+Result<std::string> encoded_current_row(const storage::Store& store,
+                                        const storage::Snapshot& snapshot,
+                                        const schema::TableDef& table,
+                                        const std::string& partition_key,
+                                        const std::optional<std::string>& clustering) {
+  // The static row alone is read with nullopt; a table without clustering columns keys its one
+  // row with an empty clustering.
+  CASSETTE_ASSIGN_OR_RETURN(
+      cql::CurrentRow current,
+      cql::read_current_row(store, snapshot, table, partition_key, clustering));
+  const std::optional<storage::Row>& row = clustering ? current.row : current.static_row;
+  std::string encoded;
+  if (row) storage::encode_row(*row, &encoded);
+  return encoded;
+}
+
+// The partition key as CQL prints it, components joined by ':' (as Cassandra's messages do).
+std::string printed_partition_key(const schema::TableDef& table, std::string_view key) {
+  const std::vector<const schema::ColumnDef*> columns = table.partition_key();
+  auto components = types::split_partition_key(key, columns.size());
+  if (!components.is_ok()) return "?";
+  std::string text;
+  for (size_t i = 0; i < components->size(); ++i) {
+    if (i > 0) text += ':';
+    text += types::format_value(columns[i]->type, (*components)[i], types::ValueStyle::kString);
+  }
+  return text;
+}
+
+}  // namespace
+
+Status Transaction::check_conflicts(const CommitCheck& check, const storage::Snapshot& now) const {
+  if (check.pinned == nullptr) return Status::ok();
+  for (const ConflictKey& key : *check.keys) {
+    CASSETTE_ASSIGN_OR_RETURN(
+        std::string then,
+        encoded_current_row(*store_, *check.pinned, *key.table, key.partition_key, key.clustering));
+    CASSETTE_ASSIGN_OR_RETURN(
+        std::string current,
+        encoded_current_row(*store_, now, *key.table, key.partition_key, key.clustering));
+    if (then == current) continue;
+    return Status::busy(
+        fmt::format("could not serialize access due to a concurrent update of {}.{} (key {}); the "
+                    "transaction was rolled back: retry it",
+                    key.table->keyspace, key.table->name,
+                    printed_partition_key(*key.table, key.partition_key)));
+  }
+  return Status::ok();
 }
 
 Result<std::shared_ptr<const storage::Snapshot>> Transaction::with_overlay(

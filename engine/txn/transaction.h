@@ -25,6 +25,23 @@
 // committed rows nor the transaction's earlier writes to it, and the commit truncates the
 // table under the same write lock as it writes the rest. Not thread-safe: one transaction
 // belongs to one host session.
+//
+// Isolation. kPerStatement (the default; PostgreSQL's READ COMMITTED) reads the store's latest
+// committed state at each read_view(). kSnapshot (PostgreSQL's REPEATABLE READ, a SQLite
+// transaction) pins the committed state at the transaction's first read (committed_view()) and
+// reads it, with the transaction's own writes on top, until the commit or clear() releases it.
+// Write conflicts (snapshot isolation's first-committer-wins): the host records each row it read
+// and then wrote or deleted (add_conflict_key: a SQL UPDATE or DELETE, a read-modify-write). At
+// commit, under the store's write lock, each such row is read as the pinned snapshot had it and
+// as it is committed now; when the two differ (a cell, its timestamp or TTL, a deletion that
+// covers the row) another commit changed it since the snapshot, and the commit fails with
+// StatusCode::kBusy (the code of "try again": Status::busy) and a message that starts "could not
+// serialize access", writing nothing: the host rolls back, the application retries. A row the other
+// commit wrote with an older USING TIMESTAMP reads the same (it lost by last-write-wins) and is no
+// conflict. Blind writes (INSERT, an upsert) record no key and never conflict: Cassandra's
+// last-write-wins. Counter increments are deltas that add up whatever came between: no key either.
+// Without a pinned snapshot (kPerStatement) keys are not recorded. Cost: none for a transaction
+// without keys; two point reads per key at commit.
 #pragma once
 
 #include <memory>
@@ -66,6 +83,8 @@ constexpr StatementId kAllStatements = UINT64_MAX;
 class Transaction {
  public:
   using Kind = PendingLog::Kind;
+  // See the header comment.
+  enum class Isolation : uint8_t { kPerStatement, kSnapshot };
 
   explicit Transaction(storage::Store* store) : store_(store), overlay_(&store->clock()) {}
 
@@ -130,9 +149,28 @@ class Transaction {
   Result<std::shared_ptr<const storage::Snapshot>> with_overlay(
       std::shared_ptr<const storage::Snapshot> snapshot,
       StatementId visible_before = kAllStatements);
-  // with_overlay() of the store's latest committed state.
+  // with_overlay() of committed_view().
   Result<std::shared_ptr<const storage::Snapshot>> read_view(
       StatementId visible_before = kAllStatements);
+
+  // Takes effect from the next committed_view(); a pinned snapshot stays pinned until commit()
+  // or clear().
+  void set_isolation(Isolation isolation) { isolation_ = isolation; }
+  Isolation isolation() const { return isolation_; }
+  // The committed state the transaction reads: kSnapshot: the one pinned by the first call
+  // (pinning it); kPerStatement: the store's latest (`latest`, when the caller has just taken
+  // the store's snapshot).
+  Result<std::shared_ptr<const storage::Snapshot>> committed_view(
+      std::shared_ptr<const storage::Snapshot> latest = nullptr);
+  bool snapshot_pinned() const { return pinned_ != nullptr; }
+  // Records that the transaction read the static row (`is_static`) or the row at `clustering` of
+  // a partition and wrote or deleted it: the commit fails if another commit changed that row
+  // after the pinned snapshot (header comment). Ignored while no snapshot is pinned. A
+  // savepoint rolled back drops the keys recorded since.
+  void add_conflict_key(const std::shared_ptr<const schema::TableDef>& table,
+                        std::string_view partition_key, bool is_static,
+                        std::string_view clustering);
+  size_t conflict_key_count() const { return conflict_keys_.size(); }
 
   // The number of savepoint depths marked (savepoint(d) marks up to d; release and rollback_to
   // shrink it): a host that cannot tell whether a depth was marked asks before rolling back.
@@ -157,8 +195,23 @@ class Transaction {
   // Folds the overlay's entries up to `visible` (the log's first entries), starting over when
   // it must (see with_overlay) and adding what is new to the memtable otherwise.
   Status extend_overlay(size_t visible);
-  Status commit_writes(PendingLog& log);
-  Status commit_with_schema_changes(PendingLog& log, std::vector<SchemaChange> changes);
+  // A row the transaction read and then wrote (add_conflict_key).
+  struct ConflictKey {
+    std::shared_ptr<const schema::TableDef> table;
+    std::string partition_key;
+    std::optional<std::string> clustering;  // nullopt: the static row
+  };
+  // What a commit checks under the write lock: the rows of `keys` as `pinned` had them (no
+  // check when nullptr).
+  struct CommitCheck {
+    const storage::Snapshot* pinned;
+    const std::vector<ConflictKey>* keys;
+  };
+  // Busy when a key's row reads differently in `now` than in check.pinned.
+  Status check_conflicts(const CommitCheck& check, const storage::Snapshot& now) const;
+  Status commit_writes(PendingLog& log, const CommitCheck& check);
+  Status commit_with_schema_changes(PendingLog& log, std::vector<SchemaChange> changes,
+                                    const CommitCheck& check);
 
   storage::Store* store_;
   PendingLog log_;
@@ -168,6 +221,7 @@ class Transaction {
   struct Mark {
     size_t entries;
     size_t schema_changes;
+    size_t conflict_keys;
   };
   std::vector<Mark> marks_;
   uint64_t schema_generation_ = 0;  // bumped whenever schema_changes_ changes
@@ -176,6 +230,9 @@ class Transaction {
   uint64_t statements_ = 0;
   std::optional<StatementId> fixed_statement_;  // set_statement()
   std::string scratch_;                         // the row being encoded by add()
+  Isolation isolation_ = Isolation::kPerStatement;
+  std::shared_ptr<const storage::Snapshot> pinned_;  // kSnapshot: since the first read
+  std::vector<ConflictKey> conflict_keys_;
 
   // The overlay: the fold of log_.entries[0, overlay_entries_), its rows in overlay_; the
   // tables those entries truncated.

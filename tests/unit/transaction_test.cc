@@ -5,7 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include "engine/codec/table_codec.h"
 #include "engine/cql/parser.h"
+#include "engine/types/byte_comparable.h"
 #include "tests/unit/cql_test_fixture.h"
 
 using cassette::test::CqlFixture;
@@ -227,6 +229,177 @@ TEST_CASE_FIXTURE(TransactionFixture,
   REQUIRE(transaction_.commit().is_ok());
   CHECK(rows("SELECT a, b, v FROM t") == Rows{"3|1|after truncate"});
   CHECK(rows("SELECT k, v FROM u") == Rows{"1|other table"});
+}
+
+namespace {
+
+// Two transactions on one store under snapshot isolation: `transaction_` (A) and `other_` (B).
+class ConflictFixture : public TransactionFixture {
+ public:
+  ConflictFixture() : other_(store_.get()) {
+    transaction_.set_isolation(txn::Transaction::Isolation::kSnapshot);
+    other_.set_isolation(txn::Transaction::Isolation::kSnapshot);
+    ok("INSERT INTO t (a, b, v) VALUES (1, 1, 'x')");
+    ok("INSERT INTO t (a, b, v) VALUES (1, 2, 'y')");
+    tick();
+  }
+
+  Rows rows_in_other(std::string_view statement) {
+    auto parsed = cql::parse_statement(statement);
+    REQUIRE(parsed.is_ok());
+    auto r = session_->execute(*parsed, &other_);
+    INFO(statement);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+    return lines(r->rows);
+  }
+  // What a host records for an UPDATE or DELETE of row (a, b) of t: read, then written.
+  static void record(txn::Transaction& transaction, cql::Session& session, int a, int b) {
+    auto table = session.catalog().current().value()->find_table("ks", "t");
+    REQUIRE(table != nullptr);
+    const schema::KeyLayout& layout = table->layout();
+    std::string clustering;
+    const std::vector<std::string> parts{int32(b)};
+    REQUIRE(types::encode_clustering(layout.clustering_types, layout.clustering_orders(), parts,
+                                     &clustering)
+                .is_ok());
+    transaction.add_conflict_key(table, cql::partition_key_bytes(std::vector{int32(a)}), false,
+                                 clustering);
+  }
+  static std::string int32(int v) {
+    std::string bytes(4, '\0');
+    for (int i = 0; i < 4; ++i) bytes[3 - i] = static_cast<char>((v >> (8 * i)) & 0xff);
+    return bytes;
+  }
+
+ protected:
+  txn::Transaction other_;
+};
+
+const char* const kConflict =
+    "could not serialize access due to a concurrent update of ks.t (key 1); the transaction was "
+    "rolled back: retry it";
+
+}  // namespace
+
+TEST_CASE_FIXTURE(ConflictFixture, "txn: the second of two read-then-write commits fails") {
+  // The lost update: both read v, both write it; the second commit would overwrite the first.
+  CHECK(rows_in("SELECT v FROM t WHERE a = 1 AND b = 1") == Rows{"x"});
+  CHECK(rows_in_other("SELECT v FROM t WHERE a = 1 AND b = 1") == Rows{"x"});
+  rows_in_other("UPDATE t SET v = 'x+b' WHERE a = 1 AND b = 1");
+  record(other_, session(), 1, 1);
+  REQUIRE(other_.commit().is_ok());
+  tick();
+  ok_in("UPDATE t SET v = 'x+a' WHERE a = 1 AND b = 1");
+  record(transaction_, session(), 1, 1);
+  const Status s = transaction_.commit();
+  CHECK(s.is_busy());
+  CHECK(s.message() == kConflict);
+  CHECK(transaction_.empty());
+  CHECK(!transaction_.snapshot_pinned());
+  CHECK(rows("SELECT v FROM t WHERE a = 1 AND b = 1") == Rows{"x+b"});  // nothing written
+  // The retry reads a new snapshot and commits.
+  CHECK(rows_in("SELECT v FROM t WHERE a = 1 AND b = 1") == Rows{"x+b"});
+  ok_in("UPDATE t SET v = 'x+b+a' WHERE a = 1 AND b = 1");
+  record(transaction_, session(), 1, 1);
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT v FROM t WHERE a = 1 AND b = 1") == Rows{"x+b+a"});
+}
+
+TEST_CASE_FIXTURE(ConflictFixture, "txn: read-then-write commits of different rows both commit") {
+  rows_in("SELECT v FROM t WHERE a = 1");
+  rows_in_other("SELECT v FROM t WHERE a = 1");
+  rows_in_other("UPDATE t SET v = 'b' WHERE a = 1 AND b = 2");
+  record(other_, session(), 1, 2);
+  REQUIRE(other_.commit().is_ok());
+  ok_in("UPDATE t SET v = 'a' WHERE a = 1 AND b = 1");
+  record(transaction_, session(), 1, 1);
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT b, v FROM t WHERE a = 1") == Rows{"1|a", "2|b"});
+}
+
+TEST_CASE_FIXTURE(ConflictFixture, "txn: a blind write never conflicts") {
+  rows_in("SELECT v FROM t WHERE a = 1");
+  ok("UPDATE t SET v = 'other' WHERE a = 1 AND b = 1");
+  tick();
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'blind')");  // no key: Cassandra's upsert
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT v FROM t WHERE a = 1 AND b = 1") == Rows{"blind"});
+}
+
+TEST_CASE_FIXTURE(ConflictFixture, "txn: a deletion racing an update conflicts") {
+  rows_in("SELECT v FROM t WHERE a = 1 AND b = 1");
+  ok("DELETE FROM t WHERE a = 1 AND b = 1");
+  tick();
+  ok_in("UPDATE t SET v = 'updated' WHERE a = 1 AND b = 1");
+  record(transaction_, session(), 1, 1);
+  CHECK(transaction_.commit().message() == kConflict);
+  CHECK(rows("SELECT count(*) FROM t WHERE a = 1 AND b = 1") == Rows{"0"});
+
+  // And the other way round: a row deleted in a transaction, updated by a commit in between.
+  rows_in("SELECT v FROM t WHERE a = 1 AND b = 2");
+  ok("UPDATE t SET v = 'changed' WHERE a = 1 AND b = 2");
+  tick();
+  ok_in("DELETE FROM t WHERE a = 1 AND b = 2");
+  record(transaction_, session(), 1, 2);
+  CHECK(transaction_.commit().message() == kConflict);
+  CHECK(rows("SELECT v FROM t WHERE a = 1 AND b = 2") == Rows{"changed"});
+}
+
+TEST_CASE_FIXTURE(ConflictFixture, "txn: a pinned snapshot does not see a later commit") {
+  CHECK(rows_in("SELECT v FROM t WHERE a = 1 AND b = 1") == Rows{"x"});
+  CHECK(transaction_.snapshot_pinned());
+  ok("UPDATE t SET v = 'later' WHERE a = 1 AND b = 1");
+  ok("INSERT INTO t (a, b, v) VALUES (1, 3, 'new')");
+  CHECK(rows_in("SELECT b, v FROM t WHERE a = 1") == Rows{"1|x", "2|y"});
+  transaction_.clear();  // a rollback releases it
+  CHECK(rows_in("SELECT b, v FROM t WHERE a = 1") == Rows{"1|later", "2|y", "3|new"});
+
+  // Per statement (PostgreSQL's READ COMMITTED): each read sees the latest commit.
+  transaction_.clear();
+  transaction_.set_isolation(txn::Transaction::Isolation::kPerStatement);
+  CHECK(rows_in("SELECT v FROM t WHERE a = 1 AND b = 1") == Rows{"later"});
+  CHECK(!transaction_.snapshot_pinned());
+  ok("UPDATE t SET v = 'latest' WHERE a = 1 AND b = 1");
+  CHECK(rows_in("SELECT v FROM t WHERE a = 1 AND b = 1") == Rows{"latest"});
+}
+
+TEST_CASE_FIXTURE(ConflictFixture, "txn: a write with an older timestamp is no conflict") {
+  rows_in("SELECT v FROM t WHERE a = 1 AND b = 1");
+  ok("UPDATE t USING TIMESTAMP 1 SET v = 'lost' WHERE a = 1 AND b = 1");  // loses to 'x'
+  ok_in("UPDATE t SET v = 'mine' WHERE a = 1 AND b = 1");
+  record(transaction_, session(), 1, 1);
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT v FROM t WHERE a = 1 AND b = 1") == Rows{"mine"});
+}
+
+TEST_CASE_FIXTURE(ConflictFixture, "txn: rolling back to a savepoint drops its conflict keys") {
+  rows_in("SELECT v FROM t WHERE a = 1");
+  ok_in("UPDATE t SET v = 'kept' WHERE a = 1 AND b = 2");
+  record(transaction_, session(), 1, 2);
+  transaction_.savepoint(0);
+  ok_in("UPDATE t SET v = 'undone' WHERE a = 1 AND b = 1");
+  record(transaction_, session(), 1, 1);
+  CHECK(transaction_.conflict_key_count() == 2);
+  transaction_.rollback_to(0);
+  CHECK(transaction_.conflict_key_count() == 1);
+  ok("UPDATE t SET v = 'other' WHERE a = 1 AND b = 1");  // row 1 no longer written here
+  tick();
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT b, v FROM t WHERE a = 1") == Rows{"1|other", "2|kept"});
+}
+
+TEST_CASE_FIXTURE(ConflictFixture, "txn: counter increments are deltas and never conflict") {
+  ok("CREATE TABLE c (k int PRIMARY KEY, n counter)");
+  ok("UPDATE c SET n = n + 1 WHERE k = 1");
+  tick();
+  rows_in("SELECT n FROM c WHERE k = 1");
+  ok_in("UPDATE c SET n = n + 10 WHERE k = 1");
+  auto table = session().catalog().current().value()->find_table("ks", "c");
+  transaction_.add_conflict_key(table, cql::partition_key_bytes(std::vector{int32(1)}), false, "");
+  CHECK(transaction_.conflict_key_count() == 0);
+  ok("UPDATE c SET n = n + 100 WHERE k = 1");
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT n FROM c WHERE k = 1") == Rows{"111"});
 }
 
 }  // namespace cassette
