@@ -138,6 +138,18 @@ txn::Transaction& Connection::pending(storage::Store* store) {
   return *slot;
 }
 
+txn::Transaction& Connection::reading(storage::Store* store, bool table_in_transaction) {
+  txn::Transaction& transaction = pending(store);
+  if (transaction.snapshot_pinned()) return transaction;
+  bool hears_end = table_in_transaction || taking_part_;
+  if (!hears_end && sqlite3_get_autocommit(db_) == 0) {
+    hears_end = take_part_in_transaction().is_ok();
+  }
+  transaction.set_isolation(hears_end ? txn::Transaction::Isolation::kSnapshot
+                                      : txn::Transaction::Isolation::kPerStatement);
+  return transaction;
+}
+
 Result<std::shared_ptr<const schema::Schema>> Connection::schema_view(cql::Session& session) {
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Schema> committed,
                             session.catalog().current());

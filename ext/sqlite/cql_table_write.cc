@@ -65,10 +65,9 @@ struct RowScratch {
 Result<std::optional<storage::Row>> current_row(CqlTable& t, const std::string& key,
                                                 const std::optional<std::string>& clustering,
                                                 bool static_row) {
-  CASSETTE_ASSIGN_OR_RETURN(auto committed, t.store->snapshot());
-  // As this transaction sees it: its own pending writes included.
+  // As this transaction sees it: its snapshot and its own pending writes.
   CASSETTE_ASSIGN_OR_RETURN(auto snapshot,
-                            t.connection->pending(t.store.get()).with_overlay(committed));
+                            t.connection->reading(t.store.get(), t.in_transaction).read_view());
   CASSETTE_ASSIGN_OR_RETURN(cql::CurrentRow current,
                             cql::read_current_row(*t.store, *snapshot, *t.table, key,
                                                   static_row ? std::nullopt : clustering));
@@ -309,12 +308,15 @@ Status update_row(CqlTable& t, sqlite3_value** argv, const cql::WriteParameters&
   }
 
   const auto kind = txn::Transaction::Kind::kWrite;
+  // Rows read and then written: the commit fails if another changed them since the snapshot.
   if (!row.is_empty()) {
     CASSETTE_RETURN_IF_ERROR(pending.add(kind, t.table, key, false, clustering, row, statement));
+    pending.add_conflict_key(t.table, key, false, clustering);
   }
   if (!static_row.is_empty()) {
     CASSETTE_RETURN_IF_ERROR(
         pending.add(kind, t.table, key, true, clustering, static_row, statement));
+    pending.add_conflict_key(t.table, key, true, {});
   }
   return Status::ok();
 }
@@ -333,6 +335,8 @@ Status delete_row(CqlTable& t, sqlite3_int64 rowid) {
   const RowKey& k = it->second;
   const schema::TableDef& table = *t.table;
   txn::Transaction& pending = t.connection->pending(t.store.get());
+  // A row read and then deleted: the commit fails if another changed it since the snapshot.
+  pending.add_conflict_key(t.table, k.partition_key, k.static_only, k.clustering);
   const uint64_t statement = pending.next_statement();
   int64_t now = t.store->clock().now_seconds();
   if (k.static_only) {
@@ -377,7 +381,7 @@ int cql_sync(sqlite3_vtab* vtab) {
   return guarded(vtab, [&] {
     auto* t = reinterpret_cast<CqlTable*>(vtab);
     Status s = t->connection->commit();
-    if (!s.is_ok()) return t->error(s.message());
+    if (!s.is_ok()) return commit_error(vtab, s);
     return SQLITE_OK;
   });
 }

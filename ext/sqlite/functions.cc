@@ -53,11 +53,11 @@ Result<txn::Transaction*> open_transaction(Connection& connection, cql::Session&
                                            const cql::Statement& statement) {
   if (sqlite3_get_autocommit(connection.db()) != 0) return nullptr;
   // Created before taking part: the savepoints SQLite reports on joining mark it too.
-  txn::Transaction* transaction = &connection.pending(&session.store());
+  connection.pending(&session.store());
   if (cql::statement_writes(statement)) {
     CASSETTE_RETURN_IF_ERROR(connection.take_part_in_transaction());
   }
-  return transaction;
+  return &connection.reading(&session.store(), false);  // its reads: the transaction's snapshot
 }
 
 Result<cql::Session*> main_session(Connection& connection) {

@@ -100,10 +100,7 @@ int listener_begin(sqlite3_vtab* vtab) {
 int listener_sync(sqlite3_vtab* vtab) {
   return guarded(vtab, [&] {
     Status s = connection_of(vtab).commit();
-    if (s.is_ok()) return SQLITE_OK;
-    sqlite3_free(vtab->zErrMsg);
-    vtab->zErrMsg = sqlite3_mprintf("%s", s.message().c_str());
-    return SQLITE_ERROR;
+    return s.is_ok() ? SQLITE_OK : commit_error(vtab, s);
   });
 }
 
@@ -134,6 +131,12 @@ int listener_rollback_to(sqlite3_vtab* vtab, int level) {
 }
 
 }  // namespace
+
+int commit_error(sqlite3_vtab* vtab, const Status& status) {
+  sqlite3_free(vtab->zErrMsg);
+  vtab->zErrMsg = sqlite3_mprintf("%s", status.message().c_str());
+  return status.is_busy() ? SQLITE_BUSY_SNAPSHOT : SQLITE_ERROR;
+}
 
 const sqlite3_module& transaction_listener_module() {
   static const sqlite3_module module = {
