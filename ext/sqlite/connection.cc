@@ -141,10 +141,10 @@ txn::Transaction& Connection::pending(storage::Store* store) {
 txn::Transaction& Connection::reading(storage::Store* store, bool table_in_transaction) {
   txn::Transaction& transaction = pending(store);
   if (transaction.snapshot_pinned()) return transaction;
-  bool hears_end = table_in_transaction || taking_part_;
-  if (!hears_end && sqlite3_get_autocommit(db_) == 0) {
-    hears_end = take_part_in_transaction().is_ok();
-  }
+  // Taking part in a transaction only to hear its end would make a read-only transaction take
+  // the database file's write lock (the listener's DELETE): a read before the transaction's
+  // first write reads the latest commit instead.
+  const bool hears_end = table_in_transaction || taking_part_;
   transaction.set_isolation(hears_end ? txn::Transaction::Isolation::kSnapshot
                                       : txn::Transaction::Isolation::kPerStatement);
   return transaction;

@@ -67,12 +67,12 @@ class Connection {
 
   // What the open transaction has buffered for `store` (writes and schema changes).
   txn::Transaction& pending(storage::Store* store);
-  // pending(store), ready for a read: SQLite's promise, one snapshot for a transaction's life
-  // (engine/txn/transaction.h, Isolation). A read in an open transaction whose end the extension
-  // hears of (`table_in_transaction`: the reading cql table's xBegin came; the cql_transaction
-  // table takes part; or it can be made to, inside BEGIN) pins the transaction's snapshot at its
-  // first read, until COMMIT or ROLLBACK. A read outside (a SELECT in autocommit mode, or where
-  // taking part fails: a read-only connection) sees the latest commit.
+  // pending(store), ready for a read (engine/txn/transaction.h, Isolation). A read in a
+  // transaction whose end the extension hears of (`table_in_transaction`: the reading cql
+  // table's xBegin came, as for an UPDATE or DELETE; or the cql_transaction table takes part)
+  // pins the transaction's snapshot at that read, until COMMIT or ROLLBACK. Any other read (a
+  // SELECT in autocommit mode, or inside BEGIN before the transaction's first write to the
+  // store) sees the latest commit.
   txn::Transaction& reading(storage::Store* store, bool table_in_transaction);
   // `session`'s store's schema as the open transaction sees it (with its schema changes).
   Result<std::shared_ptr<const schema::Schema>> schema_view(cql::Session& session);

@@ -1,12 +1,14 @@
 """Snapshot isolation of SQL transactions on cql tables (ext/sqlite/README.md "Transactions"):
 two database files sharing one store (`store = '...'`) are not serialized by SQLite's lock, so
-the extension keeps SQLite's promise itself:
-  - a transaction reads one snapshot, taken at its first read, until COMMIT or ROLLBACK;
+the extension checks write conflicts itself:
+  - from its first write to the store (an UPDATE's or DELETE's read included), a transaction
+    reads one snapshot until COMMIT or ROLLBACK; a SELECT before it reads the latest commit;
   - a COMMIT whose UPDATE or DELETE changed a row another connection committed a change to after
     that snapshot fails with SQLITE_BUSY (extended SQLITE_BUSY_SNAPSHOT), is rolled back and
     writes nothing; the application retries;
-  - the lost-update race of issue 22: two processes each doing N read-then-write increments
-    through their own database file, retrying on SQLITE_BUSY, leave exactly 2N.
+  - the lost-update race of issue 22 with the increment in SQL: two processes each doing N
+    transactions of `UPDATE t SET v = v + 1` and a SELECT through their own database file,
+    retrying on SQLITE_BUSY, leave exactly 2N.
 Run as `python3 tests/sqlite/test_snapshot_isolation.py BUILD_DIR` in an empty directory."""
 import sqlite3
 import subprocess
@@ -27,15 +29,15 @@ def open_db(path, definition="table = 'main.t'"):
 
 
 def increments(path, n):
-    """N read-then-write increments of row 1, each retried until it commits; the retries."""
+    """N read-modify-write increments of row 1, each retried until it commits; the retries."""
     conn = open_db(path)
     retries = 0
     done = 0
     while done < n:
         try:
             conn.execute("BEGIN")
-            (v,) = conn.execute("SELECT v FROM t WHERE k = 1").fetchone()
-            conn.execute("UPDATE t SET v = ? WHERE k = 1", (v + 1,))
+            conn.execute("UPDATE t SET v = v + 1 WHERE k = 1")
+            conn.execute("SELECT v FROM t WHERE k = 1").fetchone()
             conn.execute("COMMIT")
             done += 1
         except sqlite3.OperationalError as e:
@@ -55,13 +57,12 @@ a = open_db("a.db", "k int PRIMARY KEY, v int")
 b = open_db("b.db")
 a.execute("INSERT INTO t VALUES (1, 10)")
 
-# A reads in its transaction; B commits an UPDATE of the row; A's UPDATE and COMMIT then fail.
+# A updates the row in its transaction; B commits an UPDATE of it; A's COMMIT then fails.
 a.execute("BEGIN")
-check(rows(a, "SELECT v FROM t WHERE k = 1"), [(10,)], "A reads the row in its transaction")
+a.execute("UPDATE t SET v = v + 1 WHERE k = 1")
 b.execute("UPDATE t SET v = 20 WHERE k = 1")
 check(rows(b, "SELECT v FROM t WHERE k = 1"), [(20,)], "B's UPDATE commits")
-check(rows(a, "SELECT v FROM t WHERE k = 1"), [(10,)], "A keeps reading its snapshot")
-a.execute("UPDATE t SET v = 11 WHERE k = 1")
+check(rows(a, "SELECT v FROM t WHERE k = 1"), [(11,)], "A reads its snapshot and its write")
 try:
     a.execute("COMMIT")
     raise AssertionError("A's COMMIT succeeded over B's update")
@@ -74,9 +75,8 @@ check(rows(b, "SELECT v FROM t WHERE k = 1"), [(20,)], "B reads it too")
 
 # A DELETE racing an UPDATE conflicts the same way; a blind INSERT (an upsert) does not.
 a.execute("BEGIN")
-rows(a, "SELECT v FROM t WHERE k = 1")
-b.execute("UPDATE t SET v = 21 WHERE k = 1")
 a.execute("DELETE FROM t WHERE k = 1")
+b.execute("UPDATE t SET v = 21 WHERE k = 1")
 try:
     a.execute("COMMIT")
     raise AssertionError("A's DELETE committed over B's update")
@@ -84,7 +84,7 @@ except sqlite3.OperationalError as e:
     check(str(e), CONFLICT, "a DELETE of a row changed since the snapshot fails")
 check(rows(b, "SELECT v FROM t WHERE k = 1"), [(21,)], "the row is still there")
 a.execute("BEGIN")
-rows(a, "SELECT v FROM t WHERE k = 1")
+a.execute("INSERT INTO t VALUES (2, 0)")
 b.execute("UPDATE t SET v = 22 WHERE k = 1")
 a.execute("INSERT INTO t VALUES (1, 30)")
 a.execute("COMMIT")
