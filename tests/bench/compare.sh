@@ -18,12 +18,25 @@ here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# Runs every workload on build $1, appending "label workload peer ratio" lines to $out/results.
+# The bench scripts of the source tree a build was made from (its CMakeCache), so that each build
+# runs the workloads as its own tree defines them (an old wrapper may not know a newer script's
+# server options); this tree's when the cache does not say.
+scripts_of() {
+  local source
+  source=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$1/CMakeCache.txt" 2>/dev/null)
+  if [ -n "$source" ] && [ -d "$source/tests/bench" ]; then
+    echo "$source/tests/bench"
+  else
+    echo "$here"
+  fi
+}
+
+# Runs every workload on build $2, appending "label workload peer ratio" lines to $out/results.
 run_all() {
   local label=$1 build=$2 script
   "$build/cassette_bench" | awk -v l="$label" '$1 == "RESULT" { print l, $2, $3, $4 }' \
     >> "$out/results"
-  for script in "$here"/bench_*.sh; do
+  for script in "$(scripts_of "$build")"/bench_*.sh; do
     "$script" "$build" | awk -v l="$label" '$1 == "RESULT" { print l, $2, $3, $4 }' \
       >> "$out/results"
   done
