@@ -26,8 +26,10 @@ import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"((?:engine|ext)/[^"]+)"', re.M)
 SOURCE_SUFFIXES = (".h", ".cc", ".c")
-# Folders of host code that two hosts share (a library both link), which any host may include.
-SHARED_HOST_CODE = {"pg_common"}
+# Folders of host code that other hosts link as a library, which any host may include: the
+# PostgreSQL type mapping (the wrapper and the shell's bridge) and the CQL protocol server (the
+# shell's `cassette serve`).
+SHARED_HOST_CODE = {"pg_common", "server"}
 
 # The layers, lowest first: each folder of engine/, what it builds on (directly or not), its
 # public headers (what the layers above and the hosts may include) and the headers only the

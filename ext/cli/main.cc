@@ -5,6 +5,7 @@
 //   cassette app.cassette -f schema.cql --keep-going
 //   cassette :memory: --format json -e "CREATE KEYSPACE ...; ...; SELECT ..."
 //   cassette pg-export app.cassette ks.t "dbname=shop"      (and pg-import: see pg_bridge.h)
+//   cassette serve app.cassette --listen 127.0.0.1:9042     (the CQL native protocol server)
 //
 // See ext/cli/USAGE.md.
 #include <fmt/format.h>
@@ -30,6 +31,7 @@
 #include "ext/cli/pg_bridge.h"
 #include "ext/cli/shell_command.h"
 #include "ext/cli/statement_runner.h"
+#include "ext/server/serve_command.h"
 
 namespace {
 
@@ -111,6 +113,10 @@ int run_command_line(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   // `cassette pg-export ...` / `cassette pg-import ...`: the PostgreSQL bridge (pg_bridge.h).
   if (!args.empty() && pg::is_bridge_command(args[0])) return pg::run_bridge_command(args);
+  // `cassette serve STORE ...`: the CQL native protocol server (ext/server).
+  if (!args.empty() && args[0] == "serve") {
+    return server::run_serve_command(std::span<const std::string>(args).subspan(1));
+  }
   auto options = parse_cli_options(args);
   if (!options.is_ok()) {
     std::fprintf(stderr, "cassette: %s\nTry 'cassette --help' for more information.\n",

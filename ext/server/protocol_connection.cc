@@ -1,0 +1,320 @@
+#include "ext/server/protocol_connection.h"
+
+#include <fmt/format.h>
+
+#include <exception>
+#include <utility>
+
+#include "engine/cql/parser.h"
+#include "ext/server/body.h"
+#include "ext/server/error_codes.h"
+#include "ext/server/requests.h"
+#include "ext/server/result_encoding.h"
+#include "ext/server/statement_target.h"
+
+namespace cassette::server {
+
+namespace {
+
+// What SUPPORTED announces: the CQL version of Cassandra 4.1 and our compressions.
+constexpr std::string_view kCqlVersion = "3.4.6";
+
+bool is_request_opcode(uint8_t opcode) {
+  switch (static_cast<Opcode>(opcode)) {
+    case Opcode::kStartup:
+    case Opcode::kOptions:
+    case Opcode::kQuery:
+    case Opcode::kPrepare:
+    case Opcode::kExecute:
+    case Opcode::kRegister:
+    case Opcode::kBatch:
+    case Opcode::kAuthResponse:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool is_response_opcode(uint8_t opcode) {
+  switch (static_cast<Opcode>(opcode)) {
+    case Opcode::kError:
+    case Opcode::kReady:
+    case Opcode::kAuthenticate:
+    case Opcode::kSupported:
+    case Opcode::kResult:
+    case Opcode::kEvent:
+    case Opcode::kAuthChallenge:
+    case Opcode::kAuthSuccess:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string_view opcode_name(uint8_t opcode) {
+  switch (static_cast<Opcode>(opcode)) {
+    case Opcode::kError:
+      return "ERROR";
+    case Opcode::kStartup:
+      return "STARTUP";
+    case Opcode::kReady:
+      return "READY";
+    case Opcode::kAuthenticate:
+      return "AUTHENTICATE";
+    case Opcode::kOptions:
+      return "OPTIONS";
+    case Opcode::kSupported:
+      return "SUPPORTED";
+    case Opcode::kQuery:
+      return "QUERY";
+    case Opcode::kResult:
+      return "RESULT";
+    case Opcode::kPrepare:
+      return "PREPARE";
+    case Opcode::kExecute:
+      return "EXECUTE";
+    case Opcode::kRegister:
+      return "REGISTER";
+    case Opcode::kEvent:
+      return "EVENT";
+    case Opcode::kBatch:
+      return "BATCH";
+    case Opcode::kAuthChallenge:
+      return "AUTH_CHALLENGE";
+    case Opcode::kAuthResponse:
+      return "AUTH_RESPONSE";
+    case Opcode::kAuthSuccess:
+      return "AUTH_SUCCESS";
+  }
+  return "UNKNOWN";
+}
+
+// Cassandra's StartupMessage check: a CQL version of 3 or later.
+std::optional<std::string> cql_version_error(const std::map<std::string, std::string>& options) {
+  auto version = options.find("CQL_VERSION");
+  if (version == options.end()) return "Missing value CQL_VERSION in STARTUP message";
+  const std::string& text = version->second;
+  size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 4 || std::stoi(text.substr(0, digits)) < 3) {
+    return fmt::format(
+        "CQL version {} is not supported by the binary protocol (supported version are >= 3.0.0)",
+        text);
+  }
+  return std::nullopt;
+}
+
+std::string protocol_error(std::string_view message) {
+  return encode_error(ErrorCode::kProtocolError, message);
+}
+
+}  // namespace
+
+ProtocolConnection::ProtocolConnection(std::unique_ptr<cql::Session> session,
+                                       uint32_t max_frame_bytes)
+    : session_(std::move(session)), max_frame_bytes_(max_frame_bytes) {}
+
+std::optional<Reply> ProtocolConnection::check_header(std::span<const uint8_t> header_bytes) const {
+  const FrameHeader header = decode_frame_header(header_bytes);
+  FrameHeader reply_header;
+  reply_header.response = true;
+  reply_header.opcode = static_cast<uint8_t>(Opcode::kError);
+  reply_header.stream = header.stream;
+  if (header.version != kProtocolVersion) {
+    // As Cassandra: an older version is answered in its own frame layout, so that its client
+    // can read the refusal; a newer one in the newest version the server speaks.
+    if (header.version < kProtocolVersion) {
+      reply_header.version = header.version;
+      if (header.version < 3) reply_header.stream = legacy_stream_id(header_bytes);
+    }
+    const std::string body = protocol_error(unsupported_version_message(header.version));
+    return Reply{encode_frame_for_version(reply_header, body), true};
+  }
+  std::string message;
+  if (header.response) {
+    message = "Wrong protocol direction (expected REQUEST, got RESPONSE)";
+  } else if (header.body_length > max_frame_bytes_) {
+    message = fmt::format("Request is too big: length {} exceeds maximum allowed length {}.",
+                          header.body_length, max_frame_bytes_);
+  } else if ((header.flags & kFlagCompression) && compression_ == Compression::kNone) {
+    message = "Received a compressed frame, but no compression was agreed at STARTUP";
+  } else {
+    return std::nullopt;
+  }
+  return Reply{encode_frame(reply_header, protocol_error(message)), true};
+}
+
+Reply ProtocolConnection::handle_frame(const FrameHeader& header, std::string_view body) {
+  try {
+    if (!(header.flags & kFlagCompression)) return dispatch(header, body);
+    auto plain = decompress_body(compression_, body, max_frame_bytes_);
+    if (!plain.is_ok()) return error_reply(header, protocol_error(plain.status().message()), true);
+    return dispatch(header, *plain);
+  } catch (const std::exception& e) {
+    return error_reply(header, encode_error(ErrorCode::kServerError, e.what()));
+  } catch (...) {
+    return error_reply(header, encode_error(ErrorCode::kServerError, "Unexpected exception"));
+  }
+}
+
+Reply ProtocolConnection::dispatch(const FrameHeader& header, std::string_view body) {
+  const uint8_t opcode = header.opcode;
+  if (is_response_opcode(opcode)) {
+    return error_reply(header,
+                       protocol_error(fmt::format("Wrong protocol direction (expected REQUEST, got "
+                                                  "RESPONSE) for opcode {} ({})",
+                                                  opcode, opcode_name(opcode))));
+  }
+  if (!is_request_opcode(opcode)) {
+    return error_reply(header, protocol_error(fmt::format("Unknown opcode {}", opcode)));
+  }
+  const auto op = static_cast<Opcode>(opcode);
+  if (op == Opcode::kOptions) return options(header);
+  if (!started_) {
+    if (op == Opcode::kStartup) return startup(header, body);
+    return error_reply(
+        header, protocol_error(fmt::format("Unexpected message {}, expecting STARTUP or OPTIONS",
+                                           opcode_name(opcode))));
+  }
+  switch (op) {
+    case Opcode::kStartup:
+      return error_reply(header, protocol_error("Unexpected message STARTUP, the connection is "
+                                                "already initialized"));
+    case Opcode::kQuery:
+      return query(header, body);
+    case Opcode::kRegister:
+      return register_events(header, body);
+    case Opcode::kAuthResponse:
+      return error_reply(header, protocol_error("Unexpected message AUTH_RESPONSE: this server "
+                                                "does not authenticate"));
+    default:
+      // PREPARE, EXECUTE, BATCH: they need the engine's bind markers.
+      return error_reply(
+          header, encode_error(ErrorCode::kInvalid,
+                               fmt::format("{} is not supported yet by cassette serve; send the "
+                                           "statement as a QUERY without bound values",
+                                           opcode_name(opcode))));
+  }
+}
+
+Reply ProtocolConnection::startup(const FrameHeader& header, std::string_view body) {
+  auto options = decode_startup(body);
+  if (!options.is_ok()) return error_reply(header, protocol_error(options.status().message()));
+  if (auto error = cql_version_error(*options)) return error_reply(header, protocol_error(*error));
+  Compression compression = Compression::kNone;
+  if (auto name = options->find("COMPRESSION"); name != options->end()) {
+    auto algorithm = compression_by_name(name->second);
+    if (!algorithm) {
+      return error_reply(
+          header, protocol_error(fmt::format("Unknown compression algorithm: {}", name->second)));
+    }
+    compression = *algorithm;
+  }
+  // READY itself goes uncompressed: the client turns compression on when it reads READY.
+  Reply reply{response(header, Opcode::kReady, {}), false};
+  compression_ = compression;
+  started_ = true;
+  return reply;
+}
+
+Reply ProtocolConnection::options(const FrameHeader& header) {
+  BodyWriter out;
+  out.write_string_multimap({{"CQL_VERSION", {std::string(kCqlVersion)}},
+                             {"COMPRESSION", {"lz4", "snappy"}},
+                             {"PROTOCOL_VERSIONS", {std::string(kProtocolVersionNames)}}});
+  return Reply{response(header, Opcode::kSupported, out.body()), false};
+}
+
+Reply ProtocolConnection::register_events(const FrameHeader& header, std::string_view body) {
+  auto events = decode_register(body);
+  if (!events.is_ok()) return error_reply(header, protocol_error(events.status().message()));
+  for (const std::string& event : *events) {
+    if (event != "TOPOLOGY_CHANGE" && event != "STATUS_CHANGE" && event != "SCHEMA_CHANGE") {
+      return error_reply(header,
+                         protocol_error(fmt::format("Invalid value '{}' for Event.Type", event)));
+    }
+  }
+  return Reply{response(header, Opcode::kReady, {}), false};
+}
+
+Reply ProtocolConnection::query(const FrameHeader& header, std::string_view body) {
+  auto request = decode_query(body);
+  if (!request.is_ok()) return error_reply(header, protocol_error(request.status().message()));
+  if (!request->parameters.values.empty()) {
+    return error_reply(
+        header, encode_error(ErrorCode::kInvalid,
+                             "Bound values are not supported yet by cassette serve; write the "
+                             "values into the statement as literals"));
+  }
+  return run_statement(header, request->query,
+                       (request->parameters.flags & kQuerySkipMetadata) != 0);
+}
+
+Reply ProtocolConnection::run_statement(const FrameHeader& header, std::string_view text,
+                                        bool skip_metadata) {
+  auto statement = cql::parse_statement(text);
+  if (!statement.is_ok()) {
+    const Status& status = statement.status();
+    return error_reply(header, encode_error(error_code_for(status.code()), status.message()));
+  }
+  const std::string keyspace = session_->keyspace();
+  auto schema = session_->catalog().current();
+  if (!schema.is_ok()) {
+    const Status& status = schema.status();
+    return error_reply(header, encode_error(error_code_for(status.code()), status.message()));
+  }
+  const std::optional<SchemaChange> change = schema_change_of(*statement, keyspace, **schema);
+  auto result = session_->execute(*statement);
+  if (!result.is_ok()) {
+    const Status& status = result.status();
+    if (status.code() == StatusCode::kAlreadyExists && change) {
+      return error_reply(header,
+                         encode_already_exists(status.message(), change->keyspace,
+                                               change->target == "KEYSPACE" ? "" : change->name));
+    }
+    return error_reply(header, encode_error(error_code_for(status.code()), status.message()));
+  }
+  std::string result_body;
+  switch (result->kind) {
+    case cql::ExecutionResult::Kind::kVoid:
+      result_body = encode_void_result();
+      break;
+    case cql::ExecutionResult::Kind::kRows:
+      result_body =
+          encode_rows_result(result->rows, rows_source(*statement, keyspace), skip_metadata);
+      break;
+    case cql::ExecutionResult::Kind::kSetKeyspace:
+      result_body = encode_set_keyspace_result(result->keyspace);
+      break;
+    case cql::ExecutionResult::Kind::kSchemaChange:
+      result_body = change ? encode_schema_change_result(*change) : encode_void_result();
+      break;
+  }
+  if (result->warnings.empty()) {
+    return Reply{response(header, Opcode::kResult, result_body), false};
+  }
+  // The warning flag puts a [string list] of warnings before the body (§2.2).
+  BodyWriter warned;
+  warned.write_string_list(result->warnings);
+  return Reply{response(header, Opcode::kResult, warned.body() + result_body, kFlagWarning), false};
+}
+
+std::string ProtocolConnection::response(const FrameHeader& request, Opcode opcode,
+                                         std::string_view body, uint8_t extra_flags) const {
+  FrameHeader header;
+  header.response = true;
+  header.stream = request.stream;
+  header.opcode = static_cast<uint8_t>(opcode);
+  header.flags = extra_flags;
+  // An empty body stays uncompressed: some clients cannot decompress an empty block.
+  if (compression_ == Compression::kNone || body.empty()) return encode_frame(header, body);
+  header.flags |= kFlagCompression;
+  return encode_frame(header, compress_body(compression_, body));
+}
+
+Reply ProtocolConnection::error_reply(const FrameHeader& request, std::string body,
+                                      bool close) const {
+  return Reply{response(request, Opcode::kError, body), close};
+}
+
+}  // namespace cassette::server

@@ -1,0 +1,68 @@
+// One client connection's protocol state, without the network: the server's network loop
+// (server.h) hands it each frame read from the socket and writes back what it returns. Unit
+// tests drive it with frames directly.
+//
+// It answers STARTUP (CQL_VERSION required; COMPRESSION lz4 or snappy), OPTIONS (SUPPORTED),
+// REGISTER (READY; no events are sent yet) and QUERY (run on the connection's own Session), and
+// refuses the rest with Cassandra's errors. What this version does not do yet, each answered
+// with an Invalid error that says so: bound values in QUERY, PREPARE, EXECUTE, BATCH, and
+// authentication (the server has none). A QUERY's page size is read and ignored: every result
+// comes in one page.
+//
+// Frames the connection cannot continue after - a protocol version it does not speak, a body
+// over the size limit, a response frame, a compressed frame before compression was agreed - get
+// a protocol error (0x000A) and close the connection.
+//
+// REQUIRES: external synchronization; the requests of one connection are handled one at a time,
+// in order of arrival.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "engine/cql/session.h"
+#include "ext/server/compression.h"
+#include "ext/server/frame.h"
+
+namespace cassette::server {
+
+// What to write back, and whether to close the connection once it is written.
+struct Reply {
+  std::string bytes;  // whole frames; empty: nothing to write
+  bool close = false;
+};
+
+class ProtocolConnection {
+ public:
+  ProtocolConnection(std::unique_ptr<cql::Session> session, uint32_t max_frame_bytes);
+
+  // Checks a frame's header before its body is read: nullopt when the body should be read, else
+  // the error to write before closing. `header_bytes` holds the first kFrameHeaderSize bytes.
+  std::optional<Reply> check_header(std::span<const uint8_t> header_bytes) const;
+
+  // Handles one frame whose header passed check_header. Never throws.
+  Reply handle_frame(const FrameHeader& header, std::string_view body);
+
+ private:
+  Reply dispatch(const FrameHeader& header, std::string_view body);
+  Reply startup(const FrameHeader& header, std::string_view body);
+  Reply options(const FrameHeader& header);
+  Reply register_events(const FrameHeader& header, std::string_view body);
+  Reply query(const FrameHeader& header, std::string_view body);
+  Reply run_statement(const FrameHeader& header, std::string_view text, bool skip_metadata);
+
+  // A response frame on the request's stream, compressed once STARTUP agreed on compression.
+  std::string response(const FrameHeader& request, Opcode opcode, std::string_view body,
+                       uint8_t extra_flags = 0) const;
+  Reply error_reply(const FrameHeader& request, std::string body, bool close = false) const;
+
+  std::unique_ptr<cql::Session> session_;
+  uint32_t max_frame_bytes_;
+  bool started_ = false;  // STARTUP answered READY
+  Compression compression_ = Compression::kNone;
+};
+
+}  // namespace cassette::server

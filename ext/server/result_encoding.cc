@@ -1,0 +1,150 @@
+#include "ext/server/result_encoding.h"
+
+namespace cassette::server {
+
+using types::CqlType;
+using types::TypeKind;
+
+namespace {
+
+// The [option] ids of native_protocol_v4.spec §4.2.5.2.
+uint16_t simple_type_id(TypeKind kind) {
+  switch (kind) {
+    case TypeKind::kAscii:
+      return 0x0001;
+    case TypeKind::kBigint:
+      return 0x0002;
+    case TypeKind::kBlob:
+      return 0x0003;
+    case TypeKind::kBoolean:
+      return 0x0004;
+    case TypeKind::kCounter:
+      return 0x0005;
+    case TypeKind::kDecimal:
+      return 0x0006;
+    case TypeKind::kDouble:
+      return 0x0007;
+    case TypeKind::kFloat:
+      return 0x0008;
+    case TypeKind::kInt:
+      return 0x0009;
+    case TypeKind::kTimestamp:
+      return 0x000B;
+    case TypeKind::kUuid:
+      return 0x000C;
+    case TypeKind::kText:
+      return 0x000D;
+    case TypeKind::kVarint:
+      return 0x000E;
+    case TypeKind::kTimeuuid:
+      return 0x000F;
+    case TypeKind::kInet:
+      return 0x0010;
+    case TypeKind::kDate:
+      return 0x0011;
+    case TypeKind::kTime:
+      return 0x0012;
+    case TypeKind::kSmallint:
+      return 0x0013;
+    case TypeKind::kTinyint:
+      return 0x0014;
+    default:
+      return 0x0000;  // composite types and duration: handled by the caller
+  }
+}
+
+constexpr uint16_t kCustomId = 0x0000;
+constexpr uint16_t kListId = 0x0020;
+constexpr uint16_t kMapId = 0x0021;
+constexpr uint16_t kSetId = 0x0022;
+constexpr uint16_t kUdtId = 0x0030;
+constexpr uint16_t kTupleId = 0x0031;
+
+void write_udt_option(BodyWriter& out, const CqlType& type) {
+  out.write_short(kUdtId);
+  out.write_string(type.udt_keyspace);
+  out.write_string(type.udt_name);
+  out.write_short(static_cast<uint16_t>(type.params.size()));
+  for (size_t i = 0; i < type.params.size(); ++i) {
+    out.write_string(i < type.field_names.size() ? type.field_names[i] : std::string());
+    write_type_option(out, type.params[i]);
+  }
+}
+
+}  // namespace
+
+void write_type_option(BodyWriter& out, const CqlType& type) {
+  switch (type.kind) {
+    case TypeKind::kDuration:
+      out.write_short(kCustomId);
+      out.write_string("org.apache.cassandra.db.marshal.DurationType");
+      return;
+    case TypeKind::kList:
+    case TypeKind::kSet:
+      out.write_short(type.kind == TypeKind::kList ? kListId : kSetId);
+      write_type_option(out, type.params.at(0));
+      return;
+    case TypeKind::kMap:
+      out.write_short(kMapId);
+      write_type_option(out, type.params.at(0));
+      write_type_option(out, type.params.at(1));
+      return;
+    case TypeKind::kUdt:
+      write_udt_option(out, type);
+      return;
+    case TypeKind::kTuple:
+      out.write_short(kTupleId);
+      out.write_short(static_cast<uint16_t>(type.params.size()));
+      for (const CqlType& component : type.params) write_type_option(out, component);
+      return;
+    default:
+      out.write_short(simple_type_id(type.kind));
+      return;
+  }
+}
+
+std::string encode_rows_result(const cql::ResultSet& rows, const RowsSource& source,
+                               bool skip_metadata) {
+  BodyWriter out;
+  out.write_int(kResultRows);
+  out.write_int(skip_metadata ? kRowsNoMetadata : kRowsGlobalTablesSpec);
+  out.write_int(static_cast<int32_t>(rows.columns.size()));
+  if (!skip_metadata) {
+    out.write_string(source.keyspace);
+    out.write_string(source.table);
+    for (const cql::ResultColumn& column : rows.columns) {
+      out.write_string(column.name);
+      write_type_option(out, column.type);
+    }
+  }
+  out.write_int(static_cast<int32_t>(rows.rows.size()));
+  for (const auto& row : rows.rows) {
+    for (const types::Value& value : row) out.write_bytes(value);
+  }
+  return out.take();
+}
+
+std::string encode_void_result() {
+  BodyWriter out;
+  out.write_int(kResultVoid);
+  return out.take();
+}
+
+std::string encode_set_keyspace_result(std::string_view keyspace) {
+  BodyWriter out;
+  out.write_int(kResultSetKeyspace);
+  out.write_string(keyspace);
+  return out.take();
+}
+
+std::string encode_schema_change_result(const SchemaChange& change) {
+  BodyWriter out;
+  out.write_int(kResultSchemaChange);
+  out.write_string(change.change_type);
+  out.write_string(change.target);
+  out.write_string(change.keyspace);
+  if (change.target != "KEYSPACE") out.write_string(change.name);
+  return out.take();
+}
+
+}  // namespace cassette::server

@@ -1,0 +1,58 @@
+// The bodies of RESULT messages (native_protocol_v4.spec §4.2.5): Void, Rows with their
+// metadata, Set_keyspace and Schema_change, built from what the engine's Session returns.
+//
+// Values need no conversion: the engine keeps every value in Cassandra's serialization, which is
+// the protocol's <value> encoding of its type (engine/types/value.h). Only types' descriptions
+// are written here ([option]s, §4.2.5.2).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "engine/cql/result.h"
+#include "engine/types/cql_type.h"
+#include "ext/server/body.h"
+
+namespace cassette::server {
+
+// RESULT kinds (§4.2.5).
+inline constexpr int32_t kResultVoid = 0x0001;
+inline constexpr int32_t kResultRows = 0x0002;
+inline constexpr int32_t kResultSetKeyspace = 0x0003;
+inline constexpr int32_t kResultPrepared = 0x0004;
+inline constexpr int32_t kResultSchemaChange = 0x0005;
+
+// Rows metadata flags (§4.2.5.2).
+inline constexpr int32_t kRowsGlobalTablesSpec = 0x0001;
+inline constexpr int32_t kRowsHasMorePages = 0x0002;
+inline constexpr int32_t kRowsNoMetadata = 0x0004;
+
+// The [option] describing `type`: its id, then for list/set the element, for map key and value,
+// for a UDT its keyspace, name and fields, for a tuple its components. Duration has no id in
+// v4 (0x0015 is v5's): it is the custom type org.apache.cassandra.db.marshal.DurationType, as
+// Cassandra 4 sends it to v4 clients.
+void write_type_option(BodyWriter& out, const types::CqlType& type);
+
+// Where the rows come from, for the metadata's global table spec.
+struct RowsSource {
+  std::string keyspace;
+  std::string table;
+};
+
+// A Rows result: metadata (or only the column count when `skip_metadata`, the QUERY flag), then
+// every row, all in one page.
+std::string encode_rows_result(const cql::ResultSet& rows, const RowsSource& source,
+                               bool skip_metadata);
+std::string encode_void_result();
+std::string encode_set_keyspace_result(std::string_view keyspace);
+
+// What a schema change did, as a Schema_change result and a SCHEMA_CHANGE event carry it.
+struct SchemaChange {
+  std::string change_type;  // CREATED, UPDATED, DROPPED
+  std::string target;       // KEYSPACE, TABLE, TYPE
+  std::string keyspace;
+  std::string name;  // the table or type; empty for KEYSPACE
+};
+std::string encode_schema_change_result(const SchemaChange& change);
+
+}  // namespace cassette::server

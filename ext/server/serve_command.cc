@@ -1,0 +1,133 @@
+#include "ext/server/serve_command.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cstdio>
+#include <limits>
+
+#include "engine/storage/store.h"
+
+namespace cassette::server {
+
+namespace {
+
+template <typename T>
+Result<T> parse_number(std::string_view option, std::string_view text, T min, T max) {
+  T value{};
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < min || value > max) {
+    return Status::invalid_argument(
+        fmt::format("{} needs a number from {} to {}, not '{}'", option, min, max, text));
+  }
+  return value;
+}
+
+// Applies one "--option value"; `value` is empty for options without one.
+Status apply_option(std::string_view name, std::string_view value, ServeOptions* options) {
+  ServerOptions& server = options->server;
+  if (name == "--listen") return parse_listen_address(value, &server);
+  if (name == "--max-frame-size") {
+    // Up to 256 MiB, the protocol's own limit (native_protocol_v4.spec §2.5).
+    CASSETTE_ASSIGN_OR_RETURN(server.max_frame_bytes,
+                              parse_number<uint32_t>(name, value, 1024, uint32_t{256} << 20));
+    return Status::ok();
+  }
+  if (name == "--max-connections") {
+    CASSETTE_ASSIGN_OR_RETURN(server.max_connections, parse_number<int>(name, value, 1, 1 << 20));
+    return Status::ok();
+  }
+  return Status::invalid_argument(fmt::format("unknown option '{}' for serve", name));
+}
+
+}  // namespace
+
+Status parse_listen_address(std::string_view text, ServerOptions* options) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) {
+    return Status::invalid_argument(
+        fmt::format("--listen needs HOST:PORT (such as 127.0.0.1:9042), not '{}'", text));
+  }
+  std::string_view host = text.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  CASSETTE_ASSIGN_OR_RETURN(options->port,
+                            parse_number<uint16_t>("--listen's port", text.substr(colon + 1), 0,
+                                                   std::numeric_limits<uint16_t>::max()));
+  options->host = std::string(host);
+  return Status::ok();
+}
+
+Result<ServeOptions> parse_serve_options(std::span<const std::string> args) {
+  ServeOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "-h" || arg == "--help") {
+      options.help = true;
+    } else if (arg.starts_with("--")) {
+      const size_t equals = arg.find('=');
+      if (equals != std::string::npos) {
+        CASSETTE_RETURN_IF_ERROR(apply_option(std::string_view(arg).substr(0, equals),
+                                              std::string_view(arg).substr(equals + 1), &options));
+      } else if (i + 1 < args.size()) {
+        CASSETTE_RETURN_IF_ERROR(apply_option(arg, args[++i], &options));
+      } else {
+        return Status::invalid_argument(fmt::format("option '{}' needs a value", arg));
+      }
+    } else if (options.store.empty()) {
+      options.store = arg;
+    } else {
+      return Status::invalid_argument(fmt::format("unexpected argument '{}'", arg));
+    }
+  }
+  if (options.store.empty() && !options.help) {
+    return Status::invalid_argument("serve needs a store (a directory, or :memory:)");
+  }
+  return options;
+}
+
+std::string serve_usage_text() {
+  return "Usage: cassette serve STORE [OPTIONS]\n"
+         "Serves STORE to Cassandra drivers over the CQL native protocol (version 4).\n"
+         "\n"
+         "  --listen HOST:PORT       where to listen (default 127.0.0.1:9042; port 0: any free\n"
+         "                           port, printed on the 'listening on' line)\n"
+         "  --max-frame-size BYTES   the largest request frame (default 16777216)\n"
+         "  --max-connections N      connections served at once; more are closed (default 1024)\n"
+         "\n"
+         "Prints 'listening on HOST:PORT' once it accepts connections. SIGINT or SIGTERM stops\n"
+         "it: requests under way finish, the store is closed, the exit status is 0.\n";
+}
+
+int run_serve_command(std::span<const std::string> args) {
+  auto options = parse_serve_options(args);
+  if (!options.is_ok()) {
+    std::fprintf(stderr, "cassette serve: %s\nTry 'cassette serve --help'.\n",
+                 options.status().message().c_str());
+    return 2;
+  }
+  if (options->help) {
+    std::fputs(serve_usage_text().c_str(), stdout);
+    return 0;
+  }
+  storage::StoreOptions store_options;
+  store_options.create_if_missing = true;
+  auto store = storage::Store::open(options->store, store_options);
+  if (!store.is_ok()) {
+    std::fprintf(stderr, "cassette serve: cannot open store %s: %s\n", options->store.c_str(),
+                 store.status().message().c_str());
+    return 1;
+  }
+  const Status served = run_server(std::move(*store), options->server, [](const std::string& at) {
+    std::printf("listening on %s\n", at.c_str());
+    std::fflush(stdout);
+  });
+  if (!served.is_ok()) {
+    std::fprintf(stderr, "cassette serve: %s\n", served.message().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace cassette::server
