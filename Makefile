@@ -30,12 +30,13 @@ FUZZ_SEED ?= $(shell date +%s)
 DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-dev libfmt-dev \
                doctest-dev libzstd-dev libgmp-dev postgresql-15 postgresql-server-dev-15 \
                libedit-dev python3 clang-14 libclang-rt-14-dev clang-format-14 acl \
-               libasio-dev liblz4-dev libsnappy-dev python3-cassandra
+               libasio-dev liblz4-dev libsnappy-dev python3-cassandra python3-lz4 python3-snappy
 # clang-14 builds the sanitizer suite and the fuzz targets; libclang-rt-14-dev has its ASan and
 # UBSan runtimes and libFuzzer (libclang_rt.fuzzer). clang-format-14: make format, format-check.
 # acl: setfacl, for the shell test of a store a group shares (ext/postgres/README.md).
 # libasio-dev (standalone Asio), liblz4-dev, libsnappy-dev: `cassette serve`'s network loop and
-# frame compressions; python3-cassandra: the DataStax Python driver its tests connect with.
+# frame compressions; python3-cassandra (with python3-lz4 and python3-snappy for its frame
+# compressions): the DataStax Python driver the server's tests connect with.
 BENCH_PACKAGES = librocksdb-dev
 
 .PHONY: deps bench-deps build test sanitize-build test-sanitize fuzz bench demo soak install clean \

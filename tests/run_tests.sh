@@ -37,9 +37,10 @@ run_suite() {  # run a script suite whose last summary line is "NAME: N passed, 
 
 # The `cassette` shell: options, output formats, exit codes, COPY.
 run_suite cli tests/cli/test_cli.sh "$build_dir"
-# The SQLite extension, the PostgreSQL wrapper and the libpqxx bridge: each folder's run.sh
+# The SQLite extension, the PostgreSQL wrapper, the libpqxx bridge and `cassette serve` (with the
+# Python driver): each folder's run.sh
 # prints "<folder>: N passed, M failed" last.
-for suite in sqlite postgres bridge; do
+for suite in sqlite postgres bridge server; do
   if [ -x "tests/$suite/run.sh" ]; then run_suite "$suite" "tests/$suite/run.sh" "$build_dir"; fi
 done
 # The soak's checker finds each kind of violation it looks for (`make soak` runs the soak).

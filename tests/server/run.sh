@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# `cassette serve`'s tests: each starts the server on a free port and stops it with SIGTERM.
+#   test_protocol.py           raw frames: versions, limits, malformed frames, streams, compression
+#   test_driver_connection.py  the DataStax Python driver's connections: types, results, errors
+# They run under Debian's /usr/bin/python3, which has python3-cassandra, python3-lz4 and
+# python3-snappy (make deps). Prints "server: N passed, M failed" last.
+set -uo pipefail
+build_dir=${1:-build}
+cd "$(dirname "$0")"
+case $build_dir in /*) ;; *) build_dir=$OLDPWD/$build_dir ;; esac
+passed=0
+failed=0
+for test in test_protocol.py test_driver_connection.py; do
+  out=$(mktemp)
+  /usr/bin/python3 "$test" "$build_dir" 2>&1 | tee "$out"
+  line=$(grep -E '^server-[a-z]+: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
+  rm -f "$out"
+  if [ -z "$line" ]; then echo "$test: no summary (crashed?)"; failed=$((failed + 1)); continue; fi
+  passed=$((passed + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
+  failed=$((failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+done
+echo "server: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
