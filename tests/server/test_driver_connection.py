@@ -6,6 +6,7 @@ which the engine does not have yet: see test_driver_cluster.py.)
 
 Usage: tests/server/test_driver_connection.py BUILD_DIR
 """
+import concurrent.futures
 import datetime
 import decimal
 import sys
@@ -129,6 +130,28 @@ def test_use_and_schema_changes_are_the_results_the_driver_knows(build_dir):
         assert run(connection, "DROP TABLE t").schema_change_event["change_type"] == "DROPPED"
         # IF NOT EXISTS that changes nothing: a Void result, as Cassandra answers.
         assert run(connection, KEYSPACE.replace("KEYSPACE", "KEYSPACE IF NOT EXISTS")).kind == 1
+
+
+def test_connections_write_and_read_at_once(build_dir):
+    with Server(build_dir, ":memory:") as server:
+        setup = connect(server)
+        run(setup, KEYSPACE)
+        run(setup, "CREATE TABLE ks.t (k int, c int, PRIMARY KEY (k, c))")
+        run(setup, "CREATE TABLE ks.n (k int PRIMARY KEY, n counter)")
+
+        def client(k):
+            connection = connect(server)
+            for c in range(100):
+                run(connection, f"INSERT INTO ks.t (k, c) VALUES ({k}, {c})")
+                run(connection, "UPDATE ks.n SET n = n + 1 WHERE k = 0")
+            rows = run(connection, f"SELECT count(*) FROM ks.t WHERE k = {k}").parsed_rows
+            connection.close()
+            return rows
+
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            assert list(pool.map(client, range(8))) == [[(100,)]] * 8
+        assert run(setup, "SELECT count(*) FROM ks.t").parsed_rows == [(800,)]
+        assert run(setup, "SELECT n FROM ks.n").parsed_rows == [(800,)]
 
 
 def expect_error(connection, text, error_class):

@@ -240,6 +240,32 @@ def test_sigterm_stops_cleanly_and_the_store_keeps_what_was_written(build_dir):
         assert shell.stdout == "k,v\n1,served\n", shell.stdout + shell.stderr
 
 
+def test_sigterm_finishes_the_request_under_way_and_reads_no_more(build_dir):
+    with tempfile.TemporaryDirectory() as scratch:
+        store = os.path.join(scratch, "app.cassette")
+        with Server(build_dir, store) as server:
+            sock = started(server)
+            for text in (KEYSPACE, "CREATE TABLE ks.t (k int PRIMARY KEY)"):
+                sock.sendall(frame(QUERY, query_body(text)))
+                assert read_frame(sock)[3] == RESULT
+            # 500 INSERTs in one write; SIGTERM once the first is answered.
+            sock.sendall(b"".join(frame(QUERY, query_body(f"INSERT INTO ks.t (k) VALUES ({i})"),
+                                        stream=i) for i in range(500)))
+            answered = [read_frame(sock)]
+            assert server.stop() == 0
+            while True:
+                try:
+                    answered.append(read_frame(sock))
+                except ConnectionError:
+                    break
+        assert [a[2:4] for a in answered] == [(i, RESULT) for i in range(len(answered))]
+        # Every request the server took was answered, and none it answered is missing.
+        shell = subprocess.run([os.path.join(build_dir, "cassette"), store, "--format", "csv",
+                                "-e", "SELECT count(*) FROM ks.t"], capture_output=True,
+                               text=True)
+        assert shell.stdout == f"count\n{len(answered)}\n", (shell.stdout, len(answered))
+
+
 def test_bad_arguments_and_an_address_in_use_fail_with_a_message(build_dir):
     cassette = os.path.join(build_dir, "cassette")
     bad = subprocess.run([cassette, "serve", ":memory:", "--listen", "nowhere"],
