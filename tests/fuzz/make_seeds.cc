@@ -4,7 +4,8 @@
 //
 // makes OUT_DIR/<target>/ for every target in tests/fuzz, from
 //  - the CQL golden corpus (tests/cql/*.cql): its statements one by one (cql_parser) and in
-//    runs of 30 after the schema statements of their file (cql_execute);
+//    runs of 30 after the schema statements of their file (cql_execute), and those runs as
+//    native protocol frames after a STARTUP (server_protocol);
 //  - a store this program fills through CQL (collections, statics, TTLs, deletions, range
 //    tombstones, counters), one table uncompressed with 1 KiB blocks and one compressed: its
 //    commit-log segment, its SSTables, their blocks and footers, its MANIFEST and its catalog's
@@ -76,6 +77,33 @@ bool is_schema_statement(std::string_view text) {
   return false;
 }
 
+// A native protocol v4 request frame (ext/server/frame.h): version, flags, stream, opcode,
+// body length, body.
+std::string protocol_frame(uint8_t opcode, uint16_t stream, std::string_view body) {
+  std::string out{'\x04', '\x00', static_cast<char>(stream >> 8), static_cast<char>(stream),
+                  static_cast<char>(opcode)};
+  for (int shift = 24; shift >= 0; shift -= 8)
+    out.push_back(static_cast<char>(body.size() >> shift));
+  return out + std::string(body);
+}
+
+// STARTUP (CQL_VERSION 3.0.0), then each statement of `script` as a QUERY at consistency ONE.
+std::string protocol_session(std::string_view script) {
+  using namespace std::string_literals;
+  std::string frames =
+      protocol_frame(0x01, 0, "\x00\x01\x00\x0b"s + "CQL_VERSION" + "\x00\x05"s + "3.0.0");
+  uint16_t stream = 1;
+  for (const cql::ScriptStatement& s : cql::split_statements(script)) {
+    std::string body;
+    for (int shift = 24; shift >= 0; shift -= 8) {
+      body.push_back(static_cast<char>(s.text.size() >> shift));
+    }
+    body += s.text + "\x00\x01\x00"s;  // consistency ONE, no flags
+    frames += protocol_frame(0x07, stream++, body);
+  }
+  return frames;
+}
+
 void add_cql_seeds(const fs::path& repository, Corpus& corpus) {
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(repository / "tests/cql")) {
@@ -93,11 +121,15 @@ void add_cql_seeds(const fs::path& repository, Corpus& corpus) {
       run += s.text + ";\n";
       if (++in_run == 30) {
         corpus.add("cql_execute", "", schema + run);
+        corpus.add("server_protocol", "", protocol_session(schema + run));
         run.clear();
         in_run = 0;
       }
     }
-    if (!run.empty()) corpus.add("cql_execute", "", schema + run);
+    if (!run.empty()) {
+      corpus.add("cql_execute", "", schema + run);
+      corpus.add("server_protocol", "", protocol_session(schema + run));
+    }
   }
 }
 
