@@ -114,8 +114,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
 class Listener {
  public:
+  // The acceptor and the signal handler share one strand: stop() closes the acceptor while an
+  // accept may be completing on another worker.
   Listener(asio::io_context& io, ServerState& state)
-      : io_(io), acceptor_(io), signals_(io, SIGINT, SIGTERM), state_(state) {}
+      : io_(io),
+        strand_(asio::make_strand(io)),
+        acceptor_(strand_),
+        signals_(strand_, SIGINT, SIGTERM),
+        state_(state) {}
 
   // Binds and listens; the address actually listened on ("HOST:PORT").
   Result<std::string> listen() {
@@ -172,7 +178,7 @@ class Listener {
     asio::post(connection->executor(), [connection] { connection->start(); });
   }
 
-  // Runs on the io_context (the signal handler): no new connections, the open ones close.
+  // Runs on the listener's strand (the signal handler): no new connections, the open ones close.
   void stop() {
     asio::error_code ignored;
     acceptor_.close(ignored);
@@ -185,6 +191,7 @@ class Listener {
   }
 
   asio::io_context& io_;
+  asio::strand<asio::io_context::executor_type> strand_;
   tcp::acceptor acceptor_;
   asio::signal_set signals_;
   ServerState& state_;
