@@ -162,8 +162,13 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
                                             : statement.name;
         if (statement.custom) {
           index.custom_class = statement.custom_class;
+          // WITH OPTIONS = {'mode': 'CONTAINS'}: the map's entries are the index's options.
           for (const auto& [name, value] : statement.options) {
-            index.options[name] = value.text;
+            if (name == "options" && value.is_map) {
+              for (const auto& [key, text] : value.map) index.options[key] = text;
+            } else {
+              index.options[name] = value.text;
+            }
           }
         }
         for (const auto& [name, other] : ks->indexes) {
