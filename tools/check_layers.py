@@ -51,7 +51,7 @@ LAYERS = {
                 "entry_iterator.h ids.h internal_key.h manifest.h memtable.h mutation_builder.h "
                 "overlay.h row.h row_codec.h row_cursor.h store.h store_directory.h store_lock.h",
                 ""),
-    "schema": (["storage", "types", "util"], "catalog.h schema.h", ""),
+    "schema": (["storage", "types", "util"], "catalog.h schema.h schema_digest.h", ""),
     "codec": (["schema", "storage", "types", "util"], "current_row.h table_codec.h", ""),
     "query": (["codec", "schema", "storage", "types", "util"], "access_path.h query.h", ""),
     # The write path (engine/write): operations on columns and the one INSERT encoder.
@@ -61,7 +61,7 @@ LAYERS = {
     "cql": (["txn", "write", "query", "codec", "schema", "storage", "types", "util"],
             "ast.h conditions.h execution_context.h functions.h modification.h "
             "modification_statement.h modification_where.h parser.h result.h session.h "
-            "statement_kind.h",
+            "statement_kind.h system_tables.h",
             ""),
 }
 

@@ -52,7 +52,10 @@ std::string type_cql(const schema::UserTypeDef& type) {
   return out;
 }
 
-std::string index_target(const schema::TableDef& table, const schema::IndexDef& index) {
+}  // namespace
+
+std::string schema_internal::index_target(const schema::TableDef& table,
+                                          const schema::IndexDef& index) {
   std::string column = maybe_quote(index.column);
   const schema::ColumnDef* def = table.find_column(index.column);
   bool collection = def != nullptr && def->type.is_collection();
@@ -68,6 +71,8 @@ std::string index_target(const schema::TableDef& table, const schema::IndexDef& 
   }
   return column;
 }
+
+namespace {
 
 std::string index_cql(const schema::TableDef& table, const schema::IndexDef& index) {
   std::string on = fmt::format("{}.{} ({})", maybe_quote(index.keyspace), maybe_quote(index.table),
@@ -202,22 +207,44 @@ std::vector<const schema::KeyspaceDef*> keyspaces_in_order(const schema::Schema&
   return out;
 }
 
-Result<std::string> keyspace_for(const QualifiedName& name, const ExecutionContext& context) {
+Result<std::string> keyspace_for(const QualifiedName& name, const schema::Schema& schema,
+                                 const ExecutionContext& context) {
   std::string keyspace = name.keyspace.empty() ? context.keyspace : name.keyspace;
   if (keyspace.empty()) {
     return Status::invalid_argument("No keyspace specified and no current keyspace");
   }
-  if (context.schema->find_keyspace(keyspace) == nullptr) {
+  if (schema.find_keyspace(keyspace) == nullptr) {
     return Status::invalid_argument(fmt::format("'{}' not found in keyspaces", keyspace));
   }
   return keyspace;
+}
+
+// The schema a DESCRIBE reads: for one keyspace, its tables or types, or one element, the system
+// keyspaces' own definitions (system_tables.h) when it names one of them, or names none and the
+// current keyspace is one; the statement's schema otherwise (DESCRIBE KEYSPACES and SCHEMA list
+// the store's keyspaces only).
+const schema::Schema& schema_described(const DescribeStatement& statement,
+                                       const ExecutionContext& context) {
+  using Kind = DescribeStatement::Kind;
+  if (statement.kind == Kind::kKeyspaces || statement.kind == Kind::kSchema) {
+    return *context.schema;
+  }
+  std::string keyspace = statement.name.keyspace;
+  if (keyspace.empty() && statement.kind == Kind::kKeyspace) keyspace = statement.name.name;
+  if (keyspace.empty() && statement.kind == Kind::kName &&
+      (is_system_keyspace(statement.name.name) ||
+       context.schema->find_keyspace(statement.name.name) != nullptr)) {
+    keyspace = statement.name.name;
+  }
+  if (keyspace.empty()) keyspace = context.keyspace;
+  return is_system_keyspace(keyspace) ? system_keyspaces() : *context.schema;
 }
 
 }  // namespace
 
 Result<ExecutionResult> execute_describe(const DescribeStatement& statement,
                                          ExecutionContext& context) {
-  const schema::Schema& schema = *context.schema;
+  const schema::Schema& schema = schema_described(statement, context);
   using Kind = DescribeStatement::Kind;
   switch (statement.kind) {
     case Kind::kKeyspaces: {
@@ -264,7 +291,8 @@ Result<ExecutionResult> execute_describe(const DescribeStatement& statement,
       return d.take();
     }
     case Kind::kTable: {
-      CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, keyspace_for(statement.name, context));
+      CASSETTE_ASSIGN_OR_RETURN(std::string keyspace,
+                                keyspace_for(statement.name, schema, context));
       auto table = schema.find_table(keyspace, statement.name.name);
       if (table == nullptr) {
         return Status::invalid_argument(
@@ -275,7 +303,8 @@ Result<ExecutionResult> execute_describe(const DescribeStatement& statement,
       return d.take();
     }
     case Kind::kType: {
-      CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, keyspace_for(statement.name, context));
+      CASSETTE_ASSIGN_OR_RETURN(std::string keyspace,
+                                keyspace_for(statement.name, schema, context));
       auto type = schema.find_type(keyspace, statement.name.name);
       if (type == nullptr) {
         return Status::invalid_argument(
@@ -286,7 +315,8 @@ Result<ExecutionResult> execute_describe(const DescribeStatement& statement,
       return d.take();
     }
     case Kind::kIndex: {
-      CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, keyspace_for(statement.name, context));
+      CASSETTE_ASSIGN_OR_RETURN(std::string keyspace,
+                                keyspace_for(statement.name, schema, context));
       const schema::KeyspaceDef* ks = schema.find_keyspace(keyspace);
       auto it = ks->indexes.find(statement.name.name);
       auto table =
@@ -313,7 +343,8 @@ Result<ExecutionResult> execute_describe(const DescribeStatement& statement,
               fmt::format("'{}' not found in keyspaces", statement.name.name));
         }
       }
-      CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, keyspace_for(statement.name, context));
+      CASSETTE_ASSIGN_OR_RETURN(std::string keyspace,
+                                keyspace_for(statement.name, schema, context));
       const schema::KeyspaceDef* ks = schema.find_keyspace(keyspace);
       const std::string& name = statement.name.name;
       Describer d(true);

@@ -21,7 +21,7 @@ bool all_key_columns_by_equality(const PreparedModification& prepared) {
 Result<PreparedModification> prepare_delete(const DeleteStatement& statement,
                                             const ExecutionContext& context) {
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::TableDef> table,
-                            context.resolve_table(statement.table));
+                            context.resolve_writable_table(statement.table));
   PreparedModification prepared;
   prepared.type = StatementType::kDelete;
   prepared.table = table;

@@ -97,7 +97,7 @@ Status prepare_json(const InsertStatement& statement, const ExecutionContext& co
 Result<PreparedModification> prepare_insert(const InsertStatement& statement,
                                             const ExecutionContext& context) {
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::TableDef> table,
-                            context.resolve_table(statement.table));
+                            context.resolve_writable_table(statement.table));
   PreparedModification prepared = begin_insert(table);
   CASSETTE_ASSIGN_OR_RETURN(prepared.attributes,
                             evaluate_attributes(statement.using_clause, *table, context));

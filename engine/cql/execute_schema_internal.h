@@ -28,6 +28,16 @@ std::shared_ptr<schema::KeyspaceDef> copy_keyspace(const schema::Schema& schema,
 Result<types::CqlType> resolve_type(const types::CqlType& raw, const std::string& keyspace,
                                     const schema::KeyspaceDef& definitions);
 
+// Builds the table a CREATE TABLE describes in keyspace `keyspace_name`, checked against
+// `keyspace`'s types (which need not be in a schema: the system tables' empty keyspaces).
+Result<schema::TableDef> build_table(const CreateTableStatement& statement,
+                                     const std::string& keyspace_name,
+                                     const schema::KeyspaceDef& keyspace);
+
+// An index's target as Cassandra writes it (DESCRIBE, system_schema.indexes' 'target'): the
+// column, or keys(m), values(m), entries(m), full(m).
+std::string index_target(const schema::TableDef& table, const schema::IndexDef& index);
+
 // Whether `type` (or anything in it) is, or refers to, the user type ks.name.
 bool references_type(const types::CqlType& type, std::string_view keyspace, std::string_view name);
 // Replaces every use of user type ks.name inside `type` by `replacement` (keeping frozenness).

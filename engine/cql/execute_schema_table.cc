@@ -31,10 +31,11 @@ std::string join(const std::vector<std::string>& items) {
   return out;
 }
 
-// Builds the table a CREATE TABLE describes, checked against `keyspace`'s types.
-Result<schema::TableDef> build_table(const CreateTableStatement& statement,
-                                     const std::string& keyspace_name,
-                                     const schema::KeyspaceDef& keyspace) {
+}  // namespace
+
+Result<schema::TableDef> schema_internal::build_table(const CreateTableStatement& statement,
+                                                      const std::string& keyspace_name,
+                                                      const schema::KeyspaceDef& keyspace) {
   std::string display = display_name(statement.table);
   schema::TableParams params = default_table_params();
   CASSETTE_RETURN_IF_ERROR(apply_table_properties(statement.properties.properties, &params));
@@ -189,6 +190,8 @@ Result<schema::TableDef> build_table(const CreateTableStatement& statement,
   table.finalize();
   return table;
 }
+
+namespace {
 
 // The checks CREATE TABLE makes on the statement alone, before looking at the schema (Cassandra
 // makes them while parsing).
@@ -468,7 +471,7 @@ Result<ExecutionResult> execute_drop_table(const DropTableStatement& statement,
 Result<ExecutionResult> execute_truncate(const TruncateStatement& statement,
                                          ExecutionContext& context) {
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::TableDef> table,
-                            context.resolve_table(statement.table));
+                            context.resolve_writable_table(statement.table, /*truncate=*/true));
   CASSETTE_RETURN_IF_ERROR(context.check_interrupt());  // Ctrl-C: the last point to stop
   CASSETTE_RETURN_IF_ERROR(context.store->truncate(table->table_id));
   return ExecutionResult{};

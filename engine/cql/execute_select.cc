@@ -234,7 +234,7 @@ Result<std::unique_ptr<query::QueryCursor>> open_rows(const SelectPlan& plan,
                                                       std::shared_ptr<PredicateFilter> filter,
                                                       const ExecutionContext& context) {
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
-                            context.read_snapshot());
+                            context.read_snapshot(*table));
   const SelectRestrictions& r = plan.restrictions;
   query::AccessPath path;
   if (r.partition_keys) {

@@ -34,7 +34,7 @@ Result<PreparedModification> prepare_update(const UpdateStatement& statement,
                                             const ExecutionContext& context) {
   CASSETTE_RETURN_IF_ERROR(check_compatible(statement.assignments));
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::TableDef> table,
-                            context.resolve_table(statement.table));
+                            context.resolve_writable_table(statement.table));
   PreparedModification prepared;
   prepared.type = StatementType::kUpdate;
   prepared.table = table;

@@ -12,6 +12,12 @@ Result<std::shared_ptr<const storage::Snapshot>> ExecutionContext::read_snapshot
   return store->snapshot();
 }
 
+Result<std::shared_ptr<const storage::Snapshot>> ExecutionContext::read_snapshot(
+    const schema::TableDef& table) const {
+  if (is_system_table(table)) return system_table_snapshot(table, *this);
+  return read_snapshot();
+}
+
 Status ExecutionContext::write(const storage::MutationBuilder& mutations) const {
   if (mutations.empty()) return Status::ok();
   if (transaction == nullptr) return storage::apply_mutations(*store, mutations).status();
@@ -45,12 +51,30 @@ Result<std::string> ExecutionContext::resolve_keyspace(const QualifiedName& name
 Result<std::shared_ptr<const schema::TableDef>> ExecutionContext::resolve_table(
     const QualifiedName& name) const {
   CASSETTE_ASSIGN_OR_RETURN(std::string ks, resolve_keyspace(name));
+  if (is_system_keyspace(ks)) {
+    std::shared_ptr<const schema::TableDef> table = system_keyspaces().find_table(ks, name.name);
+    if (table == nullptr) {
+      return Status::invalid_argument(fmt::format("table {} does not exist", name.name));
+    }
+    return table;
+  }
   if (schema->find_keyspace(ks) == nullptr) {
     return Status::invalid_argument(fmt::format("keyspace {} does not exist", ks));
   }
   std::shared_ptr<const schema::TableDef> table = schema->find_table(ks, name.name);
   if (table == nullptr) {
     return Status::invalid_argument(fmt::format("table {} does not exist", name.name));
+  }
+  return table;
+}
+
+Result<std::shared_ptr<const schema::TableDef>> ExecutionContext::resolve_writable_table(
+    const QualifiedName& name, bool truncate) const {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::TableDef> table, resolve_table(name));
+  if (is_system_table(*table)) {
+    return Status::invalid_argument(fmt::format("{} is not supported by table {}.{}",
+                                                truncate ? "Truncation" : "Modification",
+                                                table->keyspace, table->name));
   }
   return table;
 }

@@ -10,6 +10,7 @@
 #include "engine/cql/ast.h"
 #include "engine/cql/functions.h"
 #include "engine/cql/result.h"
+#include "engine/cql/system_tables.h"
 #include "engine/schema/catalog.h"
 #include "engine/storage/mutation_builder.h"
 #include "engine/storage/store.h"
@@ -37,6 +38,8 @@ struct ExecutionContext {
   // with a transaction): its writes are buffered there instead of applied, and its reads see
   // the transaction's writes. nullptr: the statement commits on its own.
   txn::Transaction* transaction = nullptr;
+  // What system.local says about the node (the session's; nullptr: NodeInfo's defaults).
+  const NodeInfo* node = nullptr;
 
   int64_t now_seconds() const { return now_micros / 1'000'000; }
   // Cancelled ("The statement was interrupted") once *interrupt is set; OK otherwise.
@@ -64,8 +67,19 @@ struct ExecutionContext {
 
   // The table a statement names, with Cassandra's messages: "No keyspace has been specified.
   // USE a keyspace, or explicitly specify keyspace.tablename", "Keyspace x does not exist",
-  // "table t does not exist" (wording per Cassandra 4.1).
+  // "table t does not exist" (wording per Cassandra 4.1). The system tables (system_tables.h)
+  // resolve too, for reading.
   Result<std::shared_ptr<const schema::TableDef>> resolve_table(const QualifiedName& name) const;
+  // resolve_table for a statement that writes rows: a system table is refused as Cassandra
+  // refuses writes to its generated (virtual) tables, "Modification is not supported by table
+  // system.local"; TRUNCATE ("Truncation is not supported by table system.local") when
+  // `truncate`.
+  Result<std::shared_ptr<const schema::TableDef>> resolve_writable_table(
+      const QualifiedName& name, bool truncate = false) const;
+  // The snapshot a read of `table` sees: read_snapshot(), or for a system table the rows
+  // generated for it now (system_table_snapshot).
+  Result<std::shared_ptr<const storage::Snapshot>> read_snapshot(
+      const schema::TableDef& table) const;
   // The keyspace a name is in: its own or the current one (error when neither).
   Result<std::string> resolve_keyspace(const QualifiedName& name) const;
 };

@@ -27,7 +27,7 @@ CatalogRegistry& registry() {
 }
 
 Result<ExecutionResult> execute_use(const UseStatement& use, ExecutionContext& context) {
-  if (context.schema->find_keyspace(use.keyspace) == nullptr) {
+  if (context.schema->find_keyspace(use.keyspace) == nullptr && !is_system_keyspace(use.keyspace)) {
     return Status::invalid_argument(fmt::format("Keyspace '{}' does not exist", use.keyspace));
   }
   ExecutionResult result;
@@ -128,6 +128,7 @@ Result<ExecutionResult> Session::run(const Statement& statement, txn::Transactio
   context.functions.clock_seq_and_node = types::process_clock_seq_and_node();
   context.functions.timeuuid_sequence = &timeuuid_sequence_;
   context.interrupt = interrupt_;
+  context.node = &node_;
 
   Result<ExecutionResult> result = std::visit(
       [&](const auto& s) -> Result<ExecutionResult> {

@@ -19,6 +19,7 @@
 
 #include "engine/cql/ast.h"
 #include "engine/cql/result.h"
+#include "engine/cql/system_tables.h"
 #include "engine/schema/catalog.h"
 #include "engine/storage/store.h"
 #include "engine/txn/transaction.h"
@@ -58,6 +59,11 @@ class Session {
   // session; nullptr (the default) means statements run to the end.
   void set_interrupt_flag(const std::atomic<bool>* flag) { interrupt_ = flag; }
 
+  // What system.local reports about the node: a host that listens (the CQL server) sets the
+  // address and port it serves and the protocol version it speaks. Default: NodeInfo's.
+  void set_node_info(NodeInfo node) { node_ = std::move(node); }
+  const NodeInfo& node_info() const { return node_; }
+
   const std::string& keyspace() const { return keyspace_; }
   void set_keyspace(std::string keyspace) { keyspace_ = std::move(keyspace); }
   storage::Store& store() { return *store_; }
@@ -69,6 +75,7 @@ class Session {
   std::shared_ptr<storage::Store> store_;
   std::shared_ptr<schema::Catalog> catalog_;
   std::string keyspace_;
+  NodeInfo node_;
   uint64_t timeuuid_sequence_ = 0;
   const std::atomic<bool>* interrupt_ = nullptr;
 };
