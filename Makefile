@@ -36,7 +36,8 @@ DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-d
 # acl: setfacl, for the shell test of a store a group shares (ext/postgres/README.md).
 # libasio-dev (standalone Asio), liblz4-dev, libsnappy-dev: `cassette serve`'s network loop and
 # frame compressions; python3-cassandra (with python3-lz4 and python3-snappy for its frame
-# compressions): the DataStax Python driver the server's tests connect with.
+# compressions): the DataStax Python driver the server's tests connect with, and whose schema
+# parser reads our system_schema rows (tests/cli/driver_metadata_test.py).
 BENCH_PACKAGES = librocksdb-dev
 
 .PHONY: deps bench-deps build test sanitize-build test-sanitize fuzz bench demo soak install clean \

@@ -37,6 +37,9 @@ run_suite() {  # run a script suite whose last summary line is "NAME: N passed, 
 
 # The `cassette` shell: options, output formats, exit codes, COPY.
 run_suite cli tests/cli/test_cli.sh "$build_dir"
+# The DataStax Python driver's schema parser on the system_schema rows the shell reads. Debian's
+# python3, which has python3-cassandra (make deps), whatever python3 comes first on the PATH.
+run_suite driver-metadata /usr/bin/python3 tests/cli/driver_metadata_test.py "$build_dir"
 # The SQLite extension, the PostgreSQL wrapper, the libpqxx bridge and `cassette serve` (with the
 # Python driver): each folder's run.sh
 # prints "<folder>: N passed, M failed" last.
