@@ -2,6 +2,7 @@
 # `cassette serve`'s tests: each starts the server on a free port and stops it with SIGTERM.
 #   test_protocol.py           raw frames: versions, limits, malformed frames, streams, compression
 #   test_driver_connection.py  the DataStax Python driver's connections: types, results, errors
+#   test_driver_cluster.py     the driver as applications use it: Cluster(...).connect()
 # They run under Debian's /usr/bin/python3, which has python3-cassandra, python3-lz4 and
 # python3-snappy (make deps). Prints "server: N passed, M failed" last.
 set -uo pipefail
@@ -10,7 +11,7 @@ cd "$(dirname "$0")"
 case $build_dir in /*) ;; *) build_dir=$OLDPWD/$build_dir ;; esac
 passed=0
 failed=0
-for test in test_protocol.py test_driver_connection.py; do
+for test in test_protocol.py test_driver_connection.py test_driver_cluster.py; do
   out=$(mktemp)
   /usr/bin/python3 "$test" "$build_dir" 2>&1 | tee "$out"
   line=$(grep -E '^server-[a-z]+: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
