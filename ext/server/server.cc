@@ -169,6 +169,15 @@ class Listener {
     if (state_.open_connections.load() >= state_.options.max_connections) return;  // closes it
     auto session = cql::Session::open(state_.store);
     if (!session.is_ok()) return;
+    // system.local names the address and port this connection reached (drivers read it).
+    asio::error_code error;
+    const tcp::endpoint local = socket.local_endpoint(error);
+    if (!error) {
+      cql::NodeInfo node;
+      node.address = local.address().to_string();
+      node.port = local.port();
+      (*session)->set_node_info(std::move(node));
+    }
     auto connection = std::make_shared<Connection>(std::move(socket), std::move(*session), state_);
     {
       std::lock_guard lock(state_.mutex);

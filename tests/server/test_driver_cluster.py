@@ -61,6 +61,9 @@ def test_connect_write_and_read_every_type(build_dir):
             # The driver's metadata, read from system_schema.
             table = c.metadata.keyspaces["ks"].tables["everything"]
             assert [col.name for col in table.partition_key] == ["k"]
+            # system.local names the address and port the driver reached.
+            local = session.execute("SELECT rpc_address, rpc_port FROM system.local").one()
+            assert (str(local.rpc_address), local.rpc_port) == ("127.0.0.1", server.port)
         finally:
             c.shutdown()
 
