@@ -22,6 +22,18 @@ std::string& last_error() {
   return message;
 }
 
+// The one place that decides which engine failures PostgreSQL reports as SQLSTATE 40001: the
+// commit-time conflict check of txn::Transaction (a busy status saying so).
+bool is_serialization_failure(const Status& status) {
+  return status.is_busy() && status.message().starts_with("could not serialize access");
+}
+
+// Whether last_error() is a serialization failure (cas_last_error_is_serialization_failure).
+bool& last_error_is_serialization_failure() {
+  static bool serialization_failure = false;
+  return serialization_failure;
+}
+
 struct Registry {
   std::map<std::string, std::shared_ptr<storage::Store>> stores;
   std::map<std::string, std::shared_ptr<schema::Catalog>> catalogs;
@@ -103,10 +115,13 @@ void describe_columns(cas_table* t) {
 }  // namespace
 
 int set_error(const Status& status) {
-  return set_error(status.message());
+  set_error(status.message());
+  last_error_is_serialization_failure() = is_serialization_failure(status);
+  return 1;
 }
 int set_error(const std::string& message) {
   last_error() = message;
+  last_error_is_serialization_failure() = false;
   return 1;
 }
 
@@ -166,6 +181,10 @@ extern "C" {
 
 const char* cas_last_error(void) {
   return last_error().c_str();
+}
+
+int cas_last_error_is_serialization_failure(void) {
+  return last_error_is_serialization_failure() ? 1 : 0;
 }
 
 int cas_table_open(const char* store_path, const char* qualified_name, cas_table** out) {

@@ -34,6 +34,22 @@ std::vector<std::pair<storage::Store*, std::unique_ptr<txn::Transaction>>>& tran
   return list;
 }
 
+// The isolation the glue last gave (cas_transaction_isolation), for the transactions made next.
+txn::Transaction::Isolation& isolation() {
+  static txn::Transaction::Isolation level = txn::Transaction::Isolation::kPerStatement;
+  return level;
+}
+
+// The transaction block's transaction on `store`, made (at the block's isolation) when there
+// is none.
+txn::Transaction& transaction_for(storage::Store* store) {
+  if (txn::Transaction* transaction = find_store_transaction(store)) return *transaction;
+  auto transaction = std::make_unique<txn::Transaction>(store);
+  transaction->set_isolation(isolation());
+  transactions().emplace_back(store, std::move(transaction));
+  return *transactions().back().second;
+}
+
 }  // namespace
 
 txn::Transaction* find_store_transaction(storage::Store* store) {
@@ -44,17 +60,17 @@ txn::Transaction* find_store_transaction(storage::Store* store) {
 }
 
 txn::Transaction& store_transaction(storage::Store* store, int level) {
-  txn::Transaction* transaction = find_store_transaction(store);
-  if (transaction == nullptr) {
-    transactions().emplace_back(store, std::make_unique<txn::Transaction>(store));
-    transaction = transactions().back().second.get();
-  }
-  transaction->savepoint(level - 2);  // subtransaction `level` is savepoint depth level - 2
-  return *transaction;
+  txn::Transaction& transaction = transaction_for(store);
+  transaction.savepoint(level - 2);  // subtransaction `level` is savepoint depth level - 2
+  return transaction;
 }
 
 Result<std::shared_ptr<const storage::Snapshot>> read_snapshot(cas_table* table, uint32_t command) {
   txn::Transaction* transaction = find_store_transaction(table->store.get());
+  // A snapshot transaction pins its snapshot at its first read, a write or not.
+  if (transaction == nullptr && isolation() == txn::Transaction::Isolation::kSnapshot) {
+    transaction = &transaction_for(table->store.get());
+  }
   if (transaction == nullptr) return table->store->snapshot();
   return transaction->read_view(command);
 }
@@ -273,6 +289,20 @@ Status encode_foreign_row(const ForeignRow& w, const cas_table& table,
 
 namespace {
 
+// The rows an UPDATE or a DELETE read (its scan found them) and then changed, for the commit's
+// conflict check (Transaction::add_conflict_key: the static row, the clustering row or both).
+void add_conflict_keys(const ForeignRow& row, const TableDef& def, txn::Transaction& transaction,
+                       const std::shared_ptr<const TableDef>& table) {
+  bool regular = row.kind == ForeignRow::Kind::kDelete && !row.static_only;
+  bool statics = row.kind == ForeignRow::Kind::kDelete && row.static_only;
+  for (const auto& [column, value] : row.sets) {
+    (def.columns[column].is_static() ? statics : regular) = true;
+  }
+  if (row.static_only) regular = false;
+  if (regular) transaction.add_conflict_key(table, row.partition_key, false, row.clustering);
+  if (statics) transaction.add_conflict_key(table, row.partition_key, true, {});
+}
+
 // An UPDATE or a DELETE of the row with the key in `values`.
 Status write_row(cas_table* table, ForeignRow::Kind kind, const cas_value* values,
                  const cas_repr* reprs, const int* present, int level, uint32_t command,
@@ -304,7 +334,9 @@ Status write_row(cas_table* table, ForeignRow::Kind kind, const cas_value* value
     if (!statics) return null_key_error(*def.clustering().front());
   }
   txn::Transaction& transaction = store_transaction(table->store.get(), level);
-  return encode_foreign_row(row, *table, transaction, command, written);
+  CASSETTE_RETURN_IF_ERROR(encode_foreign_row(row, *table, transaction, command, written));
+  add_conflict_keys(row, def, transaction, table->def);
+  return Status::ok();
 }
 
 // The values a SELECT reads of the row just written, for RETURNING: each key column's value
@@ -413,6 +445,11 @@ void cas_end_of_transaction(void) {
     release_open_scans();
   } catch (...) {
   }
+}
+
+void cas_transaction_isolation(int snapshot) {
+  isolation() = snapshot ? txn::Transaction::Isolation::kSnapshot
+                         : txn::Transaction::Isolation::kPerStatement;
 }
 
 int cas_transaction_has_writes(void) {

@@ -251,6 +251,17 @@ extern "C"
 	/* End of the top-level transaction: drops buffered writes and frees open scans. */
 	void cas_end_of_transaction(void);
 	int	 cas_transaction_has_writes(void);
+	/* How the transaction block reads, as PostgreSQL's IsolationUsesXactSnapshot() says; the glue
+ * calls it before each scan, write and cql() of a transaction (it takes effect on each store's
+ * first use in the transaction). 1 (REPEATABLE READ, SERIALIZABLE): each store is read at one
+ * snapshot, pinned at the transaction's first read of it, and each row an UPDATE or DELETE read
+ * and then changed is checked at commit: if another commit changed it after the snapshot, the
+ * commit fails with a serialization failure and writes nothing. 0 (READ COMMITTED): each
+ * statement reads the latest commit. */
+	void cas_transaction_isolation(int snapshot);
+	/* Whether the last failed call failed with a serialization failure: another commit changed a
+ * row this transaction read and then wrote (PostgreSQL's SQLSTATE 40001: retry). */
+	int cas_last_error_is_serialization_failure(void);
 
 	/* ---- cql() ---------------------------------------------------------------------------------------- */
 

@@ -57,10 +57,24 @@ _PG_init(void)
 void
 cassette_raise(void)
 {
+	/* A commit that found a row it read and wrote changed by another commit: PostgreSQL's own
+	 * error for a concurrent update, which applications retry. */
+	if (cas_last_error_is_serialization_failure())
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("could not serialize access due to concurrent update"),
+				 errdetail("%s",
+						   cassette_message_from_engine(cas_last_error()))));
 	ereport(ERROR,
 			(errcode(ERRCODE_FDW_ERROR),
 			 errmsg("%s", cassette_message_from_engine(cas_last_error()))));
 	pg_unreachable();
+}
+
+void
+cassette_use_isolation(void)
+{
+	cas_transaction_isolation(IsolationUsesXactSnapshot() ? 1 : 0);
 }
 
 Datum
@@ -487,6 +501,7 @@ cassette_cql(PG_FUNCTION_ARGS)
 	 * transaction; a statement on its own (autocommit) commits its cql() writes at once, as
 	 * Cassandra does. Its writes carry the command id, marked used so that the next command
 	 * gets a new one and sees them. */
+	cassette_use_isolation();
 	CAS_CHECK(cas_cql(server_store(server), server_creates_store(server),
 					  statement, IsTransactionBlock() ? 1 : 0,
 					  GetCurrentTransactionNestLevel(),

@@ -28,6 +28,10 @@ extern void cassette_raise(void) pg_attribute_noreturn();
 			cassette_raise();                                                 \
 	} while (0)
 
+/* Tells the engine the transaction's isolation (cas_transaction_isolation); called before every
+ * scan, write and cql() call. */
+extern void cassette_use_isolation(void);
+
 /* The store path of a server, and the table option of a foreign table. */
 extern char *cassette_server_store(Oid serverid);
 

@@ -207,6 +207,7 @@ key_exists(CassetteModifyState *st)
 		counts[i] = 1;
 		reprs[i] = st->reprs[st->key_argument[i]];
 	}
+	cassette_use_isolation();
 	CAS_CHECK(cas_scan_open(rel->table, st->key_plan,
 							(const cas_value *const *) values, counts, reprs,
 							st->nkey_arguments, 1, rel->column_repr, wanted,
@@ -259,6 +260,7 @@ cassetteBeginForeignModify(ModifyTableState *mtstate, ResultRelInfo *rinfo,
 	}
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
+	cassette_use_isolation();
 	refuse_serializable_modify(st->operation == CMD_INSERT	 ? "INSERT"
 							   : st->operation == CMD_UPDATE ? "UPDATE"
 															 : "DELETE",
@@ -524,6 +526,7 @@ cassetteBeginForeignInsert(ModifyTableState *mtstate, ResultRelInfo *rinfo)
 	ModifyTable *plan = mtstate ? (ModifyTable *) mtstate->ps.plan : NULL;
 
 	refuse_serializable_modify("INSERT", rinfo->ri_RelationDesc);
+	cassette_use_isolation();
 	st = modify_state(rinfo, CMD_INSERT);
 
 	/* A row routed to this partition by INSERT ... ON CONFLICT DO NOTHING on its parent. */
@@ -553,6 +556,7 @@ cassetteExecForeignTruncate(List *rels, DropBehavior behavior, bool restart_seqs
 
 	foreach(lc, rels)
 		refuse_serializable_modify("TRUNCATE", lfirst(lc));
+	cassette_use_isolation();
 	foreach(lc, rels)
 	{
 		Relation		  relation = lfirst(lc);

@@ -316,6 +316,7 @@ open_scan(ForeignScanState *node, CassetteScanState *st)
 		}
 		i++;
 	}
+	cassette_use_isolation();
 	CAS_CHECK(cas_scan_open(st->rel->table, st->encoded,
 							(const cas_value *const *) values, counts, reprs,
 							st->nargs, st->limit, st->reprs, st->wanted,
@@ -576,6 +577,7 @@ cassette_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 
 	for (c = 0; c < rel->ncolumns; c++)
 		wanted[c] = rel->column_att[c] >= 0;
+	cassette_use_isolation();
 	CAS_CHECK(cas_scan_open(rel->table, "scan", NULL, NULL, NULL, 0, -1,
 							rel->column_repr, wanted,
 							GetCurrentCommandId(false), &scan));

@@ -174,6 +174,28 @@ if [ "$got" = "changed by the shell;7:new;" ]; then
 else
   echo "psql: $got"; fail "PostgreSQL sees the shell's updates and new tables"
 fi
+# REPEATABLE READ: a shell commit between the transaction's read of a row and its COMMIT of an
+# UPDATE of that row fails the COMMIT with 40001, writing nothing (the shell's update is kept).
+shell_update=$(printf '%q ' "$build_dir/cassette" "$shared" -e "UPDATE s.kv SET v = 'shell again' WHERE k = 1")
+if [ "$(id -un)" != postgres ]; then shell_update="su postgres -s /bin/bash -c $(printf '%q' "$shell_update")"; fi
+err=$(psql -X -q -At -d postgres 2>&1 <<SQL
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT v FROM shared.kv WHERE k = 1;
+\\! $shell_update
+UPDATE shared.kv SET v = v || ' and postgres' WHERE k = 1;
+INSERT INTO shared.kv VALUES (5, 'never');
+\\set VERBOSITY verbose
+COMMIT;
+SQL
+)
+got=$(psql_q -c "SELECT k || '=' || v FROM shared.kv WHERE k IN (1, 5) ORDER BY k")
+if grep -q "^ERROR:  40001: could not serialize access due to concurrent update$" <<<"$err" &&
+   [ "$got" = "1=shell again" ]; then
+  pass "a shell commit between a REPEATABLE READ read and its COMMIT fails the COMMIT with 40001"
+else
+  echo "psql: $err"; echo "rows: $got"
+  fail "a shell commit between a REPEATABLE READ read and its COMMIT fails the COMMIT with 40001"
+fi
 # an aborted transaction leaves nothing for the shell to see
 psql -X -q -d postgres -c "BEGIN; INSERT INTO shared.kv VALUES (3, 'never'); ROLLBACK;" >/dev/null 2>&1
 psql -X -q -d postgres -v ON_ERROR_STOP=1 >/dev/null 2>&1 <<SQL

@@ -67,9 +67,10 @@ SELECT dblink_connect('iso_other', format('dbname=%s port=%s host=%s', current_d
                       current_setting('port'), split_part(current_setting('unix_socket_directories'), ',', 1)));
 BEGIN ISOLATION LEVEL SERIALIZABLE;
 SELECT * FROM imported.iso ORDER BY k;
--- A read sees the store as last committed when its scan starts, not one snapshot of the
--- transaction: another session's commit in between is seen by the next read.
+-- The transaction reads one snapshot of the store, pinned at its first read: another session's
+-- commit in between is not seen, by foreign scans nor by cql().
 SELECT dblink_exec('iso_other', 'UPDATE imported.iso SET v = ''seen'' WHERE k = 1');
+SELECT dblink_exec('iso_other', 'UPDATE imported.iso SET v = ''seen too'' WHERE k = 7');
 SELECT * FROM imported.iso ORDER BY k;
 SELECT cql('SELECT v FROM app.iso WHERE k = 7', 'cassette');
 EXPLAIN (COSTS OFF) UPDATE imported.iso SET v = 'x' WHERE k = 1;
@@ -98,6 +99,7 @@ SELECT count(*) FROM imported.iso;
 RESET default_transaction_isolation;
 -- Nothing was written; REPEATABLE READ and READ COMMITTED write.
 SELECT * FROM imported.iso ORDER BY k;
+UPDATE imported.iso SET v = CASE k WHEN 1 THEN 'one-a' ELSE '1' END;
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 INSERT INTO imported.iso VALUES (3, 'three');
 SELECT cql($$UPDATE app.iso SET v = '2' WHERE k = 7$$, 'cassette');
@@ -107,3 +109,82 @@ SELECT * FROM iso_local ORDER BY k;
 SELECT dblink_disconnect('iso_other');
 DROP EXTENSION dblink;
 DROP TABLE iso_parted;
+
+-- ---- REPEATABLE READ: one snapshot, and no lost update ------------------------------------------
+-- Each store is read at one snapshot, pinned at the transaction's first read of it: another
+-- session's commit between two statements is not seen, the transaction's own writes are.
+CREATE EXTENSION dblink;
+SELECT dblink_connect('iso_other', format('dbname=%s port=%s host=%s', current_database(),
+                      current_setting('port'), split_part(current_setting('unix_socket_directories'), ',', 1)));
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT * FROM imported.iso ORDER BY k;
+SELECT dblink_exec('iso_other', 'INSERT INTO imported.iso VALUES (8, ''eight'')');
+SELECT dblink_exec('iso_other', 'UPDATE imported.iso SET v = ''other'' WHERE k = 1');
+INSERT INTO imported.iso VALUES (9, 'nine');
+SELECT * FROM imported.iso ORDER BY k;
+SELECT cql('SELECT k, v FROM app.iso WHERE k IN (1, 8, 9)', 'cassette');
+COMMIT;
+-- After the commit, everything is seen.
+SELECT * FROM imported.iso ORDER BY k;
+-- READ COMMITTED reads the latest commit at each statement.
+BEGIN ISOLATION LEVEL READ COMMITTED;
+SELECT v FROM imported.iso WHERE k = 8;
+SELECT dblink_exec('iso_other', 'UPDATE imported.iso SET v = ''ocho'' WHERE k = 8');
+SELECT v FROM imported.iso WHERE k = 8;
+COMMIT;
+
+-- A write-write conflict: the transaction reads k = 7, another session changes it and commits,
+-- the transaction's UPDATE of k = 7 then fails at COMMIT with SQLSTATE 40001 and writes nothing
+-- (neither that row nor its other writes): the other session's update is not lost.
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT v FROM imported.iso WHERE k = 7;
+SELECT dblink_exec('iso_other', 'UPDATE imported.iso SET v = (v::int + 1)::text WHERE k = 7');
+UPDATE imported.iso SET v = (v::int + 1)::text WHERE k = 7;
+INSERT INTO imported.iso VALUES (10, 'ten');
+COMMIT;
+SELECT * FROM imported.iso WHERE k IN (7, 10) ORDER BY k;
+-- A DELETE conflicts the same way, and so does a row deleted by the other session.
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT v FROM imported.iso WHERE k = 8;
+SELECT dblink_exec('iso_other', 'UPDATE imported.iso SET v = ''huit'' WHERE k = 8');
+DELETE FROM imported.iso WHERE k = 8;
+COMMIT;
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT v FROM imported.iso WHERE k = 9;
+SELECT dblink_exec('iso_other', 'DELETE FROM imported.iso WHERE k = 9');
+UPDATE imported.iso SET v = 'neuf' WHERE k = 9;
+COMMIT;
+SELECT * FROM imported.iso WHERE k IN (8, 9) ORDER BY k;
+-- The client's retry: the same transaction again commits.
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+UPDATE imported.iso SET v = (v::int + 1)::text WHERE k = 7;
+COMMIT;
+SELECT * FROM imported.iso WHERE k = 7;
+-- Blind writes never conflict (Cassandra's last-write-wins): an INSERT of a row another session
+-- changed after the snapshot commits.
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT v FROM imported.iso WHERE k = 8;
+SELECT dblink_exec('iso_other', 'UPDATE imported.iso SET v = ''acht'' WHERE k = 8');
+INSERT INTO imported.iso VALUES (8, 'eight again');
+COMMIT;
+SELECT * FROM imported.iso WHERE k = 8;
+-- A row the transaction changes that nobody else touched commits, also after another session
+-- changed a different row.
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT count(*) FROM imported.iso;
+SELECT dblink_exec('iso_other', 'UPDATE imported.iso SET v = ''uno'' WHERE k = 1');
+UPDATE imported.iso SET v = 'ocho' WHERE k = 8;
+COMMIT;
+SELECT * FROM imported.iso ORDER BY k;
+-- A static row: an UPDATE of a static column conflicts with another session's change of it.
+SELECT cql('CREATE TABLE app.iso_static (p int, c int, s text STATIC, v text, PRIMARY KEY (p, c))', 'cassette');
+IMPORT FOREIGN SCHEMA app LIMIT TO (iso_static) FROM SERVER cassette INTO imported;
+INSERT INTO imported.iso_static VALUES (1, 1, 'shared', 'a'), (1, 2, 'shared', 'b');
+BEGIN ISOLATION LEVEL REPEATABLE READ;
+SELECT * FROM imported.iso_static ORDER BY c;
+SELECT dblink_exec('iso_other', 'UPDATE imported.iso_static SET s = ''theirs'' WHERE p = 1 AND c = 1');
+UPDATE imported.iso_static SET s = 'mine' WHERE p = 1 AND c = 2;
+COMMIT;
+SELECT * FROM imported.iso_static ORDER BY c;
+SELECT dblink_disconnect('iso_other');
+DROP EXTENSION dblink;
