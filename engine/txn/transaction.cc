@@ -412,6 +412,18 @@ Status Transaction::check_conflicts(const CommitCheck& check, const storage::Sna
   return Status::ok();
 }
 
+Status Transaction::check_row_unchanged(const std::shared_ptr<const schema::TableDef>& table,
+                                        std::string_view partition_key, bool is_static,
+                                        std::string_view clustering) {
+  if (pinned_ == nullptr) return Status::ok();
+  std::vector<ConflictKey> keys(1);
+  keys[0].table = table;
+  keys[0].partition_key = std::string(partition_key);
+  if (!is_static) keys[0].clustering = std::string(clustering);
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> now, store_->snapshot());
+  return check_conflicts(CommitCheck{pinned_.get(), &keys}, *now);
+}
+
 Result<std::shared_ptr<const storage::Snapshot>> Transaction::with_overlay(
     std::shared_ptr<const storage::Snapshot> snapshot, StatementId visible_before) {
   // Statement ids never decrease along the log: the visible entries are a prefix.

@@ -46,6 +46,8 @@ struct cas_table {
   std::vector<cassette::types::Value> insert_values;
   std::vector<cassette::types::Value> stored_values;
   std::vector<std::string> stored_buffers;
+  // Row locks (cas_scan_row_lock_ids): the hash of the store's directory and the table's id.
+  std::optional<uint64_t> lock_space;
 };
 
 namespace cassette::pg {

@@ -5,10 +5,14 @@
 // which is what PostgreSQL keeps in the plan tree.
 #include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <set>
 #include <utility>
 
+#include "engine/codec/current_row.h"
+#include "engine/codec/table_codec.h"
 #include "engine/query/query.h"
+#include "engine/util/hash64.h"
 #include "ext/postgres/api_internal.h"
 
 namespace cassette::pg {
@@ -88,6 +92,57 @@ bool bounds_nothing(Operator op, int beyond) {
 }
 
 }  // namespace
+
+// The lock identity of `table` (cas_scan_row_lock_ids): its store's directory, resolved so that
+// two spellings of one path agree, and its storage id, which a recreated table does not reuse.
+uint64_t table_lock_id(cas_table& table) {
+  if (!table.lock_space) {
+    std::error_code error;
+    std::filesystem::path directory = std::filesystem::weakly_canonical(table.store_path, error);
+    if (error) directory = table.store_path;
+    const uint64_t id = table.def->table_id;
+    table.lock_space = hash64(std::string_view(reinterpret_cast<const char*>(&id), sizeof id),
+                              hash64(directory.string()));
+  }
+  return *table.lock_space;
+}
+
+// The row a row-locking scan stopped at, re-read under READ COMMITTED (cas_scan_reread).
+Status reread_row(cas_scan& scan, txn::Transaction* transaction, uint32_t command, cas_value* out,
+                  int* exists) {
+  query::QueryCursor& cursor = *scan.cursor;
+  const schema::TableDef& def = *scan.def;
+  std::shared_ptr<const storage::Snapshot> snapshot;
+  if (transaction != nullptr) {
+    CASSETTE_ASSIGN_OR_RETURN(snapshot, transaction->read_view(command));
+  } else {
+    CASSETTE_ASSIGN_OR_RETURN(snapshot, scan.table->store->snapshot());
+  }
+  std::optional<std::string> clustering;
+  if (!cursor.is_static_only()) clustering = cursor.clustering();
+  CASSETTE_ASSIGN_OR_RETURN(cql::CurrentRow current,
+                            cql::read_current_row(*scan.table->store, *snapshot, def,
+                                                  cursor.partition_key(), clustering));
+  *exists = (clustering ? current.row.has_value() : current.static_row.has_value()) ? 1 : 0;
+  if (!*exists) return Status::ok();
+  static const storage::Row kNoRow;
+  for (size_t i : scan.wanted) {
+    const schema::ColumnDef& c = def.columns[i];
+    if (c.is_primary_key()) continue;  // the key is the one the scan found
+    const storage::Row& row = c.is_static() ? (current.static_row ? *current.static_row : kNoRow)
+                                            : (current.row ? *current.row : kNoRow);
+    const types::Value value = cql::read_column(c, row);
+    const std::string_view bytes = value ? std::string_view(*value) : std::string_view();
+    CASSETTE_RETURN_IF_ERROR(
+        to_pg_value(c.type, value ? &bytes : nullptr, scan.reprs[i], &out[i], &scan.buffers[i]));
+    // Raw bytes point into `value`, which ends with this iteration: keep a copy.
+    if (!out[i].isnull && (scan.reprs[i] == CAS_REPR_VARLENA || scan.reprs[i] == CAS_REPR_UUID)) {
+      scan.buffers[i].assign(out[i].data, out[i].len);
+      out[i].data = scan.buffers[i].data();
+    }
+  }
+  return Status::ok();
+}
 
 void release_open_scans() {
   for (cas_scan* scan : open_scans()) delete scan;
@@ -266,6 +321,34 @@ int cas_scan_next_batch(cas_scan* scan, cas_value* out, int max_rows, int* nrows
       scan->deferred = cursor.status();
     }
     return Status::ok();
+  });
+}
+
+int cas_scan_row_lock_ids(cas_scan* scan, uint64_t* table_id, uint64_t* row_id) {
+  return guarded([&]() -> Status {
+    const query::QueryCursor& cursor = *scan->cursor;
+    *table_id = table_lock_id(*scan->table);
+    // Unambiguous: the partition key's length first; a static row has no clustering.
+    std::string identity = std::to_string(cursor.partition_key().size());
+    identity += ':';
+    identity += cursor.partition_key();
+    identity += cursor.is_static_only() ? 'S' : 'R';
+    if (!cursor.is_static_only()) identity += cursor.clustering();
+    *row_id = hash64(identity, *table_id);
+    return Status::ok();
+  });
+}
+
+int cas_scan_reread(cas_scan* scan, uint32_t command, cas_value* values, int* exists) {
+  return guarded([&]() -> Status {
+    *exists = 1;
+    txn::Transaction* transaction = find_store_transaction(scan->table->store.get());
+    if (transaction != nullptr && transaction->snapshot_pinned()) {
+      const query::QueryCursor& cursor = *scan->cursor;
+      return transaction->check_row_unchanged(scan->def, cursor.partition_key(),
+                                              cursor.is_static_only(), cursor.clustering());
+    }
+    return reread_row(*scan, transaction, command, values, exists);
   });
 }
 

@@ -176,6 +176,21 @@ extern "C"
 							 int *nrows);
 	void cas_scan_close(cas_scan *scan);
 
+	/* Row locks (fdw_scan.c takes them in PostgreSQL's lock manager): the identities of the
+ * current row of a scan read one row at a time (cas_scan_next_batch with max_rows 1), as
+ * 64-bit hashes: of its table (the store's directory and the table's storage id) and of the
+ * row (the table, the partition key, the clustering key or the static row). */
+	int cas_scan_row_lock_ids(cas_scan *scan, uint64_t *table_id,
+							  uint64_t *row_id);
+	/* Once the current row's lock is held: under READ COMMITTED re-reads the row from the store's
+ * latest commit, with the transaction's writes of commands before `command` on top, into
+ * values (the row's slot of the last batch; text forms valid until the next call), *exists = 0
+ * when it was deleted meanwhile; under REPEATABLE READ leaves values alone and fails with a
+ * serialization failure (cas_last_error_is_serialization_failure) when another commit changed
+ * the row after the transaction's snapshot. */
+	int cas_scan_reread(cas_scan *scan, uint32_t command, cas_value *values,
+						int *exists);
+
 	/* Aggregates the engine computes over a scan's rows (aggregate pushdown), with PostgreSQL's
  * semantics exactly (api_aggregate.cc says how): count(*), count(col), sum, min, max. */
 	typedef enum cas_agg_kind

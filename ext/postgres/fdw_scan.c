@@ -31,6 +31,9 @@
 #include "optimizer/paths.h"
 #include "optimizer/planmain.h"
 #include "optimizer/restrictinfo.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+#include "storage/proc.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -86,7 +89,118 @@ typedef struct CassetteScanState
 	char		  *group_text;	   /* "source, hour", or "" */
 	bool		   aggregated; /* the engine said there are no more groups */
 	TupleDesc	   table_desc; /* the foreign table's columns */
+	/* The scan feeds an UPDATE or DELETE of its own table: each row is locked, then re-read
+	 * (lock_row), and the scan reads one row per batch. */
+	bool lock_rows;
 } CassetteScanState;
+
+/* ---- row locks --------------------------------------------------------------------------------- */
+
+/*
+ * PostgreSQL's UPDATE and DELETE wait for a concurrent updater of a row and then work on its
+ * newest version (EvalPlanQual). A scan feeding an UPDATE or DELETE of a cassette table does the
+ * same with PostgreSQL's lock manager: before returning a row it takes a transaction-scoped
+ * lock on the row's identity (cas_scan_row_lock_ids), waiting as a row lock waits (deadlock
+ * detection, lock_timeout), then re-reads the row (cas_scan_reread). The locks are released at
+ * the end of the transaction, after its commit wrote the store, so a waiter reads that write.
+ *
+ * The locks are advisory-kind LOCKTAGs (pg_locks: locktype advisory, database 0 so that every
+ * database of the cluster sharing a store meets them, objsubid 3 for a row and 4 for a table;
+ * the SQL advisory lock functions use objsubid 1 and 2, so they never collide). A row locker
+ * holds its table's lock in RowExclusiveLock; past CASSETTE_ROW_LOCKS_PER_TABLE rows of one
+ * table in one transaction it takes the table's lock in ExclusiveLock instead of more row locks
+ * (which conflicts with every row locker of the table), so a large UPDATE does not fill the
+ * shared lock table.
+ */
+#define CASSETTE_LOCKTAG_ROW		 3
+#define CASSETTE_LOCKTAG_TABLE		 4
+#define CASSETTE_ROW_LOCKS_PER_TABLE 256
+
+typedef struct TableLockCount
+{
+	uint64 table_id;
+	int	   rows;	  /* row locks taken in this transaction */
+	bool   escalated; /* the table's ExclusiveLock is held */
+} TableLockCount;
+
+/* The row lock counts of the current transaction (MyProc->lxid), per table. */
+static TableLockCount	 *lock_counts;
+static int				  nlock_counts, lock_counts_capacity;
+static LocalTransactionId lock_counts_xact = InvalidLocalTransactionId;
+
+static TableLockCount *
+table_lock_count(uint64 table_id)
+{
+	int i;
+
+	if (lock_counts_xact != MyProc->lxid)
+	{
+		nlock_counts = 0;
+		lock_counts_xact = MyProc->lxid;
+	}
+	for (i = 0; i < nlock_counts; i++)
+		if (lock_counts[i].table_id == table_id)
+			return &lock_counts[i];
+	if (nlock_counts == lock_counts_capacity)
+	{
+		lock_counts_capacity = Max(8, lock_counts_capacity * 2);
+		lock_counts =
+			lock_counts == NULL
+				? MemoryContextAlloc(TopMemoryContext, sizeof(TableLockCount) *
+														   lock_counts_capacity)
+				: repalloc(lock_counts,
+						   sizeof(TableLockCount) * lock_counts_capacity);
+	}
+	lock_counts[nlock_counts].table_id = table_id;
+	lock_counts[nlock_counts].rows = 0;
+	lock_counts[nlock_counts].escalated = false;
+	return &lock_counts[nlock_counts++];
+}
+
+/* Takes a lock until the end of the transaction, waiting for it; false when it was held
+ * already. */
+static bool
+acquire_lock(uint64 id, uint16 kind, LOCKMODE mode)
+{
+	LOCKTAG tag;
+
+	SET_LOCKTAG_ADVISORY(tag, InvalidOid, (uint32) (id >> 32), (uint32) id,
+						 kind);
+	return LockAcquire(&tag, mode, false, false) != LOCKACQUIRE_ALREADY_HELD;
+}
+
+/* Locks the scan's current row and re-reads it into `row`; false when it was deleted meanwhile
+ * (the scan skips it). As PostgreSQL's EvalPlanQual, the caller locks only a row whose version
+ * in the statement's snapshot passes the scan's quals, and ExecScan checks them again on the
+ * version re-read. */
+static bool
+lock_row(ForeignScanState *node, CassetteScanState *st, cas_value *row)
+{
+	uint64			table_id, row_id;
+	int				exists;
+	TableLockCount *count;
+
+	CAS_CHECK(cas_scan_row_lock_ids(st->scan, &table_id, &row_id));
+	count = table_lock_count(table_id);
+	if (!count->escalated)
+	{
+		if (count->rows == 0)
+			acquire_lock(table_id, CASSETTE_LOCKTAG_TABLE, RowExclusiveLock);
+		if (count->rows < CASSETTE_ROW_LOCKS_PER_TABLE)
+		{
+			if (acquire_lock(row_id, CASSETTE_LOCKTAG_ROW, ExclusiveLock))
+				count->rows++;
+		}
+		else
+		{
+			acquire_lock(table_id, CASSETTE_LOCKTAG_TABLE, ExclusiveLock);
+			count->escalated = true;
+		}
+	}
+	CAS_CHECK(cas_scan_reread(st->scan, node->ss.ps.state->es_snapshot->curcid,
+							  row, &exists));
+	return exists != 0;
+}
 
 static void
 cassetteBeginForeignScan(ForeignScanState *node, int eflags)
@@ -113,6 +227,10 @@ cassetteBeginForeignScan(ForeignScanState *node, int eflags)
 		st->group_text = strVal(list_nth(fsplan->fdw_private, 7));
 	}
 	st->table_desc = RelationGetDescr(relation);
+	st->lock_rows =
+		fsplan->scan.scanrelid > 0 && entries == NIL &&
+		list_member_int(node->ss.ps.state->es_plannedstmt->resultRelations,
+						(int) fsplan->scan.scanrelid);
 	st->nentries = list_length(entries);
 	st->aggregates = palloc0(sizeof(cas_aggregate) * Max(st->nentries, 1));
 	st->group_columns = palloc0(sizeof(int) * Max(st->nentries, 1));
@@ -202,7 +320,7 @@ reset_batches(CassetteScanState *st)
 	st->batch_rows = 0;
 	st->batch_pos = 0;
 	st->scan_done = false;
-	st->batch_size = CASSETTE_FIRST_BATCH;
+	st->batch_size = st->lock_rows ? 1 : CASSETTE_FIRST_BATCH;
 	if (st->limit >= 0) /* + 1: the engine meets its end within the same call */
 		st->batch_size = st->limit >= CASSETTE_MAX_BATCH ? CASSETTE_MAX_BATCH
 														 : (int) st->limit + 1;
@@ -234,7 +352,8 @@ next_batch(CassetteScanState *st)
 		st->scan_done = true;
 		return false;
 	}
-	st->batch_size = Min(st->batch_size * 2, CASSETTE_MAX_BATCH);
+	if (!st->lock_rows)
+		st->batch_size = Min(st->batch_size * 2, CASSETTE_MAX_BATCH);
 	return true;
 }
 
@@ -433,23 +552,15 @@ conversion_error_callback(void *arg)
 				   RelationGetRelationName(site->relation));
 }
 
-static TupleTableSlot *
-cassetteIterateForeignScan(ForeignScanState *node)
+/* Stores the scan's row `row` (its CQL columns) in `slot` as a virtual tuple. */
+static void
+store_row(ForeignScanState *node, CassetteScanState *st, const cas_value *row,
+		  TupleTableSlot *slot)
 {
-	CassetteScanState *st = node->fdw_state;
-	TupleTableSlot	  *slot = node->ss.ss_ScanTupleSlot;
-	CassetteRelation  *rel = st->rel;
-	const cas_value	  *row;
-	int				   att;
+	CassetteRelation *rel = st->rel;
+	int				  att;
 
-	if (st->naggregates > 0)
-		return iterate_aggregate(node, st);
 	ExecClearTuple(slot);
-	if (st->scan == NULL)
-		open_scan(node, st);
-	if (st->batch_pos >= st->batch_rows && !next_batch(st))
-		return slot;
-	row = st->values + (size_t) st->batch_pos++ * Max(rel->ncolumns, 1);
 	{
 		Datum	 *datums = slot->tts_values;
 		bool	 *nulls = slot->tts_isnull;
@@ -503,7 +614,44 @@ cassetteIterateForeignScan(ForeignScanState *node)
 			}
 		}
 	}
-	return ExecStoreVirtualTuple(slot);
+	ExecStoreVirtualTuple(slot);
+}
+
+static TupleTableSlot *
+cassetteIterateForeignScan(ForeignScanState *node)
+{
+	CassetteScanState *st = node->fdw_state;
+	TupleTableSlot	  *slot = node->ss.ss_ScanTupleSlot;
+	CassetteRelation  *rel = st->rel;
+	const cas_value	  *row;
+
+	if (st->naggregates > 0)
+		return iterate_aggregate(node, st);
+	ExecClearTuple(slot);
+	if (st->scan == NULL)
+		open_scan(node, st);
+	for (;;)
+	{
+		if (st->batch_pos >= st->batch_rows && !next_batch(st))
+			return ExecClearTuple(slot); /* (a row skipped last may be in it) */
+		row = st->values + (size_t) st->batch_pos++ * Max(rel->ncolumns, 1);
+		if (!st->lock_rows)
+			break;
+		/* A row whose snapshot version fails the quals is neither locked nor returned. */
+		store_row(node, st, row, slot);
+		if (node->ss.ps.qual != NULL)
+		{
+			ExprContext *econtext = node->ss.ps.ps_ExprContext;
+
+			econtext->ecxt_scantuple = slot;
+			if (!ExecQual(node->ss.ps.qual, econtext))
+				continue;
+		}
+		if (lock_row(node, st, (cas_value *) row))
+			break;
+	}
+	store_row(node, st, row, slot);
+	return slot;
 }
 
 static void

@@ -134,8 +134,10 @@ SELECT v FROM imported.iso WHERE k = 8;
 COMMIT;
 
 -- A write-write conflict: the transaction reads k = 7, another session changes it and commits,
--- the transaction's UPDATE of k = 7 then fails at COMMIT with SQLSTATE 40001 and writes nothing
--- (neither that row nor its other writes): the other session's update is not lost.
+-- the transaction's UPDATE of k = 7 then fails with SQLSTATE 40001 (as PostgreSQL's does, once
+-- it holds the row's lock) and the transaction writes nothing (neither that row nor its other
+-- writes): the other session's update is not lost. A change made by a writer outside
+-- PostgreSQL after the UPDATE fails the COMMIT instead (tests/postgres/run.sh).
 BEGIN ISOLATION LEVEL REPEATABLE READ;
 SELECT v FROM imported.iso WHERE k = 7;
 SELECT dblink_exec('iso_other', 'UPDATE imported.iso SET v = (v::int + 1)::text WHERE k = 7');
@@ -188,3 +190,29 @@ COMMIT;
 SELECT * FROM imported.iso_static ORDER BY c;
 SELECT dblink_disconnect('iso_other');
 DROP EXTENSION dblink;
+
+-- ---- row locks ------------------------------------------------------------------------------------
+-- The scan of an UPDATE or DELETE locks each row it returns until the transaction ends (advisory
+-- locks in pg_locks, objsubid 3) and holds its table's lock (objsubid 4) in RowExclusiveLock;
+-- past 256 rows of one table it takes the table's lock in ExclusiveLock instead of more row locks.
+CREATE VIEW iso_locks AS
+  SELECT objsubid, mode, count(*) FROM pg_locks
+  WHERE locktype = 'advisory' AND pid = pg_backend_pid() GROUP BY 1, 2 ORDER BY 1, 2;
+BEGIN;
+-- Only rows that pass the WHERE clause are locked: here none (v is not pushed down).
+UPDATE imported.iso SET v = 'none' WHERE v = 'no such value';
+SELECT * FROM iso_locks;
+UPDATE imported.iso SET v = 'locked' WHERE k IN (1, 3);
+SELECT * FROM iso_locks;
+INSERT INTO imported.iso SELECT g, 'many' FROM generate_series(100, 399) g;
+UPDATE imported.iso SET v = 'many too' WHERE v = 'many';
+SELECT * FROM iso_locks;
+ROLLBACK;
+-- A plain read, a user's own advisory lock and an INSERT take none of them.
+BEGIN;
+SELECT count(*) FROM imported.iso;
+INSERT INTO imported.iso VALUES (11, 'eleven');
+SELECT pg_advisory_xact_lock(7);
+SELECT * FROM iso_locks;
+ROLLBACK;
+DROP VIEW iso_locks;
