@@ -22,8 +22,8 @@
  * and the expressions of the values it binds, in binding order; fdw_scan.c executes it.
  * Aggregates computed by the engine instead of PostgreSQL are planned in fdw_aggregate.c.
  *
- * A Cassette store has no row locks, so SELECT ... FOR UPDATE / NO KEY UPDATE / SHARE / KEY
- * SHARE on a cassette foreign table is refused here rather than accepted and ignored.
+ * SELECT ... FOR UPDATE / NO KEY UPDATE / SHARE / KEY SHARE on a cassette foreign table locks
+ * its rows in the scan (fdw_scan.c); the row mark is a copy of the row.
  */
 #include "postgres.h"
 
@@ -736,48 +736,16 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel,
 							NIL, NIL, outer_plan);
 }
 
-static const char *
-lock_clause_name(LockClauseStrength strength)
-{
-	switch (strength)
-	{
-		case LCS_FORKEYSHARE:
-			return "FOR KEY SHARE";
-		case LCS_FORSHARE:
-			return "FOR SHARE";
-		case LCS_FORNOKEYUPDATE:
-			return "FOR NO KEY UPDATE";
-		case LCS_FORUPDATE:
-			return "FOR UPDATE";
-		case LCS_NONE:
-			break;
-	}
-	return "";
-}
-
 /*
- * The row mark of a foreign table. Without this callback PostgreSQL answers ROW_MARK_COPY to
- * every strength, which accepts SELECT ... FOR UPDATE and locks nothing: two sessions that
- * read-then-write one row both go ahead and one update is lost. A user's lock clause (an
- * explicit strength, however it reaches the table: a join, a view, a subquery) is refused.
- * LCS_NONE is no lock clause but PostgreSQL carrying a non-target table's rows along for an
- * EvalPlanQual recheck (UPDATE/DELETE joined with a cassette table, FOR UPDATE OF another
- * table): copying the whole row serves that, as for any foreign table.
+ * The row mark of a foreign table: ROW_MARK_COPY, the whole row carried along for an EvalPlanQual
+ * recheck, for every strength. A lock clause (SELECT ... FOR UPDATE / NO KEY UPDATE / SHARE /
+ * KEY SHARE, however it reaches the table: a join, a view, a subquery) is carried out by the
+ * scan itself, which locks each row before returning it and returns its newest version
+ * (fdw_scan.c, "row locks"), so PostgreSQL has nothing to lock or re-fetch.
  */
 static RowMarkType
 cassetteGetForeignRowMarkType(RangeTblEntry *rte, LockClauseStrength strength)
 {
-	if (strength != LCS_NONE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cassette_fdw cannot lock rows: SELECT ... %s is not supported on "
-						"foreign table \"%s\"",
-						lock_clause_name(strength), get_rel_name(rte->relid)),
-				 errhint(
-					 "To change a row only if it still holds what you read, use a "
-					 "lightweight transaction outside a transaction block: "
-					 "cql('UPDATE ks.t SET v = ... WHERE k = ... IF v = ...') answers "
-					 "[applied] false when another session changed it first.")));
 	return ROW_MARK_COPY;
 }
 

@@ -89,28 +89,36 @@ typedef struct CassetteScanState
 	char		  *group_text;	   /* "source, hour", or "" */
 	bool		   aggregated; /* the engine said there are no more groups */
 	TupleDesc	   table_desc; /* the foreign table's columns */
-	/* The scan feeds an UPDATE or DELETE of its own table: each row is locked, then re-read
-	 * (lock_row), and the scan reads one row per batch. */
-	bool lock_rows;
+	/* The scan feeds an UPDATE or DELETE of its own table, or a SELECT ... FOR UPDATE / SHARE
+	 * locks its rows: each row is locked, then re-read (lock_row), and the scan reads one row
+	 * per batch. lock_mode: ExclusiveLock (UPDATE, DELETE, FOR [NO KEY] UPDATE) or ShareLock
+	 * (FOR [KEY] SHARE); wait_policy: the lock clause's NOWAIT or SKIP LOCKED. */
+	bool		   lock_rows;
+	Relation	   relation; /* for messages */
+	LOCKMODE	   lock_mode;
+	LockWaitPolicy wait_policy;
 } CassetteScanState;
 
 /* ---- row locks --------------------------------------------------------------------------------- */
 
 /*
- * PostgreSQL's UPDATE and DELETE wait for a concurrent updater of a row and then work on its
- * newest version (EvalPlanQual). A scan feeding an UPDATE or DELETE of a cassette table does the
- * same with PostgreSQL's lock manager: before returning a row it takes a transaction-scoped
- * lock on the row's identity (cas_scan_row_lock_ids), waiting as a row lock waits (deadlock
- * detection, lock_timeout), then re-reads the row (cas_scan_reread). The locks are released at
- * the end of the transaction, after its commit wrote the store, so a waiter reads that write.
+ * PostgreSQL's UPDATE, DELETE and SELECT ... FOR UPDATE / SHARE wait for a concurrent updater
+ * of a row and then work on its newest version (EvalPlanQual). A scan feeding an UPDATE or
+ * DELETE of a cassette table, or locking its rows for a lock clause, does the same with
+ * PostgreSQL's lock manager: before returning a row it takes a transaction-scoped lock on the
+ * row's identity (cas_scan_row_lock_ids), ExclusiveLock to change it or ShareLock for FOR
+ * SHARE, waiting as a row lock waits (deadlock detection, lock_timeout; NOWAIT fails at once,
+ * SKIP LOCKED skips the row), then re-reads the row (cas_scan_reread). The locks are released
+ * at the end of the transaction, after its commit wrote the store, so a waiter reads that write.
  *
  * The locks are advisory-kind LOCKTAGs (pg_locks: locktype advisory, database 0 so that every
  * database of the cluster sharing a store meets them, objsubid 3 for a row and 4 for a table;
  * the SQL advisory lock functions use objsubid 1 and 2, so they never collide). A row locker
- * holds its table's lock in RowExclusiveLock; past CASSETTE_ROW_LOCKS_PER_TABLE rows of one
- * table in one transaction it takes the table's lock in ExclusiveLock instead of more row locks
- * (which conflicts with every row locker of the table), so a large UPDATE does not fill the
- * shared lock table.
+ * holds its table's lock in RowExclusiveLock (RowShareLock to share rows); past
+ * CASSETTE_ROW_LOCKS_PER_TABLE rows of one table in one transaction it takes the table's lock
+ * in ExclusiveLock (ShareLock) instead of more row locks, which conflicts with every row locker
+ * of the table that a row lock of its mode would conflict with, so a large UPDATE does not fill
+ * the shared lock table.
  */
 #define CASSETTE_LOCKTAG_ROW		 3
 #define CASSETTE_LOCKTAG_TABLE		 4
@@ -119,8 +127,9 @@ typedef struct CassetteScanState
 typedef struct TableLockCount
 {
 	uint64 table_id;
-	int	   rows;	  /* row locks taken in this transaction */
-	bool   escalated; /* the table's ExclusiveLock is held */
+	int	   rows; /* row locks taken in this transaction */
+	LOCKMODE escalated; /* the table lock held instead of row locks: NoLock, ShareLock or
+						 * ExclusiveLock */
 } TableLockCount;
 
 /* The row lock counts of the current transaction (MyProc->lxid), per table. */
@@ -153,53 +162,108 @@ table_lock_count(uint64 table_id)
 	}
 	lock_counts[nlock_counts].table_id = table_id;
 	lock_counts[nlock_counts].rows = 0;
-	lock_counts[nlock_counts].escalated = false;
+	lock_counts[nlock_counts].escalated = NoLock;
 	return &lock_counts[nlock_counts++];
 }
 
-/* Takes a lock until the end of the transaction, waiting for it; false when it was held
- * already. */
-static bool
-acquire_lock(uint64 id, uint16 kind, LOCKMODE mode)
+/* Takes a lock until the end of the transaction, waiting for it unless `policy` says otherwise:
+ * NOWAIT raises PostgreSQL's error for a locked row, SKIP LOCKED returns LOCKACQUIRE_NOT_AVAIL. */
+static LockAcquireResult
+acquire_lock(CassetteScanState *st, uint64 id, uint16 kind, LOCKMODE mode)
 {
-	LOCKTAG tag;
+	LOCKTAG			  tag;
+	LockAcquireResult result;
 
 	SET_LOCKTAG_ADVISORY(tag, InvalidOid, (uint32) (id >> 32), (uint32) id,
 						 kind);
-	return LockAcquire(&tag, mode, false, false) != LOCKACQUIRE_ALREADY_HELD;
+	result = LockAcquire(&tag, mode, false, st->wait_policy != LockWaitBlock);
+	if (result == LOCKACQUIRE_NOT_AVAIL && st->wait_policy == LockWaitError)
+		ereport(ERROR, (errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+						errmsg("could not obtain lock on row in relation \"%s\"",
+							   RelationGetRelationName(st->relation))));
+	return result;
+}
+
+/* Takes the current row's lock in st->lock_mode, or its table's lock in place of row locks past
+ * CASSETTE_ROW_LOCKS_PER_TABLE; false when SKIP LOCKED skips the row. */
+static bool
+acquire_row_lock(CassetteScanState *st, uint64 table_id, uint64 row_id)
+{
+	TableLockCount *count = table_lock_count(table_id);
+	bool			exclusive = st->lock_mode == ExclusiveLock;
+
+	if (count->escalated == ExclusiveLock ||
+		(count->escalated == ShareLock && !exclusive))
+		return true;
+	if (acquire_lock(st, table_id, CASSETTE_LOCKTAG_TABLE,
+					 exclusive ? RowExclusiveLock : RowShareLock) ==
+		LOCKACQUIRE_NOT_AVAIL)
+		return false;
+	if (count->rows >= CASSETTE_ROW_LOCKS_PER_TABLE)
+	{
+		if (acquire_lock(st, table_id, CASSETTE_LOCKTAG_TABLE,
+						 exclusive ? ExclusiveLock : ShareLock) ==
+			LOCKACQUIRE_NOT_AVAIL)
+			return false;
+		count->escalated = exclusive ? ExclusiveLock : ShareLock;
+		return true;
+	}
+	switch (acquire_lock(st, row_id, CASSETTE_LOCKTAG_ROW, st->lock_mode))
+	{
+		case LOCKACQUIRE_NOT_AVAIL:
+			return false;
+		case LOCKACQUIRE_ALREADY_HELD:
+		case LOCKACQUIRE_ALREADY_CLEAR:
+			return true;
+		case LOCKACQUIRE_OK:
+			break;
+	}
+	count->rows++;
+	return true;
 }
 
 /* Locks the scan's current row and re-reads it into `row`; false when it was deleted meanwhile
- * (the scan skips it). As PostgreSQL's EvalPlanQual, the caller locks only a row whose version
+ * or SKIP LOCKED skips it. As PostgreSQL's EvalPlanQual, the caller locks only a row whose version
  * in the statement's snapshot passes the scan's quals, and ExecScan checks them again on the
  * version re-read. */
 static bool
 lock_row(ForeignScanState *node, CassetteScanState *st, cas_value *row)
 {
-	uint64			table_id, row_id;
-	int				exists;
-	TableLockCount *count;
+	uint64 table_id, row_id;
+	int	   exists;
 
 	CAS_CHECK(cas_scan_row_lock_ids(st->scan, &table_id, &row_id));
-	count = table_lock_count(table_id);
-	if (!count->escalated)
-	{
-		if (count->rows == 0)
-			acquire_lock(table_id, CASSETTE_LOCKTAG_TABLE, RowExclusiveLock);
-		if (count->rows < CASSETTE_ROW_LOCKS_PER_TABLE)
-		{
-			if (acquire_lock(row_id, CASSETTE_LOCKTAG_ROW, ExclusiveLock))
-				count->rows++;
-		}
-		else
-		{
-			acquire_lock(table_id, CASSETTE_LOCKTAG_TABLE, ExclusiveLock);
-			count->escalated = true;
-		}
-	}
+	if (!acquire_row_lock(st, table_id, row_id))
+		return false;
 	CAS_CHECK(cas_scan_reread(st->scan, node->ss.ps.state->es_snapshot->curcid,
 							  row, &exists));
 	return exists != 0;
+}
+
+/* Whether the scan of range table entry `rti` locks its rows, and how (CassetteScanState). */
+static void
+find_row_locks(PlannedStmt *stmt, Index rti, CassetteScanState *st)
+{
+	ListCell *lc;
+
+	st->lock_mode = NoLock;
+	st->wait_policy = LockWaitBlock;
+	if (list_member_int(stmt->resultRelations, (int) rti))
+		st->lock_mode = ExclusiveLock;
+	foreach(lc, stmt->rowMarks)
+	{
+		PlanRowMark *mark = lfirst(lc);
+
+		if (mark->rti != rti || mark->strength == LCS_NONE)
+			continue;
+		if (mark->strength == LCS_FORUPDATE ||
+			mark->strength == LCS_FORNOKEYUPDATE)
+			st->lock_mode = ExclusiveLock;
+		else if (st->lock_mode == NoLock)
+			st->lock_mode = ShareLock;
+		st->wait_policy = mark->waitPolicy;
+	}
+	st->lock_rows = st->lock_mode != NoLock;
 }
 
 static void
@@ -227,10 +291,10 @@ cassetteBeginForeignScan(ForeignScanState *node, int eflags)
 		st->group_text = strVal(list_nth(fsplan->fdw_private, 7));
 	}
 	st->table_desc = RelationGetDescr(relation);
-	st->lock_rows =
-		fsplan->scan.scanrelid > 0 && entries == NIL &&
-		list_member_int(node->ss.ps.state->es_plannedstmt->resultRelations,
-						(int) fsplan->scan.scanrelid);
+	st->relation = relation;
+	if (fsplan->scan.scanrelid > 0 && entries == NIL)
+		find_row_locks(node->ss.ps.state->es_plannedstmt,
+					   fsplan->scan.scanrelid, st);
 	st->nentries = list_length(entries);
 	st->aggregates = palloc0(sizeof(cas_aggregate) * Max(st->nentries, 1));
 	st->group_columns = palloc0(sizeof(int) * Max(st->nentries, 1));

@@ -1,8 +1,8 @@
--- Row locks and SERIALIZABLE (issue 22): a Cassette store has neither row locks nor the
--- conflict tracking SERIALIZABLE needs, so cassette_fdw refuses them instead of accepting them
--- and doing nothing. SELECT ... FOR UPDATE / NO KEY UPDATE / SHARE / KEY SHARE on a cassette
--- foreign table fails at plan time, wherever the lock clause reaches the table (a join, a view,
--- a subquery, a CTE, PL/pgSQL); a SERIALIZABLE transaction reads but does not write.
+-- Row locks and isolation levels (issue 22). SELECT ... FOR UPDATE / NO KEY UPDATE / SHARE /
+-- KEY SHARE on a cassette foreign table locks its rows for real, wherever the lock clause
+-- reaches the table (a join, a view, a subquery, a CTE, PL/pgSQL), as UPDATE and DELETE do; a
+-- SERIALIZABLE transaction reads but does not write; REPEATABLE READ reads one snapshot and
+-- fails a lost update with 40001.
 SELECT cql('CREATE TABLE app.iso (k int PRIMARY KEY, v text)', 'cassette');
 IMPORT FOREIGN SCHEMA app LIMIT TO (iso) FROM SERVER cassette INTO imported;
 INSERT INTO imported.iso VALUES (1, 'one'), (2, 'two'), (7, '0');
@@ -19,7 +19,7 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 
 -- ---- row locks ---------------------------------------------------------------------------------
--- Every strength, with its full error once.
+-- Every strength and wait policy is accepted (the last section shows them lock).
 SELECT * FROM imported.iso WHERE k = 7 FOR UPDATE;
 SELECT iso_outcome('SELECT * FROM imported.iso WHERE k = 7 FOR NO KEY UPDATE');
 SELECT iso_outcome('SELECT * FROM imported.iso WHERE k = 7 FOR SHARE');
@@ -34,14 +34,14 @@ SELECT iso_outcome('SELECT * FROM iso_view WHERE k = 7 FOR UPDATE');
 SELECT iso_outcome('SELECT * FROM (SELECT * FROM imported.iso WHERE k = 7 FOR UPDATE) s');
 SELECT iso_outcome('WITH c AS (SELECT * FROM imported.iso FOR SHARE) SELECT count(*) FROM c');
 SELECT iso_outcome('SELECT * FROM iso_local WHERE k IN (SELECT k FROM imported.iso FOR KEY SHARE)');
-SELECT iso_outcome('UPDATE iso_local SET note = ''x'' WHERE k IN (SELECT k FROM imported.iso FOR UPDATE)');
+SELECT iso_outcome('UPDATE iso_local SET note = note WHERE k IN (SELECT k FROM imported.iso FOR UPDATE)');
 SELECT iso_outcome($$DO $do$ DECLARE r record;
   BEGIN SELECT * INTO r FROM imported.iso WHERE k = 7 FOR UPDATE; END $do$ $$);
 PREPARE iso_locked(int) AS SELECT * FROM imported.iso WHERE k = $1 FOR UPDATE;
 EXECUTE iso_locked(7);
 -- Nothing was changed by any of them.
 SELECT * FROM iso_local ORDER BY k;
--- Locking only the local table of a join is fine: the cassette table's rows are only read.
+-- Locking only the local table of a join: the cassette table's rows are only read.
 SELECT l.k, l.note, i.v FROM iso_local l JOIN imported.iso i USING (k) ORDER BY l.k FOR UPDATE OF l;
 
 -- Plain UPDATE and DELETE still work, also joined with a local table (PostgreSQL then carries
@@ -216,3 +216,42 @@ SELECT pg_advisory_xact_lock(7);
 SELECT * FROM iso_locks;
 ROLLBACK;
 DROP VIEW iso_locks;
+
+-- ---- SELECT ... FOR UPDATE / FOR SHARE lock ------------------------------------------------------
+CREATE EXTENSION dblink;
+SELECT dblink_connect('iso_other', format('dbname=%s port=%s host=%s', current_database(),
+                      current_setting('port'), split_part(current_setting('unix_socket_directories'), ',', 1)));
+-- Waits until another session waits for one of our row locks.
+CREATE FUNCTION iso_wait_for_waiter() RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..3000 LOOP
+    IF EXISTS (SELECT FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 3 AND NOT granted)
+    THEN RETURN 'waiting'; END IF;
+    PERFORM pg_sleep(0.01);
+  END LOOP;
+  RETURN 'nobody waited';
+END $$;
+-- FOR UPDATE: another session's UPDATE of the row waits for this transaction, then works on the
+-- row as it committed (no lost update); NOWAIT fails at once with 55P03; SKIP LOCKED skips it.
+BEGIN;
+SELECT * FROM imported.iso WHERE k = 7 FOR UPDATE;
+SELECT iso_outcome($$SELECT dblink_exec('iso_other', 'SELECT * FROM imported.iso WHERE k = 7 FOR UPDATE NOWAIT')$$);
+SELECT * FROM dblink('iso_other', 'SELECT k FROM imported.iso WHERE k IN (1, 7) FOR SHARE SKIP LOCKED') AS t(k int);
+SELECT dblink_send_query('iso_other', 'UPDATE imported.iso SET v = v || ''+theirs'' WHERE k = 7');
+SELECT iso_wait_for_waiter();
+UPDATE imported.iso SET v = v || '+mine' WHERE k = 7;
+COMMIT;
+SELECT * FROM dblink_get_result('iso_other') AS t(result text);
+SELECT * FROM imported.iso WHERE k = 7;
+-- FOR SHARE: another session shares the row at once, and its UPDATE waits.
+BEGIN;
+SELECT * FROM imported.iso WHERE k = 7 FOR SHARE;
+SELECT * FROM dblink('iso_other', 'SELECT k FROM imported.iso WHERE k = 7 FOR SHARE NOWAIT') AS t(k int);
+SELECT dblink_exec('iso_other', 'SET lock_timeout = ''50ms''');
+SELECT iso_outcome($$SELECT dblink_exec('iso_other', 'UPDATE imported.iso SET v = ''x'' WHERE k = 7')$$);
+SELECT dblink_exec('iso_other', 'RESET lock_timeout');
+COMMIT;
+SELECT * FROM imported.iso WHERE k = 7;
+SELECT dblink_disconnect('iso_other');
+DROP FUNCTION iso_wait_for_waiter();
+DROP EXTENSION dblink;
