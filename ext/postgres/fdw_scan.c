@@ -691,7 +691,6 @@ cassetteIterateForeignScan(ForeignScanState *node)
 
 	if (st->naggregates > 0)
 		return iterate_aggregate(node, st);
-	ExecClearTuple(slot);
 	if (st->scan == NULL)
 		open_scan(node, st);
 	for (;;)
@@ -707,6 +706,7 @@ cassetteIterateForeignScan(ForeignScanState *node)
 		{
 			ExprContext *econtext = node->ss.ps.ps_ExprContext;
 
+			ResetExprContext(econtext);
 			econtext->ecxt_scantuple = slot;
 			if (!ExecQual(node->ss.ps.qual, econtext))
 				continue;
