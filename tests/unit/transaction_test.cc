@@ -372,6 +372,37 @@ TEST_CASE_FIXTURE(ConflictFixture, "txn: a write with an older timestamp is no c
   CHECK(rows("SELECT v FROM t WHERE a = 1 AND b = 1") == Rows{"mine"});
 }
 
+TEST_CASE_FIXTURE(ConflictFixture,
+                  "txn: check_row_unchanged tells a row changed since the snapshot") {
+  // PostgreSQL's row locks: after waiting for another writer, a REPEATABLE READ transaction asks
+  // whether the row still reads as its snapshot has it, before its commit.
+  auto table = session().catalog().current().value()->find_table("ks", "t");
+  REQUIRE(table != nullptr);
+  const std::string key = cql::partition_key_bytes(std::vector{int32(1)});
+  std::string row1, row2;
+  const schema::KeyLayout& layout = table->layout();
+  REQUIRE(types::encode_clustering(layout.clustering_types, layout.clustering_orders(),
+                                   std::vector<std::string>{int32(1)}, &row1)
+              .is_ok());
+  REQUIRE(types::encode_clustering(layout.clustering_types, layout.clustering_orders(),
+                                   std::vector<std::string>{int32(2)}, &row2)
+              .is_ok());
+  // No snapshot pinned yet: nothing to compare with.
+  CHECK(transaction_.check_row_unchanged(table, key, false, row1).is_ok());
+  rows_in("SELECT v FROM t WHERE a = 1");
+  CHECK(transaction_.check_row_unchanged(table, key, false, row1).is_ok());
+  ok("UPDATE t SET v = 'other' WHERE a = 1 AND b = 1");
+  tick();
+  const Status s = transaction_.check_row_unchanged(table, key, false, row1);
+  CHECK(s.is_busy());
+  CHECK(s.message() == kConflict);
+  CHECK(transaction_.check_row_unchanged(table, key, false, row2).is_ok());  // another row
+  CHECK(transaction_.check_row_unchanged(table, key, true, "").is_ok());     // the static row
+  ok("DELETE FROM t WHERE a = 1 AND b = 2");
+  tick();
+  CHECK(transaction_.check_row_unchanged(table, key, false, row2).is_busy());
+}
+
 TEST_CASE_FIXTURE(ConflictFixture, "txn: rolling back to a savepoint drops its conflict keys") {
   rows_in("SELECT v FROM t WHERE a = 1");
   ok_in("UPDATE t SET v = 'kept' WHERE a = 1 AND b = 2");
