@@ -403,7 +403,7 @@ Status Transaction::check_conflicts(const CommitCheck& check, const storage::Sna
         std::string current,
         encoded_current_row(*store_, now, *key.table, key.partition_key, key.clustering));
     if (then == current) continue;
-    return Status::busy(
+    return Status::serialization_failure(
         fmt::format("could not serialize access due to a concurrent update of {}.{} (key {}); the "
                     "transaction was rolled back: retry it",
                     key.table->keyspace, key.table->name,

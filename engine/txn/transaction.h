@@ -35,13 +35,13 @@
 // commit, under the store's write lock, each such row is read as the pinned snapshot had it and
 // as it is committed now; when the two differ (a cell, its timestamp or TTL, a deletion that
 // covers the row) another commit changed it since the snapshot, and the commit fails with
-// StatusCode::kBusy (the code of "try again": Status::busy) and a message that starts "could not
-// serialize access", writing nothing: the host rolls back, the application retries. A row the other
-// commit wrote with an older USING TIMESTAMP reads the same (it lost by last-write-wins) and is no
-// conflict. Blind writes (INSERT, an upsert) record no key and never conflict: Cassandra's
-// last-write-wins. Counter increments are deltas that add up whatever came between: no key either.
-// Without a pinned snapshot (kPerStatement) keys are not recorded. Cost: none for a transaction
-// without keys; two point reads per key at commit.
+// StatusCode::kSerializationFailure (Status::serialization_failure) and a message that starts
+// "could not serialize access", writing nothing: the host rolls back, the application retries.
+// A row the other commit wrote with an older USING TIMESTAMP reads the same (it lost by
+// last-write-wins) and is no conflict. Blind writes (INSERT, an upsert) record no key and never
+// conflict: Cassandra's last-write-wins. Counter increments are deltas that add up whatever came
+// between: no key either. Without a pinned snapshot (kPerStatement) keys are not recorded. Cost:
+// none for a transaction without keys; two point reads per key at commit.
 #pragma once
 
 #include <memory>
@@ -214,7 +214,7 @@ class Transaction {
     const storage::Snapshot* pinned;
     const std::vector<ConflictKey>* keys;
   };
-  // Busy when a key's row reads differently in `now` than in check.pinned.
+  // SerializationFailure when a key's row reads differently in `now` than in check.pinned.
   Status check_conflicts(const CommitCheck& check, const storage::Snapshot& now) const;
   Status commit_writes(PendingLog& log, const CommitCheck& check);
   Status commit_with_schema_changes(PendingLog& log, std::vector<SchemaChange> changes,

@@ -28,6 +28,10 @@ enum class StatusCode {
   kUnauthorized,   // a statement no user may run, such as a system keyspace's schema change
                    // (UnauthorizedException)
   kCancelled,      // the caller interrupted the operation (the shell's Ctrl-C)
+  // A transaction's commit found a row it read and then wrote changed by another commit since its
+  // snapshot (snapshot isolation's first-committer-wins): nothing was written, retry it. SQLite
+  // reports it as SQLITE_BUSY_SNAPSHOT, PostgreSQL as SQLSTATE 40001 (serialization_failure).
+  kSerializationFailure,
 };
 
 class [[nodiscard]] Status {
@@ -55,6 +59,9 @@ class [[nodiscard]] Status {
     return {StatusCode::kUnauthorized, std::move(msg)};
   }
   static Status cancelled(std::string msg) { return {StatusCode::kCancelled, std::move(msg)}; }
+  static Status serialization_failure(std::string msg) {
+    return {StatusCode::kSerializationFailure, std::move(msg)};
+  }
 
   bool is_ok() const { return code_ == StatusCode::kOk; }
   explicit operator bool() const { return is_ok(); }
@@ -65,6 +72,7 @@ class [[nodiscard]] Status {
   bool is_not_found() const { return code_ == StatusCode::kNotFound; }
   bool is_busy() const { return code_ == StatusCode::kBusy; }
   bool is_invalid_argument() const { return code_ == StatusCode::kInvalidArgument; }
+  bool is_serialization_failure() const { return code_ == StatusCode::kSerializationFailure; }
 
  private:
   Status(StatusCode code, std::string msg) : code_(code), message_(std::move(msg)) {}

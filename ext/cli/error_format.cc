@@ -77,6 +77,8 @@ std::string format_statement_error(const Status& status, const SourceLocation& w
                          where);
     case StatusCode::kCancelled:  // Ctrl-C: the user knows why; say only what happened
       return with_prefix(status.message(), where);
+    case StatusCode::kSerializationFailure:  // a commit to retry; the shell's own commits are
+                                             // blind writes and never fail so
     default:
       return fmt::format("cassette: {}", status.message());
   }

@@ -158,10 +158,10 @@ int cql_rollback_to(sqlite3_vtab* vtab, int level);
 const sqlite3_module& cql_module();
 
 // The error xSync returns for a commit that failed with `status` (its message in zErrMsg). A
-// Busy commit (a row the transaction read and wrote changed since its snapshot, or the store's
-// lock not had in time) is SQLITE_BUSY_SNAPSHOT, as SQLite's WAL says when a transaction's
-// snapshot is stale: SQLite rolls the transaction back, the application retries it. Anything
-// else is SQLITE_ERROR (rolled back too).
+// serialization failure (a row the transaction read and wrote changed since its snapshot) is
+// SQLITE_BUSY_SNAPSHOT, as SQLite's WAL says when a transaction's snapshot is stale; the store's
+// lock not had in time (Busy) is SQLITE_BUSY. Either way SQLite rolls the transaction back and
+// the application retries it. Anything else is SQLITE_ERROR (rolled back too).
 int commit_error(sqlite3_vtab* vtab, const Status& status);
 
 // Runs `body`, turning any C++ exception into an SQLite error on `vtab` (never let one escape).

@@ -135,7 +135,8 @@ int listener_rollback_to(sqlite3_vtab* vtab, int level) {
 int commit_error(sqlite3_vtab* vtab, const Status& status) {
   sqlite3_free(vtab->zErrMsg);
   vtab->zErrMsg = sqlite3_mprintf("%s", status.message().c_str());
-  return status.is_busy() ? SQLITE_BUSY_SNAPSHOT : SQLITE_ERROR;
+  if (status.is_serialization_failure()) return SQLITE_BUSY_SNAPSHOT;
+  return status.is_busy() ? SQLITE_BUSY : SQLITE_ERROR;
 }
 
 const sqlite3_module& transaction_listener_module() {

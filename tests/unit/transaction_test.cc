@@ -292,7 +292,7 @@ TEST_CASE_FIXTURE(ConflictFixture, "txn: the second of two read-then-write commi
   ok_in("UPDATE t SET v = 'x+a' WHERE a = 1 AND b = 1");
   record(transaction_, session(), 1, 1);
   const Status s = transaction_.commit();
-  CHECK(s.is_busy());
+  CHECK(s.is_serialization_failure());
   CHECK(s.message() == kConflict);
   CHECK(transaction_.empty());
   CHECK(!transaction_.snapshot_pinned());
