@@ -138,16 +138,20 @@ txn::Transaction& Connection::pending(storage::Store* store) {
   return *slot;
 }
 
-txn::Transaction& Connection::reading(storage::Store* store, bool table_in_transaction) {
+Result<txn::Transaction*> Connection::reading(storage::Store* store, bool table_in_transaction) {
   txn::Transaction& transaction = pending(store);
-  if (transaction.snapshot_pinned()) return transaction;
-  // Taking part in a transaction only to hear its end would make a read-only transaction take
-  // the database file's write lock (the listener's DELETE): a read before the transaction's
-  // first write reads the latest commit instead.
-  const bool hears_end = table_in_transaction || taking_part_;
+  if (transaction.snapshot_pinned()) return &transaction;
+  bool hears_end = table_in_transaction || taking_part_;
+  if (!hears_end && sqlite3_get_autocommit(db_) == 0) {
+    // The transaction's first read: the snapshot it pins must be released when the transaction
+    // ends, which a transaction that only reads does not tell a virtual table on its own.
+    // PRAGMA query_only forbids even temp's write: then each read sees the latest commit.
+    if (!query_only()) CASSETTE_RETURN_IF_ERROR(take_part_in_reads());
+    hears_end = taking_part_;
+  }
   transaction.set_isolation(hears_end ? txn::Transaction::Isolation::kSnapshot
                                       : txn::Transaction::Isolation::kPerStatement);
-  return transaction;
+  return &transaction;
 }
 
 Result<std::shared_ptr<const schema::Schema>> Connection::schema_view(cql::Session& session) {
@@ -183,17 +187,48 @@ void Connection::rollback() {
 
 Status Connection::take_part_in_transaction() {
   if (taking_part_) return Status::ok();
-  // The statement must reach the extension's own cql_transaction: a table of that name in the
-  // main database would hide it (and must not be written), so its planning (xBestIndex) is
-  // checked before it runs.
+  return run_listener_delete("main", "to change the schema of cql tables");
+}
+
+Status Connection::take_part_in_reads() {
+  if (taking_part_) return Status::ok();
+  sqlite3_stmt* stmt = nullptr;
+  const int rc = sqlite3_prepare_v2(db_,
+                                    "SELECT 1 FROM temp.sqlite_schema WHERE type = 'table' "
+                                    "AND name = 'cql_transaction'",
+                                    -1, &stmt, nullptr);
+  const bool exists = rc == SQLITE_OK && sqlite3_step(stmt) == SQLITE_ROW;
+  sqlite3_finalize(stmt);
+  if (!exists) {
+    // Created inside the transaction (and gone again if it rolls back): SQLite puts a table it
+    // creates into the open transaction at once, without xBegin. A change of temp's schema makes
+    // SQLite prepare this connection's statements again; it happens once a connection, unless
+    // the transaction that created the table rolls back.
+    if (sqlite3_exec(db_, "CREATE VIRTUAL TABLE temp.cql_transaction USING cql_transaction",
+                     nullptr, nullptr, nullptr) != SQLITE_OK) {
+      return Status::internal(
+          fmt::format("Could not create temp.cql_transaction to hear of the transaction's end: {}",
+                      sqlite3_errmsg(db_)));
+    }
+    taking_part_ = true;
+    return Status::ok();
+  }
+  return run_listener_delete("temp", "to read cql tables in a transaction");
+}
+
+Status Connection::run_listener_delete(const std::string& schema, std::string_view purpose) {
+  // The statement must reach the extension's own cql_transaction: a table of that name would
+  // hide it (and must not be written), so its planning (xBestIndex) is checked before it runs.
   listener_planned_ = false;
   sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v2(db_, "DELETE FROM main.cql_transaction", -1, &stmt, nullptr);
+  const std::string sql = "DELETE FROM " + schema + ".cql_transaction";
+  int rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr);
   if (rc == SQLITE_OK && !listener_planned_) {
     sqlite3_finalize(stmt);
     return Status::invalid_argument(
-        "A table named cql_transaction in the main database hides the cassette extension's own; "
-        "rename it to change the schema of cql tables");
+        fmt::format("A table named cql_transaction in the {} database hides the cassette "
+                    "extension's own; rename it {}",
+                    schema, purpose));
   }
   if (rc == SQLITE_OK) rc = sqlite3_step(stmt);
   sqlite3_finalize(stmt);

@@ -67,13 +67,13 @@ class Connection {
 
   // What the open transaction has buffered for `store` (writes and schema changes).
   txn::Transaction& pending(storage::Store* store);
-  // pending(store), ready for a read (engine/txn/transaction.h, Isolation). A read in a
-  // transaction whose end the extension hears of (`table_in_transaction`: the reading cql
-  // table's xBegin came, as for an UPDATE or DELETE; or the cql_transaction table takes part)
-  // pins the transaction's snapshot at that read, until COMMIT or ROLLBACK. Any other read (a
-  // SELECT in autocommit mode, or inside BEGIN before the transaction's first write to the
-  // store) sees the latest commit.
-  txn::Transaction& reading(storage::Store* store, bool table_in_transaction);
+  // pending(store), ready for a read (engine/txn/transaction.h, Isolation). The first read of
+  // a transaction (BEGIN ... COMMIT) pins its snapshot until COMMIT or ROLLBACK, which the
+  // extension hears of through take_part_in_reads() (or the reading cql table's xBegin, as for
+  // an UPDATE or DELETE). So does a statement in autocommit mode whose cql table is in the
+  // statement's transaction (`table_in_transaction`); any other read in autocommit mode, and
+  // every read under PRAGMA query_only, sees the latest commit.
+  Result<txn::Transaction*> reading(storage::Store* store, bool table_in_transaction);
   // `session`'s store's schema as the open transaction sees it (with its schema changes).
   Result<std::shared_ptr<const schema::Schema>> schema_view(cql::Session& session);
 
@@ -93,6 +93,11 @@ class Connection {
   // TABLE leaves no table of its own in the transaction, and SQLite tells a table that CREATE
   // VIRTUAL TABLE made of no savepoint opened before. Runs a statement that writes nothing.
   Status take_part_in_transaction();
+  // take_part_in_transaction() for a transaction that may only read: through
+  // temp.cql_transaction (created on first use), whose DELETE writes only the connection's temp
+  // database, so that the transaction takes no lock of a database file. REQUIRES: inside a
+  // transaction (not autocommit), temp writable (not PRAGMA query_only).
+  Status take_part_in_reads();
   // Set by the cql_transaction table while it takes part in a transaction.
   void set_taking_part(bool taking_part) { taking_part_ = taking_part; }
   // Set by the cql_transaction table's xBestIndex: the name resolved to it.
@@ -125,6 +130,10 @@ class Connection {
   void redeclare_all_tables();
 
  private:
+  // Runs `DELETE FROM <schema>.cql_transaction`, which brings that table into the transaction;
+  // refuses a table of the user's that hides it (`purpose`: what the user's table prevents).
+  Status run_listener_delete(const std::string& schema, std::string_view purpose);
+
   sqlite3* db_;
   std::string main_store_path_;  // set by cql_open(); empty: the default beside the database
   std::set<std::string> opened_stores_;  // every path cql_open() opened

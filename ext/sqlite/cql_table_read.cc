@@ -528,10 +528,11 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
     if (plan.limit_consumed) bindings.limit = sqlite3_value_int64(argv[next++]);
     if (plan.offset_consumed) bindings.offset = sqlite3_value_int64(argv[next++]);
     // Reads see the transaction's snapshot and its own pending writes.
-    txn::Transaction& transaction = t->connection->reading(t->store.get(), t->in_transaction);
-    auto base = transaction.committed_view(committed.value());
+    auto transaction = t->connection->reading(t->store.get(), t->in_transaction);
+    if (!transaction.is_ok()) return t->error(transaction.status().message());
+    auto base = transaction.value()->committed_view(committed.value());
     if (!base.is_ok()) return t->error(base.status().message());
-    auto snapshot = transaction.with_overlay(base.value());
+    auto snapshot = transaction.value()->with_overlay(base.value());
     if (!snapshot.is_ok()) return t->error(snapshot.status().message());
     std::optional<Grouping>& g = grouping.value();
     // A column dropped since the table connected reads as NULL: one value for SQLite, whatever

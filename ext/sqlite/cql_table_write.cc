@@ -66,8 +66,9 @@ Result<std::optional<storage::Row>> current_row(CqlTable& t, const std::string& 
                                                 const std::optional<std::string>& clustering,
                                                 bool static_row) {
   // As this transaction sees it: its snapshot and its own pending writes.
-  CASSETTE_ASSIGN_OR_RETURN(auto snapshot,
-                            t.connection->reading(t.store.get(), t.in_transaction).read_view());
+  CASSETTE_ASSIGN_OR_RETURN(txn::Transaction * transaction,
+                            t.connection->reading(t.store.get(), t.in_transaction));
+  CASSETTE_ASSIGN_OR_RETURN(auto snapshot, transaction->read_view());
   CASSETTE_ASSIGN_OR_RETURN(cql::CurrentRow current,
                             cql::read_current_row(*t.store, *snapshot, *t.table, key,
                                                   static_row ? std::nullopt : clustering));

@@ -57,7 +57,7 @@ Result<txn::Transaction*> open_transaction(Connection& connection, cql::Session&
   if (cql::statement_writes(statement)) {
     CASSETTE_RETURN_IF_ERROR(connection.take_part_in_transaction());
   }
-  return &connection.reading(&session.store(), false);  // its reads: the transaction's snapshot
+  return connection.reading(&session.store(), false);  // its reads: the transaction's snapshot
 }
 
 Result<cql::Session*> main_session(Connection& connection) {

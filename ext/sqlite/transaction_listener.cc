@@ -1,5 +1,8 @@
-// cql_transaction: an eponymous virtual table, always empty, through which the extension takes
-// part in an SQL transaction on its own account (Connection::take_part_in_transaction).
+// cql_transaction: a virtual table, always empty, through which the extension takes part in an
+// SQL transaction on its own account (Connection::take_part_in_transaction). It is eponymous
+// (main.cql_transaction) and can also be created: Connection::take_part_in_reads creates
+// temp.cql_transaction, whose DELETE writes only the connection's temp database, so a
+// transaction that only reads takes no lock of a database file to hear of its end.
 //
 // SQLite tells a virtual table of a transaction's savepoints, commit and rollback only while the
 // table is in the transaction: from its first write (xBegin), or from its creation (then without
@@ -142,7 +145,7 @@ int commit_error(sqlite3_vtab* vtab, const Status& status) {
 const sqlite3_module& transaction_listener_module() {
   static const sqlite3_module module = {
       /* iVersion */ 2,
-      /* xCreate */ nullptr,  // eponymous only
+      /* xCreate */ listener_connect,  // the same as xConnect: eponymous, and creatable
       listener_connect,
       listener_best_index,
       listener_disconnect,
