@@ -292,16 +292,19 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
     CASSETTE_RETURN_IF_ERROR(context.write(write));
     return ExecutionResult{};
   }
+  std::vector<ReadRow> read_rows;
   CASSETTE_RETURN_IF_ERROR(context.write_prepared(
       [&](const storage::Snapshot& snapshot, storage::MutationBuilder& write) -> Result<bool> {
+        read_rows.clear();
         for (size_t i = 0; i < statements.size(); ++i) {
           CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
           CASSETTE_RETURN_IF_ERROR(
-              add_modification(statements[i], params[i], store, &snapshot, write));
+              add_modification(statements[i], params[i], store, &snapshot, write, &read_rows));
         }
         CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
         return true;
       }));
+  context.add_conflict_keys(read_rows);
   return ExecutionResult{};
 }
 

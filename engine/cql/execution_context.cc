@@ -32,6 +32,14 @@ Status ExecutionContext::write_prepared(const storage::PrepareMutations& prepare
   return write_it ? write(mutations) : Status::ok();
 }
 
+void ExecutionContext::add_conflict_keys(const std::vector<ReadRow>& rows) const {
+  if (transaction == nullptr) return;
+  for (const ReadRow& row : rows) {
+    transaction->add_conflict_key(row.table, row.partition_key, !row.clustering.has_value(),
+                                  row.clustering.value_or(std::string()));
+  }
+}
+
 Status ExecutionContext::refuse_in_transaction(std::string_view what) const {
   if (transaction == nullptr) return Status::ok();
   return Status::invalid_argument(

@@ -21,6 +21,14 @@ class Transaction;  // engine/txn/transaction.h
 
 namespace cassette::cql {
 
+// A row a statement read to compute what it writes there (a list element set or deleted by
+// index, or removed by value): in a transaction, a conflict key (txn::Transaction's header).
+struct ReadRow {
+  std::shared_ptr<const schema::TableDef> table;
+  std::string partition_key;
+  std::optional<std::string> clustering;  // nullopt: the static row
+};
+
 struct ExecutionContext {
   storage::Store* store = nullptr;
   schema::Catalog* catalog = nullptr;
@@ -59,6 +67,10 @@ struct ExecutionContext {
   // builder and says whether to write it), inside the transaction when there is one: then
   // `prepare` reads read_snapshot() and what it fills is buffered.
   Status write_prepared(const storage::PrepareMutations& prepare) const;
+  // Records `rows`, read and then written by the statement just buffered, as the transaction's
+  // conflict keys: its commit fails if another commit changed one since its snapshot. Nothing
+  // without a transaction (the write was decided under the store's lock).
+  void add_conflict_keys(const std::vector<ReadRow>& rows) const;
 
   // InvalidArgument "<what> cannot run inside a SQL transaction; COMMIT first" when the
   // statement runs inside a transaction; OK otherwise. For what a transaction cannot hold:

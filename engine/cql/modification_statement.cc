@@ -24,12 +24,22 @@ storage::DeletionTime deletion_at(const WriteParameters& params) {
 struct RowReader {
   const storage::Store& store;
   const storage::Snapshot* snapshot;
-  const schema::TableDef& table;
+  const std::shared_ptr<const schema::TableDef>& table;
+  std::vector<ReadRow>* read_rows;  // where reads whose values are used go; may be nullptr
 
   Result<CurrentRow> read(const std::string& partition_key,
                           const std::optional<std::string>& clustering) const {
     if (snapshot == nullptr) return CurrentRow{};
-    return read_current_row(store, *snapshot, table, partition_key, clustering);
+    return read_current_row(store, *snapshot, *table, partition_key, clustering);
+  }
+  // read(), for operations that compute the new cells from the current ones (`uses_values`:
+  // not only to overwrite a collection): the row is one the statement read and then wrote.
+  Result<CurrentRow> read(const std::string& partition_key,
+                          const std::optional<std::string>& clustering, bool uses_values) const {
+    if (uses_values && read_rows != nullptr) {
+      read_rows->push_back(ReadRow{table, partition_key, clustering});
+    }
+    return read(partition_key, clustering);
   }
 };
 
@@ -40,6 +50,11 @@ Status apply_operations(const std::vector<const ColumnOperation*>& operations,
     CASSETTE_RETURN_IF_ERROR(apply_operation(*op, params, existing, row));
   }
   return Status::ok();
+}
+
+bool any_requires_read(const std::vector<const ColumnOperation*>& operations) {
+  return std::any_of(operations.begin(), operations.end(),
+                     [](const ColumnOperation* op) { return op->requires_read(); });
 }
 
 bool any_needs_row(const std::vector<const ColumnOperation*>& operations,
@@ -201,10 +216,10 @@ bool modification_needs_read(const PreparedModification& statement, const WriteP
 
 Status add_modification(const PreparedModification& statement, const WriteParameters& params,
                         const storage::Store& store, const storage::Snapshot* snapshot,
-                        storage::MutationBuilder& batch) {
+                        storage::MutationBuilder& batch, std::vector<ReadRow>* read_rows) {
   const schema::TableDef& table = *statement.table;
   const ModificationTargets& targets = statement.targets;
-  RowReader reader{store, snapshot, table};
+  RowReader reader{store, snapshot, statement.table, read_rows};
   std::vector<const ColumnOperation*> regular, statics;
   for (const ColumnOperation& op : statement.operations) {
     (is_static_operation(op) ? statics : regular).push_back(&op);
@@ -261,7 +276,8 @@ Status add_modification(const PreparedModification& statement, const WriteParame
         }
         std::optional<storage::Row> existing;
         if (read_regular) {
-          CASSETTE_ASSIGN_OR_RETURN(CurrentRow current, reader.read(key, clustering));
+          CASSETTE_ASSIGN_OR_RETURN(CurrentRow current,
+                                    reader.read(key, clustering, any_requires_read(regular)));
           existing = std::move(current.row);
         }
         CASSETTE_RETURN_IF_ERROR(
@@ -273,7 +289,8 @@ Status add_modification(const PreparedModification& statement, const WriteParame
       RowBuilder row;
       std::optional<storage::Row> existing;
       if (read_static) {
-        CASSETTE_ASSIGN_OR_RETURN(CurrentRow current, reader.read(key, std::nullopt));
+        CASSETTE_ASSIGN_OR_RETURN(CurrentRow current,
+                                  reader.read(key, std::nullopt, any_requires_read(statics)));
         existing = std::move(current.static_row);
       }
       CASSETTE_RETURN_IF_ERROR(
@@ -324,12 +341,16 @@ Result<ExecutionResult> execute_modification(const PreparedModification& stateme
       CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
       CASSETTE_RETURN_IF_ERROR(context.write(batch));
     } else {
+      std::vector<ReadRow> read_rows;
       CASSETTE_RETURN_IF_ERROR(context.write_prepared(
           [&](const storage::Snapshot& snapshot, storage::MutationBuilder& batch) -> Result<bool> {
-            CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, &snapshot, batch));
+            read_rows.clear();
+            CASSETTE_RETURN_IF_ERROR(
+                add_modification(statement, params, store, &snapshot, batch, &read_rows));
             CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
             return true;
           }));
+      context.add_conflict_keys(read_rows);
     }
     return ExecutionResult{};
   }

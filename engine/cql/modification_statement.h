@@ -60,10 +60,11 @@ WriteParameters write_parameters(const PreparedModification& statement,
 bool modification_needs_read(const PreparedModification& statement, const WriteParameters& params);
 
 // Adds the statement's writes to `batch`. `snapshot` must be given when
-// modification_needs_read(); reads go through `store`.
+// modification_needs_read(); reads go through `store`. The rows whose current values an
+// operation used (ColumnOperation::requires_read) are appended to `read_rows` when given.
 Status add_modification(const PreparedModification& statement, const WriteParameters& params,
                         const storage::Store& store, const storage::Snapshot* snapshot,
-                        storage::MutationBuilder& batch);
+                        storage::MutationBuilder& batch, std::vector<ReadRow>* read_rows = nullptr);
 
 // Runs one statement on its own: a plain write, a read-then-write, or a conditional write that
 // answers [applied].

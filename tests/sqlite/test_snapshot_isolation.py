@@ -174,6 +174,30 @@ check(len(after) < len(compacted) and not set(pinned) & set(after), True,
       "its COMMIT releases them")
 check(rows(a, "SELECT k, v FROM t ORDER BY k"), [(1, 44), (2, 0), (3, 3)], "every row reads")
 
+# CQL through cql() in a transaction: setting or deleting a list element by index reads the
+# list, so a concurrent change of the list fails the COMMIT (the element set by index would
+# otherwise come back after another process deleted it).
+cq = connect("cq.db")
+cq.execute("SELECT cql_open('shared.cassette')")
+admin.execute("SELECT cql('CREATE TABLE main.l (k int PRIMARY KEY, l list<text>)')")
+admin.execute("SELECT cql('INSERT INTO main.l (k, l) VALUES (1, [''a'', ''b'', ''c''])')")
+cq.execute("BEGIN")
+cq.execute("SELECT cql('UPDATE main.l SET l[1] = ''B'' WHERE k = 1')")
+admin.execute("SELECT cql('DELETE l[1] FROM main.l WHERE k = 1')")
+try:
+    cq.execute("COMMIT")
+    raise AssertionError("A's l[1] = 'B' committed over B's DELETE l[1]")
+except sqlite3.OperationalError as e:
+    check((str(e), e.sqlite_errorcode), (CONFLICT.replace("main.t", "main.l"), 517),
+          "a list element set by index conflicts with its deletion")
+check(rows(cq, "SELECT cql('SELECT l FROM main.l WHERE k = 1')"), [('[{"l": ["a", "c"]}]',)],
+      "the deleted element stays deleted")
+cq.execute("BEGIN")
+cq.execute("SELECT cql('DELETE l[0] FROM main.l WHERE k = 1')")
+cq.execute("COMMIT")
+check(rows(cq, "SELECT cql('SELECT l FROM main.l WHERE k = 1')"), [('[{"l": ["c"]}]',)],
+      "without a change in between it commits")
+
 # Issue 22's repro: two processes, 200 increments each through their own database file.
 N = 200
 for how in ("select-first", "in-sql"):
