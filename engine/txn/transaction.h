@@ -171,10 +171,10 @@ class Transaction {
                         std::string_view partition_key, bool is_static,
                         std::string_view clustering);
   size_t conflict_key_count() const { return conflict_keys_.size(); }
-  // The conflict check of one row now, before the commit: Busy (the commit's message) when the
-  // row (the static row with `is_static`) of the store's latest commit differs from the pinned
-  // snapshot's. OK while no snapshot is pinned. A host that waited for another writer of the row
-  // (PostgreSQL's row locks) fails at once, as PostgreSQL's REPEATABLE READ does.
+  // The conflict check of one row now, before the commit: the commit's serialization failure
+  // when the row (the static row with `is_static`) of the store's latest commit differs from the
+  // pinned snapshot's. OK while no snapshot is pinned. A host that waited for another writer of
+  // the row (PostgreSQL's row locks) fails at once, as PostgreSQL's REPEATABLE READ does.
   Status check_row_unchanged(const std::shared_ptr<const schema::TableDef>& table,
                              std::string_view partition_key, bool is_static,
                              std::string_view clustering);

@@ -22,12 +22,6 @@ std::string& last_error() {
   return message;
 }
 
-// The one place that decides which engine failures PostgreSQL reports as SQLSTATE 40001: the
-// commit-time conflict check of txn::Transaction (a busy status saying so).
-bool is_serialization_failure(const Status& status) {
-  return status.is_busy() && status.message().starts_with("could not serialize access");
-}
-
 // Whether last_error() is a serialization failure (cas_last_error_is_serialization_failure).
 bool& last_error_is_serialization_failure() {
   static bool serialization_failure = false;
@@ -116,7 +110,8 @@ void describe_columns(cas_table* t) {
 
 int set_error(const Status& status) {
   set_error(status.message());
-  last_error_is_serialization_failure() = is_serialization_failure(status);
+  // The commit-time conflict check's failure, which PostgreSQL reports as SQLSTATE 40001.
+  last_error_is_serialization_failure() = status.is_serialization_failure();
   return 1;
 }
 int set_error(const std::string& message) {
