@@ -346,7 +346,7 @@ CommitLogWriter::~CommitLogWriter() {
   if (dirty_ && fd_.valid()) (void)file::fsync_file(fd_.get(), segment_path_);
 }
 
-Result<LogPosition> CommitLogWriter::append(std::string_view payload) {
+Result<LogPosition> CommitLogWriter::append(std::string_view payload, bool sync) {
   CASSETTE_RETURN_IF_ERROR(pending_error());
   if (payload.size() > UINT32_MAX) {
     return Status::invalid_argument(
@@ -356,7 +356,8 @@ Result<LogPosition> CommitLogWriter::append(std::string_view payload) {
   const std::string header = encode_record_header(payload);
   Status s = file::write_all(fd_.get(), header, segment_path_);
   if (s.is_ok()) s = file::write_all(fd_.get(), payload, segment_path_);
-  if (s.is_ok() && mode_ == SyncMode::kFull) s = file::fsync_file(fd_.get(), segment_path_);
+  const bool sync_now = mode_ == SyncMode::kFull && sync;
+  if (s.is_ok() && sync_now) s = file::fsync_file(fd_.get(), segment_path_);
   if (!s.is_ok()) {
     // Take the record back so nothing follows a half-written one, and refuse further appends:
     // after a failed write or sync the file's state is unknown.
@@ -366,7 +367,7 @@ Result<LogPosition> CommitLogWriter::append(std::string_view payload) {
     return s;
   }
   end_.offset += header.size() + payload.size();
-  if (mode_ != SyncMode::kFull) {
+  if (!sync_now) {
     std::lock_guard lock(sync_mutex_);
     dirty_ = true;
   }

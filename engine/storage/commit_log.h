@@ -65,8 +65,10 @@ class CommitLogWriter {
 
   // Appends one record; returns the position just past it. Starts a new segment first when the
   // current one has reached segment_bytes. With kFull the record is on stable storage on return.
-  // REQUIRES: external synchronization and the store lock.
-  Result<LogPosition> append(std::string_view payload);
+  // REQUIRES: external synchronization and the store lock. `sync` false: not synced now even
+  // with kFull (a record whose loss a later decision repairs: a prepared transaction's commit
+  // when the host can tell its outcome); the next sync or the destructor makes it durable.
+  Result<LogPosition> append(std::string_view payload, bool sync = true);
   // Makes everything appended so far durable.
   Status sync();
   // Starts a new segment now (a flush does this so the old segments can be removed once flushed).

@@ -11,6 +11,16 @@ namespace cassette::storage {
 namespace {
 
 constexpr size_t kMaxPartitionKeyBytes = 0xFFFF;  // Cassandra's limit on a partition key
+// A transaction's payload starts with its assigned timestamp, which the store never makes
+// negative: records of the other kinds start with this instead, then their kind byte.
+constexpr uint64_t kKindedRecord = ~uint64_t{0};
+
+std::string kinded_record_start(RecordKind kind) {
+  std::string out;
+  coding::put_fixed64(&out, kKindedRecord);
+  out.push_back(static_cast<char>(kind));
+  return out;
+}
 
 void put_entry(std::string* out, TableId table, std::string_view key, std::string_view value) {
   coding::put_varint64(out, table);
@@ -132,6 +142,61 @@ bool decode_transaction(std::string_view payload, DecodedTransaction* out) {
     out->entries.push_back(e);
   }
   return payload.empty();
+}
+
+std::string encode_prepared_record(std::string_view host_tag, const std::vector<TableId>& truncate,
+                                   std::string_view transaction) {
+  std::string out = kinded_record_start(RecordKind::kPrepared);
+  coding::put_length_prefixed(&out, host_tag);
+  coding::put_varint64(&out, truncate.size());
+  for (TableId table : truncate) coding::put_varint64(&out, table);
+  out.append(transaction);
+  return out;
+}
+
+std::string encode_decision_record(RecordKind kind, DecidedPosition prepared,
+                                   std::string_view transaction) {
+  std::string out = kinded_record_start(kind);
+  coding::put_fixed64(&out, prepared.segment);
+  coding::put_fixed64(&out, prepared.offset);
+  out.append(transaction);
+  return out;
+}
+
+bool decode_log_record(std::string_view payload, LogRecord* out) {
+  *out = LogRecord{};
+  if (payload.size() < 9 || coding::decode_fixed64(payload.data()) != kKindedRecord) {
+    out->transaction = payload;
+    return true;
+  }
+  out->kind = static_cast<RecordKind>(payload[8]);
+  payload.remove_prefix(9);
+  switch (out->kind) {
+    case RecordKind::kPrepared: {
+      uint64_t count = 0;
+      if (!coding::get_length_prefixed(&payload, &out->host_tag) ||
+          !coding::get_varint64(&payload, &count) || count > payload.size()) {
+        return false;
+      }
+      for (uint64_t i = 0; i < count; ++i) {
+        uint64_t table = 0;
+        if (!coding::get_varint64(&payload, &table)) return false;
+        out->truncate.push_back(table);
+      }
+      out->transaction = payload;
+      return true;
+    }
+    case RecordKind::kCommitPrepared:
+    case RecordKind::kAbortPrepared:
+      if (!coding::get_fixed64(&payload, &out->prepared.segment) ||
+          !coding::get_fixed64(&payload, &out->prepared.offset)) {
+        return false;
+      }
+      out->transaction = payload;
+      return out->kind == RecordKind::kCommitPrepared || payload.empty();
+    default:
+      return false;
+  }
 }
 
 }  // namespace cassette::storage

@@ -51,4 +51,34 @@ struct DecodedTransaction {
 // record whole or not at all.
 bool decode_transaction(std::string_view payload, DecodedTransaction* out);
 
+// Two-phase commit (FORMAT.md, "Prepared transactions"): besides a transaction's record, the log
+// holds a prepared transaction (written, not yet decided: readers keep it aside, unapplied) and
+// the record that decides it, naming it by the log position where it starts. A commit carries
+// the transaction's payload again when the prepared record may be gone from what a reader
+// replays (resolved late, or after a flush or TRUNCATE moved past it); empty, the prepared
+// record's payload is meant.
+enum class RecordKind : uint8_t {
+  kTransaction = 0,  // a transaction's payload, as encode_transaction makes it
+  kPrepared = 1,
+  kCommitPrepared = 2,
+  kAbortPrepared = 3,
+};
+struct DecidedPosition {  // a LogPosition, without depending on commit_log.h
+  uint64_t segment = 0;
+  uint64_t offset = 0;
+};
+struct LogRecord {
+  RecordKind kind = RecordKind::kTransaction;
+  std::string_view host_tag;      // kPrepared: the host's name for the transaction
+  std::vector<TableId> truncate;  // kPrepared: tables emptied when it commits
+  DecidedPosition prepared;       // kCommitPrepared, kAbortPrepared: the record decided
+  std::string_view transaction;   // kTransaction, kPrepared, kCommitPrepared (may be empty)
+};
+std::string encode_prepared_record(std::string_view host_tag, const std::vector<TableId>& truncate,
+                                   std::string_view transaction);
+std::string encode_decision_record(RecordKind kind, DecidedPosition prepared,
+                                   std::string_view transaction = {});
+// Splits a record payload by kind; false when it is malformed. The views point into `payload`.
+bool decode_log_record(std::string_view payload, LogRecord* out);
+
 }  // namespace cassette::storage

@@ -197,34 +197,40 @@ Result<std::optional<int64_t>> Store::apply_prepared(const PrepareWrite& prepare
       [&](int64_t ts) { return encode_transaction(batch, ts); }, truncate_first);
 }
 
-// The write path every apply shares: under the process's writer mutex and the store lock, catch
-// up, let `decide` look at a snapshot of everything committed so far, then append the record
-// `encode` makes as one log record.
-Result<std::optional<int64_t>> Store::apply_locked(
-    const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode,
-    const std::vector<TableId>& truncate_first) {
+Status Store::lock_for_write(WriteLocks& locks, bool truncating) {
   Private& p = *p_;
   CASSETTE_RETURN_IF_ERROR(p.check_writable());
   CASSETTE_RETURN_IF_ERROR(p.inline_work_before_write());
   CASSETTE_RETURN_IF_ERROR(p.wait_for_memtable_room());
+  locks.writer = std::unique_lock(p.writer_mutex);
+  // A truncation writes files, as a flush does (the lock order of truncate_table).
+  if (truncating) locks.flush = std::unique_lock(p.flush_mutex);
+  CASSETTE_RETURN_IF_ERROR(p.store_lock->lock(p.options.busy_timeout));
+  locks.store_lock = &*p.store_lock;
+  // One stat(2) per transaction: a removed directory must fail the write, not lose it.
+  CASSETTE_RETURN_IF_ERROR(check_store_directory(p.directory));
+  locks.state = std::unique_lock(p.state_mutex);
+  if (p.change_counter->load() != p.seen_counter.load() || !p.log_tail_is_ours_locked() ||
+      truncating) {
+    CASSETTE_RETURN_IF_ERROR(p.catch_up_locked());
+  }
+  if (p.log_failed) CASSETTE_RETURN_IF_ERROR(p.abandon_failed_segment_locked());
+  return p.resolve_in_doubt_locked(/*must_decide=*/true);
+}
+
+// The write path every apply shares: under the process's writer mutex and the store lock, catch
+// up, let `decide` look at a snapshot of everything committed so far, truncate, then append the
+// record `encode` makes as one log record.
+Result<std::optional<int64_t>> Store::apply_locked(
+    const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode,
+    const std::vector<TableId>& truncate_first) {
+  Private& p = *p_;
   int64_t timestamp;
   {
-    std::lock_guard writer(p.writer_mutex);
-    // A truncation writes files, as a flush does (the lock order of truncate_table).
-    std::unique_lock<std::mutex> flush;
-    if (!truncate_first.empty()) flush = std::unique_lock(p.flush_mutex);
-    StoreLockHolder store_locked(*p.store_lock);
-    CASSETTE_RETURN_IF_ERROR(store_locked.lock(p.options.busy_timeout));
-    // One stat(2) per transaction: a removed directory must fail the write, not lose it.
-    CASSETTE_RETURN_IF_ERROR(check_store_directory(p.directory));
-    std::lock_guard state(p.state_mutex);
-    if (p.change_counter->load() != p.seen_counter.load() || !p.log_tail_is_ours_locked() ||
-        !truncate_first.empty()) {
-      CASSETTE_RETURN_IF_ERROR(p.catch_up_locked());
-    }
-    if (p.log_failed) CASSETTE_RETURN_IF_ERROR(p.abandon_failed_segment_locked());
-    for (TableId table : truncate_first) CASSETTE_RETURN_IF_ERROR(p.truncate_table_locked(table));
+    WriteLocks locks;
+    CASSETTE_RETURN_IF_ERROR(lock_for_write(locks, !truncate_first.empty()));
     CASSETTE_ASSIGN_OR_RETURN(bool write, decide(*current_snapshot()));
+    for (TableId table : truncate_first) CASSETTE_RETURN_IF_ERROR(p.truncate_table_locked(table));
     if (!write) return std::optional<int64_t>();
     CASSETTE_RETURN_IF_ERROR(p.ensure_log_writer_locked());
 
@@ -239,11 +245,15 @@ Result<std::optional<int64_t>> Store::apply_locked(
     }
     p.publish_change_locked();
   }
-  // The background thread starts with its first flush (see start_background_thread).
-  const bool flush_due = p.options.background_threads && p.memtable_full();
-  p.after_write();
-  if (flush_due) start_background_thread(p);
+  p.after_commit();
   return std::optional<int64_t>(timestamp);
+}
+
+void Store::Private::after_commit() {
+  // The background thread starts with its first flush (see start_background_thread).
+  const bool flush_due = options.background_threads && memtable_full();
+  after_write();
+  if (flush_due) start_background_thread(*this);
 }
 
 // ---- reading ---------------------------------------------------------------------------------

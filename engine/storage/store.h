@@ -39,8 +39,15 @@
 namespace cassette::storage {
 
 class BlockCache;
+class PreparedCommit;
+struct WriteLocks;          // store_state.h
 struct EncodedTransaction;  // commit_record.h
 class SSTableReader;
+
+// What a host says of a prepared transaction whose writer is gone (Store::prepare_commit): the
+// host named it by the tag it gave; kUnknown when it cannot tell (another host's transaction).
+enum class InDoubtDecision { kCommit, kAbort, kUnknown };
+using InDoubtResolver = std::function<InDoubtDecision(std::string_view host_tag)>;
 
 struct StoreOptions {
   SyncMode sync = SyncMode::kFull;
@@ -67,6 +74,12 @@ struct StoreOptions {
   // Make a new store when `path` is a missing directory whose parent exists, or an empty one.
   // False: open only an existing store (NotFound "store ... does not exist" otherwise).
   bool create_if_missing = true;
+  // Decides a prepared transaction left without its commit or abort (its writer died between
+  // the two). Asked under the store lock by whoever writes next, and at open when the store is
+  // idle; nullptr or kUnknown: the transaction stays in doubt, readers do not see it, and every
+  // write (and flush) fails with an error that names its tag, until a host that can decide it
+  // writes.
+  InDoubtResolver resolve_in_doubt;
 };
 
 struct TableOptions {
@@ -190,13 +203,28 @@ class Store {
   // empty batch). `prepare` must not call back into the Store except read().
   //
   // `truncate_first`: tables that lose all their data (as truncate() does) under the same locks,
-  // after catching up and before `prepare` sees the result (an SQL transaction that TRUNCATEd).
-  // No other writer comes between the two; a reader may see the truncation a moment before the
-  // batch, and a crash between them keeps the truncation without the batch (the truncation is a
-  // manifest change, the batch a commit-log record after it).
+  // once `prepare` has accepted: `prepare` sees them as committed (a caller that must read them
+  // as empty sets Snapshot::truncated on a copy), and its error (a write conflict) truncates
+  // nothing. No other writer comes between the truncation and the batch; a reader may see the
+  // truncation a moment before the batch, and a crash between them keeps the truncation without
+  // the batch (the truncation is a manifest change, the batch a commit-log record after it).
   using PrepareWrite = std::function<Result<bool>(const Snapshot& snapshot, EncodedBatch& batch)>;
   Result<std::optional<int64_t>> apply_prepared(const PrepareWrite& prepare,
                                                 const std::vector<TableId>& truncate_first = {});
+
+  // The first phase of a two-phase commit (a host that must commit with another resource, such
+  // as PostgreSQL's own transaction): as apply_prepared, then, instead of publishing the batch,
+  // writes it durably as a *prepared* record that no reader sees (FORMAT.md, "Prepared
+  // transactions"), tagged with `host_tag` (how the host names the transaction, for
+  // resolve_in_doubt and for messages), and keeps every write lock until the returned object
+  // commits or aborts. The tables of `truncate` are emptied when it commits (so a TRUNCATE
+  // of a transaction that aborts changes nothing); `prepare` sees them as apply_prepared's does.
+  // Returns nullptr when there is nothing to write (false, or an empty batch and no table to
+  // truncate); an error writes nothing. REQUIRES: the returned object is finished or destroyed on
+  // this thread, before the Store.
+  Result<std::unique_ptr<PreparedCommit>> prepare_commit(const PrepareWrite& prepare,
+                                                         const std::vector<TableId>& truncate,
+                                                         std::string host_tag);
 
   // A consistent view for reading, after catching up with other processes' commits.
   Result<std::shared_ptr<const Snapshot>> snapshot();
@@ -219,11 +247,16 @@ class Store {
  private:
   struct Private;  // store_state.h
   friend struct StoreInternals;
+  friend class PreparedCommit;
+  // Takes the write locks (`truncating`: the flush mutex too), catches up and decides what was
+  // left in doubt: the common start of apply_locked and prepare_commit.
+  Status lock_for_write(WriteLocks& locks, bool truncating);
   Store(std::string path, const StoreOptions& options);
   // Under the locks: `decide` looks at everything committed so far (false: write nothing), then
   // `encode` makes the record for the transaction's timestamp.
   using EncodeRecord = std::function<Result<EncodedTransaction>(int64_t timestamp)>;
-  // `truncate_first`: tables truncated under the same locks before `decide` runs.
+  // `truncate_first`: tables truncated under the same locks after `decide` accepted (an error of
+  // `decide`, such as a write conflict, truncates nothing).
   Result<std::optional<int64_t>> apply_locked(
       const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode,
       const std::vector<TableId>& truncate_first = {});
@@ -235,6 +268,36 @@ class Store {
   StoreOptions options_;
   const Clock* clock_;
   std::unique_ptr<Private> p_;
+};
+
+// A transaction Store::prepare_commit wrote and holds the store's write locks for: commit() makes
+// it visible (a small commit record, durable as the sync mode says), abort() drops it; either
+// releases the locks, and so does the destructor, which aborts an unfinished one. When commit()
+// fails (a write error) the transaction stays in doubt on disk and is decided later by the
+// store's resolve_in_doubt; abort() failing leaves it in doubt as well.
+class PreparedCommit {
+ public:
+  ~PreparedCommit();
+  PreparedCommit(const PreparedCommit&) = delete;
+  PreparedCommit& operator=(const PreparedCommit&) = delete;
+
+  Status commit();
+  Status abort();
+  int64_t timestamp() const { return timestamp_; }
+  const std::string& host_tag() const { return host_tag_; }
+
+ private:
+  friend class Store;
+  PreparedCommit();
+  Status finish(bool commit);
+
+  Store* store_ = nullptr;
+  std::unique_ptr<WriteLocks> locks_;  // released by finish()
+  LogPosition position_;               // where the prepared record starts
+  std::string payload_;                // the transaction's record (encode_transaction)
+  std::vector<TableId> truncate_;
+  std::string host_tag_;
+  int64_t timestamp_ = 0;
 };
 
 }  // namespace cassette::storage

@@ -51,6 +51,7 @@ Status Store::Private::recover() {
     Status s = catch_up_locked();
     if (s.is_ok()) s = ensure_log_writer_locked();
     if (s.is_ok()) s = remove_orphan_files_locked();
+    if (s.is_ok()) s = resolve_in_doubt_locked(/*must_decide=*/false);
     store_lock->unlock();
     CASSETTE_RETURN_IF_ERROR(s);
   }
@@ -151,6 +152,10 @@ Status Store::Private::load_manifest_locked(const Manifest& next, LoadAction act
     if (rebuild) mem = std::make_shared<Memtable>();
   }
   if (rebuild) {
+    // What another process flushed past was decided first (its flush decides what it finds).
+    if (action == LoadAction::kCatchUp) {
+      undecided.erase(undecided.begin(), undecided.lower_bound(next.covered));
+    }
     mem_start = next.covered;
     if (action == LoadAction::kCatchUp) log_end = next.covered;
   } else if (action == LoadAction::kFlushedImm) {
@@ -174,8 +179,8 @@ Status Store::Private::replay_log_locked() {
   LogPosition valid_end;
   Status s = read_commit_log(
       log_dir, log_end,
-      [&](LogPosition, LogPosition end, std::string_view payload) {
-        CASSETTE_RETURN_IF_ERROR(apply_record_locked(payload, log_dir));
+      [&](LogPosition start, LogPosition end, std::string_view payload) {
+        CASSETTE_RETURN_IF_ERROR(replay_record_locked(start, payload));
         log_end = end;
         return Status::ok();
       },
@@ -183,6 +188,41 @@ Status Store::Private::replay_log_locked() {
   CASSETTE_RETURN_IF_ERROR(s);
   if (log_end < valid_end) log_end = valid_end;
   return Status::ok();
+}
+
+Status Store::Private::replay_record_locked(LogPosition start, std::string_view payload) {
+  LogRecord record;
+  if (!decode_log_record(payload, &record)) {
+    return Status::corruption(fmt::format("commit log {}: malformed record at {}:{}", log_dir,
+                                          start.segment, start.offset));
+  }
+  const LogPosition decided{record.prepared.segment, record.prepared.offset};
+  switch (record.kind) {
+    case RecordKind::kTransaction:
+      return apply_record_locked(record.transaction, log_dir);
+    case RecordKind::kPrepared:
+      undecided[start] = UndecidedPrepared{std::string(record.host_tag), record.truncate,
+                                           std::string(record.transaction)};
+      return Status::ok();
+    case RecordKind::kAbortPrepared:
+      undecided.erase(decided);
+      return Status::ok();
+    case RecordKind::kCommitPrepared:
+      break;
+  }
+  auto it = undecided.find(decided);
+  Status s;
+  if (!record.transaction.empty()) {
+    s = apply_record_locked(record.transaction, log_dir);
+  } else if (it != undecided.end()) {
+    s = apply_record_locked(it->second.payload, log_dir);
+  } else {
+    s = Status::corruption(
+        fmt::format("commit log {}: the commit at {}:{} names no prepared record", log_dir,
+                    start.segment, start.offset));
+  }
+  if (it != undecided.end()) undecided.erase(it);
+  return s;
 }
 
 // True when nothing was appended to the log since we last read it: the current segment ends at

@@ -190,6 +190,8 @@ Status Store::Private::flush_immutable() {
   }
   std::lock_guard state(state_mutex);
   Status s = catch_up_locked();
+  // A prepared transaction left undecided must not end up before the manifest's `covered`.
+  if (s.is_ok()) s = resolve_in_doubt_locked(/*must_decide=*/true);
   if (s.is_ok() && (imm != flushing || manifest.covered != start)) {
     discard();  // another process flushed these records first; catch-up rebuilt our memtable
     return Status::ok();
@@ -245,6 +247,7 @@ Status Store::Private::truncate_table(TableId table) {
   CASSETTE_RETURN_IF_ERROR(store_locked.lock(options.busy_timeout));
   std::lock_guard state(state_mutex);
   CASSETTE_RETURN_IF_ERROR(catch_up_locked());
+  CASSETTE_RETURN_IF_ERROR(resolve_in_doubt_locked(/*must_decide=*/true));
   return truncate_table_locked(table);
 }
 

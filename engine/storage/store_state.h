@@ -57,6 +57,32 @@ struct PinnedVersion {
   std::vector<TableCache::Handle> descriptors;
 };
 
+// The locks a write holds, in the order of the header comment; released in reverse by the
+// destructor (a prepared commit keeps all but `state` between its two phases).
+struct WriteLocks {
+  std::unique_lock<std::mutex> writer;
+  std::unique_lock<std::mutex> flush;
+  StoreLock* store_lock = nullptr;  // held while set
+  std::unique_lock<std::mutex> state;
+  ~WriteLocks() { release(); }
+  void release() {
+    if (state.owns_lock()) state.unlock();
+    if (store_lock != nullptr) store_lock->unlock();
+    store_lock = nullptr;
+    if (flush.owns_lock()) flush.unlock();
+    if (writer.owns_lock()) writer.unlock();
+  }
+};
+
+// A prepared record read from the log with no decision after it yet (replay_log_locked): while
+// its writer lives it holds the store lock, so whoever holds the lock finds only records whose
+// writer is gone, in doubt (resolve_in_doubt_locked).
+struct UndecidedPrepared {
+  std::string host_tag;
+  std::vector<TableId> truncate;
+  std::string payload;  // the transaction's record
+};
+
 // What a new manifest means for the memtables (load_manifest_locked).
 enum class LoadAction {
   kCatchUp,     // another process's change: rebuild the memtable if it flushed
@@ -114,6 +140,10 @@ struct Store::Private {
   std::map<TableId, TableOptions> table_options;
   Store::PartitionNamer partition_namer;  // options_mutex
   std::set<uint64_t> compacting;          // file ids inputs of a running compaction
+  // Prepared records replayed and not yet decided, by where they start. A flush never covers
+  // one (no manifest's `covered` lies between a prepared record and its decision): flushes and
+  // writes decide them first.
+  std::map<LogPosition, UndecidedPrepared> undecided;
 
   // ---- background work ----
   std::mutex background_mutex;
@@ -135,6 +165,21 @@ struct Store::Private {
   Status load_manifest_locked(const Manifest& next, LoadAction action);
   bool log_tail_is_ours_locked() const;
   Status replay_log_locked();
+  // One log record read by catch-up: a transaction applied, a prepared one kept aside
+  // (`undecided`), a decision applying or dropping it.
+  Status replay_record_locked(LogPosition start, std::string_view payload);
+
+  // store_prepared.cc
+  // Decides every undecided prepared record with options.resolve_in_doubt. `must_decide`: one
+  // it cannot decide is an error naming its tag (a writer), else it stays (an idle open).
+  // REQUIRES: every write lock (WriteLocks) and a caught-up state.
+  Status resolve_in_doubt_locked(bool must_decide);
+  // Writes the decision on the prepared record at `position` and, for a commit, truncates its
+  // tables and publishes its writes. The commit record carries the writes itself when the
+  // prepared record may be gone from what a reader replays. REQUIRES: as
+  // resolve_in_doubt_locked.
+  Status decide_prepared_locked(LogPosition position, const UndecidedPrepared& prepared,
+                                bool commit);
   Result<std::shared_ptr<TableFile>> open_table_file(const ManifestFile& meta);
   Status remove_orphan_files_locked();
 
@@ -186,7 +231,8 @@ struct Store::Private {
   Status abandon_failed_segment_locked();
   void schedule_background_work();
   void background_loop();
-  void after_write();  // background threads: swap a full memtable and wake the thread
+  void after_commit();  // after a write released its locks: after_write, and the thread if due
+  void after_write();   // background threads: swap a full memtable and wake the thread
   // Inline mode, before a write commits: the flush and compaction step that are due. Their
   // error fails the write, which then writes nothing. Background threads: OK, nothing done.
   Status inline_work_before_write();

@@ -271,14 +271,40 @@ Status Transaction::commit_writes(PendingLog& log, const CommitCheck& check) {
     fold.emit(&batch);
     return store_->apply(batch).status();
   }
-  auto result = store_->apply_prepared(
-      [&](const storage::Snapshot& snapshot, storage::EncodedBatch& batch) -> Result<bool> {
-        CASSETTE_RETURN_IF_ERROR(check_conflicts(check, snapshot));
-        CASSETTE_RETURN_IF_ERROR(fold_for_commit(log, snapshot, {}, batch));
-        return !batch.empty();
-      },
-      log.truncated_tables(log.entries.size()));
-  return result.status();
+  return store_->apply_prepared(commit_check(log, check), log.truncated_tables(log.entries.size()))
+      .status();
+}
+
+storage::Store::PrepareWrite Transaction::commit_check(const PendingLog& log,
+                                                       const CommitCheck& check) {
+  return [this, &log, check](const storage::Snapshot& snapshot,
+                             storage::EncodedBatch& batch) -> Result<bool> {
+    // Conflicts against what is committed; INSERT OR IGNORE against it after the TRUNCATEs.
+    CASSETTE_RETURN_IF_ERROR(check_conflicts(check, snapshot));
+    storage::Snapshot truncated = snapshot;
+    truncated.truncated = log.truncated_tables(log.entries.size());
+    std::sort(truncated.truncated.begin(), truncated.truncated.end());
+    CASSETTE_RETURN_IF_ERROR(fold_for_commit(log, truncated, {}, batch));
+    return !batch.empty();
+  };
+}
+
+Result<std::unique_ptr<storage::PreparedCommit>> Transaction::prepare(std::string host_tag) {
+  if (empty()) {
+    clear();
+    return std::unique_ptr<storage::PreparedCommit>();
+  }
+  if (!schema_changes_.empty()) {
+    CASSETTE_RETURN_IF_ERROR(commit());
+    return std::unique_ptr<storage::PreparedCommit>();
+  }
+  PendingLog log = std::move(log_);
+  std::shared_ptr<const storage::Snapshot> pinned = std::move(pinned_);
+  std::vector<ConflictKey> keys = std::move(conflict_keys_);
+  clear();
+  const CommitCheck check{pinned.get(), &keys};
+  return store_->prepare_commit(commit_check(log, check), log.truncated_tables(log.entries.size()),
+                                std::move(host_tag));
 }
 
 Status Transaction::commit_with_schema_changes(PendingLog& log, std::vector<SchemaChange> changes,

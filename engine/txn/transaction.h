@@ -113,6 +113,7 @@ class Transaction {
   // given to cql() too) sets it before each. Ids must not decrease along the log.
   void set_statement(StatementId statement) { fixed_statement_ = statement; }
   bool empty() const { return log_.entries.empty() && schema_changes_.empty(); }
+  bool changes_schema() const { return !schema_changes_.empty(); }
 
   // Buffers a schema change of the store whose catalog is `catalog`.
   void add_schema_change(SchemaChange change, std::shared_ptr<schema::Catalog> catalog);
@@ -134,6 +135,13 @@ class Transaction {
   // (Store::apply_prepared with truncate_first). A log with TRUNCATEs cannot commit
   // with schema changes (InvalidArgument, nothing written).
   Status commit();
+  // commit()'s checks and writes as the first phase of a two-phase commit
+  // (storage::Store::prepare_commit, tagged `host_tag`): the transaction is durable but not
+  // visible until the returned object commits, and the store stays locked until then. Empties
+  // the transaction, as commit() does. nullptr when there was nothing to write. A transaction
+  // with schema changes commits here at once (the catalog change has one phase) and returns
+  // nullptr.
+  Result<std::unique_ptr<storage::PreparedCommit>> prepare(std::string host_tag);
   void clear();
 
   // `snapshot` plus this transaction's writes of the statements before `visible_before` on top
@@ -217,6 +225,8 @@ class Transaction {
   // SerializationFailure when a key's row reads differently in `now` than in check.pinned.
   Status check_conflicts(const CommitCheck& check, const storage::Snapshot& now) const;
   Status commit_writes(PendingLog& log, const CommitCheck& check);
+  // The store's `prepare` for a commit of `log`: the write conflicts, then the fold.
+  storage::Store::PrepareWrite commit_check(const PendingLog& log, const CommitCheck& check);
   Status commit_with_schema_changes(PendingLog& log, std::vector<SchemaChange> changes,
                                     const CommitCheck& check);
 

@@ -1,0 +1,283 @@
+// Two-phase commit in the store (Store::prepare_commit, FORMAT.md "Prepared transactions"): a
+// prepared transaction is durable and invisible until it commits; one whose writer died between
+// the two phases is decided by the host's resolver, and a host that cannot decide it reads
+// without it and refuses to write. Runs under the fault-injecting file system, so a power loss
+// at any point is what the disk would hold.
+#include <doctest/doctest.h>
+
+#include "tests/unit/fault_injection_fs.h"
+#include "tests/unit/store_internals.h"
+#include "tests/unit/store_test_util.h"
+
+using namespace cassette::test;
+
+namespace {
+
+constexpr TableId kTable = 1;
+const std::string kTag = "test host xid 42";
+
+struct PreparedFixture {
+  PreparedFixture() {
+    options.sync = SyncMode::kFull;
+    options.background_threads = false;
+    options.busy_timeout = std::chrono::milliseconds(50);
+    open();
+  }
+  void open() {
+    auto opened = Store::open(path, options);
+    REQUIRE_MESSAGE(opened.is_ok(), opened.status().message());
+    store = *opened;
+  }
+  // The store another process would have open on the same directory.
+  std::shared_ptr<Store> another(const StoreOptions& other_options) {
+    auto opened = StoreInternals::open_as_another_process(path, other_options);
+    REQUIRE_MESSAGE(opened.is_ok(), opened.status().message());
+    return *opened;
+  }
+  // Prepares row c of partition "p" (and a TRUNCATE of the table first, with `truncate`).
+  std::unique_ptr<PreparedCommit> prepare(int64_t c, bool truncate = false) {
+    MutationBuilder rows;
+    rows.partition(kTable, "p").rows.push_back({ck(c), insert_row("v" + std::to_string(c))});
+    std::vector<TableId> tables;
+    if (truncate) tables.push_back(kTable);
+    auto prepared = store->prepare_commit(
+        [&](const Snapshot&, EncodedBatch& batch) -> cassette::Result<bool> {
+          CASSETTE_RETURN_IF_ERROR(rows.encode_to(&batch));
+          return true;
+        },
+        tables, kTag);
+    REQUIRE_MESSAGE(prepared.is_ok(), prepared.status().message());
+    REQUIRE(*prepared != nullptr);
+    return std::move(prepared).value();
+  }
+  // What the disk holds while `prepared` is pending, restored as after a power loss: the
+  // writer died between the prepared record and its decision.
+  void power_loss_while_prepared(std::unique_ptr<PreparedCommit> prepared) {
+    DurableState state = fs.durable_state();
+    prepared.reset();  // (its abort record is not in `state`)
+    store.reset();
+    REQUIRE(fs.simulate_power_loss(state).is_ok());
+  }
+  std::string rows() { return show(read_table(*store, kTable)); }
+  static std::string show(const std::vector<ReadRow>& rows) {
+    std::string out;
+    for (const ReadRow& r : rows)
+      out += fmt::format("{}:{}={} ", r.partition_key, r.clustering, r.value);
+    return out;
+  }
+
+  TempDir dir;
+  FaultInjectionFileSystem fs{dir.path()};
+  std::string path = dir.file("store");
+  StoreOptions options;
+  std::shared_ptr<Store> store;
+};
+
+InDoubtResolver answer(InDoubtDecision decision, std::vector<std::string>* asked) {
+  return [=](std::string_view tag) {
+    asked->emplace_back(tag);
+    return decision;
+  };
+}
+
+}  // namespace
+
+TEST_CASE("prepared: invisible to every reader until it commits, and the store stays locked") {
+  PreparedFixture f;
+  put(*f.store, kTable, "p", 1, insert_row("v1"));
+  std::shared_ptr<Store> other = f.another(f.options);
+  auto prepared = f.prepare(2);
+  CHECK(f.rows() == "p:1=v1 ");
+  CHECK(PreparedFixture::show(read_table(*other, kTable)) == "p:1=v1 ");
+  MutationBuilder row;
+  row.partition(kTable, "p").rows.push_back({ck(3), insert_row("v3")});
+  Status busy = apply_mutations(*other, row).status();
+  CHECK(busy.code() == cassette::StatusCode::kBusy);
+
+  REQUIRE(prepared->commit().is_ok());
+  CHECK(f.rows() == "p:1=v1 p:2=v2 ");
+  CHECK(PreparedFixture::show(read_table(*other, kTable)) == "p:1=v1 p:2=v2 ");
+  CHECK(prepared->commit().code() == cassette::StatusCode::kInvalidArgument);
+  REQUIRE(apply_mutations(*other, row).is_ok());
+  CHECK(f.rows() == "p:1=v1 p:2=v2 p:3=v3 ");
+}
+
+TEST_CASE("prepared: abort, or dropping it unfinished, writes nothing and unlocks") {
+  PreparedFixture f;
+  put(*f.store, kTable, "p", 1, insert_row("v1"));
+  REQUIRE(f.prepare(2)->abort().is_ok());
+  f.prepare(3).reset();
+  CHECK(f.rows() == "p:1=v1 ");
+  put(*f.store, kTable, "p", 4, insert_row("v4"));
+  f.store.reset();
+  f.open();
+  CHECK(f.rows() == "p:1=v1 p:4=v4 ");
+  CHECK(PreparedFixture::show(read_table(*f.another(f.options), kTable)) == "p:1=v1 p:4=v4 ");
+}
+
+TEST_CASE("prepared: a TRUNCATE happens only when the transaction commits") {
+  PreparedFixture f;
+  put(*f.store, kTable, "p", 1, insert_row("v1"));
+  REQUIRE(f.prepare(2, /*truncate=*/true)->abort().is_ok());
+  CHECK(f.rows() == "p:1=v1 ");
+  REQUIRE(f.prepare(3, /*truncate=*/true)->commit().is_ok());
+  CHECK(f.rows() == "p:3=v3 ");
+  f.store.reset();
+  f.open();
+  CHECK(f.rows() == "p:3=v3 ");
+}
+
+TEST_CASE("apply_prepared: a failed check truncates nothing") {
+  PreparedFixture f;
+  put(*f.store, kTable, "p", 1, insert_row("v1"));
+  auto applied = f.store->apply_prepared(
+      [](const Snapshot&, EncodedBatch&) -> cassette::Result<bool> {
+        return Status::busy("could not serialize access");
+      },
+      {kTable});
+  CHECK(applied.status().code() == cassette::StatusCode::kBusy);
+  CHECK(f.rows() == "p:1=v1 ");
+}
+
+TEST_CASE("in doubt: a power loss between prepare and commit, decided by the resolver") {
+  PreparedFixture f;
+  put(*f.store, kTable, "p", 1, insert_row("v1"));
+  f.power_loss_while_prepared(f.prepare(2));
+  std::vector<std::string> asked;
+
+  SUBCASE("commit") {
+    f.options.resolve_in_doubt = answer(InDoubtDecision::kCommit, &asked);
+    f.open();  // an idle store decides at open
+    CHECK(asked == std::vector<std::string>{kTag});
+    CHECK(f.rows() == "p:1=v1 p:2=v2 ");
+    f.store.reset();
+    f.open();
+    CHECK(f.rows() == "p:1=v1 p:2=v2 ");
+    CHECK(asked.size() == 1);  // decided for good
+  }
+  SUBCASE("abort") {
+    f.options.resolve_in_doubt = answer(InDoubtDecision::kAbort, &asked);
+    f.open();
+    CHECK(f.rows() == "p:1=v1 ");
+    put(*f.store, kTable, "p", 3, insert_row("v3"));
+    f.store.reset();
+    f.open();
+    CHECK(f.rows() == "p:1=v1 p:3=v3 ");
+    CHECK(asked.size() == 1);
+  }
+  SUBCASE("a host that cannot decide reads without it and writes nothing") {
+    f.open();  // no resolver
+    CHECK(f.rows() == "p:1=v1 ");
+    MutationBuilder row;
+    row.partition(kTable, "p").rows.push_back({ck(3), insert_row("v3")});
+    Status refused = apply_mutations(*f.store, row).status();
+    CHECK(refused.message() ==
+          fmt::format("store {} holds a transaction prepared by test host xid 42 whose writer "
+                      "stopped before committing or aborting it, and this host cannot decide it: "
+                      "nothing can be written until the host that prepared it writes to the "
+                      "store",
+                      f.store->path()));
+    CHECK(f.store->flush().message() == refused.message());
+    CHECK(f.rows() == "p:1=v1 ");
+    // The host that can decide it opens the store beside this one and writes.
+    StoreOptions deciding = f.options;
+    deciding.resolve_in_doubt = answer(InDoubtDecision::kCommit, &asked);
+    std::shared_ptr<Store> other = f.another(deciding);
+    CHECK(asked.size() == 1);
+    CHECK(f.rows() == "p:1=v1 p:2=v2 ");
+    REQUIRE(apply_mutations(*f.store, row).is_ok());
+    CHECK(f.rows() == "p:1=v1 p:2=v2 p:3=v3 ");
+  }
+}
+
+TEST_CASE("in doubt: a writer decides it before writing, under the lock") {
+  PreparedFixture f;
+  put(*f.store, kTable, "p", 1, insert_row("v1"));
+  std::vector<std::string> asked;
+  StoreOptions other_options = f.options;
+  other_options.resolve_in_doubt = answer(InDoubtDecision::kCommit, &asked);
+  auto prepared = f.prepare(2);
+  {
+    // Opened while its writer lives (and holds the lock): not in doubt, nothing is asked.
+    std::shared_ptr<Store> other = f.another(other_options);
+    CHECK(asked.empty());
+    CHECK(PreparedFixture::show(read_table(*other, kTable)) == "p:1=v1 ");
+  }
+  f.power_loss_while_prepared(std::move(prepared));
+  // Opened while some other process holds the lock: it cannot decide at open...
+  auto lock = StoreLock::open(f.path);
+  REQUIRE(lock.is_ok());
+  REQUIRE(lock->lock(std::chrono::milliseconds(0)).is_ok());
+  std::shared_ptr<Store> other = f.another(other_options);
+  CHECK(asked.empty());
+  CHECK(PreparedFixture::show(read_table(*other, kTable)) == "p:1=v1 ");
+  lock->unlock();
+  // ...and its next write decides it first, under the lock.
+  put(*other, kTable, "p", 3, insert_row("v3"));
+  CHECK(asked == std::vector<std::string>{kTag});
+  CHECK(PreparedFixture::show(read_table(*other, kTable)) == "p:1=v1 p:2=v2 p:3=v3 ");
+}
+
+TEST_CASE("in doubt: a prepared record torn by a power loss is no transaction") {
+  PreparedFixture f;
+  put(*f.store, kTable, "p", 1, insert_row("v1"));
+  const std::string segment = "store/log/" + commit_log_segment_name(1);
+  auto before = f.fs.durable_state().contents(segment);
+  REQUIRE(before);
+  const size_t committed = before->size();
+  auto prepared = f.prepare(2);
+  DurableState state = f.fs.durable_state();
+  std::string bytes(*state.contents(segment));
+  REQUIRE(bytes.size() > committed + 10);
+  REQUIRE(state.set_contents(segment, bytes.substr(0, bytes.size() - 5)));
+  prepared.reset();
+  f.store.reset();
+  REQUIRE(f.fs.simulate_power_loss(state).is_ok());
+  f.open();  // no resolver: nothing is in doubt
+  CHECK(f.rows() == "p:1=v1 ");
+  put(*f.store, kTable, "p", 3, insert_row("v3"));
+  CHECK(f.rows() == "p:1=v1 p:3=v3 ");
+}
+
+TEST_CASE("in doubt: a commit record that fails to be written is decided by the next write") {
+  PreparedFixture f;
+  std::vector<std::string> asked;
+  f.options.resolve_in_doubt = answer(InDoubtDecision::kCommit, &asked);
+  f.store.reset();
+  f.open();
+  put(*f.store, kTable, "p", 1, insert_row("v1"));
+  auto prepared = f.prepare(2);
+  f.fs.inject({.op = FileOp::kWrite, .pattern = "*/log/*", .error = ENOSPC, .times = 1});
+  Status failed = prepared->commit();
+  CHECK(failed.code() == cassette::StatusCode::kIOError);
+  CHECK(f.rows() == "p:1=v1 ");
+  f.fs.clear_faults();
+  put(*f.store, kTable, "p", 3, insert_row("v3"));
+  CHECK(asked == std::vector<std::string>{kTag});
+  CHECK(f.rows() == "p:1=v1 p:2=v2 p:3=v3 ");
+  DurableState state = f.fs.durable_state();
+  f.store.reset();
+  REQUIRE(f.fs.simulate_power_loss(state).is_ok());
+  f.open();
+  CHECK(f.rows() == "p:1=v1 p:2=v2 p:3=v3 ");
+}
+
+TEST_CASE(
+    "in doubt: a host that can decide gets its commit record unsynced, and a power loss "
+    "that loses it is decided again") {
+  PreparedFixture f;
+  std::vector<std::string> asked;
+  f.options.resolve_in_doubt = answer(InDoubtDecision::kCommit, &asked);
+  f.store.reset();
+  f.open();
+  put(*f.store, kTable, "p", 1, insert_row("v1"));
+  const uint64_t syncs = f.fs.calls(FileOp::kSync);
+  REQUIRE(f.prepare(2)->commit().is_ok());
+  CHECK(f.fs.calls(FileOp::kSync) == syncs + 1);  // the prepared record's, not the commit's
+  DurableState state = f.fs.durable_state();
+  f.store.reset();
+  REQUIRE(f.fs.simulate_power_loss(state).is_ok());
+  f.open();
+  CHECK(asked == std::vector<std::string>{kTag});
+  CHECK(f.rows() == "p:1=v1 p:2=v2 ");
+}
