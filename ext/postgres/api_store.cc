@@ -43,6 +43,25 @@ Registry& registry() {
   return r;
 }
 
+cas_in_doubt_resolver& in_doubt_resolver() {
+  static cas_in_doubt_resolver resolve = nullptr;
+  return resolve;
+}
+
+// The store's view of the host's resolver (cas_set_in_doubt_resolver).
+storage::InDoubtDecision resolve_in_doubt(std::string_view host_tag) {
+  cas_in_doubt_resolver resolve = in_doubt_resolver();
+  if (resolve == nullptr) return storage::InDoubtDecision::kUnknown;
+  switch (resolve(std::string(host_tag).c_str())) {
+    case 1:
+      return storage::InDoubtDecision::kCommit;
+    case 0:
+      return storage::InDoubtDecision::kAbort;
+    default:
+      return storage::InDoubtDecision::kUnknown;
+  }
+}
+
 bool directory_exists(const std::string& path) {
   struct stat st;
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
@@ -135,6 +154,7 @@ Result<std::shared_ptr<storage::Store>> open_store(const std::string& path, bool
   // repeated scans of a mid-sized table do not decompress its blocks again.
   options.block_cache_bytes = 64 << 20;
   options.memtable_budget_bytes = 16 << 20;
+  options.resolve_in_doubt = resolve_in_doubt;
   auto store = storage::Store::open(path, options);
   if (!store) {
     return Status(Status::io_error(
@@ -173,6 +193,10 @@ using namespace cassette;
 using namespace cassette::pg;
 
 extern "C" {
+
+void cas_set_in_doubt_resolver(cas_in_doubt_resolver resolve) {
+  in_doubt_resolver() = resolve;
+}
 
 const char* cas_last_error(void) {
   return last_error().c_str();

@@ -9,6 +9,7 @@
 // all-or-nothing per store. The fold rules (a later statement wins on the same cell, whichever
 // side wrote it; a DELETE replaces what came before; an INSERT after a DELETE writes the whole
 // row) are the engine transaction's (docs/ENGINE.md, "Transactions of a host").
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -48,6 +49,12 @@ txn::Transaction& transaction_for(storage::Store* store) {
   transaction->set_isolation(isolation());
   transactions().emplace_back(store, std::move(transaction));
   return *transactions().back().second;
+}
+
+// The prepared transactions between PRE_COMMIT and COMMIT (or ABORT), in path order.
+std::vector<std::unique_ptr<storage::PreparedCommit>>& prepared_commits() {
+  static std::vector<std::unique_ptr<storage::PreparedCommit>> list;
+  return list;
 }
 
 }  // namespace
@@ -413,15 +420,37 @@ int cas_write_truncate(cas_table* table, int level, uint32_t command) {
   });
 }
 
-int cas_transaction_commit(void) {
+int cas_transaction_prepare(const char* host_tag) {
   return guarded([&]() -> Status {
-    Status status;
-    for (auto& [store, transaction] : transactions()) {
-      status = transaction->commit();
-      if (!status) break;
+    // Path order: two backends preparing the same stores wait for each other, never deadlock.
+    std::sort(transactions().begin(), transactions().end(),
+              [](const auto& a, const auto& b) { return a.first->path() < b.first->path(); });
+    // A schema change commits in one phase (Transaction::prepare): after the others prepared.
+    for (bool schema_pass : {false, true}) {
+      for (auto& [store, transaction] : transactions()) {
+        if (transaction->changes_schema() != schema_pass) continue;
+        auto prepared = transaction->prepare(host_tag);
+        if (!prepared.is_ok()) {
+          prepared_commits().clear();  // aborts the ones prepared already
+          return prepared.status();
+        }
+        if (*prepared != nullptr) prepared_commits().push_back(std::move(prepared).value());
+      }
     }
     transactions().clear();
-    return status;
+    return Status::ok();
+  });
+}
+
+int cas_transaction_finish(int commit) {
+  return guarded([&]() -> Status {
+    Status first;
+    for (auto& prepared : prepared_commits()) {
+      Status s = commit ? prepared->commit() : prepared->abort();
+      if (!s.is_ok() && first.is_ok()) first = s;
+    }
+    prepared_commits().clear();
+    return first;
   });
 }
 
@@ -442,6 +471,7 @@ void cas_end_of_transaction(void) {
   try {
     transactions().clear();
     transactions().shrink_to_fit();
+    prepared_commits().clear();  // aborts what an error between the two phases left
     release_open_scans();
   } catch (...) {
   }

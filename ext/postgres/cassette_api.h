@@ -258,9 +258,20 @@ extern "C"
 	int cas_write_delete(cas_table *table, const cas_value *values,
 						 const cas_repr *reprs, int level, uint32_t command);
 	int cas_write_truncate(cas_table *table, int level, uint32_t command);
-	/* Applies everything buffered as one atomic write per store (truncations first, under the
- * same write lock). */
-	int cas_transaction_commit(void);
+	/* Two-phase commit (ext/postgres/README.md, "Atomic commit"). At PRE_COMMIT: writes every
+ * store's buffered writes as a prepared transaction tagged `host_tag`, stores in path order,
+ * keeping each store locked; all or none (a failure aborts those already prepared). A
+ * transaction with schema changes commits here at once. */
+	int cas_transaction_prepare(const char *host_tag);
+	/* At COMMIT (`commit` 1) or ABORT (0): decides the prepared transactions and unlocks the
+ * stores. Returns nonzero, with the first error, when a decision could not be written: that
+ * store's transaction stays in doubt until a backend decides it (cas_set_in_doubt_resolver). */
+	int cas_transaction_finish(int commit);
+	/* How a store decides a prepared transaction whose backend died before deciding it: `resolve`
+ * gets its host tag and returns 1 (it committed), 0 (it aborted) or -1 (cannot tell). It must
+ * not raise an ERROR. Set before the first store opens. */
+	typedef int (*cas_in_doubt_resolver)(const char *host_tag);
+	void cas_set_in_doubt_resolver(cas_in_doubt_resolver resolve);
 	/* Forgets the writes of levels >= level (ROLLBACK TO SAVEPOINT), or moves them to level - 1. */
 	void cas_subtransaction_end(int level, int committed);
 	/* End of the top-level transaction: drops buffered writes and frees open scans. */

@@ -99,6 +99,10 @@ extern void	 cassette_modify_routines(struct FdwRoutine *routine);
 extern List *cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt,
 											Oid serverOid);
 extern void	 cassette_register_callbacks(void);
+/* fdw_commit.c: the two phases of a commit (cas_transaction_prepare / _finish). */
+extern void cassette_commit_init(void);
+extern void cassette_prepare_commit(void);
+extern void cassette_finish_commit(bool commit);
 /* Raises SQLSTATE 0A000 when the transaction is SERIALIZABLE, naming `what` ("UPDATE on foreign
  * table \"t\"", "INSERT through cql()"): without read tracking the store cannot detect the
  * anomalies SERIALIZABLE excludes, so such a transaction may read but not write. */

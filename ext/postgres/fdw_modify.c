@@ -3,9 +3,9 @@
  * callbacks that make them atomic.
  *
  * Rows are identified by their primary key: AddForeignUpdateTargets asks the scan for the key
- * columns as row identity columns. Every change is buffered in the engine (cas_write_*) and
- * applied at pre-commit as one atomic write per store; an aborted transaction (or a rolled
- * back savepoint) writes nothing. Writes are Cassandra mutations: INSERT is an upsert (a NULL
+ * columns as row identity columns. Every change is buffered in the engine (cas_write_*),
+ * prepared at pre-commit and made visible at commit (fdw_commit.c); an aborted transaction (or
+ * a rolled back savepoint) writes nothing. Writes are Cassandra mutations: INSERT is an upsert (a NULL
  * leaves a column unset), UPDATE sets the columns it names, DELETE removes the row. A
  * SERIALIZABLE transaction cannot write (cassette_refuse_serializable_write).
  */
@@ -579,7 +579,7 @@ cassette_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PARALLEL_PRE_COMMIT:
 			if (cas_transaction_has_writes())
-				CAS_CHECK(cas_transaction_commit());
+				cassette_prepare_commit();
 			break;
 		case XACT_EVENT_PRE_PREPARE:
 			if (cas_transaction_has_writes())
@@ -590,8 +590,14 @@ cassette_xact_callback(XactEvent event, void *arg)
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
+			cassette_finish_commit(true);
+			cas_end_of_transaction();
+			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
+			cassette_finish_commit(false);
+			cas_end_of_transaction();
+			break;
 		case XACT_EVENT_PREPARE:
 			cas_end_of_transaction();
 			break;
@@ -611,6 +617,7 @@ cassette_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 void
 cassette_register_callbacks(void)
 {
+	cassette_commit_init();
 	RegisterXactCallback(cassette_xact_callback, NULL);
 	RegisterSubXactCallback(cassette_subxact_callback, NULL);
 }

@@ -349,6 +349,9 @@ SQL
   fi
 fi
 
+# ---- atomic commit: a transaction PostgreSQL aborts after PRE_COMMIT leaves nothing ------------
+source "$root/tests/postgres/atomic_commit.sh"
+
 # ---- a sanitizer build: no report in the server's log -----------------------------------------
 # A finding aborts the backend (the test that met it fails too); this names it. Leak reports are
 # off inside postgres (sanitize.sh), which frees some memory only at exit, by design.
