@@ -22,6 +22,7 @@ ErrorCode error_code_for(StatusCode code) {
     case StatusCode::kUnauthorized:
       return ErrorCode::kUnauthorized;
     case StatusCode::kBusy:
+    case StatusCode::kSerializationFailure:  // try again, as for a busy store
       return ErrorCode::kOverloaded;
     case StatusCode::kOk:
     case StatusCode::kCorruption:
