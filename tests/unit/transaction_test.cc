@@ -394,13 +394,13 @@ TEST_CASE_FIXTURE(ConflictFixture,
   ok("UPDATE t SET v = 'other' WHERE a = 1 AND b = 1");
   tick();
   const Status s = transaction_.check_row_unchanged(table, key, false, row1);
-  CHECK(s.is_busy());
+  CHECK(s.is_serialization_failure());
   CHECK(s.message() == kConflict);
   CHECK(transaction_.check_row_unchanged(table, key, false, row2).is_ok());  // another row
   CHECK(transaction_.check_row_unchanged(table, key, true, "").is_ok());     // the static row
   ok("DELETE FROM t WHERE a = 1 AND b = 2");
   tick();
-  CHECK(transaction_.check_row_unchanged(table, key, false, row2).is_busy());
+  CHECK(transaction_.check_row_unchanged(table, key, false, row2).is_serialization_failure());
 }
 
 TEST_CASE_FIXTURE(ConflictFixture, "txn: rolling back to a savepoint drops its conflict keys") {
