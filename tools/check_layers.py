@@ -59,7 +59,7 @@ LAYERS = {
     # A host's SQL transaction (engine/txn): below cql, above codec.
     "txn": (["codec", "schema", "storage", "types", "util"], "pending_fold.h transaction.h", ""),
     "cql": (["txn", "write", "query", "codec", "schema", "storage", "types", "util"],
-            "ast.h conditions.h execution_context.h functions.h modification.h "
+            "ast.h bind_markers.h conditions.h execution_context.h functions.h modification.h "
             "modification_statement.h modification_where.h parser.h result.h session.h "
             "statement_kind.h system_tables.h",
             ""),

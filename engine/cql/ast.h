@@ -34,7 +34,8 @@ struct Term {
   enum class Kind {
     kConstant,      // constant_kind + text
     kNull,          // null
-    kBindMarker,    // ? or :name (no prepared statements in the shell: executors reject them)
+    kBindMarker,    // ? or :name, bind_index its position (executors reject unbound ones)
+    kBoundValue,    // a value bound to a marker (bind_markers.h): bound_value of `type`
     kList,          // [a, b]                      elements
     kSet,           // {a, b}                      elements
     kMap,           // {k: v, ...}, and {}          entries (an empty {} may also be a set)
@@ -53,6 +54,11 @@ struct Term {
   QualifiedName function;
   types::CqlType type;  // kTypeHint; a UDT is named, not resolved (see CqlType::udt_name)
   std::string source;   // the term as written in the statement, for error messages
+
+  // kBindMarker: 0 for the statement's first marker, 1 for the next, ...
+  int bind_index = -1;
+  // kBoundValue: the serialized value (a bound null is a kNull term)
+  std::string bound_value;
 };
 
 // ---- selectors: what a SELECT returns ---------------------------------------------------------

@@ -289,7 +289,7 @@ Statement Parser::parse_statement() {
 
 }  // namespace parser_internal
 
-Result<Statement> parse_statement(std::string_view text) {
+Result<Statement> parse_statement(std::string_view text, size_t* bind_marker_count) {
   if (text.size() > kMaxStatementBytes) {
     return Status::invalid_argument(
         fmt::format("Request is too big: length {} exceeds maximum allowed length {}.", text.size(),
@@ -310,6 +310,8 @@ Result<Statement> parse_statement(std::string_view text) {
   if (lexed.error && (!error || lexed.error->offset <= error->offset))
     return Status::syntax_error(lexed.error->message);
   if (error) return error->status;
+  size_t markers = parser.number_bind_markers();
+  if (bind_marker_count != nullptr) *bind_marker_count = markers;
   return std::move(*stmt);
 }
 

@@ -26,8 +26,10 @@ inline constexpr size_t kMaxStatementBytes = size_t{16} << 20;
 
 // Parses one statement; a trailing ';' is allowed, anything after it is an error. A statement
 // longer than kMaxStatementBytes is refused as Cassandra refuses the frame: "Request is too
-// big: length N exceeds maximum allowed length 16777216."
-Result<Statement> parse_statement(std::string_view text);
+// big: length N exceeds maximum allowed length 16777216." Its bind markers (? and :name) are
+// numbered from 0 in the order they are written (Term::bind_index); `bind_marker_count`, when
+// given, receives how many there are.
+Result<Statement> parse_statement(std::string_view text, size_t* bind_marker_count = nullptr);
 
 // One statement of a script, as split_statements finds it.
 struct ScriptStatement {

@@ -11,6 +11,8 @@
 #pragma once
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -175,6 +177,13 @@ class Parser {
   size_t pos_ = 0;               // index into visible_
   int depth_ = 0;                // see NestingGuard
   std::optional<Status> recognition_error_;
+  // The bind markers parsed, by token position. A parse that backtracks parses a marker again
+  // at the same position; the abandoned term expires.
+  std::map<size_t, std::weak_ptr<Term>> markers_;
+
+ public:
+  // Numbers the markers of the finished parse in the order they are written; returns how many.
+  size_t number_bind_markers();
 };
 
 }  // namespace cassette::cql::parser_internal

@@ -87,6 +87,7 @@ TermPtr Parser::parse_constant() {
 TermPtr Parser::parse_marker() {
   size_t begin = start_offset();
   auto t = new_term(Term::Kind::kBindMarker);
+  markers_[pos_] = t;
   if (peek().kind == TokenKind::kQmark) {
     advance();
   } else {
@@ -95,6 +96,14 @@ TermPtr Parser::parse_marker() {
   }
   t->source = source_from(begin);
   return t;
+}
+
+size_t Parser::number_bind_markers() {
+  int next = 0;
+  for (auto& [position, marker] : markers_) {
+    if (std::shared_ptr<Term> term = marker.lock()) term->bind_index = next++;
+  }
+  return static_cast<size_t>(next);
 }
 
 TermPtr Parser::parse_int_value() {

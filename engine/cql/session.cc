@@ -7,6 +7,7 @@
 
 #include "engine/cql/execution_context.h"
 #include "engine/cql/parser.h"
+#include "engine/cql/selection.h"
 #include "engine/cql/statement_kind.h"
 #include "engine/types/value.h"
 
@@ -52,7 +53,150 @@ Result<ExecutionResult> guarded(Body&& body) {
   }
 }
 
+// The tables a DML statement names (already qualified by bind_variables).
+std::vector<QualifiedName> statement_tables(const Statement& statement) {
+  std::vector<QualifiedName> tables;
+  auto add = [&](const auto& s) {
+    using T = std::decay_t<decltype(s)>;
+    if constexpr (std::is_same_v<T, BatchStatement>) {
+      for (const auto& inner : s.statements)
+        std::visit([&](const auto& child) { tables.push_back(child.table); }, inner);
+    } else if constexpr (std::is_same_v<T, SelectStatement> || std::is_same_v<T, InsertStatement> ||
+                         std::is_same_v<T, UpdateStatement> || std::is_same_v<T, DeleteStatement>) {
+      tables.push_back(s.table);
+    }
+  };
+  std::visit(add, statement);
+  return tables;
+}
+
+// Whether `now` is still the table `then` was, for what a prepared statement depends on: the
+// same table (not dropped and created again) with the same columns and types.
+bool same_table_shape(const schema::TableDef& then, const schema::TableDef& now) {
+  if (then.table_id != now.table_id || then.columns.size() != now.columns.size()) return false;
+  for (size_t i = 0; i < then.columns.size(); ++i) {
+    const schema::ColumnDef& a = then.columns[i];
+    const schema::ColumnDef& b = now.columns[i];
+    if (a.name != b.name || !(a.type == b.type) || a.kind != b.kind) return false;
+  }
+  return true;
+}
+
+Result<std::vector<ResultColumn>> prepared_result_columns(const PreparedStatement& prepared,
+                                                          const ExecutionContext& context) {
+  const auto* select = std::get_if<SelectStatement>(&prepared.statement);
+  if (select == nullptr) return std::vector<ResultColumn>();
+  if (select->json) {
+    return std::vector<ResultColumn>{{"[json]", types::CqlType::simple(types::TypeKind::kText)}};
+  }
+  CASSETTE_ASSIGN_OR_RETURN(Selection selection,
+                            Selection::prepare(*prepared.tables.at(0), *select, context));
+  std::vector<ResultColumn> columns = selection.columns();
+  columns.resize(selection.visible_count());
+  return columns;
+}
+
+std::vector<std::optional<int>> partition_key_indexes(const PreparedStatement& prepared) {
+  if (prepared.tables.size() != 1 || std::holds_alternative<BatchStatement>(prepared.statement)) {
+    return {};
+  }
+  std::vector<std::optional<int>> indexes(prepared.tables[0]->partition_key().size());
+  for (size_t i = 0; i < prepared.variables.size(); ++i) {
+    const int position = prepared.variables[i].partition_key_position;
+    if (position >= 0 && static_cast<size_t>(position) < indexes.size()) {
+      indexes[static_cast<size_t>(position)] = static_cast<int>(i);
+    }
+  }
+  return indexes;
+}
+
 }  // namespace
+
+Result<std::shared_ptr<const PreparedStatement>> Session::prepare(std::string_view statement,
+                                                                  txn::Transaction* transaction) {
+  Result<std::shared_ptr<const PreparedStatement>> result =
+      Status::internal("internal error while preparing the statement");
+  Result<ExecutionResult> status = guarded([&]() -> Result<ExecutionResult> {
+    result = prepare_parsed(statement, transaction);
+    if (!result.is_ok()) return result.status();
+    return ExecutionResult();
+  });
+  if (!status.is_ok()) return status.status();
+  return result;
+}
+
+Result<std::shared_ptr<const PreparedStatement>> Session::prepare_parsed(
+    std::string_view text, txn::Transaction* transaction) {
+  auto prepared = std::make_shared<PreparedStatement>();
+  prepared->query = std::string(text);
+  size_t marker_count = 0;
+  CASSETTE_ASSIGN_OR_RETURN(prepared->statement, parse_statement(text, &marker_count));
+  CASSETTE_ASSIGN_OR_RETURN(ExecutionContext context, make_context(transaction));
+  CASSETTE_ASSIGN_OR_RETURN(prepared->variables,
+                            bind_variables(prepared->statement, marker_count, context));
+  for (const QualifiedName& name : statement_tables(prepared->statement)) {
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::TableDef> table,
+                              context.resolve_table(name));
+    prepared->tables.push_back(std::move(table));
+  }
+  CASSETTE_ASSIGN_OR_RETURN(prepared->result_columns, prepared_result_columns(*prepared, context));
+  prepared->partition_key_indexes = partition_key_indexes(*prepared);
+  return std::shared_ptr<const PreparedStatement>(std::move(prepared));
+}
+
+Result<ExecutionResult> Session::execute(const PreparedStatement& prepared,
+                                         std::span<const BoundValue> values,
+                                         txn::Transaction* transaction) {
+  return guarded([&] { return run_prepared(prepared, values, transaction); });
+}
+
+Result<ExecutionResult> Session::execute(const PreparedStatement& prepared,
+                                         std::span<const std::pair<std::string, BoundValue>> values,
+                                         txn::Transaction* transaction) {
+  return guarded([&]() -> Result<ExecutionResult> {
+    // As Cassandra's OptionsWithNames: each variable takes the first value of its name.
+    std::vector<BoundValue> ordered;
+    for (const BindVariable& variable : prepared.variables) {
+      for (const auto& [name, value] : values) {
+        if (name == variable.name) {
+          ordered.push_back(value);
+          break;
+        }
+      }
+    }
+    return run_prepared(prepared, ordered, transaction);
+  });
+}
+
+Result<ExecutionResult> Session::run_prepared(const PreparedStatement& prepared,
+                                              std::span<const BoundValue> values,
+                                              txn::Transaction* transaction) {
+  if (values.size() != prepared.variables.size()) {
+    return Status::invalid_argument(
+        fmt::format("there were {} markers(?) in CQL but {} bound variables",
+                    prepared.variables.size(), values.size()));
+  }
+  CASSETTE_ASSIGN_OR_RETURN(ExecutionContext context, make_context(transaction));
+  for (const std::shared_ptr<const schema::TableDef>& then : prepared.tables) {
+    std::shared_ptr<const schema::TableDef> now =
+        context.schema->find_table(then->keyspace, then->name);
+    if (now == nullptr) {
+      return Status::unprepared(
+          fmt::format("Prepared statement is out of date: table {}.{} was dropped", then->keyspace,
+                      then->name));
+    }
+    if (now != then && !same_table_shape(*then, *now)) {
+      return Status::unprepared(
+          fmt::format("Prepared statement is out of date: table {}.{} was altered", then->keyspace,
+                      then->name));
+    }
+  }
+  if (prepared.variables.empty()) return run(prepared.statement, transaction);
+  CASSETTE_ASSIGN_OR_RETURN(std::optional<Statement> bound,
+                            bind_values(prepared.statement, prepared.variables, values, context));
+  if (!bound) return ExecutionResult();
+  return run(*bound, transaction);
+}
 
 Result<std::shared_ptr<schema::Catalog>> catalog_for(const std::shared_ptr<storage::Store>& store) {
   CatalogRegistry& r = registry();
@@ -113,7 +257,7 @@ Result<ExecutionResult> Session::execute(const Statement& statement,
   return guarded([&] { return run(statement, transaction); });
 }
 
-Result<ExecutionResult> Session::run(const Statement& statement, txn::Transaction* transaction) {
+Result<ExecutionContext> Session::make_context(txn::Transaction* transaction) {
   ExecutionContext context;
   context.store = store_.get();
   context.catalog = catalog_.get();
@@ -129,7 +273,11 @@ Result<ExecutionResult> Session::run(const Statement& statement, txn::Transactio
   context.functions.timeuuid_sequence = &timeuuid_sequence_;
   context.interrupt = interrupt_;
   context.node = &node_;
+  return context;
+}
 
+Result<ExecutionResult> Session::run(const Statement& statement, txn::Transaction* transaction) {
+  CASSETTE_ASSIGN_OR_RETURN(ExecutionContext context, make_context(transaction));
   Result<ExecutionResult> result = std::visit(
       [&](const auto& s) -> Result<ExecutionResult> {
         using T = std::decay_t<decltype(s)>;

@@ -14,10 +14,15 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "engine/cql/ast.h"
+#include "engine/cql/bind_markers.h"
 #include "engine/cql/result.h"
 #include "engine/cql/system_tables.h"
 #include "engine/schema/catalog.h"
@@ -26,6 +31,24 @@
 #include "engine/util/status.h"
 
 namespace cassette::cql {
+
+// A statement parsed and checked once, to run many times with values for its bind markers
+// (? and :name): what the native protocol's PREPARE returns. Immutable; any session of the same
+// store may execute it.
+struct PreparedStatement {
+  std::string query;                    // as given to prepare()
+  Statement statement;                  // table names qualified with their keyspace
+  std::vector<BindVariable> variables;  // one per marker, in marker order
+  // A SELECT's result columns (the visible ones; SELECT JSON: "[json]" text); empty otherwise.
+  std::vector<ResultColumn> result_columns;
+  // For a statement on one table: per partition key column, in key order, the index of the
+  // marker that gives it whole (k = ?, IN (?, ?), INSERT's value; the last such marker, as
+  // Cassandra's VariableSpecifications picks), nullopt when none does. Empty for a BATCH.
+  std::vector<std::optional<int>> partition_key_indexes;
+  // The tables as they were when prepared: executing after one is altered or dropped fails
+  // with Status::unprepared.
+  std::vector<std::shared_ptr<const schema::TableDef>> tables;
+};
 
 class Session {
  public:
@@ -43,6 +66,30 @@ class Session {
   // and changes nothing: conditional writes (IF ...), schema changes and TRUNCATE. A failed
   // statement buffers nothing. nullptr: execute(statement).
   Result<ExecutionResult> execute(const Statement& statement, txn::Transaction* transaction);
+
+  // Parses `statement` and types its bind markers against the current schema and keyspace.
+  // Errors as execute()'s, plus Cassandra's prepare-time ones (a marker where its type cannot
+  // be known: "Bind variables are not supported here: ?"). With `transaction`, against the
+  // schema that transaction sees.
+  Result<std::shared_ptr<const PreparedStatement>> prepare(std::string_view statement,
+                                                           txn::Transaction* transaction = nullptr);
+  // Runs `prepared` with one value per marker, in marker order (the native protocol's EXECUTE
+  // values: serialized bytes, null or unset). Errors, changing nothing:
+  //   there were 2 markers(?) in CQL but 1 bound variables       (wrong count)
+  //   Expected 4 or 0 byte int (3)                                 (bytes not of the type)
+  //   Invalid unset value for column k                             (unset where one is needed)
+  //   Status::unprepared when a table it uses was altered or dropped since prepare(): the
+  //   caller prepares the statement again (a server answers UNPREPARED, so that the driver
+  //   re-prepares and gets the new variable and result metadata).
+  // `transaction` as in execute(statement, transaction).
+  Result<ExecutionResult> execute(const PreparedStatement& prepared,
+                                  std::span<const BoundValue> values,
+                                  txn::Transaction* transaction = nullptr);
+  // The same with values by marker name (the protocol's named values): each variable takes
+  // the value of its name; a variable without one is missing from the count.
+  Result<ExecutionResult> execute(const PreparedStatement& prepared,
+                                  std::span<const std::pair<std::string, BoundValue>> values,
+                                  txn::Transaction* transaction = nullptr);
 
   // The schema that `statement`, a change of keyspaces, tables, types or indexes (not
   // TRUNCATE), would make of `base`, checked exactly as execute() checks it (Cassandra's
@@ -72,6 +119,12 @@ class Session {
  private:
   Session(std::shared_ptr<storage::Store> store, std::shared_ptr<schema::Catalog> catalog);
   Result<ExecutionResult> run(const Statement& statement, txn::Transaction* transaction);
+  Result<ExecutionContext> make_context(txn::Transaction* transaction);
+  Result<std::shared_ptr<const PreparedStatement>> prepare_parsed(std::string_view text,
+                                                                  txn::Transaction* transaction);
+  Result<ExecutionResult> run_prepared(const PreparedStatement& prepared,
+                                       std::span<const BoundValue> values,
+                                       txn::Transaction* transaction);
   std::shared_ptr<storage::Store> store_;
   std::shared_ptr<schema::Catalog> catalog_;
   std::string keyspace_;

@@ -61,6 +61,8 @@ std::string term_text_impl(const Term& term) {
       return "NULL";
     case Term::Kind::kBindMarker:
       return term.text.empty() ? "?" : ":" + term.text;
+    case Term::Kind::kBoundValue:
+      return types::format_value(term.type, term.bound_value, types::ValueStyle::kLiteral);
     case Term::Kind::kList:
       return "[" + join(term.elements) + "]";
     case Term::Kind::kSet:
@@ -224,6 +226,8 @@ Assignability test_assignment(const Term& term, const CqlType& receiver,
                                    : Assignability::kWeaklyAssignable;
     case Term::Kind::kBindMarker:
       return Assignability::kWeaklyAssignable;
+    case Term::Kind::kBoundValue:
+      return type_assignment(receiver, term.type);
     case Term::Kind::kList:
       if (receiver.kind != TypeKind::kList) return Assignability::kNotAssignable;
       if (term.elements.empty()) return Assignability::kWeaklyAssignable;
@@ -577,8 +581,17 @@ Result<types::Value> evaluate_term(const Term& term, const types::CqlType& recei
       return types::Value();
     case Term::Kind::kBindMarker:
       return Status::invalid_argument(fmt::format(
-          "Bind variables are not supported here: {} (no prepared statements in cassette)",
+          "Bind variables are not supported here: {} (prepare the statement to bind it)",
           term_text(term)));
+    case Term::Kind::kBoundValue:
+      // Bound for this receiver's marker (bind_markers.h), or passed on from one whose type's
+      // bytes this receiver reads the same (a function argument, a type hint).
+      if (!assignable(type_assignment(receiver_type, term.type))) {
+        return Status::invalid_argument(fmt::format("Cannot assign value {} to {} of type {}",
+                                                    term_text(term), receiver_name,
+                                                    type_name(receiver_type)));
+      }
+      return types::Value(term.bound_value);
     case Term::Kind::kList:
     case Term::Kind::kSet:
     case Term::Kind::kMap:
@@ -616,6 +629,12 @@ Result<types::Value> evaluate_term(const Term& term, const types::CqlType& recei
   return Status::internal("unknown term kind");
 }
 
+Result<std::shared_ptr<const ScalarFunction>> resolve_function_call(
+    const Term& call, const std::optional<types::CqlType>& receiver,
+    const ExecutionContext& context) {
+  return resolve_call(call, receiver, context);
+}
+
 std::optional<types::CqlType> term_type(const Term& term, const ExecutionContext& context) {
   switch (term.kind) {
     case Term::Kind::kFunctionCall: {
@@ -627,6 +646,8 @@ std::optional<types::CqlType> term_type(const Term& term, const ExecutionContext
       return resolve_hint_type(term.type, context);
     case Term::Kind::kNegation:
       return term_type(*term.elements.at(0), context);
+    case Term::Kind::kBoundValue:
+      return term.type;
     default:
       return std::nullopt;
   }

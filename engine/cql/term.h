@@ -6,6 +6,7 @@
 //   Invalid null value in condition for column v     (the caller's context decides on null)
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string_view>
 
@@ -25,6 +26,12 @@ Result<types::Value> evaluate_term(const Term& term, const types::CqlType& recei
 // The type a term has on its own, when it has one without a receiver (a function call, a type
 // hint; nullopt for literals and null). Used to resolve overloads and to check selectors.
 std::optional<types::CqlType> term_type(const Term& term, const ExecutionContext& context);
+
+// The function a kFunctionCall term calls, resolved among its overloads by its arguments' types
+// and, when given, the type its result goes to (FunctionResolver's messages when none fits).
+Result<std::shared_ptr<const ScalarFunction>> resolve_function_call(
+    const Term& call, const std::optional<types::CqlType>& receiver,
+    const ExecutionContext& context);
 
 // A term as Cassandra prints it in messages (Term.Raw.getText()): 'text' quoted, 42, [1, 2],
 // {a: 1}, f(x), (int)3.

@@ -32,6 +32,8 @@ enum class StatusCode {
   // snapshot (snapshot isolation's first-committer-wins): nothing was written, retry it. SQLite
   // reports it as SQLITE_BUSY_SNAPSHOT, PostgreSQL as SQLSTATE 40001 (serialization_failure).
   kSerializationFailure,
+  kUnprepared,     // a prepared statement's table changed or went since it was prepared: the
+                   // client must prepare it again (the native protocol's UNPREPARED)
 };
 
 class [[nodiscard]] Status {
@@ -62,6 +64,7 @@ class [[nodiscard]] Status {
   static Status serialization_failure(std::string msg) {
     return {StatusCode::kSerializationFailure, std::move(msg)};
   }
+  static Status unprepared(std::string msg) { return {StatusCode::kUnprepared, std::move(msg)}; }
 
   bool is_ok() const { return code_ == StatusCode::kOk; }
   explicit operator bool() const { return is_ok(); }

@@ -12,6 +12,7 @@ ErrorCode error_code_for(StatusCode code) {
     case StatusCode::kInvalidArgument:
     case StatusCode::kNotFound:
     case StatusCode::kUnsupported:
+    case StatusCode::kUnprepared:  // until EXECUTE: its UNPREPARED error carries the statement id
       return ErrorCode::kInvalid;
     case StatusCode::kSyntaxError:
       return ErrorCode::kSyntaxError;
