@@ -54,7 +54,7 @@ extern "C" __attribute__((visibility("default"))) int sqlite3_cassette_init(
     void (*call)(sqlite3_context*, int, sqlite3_value**);
   };
   static const Function functions[] = {
-      {"cql", 1, cql_function},
+      {"cql", -1, cql_function},  // cql(statement, value...)
       {"cql_import_schema", 1, cql_import_schema_function},
       {"cql_open", 1, cql_open_function},
       {"cql_flush", 0, cql_flush_function},

@@ -1,6 +1,10 @@
 // The SQL functions: cql(statement) -> JSON text, cql_import_schema(keyspace) -> count,
 // cql_open(path) -> the store's path, cql_flush() -> NULL, cql_compact([table]) -> NULL.
 //
+// cql(statement, value...) binds the values after the statement to its bind markers (? and
+// :name), in the order they are written, each converted to its marker's CQL type as a value
+// written to a column of that type is.
+//
 // cql() runs on the store of the connection's main database (README.md, "Stores") in a session
 // kept per connection, so USE carries over between calls. Inside a SQL transaction it joins the
 // transaction (Session::execute with the connection's txn::Transaction): its writes commit or
@@ -8,6 +12,9 @@
 // here has side effects, so extension.cc registers them SQLITE_DIRECTONLY: a view or trigger (of a
 // database file someone else wrote) cannot call them.
 #include "ext/sqlite/functions.h"
+
+#include <span>
+#include <vector>
 
 #include "engine/cql/parser.h"
 #include "engine/cql/statement_kind.h"
@@ -108,13 +115,47 @@ std::string result_json(const cql::ExecutionResult& result) {
   return "{}";
 }
 
+namespace {
+
+// The values of a prepared statement's markers from SQL values, each converted to its marker's
+// type as a value written to a column of that type is (value_mapping.h). Values beyond the
+// markers count too, so that the session reports the count as Cassandra does.
+Result<std::vector<cql::BoundValue>> bound_values(const cql::PreparedStatement& prepared,
+                                                  std::span<sqlite3_value*> values) {
+  std::vector<cql::BoundValue> bound;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i >= prepared.variables.size()) {
+      bound.push_back(cql::BoundValue::null());
+      continue;
+    }
+    const cql::BindVariable& variable = prepared.variables[i];
+    CASSETTE_ASSIGN_OR_RETURN(types::Value value,
+                              cql_value(variable.type, values[i], variable.name));
+    bound.push_back(value ? cql::BoundValue::value(std::move(*value)) : cql::BoundValue::null());
+  }
+  return bound;
+}
+
+// cql(statement, value...): the statement prepared and run with `values` bound to its markers.
+Result<cql::ExecutionResult> execute_bound(cql::Session& session, std::string_view text,
+                                           std::span<sqlite3_value*> values,
+                                           txn::Transaction* transaction) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const cql::PreparedStatement> prepared,
+                            session.prepare(text, transaction));
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<cql::BoundValue> bound, bound_values(*prepared, values));
+  return session.execute(*prepared, bound, transaction);
+}
+
+}  // namespace
+
 void cql_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
   try {
     auto* connection = static_cast<Connection*>(sqlite3_user_data(context));
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+    if (argc < 1 || sqlite3_value_type(argv[0]) == SQLITE_NULL) {
       return result_error(context, "cql() needs a CQL statement, not NULL.");
     }
-    auto statement = cql::parse_statement(text_argument(argv[0]));
+    const std::string text = text_argument(argv[0]);
+    auto statement = cql::parse_statement(text);
     if (!statement.is_ok()) return result_error(context, statement.status());
     if (cql::statement_writes(*statement)) {
       Status writable = connection->check_writable(cql::statement_name(*statement));
@@ -124,7 +165,11 @@ void cql_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
     if (!session.is_ok()) return result_error(context, session.status().message());
     auto transaction = open_transaction(*connection, *session.value(), *statement);
     if (!transaction.is_ok()) return result_error(context, transaction.status().message());
-    auto result = session.value()->execute(*statement, transaction.value());
+    // With values after the statement, its markers are bound to them (no quoting, no injection).
+    auto result = argc > 1 ? execute_bound(*session.value(), text,
+                                           std::span(argv + 1, static_cast<size_t>(argc - 1)),
+                                           transaction.value())
+                           : session.value()->execute(*statement, transaction.value());
     if (!result.is_ok()) return result_error(context, result.status().message());
     // Columns added, dropped or renamed: the cql virtual tables connected now declare them anew
     // from the next statement on (the virtual tables of other connections on the same files
