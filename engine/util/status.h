@@ -32,8 +32,8 @@ enum class StatusCode {
   // snapshot (snapshot isolation's first-committer-wins): nothing was written, retry it. SQLite
   // reports it as SQLITE_BUSY_SNAPSHOT, PostgreSQL as SQLSTATE 40001 (serialization_failure).
   kSerializationFailure,
-  kUnprepared,     // a prepared statement's table changed or went since it was prepared: the
-                   // client must prepare it again (the native protocol's UNPREPARED)
+  kUnprepared,  // a prepared statement's table changed or went since it was prepared: the
+                // client must prepare it again (the native protocol's UNPREPARED)
 };
 
 class [[nodiscard]] Status {
