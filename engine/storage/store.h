@@ -271,7 +271,7 @@ class Store {
 };
 
 // A transaction Store::prepare_commit wrote and holds the store's write locks for: commit() makes
-// it visible (a small commit record, durable as the sync mode says), abort() drops it; either
+// it visible (a commit record carrying the writes again, synced), abort() drops it; either
 // releases the locks, and so does the destructor, which aborts an unfinished one. When commit()
 // fails (a write error) the transaction stays in doubt on disk and is decided later by the
 // store's resolve_in_doubt; abort() failing leaves it in doubt as well.

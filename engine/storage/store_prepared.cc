@@ -101,18 +101,14 @@ Status Store::Private::decide_prepared_locked(LogPosition position,
   // A TRUNCATE happens only now that the transaction commits. A crash between it and the
   // commit record keeps the truncation without the writes, as apply_prepared's would.
   for (TableId table : prepared.truncate) CASSETTE_RETURN_IF_ERROR(truncate_table_locked(table));
-  // A reader replaying from the manifest's `covered`, or this process's memtable started after a
-  // swap, may not hold the prepared record any more: the commit then carries the writes itself.
-  const bool full = manifest.covered > position || mem_start > position ||
-                    (imm != nullptr && imm_start > position);
-  // A commit record that carries no writes need not be synced when the host can tell the
-  // transaction's outcome: lost in a crash, it leaves the prepared record in doubt, and the host
-  // decides it again (PostgreSQL's commit record is durable by then). One fsync less per commit.
-  const bool sync = full || !options.resolve_in_doubt;
+  // The commit record carries the writes itself and is synced. Another process may swap its
+  // memtable between the two records (a swap takes no store lock) and flush it later, writing a
+  // manifest whose `covered` lies between them: a reader replaying from there never sees the
+  // prepared record, and that flush syncs the log only up to `covered`.
   Result<LogPosition> end = log_writer->append(
       encode_decision_record(RecordKind::kCommitPrepared, {position.segment, position.offset},
-                             full ? std::string_view(prepared.payload) : std::string_view()),
-      sync);
+                             prepared.payload),
+      /*sync=*/true);
   if (!end.is_ok()) {
     log_write_failed_locked();
     return end.status();
