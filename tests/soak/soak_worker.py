@@ -20,7 +20,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 from soak_common import (MAX_K, Paths, Violations, WriterLog, cql_quote, known_writers, payload,
                          read_logs, reexec_with_extension_loading, side_value, worker_rng)
 from soak_hosts import (CqlFunctionHost, HostError, PostgresHost, SqliteHost, SqliteShellHost,
-                        Transaction, batch_cql, counter_cql, markers_cql,
+                        Transaction, batch_cql, classify, counter_cql, markers_cql,
                         rows_cql)
 
 PACE = float(os.environ.get("SOAK_PACE", "0.06"))  # the most a worker sleeps between operations
@@ -209,7 +209,7 @@ class CassetteShellWorker(WorkerBase):
             raise HostError("host process died (SIGKILL)", expected=True)
         if proc.returncode != 0:
             raise HostError(f"cassette exited {proc.returncode}: {err.decode()[-500:]}",
-                            expected="store is busy" in err.decode())
+                            expected=classify(err.decode()).expected)
         return [json.loads(line) for line in out.decode().splitlines() if line.strip()]
 
     def write_batches(self):
