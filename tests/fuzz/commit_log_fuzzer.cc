@@ -142,6 +142,13 @@ void check_recovery(const std::string& segment, const std::vector<Record>& recor
   row.row.columns.push_back(column);
   batch.partition(1, "key").rows.push_back(row);
   auto applied = apply_mutations(**store, batch);
+  // A prepared record with no decision is in doubt: a host without a resolver (this one) reads
+  // without it and refuses every write (engine/storage/FORMAT.md, "Prepared transactions").
+  if (!applied.is_ok() &&
+      applied.status().message().find("whose writer stopped before committing or aborting it") !=
+          std::string::npos) {
+    return;
+  }
   FUZZ_CHECK(applied.is_ok(), applied.status().message());
   tables.push_back(1);
   read_every_row(**store, tables);
