@@ -12,6 +12,7 @@
 //  - a store opened on the log either fails with an error naming a file, or recovers: it reads
 //    every table it replayed without crashing, cuts the log at valid_end (a torn tail goes), and
 //    a new transaction then lands right after the old records, all of them still readable.
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -144,7 +145,11 @@ void check_recovery(const std::string& segment, const std::vector<Record>& recor
   auto applied = apply_mutations(**store, batch);
   // A prepared record with no decision is in doubt: a host without a resolver (this one) reads
   // without it and refuses every write (engine/storage/FORMAT.md, "Prepared transactions").
-  if (!applied.is_ok() &&
+  const bool in_doubt = std::any_of(records.begin(), records.end(), [](const Record& r) {
+    LogRecord decoded;
+    return decode_log_record(r.payload, &decoded) && decoded.kind == RecordKind::kPrepared;
+  });
+  if (in_doubt && !applied.is_ok() &&
       applied.status().message().find("whose writer stopped before committing or aborting it") !=
           std::string::npos) {
     return;
