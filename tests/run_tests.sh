@@ -6,6 +6,12 @@ set -uo pipefail
 build_dir=${1:-build}
 passed=0
 failed=0
+recap=$(mktemp)  # the failure lines of every suite, repeated last (CI logs show their tail)
+trap 'rm -f "$recap"' EXIT
+
+note_failures() {  # NAME FILE PATTERN: keep FILE's lines that report a failure for the recap
+  grep -E "$3" "$2" | cut -c1-200 | sed "s/^/$1: /" >>"$recap"
+}
 
 run_doctest() {  # run a doctest binary, add its case counts to the totals
   local bin=$1 out
@@ -13,9 +19,10 @@ run_doctest() {  # run a doctest binary, add its case counts to the totals
   "$bin" --no-intro=true 2>&1 | tee "$out"
   local line
   line=$(grep -E '^\[doctest\] test cases:' "$out" | tail -1)
+  note_failures "$(basename "$bin")" "$out" '^TEST CASE:|ERROR:'  # doctest's failure report
   rm -f "$out"
   if [ -z "$line" ]; then
-    echo "$bin: no doctest summary (crashed?)"; failed=$((failed + 1)); return
+    echo "$bin: no doctest summary (crashed?)" | tee -a "$recap"; failed=$((failed + 1)); return
   fi
   passed=$((passed + $(echo "$line" | sed -E 's/.*\| *([0-9]+) passed.*/\1/')))
   failed=$((failed + $(echo "$line" | sed -E 's/.*\| *([0-9]+) failed.*/\1/')))
@@ -29,8 +36,11 @@ run_suite() {  # run a script suite whose last summary line is "NAME: N passed, 
   out=$(mktemp)
   "$@" 2>&1 | tee "$out"
   line=$(grep -E "^$name: [0-9]+ passed, [0-9]+ failed" "$out" | tail -1)
+  note_failures "$name" "$out" '^(FAILED|FAIL )'  # what every suite prints for a failed case
   rm -f "$out"
-  if [ -z "$line" ]; then echo "$name: no summary (crashed?)"; failed=$((failed + 1)); return; fi
+  if [ -z "$line" ]; then
+    echo "$name: no summary (crashed?)" | tee -a "$recap"; failed=$((failed + 1)); return
+  fi
   passed=$((passed + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
   failed=$((failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
 }
@@ -64,5 +74,6 @@ run_suite internal-errors tests/lib/check_no_internal_errors.sh
 # The fuzz targets' checks on their crash reproducers and seeds: one case per target.
 run_suite fuzz tests/fuzz/replay.sh "$build_dir"
 
+if [ -s "$recap" ]; then echo "failures:"; head -20 "$recap"; fi
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -51,9 +51,10 @@ else
 fi
 
 # Two stores: while another backend holds store b between its two phases for longer than the
-# store's busy timeout (5 s), a transaction over a and b fails on b and writes a neither.
+# store's busy timeout (5 s; holding 12 s leaves a slow machine 7 s to get there), a transaction
+# over a and b fails on b and writes a neither.
 psql -X -q -At -d postgres >"$PG_ROOT/holder.out" 2>&1 <<'SQL' &
-SET cassette.debug_pause_after_prepare = 8;
+SET cassette.debug_pause_after_prepare = 12;
 INSERT INTO atomic_b.kv VALUES (10, 'holder');
 SQL
 holder=$!

@@ -173,7 +173,10 @@ SELECT pg_sleep(1);
 COMMIT;
 SQL
 deleter=$!
-sleep 0.5
+for _ in $(seq 1 200); do  # until the DELETE is done and its transaction sleeps
+  [ "$(psql_q -c "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'")" = 1 ] && break
+  sleep 0.1
+done
 updated=$(psql_q -c "UPDATE conc.kv SET v = v || '!' WHERE k = 9 RETURNING k" 2>&1)
 wait $deleter
 got=$(psql_q -c "SELECT count(*) FROM conc.kv WHERE k = 9")
