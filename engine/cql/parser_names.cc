@@ -195,7 +195,8 @@ const std::set<std::string, std::less<>>& basic_unreserved() {
       "datacenters", "cidrs",       "access",        "default",
       "mbean",       "mbeans",      "replace",       "unset",
       "masked",      "unmask",      "select_masked", "vector",
-      "ann",         "between",     "check",         "indexes"};
+      "ann",         "between",     "check",         "indexes",
+      "language"};
   return k;
 }
 

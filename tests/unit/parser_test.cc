@@ -123,6 +123,9 @@ TEST_CASE("parser: syntax errors point at the offending token") {
   CHECK(parse_ok(
       "SELECT key, type, ttl, writetime, count, values, keys, json, filtering, static, frozen, "
       "list, map, text, timestamp FROM t"));
+  // Cassandra's basic_unreserved_keyword: every one a column name (a trial's `language` column)
+  CHECK(parse_ok("SELECT language, called, input, returns, options, access, mbeans FROM t"));
+  CHECK(parse_ok("CREATE TABLE t (k int PRIMARY KEY, language text, called int, per int)"));
   // a prediction that looked ahead names the token where it failed (Cassandra's AlterTest)
   CHECK(parse_error("ALTER TABLE t WITH caching = {'keys' : 'all', 'rows_per_partition' : ALL};") ==
         "line 1:72 no viable alternative at input '}' (... : 'all', 'rows_per_partition' : "
