@@ -19,6 +19,9 @@ struct EncodedTransaction {
   std::string payload;
   int64_t min_timestamp = INT64_MAX;  // of everything written (purge decisions)
   size_t entries = 0;
+  // Set, with no payload, for a transaction the store commits as SSTables rather than as a
+  // record (a large one: store_sstable_commit.cc): its batch, stamped as the files are written.
+  const EncodedBatch* sstable_batch = nullptr;
 };
 
 // Cassandra's limits on a partition key: not empty, at most 65535 bytes.

@@ -179,10 +179,9 @@ uint64_t Store::Private::publish_change_locked() {
 }
 
 Result<int64_t> Store::apply(const EncodedBatch& batch) {
-  CASSETTE_ASSIGN_OR_RETURN(
-      std::optional<int64_t> timestamp,
-      apply_locked([](const Snapshot&) { return Result<bool>(true); },
-                   [&](int64_t ts) { return encode_transaction(batch, ts); }));
+  CASSETTE_ASSIGN_OR_RETURN(std::optional<int64_t> timestamp,
+                            apply_locked([](const Snapshot&) { return Result<bool>(true); },
+                                         [&](int64_t ts) { return p_->commit_of(batch, ts); }));
   return *timestamp;
 }
 
@@ -194,7 +193,18 @@ Result<std::optional<int64_t>> Store::apply_prepared(const PrepareWrite& prepare
         CASSETTE_ASSIGN_OR_RETURN(bool write, prepare(snapshot, batch));
         return write && !batch.empty();
       },
-      [&](int64_t ts) { return encode_transaction(batch, ts); }, truncate_first);
+      [&](int64_t ts) { return p_->commit_of(batch, ts); }, truncate_first);
+}
+
+Result<EncodedTransaction> Store::Private::commit_of(const EncodedBatch& batch,
+                                                     int64_t timestamp) const {
+  if (sstable_commit_bytes != 0 && batch.byte_size() >= sstable_commit_bytes) {
+    EncodedTransaction tx;
+    tx.entries = batch.entry_count();
+    tx.sstable_batch = &batch;
+    return tx;
+  }
+  return encode_transaction(batch, timestamp);
 }
 
 Status Store::lock_for_write(WriteLocks& locks, bool truncating) {
@@ -220,7 +230,7 @@ Status Store::lock_for_write(WriteLocks& locks, bool truncating) {
 
 // The write path every apply shares: under the process's writer mutex and the store lock, catch
 // up, let `decide` look at a snapshot of everything committed so far, truncate, then append the
-// record `encode` makes as one log record.
+// record `encode` makes as one log record (or install a large transaction as SSTables).
 Result<std::optional<int64_t>> Store::apply_locked(
     const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode,
     const std::vector<TableId>& truncate_first) {
@@ -236,14 +246,18 @@ Result<std::optional<int64_t>> Store::apply_locked(
 
     timestamp = std::max(clock_->now_micros(), p.last_timestamp + 1);
     CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode(timestamp));
-    CASSETTE_RETURN_IF_ERROR(check_mutation_size(tx.payload));
-    if (Status logged = p.log_and_apply_locked(tx); !logged.is_ok()) {
-      // Out of use at once, while we hold the store lock, so that no process appends to it
-      // (when this fails too, the next write of this process tries again).
-      if (p.log_failed) (void)p.abandon_failed_segment_locked();
-      return logged;
+    if (tx.sstable_batch != nullptr) {
+      CASSETTE_RETURN_IF_ERROR(p.commit_as_sstables_locked(*tx.sstable_batch, timestamp));
+    } else {
+      CASSETTE_RETURN_IF_ERROR(check_mutation_size(tx.payload));
+      if (Status logged = p.log_and_apply_locked(tx); !logged.is_ok()) {
+        // Out of use at once, while we hold the store lock, so that no process appends to it
+        // (when this fails too, the next write of this process tries again).
+        if (p.log_failed) (void)p.abandon_failed_segment_locked();
+        return logged;
+      }
+      p.publish_change_locked();
     }
-    p.publish_change_locked();
   }
   p.after_commit();
   return std::optional<int64_t>(timestamp);

@@ -24,6 +24,8 @@ uint64_t random_file_id() {
   return rng() >> 1;
 }
 
+}  // namespace
+
 // Reconciles the fragments of one entry key (newest first) into one value.
 Status merge_fragments(std::string_view key, const std::vector<std::string_view>& values,
                        std::string* out) {
@@ -49,8 +51,6 @@ Status merge_fragments(std::string_view key, const std::vector<std::string_view>
   return Status::ok();
 }
 
-}  // namespace
-
 void Store::Private::swap_memtable_locked() {
   {
     std::lock_guard view(view_mutex);
@@ -72,6 +72,15 @@ Result<PendingFile> Store::Private::new_pending_file(TableId table) {
   static std::atomic<uint64_t> temp_counter{0};
   f.temp_path = file::join(data_dir, fmt::format("tmp-{}-{}.sst", ::getpid(), ++temp_counter));
   return f;
+}
+
+Result<std::unique_ptr<SSTableWriter>> Store::Private::create_table_writer(
+    const PendingFile& file) {
+  TableOptions topts = options_for(file.meta.table);
+  SSTableWriterOptions wopts;
+  wopts.compression_level = topts.compression_level;
+  wopts.block_size = topts.block_size;
+  return SSTableWriter::create(file.temp_path, wopts);
 }
 
 Result<std::vector<PendingFile>> Store::Private::write_memtable(const Memtable& source,
@@ -106,11 +115,7 @@ Result<std::vector<PendingFile>> Store::Private::write_memtable(const Memtable& 
       auto pending = new_pending_file(table);
       if (!pending.is_ok()) return fail(pending.status());
       outputs.push_back(*pending);
-      TableOptions topts = options_for(table);
-      SSTableWriterOptions wopts;
-      wopts.compression_level = topts.compression_level;
-      wopts.block_size = topts.block_size;
-      auto created = SSTableWriter::create(outputs.back().temp_path, wopts);
+      auto created = create_table_writer(outputs.back());
       if (!created.is_ok()) return fail(created.status());
       writer = std::move(*created);
     }

@@ -43,6 +43,16 @@
 namespace cassette::storage {
 
 // An SSTable written by a flush or compaction, not yet in the manifest.
+class SSTableWriter;
+
+// Private::sstable_commit_bytes by default: past 64 MiB a commit-log record (and its copy in
+// the memtable) costs more than writing the SSTables its flush would write anyway.
+constexpr uint64_t kSstableCommitBytes = 64 << 20;
+
+// Reconciles the fragments of one entry key (newest first) into one value (store_flush.cc).
+Status merge_fragments(std::string_view key, const std::vector<std::string_view>& values,
+                       std::string* out);
+
 struct PendingFile {
   ManifestFile meta;
   std::string temp_path;
@@ -100,6 +110,10 @@ struct Store::Private {
   std::string log_dir;
   std::string data_dir;
   bool in_memory = false;
+  // A transaction of at least this many bytes of entries commits as SSTables installed by one
+  // MANIFEST change instead of a commit-log record (store_sstable_commit.cc); 0: never. Tests
+  // lower it (StoreInternals). Not a StoreOptions field yet: see docs/ARCHITECTURE.md.
+  uint64_t sstable_commit_bytes = kSstableCommitBytes;
   StoreDirectory directory;  // its identity, checked under the store lock (store_directory.h)
   bool read_only = false;    // !directory.writable: no lock, no writes (Store::read_only)
   bool registered = false;   // in the registry of open stores (guarded by its mutex)
@@ -220,8 +234,18 @@ struct Store::Private {
   Status flush_all();
   Result<std::vector<PendingFile>> write_memtable(const Memtable& mem, std::optional<TableId> skip);
   Result<PendingFile> new_pending_file(TableId table);
+  // A writer of `file`'s temporary path with its table's options.
+  Result<std::unique_ptr<SSTableWriter>> create_table_writer(const PendingFile& file);
   Status install_locked(const Manifest& next, std::vector<PendingFile>& outputs, LoadAction action);
   Status truncate_table(TableId table);
+
+  // store_sstable_commit.cc: `batch` committed at `timestamp` as SSTables installed by one
+  // manifest change, instead of a commit-log record (sstable_commit_bytes).
+  // REQUIRES: writer_mutex, the store lock and state_mutex held, caught up.
+  Status commit_as_sstables_locked(const EncodedBatch& batch, int64_t timestamp);
+  // What apply_locked commits for `batch` at `timestamp`: its record, or, when it is at least
+  // sstable_commit_bytes, the batch itself (EncodedTransaction::sstable_batch).
+  Result<EncodedTransaction> commit_of(const EncodedBatch& batch, int64_t timestamp) const;
   // truncate_table's work. REQUIRES: writer_mutex, flush_mutex, the store lock and state_mutex
   // held, caught up.
   Status truncate_table_locked(TableId table);

@@ -30,6 +30,7 @@
 #include "engine/cql/session.h"
 #include "engine/types/value.h"
 #include "tests/unit/fault_injection_fs.h"
+#include "tests/unit/store_internals.h"
 #include "tests/unit/store_test_util.h"
 
 using namespace cassette::test;
@@ -143,6 +144,10 @@ Result<std::string> dump(cql::Session& session) {
   return out;
 }
 
+// The workload's store commits transactions of at least this many bytes as SSTables (0: never;
+// check_every_crash_point sets it).
+uint64_t sstable_commit_bytes = 0;
+
 StoreOptions options_for(SyncMode mode, const Clock* clock) {
   StoreOptions options;
   options.sync = mode;
@@ -223,6 +228,7 @@ RecordedRun run_workload(SyncMode mode, const std::vector<Step>& steps, int64_t 
   });
 
   auto store = Store::open(dir.file("store"), options_for(mode, &clock)).value();
+  StoreInternals::set_sstable_commit_bytes(*store, sstable_commit_bytes);
   auto session = cql::Session::open(store).value();
   run.dumps.push_back(dump_at(*session, clock, read_micros));
   for (const Step& step : steps) {
@@ -293,7 +299,10 @@ std::string check_crash_point(const CrashPoint& point, SyncMode mode,
   return "";
 }
 
-void check_every_crash_point(SyncMode mode, const char* name) {
+// `commit_as_sstables`: every transaction above a few hundred bytes (the multi-table batches)
+// commits as SSTables and a MANIFEST change, the others as commit-log records.
+void check_every_crash_point(SyncMode mode, const char* name, bool commit_as_sstables = false) {
+  sstable_commit_bytes = commit_as_sstables ? 300 : 0;
   const std::vector<Step> steps = workload();
   const int64_t read_micros = kStartMicros + static_cast<int64_t>(steps.size() + 3) * 1'000'000;
   RecordedRun run = run_workload(mode, steps, read_micros);
@@ -339,4 +348,12 @@ TEST_CASE("crash points: sync=normal keeps a prefix, at least up to the last flu
 
 TEST_CASE("crash points: sync=off keeps a prefix, at least up to the last flush") {
   check_every_crash_point(SyncMode::kOff, "off");
+}
+
+TEST_CASE("crash points: large transactions committed as SSTables keep the prefix, sync=full") {
+  check_every_crash_point(SyncMode::kFull, "full, SSTable commits", true);
+}
+
+TEST_CASE("crash points: large transactions committed as SSTables keep the prefix, sync=off") {
+  check_every_crash_point(SyncMode::kOff, "off, SSTable commits", true);
 }

@@ -2,15 +2,15 @@
 // it must become visible only once durable, and a failed append must leave nothing of it
 // visible, now or after reopening, while the store goes on working.
 #include <doctest/doctest.h>
-#include <signal.h>
-#include <sys/resource.h>
 
 #include <string>
 
+#include "tests/unit/file_size_limit.h"
 #include "tests/unit/store_test_util.h"
 
 using namespace cassette::storage;
 using cassette::test::ck;
+using cassette::test::FileSizeLimit;
 using cassette::test::insert_row;
 using cassette::test::put;
 using cassette::test::read_partition;
@@ -28,26 +28,6 @@ MutationBuilder big_batch(TableId table, const std::string& pk, int rows) {
   }
   return batch;
 }
-
-// Makes the process unable to grow any file past `bytes` (writes fail with EFBIG) while alive.
-class FileSizeLimit {
- public:
-  explicit FileSizeLimit(rlim_t bytes) {
-    getrlimit(RLIMIT_FSIZE, &saved_);
-    old_handler_ = signal(SIGXFSZ, SIG_IGN);
-    rlimit limit = saved_;
-    limit.rlim_cur = bytes;
-    setrlimit(RLIMIT_FSIZE, &limit);
-  }
-  ~FileSizeLimit() {
-    setrlimit(RLIMIT_FSIZE, &saved_);
-    signal(SIGXFSZ, old_handler_);
-  }
-
- private:
-  rlimit saved_{};
-  sighandler_t old_handler_;
-};
 
 }  // namespace
 

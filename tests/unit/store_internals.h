@@ -21,6 +21,11 @@ struct StoreInternals {
     CASSETTE_RETURN_IF_ERROR(store->p_->recover());
     return store;
   }
+  // From now on a transaction of at least `bytes` commits as SSTables (0: never). REQUIRES: no
+  // write in flight.
+  static void set_sstable_commit_bytes(Store& store, uint64_t bytes) {
+    store.p_->sstable_commit_bytes = bytes;
+  }
 };
 
 }  // namespace cassette::storage

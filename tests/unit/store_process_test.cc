@@ -17,6 +17,7 @@
 #include <set>
 #include <thread>
 
+#include "tests/unit/store_internals.h"
 #include "tests/unit/store_test_util.h"
 
 using namespace cassette::test;
@@ -78,10 +79,12 @@ StoreContents read_contents(Store& store) {
 }
 
 // The writer child: transactions from `first` on; reports each acknowledged one on `fd`.
+// Transactions of at least `sstable_commit_bytes` commit as SSTables (0: never).
 [[noreturn]] void run_writer(const std::string& dir, StoreOptions options, int64_t first,
-                             int64_t last, int fd) {
+                             int64_t last, int fd, uint64_t sstable_commit_bytes = 0) {
   auto store = Store::open(dir, options);
   if (!store.is_ok()) _exit(2);
+  StoreInternals::set_sstable_commit_bytes(**store, sstable_commit_bytes);
   for (int64_t tx = first; tx < last; ++tx) {
     if (!write_transaction(**store, tx).is_ok()) _exit(3);
     if (::write(fd, &tx, sizeof tx) != sizeof tx) _exit(4);
@@ -97,14 +100,15 @@ std::vector<int64_t> read_all(int fd) {
   return out;
 }
 
-}  // namespace
-
-TEST_CASE("crash: a writer killed at 50 random moments loses no acknowledged transaction") {
+// Kills a writer at `rounds` random moments (up to `max_delay_micros` after its start); after
+// each, the store holds every acknowledged transaction and each one whole or not at all.
+// `sstable_commit_bytes` as run_writer's.
+void run_killed_writers(int rounds, uint64_t sstable_commit_bytes, int max_delay_micros) {
   TempDir dir;
   std::mt19937 rng(20261122);
   std::set<int64_t> acknowledged;
   int64_t next_tx = 0;
-  for (int round = 0; round < 50; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     int fds[2];
     REQUIRE(::pipe(fds) == 0);
     StoreOptions options;
@@ -115,11 +119,11 @@ TEST_CASE("crash: a writer killed at 50 random moments loses no acknowledged tra
     REQUIRE(pid >= 0);
     if (pid == 0) {
       ::close(fds[0]);
-      run_writer(dir.path(), options, next_tx, next_tx + 1'000'000, fds[1]);
+      run_writer(dir.path(), options, next_tx, next_tx + 1'000'000, fds[1], sstable_commit_bytes);
     }
     ::close(fds[1]);
     std::this_thread::sleep_for(
-        std::chrono::microseconds(std::uniform_int_distribution<int>(500, 60'000)(rng)));
+        std::chrono::microseconds(std::uniform_int_distribution<int>(500, max_delay_micros)(rng)));
     ::kill(pid, SIGKILL);
     int status = 0;
     ::waitpid(pid, &status, 0);
@@ -137,14 +141,29 @@ TEST_CASE("crash: a writer killed at 50 random moments loses no acknowledged tra
       REQUIRE_MESSAGE(contents.rows_of_tx.contains(tx), "lost tx ", tx);
     if (!contents.rows_of_tx.empty()) next_tx = contents.rows_of_tx.rbegin()->first + 1;
   }
-  CHECK(acknowledged.size() > 50);
+  CHECK(acknowledged.size() > static_cast<size_t>(rounds));
 }
 
-TEST_CASE(
-    "processes: a reader sees every commit of a writer whole, in order, during flush and "
-    "compaction") {
+}  // namespace
+
+TEST_CASE("crash: a writer killed at 50 random moments loses no acknowledged transaction") {
+  run_killed_writers(50, /*sstable_commit_bytes=*/0, /*max_delay_micros=*/60'000);
+}
+
+TEST_CASE("crash: a writer committing as SSTables, killed at 30 random moments, likewise") {
+  // Every transaction commits as SSTables and a MANIFEST change: killed while writing the
+  // files, installing them or between the two, a transaction is there whole or not at all.
+  // Such a commit syncs a file, the directory and MANIFEST: slower, so the writers live longer.
+  run_killed_writers(30, /*sstable_commit_bytes=*/1, /*max_delay_micros=*/200'000);
+}
+
+namespace {
+
+// A writer child runs `transactions` transactions while this process reads the store over and
+// over: each read sees a prefix of them, each whole. `sstable_commit_bytes` as run_writer's.
+void read_while_writing(int64_t transactions, uint64_t sstable_commit_bytes) {
   TempDir dir;
-  constexpr int64_t kTransactions = 4000;
+  const int64_t kTransactions = transactions;
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
   StoreOptions options;
@@ -158,7 +177,7 @@ TEST_CASE(
   REQUIRE(pid >= 0);
   if (pid == 0) {
     ::close(fds[0]);
-    run_writer(dir.path(), options, 0, kTransactions, fds[1]);
+    run_writer(dir.path(), options, 0, kTransactions, fds[1], sstable_commit_bytes);
   }
   ::close(fds[1]);
   StoreOptions reader_options;
@@ -189,6 +208,19 @@ TEST_CASE(
   CHECK(reads > 3);
   auto stats = store->stats();
   CHECK(stats.sstable_count >= 1);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "processes: a reader sees every commit of a writer whole, in order, during flush and "
+    "compaction") {
+  read_while_writing(4000, /*sstable_commit_bytes=*/0);
+}
+
+TEST_CASE("processes: a reader sees every commit of a writer committing as SSTables whole") {
+  // Each transaction is a MANIFEST change the reader catches up with, between compactions.
+  read_while_writing(200, /*sstable_commit_bytes=*/1);
 }
 
 TEST_CASE("processes: a writer that cannot get the lock gets a clear busy error") {
