@@ -144,6 +144,11 @@ Result<CqlType> resolve(const CqlType& raw, const std::string& keyspace,
       }
       return type;
     }
+    case TypeKind::kVector: {  // one cell: its element is frozen, as VectorType freezes it
+      CASSETTE_ASSIGN_OR_RETURN(type.params[0],
+                                resolve(raw.params[0], keyspace, definitions, true));
+      return type;
+    }
     case TypeKind::kTuple: {
       type.frozen = true;
       for (size_t i = 0; i < raw.params.size(); ++i) {

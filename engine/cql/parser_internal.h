@@ -108,6 +108,7 @@ class Parser {
   QualifiedName parse_function_name();
   types::CqlType parse_type();  // comparatorType
   types::CqlType parse_native_type();
+  types::CqlType parse_vector_parameters();  // after "vector<": element, dimension
 
   TermPtr parse_term();
   TermPtr parse_simple_term();

@@ -2,6 +2,8 @@
 // and CQL types. Rules follow Cassandra's Parser.g and Lexer.g.
 #include <fmt/format.h>
 
+#include <charconv>
+#include <climits>
 #include <set>
 #include <string>
 
@@ -367,6 +369,30 @@ std::string type_name_for_message(const CqlType& t) {
 
 }  // namespace
 
+// vector<element, dimension>, after the '<'. Cassandra's VectorType refuses a dimension below 1
+// when the type is built; the element is frozen, as VectorType.getInstance freezes it.
+types::CqlType Parser::parse_vector_parameters() {
+  CqlType element = parse_type();
+  expect_symbol(",");
+  const Token& t = peek();
+  if (t.kind != TokenKind::kInteger) fail_no_viable();
+  advance();
+  int64_t dimension = 0;
+  auto [end, error] = std::from_chars(t.text.data(), t.text.data() + t.text.size(), dimension);
+  if (error != std::errc() || end != t.text.data() + t.text.size() || dimension > INT32_MAX ||
+      dimension < INT32_MIN) {
+    recognition_error(fmt::format("For input string: \"{}\"", t.text));
+    return CqlType::vector(std::move(element), 1);
+  }
+  if (dimension <= 0) {
+    throw Status::invalid_argument(
+        fmt::format("vectors may only have positive dimensions; given {}", dimension));
+  }
+  if (element.is_collection() || element.kind == TypeKind::kUdt || element.kind == TypeKind::kTuple)
+    freeze(element);
+  return CqlType::vector(std::move(element), static_cast<int32_t>(dimension));
+}
+
 types::CqlType Parser::parse_native_type() {
   if (peek().kind == TokenKind::kIdent) {
     if (auto t = native_type(to_lower(peek().text))) {
@@ -413,7 +439,7 @@ types::CqlType Parser::parse_type() {
         result = CqlType::tuple(std::move(components));
         freeze(result);  // a tuple's components are frozen, as in Cassandra's RawTuple
       } else if (w == "vector") {
-        throw Status::invalid_argument("vector types are not supported");
+        result = parse_vector_parameters();
       } else {  // frozen
         result = parse_type();
         if (!result.is_collection() && result.kind != TypeKind::kUdt &&

@@ -229,6 +229,14 @@ Assignability test_assignment(const Term& term, const CqlType& receiver,
     case Term::Kind::kBoundValue:
       return type_assignment(receiver, term.type);
     case Term::Kind::kList:
+      if (receiver.kind == TypeKind::kVector) {
+        // the dimension is checked when the literal is evaluated, with its own message
+        if (term.elements.empty()) return Assignability::kNotAssignable;
+        return test_all(pointers(term.elements), receiver.params[0], context) ==
+                       Assignability::kNotAssignable
+                   ? Assignability::kNotAssignable
+                   : Assignability::kWeaklyAssignable;
+      }
       if (receiver.kind != TypeKind::kList) return Assignability::kNotAssignable;
       if (term.elements.empty()) return Assignability::kWeaklyAssignable;
       return test_all(pointers(term.elements), receiver.params[0], context);
@@ -305,9 +313,39 @@ Result<std::string> evaluate_element(const Term& term, const CqlType& type, cons
   return std::move(*value);
 }
 
+// A [...] literal for a vector<element, n> (Cassandra 5.0's Vectors.Literal): n elements, each
+// assignable to the element type, none null.
+Result<types::Value> evaluate_vector(const Term& term, const CqlType& receiver,
+                                     std::string_view receiver_name,
+                                     const ExecutionContext& context) {
+  const CqlType& element = receiver.params.at(0);
+  if (term.elements.size() != static_cast<size_t>(receiver.dimension)) {
+    return Status::invalid_argument(
+        fmt::format("Invalid vector literal for {} of type {}; expected {} elements, but given {}",
+                    receiver_name, type_name(receiver), receiver.dimension, term.elements.size()));
+  }
+  for (const TermPtr& e : term.elements) {
+    if (!assignable(test_assignment(*e, element, context))) {
+      return Status::invalid_argument(
+          fmt::format("Invalid vector literal for {}: value {} is not of type {}", receiver_name,
+                      term_text(*e), type_name(element)));
+    }
+  }
+  std::vector<std::string> values;
+  const std::string value_name = fmt::format("value({})", receiver_name);
+  for (const TermPtr& e : term.elements) {
+    CASSETTE_ASSIGN_OR_RETURN(types::Value v, evaluate_term(*e, element, value_name, context));
+    if (!v) return Status::invalid_argument("null is not supported inside vectors");
+    values.push_back(std::move(*v));
+  }
+  return types::Value(types::serialize_vector(receiver, values));
+}
+
 Result<types::Value> evaluate_collection(const Term& term, const CqlType& receiver,
                                          std::string_view receiver_name,
                                          const ExecutionContext& context) {
+  if (term.kind == Term::Kind::kList && receiver.kind == TypeKind::kVector)
+    return evaluate_vector(term, receiver, receiver_name, context);
   std::string name(receiver_name);
   std::string receiver_type = type_name(receiver);
   // Empty {} is parsed as a map; it may also be an empty set.

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -118,6 +119,7 @@ std::string with_format(const RecordWriter& w) {
 
 // ---- types ----
 // kind(1) frozen(2) param(3, repeated) udt_keyspace(4) udt_name(5) field_name(6, repeated)
+// dimension(7, vectors only)
 
 std::string encode_cql_type(const types::CqlType& type) {
   RecordWriter w;
@@ -127,6 +129,7 @@ std::string encode_cql_type(const types::CqlType& type) {
   if (!type.udt_keyspace.empty()) w.bytes(4, type.udt_keyspace);
   if (!type.udt_name.empty()) w.bytes(5, type.udt_name);
   for (const std::string& name : type.field_names) w.bytes(6, name);
+  if (type.kind == types::TypeKind::kVector) w.integer(7, type.dimension);
   return w.take();
 }
 
@@ -136,6 +139,7 @@ std::optional<size_t> parameter_count(types::TypeKind kind) {
   switch (kind) {
     case types::TypeKind::kList:
     case types::TypeKind::kSet:
+    case types::TypeKind::kVector:
       return 1;
     case types::TypeKind::kMap:
       return 2;
@@ -160,6 +164,8 @@ std::string kind_name(types::TypeKind kind) {
       return "tuple";
     case types::TypeKind::kUdt:
       return "user-defined";
+    case types::TypeKind::kVector:
+      return "vector";
     default:
       return types::cql_type_name(types::CqlType::simple(kind));
   }
@@ -186,7 +192,7 @@ Result<types::CqlType> decode_cql_type(std::string_view bytes) {
   CASSETTE_ASSIGN_OR_RETURN(RecordReader r, RecordReader::parse(bytes, "type"));
   types::CqlType type;
   CASSETTE_ASSIGN_OR_RETURN(int64_t kind, r.integer(1, -1));
-  if (kind < 0 || kind > static_cast<int64_t>(types::TypeKind::kUdt)) {
+  if (kind < 0 || kind > static_cast<int64_t>(types::TypeKind::kVector)) {
     return Status::corruption("catalog: unknown type kind");
   }
   type.kind = static_cast<types::TypeKind>(kind);
@@ -199,6 +205,12 @@ Result<types::CqlType> decode_cql_type(std::string_view bytes) {
   type.udt_keyspace = r.string(4);
   type.udt_name = r.string(5);
   for (std::string_view name : r.all(6)) type.field_names.emplace_back(name);
+  if (type.kind == types::TypeKind::kVector) {
+    CASSETTE_ASSIGN_OR_RETURN(int64_t dimension, r.integer(7, 0));
+    if (dimension < 1 || dimension > INT32_MAX)
+      return Status::corruption("catalog: vector type with a dimension below 1");
+    type.dimension = static_cast<int32_t>(dimension);
+  }
   CASSETTE_RETURN_IF_ERROR(check_type_shape(type));
   return type;
 }

@@ -48,6 +48,8 @@
 //   tuple, UDT               the components up to the last non-null one (null as 0x02), then
 //                            0x01 and the tie-break ordinal(number of trailing nulls): Cassandra
 //                            5 compares trailing nulls equal to missing components.
+//   vector                   its n elements' components, no end marker: every value of the
+//                            type has n of them.
 // ordinal(v) is an order-preserving prefix-free signed integer: 0x80 + n then the n big-endian
 // bytes of v >= 0, or 0x7F - n then the low n bytes of v < 0 (n = bytes of ~v), n minimal.
 //
@@ -61,6 +63,7 @@
 #include <optional>
 
 #include "engine/types/scalar.h"
+#include "engine/types/value.h"
 #include "engine/types/value_internal.h"
 
 namespace cassette::types {
@@ -573,6 +576,23 @@ Status get_tuple(const CqlType& type, Reader& r, std::string* value) {
   return Status::ok();
 }
 
+// Vectors: their `dimension` elements one after the other, no count and no end: every vector
+// of a type has the same number of elements.
+Status put_vector(const CqlType& type, std::string_view v, std::string* out) {
+  auto elements = deserialize_vector(type, v);
+  if (!elements.is_ok()) return invalid(elements.status().message());
+  for (const std::string& e : *elements)
+    CASSETTE_RETURN_IF_ERROR(put_value(type.params[0], e, out));
+  return Status::ok();
+}
+
+Status get_vector(const CqlType& type, Reader& r, std::string* value) {
+  std::vector<std::string> elements(static_cast<size_t>(std::max(type.dimension, 0)));
+  for (std::string& e : elements) CASSETTE_RETURN_IF_ERROR(get_value(type.params.at(0), r, &e));
+  value->append(serialize_vector(type, elements));
+  return Status::ok();
+}
+
 // Appends the component (header and payload) of a value.
 Status put_value(const CqlType& type, std::string_view v, std::string* out) {
   if (type.kind == TypeKind::kDuration) return invalid("a duration cannot be part of a key");
@@ -629,6 +649,8 @@ Status put_value(const CqlType& type, std::string_view v, std::string* out) {
     case TypeKind::kTuple:
     case TypeKind::kUdt:
       return put_tuple(type, v, out);
+    case TypeKind::kVector:
+      return put_vector(type, v, out);
     default:
       break;
   }
@@ -683,6 +705,8 @@ Status get_value(const CqlType& type, Reader& r, std::string* value) {
     case TypeKind::kTuple:
     case TypeKind::kUdt:
       return get_tuple(type, r, value);
+    case TypeKind::kVector:
+      return get_vector(type, r, value);
     default:
       break;
   }

@@ -33,11 +33,12 @@ enum class TypeKind : uint8_t {
   kTinyint,
   kUuid,
   kVarint,
-  kList,   // params: {element}
-  kSet,    // params: {element}
-  kMap,    // params: {key, value}
-  kTuple,  // params: the components
-  kUdt,    // params: the field types; field_names: their names
+  kList,    // params: {element}
+  kSet,     // params: {element}
+  kMap,     // params: {key, value}
+  kTuple,   // params: the components
+  kUdt,     // params: the field types; field_names: their names
+  kVector,  // params: {element}; dimension: the fixed element count (Cassandra 5.0)
 };
 
 struct CqlType {
@@ -47,20 +48,25 @@ struct CqlType {
   std::string udt_keyspace;              // for kUdt
   std::string udt_name;                  // for kUdt
   std::vector<std::string> field_names;  // for kUdt, parallel to params
+  int32_t dimension = 0;                 // for kVector, >= 1 once declared
 
-  static CqlType simple(TypeKind k) { return CqlType{k, {}, false, {}, {}, {}}; }
+  static CqlType simple(TypeKind k) { return CqlType{k, {}, false, {}, {}, {}, 0}; }
   static CqlType list(CqlType element, bool frozen = false) {
-    return CqlType{TypeKind::kList, {std::move(element)}, frozen, {}, {}, {}};
+    return CqlType{TypeKind::kList, {std::move(element)}, frozen, {}, {}, {}, 0};
   }
   static CqlType set(CqlType element, bool frozen = false) {
-    return CqlType{TypeKind::kSet, {std::move(element)}, frozen, {}, {}, {}};
+    return CqlType{TypeKind::kSet, {std::move(element)}, frozen, {}, {}, {}, 0};
   }
   static CqlType map(CqlType key, CqlType value, bool frozen = false) {
-    return CqlType{TypeKind::kMap, {std::move(key), std::move(value)}, frozen, {}, {}, {}};
+    return CqlType{TypeKind::kMap, {std::move(key), std::move(value)}, frozen, {}, {}, {}, 0};
   }
   static CqlType tuple(std::vector<CqlType> components) {
     // tuples are always frozen in CQL
-    return CqlType{TypeKind::kTuple, std::move(components), true, {}, {}, {}};
+    return CqlType{TypeKind::kTuple, std::move(components), true, {}, {}, {}, 0};
+  }
+  // A vector is one cell, never frozen<>; its element is frozen as in Cassandra's VectorType.
+  static CqlType vector(CqlType element, int32_t dimension) {
+    return CqlType{TypeKind::kVector, {std::move(element)}, false, {}, {}, {}, dimension};
   }
 
   bool is_collection() const {

@@ -81,6 +81,26 @@ Result<std::vector<std::string>> deserialize_list(std::string_view bytes);  // l
 Result<std::vector<std::pair<std::string, std::string>>> deserialize_map(std::string_view bytes);
 Result<std::vector<Value>> deserialize_tuple(std::string_view bytes);  // tuple and UDT
 
+// vector<element, n> (Cassandra 5.0's VectorType): n elements, no count; back to back when the
+// element type has one fixed length (vector_element_length), else each after a vint length.
+// deserialize_vector checks the dimension and each element with Cassandra's messages:
+//   Invalid empty vector value / Not enough bytes to read a vector<int, 2> /
+//   Unexpected 4 extraneous bytes after vector<int, 2> value
+std::optional<size_t> vector_element_length(const CqlType& element);
+std::string serialize_vector(const CqlType& type, std::span<const std::string> elements);
+Result<std::vector<std::string>> deserialize_vector(const CqlType& type, std::string_view bytes);
+// A vector<float, dimension>'s elements as floats, and back (the similarity functions, ANN).
+Result<std::vector<float>> vector_floats(std::string_view bytes, int32_t dimension);
+std::string vector_from_floats(std::span<const float> values);
+
+// The elements of a list, set or vector value, and such a value of `type` from its elements
+// (sets sorted and deduplicated; a vector's count checked, the message naming `receiver`:
+// "Invalid vector literal for v of type vector<float, 3>; expected 3 elements, but given 2").
+// The hosts map all three to arrays.
+Result<std::vector<std::string>> deserialize_elements(const CqlType& type, std::string_view bytes);
+Result<std::string> serialize_elements(const CqlType& type, std::vector<std::string> elements,
+                                       std::string_view receiver);
+
 // ---- checking, comparing ------------------------------------------------------------------------
 
 // Whether `bytes` is a well-formed value of `type` (fixed widths, valid UTF-8 for text, ASCII for

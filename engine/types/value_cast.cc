@@ -142,7 +142,8 @@ int64_t epoch_days_of_millis(int64_t millis) {
 bool can_cast(const CqlType& from, const CqlType& to) {
   if (from == to) return true;
   if (from.is_collection() || to.is_collection() || from.kind == TypeKind::kTuple ||
-      from.kind == TypeKind::kUdt || to.kind == TypeKind::kTuple || to.kind == TypeKind::kUdt)
+      from.kind == TypeKind::kUdt || to.kind == TypeKind::kTuple || to.kind == TypeKind::kUdt ||
+      from.kind == TypeKind::kVector || to.kind == TypeKind::kVector)
     return false;
   if (is_numeric(from.kind) && is_numeric(to.kind) && to.kind != TypeKind::kCounter) return true;
   if (to.kind == TypeKind::kText) return castable_to_text(from.kind);

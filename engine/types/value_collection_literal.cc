@@ -88,10 +88,26 @@ class LiteralReader {
 
   Result<Value> read_value(const CqlType& type) {
     skip_space();
-    if (type.is_collection() || type.kind == TypeKind::kTuple || type.kind == TypeKind::kUdt) {
+    if (type.is_collection() || type.kind == TypeKind::kTuple || type.kind == TypeKind::kUdt ||
+        type.kind == TypeKind::kVector) {
       if (eat_null()) return Value();
     }
     switch (type.kind) {
+      case TypeKind::kVector: {
+        if (!eat('[')) return malformed();
+        std::vector<std::string> elements;
+        do {
+          CASSETTE_ASSIGN_OR_RETURN(Value e, read_value(type.params.at(0)));
+          if (!e) return Status::invalid_argument("null is not supported inside vectors");
+          elements.push_back(std::move(*e));
+        } while (eat(','));
+        if (!eat(']')) return malformed();
+        if (elements.size() != static_cast<size_t>(type.dimension))
+          return Status::invalid_argument(
+              fmt::format("Invalid vector literal for {}; expected {} elements, but given {}",
+                          cql_type_name(type), type.dimension, elements.size()));
+        return Value(serialize_vector(type, elements));
+      }
       case TypeKind::kList:
       case TypeKind::kSet: {
         const char open = type.kind == TypeKind::kList ? '[' : '{';

@@ -2,6 +2,8 @@
 //   list, set: [int32 n] n x ([int32 length][bytes])
 //   map:       [int32 n] n x ([int32 length][key bytes][int32 length][value bytes])
 //   tuple/UDT: per component [int32 length][bytes], length -1 for null
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "engine/types/value.h"
@@ -143,6 +145,23 @@ Result<std::vector<Value>> deserialize_tuple(std::string_view bytes) {
     bytes.remove_prefix(n);
   }
   return out;
+}
+
+Result<std::vector<std::string>> deserialize_elements(const CqlType& type, std::string_view bytes) {
+  if (type.kind == TypeKind::kVector) return deserialize_vector(type, bytes);
+  return deserialize_list(bytes);
+}
+
+Result<std::string> serialize_elements(const CqlType& type, std::vector<std::string> elements,
+                                       std::string_view receiver) {
+  if (type.kind == TypeKind::kSet) return serialize_set(type.params.at(0), std::move(elements));
+  if (type.kind != TypeKind::kVector) return serialize_list(elements);
+  if (elements.size() != static_cast<size_t>(type.dimension)) {
+    return Status::invalid_argument(
+        fmt::format("Invalid vector literal for {} of type {}; expected {} elements, but given {}",
+                    receiver, cql_type_name(type), type.dimension, elements.size()));
+  }
+  return serialize_vector(type, elements);
 }
 
 }  // namespace cassette::types

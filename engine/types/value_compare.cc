@@ -207,6 +207,11 @@ int compare_values(const CqlType& type, std::string_view a, std::string_view b) 
       }
       return 0;
     }
+    case TypeKind::kVector: {
+      auto x = deserialize_vector(type, a), y = deserialize_vector(type, b);
+      if (!x.is_ok() || !y.is_ok()) return compare_unsigned(a, b);
+      return compare_elements(type.params.at(0), *x, *y);
+    }
   }
   return compare_unsigned(a, b);
 }

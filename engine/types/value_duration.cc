@@ -234,37 +234,14 @@ Result<Duration> parse_iso_week(bool negative, std::string_view source) {
 }
 
 void put_vint(std::string* out, int64_t signed_value) {
-  // Cassandra's VIntCoding: zig-zag, then the number of extra bytes as leading 1 bits of the
-  // first byte, the value big-endian.
-  const uint64_t v =
-      (static_cast<uint64_t>(signed_value) << 1) ^ static_cast<uint64_t>(signed_value >> 63);
-  int bits = 64 - __builtin_clzll(v | 1);
-  int extra = bits <= 7 ? 0 : (bits - 1) / 7;
-  if (extra > 8) extra = 8;
-  if (extra == 0) {
-    out->push_back(static_cast<char>(v));
-    return;
-  }
-  if (extra == 8) {
-    out->push_back(static_cast<char>(0xFF));
-    out->append(store_be(v, 8));
-    return;
-  }
-  const uint8_t mask = static_cast<uint8_t>(0xFF << (8 - extra));
-  std::string bytes = store_be(v, extra + 1);
-  bytes[0] = static_cast<char>(static_cast<uint8_t>(bytes[0]) | mask);
-  out->append(bytes);
+  // zig-zag: small magnitudes of either sign take few bytes
+  internal::put_unsigned_vint(
+      out, (static_cast<uint64_t>(signed_value) << 1) ^ static_cast<uint64_t>(signed_value >> 63));
 }
 
 bool get_vint(std::string_view* in, int64_t* out) {
-  if (in->empty()) return false;
-  const uint8_t first = static_cast<uint8_t>((*in)[0]);
-  int extra = 0;
-  while (extra < 8 && (first & (0x80 >> extra))) ++extra;
-  if (in->size() < static_cast<size_t>(extra) + 1) return false;
-  uint64_t v = extra == 8 ? 0 : (first & (0xFF >> (extra + 1)));
-  for (int i = 1; i <= extra; ++i) v = (v << 8) | static_cast<uint8_t>((*in)[i]);
-  in->remove_prefix(extra + 1);
+  uint64_t v;
+  if (!internal::get_unsigned_vint(in, &v)) return false;
   *out = static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
   return true;
 }
@@ -330,6 +307,40 @@ std::string duration_to_string(const Duration& d) {
     append_unit(&out, r, 1, "ns");
   }
   return out;
+}
+
+void put_unsigned_vint(std::string* out, uint64_t v) {
+  // Cassandra's VIntCoding: the number of extra bytes as leading 1 bits of the first byte, the
+  // value big-endian.
+  int bits = 64 - __builtin_clzll(v | 1);
+  int extra = bits <= 7 ? 0 : (bits - 1) / 7;
+  if (extra > 8) extra = 8;
+  if (extra == 0) {
+    out->push_back(static_cast<char>(v));
+    return;
+  }
+  if (extra == 8) {
+    out->push_back(static_cast<char>(0xFF));
+    out->append(store_be(v, 8));
+    return;
+  }
+  const uint8_t mask = static_cast<uint8_t>(0xFF << (8 - extra));
+  std::string bytes = store_be(v, extra + 1);
+  bytes[0] = static_cast<char>(static_cast<uint8_t>(bytes[0]) | mask);
+  out->append(bytes);
+}
+
+bool get_unsigned_vint(std::string_view* in, uint64_t* out) {
+  if (in->empty()) return false;
+  const uint8_t first = static_cast<uint8_t>((*in)[0]);
+  int extra = 0;
+  while (extra < 8 && (first & (0x80 >> extra))) ++extra;
+  if (in->size() < static_cast<size_t>(extra) + 1) return false;
+  uint64_t v = extra == 8 ? 0 : (first & (0xFF >> (extra + 1)));
+  for (int i = 1; i <= extra; ++i) v = (v << 8) | static_cast<uint8_t>((*in)[i]);
+  in->remove_prefix(extra + 1);
+  *out = v;
+  return true;
 }
 
 }  // namespace cassette::types::internal

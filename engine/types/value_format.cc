@@ -103,6 +103,16 @@ std::string format_composite(const CqlType& type, std::string_view bytes, ValueS
       }
       return out + (type.kind == TypeKind::kList ? "]" : "}");
     }
+    case TypeKind::kVector: {  // cqlsh prints a vector as a list
+      auto elements = deserialize_vector(type, bytes);
+      if (!elements.is_ok()) return "0x" + to_hex(bytes);
+      std::string out = "[";
+      for (size_t i = 0; i < elements->size(); ++i) {
+        if (i > 0) out += ", ";
+        out += format(type.params.at(0), (*elements)[i], style, true);
+      }
+      return out + "]";
+    }
     case TypeKind::kMap: {
       auto entries = deserialize_map(bytes);
       if (!entries.is_ok()) return "0x" + to_hex(bytes);
@@ -234,6 +244,7 @@ std::string format(const CqlType& type, std::string_view bytes, ValueStyle style
     case TypeKind::kMap:
     case TypeKind::kTuple:
     case TypeKind::kUdt:
+    case TypeKind::kVector:
       // Cassandra's own string form of a collection is its bytes in hex (CollectionType.
       // getString), not a literal; nothing here shows a composite's kString form to a user
       // (CAST refuses composites, the hosts map them to JSON). What parse_value_string reads back

@@ -48,6 +48,11 @@ std::string cqlsh_float_to_string(double v, int precision);
 // strtod otherwise) to exactly `v`, sign of zero included: "0.1", "1e+300", "NaN".
 std::string exact_float_to_string(double v, bool single);
 
+// ---- Cassandra's unsigned vint (VIntCoding): durations and variable-width vector elements ----
+void put_unsigned_vint(std::string* out, uint64_t v);
+// Reads one from the front of *in and consumes it; false when truncated.
+bool get_unsigned_vint(std::string_view* in, uint64_t* out);
+
 // ---- duration (the value, its serialized form: temporal.h) ----
 // Cassandra's Duration.from(): 1h30m, 1y2mo3w4d5h6m7s8ms9us10ns, P1Y2M3DT4H5M6S, P2W,
 // P0001-02-03T04:05:06; errors are Cassandra's messages.

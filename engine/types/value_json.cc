@@ -82,6 +82,16 @@ std::string json_of(const CqlType& type, std::string_view bytes) {
       }
       return out + "]";
     }
+    case TypeKind::kVector: {
+      auto elements = deserialize_vector(type, bytes);
+      if (!elements.is_ok()) return "null";
+      std::string out = "[";
+      for (size_t i = 0; i < elements->size(); ++i) {
+        if (i > 0) out += ", ";
+        out += json_of(type.params.at(0), (*elements)[i]);
+      }
+      return out + "]";
+    }
     case TypeKind::kMap: {
       auto entries = deserialize_map(bytes);
       if (!entries.is_ok()) return "null";
@@ -346,6 +356,21 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
       }
       return is_list ? serialize_list(elements)
                      : serialize_set(type.params.at(0), std::move(elements));
+    }
+    case TypeKind::kVector: {  // VectorType.fromJSONObject
+      CASSETTE_ASSIGN_OR_RETURN(JsonValue list, decode_if_string(v));
+      if (list.kind != JsonValue::Kind::kArray) return expected("a list", list);
+      if (list.elements.size() != static_cast<size_t>(type.dimension))
+        return Status::invalid_argument(
+            fmt::format("List had incorrect size: expected {} but given {}; {}", type.dimension,
+                        list.elements.size(), message_value(java_string(list))));
+      std::vector<std::string> elements;
+      for (const JsonValue& e : list.elements) {
+        if (e.is_null()) return Status::invalid_argument("Invalid null element in list");
+        CASSETTE_ASSIGN_OR_RETURN(std::string bytes, element_from_json(type.params.at(0), e));
+        elements.push_back(std::move(bytes));
+      }
+      return serialize_vector(type, elements);
     }
     case TypeKind::kMap: {
       CASSETTE_ASSIGN_OR_RETURN(JsonValue map, decode_if_string(v));

@@ -236,6 +236,7 @@ Result<std::string> parse_value_string(const CqlType& type, std::string_view tex
     case TypeKind::kMap:
     case TypeKind::kTuple:
     case TypeKind::kUdt:
+    case TypeKind::kVector:
       return parse_collection_literal(type, text);
   }
   return invalid(fmt::format("Unable to parse '{}'", message_value(text)));
@@ -251,7 +252,7 @@ std::optional<std::string> constant_error(const CqlType& type, ConstantKind kind
 Result<std::string> parse_constant(const CqlType& type, ConstantKind kind, std::string_view text,
                                    std::string_view receiver) {
   if (type.is_collection() || type.kind == TypeKind::kUdt || type.kind == TypeKind::kTuple ||
-      !assignable(type.kind, kind)) {
+      type.kind == TypeKind::kVector || !assignable(type.kind, kind)) {
     return invalid(fmt::format("Invalid {} constant ({}) for \"{}\" of type {}",
                                constant_kind_name(kind), message_value(text), receiver,
                                cql_type_name(type)));

@@ -1,5 +1,7 @@
 // Type names: the CQL spelling of a CqlType (as Cassandra's CQL3Type.toString() prints it in
 // messages) and the lookup of the simple type keywords.
+#include <fmt/format.h>
+
 #include <cctype>
 
 #include "engine/types/value.h"
@@ -90,6 +92,9 @@ std::string type_name(const CqlType& type, std::string_view current_keyspace, bo
       }
       return out + ">>";
     }
+    case TypeKind::kVector:
+      return fmt::format("vector<{}, {}>", type_name(type.params.at(0), current_keyspace, true),
+                         type.dimension);
     case TypeKind::kUdt: {
       std::string name = maybe_quote(type.udt_name);
       if (!current_keyspace.empty() && !type.udt_keyspace.empty() &&

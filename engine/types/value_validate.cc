@@ -105,6 +105,8 @@ Status validate_value(const CqlType& type, std::string_view bytes) {
         if (components[i]) CASSETTE_RETURN_IF_ERROR(validate_value(type.params[i], *components[i]));
       return Status::ok();
     }
+    case TypeKind::kVector:
+      return deserialize_vector(type, bytes).status();
   }
   return Status::ok();
 }

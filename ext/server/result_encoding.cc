@@ -1,5 +1,7 @@
 #include "ext/server/result_encoding.h"
 
+#include <string>
+
 namespace cassette::server {
 
 using types::CqlType;
@@ -60,6 +62,51 @@ constexpr uint16_t kSetId = 0x0022;
 constexpr uint16_t kUdtId = 0x0030;
 constexpr uint16_t kTupleId = 0x0031;
 
+// The class of Cassandra's AbstractType for `type`, as AbstractType.toString() spells it: what a
+// custom [option] names. Vectors are sent so (native protocol v5 has no vector id), e.g.
+// org.apache.cassandra.db.marshal.VectorType(org.apache.cassandra.db.marshal.FloatType , 3).
+std::string marshal_class(const CqlType& type) {
+  static const char* const kSimple[] = {
+      "AsciiType",    "LongType",   "BytesType",    "BooleanType", "CounterColumnType",
+      "DecimalType",  "DoubleType", "DurationType", "FloatType",   "InetAddressType",
+      "Int32Type",    "ShortType",  "UTF8Type",     "TimeType",    "TimestampType",
+      "TimeUUIDType", "ByteType",   "UUIDType",     "IntegerType"};
+  const std::string prefix = "org.apache.cassandra.db.marshal.";
+  std::string inner;
+  switch (type.kind) {
+    case TypeKind::kDate:
+      return prefix + "SimpleDateType";
+    case TypeKind::kList:
+    case TypeKind::kSet:
+      inner = prefix + (type.kind == TypeKind::kList ? "ListType(" : "SetType(") +
+              marshal_class(type.params.at(0)) + ")";
+      break;
+    case TypeKind::kMap:
+      inner = prefix + "MapType(" + marshal_class(type.params.at(0)) + "," +
+              marshal_class(type.params.at(1)) + ")";
+      break;
+    case TypeKind::kVector:
+      return prefix + "VectorType(" + marshal_class(type.params.at(0)) + " , " +
+             std::to_string(type.dimension) + ")";
+    case TypeKind::kTuple: {
+      inner = prefix + "TupleType(";
+      for (size_t i = 0; i < type.params.size(); ++i)
+        inner += (i > 0 ? "," : "") + marshal_class(type.params[i]);
+      inner += ")";
+      break;
+    }
+    case TypeKind::kUdt:
+      return prefix + "BytesType";  // never a vector element in practice; no UserType spelling
+    default: {
+      // kSimple follows TypeKind's order with kDate taken out
+      auto i = static_cast<size_t>(type.kind);
+      if (type.kind > TypeKind::kDate) --i;
+      return prefix + (i < std::size(kSimple) ? kSimple[i] : "BytesType");
+    }
+  }
+  return type.frozen ? prefix + "FrozenType(" + inner + ")" : inner;
+}
+
 void write_udt_option(BodyWriter& out, const CqlType& type) {
   out.write_short(kUdtId);
   out.write_string(type.udt_keyspace);
@@ -91,6 +138,10 @@ void write_type_option(BodyWriter& out, const CqlType& type) {
       return;
     case TypeKind::kUdt:
       write_udt_option(out, type);
+      return;
+    case TypeKind::kVector:
+      out.write_short(kCustomId);
+      out.write_string(marshal_class(type));
       return;
     case TypeKind::kTuple:
       out.write_short(kTupleId);

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "engine/types/value.h"
+
 using namespace cassette;
 using namespace cassette::types;
 
@@ -744,6 +746,11 @@ std::string random_value(const CqlType& type, std::mt19937_64& rng, int depth = 
         if (below(3) != 0) components[i] = random_value(type.params[i], rng, depth + 1);
       }
       return tuple_of(components);
+    }
+    case TypeKind::kVector: {
+      std::vector<std::string> elements(static_cast<size_t>(type.dimension));
+      for (std::string& e : elements) e = random_value(type.params[0], rng, depth + 1);
+      return serialize_vector(type, elements);
     }
     case TypeKind::kDuration:
       break;
