@@ -444,7 +444,7 @@ bool is_native_function(std::string_view name) {
   if (!native) return false;
   return *native == "tojson" || *native == "fromjson" ||
          functions_internal::is_collection_function(*native) ||
-         native_functions().count(*native) > 0;
+         functions_internal::is_vector_function(*native) || native_functions().count(*native) > 0;
 }
 
 Result<std::shared_ptr<const ScalarFunction>> resolve_function(
@@ -484,6 +484,8 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_function(
   }
   if (native && functions_internal::is_collection_function(*native))
     return functions_internal::make_collection_function(*native, arguments);
+  if (native && functions_internal::is_vector_function(*native))
+    return functions_internal::make_vector_function(*native, arguments);
   std::vector<std::shared_ptr<const ScalarFunction>> candidates;
   if (native) {
     auto [begin, end] = native_functions().equal_range(*native);

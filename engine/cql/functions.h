@@ -50,6 +50,8 @@ struct FunctionArgument {
   // For a literal argument: its lexical kind, so that overloads are told apart as Cassandra does
   // (toTimestamp('2024-01-02') picks the date overload). Unset: any parameter type is accepted.
   std::optional<types::ConstantKind> constant_kind = std::nullopt;
+  // For a [...] literal: its element count (the dimension a vector parameter takes from it).
+  std::optional<int32_t> list_literal_size = std::nullopt;
 };
 
 // Resolves a call. `receiver` is the type the result must have when known (for fromJson(),

@@ -33,4 +33,10 @@ bool is_collection_function(std::string_view name);
 Result<std::shared_ptr<const ScalarFunction>> make_collection_function(
     std::string_view name, std::span<const FunctionArgument> args);
 
+// Cassandra 5.0's VectorFcts (similarity_cosine, similarity_euclidean,
+// similarity_dot_product): generic over the vectors' dimension, so each call builds its own.
+bool is_vector_function(std::string_view name);
+Result<std::shared_ptr<const ScalarFunction>> make_vector_function(
+    std::string_view name, std::span<const FunctionArgument> args);
+
 }  // namespace cassette::cql::functions_internal

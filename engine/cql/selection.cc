@@ -167,6 +167,8 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_function(const Sel
     if (a->kind == Selector::Kind::kTerm) {
       std::optional<CqlType> t = term_type(*a->term, context_);
       resolver_args.push_back({t, a->source});
+      if (a->term->kind == Term::Kind::kList)
+        resolver_args.back().list_literal_size = static_cast<int32_t>(a->term->elements.size());
       auto placeholder = std::make_unique<SelectorNode>();
       placeholder->kind = SelectorNode::Kind::kTerm;
       placeholder->name = a->source;

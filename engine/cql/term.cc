@@ -519,6 +519,8 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_call(const Term& term,
   std::vector<FunctionArgument> arguments;
   for (const TermPtr& argument : term.elements) {
     arguments.push_back(FunctionArgument{term_type(*argument, context), term_text(*argument)});
+    if (argument->kind == Term::Kind::kList)
+      arguments.back().list_literal_size = static_cast<int32_t>(argument->elements.size());
   }
   return resolve_function(function_name(term), arguments, receiver);
 }

@@ -1,7 +1,8 @@
 // vector<T, n> values (value_vector.cc): Cassandra 5.0's serialized forms, their checks and
-// messages, comparison and the byte-comparable key encoding.
+// messages, comparison, the byte-comparable key encoding, and the similarity scores.
 #include <doctest/doctest.h>
 
+#include "engine/cql/vector_similarity.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/value.h"
 #include "engine/types/value_internal.h"
@@ -80,4 +81,15 @@ TEST_CASE("vectors compare element by element and keep that order as keys") {
   REQUIRE(back.is_ok());
   CHECK(*back == v(0, -5));
   CHECK(in.empty());
+}
+
+TEST_CASE("similarity scores are Cassandra's") {
+  using cql::Similarity;
+  const std::vector<float> a{1, 2}, b{3, -1};
+  CHECK(cql::similarity_score(Similarity::kCosine, a, a) == doctest::Approx(1.0));
+  // cos = (3 - 2) / (sqrt(5) sqrt(10)) = 0.1414..., score (1 + cos) / 2
+  CHECK(cql::similarity_score(Similarity::kCosine, a, b) == doctest::Approx(0.5707107));
+  // |a - b|^2 = 4 + 9 = 13
+  CHECK(cql::similarity_score(Similarity::kEuclidean, a, b) == doctest::Approx(1.0 / 14));
+  CHECK(cql::similarity_score(Similarity::kDotProduct, a, b) == doctest::Approx(1.0));
 }
