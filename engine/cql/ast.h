@@ -239,6 +239,7 @@ struct BatchStatement {
 struct OrderingClause {
   std::string column;
   bool descending = false;
+  TermPtr ann_of;  // ORDER BY column ANN OF <vector>: nearest first (Cassandra 5.0)
 };
 
 struct SelectStatement {

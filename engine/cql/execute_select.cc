@@ -14,6 +14,7 @@
 #include "engine/codec/table_codec.h"
 #include "engine/cql/execution_context.h"
 #include "engine/cql/restrictions.h"
+#include "engine/cql/select_ann.h"
 #include "engine/cql/selection.h"
 #include "engine/cql/term.h"
 #include "engine/query/query.h"
@@ -412,7 +413,9 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
       return Status::invalid_argument("PER PARTITION LIMIT is not allowed with aggregate queries.");
     }
   }
-  if (!statement.order_by.empty()) {
+  CASSETTE_ASSIGN_OR_RETURN(std::optional<AnnOrdering> ann,
+                            prepare_ann_ordering(statement, *table, context));
+  if (!statement.order_by.empty() && !ann) {
     CASSETTE_RETURN_IF_ERROR(check_order_by(statement, *table, restrictions, plan));
   }
   if (restrictions.requires_allow_filtering) {
@@ -425,14 +428,19 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
                             evaluate_limit(statement.per_partition_limit, "[per_partition_limit]",
                                            "limit", "LIMIT", context));
   CASSETTE_RETURN_IF_ERROR(restrictions.bind_error);
+  if (ann) {
+    CASSETTE_RETURN_IF_ERROR(check_ann_limit(plan.limits.limit));
+    plan.sort_in_memory = true;  // read every candidate; keep_nearest applies the LIMIT
+  }
 
   // A partition with only static data is a result row only when the query selects whole
   // partitions (SelectStatement.queriesFullPartitions / returnStaticContentOnPartitionWithNoRows).
   plan.emit_static_only =
       !restrictions.has_clustering_restrictions && !restrictions.has_regular_restrictions;
 
+  const size_t ann_vector_index = ann ? selection.index_of_column(*ann->column) : 0;
   std::vector<size_t> sort_indexes;
-  if (plan.sort_in_memory) {
+  if (plan.sort_in_memory && !ann) {
     for (const auto& [column, descending] : plan.ordering) {
       sort_indexes.push_back(selection.index_of_column(*column));
     }
@@ -440,7 +448,9 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
 
   CASSETTE_ASSIGN_OR_RETURN(auto rows, read_rows(plan, table, selection, context));
 
-  if (plan.sort_in_memory) {
+  if (ann) {
+    keep_nearest(*ann, ann_vector_index, *plan.limits.limit, &rows);
+  } else if (plan.sort_in_memory) {
     // Cassandra sorts by the ordering columns in clustering order, reversed as a whole when the
     // ORDER BY reverses the clustering order.
     std::stable_sort(rows.begin(), rows.end(), [&](const auto& a, const auto& b) {

@@ -305,6 +305,11 @@ SelectStatement Parser::parse_select() {
     do {
       OrderingClause o;
       o.column = parse_cident();
+      if (at_keyword("ann") && at_keyword("of", 1)) {
+        advance();
+        advance();
+        o.ann_of = parse_term();
+      }
       if (accept_keyword("desc"))
         o.descending = true;
       else

@@ -479,6 +479,9 @@ size_t Selection::index_of_column(const ColumnDef& column) {
   node->name = column.name;
   columns_.push_back({node->name, node->type});
   selectors_.push_back(std::move(node));
+  // the read loads only referenced columns: a hidden one must be among them
+  if (std::find(referenced_.begin(), referenced_.end(), &column) == referenced_.end())
+    referenced_.push_back(&column);
   return selectors_.size() - 1;
 }
 

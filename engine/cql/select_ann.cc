@@ -1,0 +1,130 @@
+#include "engine/cql/select_ann.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstddef>
+#include <string>
+
+#include "engine/cql/term.h"
+
+namespace cassette::cql {
+
+namespace {
+
+constexpr int64_t kMaxAnnLimit = 1000;  // Cassandra's SAI top-k limit
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// USING 'StorageAttachedIndex', 'sai' or the fully qualified class name.
+bool is_storage_attached(const schema::IndexDef& index) {
+  const std::string name = lower(index.custom_class);
+  return name == "sai" || name == "storageattachedindex" ||
+         name == "org.apache.cassandra.index.sai.storageattachedindex";
+}
+
+const schema::IndexDef* vector_index_on(const schema::Schema& schema, const schema::TableDef& table,
+                                        const std::string& column) {
+  for (const auto& index : schema.indexes_on(table)) {
+    if (index->column == column && is_storage_attached(*index)) return index.get();
+  }
+  return nullptr;
+}
+
+Status check_ann_clauses(const SelectStatement& statement) {
+  size_t ann = 0;
+  for (const OrderingClause& o : statement.order_by) ann += o.ann_of ? 1 : 0;
+  if (ann > 1) return Status::invalid_argument("Cannot specify more than one ANN ordering");
+  if (statement.order_by.size() > 1)
+    return Status::invalid_argument("ANN ordering does not support secondary ordering");
+  if (statement.order_by[0].descending)
+    return Status::invalid_argument("Descending ANN ordering is not supported");
+  return Status::ok();
+}
+
+}  // namespace
+
+Result<std::optional<AnnOrdering>> prepare_ann_ordering(const SelectStatement& statement,
+                                                        const schema::TableDef& table,
+                                                        const ExecutionContext& context) {
+  const bool has_ann = std::any_of(statement.order_by.begin(), statement.order_by.end(),
+                                   [](const OrderingClause& o) { return o.ann_of != nullptr; });
+  if (!has_ann) return std::optional<AnnOrdering>();
+  CASSETTE_RETURN_IF_ERROR(check_ann_clauses(statement));
+  const OrderingClause& clause = statement.order_by[0];
+  const schema::ColumnDef* column = table.find_column(clause.column);
+  if (column == nullptr)
+    return Status::invalid_argument(fmt::format("Undefined column name {}", clause.column));
+  const schema::IndexDef* index =
+      context.schema ? vector_index_on(*context.schema, table, column->name) : nullptr;
+  if (index == nullptr)
+    return Status::invalid_argument("ANN ordering by vector requires the column to be indexed");
+  const types::CqlType& type = column->type;
+  if (type.kind != types::TypeKind::kVector || type.params[0].kind != types::TypeKind::kFloat)
+    return Status::invalid_argument("ANN ordering is only supported on float vector indexes");
+
+  AnnOrdering ann;
+  ann.column = column;
+  auto option = index->options.find("similarity_function");
+  if (option != index->options.end()) {
+    auto similarity = similarity_by_option(option->second);
+    if (!similarity)
+      return Status::invalid_argument(
+          fmt::format("Similarity function {} was not recognized", option->second));
+    ann.similarity = *similarity;
+  }
+  CASSETTE_ASSIGN_OR_RETURN(types::Value query,
+                            evaluate_term(*clause.ann_of, type, column->name, context));
+  if (!query)
+    return Status::invalid_argument(
+        fmt::format("Unsupported null value for column {}", column->name));
+  CASSETTE_ASSIGN_OR_RETURN(ann.query, types::vector_floats(*query, type.dimension));
+  if (ann.similarity == Similarity::kCosine && is_zero_vector(ann.query))
+    return Status::invalid_argument(
+        "Zero vectors cannot be indexed or queried with cosine similarity");
+  return std::optional<AnnOrdering>(std::move(ann));
+}
+
+Status check_ann_limit(std::optional<int64_t> limit) {
+  if (limit && *limit <= kMaxAnnLimit) return Status::ok();
+  return Status::invalid_argument(
+      fmt::format("Use of ANN OF in an ORDER BY clause requires a LIMIT that is not greater than "
+                  "{}. LIMIT was {}",
+                  kMaxAnnLimit, limit ? std::to_string(*limit) : "NO LIMIT"));
+}
+
+void keep_nearest(const AnnOrdering& ann, size_t vector_index, int64_t limit,
+                  std::vector<std::vector<types::Value>>* rows) {
+  struct Scored {
+    float score;
+    size_t row;
+  };
+  std::vector<Scored> scored;
+  for (size_t i = 0; i < rows->size(); ++i) {
+    const types::Value& v = (*rows)[i][vector_index];
+    if (!v) continue;
+    auto floats = types::vector_floats(*v, ann.column->type.dimension);
+    if (!floats.is_ok()) continue;
+    // a stored all-zero vector has no cosine similarity: Cassandra's index refuses to hold one
+    if (ann.similarity == Similarity::kCosine && is_zero_vector(*floats)) continue;
+    scored.push_back({similarity_score(ann.similarity, ann.query, *floats), i});
+  }
+  const size_t keep = std::min(scored.size(), static_cast<size_t>(std::max<int64_t>(limit, 0)));
+  // top-k: the best `keep` first, by score then by read order, in O(n log k)
+  auto better = [](const Scored& a, const Scored& b) {
+    return a.score != b.score ? a.score > b.score : a.row < b.row;
+  };
+  std::partial_sort(scored.begin(), scored.begin() + static_cast<ptrdiff_t>(keep), scored.end(),
+                    better);
+  std::vector<std::vector<types::Value>> nearest;
+  nearest.reserve(keep);
+  for (size_t i = 0; i < keep; ++i) nearest.push_back(std::move((*rows)[scored[i].row]));
+  *rows = std::move(nearest);
+}
+
+}  // namespace cassette::cql

@@ -1,0 +1,46 @@
+// ORDER BY v ANN OF [...] LIMIT k (Cassandra 5.0's vector search): the k rows whose vector
+// column is most similar to the query vector, by the similarity function of the column's
+// storage-attached index (cosine unless its 'similarity_function' option says 'euclidean' or
+// 'dot_product'). The search is exact: every row the restrictions leave is scored, and the
+// best k kept, so the result is what an approximate index can only approach.
+//
+//   CREATE CUSTOM INDEX ON ks.items (v) USING 'StorageAttachedIndex'
+//     WITH OPTIONS = {'similarity_function': 'dot_product'};
+//   SELECT id FROM ks.items WHERE category = 'a' ORDER BY v ANN OF [0.1, 0.9] LIMIT 3
+//     ALLOW FILTERING;
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "engine/cql/ast.h"
+#include "engine/cql/execution_context.h"
+#include "engine/cql/vector_similarity.h"
+#include "engine/schema/schema.h"
+#include "engine/types/value.h"
+
+namespace cassette::cql {
+
+struct AnnOrdering {
+  const schema::ColumnDef* column = nullptr;
+  Similarity similarity = Similarity::kCosine;
+  std::vector<float> query;
+};
+
+// The statement's ANN ordering, checked with Cassandra 5.0's messages ("ANN ordering by vector
+// requires the column to be indexed", "Descending ANN ordering is not supported", ...) and its
+// query vector evaluated; nullopt when no ORDER BY clause says ANN OF.
+Result<std::optional<AnnOrdering>> prepare_ann_ordering(const SelectStatement& statement,
+                                                        const schema::TableDef& table,
+                                                        const ExecutionContext& context);
+
+// An ANN query needs a LIMIT of at most 1000, as Cassandra's SAI top-k reads.
+Status check_ann_limit(std::optional<int64_t> limit);
+
+// Orders `rows` by decreasing similarity of their value at `vector_index` to the query and
+// keeps the first `limit`; rows without a vector drop out. Equal scores keep their read order.
+void keep_nearest(const AnnOrdering& ann, size_t vector_index, int64_t limit,
+                  std::vector<std::vector<types::Value>>* rows);
+
+}  // namespace cassette::cql
