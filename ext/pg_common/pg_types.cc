@@ -12,7 +12,8 @@ using types::CqlType;
 using types::TypeKind;
 
 bool is_scalar(const CqlType& type) {
-  return !type.is_collection() && type.kind != TypeKind::kTuple && type.kind != TypeKind::kUdt;
+  return !type.is_collection() && type.kind != TypeKind::kTuple && type.kind != TypeKind::kUdt &&
+         type.kind != TypeKind::kVector;
 }
 
 std::string scalar_name(TypeKind kind) {
@@ -91,7 +92,8 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 10> kWidenin
 }  // namespace
 
 bool maps_to_array(const CqlType& type) {
-  return (type.kind == TypeKind::kList || type.kind == TypeKind::kSet) &&
+  return (type.kind == TypeKind::kList || type.kind == TypeKind::kSet ||
+          type.kind == TypeKind::kVector) &&
          is_scalar(type.params.at(0));
 }
 

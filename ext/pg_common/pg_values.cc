@@ -194,7 +194,8 @@ void append_array_element(std::string& out, std::string_view text) {
 
 Result<bool> append_pg_text(const CqlType& type, std::string_view bytes, std::string& out) {
   if (maps_to_array(type)) {
-    CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> elements, types::deserialize_list(bytes));
+    CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> elements,
+                              types::deserialize_elements(type, bytes));
     out += '{';
     std::string text;
     for (size_t i = 0; i < elements.size(); ++i) {

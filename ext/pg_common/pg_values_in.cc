@@ -394,10 +394,9 @@ Result<types::Value> cql_value_from_pg(const CqlType& target, const PgSourceType
                                 scalar_from_pg(element_type, source.element, *element));
       values.push_back(std::move(value));
     }
-    if (target.kind == TypeKind::kSet) {
-      return types::Value(types::serialize_set(element_type, std::move(values)));
-    }
-    return types::Value(types::serialize_list(values));
+    CASSETTE_ASSIGN_OR_RETURN(std::string value,
+                              types::serialize_elements(target, std::move(values), column));
+    return types::Value(std::move(value));
   }
   CASSETTE_ASSIGN_OR_RETURN(std::string value, scalar_from_pg(target, source.kind, text));
   return types::Value(std::move(value));

@@ -29,7 +29,8 @@ constexpr int64_t kCqlDateEpoch = int64_t{1} << 31;  // CQL dates: days + 2^31
 constexpr int64_t kMicrosPerDay = 86'400'000'000;
 
 bool is_scalar(const CqlType& t) {
-  return !t.is_collection() && t.kind != TypeKind::kTuple && t.kind != TypeKind::kUdt;
+  return !t.is_collection() && t.kind != TypeKind::kTuple && t.kind != TypeKind::kUdt &&
+         t.kind != TypeKind::kVector;
 }
 
 // A PostgreSQL array carries a collection of scalars; everything else composite is jsonb.
@@ -120,7 +121,8 @@ void append_array_element(std::string* out, std::string_view text) {
 }
 
 Result<std::string> array_text(const CqlType& type, std::string_view bytes) {
-  CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> elements, types::deserialize_list(bytes));
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> elements,
+                            types::deserialize_elements(type, bytes));
   std::string out = "{";
   for (size_t i = 0; i < elements.size(); ++i) {
     if (i) out += ',';
@@ -329,9 +331,9 @@ Result<types::Value> from_text(const CqlType& type, std::string_view text,
       CASSETTE_ASSIGN_OR_RETURN(types::Value v, scalar_from_text(type.params[0], *e, column));
       values.push_back(std::move(*v));
     }
-    if (type.kind == TypeKind::kSet)
-      return types::Value(types::serialize_set(type.params[0], values));
-    return types::Value(types::serialize_list(values));
+    CASSETTE_ASSIGN_OR_RETURN(std::string value,
+                              types::serialize_elements(type, std::move(values), column));
+    return types::Value(std::move(value));
   }
   if (!is_scalar(type)) {
     auto value = types::from_json(type, text, column);

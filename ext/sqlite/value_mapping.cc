@@ -180,6 +180,27 @@ std::string cql_identifier(std::string_view text) {
   return out;
 }
 
+// A vector<float, n> written as sqlite-vec stores one: n little-endian IEEE 754 singles.
+static Status vector_from_float32_blob(const CqlType& type, sqlite3_value* value,
+                                       std::string_view column, std::string* out) {
+  const size_t size = static_cast<size_t>(sqlite3_value_bytes(value));
+  const size_t dimension = static_cast<size_t>(type.dimension);
+  if (type.params.at(0).kind != TypeKind::kFloat || size != dimension * 4) {
+    return invalid(type, value, column,
+                   fmt::format("a BLOB for a {} holds {} float32 values ({} bytes), not {} bytes",
+                               types::cql_type_name(type), dimension, dimension * 4, size));
+  }
+  const auto* bytes = static_cast<const unsigned char*>(sqlite3_value_blob(value));
+  std::vector<float> floats(dimension);
+  for (size_t i = 0; i < dimension; ++i) {
+    uint32_t bits = 0;
+    for (int b = 3; b >= 0; --b) bits = (bits << 8) | bytes[i * 4 + static_cast<size_t>(b)];
+    std::memcpy(&floats[i], &bits, 4);
+  }
+  *out = types::vector_from_floats(floats);
+  return Status::ok();
+}
+
 const char* declared_sql_type(const CqlType& type) {
   switch (type.kind) {
     case TypeKind::kTinyint:
@@ -243,7 +264,8 @@ void result_value_of(sqlite3_context* context, const CqlType& type, std::string_
     case TypeKind::kSet:
     case TypeKind::kMap:
     case TypeKind::kTuple:
-    case TypeKind::kUdt: {
+    case TypeKind::kUdt:
+    case TypeKind::kVector: {
       result_text(context, types::to_json(type, std::string(bytes)));
       return;
     }
@@ -312,7 +334,10 @@ Status cql_value_into(const CqlType& type, sqlite3_value* value, std::string_vie
     int64_t nanos = sqlite3_value_int64(value);
     if (nanos < 0 || nanos >= 86'400'000'000'000) return invalid(type, value, column);
     out = types::store_be(nanos, 8);
-  } else if (type.is_collection() || k == TypeKind::kTuple || k == TypeKind::kUdt) {
+  } else if (k == TypeKind::kVector && sql_type == SQLITE_BLOB) {
+    CASSETTE_RETURN_IF_ERROR(vector_from_float32_blob(type, value, column, &out));
+  } else if (type.is_collection() || k == TypeKind::kTuple || k == TypeKind::kUdt ||
+             k == TypeKind::kVector) {
     if (sql_type != SQLITE_TEXT) return invalid(type, value, column);
     Result<types::Value> v = types::from_json(type, value_text(value), column);
     if (!v.is_ok()) return invalid(type, value, column, v.status().message());
@@ -460,7 +485,8 @@ types::Value constraint_value(const CqlType& type, sqlite3_value* value, bool is
     // TEXT affinity: the value is compared as text (a number as its text) with the column's
     // text, so only the text the column shows for a value matches that value.
     const std::string_view given = value_text(value);
-    const bool json = type.is_collection() || k == TypeKind::kTuple || k == TypeKind::kUdt;
+    const bool json = type.is_collection() || k == TypeKind::kTuple || k == TypeKind::kUdt ||
+                      k == TypeKind::kVector;
     types::Value parsed;
     if (json) {
       Result<types::Value> v = types::from_json(type, given, "");
