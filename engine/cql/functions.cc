@@ -121,17 +121,8 @@ void add_time_functions(Functions* fns) {
           if (empty(a[0])) return Value();
           return Value(types::max_timeuuid(millis_of_timestamp(*a[0])));
         });
-  // dateOf and unixTimestampOf: deprecated in 4.x, still there
-  add(fns, "dateof", {timeuuid}, timestamp,
-      [](std::span<const Value> a, const FunctionContext&) -> Result<Value> {
-        if (empty(a[0])) return Value();
-        return bigint_value(millis_of_timeuuid(*a[0]));
-      });
-  add(fns, "unixtimestampof", {timeuuid}, bigint,
-      [](std::span<const Value> a, const FunctionContext&) -> Result<Value> {
-        if (empty(a[0])) return Value();
-        return bigint_value(millis_of_timeuuid(*a[0]));
-      });
+  // dateOf() and unixTimestampOf(), deprecated in 4.x, are gone in 5.0: calls are unknown
+  // functions, as there (use toTimestamp() and toUnixTimestamp()).
   for (std::string name : {"todate", "to_date"}) {
     add(fns, name, {timeuuid}, date,
         [](std::span<const Value> a, const FunctionContext&) -> Result<Value> {
@@ -175,6 +166,18 @@ void add_time_functions(Functions* fns) {
   }
 }
 
+// blobAsType(): the blob unchanged when it is a valid value of the type.
+functions_internal::Apply from_blob_function(const CqlType& type, std::string fn_name) {
+  return [type, fn_name](std::span<const Value> a, const FunctionContext&) -> Result<Value> {
+    if (a[0] && !types::validate_value(type, *a[0]).is_ok())
+      return Status::invalid_argument(
+          fmt::format("In call to function {}, value 0x{} is not a valid binary "
+                      "representation for type {}",
+                      fn_name, types::to_hex(*a[0]), types::cql_type_name(type)));
+    return a[0];
+  };
+}
+
 void add_blob_functions(Functions* fns) {
   // every native type, with varchar as a second name for text
   std::vector<std::pair<std::string, CqlType>> types;
@@ -185,21 +188,13 @@ void add_blob_functions(Functions* fns) {
   types.emplace_back("varchar", simple(TypeKind::kText));
   const CqlType blob = simple(TypeKind::kBlob);
   for (const auto& [name, type] : types) {
-    add(fns, name + "asblob", {type}, blob,
-        [](std::span<const Value> a, const FunctionContext&) -> Result<Value> { return a[0]; });
+    // 4.x's intasblob/blobasint and 5.0's int_as_blob/blob_as_int
+    for (const std::string& to_blob : {name + "asblob", name + "_as_blob"})
+      add(fns, to_blob, {type}, blob,
+          [](std::span<const Value> a, const FunctionContext&) -> Result<Value> { return a[0]; });
     if (type.kind == TypeKind::kBlob) continue;  // blobasblob is the one above
-    const std::string fn_name = "system.blobas" + name;
-    add(fns, "blobas" + name, {blob}, type,
-        // (clang 14 cannot capture a structured binding: capture a copy by a new name)
-        [type = CqlType(type), fn_name](std::span<const Value> a,
-                                        const FunctionContext&) -> Result<Value> {
-          if (a[0] && !types::validate_value(type, *a[0]).is_ok())
-            return Status::invalid_argument(
-                fmt::format("In call to function {}, value 0x{} is not a valid binary "
-                            "representation for type {}",
-                            fn_name, types::to_hex(*a[0]), types::cql_type_name(type)));
-          return a[0];
-        });
+    for (const std::string& from_blob : {"blobas" + name, "blob_as_" + name})
+      add(fns, from_blob, {blob}, type, from_blob_function(type, "system." + from_blob));
   }
 }
 
@@ -217,12 +212,14 @@ const Functions& native_functions() {
   return kFunctions;
 }
 
-std::shared_ptr<const ScalarFunction> from_json_function(const CqlType& receiver) {
+std::shared_ptr<const ScalarFunction> from_json_function(const CqlType& receiver,
+                                                         std::string_view name) {
   auto f = std::make_shared<ScalarFunction>();
-  f->name = "system.fromjson";
+  f->name = fmt::format("system.{}", name);
   f->parameter_types = {simple(TypeKind::kText)};
   f->return_type = receiver;
-  f->apply = [receiver](std::span<const Value> a, const FunctionContext&) -> Result<Value> {
+  f->apply = [receiver, fn = f->name](std::span<const Value> a,
+                                      const FunctionContext&) -> Result<Value> {
     if (!a[0]) return Value();
     auto v = types::from_json(receiver, *a[0], "");
     if (v.is_ok()) return v;
@@ -230,11 +227,11 @@ std::shared_ptr<const ScalarFunction> from_json_function(const CqlType& receiver
     // FunctionExecutionException.create(): the failing exception's toString()
     if (message.starts_with("Could not decode JSON string"))
       return Status::invalid_argument(
-          fmt::format("execution of 'system.fromjson[text]' failed: {}", message));
+          fmt::format("execution of '{}[text]' failed: {}", fn, message));
     return Status::invalid_argument(
-        fmt::format("execution of 'system.fromjson[text]' failed: "
+        fmt::format("execution of '{}[text]' failed: "
                     "org.apache.cassandra.serializers.MarshalException: {}",
-                    message));
+                    fn, message));
   };
   return f;
 }
@@ -429,6 +426,20 @@ std::string signatures(const std::vector<std::shared_ptr<const ScalarFunction>>&
   return out;
 }
 
+// toJson()/fromJson() and their 5.0 names to_json()/from_json()
+bool is_to_json(std::string_view name) {
+  return name == "tojson" || name == "to_json";
+}
+bool is_from_json(std::string_view name) {
+  return name == "fromjson" || name == "from_json";
+}
+// The name the messages use: "toJson" as 4.x wrote it, or the snake_case name as called.
+std::string_view json_name(std::string_view name) {
+  if (name == "tojson") return "toJson";
+  if (name == "fromjson") return "fromJson";
+  return name;
+}
+
 // The native function name a call refers to: "foo" and "system.foo" do; "ks.foo" does not.
 std::optional<std::string> native_name(std::string_view name) {
   const size_t dot = name.find('.');
@@ -442,7 +453,7 @@ std::optional<std::string> native_name(std::string_view name) {
 bool is_native_function(std::string_view name) {
   auto native = native_name(name);
   if (!native) return false;
-  return *native == "tojson" || *native == "fromjson" ||
+  return is_to_json(*native) || is_from_json(*native) ||
          functions_internal::is_collection_function(*native) ||
          functions_internal::is_vector_function(*native) || native_functions().count(*native) > 0;
 }
@@ -451,27 +462,28 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_function(
     std::string_view name, std::span<const FunctionArgument> arguments,
     const std::optional<CqlType>& receiver) {
   const auto native = native_name(name);
-  if (native && *native == "tojson") {
+  if (native && is_to_json(*native)) {
     // Only a selector can call toJson() (Selectable.WithToJSonFunction); a selector has no
     // receiver, and the selection resolves a one-argument call with a known type itself.
     if (receiver || (arguments.size() == 1 && arguments[0].type))
       return Status::invalid_argument(
-          "toJson() may only be used within the selection clause of SELECT statements");
+          fmt::format("{}() may only be used within the selection clause of SELECT statements",
+                      json_name(*native)));
     if (arguments.size() != 1)
-      return Status::invalid_argument(
-          fmt::format("toJson() only accepts one argument (got {})", arguments.size()));
+      return Status::invalid_argument(fmt::format("{}() only accepts one argument (got {})",
+                                                  json_name(*native), arguments.size()));
     return Status::invalid_argument(fmt::format(
         "Cannot infer type for term {} in selection clause (try using a cast to force a type)",
         arguments[0].text));
   }
-  if (native && *native == "fromjson") {
+  if (native && is_from_json(*native)) {
     if (!receiver)
-      return Status::invalid_argument(
-          "fromJson() cannot be used in the selection clause of a SELECT statement");
+      return Status::invalid_argument(fmt::format(
+          "{}() cannot be used in the selection clause of a SELECT statement", json_name(*native)));
     if (arguments.size() != 1)
-      return Status::invalid_argument(
-          fmt::format("fromJson() only accepts one argument (got {})", arguments.size()));
-    return from_json_function(*receiver);
+      return Status::invalid_argument(fmt::format("{}() only accepts one argument (got {})",
+                                                  json_name(*native), arguments.size()));
+    return from_json_function(*receiver, *native);
   }
   if (native && receiver && is_operator_function(*native)) {
     // Arithmetic in a term (WHERE c = 1 + 2, SET v = 2 * 3): FunctionResolver picks, among the

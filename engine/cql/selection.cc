@@ -182,11 +182,11 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_function(const Sel
     node->args.push_back(std::move(arg));
   }
 
-  if (lname == "tojson" && is_native(selector.function) && node->args.size() == 1 &&
-      resolver_args[0].type) {
+  if ((lname == "tojson" || lname == "to_json") && is_native(selector.function) &&
+      node->args.size() == 1 && resolver_args[0].type) {
     node->kind = SelectorNode::Kind::kToJson;
     node->type = CqlType::simple(TypeKind::kText);
-    node->name = fmt::format("system.tojson({})", node->args[0]->name);
+    node->name = fmt::format("system.{}({})", lname, node->args[0]->name);
     return node;
   }
 

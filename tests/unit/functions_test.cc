@@ -50,8 +50,11 @@ TEST_CASE("functions resolution messages") {
   CHECK(resolve_error("ks.now", {}) == "Unknown function 'ks.now'");
   CHECK(resolve_error("now", {typed(TypeKind::kInt, "k")}) ==
         "Invalid number of arguments in call to function system.now: 0 required but 1 provided");
-  CHECK(resolve_error("dateof", {typed(TypeKind::kInt, "k")}) ==
-        "Type error: k cannot be passed as argument 0 of function system.dateof of type timeuuid");
+  CHECK(resolve_error("min_timeuuid", {typed(TypeKind::kInt, "k")}) ==
+        "Type error: k cannot be passed as argument 0 of function system.min_timeuuid of type "
+        "timestamp");
+  CHECK(resolve_error("dateof", {typed(TypeKind::kTimeuuid, "t")}) ==
+        "Unknown function 'dateof'");  // removed in 5.0
   CHECK(resolve_error("totimestamp", {typed(TypeKind::kInt, "k")}) ==
         "Invalid call to function totimestamp, none of its type signatures match (known type "
         "signatures: "
@@ -109,9 +112,9 @@ TEST_CASE("functions resolution messages") {
             ->parameter_types.size() == 2);
   CHECK(resolve_error("blobasint", {FunctionArgument{std::nullopt, "'x'"}}) ==
         "Type error: 'x' cannot be passed as argument 0 of function system.blobasint of type blob");
-  CHECK(resolve_error("dateof", {FunctionArgument{std::nullopt, "[1, 2]"}}) ==
-        "Type error: [1, 2] cannot be passed as argument 0 of function system.dateof of type "
-        "timeuuid");
+  CHECK(resolve_error("mintimeuuid", {FunctionArgument{std::nullopt, "[1, 2]"}}) ==
+        "Type error: [1, 2] cannot be passed as argument 0 of function system.mintimeuuid of type "
+        "timestamp");
   CHECK(resolve("blobasint", {FunctionArgument{std::nullopt, "null"}})->name == "system.blobasint");
   CHECK(is_native_function("blobasint"));
   CHECK(is_native_function("system.tojson"));
