@@ -367,6 +367,17 @@ std::optional<CqlType> preferred_type(types::ConstantKind kind, std::string_view
   return std::nullopt;
 }
 
+}  // namespace
+
+std::optional<CqlType> functions_internal::literal_type(const FunctionArgument& arg) {
+  if (arg.constant_kind) return preferred_type(*arg.constant_kind, arg.text);
+  const Literal lit = infer_literal(arg.text);
+  if (lit.shape != Literal::Shape::kConstant) return std::nullopt;
+  return preferred_type(lit.kind, lit.text);
+}
+
+namespace {
+
 Match match_argument(const FunctionArgument& arg, const CqlType& param) {
   if (arg.type) {
     if (*arg.type == param) return Match::kExact;
@@ -455,7 +466,8 @@ bool is_native_function(std::string_view name) {
   if (!native) return false;
   return is_to_json(*native) || is_from_json(*native) ||
          functions_internal::is_collection_function(*native) ||
-         functions_internal::is_vector_function(*native) || native_functions().count(*native) > 0;
+         functions_internal::is_vector_function(*native) ||
+         functions_internal::is_masking_function(*native) || native_functions().count(*native) > 0;
 }
 
 Result<std::shared_ptr<const ScalarFunction>> resolve_function(
@@ -490,8 +502,12 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_function(
     // operations its untyped operands fit, the one whose parameters are both the receiver's type.
     // (The selection has no receiver: it types literal operands itself.)
     std::vector<CqlType> operand_types;
-    for (const FunctionArgument& a : arguments)
-      operand_types.push_back(a.type ? *a.type : *receiver);
+    for (const FunctionArgument& a : arguments) {
+      const bool duration = !a.type && a.constant_kind == types::ConstantKind::kDuration;
+      operand_types.push_back(a.type     ? *a.type
+                              : duration ? simple(TypeKind::kDuration)  // ts - 1d
+                                         : *receiver);
+    }
     return resolve_operator(*native, operand_types);
   }
   if (native && functions_internal::is_collection_function(*native))
@@ -499,7 +515,12 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_function(
   if (native && functions_internal::is_vector_function(*native))
     return functions_internal::make_vector_function(*native, arguments);
   std::vector<std::shared_ptr<const ScalarFunction>> candidates;
-  if (native) {
+  if (native && functions_internal::is_masking_function(*native)) {
+    // one instance for these arguments' types, checked below as any single overload
+    CASSETTE_ASSIGN_OR_RETURN(auto masking,
+                              functions_internal::make_masking_function(*native, arguments));
+    candidates.push_back(std::move(masking));
+  } else if (native) {
     auto [begin, end] = native_functions().equal_range(*native);
     for (auto it = begin; it != end; ++it) candidates.push_back(it->second);
   }

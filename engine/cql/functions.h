@@ -1,6 +1,7 @@
 // CQL's native scalar functions: now(), uuid(), minTimeuuid/maxTimeuuid, toTimestamp, toDate,
-// toUnixTimestamp, dateOf, unixTimestampOf, currentTimestamp/currentDate/currentTime/
-// currentTimeUUID, the <type>AsBlob / blobAs<Type> family, toJson and fromJson. (token(),
+// toUnixTimestamp, currentTimestamp/currentDate/currentTime/currentTimeUUID, the <type>AsBlob /
+// blobAs<Type> family, toJson and fromJson (each also by its Cassandra 5.0 snake_case name),
+// the math, collection and masking functions. (token(),
 // writetime(), ttl(), CAST and the aggregates need the row or the schema, so the statement
 // executor evaluates them itself.)
 //

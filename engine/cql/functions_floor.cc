@@ -37,6 +37,17 @@ int64_t add_months(int64_t millis, int64_t months) {
   return types::days_from_civil(y, m, d) * kMillisPerDay + time_of_day;
 }
 
+}  // namespace
+
+// Duration.addTo()/substractFrom(): months with the calendar, then days and milliseconds.
+int64_t add_duration(int64_t millis, const Duration& d, bool subtract) {
+  const int64_t sign = subtract ? -1 : 1;
+  if (d.months != 0) millis = add_months(millis, sign * d.months);
+  return millis + sign * (d.days * kMillisPerDay + d.nanoseconds / kNanosPerMilli);
+}
+
+namespace {
+
 int64_t duration_millis(const Duration& d) {
   return d.days * kMillisPerDay + d.nanoseconds / kNanosPerMilli;
 }

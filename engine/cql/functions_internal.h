@@ -1,4 +1,5 @@
-// Private to functions*.cc: the table of native scalar functions and how entries are added.
+// Private to functions*.cc (and the operators of selector_operators.cc): the table of native
+// scalar functions and how entries are added.
 #pragma once
 
 #include <map>
@@ -8,6 +9,7 @@
 #include <string_view>
 
 #include "engine/cql/functions.h"
+#include "engine/types/temporal.h"
 
 namespace cassette::cql::functions_internal {
 
@@ -24,6 +26,11 @@ void add_function(Functions* fns, std::string name, std::vector<types::CqlType> 
 // floor(time, duration[, start]) for timestamp, timeuuid, date and time (GROUP BY's time buckets).
 void add_floor_functions(Functions* fns);
 
+// Timestamp (milliseconds) + or - a duration, as Cassandra's Duration.addTo()/substractFrom():
+// the months on the UTC calendar (the day clamped to the month's length), then the days and
+// whole milliseconds.
+int64_t add_duration(int64_t millis, const types::Duration& duration, bool subtract);
+
 // abs, exp, log, log10 and round of every numeric type (Cassandra 5.0's MathFcts).
 void add_math_functions(Functions* fns);
 
@@ -38,5 +45,19 @@ Result<std::shared_ptr<const ScalarFunction>> make_collection_function(
 bool is_vector_function(std::string_view name);
 Result<std::shared_ptr<const ScalarFunction>> make_vector_function(
     std::string_view name, std::span<const FunctionArgument> args);
+
+// Cassandra 5.0's masking functions (mask_null, mask_default, mask_replace, mask_inner,
+// mask_outer, mask_hash): generic over the masked value's type. make_masking_function builds the
+// instance for these arguments; the caller then checks the arguments against its parameters.
+bool is_masking_function(std::string_view name);
+Result<std::shared_ptr<const ScalarFunction>> make_masking_function(
+    std::string_view name, std::span<const FunctionArgument> args);
+// AbstractType.getMaskedValue(): what mask_default() returns for a value of `type`.
+std::string masked_default_value(const types::CqlType& type);
+
+// The type an untyped argument that is a literal constant is an exact match for
+// (Constants.Type.getPreferedTypeFor): int for 123, ascii for 'Alice'; nullopt for a bind
+// marker, null or a collection literal.
+std::optional<types::CqlType> literal_type(const FunctionArgument& arg);
 
 }  // namespace cassette::cql::functions_internal

@@ -204,10 +204,13 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_function(const Sel
       const Term* term = selector.arguments[i]->term.get();
       if (term == nullptr || term->kind != Term::Kind::kConstant ||
           (term->constant_kind != types::ConstantKind::kInteger &&
-           term->constant_kind != types::ConstantKind::kFloat)) {
+           term->constant_kind != types::ConstantKind::kFloat &&
+           term->constant_kind != types::ConstantKind::kDuration)) {
         return resolved.status();
       }
-      if (term->constant_kind == types::ConstantKind::kFloat) {
+      if (term->constant_kind == types::ConstantKind::kDuration) {
+        operand_types.push_back(CqlType::simple(TypeKind::kDuration));  // ts + 1d
+      } else if (term->constant_kind == types::ConstantKind::kFloat) {
         operand_types.push_back(CqlType::simple(TypeKind::kDouble));
       } else {
         bool fits = types::parse_constant(CqlType::simple(TypeKind::kInt), term->constant_kind,

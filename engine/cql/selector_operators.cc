@@ -5,8 +5,11 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/cql/functions_internal.h"
 #include "engine/types/scalar.h"
+#include "engine/types/temporal.h"
 #include "engine/types/value.h"
+#include "engine/types/value_internal.h"
 
 namespace cassette::cql {
 
@@ -102,6 +105,45 @@ Result<uint64_t> integer_op(char op, int64_t a, int64_t b, const std::string& wh
   return static_cast<uint64_t>(op == '/' ? a / b : a % b);
 }
 
+bool is_temporal(TypeKind kind) {
+  return kind == TypeKind::kTimestamp || kind == TypeKind::kDate;
+}
+
+// OperationFcts' temporal operations: timestamp or date + or - a duration, of that type. The
+// duration must be whole milliseconds for a timestamp and whole days for a date
+// (TemporalType.validateDuration).
+Result<std::shared_ptr<const ScalarFunction>> temporal_operation(std::string_view name, char op,
+                                                                 TypeKind kind) {
+  auto f = std::make_shared<ScalarFunction>();
+  f->name = fmt::format("system.{}", name);
+  f->parameter_types = {CqlType::simple(kind), CqlType::simple(TypeKind::kDuration)};
+  f->return_type = CqlType::simple(kind);
+  f->apply = [op, kind](std::span<const types::Value> args,
+                        const FunctionContext&) -> Result<types::Value> {
+    if (args[0]->empty() || args[1]->empty()) return types::Value();
+    std::optional<types::Duration> d = types::deserialize_duration(*args[1]);
+    if (!d) return Status::invalid_argument("Invalid duration value");
+    const bool date = kind == TypeKind::kDate;
+    const int64_t unit = date ? int64_t{86400} * 1000000000 : 1000000;
+    if (d->nanoseconds % unit != 0)
+      return Status::invalid_argument(
+          fmt::format("the operation '{} {} duration' failed: The duration must have a {} "
+                      "precision. Was: {}",
+                      date ? "date" : "timestamp", op, date ? "day" : "millisecond",
+                      types::internal::duration_to_string(*d)));
+    constexpr int64_t kMillisPerDay = 86400000;
+    const int64_t millis =
+        date ? (static_cast<int64_t>(types::read_unsigned(*args[0])) - (int64_t{1} << 31)) *
+                   kMillisPerDay
+             : types::read_signed(*args[0]);
+    const int64_t result = functions_internal::add_duration(millis, *d, op == '-');
+    if (!date) return types::Value(write_integer(static_cast<uint64_t>(result), 8));
+    const int64_t days = result / kMillisPerDay - (result % kMillisPerDay < 0);
+    return types::Value(write_integer(static_cast<uint64_t>(days + (int64_t{1} << 31)), 4));
+  };
+  return std::shared_ptr<const ScalarFunction>(std::move(f));
+}
+
 }  // namespace
 
 bool is_operator_function(std::string_view name) {
@@ -113,6 +155,10 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_operator(std::string_view 
   auto f = std::make_shared<ScalarFunction>();
   f->name = fmt::format("system.{}", name);
   f->parameter_types.assign(arguments.begin(), arguments.end());
+  const char symbol = symbol_of(name);
+  if (arguments.size() == 2 && (symbol == '+' || symbol == '-') && is_temporal(arguments[0].kind) &&
+      arguments[1].kind == TypeKind::kDuration)
+    return temporal_operation(name, symbol, arguments[0].kind);
   for (const CqlType& t : arguments) {
     if (size_of(t.kind) == 0) {
       return Status::invalid_argument(fmt::format("the '{}' operation is not supported between {}",

@@ -518,9 +518,11 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_call(const Term& term,
                                                            const ExecutionContext& context) {
   std::vector<FunctionArgument> arguments;
   for (const TermPtr& argument : term.elements) {
-    arguments.push_back(FunctionArgument{term_type(*argument, context), term_text(*argument)});
+    FunctionArgument a{term_type(*argument, context), term_text(*argument)};
+    if (argument->kind == Term::Kind::kConstant) a.constant_kind = argument->constant_kind;
     if (argument->kind == Term::Kind::kList)
-      arguments.back().list_literal_size = static_cast<int32_t>(argument->elements.size());
+      a.list_literal_size = static_cast<int32_t>(argument->elements.size());
+    arguments.push_back(std::move(a));
   }
   return resolve_function(function_name(term), arguments, receiver);
 }
