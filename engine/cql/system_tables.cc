@@ -40,11 +40,13 @@ constexpr std::string_view kSchemaOptions =
 
 // The options shared by system_schema.tables and system_schema.views.
 constexpr std::string_view kTableOptionColumns =
-    "additional_write_policy text, bloom_filter_fp_chance double, caching frozen<map<text, "
+    "additional_write_policy text, allow_auto_snapshot boolean, bloom_filter_fp_chance double, "
+    "caching frozen<map<text, "
     "text>>, cdc boolean, comment text, compaction frozen<map<text, text>>, compression "
     "frozen<map<text, text>>, crc_check_chance double, dclocal_read_repair_chance double, "
     "default_time_to_live int, extensions frozen<map<text, blob>>, gc_grace_seconds int, id "
-    "uuid, max_index_interval int, memtable text, memtable_flush_period_in_ms int, "
+    "uuid, incremental_backups boolean, max_index_interval int, memtable text, "
+    "memtable_flush_period_in_ms int, "
     "min_index_interval int, read_repair text, read_repair_chance double, speculative_retry text";
 
 // The tables (keyspace, CREATE TABLE), with Cassandra 4.1's columns, keys and comments.

@@ -425,7 +425,7 @@ std::vector<std::string> describe_table_options(const schema::TableParams& param
   };
   std::vector<std::string> out;
   out.push_back(option("additional_write_policy", "'99p'"));
-  if (other(params, "allow_auto_snapshot")) out.push_back(option("allow_auto_snapshot", "true"));
+  out.push_back(option("allow_auto_snapshot", "true"));  // printed always since 5.0
   out.push_back(option("bloom_filter_fp_chance", "0.01"));
   out.push_back(option("caching", format_option_map(default_caching())));
   out.push_back(option("cdc", "false"));
@@ -439,7 +439,7 @@ std::vector<std::string> describe_table_options(const schema::TableParams& param
   out.push_back(fmt::format("default_time_to_live = {}", params.default_time_to_live));
   out.push_back(option("extensions", "{}"));
   out.push_back(fmt::format("gc_grace_seconds = {}", params.gc_grace_seconds));
-  if (other(params, "incremental_backups")) out.push_back(option("incremental_backups", "true"));
+  out.push_back(option("incremental_backups", "true"));
   out.push_back(option("max_index_interval", "2048"));
   out.push_back(option("memtable_flush_period_in_ms", "0"));
   out.push_back(option("min_index_interval", "128"));

@@ -406,6 +406,7 @@ CREATE TABLE ks2.c (
     PRIMARY KEY (k, c)
 ) WITH CLUSTERING ORDER BY (c DESC)
     AND additional_write_policy = '99p'
+    AND allow_auto_snapshot = true
     AND bloom_filter_fp_chance = 0.01
     AND caching = {'keys': 'ALL', 'rows_per_partition': 'NONE'}
     AND cdc = false
@@ -417,6 +418,7 @@ CREATE TABLE ks2.c (
     AND default_time_to_live = 0
     AND extensions = {}
     AND gc_grace_seconds = 864000
+    AND incremental_backups = true
     AND max_index_interval = 2048
     AND memtable_flush_period_in_ms = 0
     AND min_index_interval = 128

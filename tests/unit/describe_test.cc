@@ -70,6 +70,7 @@ class DescribeFixture {
 
 const std::string kOptions =
     "additional_write_policy = '99p'\n"
+    "    AND allow_auto_snapshot = true\n"
     "    AND bloom_filter_fp_chance = 0.01\n"
     "    AND caching = {'keys': 'ALL', 'rows_per_partition': 'NONE'}\n"
     "    AND cdc = false\n"
@@ -84,6 +85,7 @@ const std::string kOptions =
     "    AND default_time_to_live = 0\n"
     "    AND extensions = {}\n"
     "    AND gc_grace_seconds = 864000\n"
+    "    AND incremental_backups = true\n"
     "    AND max_index_interval = 2048\n"
     "    AND memtable_flush_period_in_ms = 0\n"
     "    AND min_index_interval = 128\n"
@@ -168,6 +170,7 @@ TEST_CASE("describe: clustering order, statics, collections, options given") {
       "    PRIMARY KEY ((pk1, pk2), ck1, ck2)\n"
       ") WITH CLUSTERING ORDER BY (ck1 ASC, ck2 DESC)\n"
       "    AND additional_write_policy = '99p'\n"
+      "    AND allow_auto_snapshot = true\n"
       "    AND bloom_filter_fp_chance = 0.01\n"
       "    AND caching = {'keys': 'ALL', 'rows_per_partition': 'NONE'}\n"
       "    AND cdc = false\n"
@@ -182,6 +185,7 @@ TEST_CASE("describe: clustering order, statics, collections, options given") {
       "    AND default_time_to_live = 0\n"
       "    AND extensions = {}\n"
       "    AND gc_grace_seconds = 100\n"
+      "    AND incremental_backups = true\n"
       "    AND max_index_interval = 2048\n"
       "    AND memtable_flush_period_in_ms = 0\n"
       "    AND min_index_interval = 128\n"
