@@ -144,7 +144,9 @@ Status write_file_atomically(const std::string& path, std::string_view contents)
     CASSETTE_RETURN_IF_ERROR(fsync_file(fd.get(), tmp));
   }
   CASSETTE_RETURN_IF_ERROR(rename_file(tmp, path));
-  return sync_directory(std::filesystem::path(path).parent_path().string());
+  // A bare file name lives in the working directory: its parent path is empty.
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return sync_directory(dir.empty() ? "." : dir);
 }
 
 Status remove_file(const std::string& path) {

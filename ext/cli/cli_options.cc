@@ -170,6 +170,8 @@ std::string usage_text() {
   return R"(Usage: cassette STORE [options]
        cassette pg-export STORE KEYSPACE.TABLE CONNSTR [PG_TABLE]   (cassette pg-export --help)
        cassette pg-import STORE KEYSPACE.TABLE CONNSTR 'SELECT ...' (cassette pg-import --help)
+       cassette serve STORE [--listen HOST:PORT] ...                (cassette serve --help)
+       cassette passwd FILE USER     (a user for serve --auth-file; password read from stdin)
 
 The Cassette CQL shell: runs CQL statements (Apache Cassandra's dialect) against the store in the
 directory STORE (created if missing), or against a private in-memory store with STORE = :memory:.

@@ -6,6 +6,7 @@
 //   cassette :memory: --format json -e "CREATE KEYSPACE ...; ...; SELECT ..."
 //   cassette pg-export app.cassette ks.t "dbname=shop"      (and pg-import: see pg_bridge.h)
 //   cassette serve app.cassette --listen 127.0.0.1:9042     (the CQL native protocol server)
+//   cassette passwd users.txt alice                         (a user for serve --auth-file)
 //
 // See ext/cli/USAGE.md.
 #include <fmt/format.h>
@@ -31,6 +32,7 @@
 #include "ext/cli/pg_bridge.h"
 #include "ext/cli/shell_command.h"
 #include "ext/cli/statement_runner.h"
+#include "ext/server/passwd_command.h"
 #include "ext/server/serve_command.h"
 
 namespace {
@@ -116,6 +118,10 @@ int run_command_line(int argc, char** argv) {
   // `cassette serve STORE ...`: the CQL native protocol server (ext/server).
   if (!args.empty() && args[0] == "serve") {
     return server::run_serve_command(std::span<const std::string>(args).subspan(1));
+  }
+  // `cassette passwd FILE USER`: a user's line in `serve --auth-file FILE`.
+  if (!args.empty() && args[0] == "passwd") {
+    return server::run_passwd_command(std::span<const std::string>(args).subspan(1));
   }
   auto options = parse_cli_options(args);
   if (!options.is_ok()) {

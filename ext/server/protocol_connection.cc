@@ -18,6 +18,9 @@ namespace {
 
 // What SUPPORTED announces: the CQL version of Cassandra 4.1 and our compressions.
 constexpr std::string_view kCqlVersion = "3.4.6";
+// What AUTHENTICATE names: drivers pick their SASL mechanism by it (PLAIN for this one).
+constexpr std::string_view kPasswordAuthenticator =
+    "org.apache.cassandra.auth.PasswordAuthenticator";
 
 bool is_request_opcode(uint8_t opcode) {
   switch (static_cast<Opcode>(opcode)) {
@@ -111,8 +114,11 @@ std::string protocol_error(std::string_view message) {
 }  // namespace
 
 ProtocolConnection::ProtocolConnection(std::unique_ptr<cql::Session> session,
-                                       uint32_t max_frame_bytes)
-    : session_(std::move(session)), max_frame_bytes_(max_frame_bytes) {}
+                                       uint32_t max_frame_bytes,
+                                       std::shared_ptr<const PasswordFile> passwords)
+    : session_(std::move(session)),
+      max_frame_bytes_(max_frame_bytes),
+      passwords_(std::move(passwords)) {}
 
 std::optional<Reply> ProtocolConnection::check_header(std::span<const uint8_t> header_bytes) const {
   const FrameHeader header = decode_frame_header(header_bytes);
@@ -170,11 +176,17 @@ Reply ProtocolConnection::dispatch(const FrameHeader& header, std::string_view b
   }
   const auto op = static_cast<Opcode>(opcode);
   if (op == Opcode::kOptions) return options(header);
-  if (!started_) {
+  if (stage_ == Stage::kEstablished) {
     if (op == Opcode::kStartup) return startup(header, body);
     return error_reply(
         header, protocol_error(fmt::format("Unexpected message {}, expecting STARTUP or OPTIONS",
                                            opcode_name(opcode))));
+  }
+  if (stage_ == Stage::kAuthenticating) {
+    if (op == Opcode::kAuthResponse) return authenticate(header, body);
+    return error_reply(header,
+                       protocol_error(fmt::format("Unexpected message {}, expecting SASL_RESPONSE",
+                                                  opcode_name(opcode))));
   }
   switch (op) {
     case Opcode::kStartup:
@@ -185,8 +197,11 @@ Reply ProtocolConnection::dispatch(const FrameHeader& header, std::string_view b
     case Opcode::kRegister:
       return register_events(header, body);
     case Opcode::kAuthResponse:
-      return error_reply(header, protocol_error("Unexpected message AUTH_RESPONSE: this server "
-                                                "does not authenticate"));
+      return error_reply(header, protocol_error(passwords_ ? "Unexpected message AUTH_RESPONSE: "
+                                                             "the connection is already "
+                                                             "authenticated"
+                                                           : "Unexpected message AUTH_RESPONSE: "
+                                                             "this server does not authenticate"));
     default:
       // PREPARE, EXECUTE, BATCH: they need the engine's bind markers.
       return error_reply(
@@ -210,11 +225,53 @@ Reply ProtocolConnection::startup(const FrameHeader& header, std::string_view bo
     }
     compression = *algorithm;
   }
-  // READY itself goes uncompressed: the client turns compression on when it reads READY.
-  Reply reply{response(header, Opcode::kReady, {}), false};
+  // READY or AUTHENTICATE itself goes uncompressed: the client turns compression on when it
+  // reads it.
+  Reply reply;
+  if (passwords_) {
+    BodyWriter out;
+    out.write_string(kPasswordAuthenticator);
+    reply.bytes = response(header, Opcode::kAuthenticate, out.body());
+    stage_ = Stage::kAuthenticating;
+  } else {
+    reply.bytes = response(header, Opcode::kReady, {});
+    stage_ = Stage::kReady;
+  }
   compression_ = compression;
-  started_ = true;
   return reply;
+}
+
+// AUTH_RESPONSE's token is SASL PLAIN (RFC 4616): [authzid] NUL authcid NUL password. As
+// Cassandra's PlainTextSaslAuthenticator, the authzid is ignored, and a failure leaves the
+// connection authenticating, so the client may try again.
+Reply ProtocolConnection::authenticate(const FrameHeader& header, std::string_view body) {
+  BodyReader in(body);
+  auto token = in.read_bytes();
+  if (!token.is_ok()) return error_reply(header, protocol_error(token.status().message()));
+  const std::string_view plain = token->has_value() ? std::string_view(**token) : "";
+  const size_t password_start = plain.rfind('\0');
+  std::string_view message;
+  if (password_start == std::string_view::npos || password_start + 1 == plain.size()) {
+    message = "Password must not be null";
+  } else {
+    const std::string_view front = plain.substr(0, password_start);
+    const std::string_view user = front.substr(front.rfind('\0') + 1);  // npos + 1 == 0
+    const std::string_view password = plain.substr(password_start + 1);
+    if (user.empty()) {
+      message = "Authentication ID must not be null";
+    } else if (passwords_->check(user, password)) {
+      stage_ = Stage::kReady;
+      BodyWriter out;
+      out.write_bytes(std::nullopt);  // PLAIN has no final challenge
+      return Reply{response(header, Opcode::kAuthSuccess, out.body()), false};
+    } else {
+      return error_reply(
+          header,
+          encode_error(ErrorCode::kBadCredentials,
+                       fmt::format("Provided username {} and/or password are incorrect", user)));
+    }
+  }
+  return error_reply(header, encode_error(ErrorCode::kBadCredentials, message));
 }
 
 Reply ProtocolConnection::options(const FrameHeader& header) {

@@ -3,11 +3,13 @@
 // tests drive it with frames directly.
 //
 // It answers STARTUP (CQL_VERSION required; COMPRESSION lz4 or snappy), OPTIONS (SUPPORTED),
+// AUTH_RESPONSE when the server has a password file (PasswordAuthenticator: STARTUP is answered
+// AUTHENTICATE, the client's SASL PLAIN token AUTH_SUCCESS or Bad credentials, and nothing but
+// OPTIONS and AUTH_RESPONSE is served before that),
 // REGISTER (READY; no events are sent yet) and QUERY (run on the connection's own Session), and
 // refuses the rest with Cassandra's errors. What this version does not do yet, each answered
-// with an Invalid error that says so: bound values in QUERY, PREPARE, EXECUTE, BATCH, and
-// authentication (the server has none). A QUERY's page size is read and ignored: every result
-// comes in one page.
+// with an Invalid error that says so: bound values in QUERY, PREPARE, EXECUTE, BATCH. A QUERY's
+// page size is read and ignored: every result comes in one page.
 //
 // Frames the connection cannot continue after - a protocol version it does not speak, a body
 // over the size limit, a response frame, a compressed frame before compression was agreed - get
@@ -26,6 +28,7 @@
 #include "engine/cql/session.h"
 #include "ext/server/compression.h"
 #include "ext/server/frame.h"
+#include "ext/server/password_file.h"
 
 namespace cassette::server {
 
@@ -37,7 +40,9 @@ struct Reply {
 
 class ProtocolConnection {
  public:
-  ProtocolConnection(std::unique_ptr<cql::Session> session, uint32_t max_frame_bytes);
+  // `passwords`: the users let in, or null to serve without authentication.
+  ProtocolConnection(std::unique_ptr<cql::Session> session, uint32_t max_frame_bytes,
+                     std::shared_ptr<const PasswordFile> passwords = nullptr);
 
   // Checks a frame's header before its body is read: nullopt when the body should be read, else
   // the error to write before closing. `header_bytes` holds the first kFrameHeaderSize bytes.
@@ -49,6 +54,7 @@ class ProtocolConnection {
  private:
   Reply dispatch(const FrameHeader& header, std::string_view body);
   Reply startup(const FrameHeader& header, std::string_view body);
+  Reply authenticate(const FrameHeader& header, std::string_view body);
   Reply options(const FrameHeader& header);
   Reply register_events(const FrameHeader& header, std::string_view body);
   Reply query(const FrameHeader& header, std::string_view body);
@@ -61,7 +67,11 @@ class ProtocolConnection {
 
   std::unique_ptr<cql::Session> session_;
   uint32_t max_frame_bytes_;
-  bool started_ = false;  // STARTUP answered READY
+  std::shared_ptr<const PasswordFile> passwords_;
+  // Cassandra's connection stages: before STARTUP, between AUTHENTICATE and AUTH_SUCCESS,
+  // serving.
+  enum class Stage { kEstablished, kAuthenticating, kReady };
+  Stage stage_ = Stage::kEstablished;
   Compression compression_ = Compression::kNone;
 };
 

@@ -33,11 +33,29 @@ Status apply_option(std::string_view name, std::string_view value, ServeOptions*
                               parse_number<uint32_t>(name, value, 1024, uint32_t{256} << 20));
     return Status::ok();
   }
+  if (name == "--auth-file") {
+    auto passwords = PasswordFile::load(std::string(value));
+    if (!passwords.is_ok()) {
+      return Status::invalid_argument(fmt::format("--auth-file: {}", passwords.status().message()));
+    }
+    server.passwords = std::make_shared<const PasswordFile>(std::move(*passwords));
+    return Status::ok();
+  }
   if (name == "--max-connections") {
     CASSETTE_ASSIGN_OR_RETURN(server.max_connections, parse_number<int>(name, value, 1, 1 << 20));
     return Status::ok();
   }
   return Status::invalid_argument(fmt::format("unknown option '{}' for serve", name));
+}
+
+// Options without a value.
+bool is_flag(std::string_view arg) {
+  return arg == "--insecure";
+}
+
+Status apply_flag(std::string_view name, ServeOptions* options) {
+  if (name == "--insecure") options->server.insecure = true;
+  return Status::ok();
 }
 
 }  // namespace
@@ -65,6 +83,8 @@ Result<ServeOptions> parse_serve_options(std::span<const std::string> args) {
     const std::string& arg = args[i];
     if (arg == "-h" || arg == "--help") {
       options.help = true;
+    } else if (is_flag(arg)) {
+      CASSETTE_RETURN_IF_ERROR(apply_flag(arg, &options));
     } else if (arg.starts_with("--")) {
       const size_t equals = arg.find('=');
       if (equals != std::string::npos) {
@@ -95,6 +115,9 @@ std::string serve_usage_text() {
          "                           port, printed on the 'listening on' line)\n"
          "  --max-frame-size BYTES   the largest request frame (default 16777216)\n"
          "  --max-connections N      connections served at once; more are closed (default 1024)\n"
+         "  --auth-file FILE         require a user and password (PasswordAuthenticator) from\n"
+         "                           the 'user:bcrypt-hash' lines of FILE (`cassette passwd`)\n"
+         "  --insecure               allow a non-loopback --listen address without --auth-file\n"
          "\n"
          "Prints 'listening on HOST:PORT' once it accepts connections. SIGINT or SIGTERM stops\n"
          "it: requests under way finish, the store is closed, the exit status is 0.\n";
@@ -110,6 +133,11 @@ int run_serve_command(std::span<const std::string> args) {
   if (options->help) {
     std::fputs(serve_usage_text().c_str(), stdout);
     return 0;
+  }
+  // Before the store is opened (and created): a refused address changes nothing.
+  if (const Status allowed = check_listen_address(options->server); !allowed.is_ok()) {
+    std::fprintf(stderr, "cassette serve: %s\n", allowed.message().c_str());
+    return 2;
   }
   storage::StoreOptions store_options;
   store_options.create_if_missing = true;

@@ -24,6 +24,28 @@ using asio::ip::tcp;
 
 class Connection;
 
+// The endpoint --listen names, once it is allowed: a non-loopback address needs a password file
+// or `insecure`.
+Result<tcp::endpoint> resolve_listen_endpoint(asio::io_context& io, const ServerOptions& options) {
+  const std::string wanted = fmt::format("{}:{}", options.host, options.port);
+  asio::error_code error;
+  tcp::resolver resolver(io);
+  auto endpoints = resolver.resolve(options.host, std::to_string(options.port), error);
+  if (error || endpoints.empty()) {
+    return Status::invalid_argument(
+        fmt::format("cannot listen on {}: {}", wanted, error ? error.message() : "no address"));
+  }
+  const tcp::endpoint endpoint = endpoints.begin()->endpoint();
+  if (!options.passwords && !options.insecure && !endpoint.address().is_loopback()) {
+    return Status::invalid_argument(fmt::format(
+        "refusing to listen on {} without authentication: anyone who reaches it could read "
+        "and change the store; give --auth-file FILE (see `cassette passwd`), or --insecure "
+        "to serve it anyway",
+        wanted));
+  }
+  return endpoint;
+}
+
 // What the connections share: the store, the limits, the count of open connections and the
 // list the shutdown walks.
 struct ServerState {
@@ -38,7 +60,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
  public:
   Connection(tcp::socket socket, std::unique_ptr<cql::Session> session, ServerState& state)
       : socket_(std::move(socket)),
-        protocol_(std::move(session), state.options.max_frame_bytes),
+        protocol_(std::move(session), state.options.max_frame_bytes, state.options.passwords),
         state_(state) {
     state_.open_connections.fetch_add(1);
   }
@@ -126,15 +148,9 @@ class Listener {
   // Binds and listens; the address actually listened on ("HOST:PORT").
   Result<std::string> listen() {
     const std::string wanted = fmt::format("{}:{}", state_.options.host, state_.options.port);
+    CASSETTE_ASSIGN_OR_RETURN(const tcp::endpoint endpoint,
+                              resolve_listen_endpoint(io_, state_.options));
     asio::error_code error;
-    tcp::resolver resolver(io_);
-    auto endpoints =
-        resolver.resolve(state_.options.host, std::to_string(state_.options.port), error);
-    if (error || endpoints.empty()) {
-      return Status::invalid_argument(
-          fmt::format("cannot listen on {}: {}", wanted, error ? error.message() : "no address"));
-    }
-    const tcp::endpoint endpoint = endpoints.begin()->endpoint();
     acceptor_.open(endpoint.protocol(), error);
     if (!error) acceptor_.set_option(tcp::acceptor::reuse_address(true), error);
     if (!error) acceptor_.bind(endpoint, error);
@@ -219,6 +235,11 @@ void run_worker(asio::io_context& io) {
 }
 
 }  // namespace
+
+Status check_listen_address(const ServerOptions& options) {
+  asio::io_context io;
+  return resolve_listen_endpoint(io, options).status();
+}
 
 Status run_server(std::shared_ptr<storage::Store> store, const ServerOptions& options,
                   const std::function<void(const std::string&)>& on_listening) {

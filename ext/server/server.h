@@ -21,6 +21,7 @@
 #include "engine/storage/store.h"
 #include "engine/util/status.h"
 #include "ext/server/frame.h"
+#include "ext/server/password_file.h"
 
 namespace cassette::server {
 
@@ -30,10 +31,19 @@ struct ServerOptions {
   uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
   int max_connections = 1024;  // more are accepted and closed at once
   int threads = 0;             // 0: as many as the machine has cores (at least 2)
+  // The users let in (PasswordAuthenticator); null: no authentication, and then only a
+  // loopback address is listened on unless `insecure`.
+  std::shared_ptr<const PasswordFile> passwords;
+  bool insecure = false;
 };
 
+// The checks run_server makes of options.host before it listens, without listening: an address
+// that does not resolve, or a non-loopback one without authentication and without `insecure`.
+Status check_listen_address(const ServerOptions& options);
+
 // Serves `store` until SIGINT or SIGTERM. Calls `on_listening` with "HOST:PORT" once the
-// listener accepts connections. Returns an error (naming the address) when it cannot listen.
+// listener accepts connections. Returns an error (naming the address) when it cannot listen, or
+// when it would serve a non-loopback address without authentication and without `insecure`.
 Status run_server(std::shared_ptr<storage::Store> store, const ServerOptions& options,
                   const std::function<void(const std::string&)>& on_listening);
 
