@@ -31,7 +31,7 @@ DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-d
                doctest-dev libzstd-dev libgmp-dev postgresql-15 postgresql-server-dev-15 \
                libedit-dev python3 clang-14 libclang-rt-14-dev clang-format-14 acl \
                libasio-dev liblz4-dev libsnappy-dev python3-cassandra python3-lz4 python3-snappy \
-               libssl-dev libcrypt-dev
+               libcrypt-dev libssl-dev openssl
 # clang-14 builds the sanitizer suite and the fuzz targets; libclang-rt-14-dev has its ASan and
 # UBSan runtimes and libFuzzer (libclang_rt.fuzzer). clang-format-14: make format, format-check.
 # acl: setfacl, for the shell test of a store a group shares (ext/postgres/README.md).
@@ -40,6 +40,8 @@ DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-d
 # compressions): the DataStax Python driver the server's tests connect with, and whose schema
 # parser reads our system_schema rows (tests/cli/driver_metadata_test.py).
 # libcrypt-dev (libxcrypt): the bcrypt hashes of `cassette serve --auth-file` and `cassette passwd`.
+# libssl-dev: `cassette serve --tls-cert/--tls-key` (asio::ssl); openssl: the TLS tests make a
+# throwaway self-signed certificate with it.
 BENCH_PACKAGES = librocksdb-dev
 
 .PHONY: deps bench-deps build test sanitize-build test-sanitize fuzz bench demo soak install clean \

@@ -42,7 +42,8 @@ Result<std::string> hash_password(std::string_view password);
 
 // Writes `user:hash` into the file at `path`, replacing the user's line if there is one and
 // keeping the other lines; creates the file when it does not exist. The file is replaced
-// atomically (a temporary file renamed over it) by one of mode 0600. InvalidArgument for a user name with
+// atomically (a temporary file renamed over it) by one of mode 0600. InvalidArgument for a user
+// name with
 // ':' or a line break, or an empty one; IOError naming the file.
 Status write_password_line(const std::string& path, std::string_view user, std::string_view hash);
 

@@ -291,7 +291,18 @@ Reply ProtocolConnection::register_events(const FrameHeader& header, std::string
                          protocol_error(fmt::format("Invalid value '{}' for Event.Type", event)));
     }
   }
+  // TOPOLOGY_CHANGE and STATUS_CHANGE are accepted and never fire: one node, always up.
+  for (const std::string& event : *events) schema_events_ |= event == "SCHEMA_CHANGE";
   return Reply{response(header, Opcode::kReady, {}), false};
+}
+
+std::string ProtocolConnection::schema_change_event(const SchemaChange& change) const {
+  BodyWriter out;
+  out.write_string("SCHEMA_CHANGE");
+  write_schema_change(out, change);
+  FrameHeader event_stream;
+  event_stream.stream = -1;  // events are not answers: stream -1 (§4.2.6)
+  return response(event_stream, Opcode::kEvent, out.body());
 }
 
 Reply ProtocolConnection::query(const FrameHeader& header, std::string_view body) {

@@ -29,6 +29,7 @@
 #include "ext/server/compression.h"
 #include "ext/server/frame.h"
 #include "ext/server/password_file.h"
+#include "ext/server/result_encoding.h"
 
 namespace cassette::server {
 
@@ -47,6 +48,13 @@ class ProtocolConnection {
   // Checks a frame's header before its body is read: nullopt when the body should be read, else
   // the error to write before closing. `header_bytes` holds the first kFrameHeaderSize bytes.
   std::optional<Reply> check_header(std::span<const uint8_t> header_bytes) const;
+
+  // Whether the client registered for SCHEMA_CHANGE events (REGISTER).
+  bool wants_schema_events() const { return schema_events_; }
+
+  // An EVENT frame (stream -1) announcing `change`, compressed as this connection's responses
+  // are.
+  std::string schema_change_event(const SchemaChange& change) const;
 
   // Handles one frame whose header passed check_header. Never throws.
   Reply handle_frame(const FrameHeader& header, std::string_view body);
@@ -73,6 +81,7 @@ class ProtocolConnection {
   enum class Stage { kEstablished, kAuthenticating, kReady };
   Stage stage_ = Stage::kEstablished;
   Compression compression_ = Compression::kNone;
+  bool schema_events_ = false;
 };
 
 }  // namespace cassette::server

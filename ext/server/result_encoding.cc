@@ -188,13 +188,17 @@ std::string encode_set_keyspace_result(std::string_view keyspace) {
   return out.take();
 }
 
-std::string encode_schema_change_result(const SchemaChange& change) {
-  BodyWriter out;
-  out.write_int(kResultSchemaChange);
+void write_schema_change(BodyWriter& out, const SchemaChange& change) {
   out.write_string(change.change_type);
   out.write_string(change.target);
   out.write_string(change.keyspace);
   if (change.target != "KEYSPACE") out.write_string(change.name);
+}
+
+std::string encode_schema_change_result(const SchemaChange& change) {
+  BodyWriter out;
+  out.write_int(kResultSchemaChange);
+  write_schema_change(out, change);
   return out.take();
 }
 

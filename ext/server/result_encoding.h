@@ -54,5 +54,7 @@ struct SchemaChange {
   std::string name;  // the table or type; empty for KEYSPACE
 };
 std::string encode_schema_change_result(const SchemaChange& change);
+// <change_type><target><options>, the part a Schema_change result and an event share.
+void write_schema_change(BodyWriter& out, const SchemaChange& change);
 
 }  // namespace cassette::server

@@ -41,6 +41,23 @@ Status apply_option(std::string_view name, std::string_view value, ServeOptions*
     server.passwords = std::make_shared<const PasswordFile>(std::move(*passwords));
     return Status::ok();
   }
+  if (name == "--tls-cert") {
+    server.tls_cert = std::string(value);
+    return Status::ok();
+  }
+  if (name == "--tls-key") {
+    server.tls_key = std::string(value);
+    return Status::ok();
+  }
+  if (name == "--max-in-flight") {
+    CASSETTE_ASSIGN_OR_RETURN(server.max_in_flight, parse_number<int>(name, value, 1, 1 << 16));
+    return Status::ok();
+  }
+  if (name == "--idle-timeout") {
+    CASSETTE_ASSIGN_OR_RETURN(server.idle_timeout_seconds,
+                              parse_number<int>(name, value, 0, 7 * 24 * 3600));
+    return Status::ok();
+  }
   if (name == "--max-connections") {
     CASSETTE_ASSIGN_OR_RETURN(server.max_connections, parse_number<int>(name, value, 1, 1 << 20));
     return Status::ok();
@@ -118,6 +135,12 @@ std::string serve_usage_text() {
          "  --auth-file FILE         require a user and password (PasswordAuthenticator) from\n"
          "                           the 'user:bcrypt-hash' lines of FILE (`cassette passwd`)\n"
          "  --insecure               allow a non-loopback --listen address without --auth-file\n"
+         "  --tls-cert FILE          serve TLS only, with this PEM certificate (chain)...\n"
+         "  --tls-key FILE           ...and this PEM private key\n"
+         "  --max-in-flight N        responses a connection may have unwritten before the\n"
+         "                           server stops reading its requests (default 128)\n"
+         "  --idle-timeout SECONDS   close connections that send no request that long\n"
+         "                           (default 0: never)\n"
          "\n"
          "Prints 'listening on HOST:PORT' once it accepts connections. SIGINT or SIGTERM stops\n"
          "it: requests under way finish, the store is closed, the exit status is 0.\n";
@@ -135,7 +158,7 @@ int run_serve_command(std::span<const std::string> args) {
     return 0;
   }
   // Before the store is opened (and created): a refused address changes nothing.
-  if (const Status allowed = check_listen_address(options->server); !allowed.is_ok()) {
+  if (const Status allowed = check_server_options(options->server); !allowed.is_ok()) {
     std::fprintf(stderr, "cassette serve: %s\n", allowed.message().c_str());
     return 2;
   }

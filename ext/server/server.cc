@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <array>
 #include <asio.hpp>
+#include <asio/ssl.hpp>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <deque>
 #include <list>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "engine/cql/session.h"
@@ -22,7 +25,18 @@ namespace {
 
 using asio::ip::tcp;
 
-class Connection;
+// What the server asks of a connection, whatever its transport.
+class ConnectionBase {
+ public:
+  virtual ~ConnectionBase() = default;
+  // Closes the connection now when it waits for a request, or once the frames it has to write
+  // are written. Runs on the connection's strand.
+  virtual void stop() = 0;
+  // Queues an EVENT announcing `change` when the client registered for schema changes. Runs on
+  // the connection's strand.
+  virtual void send_event(const SchemaChange& change) = 0;
+  virtual asio::any_io_executor executor() = 0;
+};
 
 // The endpoint --listen names, once it is allowed: a non-loopback address needs a password file
 // or `insecure`.
@@ -53,85 +67,180 @@ struct ServerState {
   ServerOptions options;
   std::atomic<int> open_connections{0};
   std::mutex mutex;  // guards connections
-  std::list<std::weak_ptr<Connection>> connections;
+  std::list<std::weak_ptr<ConnectionBase>> connections;
+  std::unique_ptr<asio::ssl::context> tls;  // null: plain TCP
 };
 
-class Connection : public std::enable_shared_from_this<Connection> {
+// The socket under a connection's stream: the stream itself for plain TCP, the TCP socket under
+// TLS.
+tcp::socket& tcp_socket(tcp::socket& stream) {
+  return stream;
+}
+tcp::socket& tcp_socket(asio::ssl::stream<tcp::socket>& stream) {
+  return stream.next_layer();
+}
+
+// One client connection over a plain TCP socket or a TLS stream (Stream).
+//
+// Requests are read and handled one at a time on the connection's strand; their responses, and
+// the events the server pushes, wait in a queue of frames written one after the other. Reading
+// goes on while fewer than max_in_flight responses wait to be written, and stops until they
+// drain when that many do: a client that sends without reading is held back by TCP, and a
+// connection never holds more than max_in_flight responses (plus kMaxQueuedEvents events).
+template <typename Stream>
+class Connection : public ConnectionBase, public std::enable_shared_from_this<Connection<Stream>> {
  public:
-  Connection(tcp::socket socket, std::unique_ptr<cql::Session> session, ServerState& state)
-      : socket_(std::move(socket)),
+  Connection(Stream stream, std::unique_ptr<cql::Session> session, ServerState& state)
+      : stream_(std::move(stream)),
         protocol_(std::move(session), state.options.max_frame_bytes, state.options.passwords),
-        state_(state) {
+        state_(state),
+        idle_timer_(stream_.get_executor()) {
     state_.open_connections.fetch_add(1);
   }
-  ~Connection() { state_.open_connections.fetch_sub(1); }
+  ~Connection() override { state_.open_connections.fetch_sub(1); }
 
-  void start() { read_header(); }
+  void start() {
+    if constexpr (std::is_same_v<Stream, tcp::socket>) {
+      read_header();
+    } else {
+      // A client that does not speak TLS fails the handshake: it is closed, nothing else.
+      arm_idle_timer();
+      stream_.async_handshake(asio::ssl::stream_base::server,
+                              [self = this->shared_from_this()](const asio::error_code& error) {
+                                if (error) return self->close();
+                                self->read_header();
+                              });
+    }
+  }
 
-  // Closes the connection now when it waits for a request, or after the response it is
-  // writing. Runs on the connection's strand.
-  void stop() {
+  void stop() override {
     stopping_ = true;
     if (!writing_) close();
   }
 
-  tcp::socket::executor_type executor() { return socket_.get_executor(); }
+  void send_event(const SchemaChange& change) override {
+    if (closed_ || !protocol_.wants_schema_events()) return;
+    if (queued_events_ >= kMaxQueuedEvents) return close();  // it does not read: let it go
+    ++queued_events_;
+    queue(Outgoing{protocol_.schema_change_event(change), false, false});
+  }
+
+  asio::any_io_executor executor() override { return stream_.get_executor(); }
 
  private:
+  struct Outgoing {
+    std::string bytes;
+    bool is_response;  // counts against max_in_flight (events do not)
+    bool close_after;
+  };
+
   void read_header() {
-    asio::async_read(socket_, asio::buffer(header_bytes_),
-                     [self = shared_from_this()](const asio::error_code& error, size_t) {
-                       if (!error) self->on_header();
+    if (closed_ || stopping_) return;
+    reading_ = true;
+    arm_idle_timer();
+    asio::async_read(stream_, asio::buffer(header_bytes_),
+                     [self = this->shared_from_this()](const asio::error_code& error, size_t) {
+                       if (error) return self->close();
+                       self->on_header();
                      });
   }
 
   void on_header() {
     if (auto refusal = protocol_.check_header(header_bytes_)) {
-      write(std::move(*refusal));
-      return;
+      reading_ = false;
+      return respond(std::move(*refusal));
     }
     const FrameHeader header = decode_frame_header(header_bytes_);
     body_.resize(header.body_length);
-    asio::async_read(socket_, asio::buffer(body_),
-                     [self = shared_from_this(), header](const asio::error_code& error, size_t) {
-                       if (!error) self->write(self->protocol_.handle_frame(header, self->body_));
-                     });
-  }
-
-  void write(Reply reply) {
-    body_.clear();
-    body_.shrink_to_fit();  // a connection keeps no large body between requests
-    out_ = std::move(reply.bytes);
-    const bool close_after = reply.close;
-    writing_ = true;
-    asio::async_write(
-        socket_, asio::buffer(out_),
-        [self = shared_from_this(), close_after](const asio::error_code& error, size_t) {
-          self->writing_ = false;
-          self->out_.clear();
-          self->out_.shrink_to_fit();
-          if (error || close_after || self->stopping_) {
-            self->close();
-          } else {
-            self->read_header();
-          }
+    asio::async_read(
+        stream_, asio::buffer(body_),
+        [self = this->shared_from_this(), header](const asio::error_code& error, size_t) {
+          if (error) return self->close();
+          self->reading_ = false;
+          self->idle_timer_.cancel();
+          Reply reply = self->protocol_.handle_frame(header, self->body_);
+          self->body_.clear();
+          self->body_.shrink_to_fit();  // no large body kept between requests
+          self->respond(std::move(reply));
         });
   }
 
-  void close() {
-    asio::error_code ignored;
-    socket_.shutdown(tcp::socket::shutdown_both, ignored);
-    socket_.close(ignored);
+  void respond(Reply reply) {
+    const bool close_after = reply.close;
+    if (!reply.bytes.empty()) {
+      ++in_flight_;
+      queue(Outgoing{std::move(reply.bytes), true, close_after});
+    } else if (close_after) {
+      return close();
+    }
+    if (close_after) return;  // no more requests are read
+    if (in_flight_ < state_.options.max_in_flight) read_header();
+    // else: the write that brings in_flight_ under the limit reads the next request
   }
 
-  tcp::socket socket_;  // its executor is the connection's own strand
+  void queue(Outgoing frame) {
+    pending_.push_back(std::move(frame));
+    if (!writing_) write_next();
+  }
+
+  void write_next() {
+    if (closed_ || pending_.empty()) return;
+    writing_ = true;
+    asio::async_write(stream_, asio::buffer(pending_.front().bytes),
+                      [self = this->shared_from_this()](const asio::error_code& error, size_t) {
+                        self->on_written(error);
+                      });
+  }
+
+  void on_written(const asio::error_code& error) {
+    writing_ = false;
+    const Outgoing done = std::move(pending_.front());
+    pending_.pop_front();
+    if (error || done.close_after) return close();
+    if (done.is_response) {
+      --in_flight_;
+      // Reading had stopped at the limit: this write makes room for the next request.
+      if (!reading_ && in_flight_ + 1 == state_.options.max_in_flight) read_header();
+    } else {
+      --queued_events_;
+    }
+    if (!pending_.empty()) return write_next();
+    if (stopping_) close();
+  }
+
+  // With an idle timeout, a connection that sends no complete request for that long is closed.
+  void arm_idle_timer() {
+    if (state_.options.idle_timeout_seconds <= 0) return;
+    idle_timer_.expires_after(std::chrono::seconds(state_.options.idle_timeout_seconds));
+    idle_timer_.async_wait([self = this->shared_from_this()](const asio::error_code& error) {
+      if (!error) self->close();
+    });
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    asio::error_code ignored;
+    idle_timer_.cancel();
+    tcp_socket(stream_).shutdown(tcp::socket::shutdown_both, ignored);
+    tcp_socket(stream_).close(ignored);
+  }
+
+  static constexpr int kMaxQueuedEvents = 1024;
+
+  Stream stream_;  // its executor is the connection's own strand
   ProtocolConnection protocol_;
   ServerState& state_;
+  asio::steady_timer idle_timer_;
   std::array<uint8_t, kFrameHeaderSize> header_bytes_{};
   std::string body_;
-  std::string out_;
+  std::deque<Outgoing> pending_;  // frames to write, the one being written first
+  int in_flight_ = 0;             // responses in pending_
+  int queued_events_ = 0;         // events in pending_
+  bool reading_ = false;          // a request is being read
   bool writing_ = false;
   bool stopping_ = false;
+  bool closed_ = false;
 };
 
 class Listener {
@@ -194,7 +303,20 @@ class Listener {
       node.port = local.port();
       (*session)->set_node_info(std::move(node));
     }
-    auto connection = std::make_shared<Connection>(std::move(socket), std::move(*session), state_);
+    // A peer that vanishes without a FIN (a network partition) is found by TCP's keepalive.
+    socket.set_option(asio::socket_base::keep_alive(true), error);
+    if (state_.tls) {
+      using TlsStream = asio::ssl::stream<tcp::socket>;
+      start(std::make_shared<Connection<TlsStream>>(TlsStream(std::move(socket), *state_.tls),
+                                                    std::move(*session), state_));
+    } else {
+      start(std::make_shared<Connection<tcp::socket>>(std::move(socket), std::move(*session),
+                                                      state_));
+    }
+  }
+
+  template <typename Stream>
+  void start(std::shared_ptr<Connection<Stream>> connection) {
     {
       std::lock_guard lock(state_.mutex);
       std::erase_if(state_.connections, [](const auto& c) { return c.expired(); });
@@ -234,11 +356,39 @@ void run_worker(asio::io_context& io) {
   }
 }
 
+// The TLS context of --tls-cert and --tls-key: TLS 1.2 or later. Null without them.
+Result<std::unique_ptr<asio::ssl::context>> make_tls_context(const ServerOptions& options) {
+  if (options.tls_cert.empty() && options.tls_key.empty()) {
+    return std::unique_ptr<asio::ssl::context>();
+  }
+  if (options.tls_cert.empty() || options.tls_key.empty()) {
+    return Status::invalid_argument("--tls-cert and --tls-key go together");
+  }
+  auto context = std::make_unique<asio::ssl::context>(asio::ssl::context::tls_server);
+  asio::error_code error;
+  context->set_options(asio::ssl::context::default_workarounds | asio::ssl::context::no_sslv2 |
+                           asio::ssl::context::no_sslv3 | asio::ssl::context::no_tlsv1 |
+                           asio::ssl::context::no_tlsv1_1,
+                       error);
+  context->use_certificate_chain_file(options.tls_cert, error);
+  if (error) {
+    return Status::invalid_argument(
+        fmt::format("--tls-cert {}: {}", options.tls_cert, error.message()));
+  }
+  context->use_private_key_file(options.tls_key, asio::ssl::context::pem, error);
+  if (error) {
+    return Status::invalid_argument(
+        fmt::format("--tls-key {}: {}", options.tls_key, error.message()));
+  }
+  return context;
+}
+
 }  // namespace
 
-Status check_listen_address(const ServerOptions& options) {
+Status check_server_options(const ServerOptions& options) {
   asio::io_context io;
-  return resolve_listen_endpoint(io, options).status();
+  CASSETTE_RETURN_IF_ERROR(resolve_listen_endpoint(io, options).status());
+  return make_tls_context(options).status();
 }
 
 Status run_server(std::shared_ptr<storage::Store> store, const ServerOptions& options,
@@ -246,6 +396,7 @@ Status run_server(std::shared_ptr<storage::Store> store, const ServerOptions& op
   ServerState state;
   state.store = std::move(store);
   state.options = options;
+  CASSETTE_ASSIGN_OR_RETURN(state.tls, make_tls_context(options));
   asio::io_context io;
   Listener listener(io, state);
   CASSETTE_ASSIGN_OR_RETURN(std::string address, listener.listen());

@@ -2,12 +2,12 @@
 // and serves each with its own ProtocolConnection and Session over one shared Store.
 //
 // Concurrency: one Asio io_context run by a few worker threads. Each connection runs on its own
-// strand, so its requests are read, executed and answered one at a time in order of arrival
-// (the Session is not thread-safe, and the protocol only asks that a response carry its
-// request's stream id); different connections run in parallel on the workers, and the Store
-// serializes their writes. A connection reads its next frame only after the previous response
-// was written: a client that sends faster than it reads is held back by TCP, so a slow reader
-// costs no memory beyond one request and one response.
+// strand, so its requests are read and executed one at a time in order of arrival (the Session
+// is not thread-safe, and the protocol only asks that a response carry its request's stream id);
+// different connections run in parallel on the workers, and the Store serializes their writes.
+// Responses queue to be written while the next request is read, up to max_in_flight of them;
+// then the connection stops reading until they drain: a client that sends faster than it reads
+// is held back by TCP, so a slow reader costs at most max_in_flight responses of memory.
 //
 // Shutdown (stop(), or SIGINT/SIGTERM in run()): the listener closes, idle connections close at
 // once, and a connection in the middle of a request closes after its response is written.
@@ -35,11 +35,19 @@ struct ServerOptions {
   // loopback address is listened on unless `insecure`.
   std::shared_ptr<const PasswordFile> passwords;
   bool insecure = false;
+  // PEM files; both set: every connection speaks TLS (1.2 or later), and a client that does not
+  // is closed after its failed handshake.
+  std::string tls_cert;
+  std::string tls_key;
+  // Responses a connection may have waiting to be written before it stops reading requests.
+  int max_in_flight = 128;
+  int idle_timeout_seconds = 0;  // > 0: a connection that sends no request that long is closed
 };
 
-// The checks run_server makes of options.host before it listens, without listening: an address
-// that does not resolve, or a non-loopback one without authentication and without `insecure`.
-Status check_listen_address(const ServerOptions& options);
+// The checks run_server makes before it listens, without listening: an address that does not
+// resolve, a non-loopback one without authentication and without `insecure`, a TLS certificate
+// or key that cannot be read (the error names the file).
+Status check_server_options(const ServerOptions& options);
 
 // Serves `store` until SIGINT or SIGTERM. Calls `on_listening` with "HOST:PORT" once the
 // listener accepts connections. Returns an error (naming the address) when it cannot listen, or
