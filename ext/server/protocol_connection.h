@@ -6,10 +6,10 @@
 // AUTH_RESPONSE when the server has a password file (PasswordAuthenticator: STARTUP is answered
 // AUTHENTICATE, the client's SASL PLAIN token AUTH_SUCCESS or Bad credentials, and nothing but
 // OPTIONS and AUTH_RESPONSE is served before that),
-// REGISTER (READY; no events are sent yet) and QUERY (run on the connection's own Session), and
-// refuses the rest with Cassandra's errors. What this version does not do yet, each answered
-// with an Invalid error that says so: bound values in QUERY, PREPARE, EXECUTE, BATCH. A QUERY's
-// page size is read and ignored: every result comes in one page.
+// REGISTER (READY; the server pushes SCHEMA_CHANGE events through schema_change_event) and QUERY
+// (run on the connection's own Session), and refuses the rest with Cassandra's errors. What this
+// version does not do yet, each answered with an Invalid error that says so: bound values in QUERY,
+// PREPARE, EXECUTE, BATCH. A QUERY's page size is read and ignored: every result comes in one page.
 //
 // Frames the connection cannot continue after - a protocol version it does not speak, a body
 // over the size limit, a response frame, a compressed frame before compression was agreed - get

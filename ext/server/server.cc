@@ -17,13 +17,20 @@
 #include <vector>
 
 #include "engine/cql/session.h"
+#include "engine/schema/catalog.h"
 #include "ext/server/protocol_connection.h"
+#include "ext/server/schema_events.h"
 
 namespace cassette::server {
 
 namespace {
 
 using asio::ip::tcp;
+
+// How often the store's schema version is read for changes to announce: the longest a
+// registered driver waits for an event after a change (drivers wait about a second more before
+// they refresh their metadata: they collect events in that window).
+constexpr auto kSchemaPollInterval = std::chrono::milliseconds(100);
 
 // What the server asks of a connection, whatever its transport.
 class ConnectionBase {
@@ -69,6 +76,10 @@ struct ServerState {
   std::mutex mutex;  // guards connections
   std::list<std::weak_ptr<ConnectionBase>> connections;
   std::unique_ptr<asio::ssl::context> tls;  // null: plain TCP
+  // The schema last announced to registered connections, and the catalog that reads the
+  // store's current one (SchemaWatcher).
+  std::shared_ptr<schema::Catalog> catalog;
+  std::shared_ptr<const schema::Schema> announced_schema;
 };
 
 // The socket under a connection's stream: the stream itself for plain TCP, the TCP socket under
@@ -252,6 +263,7 @@ class Listener {
         strand_(asio::make_strand(io)),
         acceptor_(strand_),
         signals_(strand_, SIGINT, SIGTERM),
+        schema_timer_(strand_),
         state_(state) {}
 
   // Binds and listens; the address actually listened on ("HOST:PORT").
@@ -278,6 +290,7 @@ class Listener {
       if (!error) stop();
     });
     accept();
+    watch_schema();
   }
 
  private:
@@ -325,10 +338,40 @@ class Listener {
     asio::post(connection->executor(), [connection] { connection->start(); });
   }
 
+  // Schema changes reach registered connections as events. Another process's change is seen
+  // only by reading the store's schema version: it is read every kSchemaPollInterval while
+  // connections are open (one small read; the full schema is reloaded and compared only when
+  // the version moved). A change made through this server is seen the same way.
+  void watch_schema() {
+    schema_timer_.expires_after(kSchemaPollInterval);
+    schema_timer_.async_wait([this](const asio::error_code& error) {
+      if (error) return;  // stopped
+      if (state_.open_connections.load() > 0) announce_schema_changes();
+      watch_schema();
+    });
+  }
+
+  void announce_schema_changes() {
+    auto current = state_.catalog->current();
+    if (!current.is_ok() || *current == state_.announced_schema) return;
+    std::vector<SchemaChange> changes = schema_changes_between(*state_.announced_schema, **current);
+    state_.announced_schema = *current;
+    if (changes.empty()) return;
+    std::lock_guard lock(state_.mutex);
+    for (const auto& weak : state_.connections) {
+      if (auto connection = weak.lock()) {
+        asio::post(connection->executor(), [connection, changes] {
+          for (const SchemaChange& change : changes) connection->send_event(change);
+        });
+      }
+    }
+  }
+
   // Runs on the listener's strand (the signal handler): no new connections, the open ones close.
   void stop() {
     asio::error_code ignored;
     acceptor_.close(ignored);
+    schema_timer_.cancel();
     std::lock_guard lock(state_.mutex);
     for (const auto& weak : state_.connections) {
       if (auto connection = weak.lock()) {
@@ -341,6 +384,7 @@ class Listener {
   asio::strand<asio::io_context::executor_type> strand_;
   tcp::acceptor acceptor_;
   asio::signal_set signals_;
+  asio::steady_timer schema_timer_;
   ServerState& state_;
 };
 
@@ -397,6 +441,8 @@ Status run_server(std::shared_ptr<storage::Store> store, const ServerOptions& op
   state.store = std::move(store);
   state.options = options;
   CASSETTE_ASSIGN_OR_RETURN(state.tls, make_tls_context(options));
+  CASSETTE_ASSIGN_OR_RETURN(state.catalog, schema::Catalog::open(state.store));
+  CASSETTE_ASSIGN_OR_RETURN(state.announced_schema, state.catalog->current());
   asio::io_context io;
   Listener listener(io, state);
   CASSETTE_ASSIGN_OR_RETURN(std::string address, listener.listen());
