@@ -6,6 +6,7 @@
 #   test_auth.py               --auth-file (PasswordAuthenticator), cassette passwd, --insecure
 #   test_tls.py                --tls-cert/--tls-key, with a certificate the openssl command makes
 #   test_events.py             SCHEMA_CHANGE events, from this server and from a shell process
+#   test_limits.py             2,000 connections, --max-in-flight with a slow reader, --idle-timeout
 # They run under Debian's /usr/bin/python3, which has python3-cassandra, python3-lz4 and
 # python3-snappy (make deps). Prints "server: N passed, M failed" last.
 set -uo pipefail
@@ -15,7 +16,7 @@ case $build_dir in /*) ;; *) build_dir=$OLDPWD/$build_dir ;; esac
 passed=0
 failed=0
 for test in test_protocol.py test_driver_connection.py test_driver_cluster.py test_auth.py \
-            test_tls.py test_events.py; do
+            test_tls.py test_events.py test_limits.py; do
   out=$(mktemp)
   /usr/bin/python3 "$test" "$build_dir" 2>&1 | tee "$out"
   line=$(grep -E '^server-[a-z]+: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
