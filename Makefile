@@ -31,7 +31,7 @@ DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-d
                doctest-dev libzstd-dev libgmp-dev postgresql-15 postgresql-server-dev-15 \
                libedit-dev python3 clang-14 libclang-rt-14-dev clang-format-14 acl \
                libasio-dev liblz4-dev libsnappy-dev python3-cassandra python3-lz4 python3-snappy \
-               libcrypt-dev libssl-dev openssl
+               libcrypt-dev libssl-dev openssl nodejs
 # clang-14 builds the sanitizer suite and the fuzz targets; libclang-rt-14-dev has its ASan and
 # UBSan runtimes and libFuzzer (libclang_rt.fuzzer). clang-format-14: make format, format-check.
 # acl: setfacl, for the shell test of a store a group shares (ext/postgres/README.md).
@@ -41,7 +41,10 @@ DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-d
 # parser reads our system_schema rows (tests/cli/driver_metadata_test.py).
 # libcrypt-dev (libxcrypt): the bcrypt hashes of `cassette serve --auth-file` and `cassette passwd`.
 # libssl-dev: `cassette serve --tls-cert/--tls-key` (asio::ssl); openssl: the TLS tests make a
-# throwaway self-signed certificate with it.
+# throwaway self-signed certificate with it. nodejs and npm: the Node.js cassandra-driver test of
+# `cassette serve` (tests/server/node, its packages pinned by package-lock.json and installed by
+# `npm ci`; cassandra-driver 4.8 runs on Debian 12's nodejs 18). npm is a package of its own in
+# Debian and part of NodeSource's nodejs: installed only when missing.
 BENCH_PACKAGES = librocksdb-dev
 
 .PHONY: deps bench-deps build test sanitize-build test-sanitize fuzz bench demo soak install clean \
@@ -53,6 +56,8 @@ deps:
 	  echo "installing:" $$missing; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "deps: all installed"; fi
+	@command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm
+	cd tests/server/node && npm ci --no-audit --no-fund
 
 bench-deps: deps
 	@dpkg-query -W -f='$${Status}\n' $(BENCH_PACKAGES) 2>/dev/null | grep -q '^install ok installed' || \

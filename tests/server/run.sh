@@ -7,6 +7,8 @@
 #   test_tls.py                --tls-cert/--tls-key, with a certificate the openssl command makes
 #   test_events.py             SCHEMA_CHANGE events, from this server and from a shell process
 #   test_limits.py             2,000 connections, --max-in-flight with a slow reader, --idle-timeout
+#   node/test_node_driver.js   the Node.js cassandra-driver (npm, make deps): metadata, types,
+#                              errors, authentication
 # They run under Debian's /usr/bin/python3, which has python3-cassandra, python3-lz4 and
 # python3-snappy (make deps). Prints "server: N passed, M failed" last.
 set -uo pipefail
@@ -25,5 +27,22 @@ for test in test_protocol.py test_driver_connection.py test_driver_cluster.py te
   passed=$((passed + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
   failed=$((failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
 done
+# The Node.js cassandra-driver: its packages are installed by `make deps` (npm ci).
+if [ -d node/node_modules/cassandra-driver ]; then
+  out=$(mktemp)
+  node node/test_node_driver.js "$build_dir" 2>&1 | tee "$out"
+  line=$(grep -E '^server-node: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
+  rm -f "$out"
+  if [ -z "$line" ]; then
+    echo "test_node_driver.js: no summary (crashed?)"
+    failed=$((failed + 1))
+  else
+    passed=$((passed + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
+    failed=$((failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')))
+  fi
+else
+  echo "FAIL node: tests/server/node/node_modules is missing; run make deps (npm ci)"
+  failed=$((failed + 1))
+fi
 echo "server: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
