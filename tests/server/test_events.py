@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """SCHEMA_CHANGE events: a connection that REGISTERed gets an EVENT (stream -1) for each schema
 change made on its store - through this server, or through another process (the `cassette`
-shell here) - and the DataStax Python driver's metadata follows them.
+shell, SQLite's cql()) - and the DataStax Python driver's metadata follows them.
 
 Usage: tests/server/test_events.py BUILD_DIR
 """
 import logging
 import os
+import sqlite3
 import struct
 import subprocess
 import tempfile
@@ -100,6 +101,24 @@ def test_changes_by_another_process_reach_registered_connections(build_dir):
             shell(build_dir, store, "DROP TABLE ks.from_shell")
             assert next_event(listener) == ("SCHEMA_CHANGE", "DROPPED", "TABLE", "ks",
                                             "from_shell")
+            listener.close()
+
+
+def test_changes_by_sqlite_reach_registered_connections(build_dir):
+    with tempfile.TemporaryDirectory() as d:
+        store = os.path.join(d, "s")
+        with Server(build_dir, store) as server:
+            listener = registered(server, ["SCHEMA_CHANGE"])
+            db = sqlite3.connect(":memory:")
+            db.enable_load_extension(True)
+            db.load_extension(os.path.join(os.path.abspath(build_dir), "cassette"))
+            db.execute("SELECT cql_open(?)", (store,))
+            db.execute("SELECT cql(?)", (KEYSPACE,))
+            db.execute("SELECT cql('CREATE TABLE ks.from_sqlite (k int PRIMARY KEY)')")
+            db.close()
+            assert next_event(listener) == ("SCHEMA_CHANGE", "CREATED", "KEYSPACE", "ks")
+            assert next_event(listener) == ("SCHEMA_CHANGE", "CREATED", "TABLE", "ks",
+                                            "from_sqlite")
             listener.close()
 
 
