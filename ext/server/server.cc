@@ -95,9 +95,10 @@ tcp::socket& tcp_socket(asio::ssl::stream<tcp::socket>& stream) {
 //
 // Requests are read and handled one at a time on the connection's strand; their responses, and
 // the events the server pushes, wait in a queue of frames written one after the other. Reading
-// goes on while fewer than max_in_flight responses wait to be written, and stops until they
-// drain when that many do: a client that sends without reading is held back by TCP, and a
-// connection never holds more than max_in_flight responses (plus kMaxQueuedEvents events).
+// goes on while fewer than max_in_flight responses, of fewer than max_frame_bytes in all, wait to
+// be written, and stops until they drain when either limit is reached: a client that sends
+// without reading is held back by TCP, and a connection holds at most max_in_flight responses
+// and about max_frame_bytes plus one response of memory (and kMaxQueuedEvents events).
 template <typename Stream>
 class Connection : public ConnectionBase, public std::enable_shared_from_this<Connection<Stream>> {
  public:
@@ -168,7 +169,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
         [self = this->shared_from_this(), header](const asio::error_code& error, size_t) {
           if (error) return self->close();
           self->reading_ = false;
-          self->idle_timer_.cancel();
+          self->disarm_idle_timer();
           Reply reply = self->protocol_.handle_frame(header, self->body_);
           self->body_.clear();
           self->body_.shrink_to_fit();  // no large body kept between requests
@@ -178,15 +179,26 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
 
   void respond(Reply reply) {
     const bool close_after = reply.close;
-    if (!reply.bytes.empty()) {
+    if (reply.bytes.empty()) {
+      if (close_after) return close();
+    } else {
       ++in_flight_;
+      unwritten_bytes_ += reply.bytes.size();
       queue(Outgoing{std::move(reply.bytes), true, close_after});
-    } else if (close_after) {
-      return close();
     }
     if (close_after) return;  // no more requests are read
-    if (in_flight_ < state_.options.max_in_flight) read_header();
-    // else: the write that brings in_flight_ under the limit reads the next request
+    if (has_room()) {
+      read_header();
+    } else {
+      paused_ = true;  // the write that makes room reads the next request
+    }
+  }
+
+  // Whether another request may be read: fewer than max_in_flight responses, and fewer than
+  // max_frame_bytes of them, wait to be written.
+  bool has_room() const {
+    return in_flight_ < state_.options.max_in_flight &&
+           unwritten_bytes_ < state_.options.max_frame_bytes;
   }
 
   void queue(Outgoing frame) {
@@ -210,8 +222,11 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     if (error || done.close_after) return close();
     if (done.is_response) {
       --in_flight_;
-      // Reading had stopped at the limit: this write makes room for the next request.
-      if (!reading_ && in_flight_ + 1 == state_.options.max_in_flight) read_header();
+      unwritten_bytes_ -= done.bytes.size();
+      if (paused_ && has_room()) {
+        paused_ = false;
+        read_header();
+      }
     } else {
       --queued_events_;
     }
@@ -224,9 +239,13 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     if (state_.options.idle_timeout_seconds <= 0) return;
     idle_timer_.expires_after(std::chrono::seconds(state_.options.idle_timeout_seconds));
     idle_timer_.async_wait([self = this->shared_from_this()](const asio::error_code& error) {
-      if (!error) self->close();
+      // A wait that expired as a request arrived completes without an error: the expiry,
+      // pushed to the end of time by disarm_idle_timer, tells.
+      if (!error && self->idle_timer_.expiry() <= std::chrono::steady_clock::now()) self->close();
     });
   }
+
+  void disarm_idle_timer() { idle_timer_.expires_at(asio::steady_timer::time_point::max()); }
 
   void close() {
     if (closed_) return;
@@ -247,6 +266,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   std::string body_;
   std::deque<Outgoing> pending_;  // frames to write, the one being written first
   int in_flight_ = 0;             // responses in pending_
+  size_t unwritten_bytes_ = 0;    // their size
+  bool paused_ = false;           // reading stopped until responses drain
   int queued_events_ = 0;         // events in pending_
   bool reading_ = false;          // a request is being read
   bool writing_ = false;
@@ -345,7 +366,9 @@ class Listener {
   void watch_schema() {
     schema_timer_.expires_after(kSchemaPollInterval);
     schema_timer_.async_wait([this](const asio::error_code& error) {
-      if (error) return;  // stopped
+      // stop() cancels the timer, but a wait that had already expired completes without an
+      // error: the flag stops it then (else the io_context would never run out of work).
+      if (error || stopped_) return;
       if (state_.open_connections.load() > 0) announce_schema_changes();
       watch_schema();
     });
@@ -369,6 +392,7 @@ class Listener {
 
   // Runs on the listener's strand (the signal handler): no new connections, the open ones close.
   void stop() {
+    stopped_ = true;
     asio::error_code ignored;
     acceptor_.close(ignored);
     schema_timer_.cancel();
@@ -386,6 +410,7 @@ class Listener {
   asio::signal_set signals_;
   asio::steady_timer schema_timer_;
   ServerState& state_;
+  bool stopped_ = false;  // on strand_
 };
 
 void run_worker(asio::io_context& io) {

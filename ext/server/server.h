@@ -5,9 +5,9 @@
 // strand, so its requests are read and executed one at a time in order of arrival (the Session
 // is not thread-safe, and the protocol only asks that a response carry its request's stream id);
 // different connections run in parallel on the workers, and the Store serializes their writes.
-// Responses queue to be written while the next request is read, up to max_in_flight of them;
-// then the connection stops reading until they drain: a client that sends faster than it reads
-// is held back by TCP, so a slow reader costs at most max_in_flight responses of memory.
+// Responses queue to be written while the next request is read, up to max_in_flight of them and
+// max_frame_bytes of them in all; then the connection stops reading until they drain: a client
+// that sends faster than it reads is held back by TCP, so a slow reader costs at most that.
 //
 // Shutdown (stop(), or SIGINT/SIGTERM in run()): the listener closes, idle connections close at
 // once, and a connection in the middle of a request closes after its response is written.
@@ -39,7 +39,8 @@ struct ServerOptions {
   // is closed after its failed handshake.
   std::string tls_cert;
   std::string tls_key;
-  // Responses a connection may have waiting to be written before it stops reading requests.
+  // Responses a connection may have waiting to be written before it stops reading requests (it
+  // also stops when they add up to max_frame_bytes).
   int max_in_flight = 128;
   int idle_timeout_seconds = 0;  // > 0: a connection that sends no request that long is closed
 };

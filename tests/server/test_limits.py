@@ -78,10 +78,18 @@ def test_a_client_that_does_not_read_holds_at_most_max_in_flight_responses(build
     bounded = peak_growth_with_unread_responses(build_dir, "--max-in-flight", "4")
     # 4 responses of 512 KiB, their buffers, and what TCP's buffers hold
     assert bounded < 40 * 1024 * 1024, f"grew by {bounded} bytes with --max-in-flight 4"
-    # The measure can see the difference: without the limit, the server reads every request
+    # The measure can see the difference: without the limits, the server reads every request
     # and holds most of the 100 MiB of responses.
-    unbounded = peak_growth_with_unread_responses(build_dir, "--max-in-flight", "65536")
+    unbounded = peak_growth_with_unread_responses(build_dir, "--max-in-flight", "65536",
+                                                  "--max-frame-size", str(256 << 20))
     assert unbounded > 60 * 1024 * 1024, f"grew by only {unbounded} bytes without a limit"
+
+
+def test_by_default_unwritten_responses_stop_at_the_frame_size(build_dir):
+    # 128 responses (the default --max-in-flight) would be 64 MiB: the default 16 MiB of
+    # unwritten responses stops reading first.
+    grown = peak_growth_with_unread_responses(build_dir)
+    assert grown < 40 * 1024 * 1024, f"grew by {grown} bytes with the default limits"
 
 
 def test_idle_timeout_closes_a_silent_connection_and_serves_others(build_dir):
