@@ -1,5 +1,6 @@
-// `cassette serve STORE [--listen HOST:PORT] [--max-frame-size BYTES] [--max-connections N]`:
-// the shell's entry to the CQL native protocol server (server.h). See ext/cli/USAGE.md.
+// `cassette serve STORE [--listen HOST:PORT] [OPTIONS]` (frame size, connections, in-flight
+// responses, idle timeout, --auth-file, --tls-cert/--tls-key, --insecure): the shell's entry to
+// the CQL native protocol server (server.h). See ext/cli/USAGE.md.
 #pragma once
 
 #include <span>
