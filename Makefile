@@ -40,11 +40,12 @@ DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-d
 # compressions): the DataStax Python driver the server's tests connect with, and whose schema
 # parser reads our system_schema rows (tests/cli/driver_metadata_test.py).
 # libcrypt-dev (libxcrypt): the bcrypt hashes of `cassette serve --auth-file` and `cassette passwd`.
-# libssl-dev: `cassette serve --tls-cert/--tls-key` (asio::ssl); openssl: the TLS tests make a
-# throwaway self-signed certificate with it. nodejs and npm: the Node.js cassandra-driver test of
-# `cassette serve` (tests/server/node, its packages pinned by package-lock.json and installed by
-# `npm ci`; cassandra-driver 4.8 runs on Debian 12's nodejs 18). npm is a package of its own in
-# Debian and part of NodeSource's nodejs: installed only when missing.
+# libssl-dev: `cassette serve --tls-cert/--tls-key` (asio::ssl), mask_hash's digests; openssl: the
+# TLS tests make a throwaway self-signed certificate with it. nodejs and npm: the Node.js
+# cassandra-driver test of `cassette serve` (tests/server/node, its packages pinned by
+# package-lock.json and installed by `npm ci`; cassandra-driver 4.8 runs on Debian 12's nodejs 18).
+# npm is a package of its own in Debian and part of NodeSource's nodejs: installed only when
+# missing.
 BENCH_PACKAGES = librocksdb-dev
 
 .PHONY: deps bench-deps build test sanitize-build test-sanitize fuzz bench demo soak install clean \
@@ -56,7 +57,7 @@ deps:
 	  echo "installing:" $$missing; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	else echo "deps: all installed"; fi
-	@command -v npm >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm
+	@command -v npm >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm; }
 	cd tests/server/node && npm ci --no-audit --no-fund
 
 bench-deps: deps
