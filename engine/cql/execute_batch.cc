@@ -269,7 +269,7 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
       statement.attributes.timestamp_set = true;
     }
     CASSETTE_RETURN_IF_ERROR(validate_modification(statement));
-    params.push_back(write_parameters(statement, context));
+    params.push_back(write_parameters(statement, context, has_conditions));
   }
   if (statements.empty()) return ExecutionResult{};
   if (has_conditions) {

@@ -6,7 +6,14 @@
 //
 // ORDER BY with an IN on the partition key: Cassandra refuses it only for paged queries ("Cannot
 // page queries with both ORDER BY and a IN restriction on the partition key; ..."); with paging
-// disabled it sorts the rows in memory. Results here are never paged, so they are sorted.
+// disabled it sorts the rows in memory.
+//
+// Paging (StatementOptions::page_size): a page stops after its last row, and the paging state
+// holds that row's position (partition key and clustering) with the rows counted so far for
+// LIMIT and PER PARTITION LIMIT. The next page's read starts strictly after that position
+// (query::AccessPath::resume_after), so that rows written between pages appear once if they lie
+// after it and no row that existed throughout is skipped. Under GROUP BY a page ends after a
+// whole group and resumes after that group's last row.
 //
 //   SELECT k, max(v) FROM ks.t WHERE k IN (1, 2) GROUP BY k;
 #include <algorithm>
@@ -20,6 +27,7 @@
 #include "engine/query/query.h"
 #include "engine/types/murmur3.h"
 #include "engine/types/scalar.h"
+#include "engine/util/coding.h"
 
 namespace cassette::cql {
 
@@ -45,6 +53,49 @@ Result<std::optional<int64_t>> evaluate_limit(const TermPtr& term, std::string_v
   if (n <= 0) return Status::invalid_argument(fmt::format("{} must be strictly positive", keyword));
   return std::optional<int64_t>(n);
 }
+
+// Where a paged read stopped, and what it had counted: the opaque paging state.
+struct PageState {
+  query::ReadPosition position;  // the last row returned (GROUP BY: of the last group)
+  int64_t rows_returned = 0;     // over every page so far, for LIMIT
+  int64_t partition_rows = 0;    // in position's partition, for PER PARTITION LIMIT and DISTINCT
+};
+
+constexpr uint8_t kPageStateVersion = 1;
+
+std::string encode_page_state(const PageState& state) {
+  std::string out(1, static_cast<char>(kPageStateVersion));
+  coding::put_length_prefixed(&out, state.position.partition_key);
+  coding::put_length_prefixed(&out, state.position.clustering);
+  out.push_back(state.position.static_only ? 1 : 0);
+  coding::put_varint64(&out, static_cast<uint64_t>(state.rows_returned));
+  coding::put_varint64(&out, static_cast<uint64_t>(state.partition_rows));
+  return out;
+}
+
+Result<PageState> decode_page_state(std::string_view in) {
+  PageState state;
+  uint8_t version = 0, static_only = 0;
+  std::string_view partition_key, clustering;
+  uint64_t rows_returned = 0, partition_rows = 0;
+  if (!coding::get_byte(&in, &version) || version != kPageStateVersion ||
+      !coding::get_length_prefixed(&in, &partition_key) ||
+      !coding::get_length_prefixed(&in, &clustering) || !coding::get_byte(&in, &static_only) ||
+      static_only > 1 || !coding::get_varint64(&in, &rows_returned) ||
+      !coding::get_varint64(&in, &partition_rows) || !in.empty()) {
+    return Status::invalid_argument("Invalid value for the paging state");
+  }
+  state.position = {std::string(partition_key), std::string(clustering), static_only == 1};
+  state.rows_returned = static_cast<int64_t>(rows_returned);
+  state.partition_rows = static_cast<int64_t>(partition_rows);
+  return state;
+}
+
+// A read's paging: the page size (nullopt: unpaged) and where it resumes.
+struct Paging {
+  std::optional<int64_t> page_size;
+  std::optional<PageState> resume;
+};
 
 // The plan the checks produce, for the read loop.
 struct SelectPlan {
@@ -230,10 +281,10 @@ class PredicateFilter final : public query::RowFilter {
 // The read as an access path of engine/query, read by the cursor the SQL hosts use: CQL's
 // partitions in key-value order (not reversed by ORDER BY), its static-only rule, a scan's
 // ranges as one hull, and the predicates as the filter.
-Result<std::unique_ptr<query::QueryCursor>> open_rows(const SelectPlan& plan,
-                                                      std::shared_ptr<const TableDef> table,
-                                                      std::shared_ptr<PredicateFilter> filter,
-                                                      const ExecutionContext& context) {
+Result<std::unique_ptr<query::QueryCursor>> open_rows(
+    const SelectPlan& plan, std::shared_ptr<const TableDef> table,
+    std::shared_ptr<PredicateFilter> filter, const std::optional<query::ReadPosition>& resume,
+    const ExecutionContext& context) {
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
                             context.read_snapshot(*table));
   const SelectRestrictions& r = plan.restrictions;
@@ -252,6 +303,7 @@ Result<std::unique_ptr<query::QueryCursor>> open_rows(const SelectPlan& plan,
   path.reverse_rows = plan.reversed;
   path.emit_static_only = plan.emit_static_only;
   path.filter = std::move(filter);
+  if (resume) path.resume_after(*resume);
   return query::QueryCursor::open(*context.store, std::move(snapshot), std::move(table),
                                   std::move(path));
 }
@@ -277,24 +329,43 @@ std::string group_key(const std::string& partition_key, const std::vector<types:
   return key;
 }
 
-Result<std::vector<std::vector<types::Value>>> read_rows(SelectPlan& plan,
-                                                         std::shared_ptr<const TableDef> shared,
-                                                         Selection& selection,
-                                                         const ExecutionContext& context) {
-  const TableDef& table = *plan.table;
+// The rows of one page (all of them when unpaged), and where the next page starts when the
+// page filled up.
+struct ReadResult {
   std::vector<std::vector<types::Value>> rows;
+  std::optional<PageState> next_page;
+};
+
+Result<ReadResult> read_rows(SelectPlan& plan, std::shared_ptr<const TableDef> shared,
+                             Selection& selection, const Paging& paging,
+                             const ExecutionContext& context) {
+  const TableDef& table = *plan.table;
+  ReadResult result;
+  std::vector<std::vector<types::Value>>& rows = result.rows;
   const bool grouping = plan.grouped || plan.aggregate_everything;
   // LIMIT counts result rows; with ORDER BY sorted in memory it applies after sorting.
   const std::optional<int64_t> limit = plan.sort_in_memory ? std::nullopt : plan.limits.limit;
   const std::optional<int64_t> per_partition = plan.limits.per_partition;
+  // Aggregates without GROUP BY make one row: one page.
+  const std::optional<int64_t> page_size =
+      plan.aggregate_everything ? std::nullopt : paging.page_size;
+  const int64_t returned_before = paging.resume ? paging.resume->rows_returned : 0;
 
-  std::string last_partition;
-  int64_t partition_count = 0;  // rows (or groups) emitted in the current partition
+  // A resumed read continues the counts of the partition it stopped in.
+  std::string last_partition = paging.resume ? paging.resume->position.partition_key : "";
+  int64_t partition_count = paging.resume ? paging.resume->partition_rows : 0;
   std::optional<Selection::Group> group;
   std::string current_group;
-  std::string group_partition;
+  std::string group_partition = last_partition;
+  // Under paged GROUP BY, the last row of the group being read: where its page ends.
+  query::ReadPosition previous_row;
+  bool page_full = false;
 
-  auto reached_limit = [&]() { return limit && static_cast<int64_t>(rows.size()) >= *limit; };
+  auto total = [&]() { return returned_before + static_cast<int64_t>(rows.size()); };
+  auto reached_limit = [&]() { return limit && total() >= *limit; };
+  auto reached_page = [&]() {
+    return page_size && static_cast<int64_t>(rows.size()) >= *page_size;
+  };
   auto flush_group = [&]() -> Status {
     if (!group || group->empty()) return Status::ok();
     CASSETTE_ASSIGN_OR_RETURN(auto values, group->result());
@@ -317,6 +388,10 @@ Result<std::vector<std::vector<types::Value>>> read_rows(SelectPlan& plan,
             CASSETTE_RETURN_IF_ERROR(flush_group());
             if (group_partition == partition_key) ++partition_count;
             if (reached_limit()) return Next::kStop;
+            if (reached_page()) {
+              page_full = true;
+              return Next::kStop;
+            }
           }
           if (per_partition && group_partition == partition_key &&
               partition_count >= *per_partition) {
@@ -333,13 +408,19 @@ Result<std::vector<std::vector<types::Value>>> read_rows(SelectPlan& plan,
       // DISTINCT sees one row per partition, whatever the grouping.
       return plan.distinct ? Next::kSkipPartition : Next::kContinue;
     }
-    if (per_partition && partition_count >= *per_partition) {
+    // A page that ended on a DISTINCT row or at the per-partition limit resumes in its partition.
+    if ((plan.distinct && partition_count > 0) ||
+        (per_partition && partition_count >= *per_partition)) {
       return Next::kSkipPartition;
     }
     CASSETTE_ASSIGN_OR_RETURN(auto out, selection.evaluate(row));
     rows.push_back(std::move(out));
     ++partition_count;
     if (reached_limit()) return Next::kStop;
+    if (reached_page()) {
+      page_full = true;
+      return Next::kStop;
+    }
     if (plan.distinct) return Next::kSkipPartition;
     if (per_partition && partition_count >= *per_partition) {
       return Next::kSkipPartition;
@@ -348,8 +429,11 @@ Result<std::vector<std::vector<types::Value>>> read_rows(SelectPlan& plan,
   };
   auto filter = std::make_shared<PredicateFilter>(table, plan.restrictions.predicates,
                                                   selection.referenced_columns(), context);
+  std::optional<query::ReadPosition> resume;
+  if (paging.resume) resume = paging.resume->position;
   CASSETTE_ASSIGN_OR_RETURN(std::unique_ptr<query::QueryCursor> cursor,
-                            open_rows(plan, std::move(shared), filter, context));
+                            open_rows(plan, std::move(shared), filter, resume, context));
+  const bool track_previous = plan.grouped && page_size;
   while (cursor->next()) {
     SelectionRow row;
     row.values = &filter->values();
@@ -358,11 +442,25 @@ Result<std::vector<std::vector<types::Value>>> read_rows(SelectPlan& plan,
     row.token = cursor->token();
     row.now_seconds = context.now_seconds();
     CASSETTE_ASSIGN_OR_RETURN(Next next, on_row(row, filter->values(), cursor->partition_key()));
-    if (next == Next::kStop) break;
+    if (next == Next::kStop) {
+      if (page_full) {
+        // A row ended the page: after it; a new group ended it: after the previous group.
+        PageState state;
+        state.position = plan.grouped ? std::move(previous_row) : cursor->position();
+        state.rows_returned = total();
+        state.partition_rows = partition_count;
+        if (plan.grouped && state.position.partition_key != cursor->partition_key()) {
+          state.partition_rows = 0;  // the group was its partition's last
+        }
+        result.next_page = std::move(state);
+      }
+      break;
+    }
+    if (track_previous) previous_row = cursor->position();
     if (next == Next::kSkipPartition) cursor->skip_partition();
   }
   CASSETTE_RETURN_IF_ERROR(cursor->status());
-  if (grouping) {
+  if (grouping && !page_full) {
     if (plan.aggregate_everything && !group) group.emplace(selection);
     if (group) {
       if (plan.aggregate_everything) {
@@ -373,7 +471,29 @@ Result<std::vector<std::vector<types::Value>>> read_rows(SelectPlan& plan,
       }
     }
   }
-  return rows;
+  return result;
+}
+
+// The statement's paging, as SelectStatement.execute decides it: none without a positive page
+// size, nor when the LIMIT fits in one page (GROUP BY aside). A paged ORDER BY over several
+// partitions of an IN cannot be sorted in memory, and is refused.
+Result<Paging> paging_of(const SelectPlan& plan, const ExecutionContext& context) {
+  Paging paging;
+  const StatementOptions* options = context.options;
+  if (options == nullptr || !options->page_size || *options->page_size <= 0) return paging;
+  const int64_t page_size = *options->page_size;
+  if (!plan.grouped && plan.limits.limit && *plan.limits.limit <= page_size) return paging;
+  if (plan.sort_in_memory) {
+    return Status::invalid_argument(
+        "Cannot page queries with both ORDER BY and a IN restriction on the partition key; you "
+        "must either remove the ORDER BY or the IN and sort client side, or disable paging for "
+        "this query");
+  }
+  paging.page_size = page_size;
+  if (options->paging_state) {
+    CASSETTE_ASSIGN_OR_RETURN(paging.resume, decode_page_state(*options->paging_state));
+  }
+  return paging;
 }
 
 }  // namespace
@@ -446,7 +566,9 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
     }
   }
 
-  CASSETTE_ASSIGN_OR_RETURN(auto rows, read_rows(plan, table, selection, context));
+  CASSETTE_ASSIGN_OR_RETURN(Paging paging, paging_of(plan, context));
+  CASSETTE_ASSIGN_OR_RETURN(ReadResult read, read_rows(plan, table, selection, paging, context));
+  std::vector<std::vector<types::Value>>& rows = read.rows;
 
   if (ann) {
     keep_nearest(*ann, ann_vector_index, *plan.limits.limit, &rows);
@@ -477,6 +599,7 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
 
   ExecutionResult result;
   result.kind = ExecutionResult::Kind::kRows;
+  if (read.next_page) result.paging_state = encode_page_state(*read.next_page);
   // The client warnings Cassandra gives for aggregation over several partitions.
   if (plan.grouped || plan.aggregate_everything) {
     if (!restrictions.has_partition_key_restrictions) {

@@ -29,6 +29,21 @@ struct ReadRow {
   std::optional<std::string> clustering;  // nullopt: the static row
 };
 
+// How one statement runs beyond its text and values: the native protocol's QUERY and EXECUTE
+// parameters (Session::execute with options).
+struct StatementOptions {
+  // The write timestamp, in microseconds, of a write without USING TIMESTAMP (the protocol's
+  // default timestamp, a client-side clock). Conditional and counter writes keep the store's, as
+  // Cassandra's Paxos ballots and counters do.
+  std::optional<int64_t> default_timestamp;
+  // A SELECT returns at most this many rows, then ExecutionResult::paging_state to ask for the
+  // next page with. Not positive or unset: one page. Aggregates without GROUP BY are one page.
+  std::optional<int32_t> page_size;
+  // The paging_state of the previous page of the same statement: the read resumes strictly
+  // after the last row (GROUP BY: group) that page returned.
+  std::optional<std::string> paging_state;
+};
+
 struct ExecutionContext {
   storage::Store* store = nullptr;
   schema::Catalog* catalog = nullptr;
@@ -48,6 +63,8 @@ struct ExecutionContext {
   txn::Transaction* transaction = nullptr;
   // What system.local says about the node (the session's; nullptr: NodeInfo's defaults).
   const NodeInfo* node = nullptr;
+  // The statement's protocol options (nullptr: none).
+  const StatementOptions* options = nullptr;
 
   int64_t now_seconds() const { return now_micros / 1'000'000; }
   // Cancelled ("The statement was interrupted") once *interrupt is set; OK otherwise.

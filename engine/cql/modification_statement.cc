@@ -199,10 +199,17 @@ Status validate_modification(const PreparedModification& statement) {
 }
 
 WriteParameters write_parameters(const PreparedModification& statement,
-                                 const ExecutionContext& context) {
+                                 const ExecutionContext& context, bool in_conditional_batch) {
   WriteParameters params;
   params.timestamp = statement.attributes.timestamp;
   params.timestamp_set = statement.attributes.timestamp_set;
+  const bool store_timestamp =
+      in_conditional_batch || !statement.conditions.empty() || statement.is_counter();
+  if (!params.timestamp_set && !store_timestamp && context.options != nullptr &&
+      context.options->default_timestamp) {
+    params.timestamp = *context.options->default_timestamp;
+    params.timestamp_set = true;
+  }
   params.ttl = statement.is_counter() ? 0 : statement.attributes.ttl;
   params.now_seconds = context.now_seconds();
   params.now_micros = context.now_micros;

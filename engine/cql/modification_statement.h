@@ -51,9 +51,12 @@ Result<PreparedModification> prepare_delete(const DeleteStatement& statement,
 // conditions and IN), run once the statement is prepared.
 Status validate_modification(const PreparedModification& statement);
 
-// The write parameters of a statement: its attributes and the context's now.
+// The write parameters of a statement: its attributes and the context's now. Without USING
+// TIMESTAMP, the client's default timestamp (StatementOptions) when the write is neither
+// conditional (`in_conditional_batch` included) nor a counter's.
 WriteParameters write_parameters(const PreparedModification& statement,
-                                 const ExecutionContext& context);
+                                 const ExecutionContext& context,
+                                 bool in_conditional_batch = false);
 
 // Whether adding the statement to a batch needs to read current rows (list operations, and
 // overwriting non-frozen collections without USING TIMESTAMP).

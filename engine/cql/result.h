@@ -2,6 +2,7 @@
 // change of keyspace. The shell and the SQL hosts format rows themselves from the types.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@ struct ExecutionResult {
   // DESCRIBE returns rows (keyspace_name, type, name, create_statement) as Cassandra 4 does;
   // the shell prints only create_statement, the CQL text.
   bool is_describe = false;
+  // A paged SELECT (StatementOptions::page_size) that may have more rows: where the next page
+  // starts, opaque to the caller. nullopt: this was the last page.
+  std::optional<std::string> paging_state;
 };
 
 }  // namespace cassette::cql

@@ -154,29 +154,67 @@ Result<ExecutionResult> Session::execute(const PreparedStatement& prepared,
                                          std::span<const std::pair<std::string, BoundValue>> values,
                                          txn::Transaction* transaction) {
   return guarded([&]() -> Result<ExecutionResult> {
-    // As Cassandra's OptionsWithNames: each variable takes the first value of its name.
-    std::vector<BoundValue> ordered;
-    for (const BindVariable& variable : prepared.variables) {
-      for (const auto& [name, value] : values) {
-        if (name == variable.name) {
-          ordered.push_back(value);
-          break;
-        }
+    return run_prepared(prepared, values_by_name(prepared, values), transaction);
+  });
+}
+
+std::vector<BoundValue> Session::values_by_name(
+    const PreparedStatement& prepared, std::span<const std::pair<std::string, BoundValue>> values) {
+  std::vector<BoundValue> ordered;
+  for (const BindVariable& variable : prepared.variables) {
+    for (const auto& [name, value] : values) {
+      if (name == variable.name) {
+        ordered.push_back(value);
+        break;
       }
     }
-    return run_prepared(prepared, ordered, transaction);
+  }
+  return ordered;
+}
+
+Result<ExecutionResult> Session::execute(const Statement& statement,
+                                         const StatementOptions& options) {
+  return guarded([&] { return run(statement, nullptr, &options); });
+}
+
+Result<ExecutionResult> Session::execute(const PreparedStatement& prepared,
+                                         std::span<const BoundValue> values,
+                                         const StatementOptions& options) {
+  return guarded([&] { return run_prepared(prepared, values, nullptr, &options); });
+}
+
+Result<std::optional<Statement>> Session::bind(const PreparedStatement& prepared,
+                                               std::span<const BoundValue> values) {
+  Result<std::optional<Statement>> bound = Status::internal("unreachable");
+  Result<ExecutionResult> status = guarded([&]() -> Result<ExecutionResult> {
+    CASSETTE_ASSIGN_OR_RETURN(ExecutionContext context, make_context(nullptr));
+    bound = bind_prepared(prepared, values, context);
+    if (!bound.is_ok()) return bound.status();
+    return ExecutionResult();
   });
+  if (!status.is_ok()) return status.status();
+  return bound;
 }
 
 Result<ExecutionResult> Session::run_prepared(const PreparedStatement& prepared,
                                               std::span<const BoundValue> values,
-                                              txn::Transaction* transaction) {
+                                              txn::Transaction* transaction,
+                                              const StatementOptions* options) {
+  CASSETTE_ASSIGN_OR_RETURN(ExecutionContext context, make_context(transaction));
+  CASSETTE_ASSIGN_OR_RETURN(std::optional<Statement> bound,
+                            bind_prepared(prepared, values, context));
+  if (!bound) return ExecutionResult();
+  return run(*bound, transaction, options);
+}
+
+Result<std::optional<Statement>> Session::bind_prepared(const PreparedStatement& prepared,
+                                                        std::span<const BoundValue> values,
+                                                        const ExecutionContext& context) {
   if (values.size() != prepared.variables.size()) {
     return Status::invalid_argument(
         fmt::format("there were {} markers(?) in CQL but {} bound variables",
                     prepared.variables.size(), values.size()));
   }
-  CASSETTE_ASSIGN_OR_RETURN(ExecutionContext context, make_context(transaction));
   for (const std::shared_ptr<const schema::TableDef>& then : prepared.tables) {
     std::shared_ptr<const schema::TableDef> now =
         context.schema->find_table(then->keyspace, then->name);
@@ -191,11 +229,8 @@ Result<ExecutionResult> Session::run_prepared(const PreparedStatement& prepared,
                       then->name));
     }
   }
-  if (prepared.variables.empty()) return run(prepared.statement, transaction);
-  CASSETTE_ASSIGN_OR_RETURN(std::optional<Statement> bound,
-                            bind_values(prepared.statement, prepared.variables, values, context));
-  if (!bound) return ExecutionResult();
-  return run(*bound, transaction);
+  if (prepared.variables.empty()) return std::optional<Statement>(prepared.statement);
+  return bind_values(prepared.statement, prepared.variables, values, context);
 }
 
 Result<std::shared_ptr<schema::Catalog>> catalog_for(const std::shared_ptr<storage::Store>& store) {
@@ -276,8 +311,10 @@ Result<ExecutionContext> Session::make_context(txn::Transaction* transaction) {
   return context;
 }
 
-Result<ExecutionResult> Session::run(const Statement& statement, txn::Transaction* transaction) {
+Result<ExecutionResult> Session::run(const Statement& statement, txn::Transaction* transaction,
+                                     const StatementOptions* options) {
   CASSETTE_ASSIGN_OR_RETURN(ExecutionContext context, make_context(transaction));
+  context.options = options;
   Result<ExecutionResult> result = std::visit(
       [&](const auto& s) -> Result<ExecutionResult> {
         using T = std::decay_t<decltype(s)>;

@@ -91,6 +91,23 @@ class Session {
                                   std::span<const std::pair<std::string, BoundValue>> values,
                                   txn::Transaction* transaction = nullptr);
 
+  // execute() with the native protocol's options: the client's default timestamp and paging.
+  Result<ExecutionResult> execute(const Statement& statement, const StatementOptions& options);
+  Result<ExecutionResult> execute(const PreparedStatement& prepared,
+                                  std::span<const BoundValue> values,
+                                  const StatementOptions& options);
+  // `prepared` with `values` bound, checked as execute(prepared, values) checks them (count,
+  // types, out of date), but not run: for a host that gathers prepared statements into one
+  // BATCH. nullopt when unset values leave nothing to do.
+  Result<std::optional<Statement>> bind(const PreparedStatement& prepared,
+                                        std::span<const BoundValue> values);
+  // Named values (the protocol's flag 0x40) in the order of `prepared`'s variables, as
+  // Cassandra's OptionsWithNames takes them: each variable the first value of its name; a
+  // variable without one is left out, so that the count check reports it.
+  static std::vector<BoundValue> values_by_name(
+      const PreparedStatement& prepared,
+      std::span<const std::pair<std::string, BoundValue>> values);
+
   // The schema that `statement`, a change of keyspaces, tables, types or indexes (not
   // TRUNCATE), would make of `base`, checked exactly as execute() checks it (Cassandra's
   // errors), but written nowhere: `base` itself when it would change nothing (IF [NOT] EXISTS).
@@ -118,13 +135,18 @@ class Session {
 
  private:
   Session(std::shared_ptr<storage::Store> store, std::shared_ptr<schema::Catalog> catalog);
-  Result<ExecutionResult> run(const Statement& statement, txn::Transaction* transaction);
+  Result<ExecutionResult> run(const Statement& statement, txn::Transaction* transaction,
+                              const StatementOptions* options = nullptr);
   Result<ExecutionContext> make_context(txn::Transaction* transaction);
   Result<std::shared_ptr<const PreparedStatement>> prepare_parsed(std::string_view text,
                                                                   txn::Transaction* transaction);
   Result<ExecutionResult> run_prepared(const PreparedStatement& prepared,
                                        std::span<const BoundValue> values,
-                                       txn::Transaction* transaction);
+                                       txn::Transaction* transaction,
+                                       const StatementOptions* options = nullptr);
+  Result<std::optional<Statement>> bind_prepared(const PreparedStatement& prepared,
+                                                 std::span<const BoundValue> values,
+                                                 const ExecutionContext& context);
   std::shared_ptr<storage::Store> store_;
   std::shared_ptr<schema::Catalog> catalog_;
   std::string keyspace_;
