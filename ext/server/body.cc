@@ -65,11 +65,17 @@ Result<std::optional<std::string>> BodyReader::read_bytes() {
 
 Result<BoundValue> BodyReader::read_value() {
   CASSETTE_ASSIGN_OR_RETURN(int32_t n, read_int());
-  if (n == -1) return BoundValue{BoundValue::Kind::kNull, {}};
-  if (n == -2) return BoundValue{BoundValue::Kind::kUnset, {}};
+  if (n == -1) return BoundValue::null();
+  if (n == -2) return BoundValue::unset();
   if (n < 0) return Status::invalid_argument(fmt::format("Invalid [value] length {}", n));
   CASSETTE_ASSIGN_OR_RETURN(std::string_view s, take(static_cast<size_t>(n), "a [value]"));
-  return BoundValue{BoundValue::Kind::kBytes, std::string(s)};
+  return BoundValue::value(std::string(s));
+}
+
+Result<std::string> BodyReader::read_short_bytes() {
+  CASSETTE_ASSIGN_OR_RETURN(uint16_t n, read_short());
+  CASSETTE_ASSIGN_OR_RETURN(std::string_view s, take(n, "a [short bytes]"));
+  return std::string(s);
 }
 
 Result<std::vector<std::string>> BodyReader::read_string_list() {
@@ -125,6 +131,11 @@ void BodyWriter::write_bytes(const std::optional<std::string>& b) {
   }
   write_int(static_cast<int32_t>(b->size()));
   out_.append(*b);
+}
+
+void BodyWriter::write_short_bytes(std::string_view b) {
+  write_short(static_cast<uint16_t>(b.size()));
+  out_.append(b);
 }
 
 void BodyWriter::write_string_list(const std::vector<std::string>& list) {

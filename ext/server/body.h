@@ -11,16 +11,14 @@
 #include <utility>
 #include <vector>
 
+#include "engine/cql/bind_markers.h"
 #include "engine/util/status.h"
 
 namespace cassette::server {
 
-// A [value]: bytes, null (length -1) or "not set" (length -2, EXECUTE/BATCH/QUERY values only).
-struct BoundValue {
-  enum class Kind { kBytes, kNull, kUnset };
-  Kind kind = Kind::kNull;
-  std::string bytes;
-};
+// A [value]: bytes, null (length -1) or "not set" (length -2, EXECUTE/BATCH/QUERY values only),
+// as the engine binds it to a marker.
+using BoundValue = cql::BoundValue;
 
 // Reads a body front to back. Every read fails with InvalidArgument ("Not enough bytes to read
 // a [string]") when the body is shorter than the notation says; the caller answers that with a
@@ -37,6 +35,7 @@ class BodyReader {
   Result<std::string> read_long_string();           // [long string]
   Result<std::optional<std::string>> read_bytes();  // [bytes]: nullopt for null
   Result<BoundValue> read_value();                  // [value]
+  Result<std::string> read_short_bytes();           // [short bytes]
   Result<std::vector<std::string>> read_string_list();
   Result<std::map<std::string, std::string>> read_string_map();
 
@@ -57,6 +56,7 @@ class BodyWriter {
   void write_string(std::string_view s);                  // [string]; REQUIRES: s.size() <= 65535
   void write_long_string(std::string_view s);             // [long string]
   void write_bytes(const std::optional<std::string>& b);  // [bytes]; nullopt is null
+  void write_short_bytes(std::string_view b);             // REQUIRES: b.size() <= 65535
   void write_string_list(const std::vector<std::string>& list);
   void write_string_multimap(
       const std::vector<std::pair<std::string, std::vector<std::string>>>& multimap);

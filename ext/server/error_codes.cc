@@ -12,7 +12,7 @@ ErrorCode error_code_for(StatusCode code) {
     case StatusCode::kInvalidArgument:
     case StatusCode::kNotFound:
     case StatusCode::kUnsupported:
-    case StatusCode::kUnprepared:  // until EXECUTE: its UNPREPARED error carries the statement id
+    case StatusCode::kUnprepared:  // EXECUTE and BATCH answer encode_unprepared, with the id
       return ErrorCode::kInvalid;
     case StatusCode::kSyntaxError:
       return ErrorCode::kSyntaxError;
@@ -51,6 +51,14 @@ std::string encode_already_exists(std::string_view message, std::string_view key
   out.write_string(message.substr(0, 65535));
   out.write_string(keyspace);
   out.write_string(table);
+  return out.take();
+}
+
+std::string encode_unprepared(std::string_view message, std::string_view id) {
+  BodyWriter out;
+  out.write_int(static_cast<int32_t>(ErrorCode::kUnprepared));
+  out.write_string(message.substr(0, 65535));
+  out.write_short_bytes(id);
   return out.take();
 }
 

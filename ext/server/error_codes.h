@@ -38,6 +38,10 @@ std::string encode_error(ErrorCode code, std::string_view message);
 std::string encode_already_exists(std::string_view message, std::string_view keyspace,
                                   std::string_view table);
 
+// Unprepared (0x2500): the message, then the [short bytes] id of the statement the server does
+// not know (or knows only out of date): drivers prepare it again and retry.
+std::string encode_unprepared(std::string_view message, std::string_view id);
+
 // Cassandra's message for a version the server does not speak (ProtocolVersion
 // .invalidVersionMessage); drivers look for "unsupported protocol version" in it, lower their
 // version and connect again.

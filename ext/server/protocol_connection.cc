@@ -115,10 +115,12 @@ std::string protocol_error(std::string_view message) {
 
 ProtocolConnection::ProtocolConnection(std::unique_ptr<cql::Session> session,
                                        uint32_t max_frame_bytes,
-                                       std::shared_ptr<const PasswordFile> passwords)
+                                       std::shared_ptr<const PasswordFile> passwords,
+                                       std::shared_ptr<PreparedCache> prepared)
     : session_(std::move(session)),
       max_frame_bytes_(max_frame_bytes),
-      passwords_(std::move(passwords)) {}
+      passwords_(std::move(passwords)),
+      prepared_(prepared ? std::move(prepared) : std::make_shared<PreparedCache>()) {}
 
 std::optional<Reply> ProtocolConnection::check_header(std::span<const uint8_t> header_bytes) const {
   const FrameHeader header = decode_frame_header(header_bytes);
@@ -194,6 +196,12 @@ Reply ProtocolConnection::dispatch(const FrameHeader& header, std::string_view b
                                                 "already initialized"));
     case Opcode::kQuery:
       return query(header, body);
+    case Opcode::kPrepare:
+      return prepare(header, body);
+    case Opcode::kExecute:
+      return execute(header, body);
+    case Opcode::kBatch:
+      return batch(header, body);
     case Opcode::kRegister:
       return register_events(header, body);
     case Opcode::kAuthResponse:
@@ -203,12 +211,7 @@ Reply ProtocolConnection::dispatch(const FrameHeader& header, std::string_view b
                                                            : "Unexpected message AUTH_RESPONSE: "
                                                              "this server does not authenticate"));
     default:
-      // PREPARE, EXECUTE, BATCH: they need the engine's bind markers.
-      return error_reply(
-          header, encode_error(ErrorCode::kInvalid,
-                               fmt::format("{} is not supported yet by cassette serve; send the "
-                                           "statement as a QUERY without bound values",
-                                           opcode_name(opcode))));
+      return error_reply(header, protocol_error(fmt::format("Unknown opcode {}", opcode)));
   }
 }
 
@@ -308,19 +311,21 @@ std::string ProtocolConnection::schema_change_event(const SchemaChange& change) 
 Reply ProtocolConnection::query(const FrameHeader& header, std::string_view body) {
   auto request = decode_query(body);
   if (!request.is_ok()) return error_reply(header, protocol_error(request.status().message()));
-  if (!request->parameters.values.empty()) {
-    return error_reply(
-        header, encode_error(ErrorCode::kInvalid,
-                             "Bound values are not supported yet by cassette serve; write the "
-                             "values into the statement as literals"));
-  }
-  return run_statement(header, request->query,
-                       (request->parameters.flags & kQuerySkipMetadata) != 0);
+  return run_statement(header, *request);
 }
 
-Reply ProtocolConnection::run_statement(const FrameHeader& header, std::string_view text,
-                                        bool skip_metadata) {
-  auto statement = cql::parse_statement(text);
+Reply ProtocolConnection::run_statement(const FrameHeader& header, const QueryRequest& request) {
+  const QueryParameters& parameters = request.parameters;
+  if (!parameters.values.empty()) {
+    // Cassandra prepares a QUERY with values for this one execution: so does the session.
+    auto prepared = session_->prepare(request.query);
+    if (!prepared.is_ok()) {
+      const Status& status = prepared.status();
+      return error_reply(header, encode_error(error_code_for(status.code()), status.message()));
+    }
+    return run_prepared(header, **prepared, parameters, "");
+  }
+  auto statement = cql::parse_statement(request.query);
   if (!statement.is_ok()) {
     const Status& status = statement.status();
     return error_reply(header, encode_error(error_code_for(status.code()), status.message()));
@@ -332,7 +337,15 @@ Reply ProtocolConnection::run_statement(const FrameHeader& header, std::string_v
     return error_reply(header, encode_error(error_code_for(status.code()), status.message()));
   }
   const std::optional<SchemaChange> change = schema_change_of(*statement, keyspace, **schema);
-  auto result = session_->execute(*statement);
+  return result_reply(header, *statement, change,
+                      session_->execute(*statement, statement_options(parameters)),
+                      (parameters.flags & kQuerySkipMetadata) != 0);
+}
+
+Reply ProtocolConnection::result_reply(const FrameHeader& header, const cql::Statement& statement,
+                                       const std::optional<SchemaChange>& change,
+                                       const Result<cql::ExecutionResult>& result,
+                                       bool skip_metadata) {
   if (!result.is_ok()) {
     const Status& status = result.status();
     if (status.code() == StatusCode::kAlreadyExists && change) {
@@ -348,8 +361,8 @@ Reply ProtocolConnection::run_statement(const FrameHeader& header, std::string_v
       result_body = encode_void_result();
       break;
     case cql::ExecutionResult::Kind::kRows:
-      result_body =
-          encode_rows_result(result->rows, rows_source(*statement, keyspace), skip_metadata);
+      result_body = encode_rows_result(result->rows, rows_source(statement, session_->keyspace()),
+                                       skip_metadata, result->paging_state);
       break;
     case cql::ExecutionResult::Kind::kSetKeyspace:
       result_body = encode_set_keyspace_result(result->keyspace);

@@ -6,10 +6,10 @@
 // AUTH_RESPONSE when the server has a password file (PasswordAuthenticator: STARTUP is answered
 // AUTHENTICATE, the client's SASL PLAIN token AUTH_SUCCESS or Bad credentials, and nothing but
 // OPTIONS and AUTH_RESPONSE is served before that),
-// REGISTER (READY; the server pushes SCHEMA_CHANGE events through schema_change_event) and QUERY
-// (run on the connection's own Session), and refuses the rest with Cassandra's errors. What this
-// version does not do yet, each answered with an Invalid error that says so: bound values in QUERY,
-// PREPARE, EXECUTE, BATCH. A QUERY's page size is read and ignored: every result comes in one page.
+// REGISTER (READY; the server pushes SCHEMA_CHANGE events through schema_change_event), QUERY,
+// PREPARE, EXECUTE and BATCH (run on the connection's own Session, prepared statements kept in
+// the server's PreparedCache; paging, bound values and default timestamps as protocol v4 has
+// them), and refuses the rest with Cassandra's errors.
 //
 // Frames the connection cannot continue after - a protocol version it does not speak, a body
 // over the size limit, a response frame, a compressed frame before compression was agreed - get
@@ -29,6 +29,8 @@
 #include "ext/server/compression.h"
 #include "ext/server/frame.h"
 #include "ext/server/password_file.h"
+#include "ext/server/prepared_cache.h"
+#include "ext/server/requests.h"
 #include "ext/server/result_encoding.h"
 
 namespace cassette::server {
@@ -41,9 +43,11 @@ struct Reply {
 
 class ProtocolConnection {
  public:
-  // `passwords`: the users let in, or null to serve without authentication.
+  // `passwords`: the users let in, or null to serve without authentication. `prepared`: the
+  // server's statements, shared by its connections (nullptr: this connection's own cache).
   ProtocolConnection(std::unique_ptr<cql::Session> session, uint32_t max_frame_bytes,
-                     std::shared_ptr<const PasswordFile> passwords = nullptr);
+                     std::shared_ptr<const PasswordFile> passwords = nullptr,
+                     std::shared_ptr<PreparedCache> prepared = nullptr);
 
   // Checks a frame's header before its body is read: nullopt when the body should be read, else
   // the error to write before closing. `header_bytes` holds the first kFrameHeaderSize bytes.
@@ -66,7 +70,20 @@ class ProtocolConnection {
   Reply options(const FrameHeader& header);
   Reply register_events(const FrameHeader& header, std::string_view body);
   Reply query(const FrameHeader& header, std::string_view body);
-  Reply run_statement(const FrameHeader& header, std::string_view text, bool skip_metadata);
+  Reply run_statement(const FrameHeader& header, const QueryRequest& request);
+  // protocol_statements.cc: PREPARE, EXECUTE, BATCH, and statements with bound values.
+  Reply prepare(const FrameHeader& header, std::string_view body);
+  Reply execute(const FrameHeader& header, std::string_view body);
+  Reply batch(const FrameHeader& header, std::string_view body);
+  // Runs `prepared` with the parameters' values; `id` (empty for a QUERY's statement) goes into
+  // an UNPREPARED error when the statement is out of date.
+  Reply run_prepared(const FrameHeader& header, const cql::PreparedStatement& prepared,
+                     const QueryParameters& parameters, const std::string& id);
+  // The RESULT of a statement run (or its ERROR): `statement` names what the result's metadata
+  // and a Schema_change say.
+  Reply result_reply(const FrameHeader& header, const cql::Statement& statement,
+                     const std::optional<SchemaChange>& change,
+                     const Result<cql::ExecutionResult>& result, bool skip_metadata);
 
   // A response frame on the request's stream, compressed once STARTUP agreed on compression.
   std::string response(const FrameHeader& request, Opcode opcode, std::string_view body,
@@ -76,6 +93,7 @@ class ProtocolConnection {
   std::unique_ptr<cql::Session> session_;
   uint32_t max_frame_bytes_;
   std::shared_ptr<const PasswordFile> passwords_;
+  std::shared_ptr<PreparedCache> prepared_;
   // Cassandra's connection stages: before STARTUP, between AUTHENTICATE and AUTH_SUCCESS,
   // serving.
   enum class Stage { kEstablished, kAuthenticating, kReady };

@@ -1,20 +1,45 @@
 #include "ext/server/requests.h"
 
+#include <fmt/format.h>
+
 namespace cassette::server {
 
 namespace {
 
-Status read_values(BodyReader& in, QueryParameters& parameters) {
+// <n>[short] then n [value]s, each after its [string] name when `named`.
+Status read_values(BodyReader& in, bool named, std::vector<BoundValue>& values,
+                   std::vector<std::string>& names) {
   CASSETTE_ASSIGN_OR_RETURN(uint16_t count, in.read_short());
   for (uint16_t i = 0; i < count; ++i) {
-    if (parameters.flags & kQueryValueNames) {
+    if (named) {
       CASSETTE_ASSIGN_OR_RETURN(std::string name, in.read_string());
-      parameters.value_names.push_back(std::move(name));
+      names.push_back(std::move(name));
     }
     CASSETTE_ASSIGN_OR_RETURN(BoundValue value, in.read_value());
-    parameters.values.push_back(std::move(value));
+    values.push_back(std::move(value));
   }
   return Status::ok();
+}
+
+Status read_values(BodyReader& in, QueryParameters& parameters) {
+  return read_values(in, (parameters.flags & kQueryValueNames) != 0, parameters.values,
+                     parameters.value_names);
+}
+
+Result<BatchChild> read_batch_child(BodyReader& in) {
+  BatchChild child;
+  CASSETTE_ASSIGN_OR_RETURN(uint8_t kind, in.read_byte());
+  if (kind == 0) {
+    CASSETTE_ASSIGN_OR_RETURN(child.query_or_id, in.read_long_string());
+  } else if (kind == 1) {
+    child.prepared = true;
+    CASSETTE_ASSIGN_OR_RETURN(child.query_or_id, in.read_short_bytes());
+  } else {
+    return Status::invalid_argument(
+        fmt::format("Invalid query kind in BATCH messages. Must be 0 or 1 but got {}", kind));
+  }
+  CASSETTE_RETURN_IF_ERROR(read_values(in, false, child.values, child.value_names));
+  return child;
 }
 
 // <consistency><flags>[values][page size][paging state][serial consistency][timestamp]
@@ -44,11 +69,59 @@ Result<QueryParameters> read_query_parameters(BodyReader& in) {
 
 }  // namespace
 
+cql::StatementOptions statement_options(const QueryParameters& parameters) {
+  cql::StatementOptions options;
+  options.default_timestamp = parameters.default_timestamp;
+  options.page_size = parameters.page_size;
+  options.paging_state = parameters.paging_state;
+  return options;
+}
+
 Result<QueryRequest> decode_query(std::string_view body) {
   BodyReader in(body);
   QueryRequest request;
   CASSETTE_ASSIGN_OR_RETURN(request.query, in.read_long_string());
   CASSETTE_ASSIGN_OR_RETURN(request.parameters, read_query_parameters(in));
+  return request;
+}
+
+Result<std::string> decode_prepare(std::string_view body) {
+  BodyReader in(body);
+  return in.read_long_string();
+}
+
+Result<ExecuteRequest> decode_execute(std::string_view body) {
+  BodyReader in(body);
+  ExecuteRequest request;
+  CASSETTE_ASSIGN_OR_RETURN(request.id, in.read_short_bytes());
+  CASSETTE_ASSIGN_OR_RETURN(request.parameters, read_query_parameters(in));
+  return request;
+}
+
+Result<BatchRequest> decode_batch(std::string_view body) {
+  BodyReader in(body);
+  BatchRequest request;
+  CASSETTE_ASSIGN_OR_RETURN(request.type, in.read_byte());
+  if (request.type > 2) {
+    return Status::invalid_argument(fmt::format("Unknown batch type {}", request.type));
+  }
+  CASSETTE_ASSIGN_OR_RETURN(uint16_t count, in.read_short());
+  // Values in a BATCH are never named: the flag 0x40 "is not functional in v4" (the spec,
+  // CASSANDRA-10246), and Cassandra reads plain value lists.
+  for (uint16_t i = 0; i < count; ++i) {
+    CASSETTE_ASSIGN_OR_RETURN(BatchChild child, read_batch_child(in));
+    request.children.push_back(std::move(child));
+  }
+  CASSETTE_ASSIGN_OR_RETURN(request.consistency, in.read_short());
+  CASSETTE_ASSIGN_OR_RETURN(request.flags, in.read_byte());
+  if (request.flags & kQuerySerialConsistency) {
+    CASSETTE_ASSIGN_OR_RETURN(uint16_t serial, in.read_short());
+    request.serial_consistency = serial;
+  }
+  if (request.flags & kQueryDefaultTimestamp) {
+    CASSETTE_ASSIGN_OR_RETURN(int64_t timestamp, in.read_long());
+    request.default_timestamp = timestamp;
+  }
   return request;
 }
 

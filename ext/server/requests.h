@@ -38,8 +38,40 @@ struct QueryRequest {
   QueryParameters parameters;
 };
 
+// The engine's options for a statement run with these parameters: default timestamp, page size
+// and paging state. (The consistency levels are accepted and mean nothing on one node.)
+cql::StatementOptions statement_options(const QueryParameters& parameters);
+
 // InvalidArgument when the body is shorter than its flags say ("Not enough bytes to read ...").
 Result<QueryRequest> decode_query(std::string_view body);
+
+// PREPARE: <query>[long string] (v4 has no flags).
+Result<std::string> decode_prepare(std::string_view body);
+
+// EXECUTE: <id>[short bytes] then the QUERY parameters.
+struct ExecuteRequest {
+  std::string id;
+  QueryParameters parameters;
+};
+Result<ExecuteRequest> decode_execute(std::string_view body);
+
+// BATCH (§4.1.7): <type><n><query_1>...<query_n><consistency><flags>[<serial>][<timestamp>],
+// each query a kind (0: a query string, 1: a prepared id) with its values.
+struct BatchChild {
+  bool prepared = false;
+  std::string query_or_id;
+  std::vector<BoundValue> values;
+  std::vector<std::string> value_names;  // always empty: v4 batches have no named values
+};
+struct BatchRequest {
+  uint8_t type = 0;  // 0 LOGGED, 1 UNLOGGED, 2 COUNTER
+  std::vector<BatchChild> children;
+  uint16_t consistency = 0;
+  uint8_t flags = 0;
+  std::optional<uint16_t> serial_consistency;
+  std::optional<int64_t> default_timestamp;
+};
+Result<BatchRequest> decode_batch(std::string_view body);
 
 // STARTUP's [string map] of options.
 Result<std::map<std::string, std::string>> decode_startup(std::string_view body);

@@ -154,23 +154,88 @@ void write_type_option(BodyWriter& out, const CqlType& type) {
   }
 }
 
+namespace {
+
+void write_rows_metadata(BodyWriter& out, const std::vector<cql::ResultColumn>& columns,
+                         const RowsSource& source, bool skip_metadata,
+                         const std::optional<std::string>& paging_state) {
+  int32_t flags = skip_metadata ? kRowsNoMetadata : kRowsGlobalTablesSpec;
+  if (paging_state) flags |= kRowsHasMorePages;
+  out.write_int(flags);
+  out.write_int(static_cast<int32_t>(columns.size()));
+  if (paging_state) out.write_bytes(paging_state);
+  if (skip_metadata) return;
+  out.write_string(source.keyspace);
+  out.write_string(source.table);
+  for (const cql::ResultColumn& column : columns) {
+    out.write_string(column.name);
+    write_type_option(out, column.type);
+  }
+}
+
+// The variables' partition key indexes: all of them, or none when a partition key column is not
+// bound whole by one marker (the driver then routes without a token).
+std::vector<uint16_t> routing_indexes(const cql::PreparedStatement& prepared) {
+  std::vector<uint16_t> indexes;
+  for (const std::optional<int>& index : prepared.partition_key_indexes) {
+    if (!index) return {};
+    indexes.push_back(static_cast<uint16_t>(*index));
+  }
+  return indexes;
+}
+
+void write_variables_metadata(BodyWriter& out, const cql::PreparedStatement& prepared) {
+  const std::vector<cql::BindVariable>& variables = prepared.variables;
+  bool one_table = true;
+  for (const cql::BindVariable& v : variables) {
+    one_table =
+        one_table && v.keyspace == variables.front().keyspace && v.table == variables.front().table;
+  }
+  const bool global = !variables.empty() && one_table;
+  out.write_int(global ? kRowsGlobalTablesSpec : 0);
+  out.write_int(static_cast<int32_t>(variables.size()));
+  const std::vector<uint16_t> indexes = routing_indexes(prepared);
+  out.write_int(static_cast<int32_t>(indexes.size()));
+  for (uint16_t index : indexes) out.write_short(index);
+  if (global) {
+    out.write_string(variables.front().keyspace);
+    out.write_string(variables.front().table);
+  }
+  for (const cql::BindVariable& v : variables) {
+    if (!global) {
+      out.write_string(v.keyspace);
+      out.write_string(v.table);
+    }
+    out.write_string(v.name);
+    write_type_option(out, v.type);
+  }
+}
+
+}  // namespace
+
 std::string encode_rows_result(const cql::ResultSet& rows, const RowsSource& source,
-                               bool skip_metadata) {
+                               bool skip_metadata, const std::optional<std::string>& paging_state) {
   BodyWriter out;
   out.write_int(kResultRows);
-  out.write_int(skip_metadata ? kRowsNoMetadata : kRowsGlobalTablesSpec);
-  out.write_int(static_cast<int32_t>(rows.columns.size()));
-  if (!skip_metadata) {
-    out.write_string(source.keyspace);
-    out.write_string(source.table);
-    for (const cql::ResultColumn& column : rows.columns) {
-      out.write_string(column.name);
-      write_type_option(out, column.type);
-    }
-  }
+  write_rows_metadata(out, rows.columns, source, skip_metadata, paging_state);
   out.write_int(static_cast<int32_t>(rows.rows.size()));
   for (const auto& row : rows.rows) {
     for (const types::Value& value : row) out.write_bytes(value);
+  }
+  return out.take();
+}
+
+std::string encode_prepared_result(const std::string& id, const cql::PreparedStatement& prepared,
+                                   const RowsSource& source) {
+  BodyWriter out;
+  out.write_int(kResultPrepared);
+  out.write_short_bytes(id);
+  write_variables_metadata(out, prepared);
+  if (prepared.result_columns.empty()) {
+    out.write_int(kRowsNoMetadata);
+    out.write_int(0);
+  } else {
+    write_rows_metadata(out, prepared.result_columns, source, false, std::nullopt);
   }
   return out.take();
 }

@@ -6,10 +6,12 @@
 // are written here ([option]s, §4.2.5.2).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "engine/cql/result.h"
+#include "engine/cql/session.h"
 #include "engine/types/cql_type.h"
 #include "ext/server/body.h"
 
@@ -39,10 +41,20 @@ struct RowsSource {
   std::string table;
 };
 
-// A Rows result: metadata (or only the column count when `skip_metadata`, the QUERY flag), then
-// every row, all in one page.
+// A Rows result: metadata (or only the column count when `skip_metadata`, the QUERY/EXECUTE
+// flag), then the rows. With `paging_state` the metadata says more pages follow and carries it.
 std::string encode_rows_result(const cql::ResultSet& rows, const RowsSource& source,
-                               bool skip_metadata);
+                               bool skip_metadata,
+                               const std::optional<std::string>& paging_state = std::nullopt);
+
+// A Prepared result (§4.2.5.4) for protocol v4: the id, the variables' metadata with the
+// partition key indexes (every partition key column bound whole by a marker, else none), and the
+// result metadata (the SELECT's columns; none, flag No_metadata, for other statements). v4 has
+// no result metadata id: a driver skips metadata on EXECUTE only while the statement is
+// unchanged, and a table altered since PREPARE answers UNPREPARED, so it never decodes rows
+// with stale metadata.
+std::string encode_prepared_result(const std::string& id, const cql::PreparedStatement& prepared,
+                                   const RowsSource& source);
 std::string encode_void_result();
 std::string encode_set_keyspace_result(std::string_view keyspace);
 

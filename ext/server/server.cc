@@ -80,6 +80,8 @@ struct ServerState {
   // store's current one (SchemaWatcher).
   std::shared_ptr<schema::Catalog> catalog;
   std::shared_ptr<const schema::Schema> announced_schema;
+  // The prepared statements every connection executes.
+  std::shared_ptr<PreparedCache> prepared = std::make_shared<PreparedCache>();
 };
 
 // The socket under a connection's stream: the stream itself for plain TCP, the TCP socket under
@@ -104,7 +106,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
  public:
   Connection(Stream stream, std::unique_ptr<cql::Session> session, ServerState& state)
       : stream_(std::move(stream)),
-        protocol_(std::move(session), state.options.max_frame_bytes, state.options.passwords),
+        protocol_(std::move(session), state.options.max_frame_bytes, state.options.passwords,
+                  state.prepared),
         state_(state),
         idle_timer_(stream_.get_executor()) {
     state_.open_connections.fetch_add(1);

@@ -1,0 +1,172 @@
+// PREPARE, EXECUTE and BATCH, and the statements of QUERY that carry bound values: the part of
+// ProtocolConnection that runs prepared statements (protocol_connection.h).
+//
+// A statement whose table was altered or dropped since PREPARE answers UNPREPARED with its id
+// rather than being prepared again here: the driver then prepares it again itself and so learns
+// the new variable and result metadata, which it needs to decode rows it asked to receive
+// without metadata (the skip_metadata flag).
+#include <fmt/format.h>
+
+#include <type_traits>
+#include <variant>
+
+#include "engine/cql/parser.h"
+#include "ext/server/body.h"
+#include "ext/server/error_codes.h"
+#include "ext/server/protocol_connection.h"
+#include "ext/server/statement_target.h"
+
+namespace cassette::server {
+
+namespace {
+
+std::string protocol_error_body(std::string_view message) {
+  return encode_error(ErrorCode::kProtocolError, message);
+}
+
+std::string error_body(const Status& status) {
+  return encode_error(error_code_for(status.code()), status.message());
+}
+
+// Whether every table `statement` uses is named with its keyspace (then the connection's
+// keyspace is no part of its prepared id).
+bool names_its_keyspaces(const cql::Statement& statement) {
+  bool any = false, all = true;
+  auto check = [&](const cql::QualifiedName& table) {
+    any = true;
+    all = all && !table.keyspace.empty();
+  };
+  std::visit(
+      [&](const auto& s) {
+        using S = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<S, cql::BatchStatement>) {
+          for (const auto& child : s.statements) {
+            std::visit([&](const auto& c) { check(c.table); }, child);
+          }
+        } else if constexpr (std::is_same_v<S, cql::SelectStatement> ||
+                             std::is_same_v<S, cql::InsertStatement> ||
+                             std::is_same_v<S, cql::UpdateStatement> ||
+                             std::is_same_v<S, cql::DeleteStatement>) {
+          check(s.table);
+        }
+      },
+      statement);
+  return any && all;
+}
+
+std::string unknown_id_message(std::string_view id) {
+  std::string hex;
+  for (unsigned char c : id) hex += fmt::format("{:02x}", c);
+  return fmt::format(
+      "Prepared query with ID {} not found (either the query was not prepared on "
+      "this host (maybe the host has been restarted?) or you have prepared too "
+      "many queries and it has been evicted from the internal cache)",
+      hex);
+}
+
+using BatchMember = std::variant<cql::InsertStatement, cql::UpdateStatement, cql::DeleteStatement>;
+
+// A BATCH's statement: modifications only, as BatchStatement.Parsed checks them.
+Result<BatchMember> batch_member(cql::Statement statement) {
+  if (auto* insert = std::get_if<cql::InsertStatement>(&statement)) {
+    return BatchMember(std::move(*insert));
+  }
+  if (auto* update = std::get_if<cql::UpdateStatement>(&statement)) {
+    return BatchMember(std::move(*update));
+  }
+  if (auto* del = std::get_if<cql::DeleteStatement>(&statement))
+    return BatchMember(std::move(*del));
+  return Status::invalid_argument(
+      "Invalid statement in batch: only UPDATE, INSERT and DELETE statements are allowed.");
+}
+
+}  // namespace
+
+Reply ProtocolConnection::prepare(const FrameHeader& header, std::string_view body) {
+  auto query = decode_prepare(body);
+  if (!query.is_ok()) return error_reply(header, protocol_error_body(query.status().message()));
+  auto prepared = session_->prepare(*query);
+  if (!prepared.is_ok()) return error_reply(header, error_body(prepared.status()));
+  // The statement as written (the prepared one has every name qualified).
+  auto written = cql::parse_statement(*query);
+  const bool qualified = written.is_ok() && names_its_keyspaces(*written);
+  const std::string id = PreparedCache::id_of(*query, session_->keyspace(), qualified);
+  prepared_->put(id, *prepared);
+  const std::string result = encode_prepared_result(
+      id, **prepared, rows_source((*prepared)->statement, session_->keyspace()));
+  return Reply{response(header, Opcode::kResult, result), false};
+}
+
+Reply ProtocolConnection::execute(const FrameHeader& header, std::string_view body) {
+  auto request = decode_execute(body);
+  if (!request.is_ok()) {
+    return error_reply(header, protocol_error_body(request.status().message()));
+  }
+  std::shared_ptr<const cql::PreparedStatement> prepared = prepared_->find(request->id);
+  if (prepared == nullptr) {
+    return error_reply(header, encode_unprepared(unknown_id_message(request->id), request->id));
+  }
+  return run_prepared(header, *prepared, request->parameters, request->id);
+}
+
+Reply ProtocolConnection::run_prepared(const FrameHeader& header,
+                                       const cql::PreparedStatement& prepared,
+                                       const QueryParameters& parameters, const std::string& id) {
+  std::vector<std::pair<std::string, BoundValue>> named;
+  std::span<const BoundValue> values = parameters.values;
+  std::vector<BoundValue> by_name;
+  if (parameters.flags & kQueryValueNames) {
+    for (size_t i = 0; i < parameters.values.size(); ++i) {
+      named.emplace_back(parameters.value_names[i], parameters.values[i]);
+    }
+    by_name = cql::Session::values_by_name(prepared, named);
+    values = by_name;
+  }
+  auto result = session_->execute(prepared, values, statement_options(parameters));
+  if (!result.is_ok() && result.status().code() == StatusCode::kUnprepared && !id.empty()) {
+    return error_reply(header, encode_unprepared(result.status().message(), id));
+  }
+  return result_reply(header, prepared.statement, std::nullopt, result,
+                      (parameters.flags & kQuerySkipMetadata) != 0);
+}
+
+Reply ProtocolConnection::batch(const FrameHeader& header, std::string_view body) {
+  auto request = decode_batch(body);
+  if (!request.is_ok()) {
+    return error_reply(header, protocol_error_body(request.status().message()));
+  }
+  cql::BatchStatement batch;
+  batch.type = static_cast<cql::BatchStatement::Type>(request->type);
+  for (const BatchChild& child : request->children) {
+    std::shared_ptr<const cql::PreparedStatement> prepared;
+    if (child.prepared) {
+      prepared = prepared_->find(child.query_or_id);
+      if (prepared == nullptr) {
+        return error_reply(
+            header, encode_unprepared(unknown_id_message(child.query_or_id), child.query_or_id));
+      }
+    } else {
+      auto parsed = session_->prepare(child.query_or_id);
+      if (!parsed.is_ok()) return error_reply(header, error_body(parsed.status()));
+      prepared = std::move(*parsed);
+    }
+    auto bound = session_->bind(*prepared, child.values);
+    if (!bound.is_ok()) {
+      if (bound.status().code() == StatusCode::kUnprepared && child.prepared) {
+        return error_reply(header, encode_unprepared(bound.status().message(), child.query_or_id));
+      }
+      return error_reply(header, error_body(bound.status()));
+    }
+    if (!*bound) continue;  // unset values left nothing to do
+    auto member = batch_member(std::move(**bound));
+    if (!member.is_ok()) return error_reply(header, error_body(member.status()));
+    batch.statements.push_back(std::move(*member));
+  }
+  cql::StatementOptions options;
+  options.default_timestamp = request->default_timestamp;
+  const cql::Statement statement = std::move(batch);
+  return result_reply(header, statement, std::nullopt, session_->execute(statement, options),
+                      false);
+}
+
+}  // namespace cassette::server
