@@ -1,6 +1,6 @@
-// MD5 (RFC 1321), for the ids of prepared statements: Cassandra names a prepared statement by
-// the MD5 digest of its keyspace and text, and drivers compare ids across the nodes they know.
-// Not for security.
+// MD5 (RFC 1321, OpenSSL's), for the ids of prepared statements: Cassandra names a prepared
+// statement by the MD5 digest of its keyspace and text, and drivers compare ids across the nodes
+// they know. Not for security.
 #pragma once
 
 #include <string>
