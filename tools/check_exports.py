@@ -7,13 +7,15 @@ another extension of the same name (the engine's C++ classes, fmt, ...). Each mo
 symbol table (`nm -D --defined-only`) must be exactly
   - cassette.so: sqlite3_cassette_init, the entry point SQLite derives from the file name;
   - cassette_fdw.so: Pg_magic_func (PG_MODULE_MAGIC), _PG_init, and for each C function that
-    sql/cassette_fdw--1.0.sql creates AS 'MODULE_PATHNAME', the function and its pg_finfo_ record
+    sql/cassette_fdw--*.sql (the install script and the
+    upgrade scripts) creates AS 'MODULE_PATHNAME', the function and its pg_finfo_ record
     (PG_FUNCTION_INFO_V1).
 The version scripts ext/sqlite/exports.map and ext/postgres/exports.map keep the rest local.
 
 Usage: tools/check_exports.py BUILD. Prints each difference and, last,
 "exports: N passed, M failed" (one case per module).
 """
+import glob
 import os
 import re
 import subprocess
@@ -25,8 +27,10 @@ SQL_FUNCTION = re.compile(
 
 
 def fdw_entry_points(repo):
-    with open(os.path.join(repo, "sql", "cassette_fdw--1.0.sql"), encoding="utf-8") as f:
-        sql = f.read()
+    sql = ""
+    for script in sorted(glob.glob(os.path.join(repo, "sql", "cassette_fdw--*.sql"))):
+        with open(script, encoding="utf-8") as f:
+            sql += f.read()
     expected = {"Pg_magic_func", "_PG_init"}
     for name, symbol in SQL_FUNCTION.findall(sql):
         expected |= {symbol or name, "pg_finfo_" + (symbol or name)}

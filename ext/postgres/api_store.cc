@@ -112,7 +112,10 @@ void describe_columns(cas_table* t) {
     const schema::ColumnDef& c = def.columns[i];
     t->names[i] = c.name;
     t->cql_types[i] = types::cql_type_name(c.type, def.keyspace);
-    t->pg_types[i] = cli::pg::pg_type_name(c.type);
+    // A timeuuid gets cassette_fdw's own type, which sorts by time; the bridge (pg-export),
+    // whose tables need no extension, maps it to uuid.
+    t->pg_types[i] =
+        c.type.kind == types::TypeKind::kTimeuuid ? "timeuuid" : cli::pg::pg_type_name(c.type);
     cas_column_info& info = t->columns[i];
     info.name = t->names[i].c_str();
     info.cql_type = t->cql_types[i].c_str();

@@ -421,6 +421,7 @@ bool pg_order_matches(const CqlType& type) {
     case TypeKind::kTimestamp:
     case TypeKind::kDate:
     case TypeKind::kTime:
+    case TypeKind::kTimeuuid:  // as cassette_fdw's timeuuid type, not as a uuid
       return true;
     default:
       return false;  // uuids, inet, composites: PostgreSQL orders them differently

@@ -83,7 +83,8 @@ extern "C"
 	{
 		const char *name;
 		const char *cql_type; /* "int", "frozen<map<text, int>>" */
-		const char *pg_type; /* its PostgreSQL type (pg_types.h): "integer", "text[]", "jsonb" */
+		const char *pg_type; /* its PostgreSQL type (pg_types.h): "integer", "text[]", "jsonb";
+							  * "timeuuid" for cassette_fdw's own type (fdw_timeuuid.c) */
 		cas_repr natural_repr; /* how a value of pg_type travels (CAS_REPR_TEXT: via text) */
 		cas_column_kind kind;
 		int position;	/* among the partition key / clustering columns */

@@ -230,6 +230,29 @@ server_creates_store(ForeignServer *server)
 }
 
 /* Resolves a foreign table in the current memory context. */
+/*
+ * Whether an attribute of type `typid` takes the CQL column's values as they are (its natural
+ * type, cas_column_info.pg_type: no text round trip, restrictions can go down), and whether its
+ * type's default order is the column's CQL order (ORDER BY and slices can go down). A timeuuid
+ * column declared uuid (as IMPORT FOREIGN SCHEMA did before cassette_fdw 1.1) has the same bytes,
+ * but uuid sorts them by bytes, not by time.
+ */
+static void
+resolve_attribute_type(Oid typid, const cas_column_info *column, bool *natural,
+					   bool *cql_order)
+{
+	bool exact;
+
+	if (strcmp(column->pg_type, "timeuuid") == 0)
+	{
+		exact = OidIsValid(typid) && typid == cassette_timeuuid_type();
+		*natural = exact || typid == UUIDOID;
+	}
+	else
+		*natural = exact = strcmp(format_type_be(typid), column->pg_type) == 0;
+	*cql_order = exact && column->orderable;
+}
+
 static CassetteRelation *
 build_relation(Oid relid, TupleDesc tupdesc, char **store_out, char **name_out)
 {
@@ -256,6 +279,7 @@ build_relation(Oid relid, TupleDesc tupdesc, char **store_out, char **name_out)
 	rel->column_att = palloc(sizeof(int) * Max(rel->ncolumns, 1));
 	rel->column_repr = palloc0(sizeof(cas_repr) * Max(rel->ncolumns, 1));
 	rel->att_natural = palloc0(sizeof(bool) * Max(rel->natts, 1));
+	rel->att_cql_order = palloc0(sizeof(bool) * Max(rel->natts, 1));
 	for (i = 0; i < rel->ncolumns; i++)
 		rel->column_att[i] = -1;
 	rel->att_input = palloc0(sizeof(FmgrInfo) * Max(rel->natts, 1));
@@ -290,8 +314,8 @@ build_relation(Oid relid, TupleDesc tupdesc, char **store_out, char **name_out)
 								cas_table_name(rel->table)))));
 		rel->att_column[i] = c;
 		rel->column_att[c] = i;
-		rel->att_natural[i] =
-			strcmp(format_type_be(att->atttypid), rel->columns[c].pg_type) == 0;
+		resolve_attribute_type(att->atttypid, &rel->columns[c],
+							   &rel->att_natural[i], &rel->att_cql_order[i]);
 		rel->column_repr[c] =
 			rel->att_natural[i] ? rel->columns[c].natural_repr : CAS_REPR_TEXT;
 		{

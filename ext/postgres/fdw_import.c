@@ -97,6 +97,19 @@ local_column_names(char **cql_names, int count, const char *table)
 	return locals;
 }
 
+/* A column's type as the CREATE FOREIGN TABLE command names it: timeuuid qualified with the
+ * extension's schema (the command is parsed under the session's search_path), or uuid, whose
+ * bytes it has, while the extension is still at 1.0. */
+static const char *
+local_type_name(const char *pg_type)
+{
+	if (strcmp(pg_type, "timeuuid") != 0)
+		return pg_type;
+	if (!OidIsValid(cassette_timeuuid_type()))
+		return "uuid";
+	return format_type_be_qualified(cassette_timeuuid_type());
+}
+
 static bool
 listed(List *tables, const char *name)
 {
@@ -164,7 +177,8 @@ cassette_import_foreign_schema(ImportForeignSchemaStmt *stmt, Oid serverOid)
 		for (c = 0; c < ncolumns; c++)
 		{
 			appendStringInfo(&sql, "%s%s %s", c > 0 ? ", " : "",
-							 quote_identifier(locals[c]), columns[c].pg_type);
+							 quote_identifier(locals[c]),
+							 local_type_name(columns[c].pg_type));
 			if (strcmp(locals[c], cql_names[c]) != 0)
 				appendStringInfo(&sql, " OPTIONS (column_name %s)",
 								 quote_literal_cstr(cql_names[c]));

@@ -46,6 +46,7 @@ typedef struct CassetteRelation
 	int *column_att; /* per CQL column: attribute index (0-based), -1 if none */
 	cas_repr *column_repr; /* per CQL column: how its values travel */
 	bool *att_natural; /* per attribute: declared with the CQL column's natural type */
+	bool	 *att_cql_order; /* per attribute: its type's default btree order is CQL's order */
 	FmgrInfo *att_input; /* per attribute: type input / output functions */
 	FmgrInfo *att_output;
 	Oid		 *att_ioparam;
@@ -71,6 +72,11 @@ extern char *cassette_cstring_to_engine(const char *text);
  * cannot represent, or a byte that is not UTF-8, becomes '?' rather than hiding the message
  * behind a conversion error. */
 extern char *cassette_message_from_engine(const char *message);
+
+/* The timeuuid type (fdw_timeuuid.c): its oid, InvalidOid while the database has no
+ * cassette_fdw 1.1; and whether an operator is one of its btree comparisons. */
+extern Oid	cassette_timeuuid_type(void);
+extern bool cassette_is_timeuuid_operator(Oid opno);
 
 /* Value conversion (fdw_values.c). */
 extern cas_repr cassette_repr_for_type(Oid typid);

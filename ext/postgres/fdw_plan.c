@@ -33,9 +33,11 @@
 #include "access/stratnum.h"
 #include "access/sysattr.h"
 #include "access/table.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "foreign/fdwapi.h"
@@ -153,7 +155,8 @@ cassette_equality_is_identity(Oid type)
 		case INETOID:
 			return true;
 		default:
-			return false;
+			/* a timeuuid's equality is uuid's */
+			return OidIsValid(type) && type == cassette_timeuuid_type();
 	}
 }
 
@@ -230,8 +233,9 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 		contain_volatile_functions((Node *) value) ||
 		contain_subplans((Node *) value))
 		return false;
-	if (opno >= FirstNormalObjectId)
-		return false; /* only built-in operators have known semantics */
+	/* only built-in operators and timeuuid's comparisons have known semantics */
+	if (opno >= FirstNormalObjectId && !cassette_is_timeuuid_operator(opno))
+		return false;
 	att = var->varattno - 1;
 	if (att >= rel->natts || (column = rel->att_column[att]) < 0 ||
 		!rel->att_natural[att])
@@ -272,7 +276,7 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 	if (out->op != CAS_OP_EQ && out->op != CAS_OP_IN)
 	{
 		/* A slice needs PostgreSQL's order to be CQL's (for text: code point order). */
-		if (info->kind != CAS_CLUSTERING || !info->orderable)
+		if (info->kind != CAS_CLUSTERING || !rel->att_cql_order[att])
 			return false;
 		if (OidIsValid(collation) && !cassette_collation_is_cql_order(collation))
 			return false;
@@ -415,7 +419,16 @@ cassette_path_costs(const cas_plan_info *plan, double rows, Cost *startup,
 	*total = *startup + plan->cost * CAS_SCAN_ROW_COST + rows * cpu_tuple_cost;
 }
 
-/* The CQL column a pathkey orders by, or -1. */
+/* The operator family of a type's default btree operator class, InvalidOid if none. */
+static Oid
+default_btree_family(Oid type)
+{
+	Oid opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+
+	return OidIsValid(opclass) ? get_opclass_family(opclass) : InvalidOid;
+}
+
+/* The CQL column a pathkey orders by, in an order the engine shares, or -1. */
 static int
 pathkey_column(RelOptInfo *baserel, CassetteRelation *rel, PathKey *pathkey)
 {
@@ -435,10 +448,15 @@ pathkey_column(RelOptInfo *baserel, CassetteRelation *rel, PathKey *pathkey)
 		{
 			int att = ((Var *) e)->varattno - 1;
 
-			if (rel->att_column[att] >= 0 && rel->att_natural[att])
+			if (rel->att_column[att] >= 0 && rel->att_cql_order[att])
 			{
 				if (OidIsValid(ec->ec_collation) &&
 					!cassette_collation_is_cql_order(ec->ec_collation))
+					return -1;
+				/* sorted in the column type's own order, not through a cast that keeps the
+				 * bytes (tweet_id::uuid sorts a timeuuid by bytes) */
+				if (pathkey->pk_opfamily !=
+					default_btree_family(((Var *) e)->vartype))
 					return -1;
 				return rel->att_column[att];
 			}
@@ -461,8 +479,7 @@ query_order(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 		PathKey *pathkey = lfirst(lc);
 		int		 column = pathkey_column(baserel, rel, pathkey);
 
-		if (column < 0 || !rel->columns[column].orderable ||
-			n >= CAS_MAX_CONSTRAINTS)
+		if (column < 0 || n >= CAS_MAX_CONSTRAINTS)
 			return -1;
 		order[n].column = column;
 		order[n].descending = pathkey->pk_strategy == BTGreaterStrategyNumber;

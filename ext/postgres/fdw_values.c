@@ -142,6 +142,9 @@ cassette_repr_for_type(Oid typid)
 		case INTERVALOID:
 			return CAS_REPR_INTERVAL;
 		default:
+			/* a timeuuid has a uuid's bytes */
+			if (OidIsValid(typid) && typid == cassette_timeuuid_type())
+				return CAS_REPR_UUID;
 			return CAS_REPR_TEXT;
 	}
 }

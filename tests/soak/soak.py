@@ -104,8 +104,11 @@ class Soak:
         """cassette_fdw from the build directory (not an installed copy: the functions name
         the build's cassette_fdw.so), a server on the soak's store, its tables imported."""
         module = os.path.join(self.args.build, "cassette_fdw.so")
-        with open(os.path.join(HERE, "..", "..", "sql", "cassette_fdw--1.0.sql")) as f:
-            script = "".join(line for line in f if not line.startswith("\\echo"))
+        script = ""
+        # The install script, then each upgrade script in order, as CREATE EXTENSION runs them.
+        for name in ("cassette_fdw--1.0.sql", "cassette_fdw--1.0--1.1.sql"):
+            with open(os.path.join(HERE, "..", "..", "sql", name)) as f:
+                script += "".join(line for line in f if not line.startswith("\\echo"))
         script = script.replace("MODULE_PATHNAME", module)
         script += (f"CREATE SERVER soak FOREIGN DATA WRAPPER cassette_fdw "
                    f"OPTIONS (store '{self.paths.store}');\n"
