@@ -1,4 +1,5 @@
--- cassette_fdw 1.1: the timeuuid type, a version-1 uuid in Cassandra's timeuuid order.
+-- cassette_fdw 1.1: the timeuuid type, a version-1 uuid in Cassandra's timeuuid order, and
+-- cql() with values bound to the statement's markers.
 --   ALTER EXTENSION cassette_fdw UPDATE TO '1.1';   -- from 1.0; CREATE EXTENSION installs 1.1
 -- IMPORT FOREIGN SCHEMA declares CQL timeuuid columns with it, and ORDER BY, <, <=, >, >= on
 -- such a clustering column go down to the store (ext/postgres/fdw_timeuuid.c).
@@ -72,3 +73,13 @@ CREATE OPERATOR CLASS timeuuid_ops DEFAULT FOR TYPE timeuuid USING hash AS
   OPERATOR 1 =,
   FUNCTION 1 timeuuid_hash(timeuuid),
   FUNCTION 2 timeuuid_hash_extended(timeuuid, bigint);
+
+-- cql(statement, server, value...): the statement with each value after the server bound to its
+-- bind markers (? or :name), in the order they are written, converted to the marker's CQL type
+-- (a composite through its to_json). No quoting, no injection. A NULL server is the only one.
+-- The server comes second, as in cql(statement, server): a call with values has at least three
+-- arguments, so it never meets the two-argument form.
+CREATE FUNCTION cql(statement text, server name, VARIADIC "any") RETURNS jsonb
+  AS 'MODULE_PATHNAME', 'cassette_cql_bind' LANGUAGE C VOLATILE;
+-- Reaches the store as cql(text, name) does: only superusers run it until they grant it.
+REVOKE ALL ON FUNCTION cql(text, name, "any") FROM PUBLIC;

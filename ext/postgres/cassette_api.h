@@ -301,10 +301,24 @@ extern "C"
  * statements,
  * schema changes and TRUNCATE are refused there. Outside one it runs and commits on its own.
  * A store whose directory does not exist is created only when `create` is set, else the call
- * fails naming the path. */
+ * fails naming the path.
+ * With `values` (nvalues of them; NULL: none), the statement is prepared and each value bound to
+ * its bind marker (? or :name) in marker order, converted to the marker's CQL type as pg-import
+ * converts a column's values (ext/pg_common/pg_values.h); a value that cannot be of the marker's
+ * type, or a count that is not the markers', fails naming the marker and changes nothing. */
+	typedef struct cas_cql_value
+	{
+		const char *text; /* PostgreSQL's output form (DateStyle ISO, TimeZone UTC, IntervalStyle
+						   * iso_8601), in UTF-8; NULL for SQL NULL */
+		size_t len;
+		uint32_t type; /* its type's oid, JSONOID for a composite given as to_json */
+		uint32_t	element_type; /* an array's element type, else 0 */
+		const char *type_name;	  /* for messages: "integer", "text[]" */
+	} cas_cql_value;
+
 	int cas_cql(const char *store_path, int create, const char *statement,
 				int in_transaction_block, int level, uint32_t command,
-				const char **json);
+				const cas_cql_value *values, int nvalues, const char **json);
 
 	/* Whether a CQL statement can change the store (*writes: every statement but SELECT, DESCRIBE
  * and USE) and its command ("INSERT", "CREATE TABLE", ...; a static string), so that a

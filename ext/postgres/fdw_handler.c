@@ -27,6 +27,7 @@
 #include "miscadmin.h"
 #include "storage/proc.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/jsonb.h"
@@ -43,6 +44,7 @@ PG_MODULE_MAGIC;
 PG_FUNCTION_INFO_V1(cassette_fdw_handler);
 PG_FUNCTION_INFO_V1(cassette_fdw_validator);
 PG_FUNCTION_INFO_V1(cassette_cql);
+PG_FUNCTION_INFO_V1(cassette_cql_bind);
 
 void		_PG_init(void);
 static void cassette_register_cache_callbacks(void);
@@ -485,22 +487,17 @@ only_server(void)
 	return GetForeignServer(found);
 }
 
-Datum
-cassette_cql(PG_FUNCTION_ARGS)
+/*
+ * Runs `statement` on `server`'s store, with `values` (nvalues; NULL: none) bound to its
+ * markers: the checks and the transaction of cql(), with or without values.
+ */
+static Datum
+run_cql(ForeignServer *server, const char *statement,
+		const cas_cql_value *values, int nvalues)
 {
-	char		  *statement;
-	ForeignServer *server;
-	AclResult	   usage;
-	const char	  *json;
+	AclResult	usage;
+	const char *json;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	statement =
-		cassette_cstring_to_engine(text_to_cstring(PG_GETARG_TEXT_PP(0)));
-	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
-		server = GetForeignServerByName(NameStr(*PG_GETARG_NAME(1)), false);
-	else
-		server = only_server();
 	/* EXECUTE on cql() (not PUBLIC's) reaches the store of a server the role may use, as
 	 * CREATE FOREIGN TABLE and IMPORT FOREIGN SCHEMA do. */
 	usage = pg_foreign_server_aclcheck(server->serverid, GetUserId(), ACL_USAGE);
@@ -529,8 +526,109 @@ cassette_cql(PG_FUNCTION_ARGS)
 	CAS_CHECK(cas_cql(server_store(server), server_creates_store(server),
 					  statement, IsTransactionBlock() ? 1 : 0,
 					  GetCurrentTransactionNestLevel(),
-					  GetCurrentCommandId(IsTransactionBlock()), &json));
+					  GetCurrentCommandId(IsTransactionBlock()), values,
+					  nvalues, &json));
 	PG_RETURN_DATUM(
 		DirectFunctionCall1(jsonb_in, CStringGetDatum(pstrdup(
 										  cassette_cstring_from_engine(json)))));
+}
+
+/* cql(statement text, server name DEFAULT NULL) */
+Datum
+cassette_cql(PG_FUNCTION_ARGS)
+{
+	char		  *statement;
+	ForeignServer *server;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	statement =
+		cassette_cstring_to_engine(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	if (PG_NARGS() > 1 && !PG_ARGISNULL(1))
+		server = GetForeignServerByName(NameStr(*PG_GETARG_NAME(1)), false);
+	else
+		server = only_server();
+	return run_cql(server, statement, NULL, 0);
+}
+
+/*
+ * One argument of cql(server, statement, VARIADIC "any") as the engine takes it: its text
+ * output form, a composite as its to_json (which fromJson reads into a UDT, tuple or map).
+ */
+static void
+bind_value_from_datum(Datum datum, bool isnull, Oid type, cas_cql_value *out)
+{
+	Oid	  base = getBaseType(type);
+	char *output;
+
+	memset(out, 0, sizeof(*out));
+	out->type_name = format_type_be(type);
+	if (isnull)
+		return;
+	if (type_is_rowtype(base))
+	{
+		output = TextDatumGetCString(DirectFunctionCall1(row_to_json, datum));
+		base = JSONOID;
+	}
+	else
+		output = cassette_output_in_utc(base, datum, INTSTYLE_ISO_8601);
+	out->type = base;
+	out->element_type = get_element_type(base);
+	out->text = cassette_text_to_engine(output, strlen(output), &out->len);
+}
+
+/* cql(statement text, server name, VARIADIC "any"): the values after the server bound to the
+ * statement's markers (VARIADIC ARRAY[...] gives them as one array); a NULL server is the only
+ * one. */
+Datum
+cassette_cql_bind(PG_FUNCTION_ARGS)
+{
+	char		  *statement;
+	ForeignServer *server;
+	cas_cql_value *values;
+	int			   nvalues;
+	int			   i;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	statement =
+		cassette_cstring_to_engine(text_to_cstring(PG_GETARG_TEXT_PP(0)));
+	server = PG_ARGISNULL(1)
+				 ? only_server()
+				 : GetForeignServerByName(NameStr(*PG_GETARG_NAME(1)), false);
+	if (get_fn_expr_variadic(fcinfo->flinfo))
+	{
+		/* cql(s, q, VARIADIC array): the array's elements */
+		Oid		   array_type = get_fn_expr_argtype(fcinfo->flinfo, 2);
+		Oid		   element_type = get_element_type(array_type);
+		ArrayType *array;
+		Datum	  *elements;
+		bool	  *nulls;
+		int16	   typlen;
+		bool	   typbyval;
+		char	   typalign;
+
+		if (PG_ARGISNULL(2))
+			return run_cql(server, statement, NULL, 0);
+		if (!OidIsValid(element_type))
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("VARIADIC argument of cql() must be an array")));
+		array = PG_GETARG_ARRAYTYPE_P(2);
+		get_typlenbyvalalign(element_type, &typlen, &typbyval, &typalign);
+		deconstruct_array(array, element_type, typlen, typbyval, typalign,
+						  &elements, &nulls, &nvalues);
+		values = palloc0(sizeof(cas_cql_value) * Max(nvalues, 1));
+		for (i = 0; i < nvalues; i++)
+			bind_value_from_datum(elements[i], nulls[i], element_type,
+								  &values[i]);
+		return run_cql(server, statement, values, nvalues);
+	}
+	nvalues = PG_NARGS() - 2;
+	values = palloc0(sizeof(cas_cql_value) * Max(nvalues, 1));
+	for (i = 0; i < nvalues; i++)
+		bind_value_from_datum(PG_GETARG_DATUM(i + 2), PG_ARGISNULL(i + 2),
+							  get_fn_expr_argtype(fcinfo->flinfo, i + 2),
+							  &values[i]);
+	return run_cql(server, statement, values, nvalues);
 }

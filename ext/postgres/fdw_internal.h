@@ -80,6 +80,9 @@ extern bool cassette_is_timeuuid_operator(Oid opno);
 
 /* Value conversion (fdw_values.c). */
 extern cas_repr cassette_repr_for_type(Oid typid);
+/* A value's text output form as the engine reads it: DateStyle ISO, timestamps in UTC, intervals
+ * in `interval_style` (INTSTYLE_POSTGRES for CQL's parser, INTSTYLE_ISO_8601 for pg_common's). */
+extern char *cassette_output_in_utc(Oid typid, Datum datum, int interval_style);
 extern Datum cassette_datum_from_value(const cas_value *value, cas_repr repr,
 									   FmgrInfo *input, Oid ioparam,
 									   int32 typmod);

@@ -111,6 +111,37 @@ cassette_message_from_engine(const char *message)
 	return out.data;
 }
 
+char *
+cassette_output_in_utc(Oid typid, Datum datum, int interval_style)
+{
+	Oid	   func;
+	bool   varlena;
+	char  *text;
+	int	   saved_date_style = DateStyle;
+	int	   saved_interval_style = IntervalStyle;
+	pg_tz *saved_timezone = session_timezone;
+
+	/* The engine parses ISO dates and timestamps: print them so whatever the session's
+	 * DateStyle, and timestamps in UTC (a zone such as Europe/Amsterdam gives 1800 an offset of
+	 * +00:19:32, which CQL cannot read). */
+	getTypeOutputInfo(typid, &func, &varlena);
+	DateStyle = USE_ISO_DATES;
+	IntervalStyle = interval_style;
+	session_timezone = pg_tzset("UTC");
+	PG_TRY();
+	{
+		text = OidOutputFunctionCall(func, datum);
+	}
+	PG_FINALLY();
+	{
+		DateStyle = saved_date_style;
+		IntervalStyle = saved_interval_style;
+		session_timezone = saved_timezone;
+	}
+	PG_END_TRY();
+	return text;
+}
+
 cas_repr
 cassette_repr_for_type(Oid typid)
 {
@@ -284,33 +315,11 @@ cassette_value_from_datum(Datum datum, bool isnull, Oid typid, cas_repr repr,
 			}
 		case CAS_REPR_TEXT:
 			{
-				Oid	   func;
-				bool   varlena;
-				char  *text;
-				int	   date_style = DateStyle;
-				int	   interval_style = IntervalStyle;
-				pg_tz *timezone = session_timezone;
+				/* The engine parses postgres-style intervals here (array elements such as
+				 * {"1 day",-01:00:00}). */
+				char *text =
+					cassette_output_in_utc(typid, datum, INTSTYLE_POSTGRES);
 
-				/* The engine parses ISO dates and timestamps and postgres-style intervals
-				 * (array elements such as {"1 day",-01:00:00}): print them so whatever the
-				 * session's DateStyle and IntervalStyle, and timestamps in UTC (a zone such
-				 * as Europe/Amsterdam gives 1800 an offset of +00:19:32, which CQL cannot
-				 * read). */
-				getTypeOutputInfo(typid, &func, &varlena);
-				DateStyle = USE_ISO_DATES;
-				IntervalStyle = INTSTYLE_POSTGRES;
-				session_timezone = pg_tzset("UTC");
-				PG_TRY();
-				{
-					text = OidOutputFunctionCall(func, datum);
-				}
-				PG_FINALLY();
-				{
-					DateStyle = date_style;
-					IntervalStyle = interval_style;
-					session_timezone = timezone;
-				}
-				PG_END_TRY();
 				out->data =
 					cassette_text_to_engine(text, strlen(text), &out->len);
 				return;
