@@ -212,6 +212,12 @@ Status Store::lock_for_write(WriteLocks& locks, bool truncating) {
   CASSETTE_RETURN_IF_ERROR(p.check_writable());
   CASSETTE_RETURN_IF_ERROR(p.inline_work_before_write());
   CASSETTE_RETURN_IF_ERROR(p.wait_for_memtable_room());
+  CASSETTE_RETURN_IF_ERROR(take_write_locks(locks, truncating));
+  return p.resolve_in_doubt_locked(/*must_decide=*/true);
+}
+
+Status Store::take_write_locks(WriteLocks& locks, bool truncating) {
+  Private& p = *p_;
   locks.writer = std::unique_lock(p.writer_mutex);
   // A truncation writes files, as a flush does (the lock order of truncate_table).
   if (truncating) locks.flush = std::unique_lock(p.flush_mutex);
@@ -225,7 +231,7 @@ Status Store::lock_for_write(WriteLocks& locks, bool truncating) {
     CASSETTE_RETURN_IF_ERROR(p.catch_up_locked());
   }
   if (p.log_failed) CASSETTE_RETURN_IF_ERROR(p.abandon_failed_segment_locked());
-  return p.resolve_in_doubt_locked(/*must_decide=*/true);
+  return Status::ok();
 }
 
 // The write path every apply shares: under the process's writer mutex and the store lock, catch

@@ -226,6 +226,16 @@ class Store {
                                                          const std::vector<TableId>& truncate,
                                                          std::string host_tag);
 
+  // The operator's way out for a prepared transaction left in doubt (its writer stopped between
+  // prepare_commit and the decision) that no host's resolver can decide (`cassette resolve`):
+  // the host tags of every transaction in doubt, in log order; and the decision on the one
+  // tagged `host_tag`, written as its host would (commit: its writes become visible; abort:
+  // dropped). Both take the store lock, so a writer that is alive and still deciding its own
+  // is waited for (busy_timeout) rather than taken for dead. decide_in_doubt: NotFound when no
+  // transaction in doubt has that tag.
+  Result<std::vector<std::string>> in_doubt_transactions();
+  Status decide_in_doubt(std::string_view host_tag, bool commit);
+
   // A consistent view for reading, after catching up with other processes' commits.
   Result<std::shared_ptr<const Snapshot>> snapshot();
   // Specs for read(): one partition (a serialized partition key), or a token range.
@@ -251,6 +261,8 @@ class Store {
   // Takes the write locks (`truncating`: the flush mutex too), catches up and decides what was
   // left in doubt: the common start of apply_locked and prepare_commit.
   Status lock_for_write(WriteLocks& locks, bool truncating);
+  // lock_for_write's locks and catch-up, deciding nothing (in_doubt_transactions).
+  Status take_write_locks(WriteLocks& locks, bool truncating);
   Store(std::string path, const StoreOptions& options);
   // Under the locks: `decide` looks at everything committed so far (false: write nothing), then
   // `encode` makes the record for the transaction's timestamp.

@@ -3,6 +3,8 @@
 // the second writes a small decision record naming it and, for a commit, publishes the writes.
 // A prepared record whose writer died before deciding is decided by the next writer, through the
 // host's resolver (StoreOptions::resolve_in_doubt).
+#include <algorithm>
+
 #include "engine/storage/commit_record.h"
 #include "engine/storage/store_state.h"
 
@@ -117,6 +119,36 @@ Status Store::Private::decide_prepared_locked(LogPosition position,
   log_end = *end;
   undecided.erase(position);
   publish_change_locked();
+  return Status::ok();
+}
+
+Result<std::vector<std::string>> Store::in_doubt_transactions() {
+  Private& p = *p_;
+  CASSETTE_RETURN_IF_ERROR(p.check_writable());
+  WriteLocks locks;
+  CASSETTE_RETURN_IF_ERROR(take_write_locks(locks, /*truncating=*/false));
+  std::vector<std::string> tags;
+  for (const auto& [position, prepared] : p.undecided) tags.push_back(prepared.host_tag);
+  return tags;
+}
+
+Status Store::decide_in_doubt(std::string_view host_tag, bool commit) {
+  Private& p = *p_;
+  CASSETTE_RETURN_IF_ERROR(p.check_writable());
+  {
+    WriteLocks locks;
+    CASSETTE_RETURN_IF_ERROR(take_write_locks(locks, /*truncating=*/false));
+    auto it = std::find_if(p.undecided.begin(), p.undecided.end(),
+                           [&](const auto& entry) { return entry.second.host_tag == host_tag; });
+    if (it == p.undecided.end()) {
+      return Status::not_found(
+          fmt::format("store {} holds no transaction in doubt prepared by {}", p.path, host_tag));
+    }
+    const LogPosition position = it->first;
+    const UndecidedPrepared prepared = it->second;  // decide_prepared_locked erases it
+    CASSETTE_RETURN_IF_ERROR(p.decide_prepared_locked(position, prepared, commit));
+  }
+  if (commit) p.after_commit();
   return Status::ok();
 }
 

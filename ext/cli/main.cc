@@ -7,6 +7,7 @@
 //   cassette pg-export app.cassette ks.t "dbname=shop"      (and pg-import: see pg_bridge.h)
 //   cassette serve app.cassette --listen 127.0.0.1:9042     (the CQL native protocol server)
 //   cassette passwd users.txt alice                         (a user for serve --auth-file)
+//   cassette resolve app.cassette [commit|abort TAG]        (a transaction left in doubt)
 //
 // See ext/cli/USAGE.md.
 #include <fmt/format.h>
@@ -30,6 +31,7 @@
 #include "ext/cli/interactive.h"
 #include "ext/cli/interrupt.h"
 #include "ext/cli/pg_bridge.h"
+#include "ext/cli/resolve_command.h"
 #include "ext/cli/shell_command.h"
 #include "ext/cli/statement_runner.h"
 #include "ext/server/passwd_command.h"
@@ -123,6 +125,8 @@ int run_command_line(int argc, char** argv) {
   if (!args.empty() && args[0] == "passwd") {
     return server::run_passwd_command(std::span<const std::string>(args).subspan(1));
   }
+  // `cassette resolve STORE [commit|abort TAG]`: a transaction left in doubt (resolve_command.h).
+  if (!args.empty() && args[0] == "resolve") return run_resolve_command(args);
   auto options = parse_cli_options(args);
   if (!options.is_ok()) {
     std::fprintf(stderr, "cassette: %s\nTry 'cassette --help' for more information.\n",

@@ -126,3 +126,48 @@ else
   echo "a: $(atomic_rows atomic_a) b: $(atomic_rows atomic_b)"
   fail "a transaction over two stores commits in both"
 fi
+
+# A backend killed between PRE_COMMIT and COMMIT, and no backend to write the store again: the
+# shell refuses to write over the transaction in doubt until the operator decides it with
+# `cassette resolve` (ext/cli/USAGE.md, "Transactions in doubt"). Nothing here reads the store
+# through PostgreSQL before the decision: a backend opening it would decide it itself.
+psql -X -q -At -d postgres >"$PG_ROOT/doubt.out" 2>&1 <<'SQL' &
+SET cassette.debug_pause_after_prepare = 60;
+INSERT INTO atomic_a.kv VALUES (6, 'in doubt');
+SQL
+doubt_client=$!
+victim=
+for _ in $(seq 1 100); do
+  victim=$(psql_q -c "SELECT pid FROM pg_stat_activity WHERE wait_event = 'PgSleep'")
+  [ -n "$victim" ] && break
+  sleep 0.1
+done
+[ -n "$victim" ] && kill -9 "$victim"
+wait $doubt_client
+for _ in $(seq 1 100); do
+  psql_q -c "SELECT 1" >/dev/null 2>&1 && break
+  sleep 0.2
+done
+system_id=$(psql_q -c "SELECT system_identifier FROM pg_control_system()")
+listed=$(pg_run_as_postgres "$build_dir/cassette" resolve "$atomic_a" 2>&1)
+refused=$(pg_run_as_postgres "$build_dir/cassette" "$atomic_a" \
+          -e "INSERT INTO k.kv (k, v) VALUES (7, 'shell')" 2>&1)
+unknown=$(pg_run_as_postgres "$build_dir/cassette" resolve "$atomic_a" commit "no such tag" 2>&1)
+unknown_status=$?
+aborted=$(pg_run_as_postgres "$build_dir/cassette" resolve "$atomic_a" abort "$listed" 2>&1)
+after=$(pg_run_as_postgres "$build_dir/cassette" resolve "$atomic_a" 2>&1)
+written=$(pg_run_as_postgres "$build_dir/cassette" "$atomic_a" \
+          -e "INSERT INTO k.kv (k, v) VALUES (7, 'shell')" 2>&1)
+if [ -n "$victim" ] && [[ "$listed" =~ ^"PostgreSQL cluster $system_id transaction "[0-9]+$ ]] &&
+   grep -q "holds a transaction prepared by $listed whose writer stopped" <<<"$refused" &&
+   [ "$unknown_status" = 1 ] &&
+   [ "$unknown" = "cassette resolve: store $atomic_a holds no transaction in doubt prepared by no such tag" ] &&
+   [ "$aborted" = "aborted $listed" ] && [ "$after" = "no transaction is in doubt in $atomic_a" ] &&
+   [ -z "$written" ] && [ "$(atomic_rows atomic_a)" = "4,after 5,ok 7,shell" ]; then
+  pass "cassette resolve lists a killed backend's transaction in doubt and aborts it"
+else
+  printf 'victim: %s\nlisted: %s\nrefused: %s\nunknown (%s): %s\naborted: %s\nafter: %s\n' \
+    "$victim" "$listed" "$refused" "$unknown_status" "$unknown" "$aborted" "$after"
+  echo "written: $written; rows: $(atomic_rows atomic_a)"
+  fail "cassette resolve lists a killed backend's transaction in doubt and aborts it"
+fi

@@ -190,6 +190,42 @@ TEST_CASE("in doubt: a power loss between prepare and commit, decided by the res
   }
 }
 
+TEST_CASE("in doubt: the operator lists it and decides it (cassette resolve)") {
+  PreparedFixture f;
+  put(*f.store, kTable, "p", 1, insert_row("v1"));
+  f.power_loss_while_prepared(f.prepare(2));
+  f.open();  // no resolver: it stays in doubt
+  auto listed = f.store->in_doubt_transactions();
+  REQUIRE_MESSAGE(listed.is_ok(), listed.status().message());
+  CHECK(*listed == std::vector<std::string>{kTag});
+  Status unknown = f.store->decide_in_doubt("test host xid 7", true);
+  CHECK(unknown.is_not_found());
+  CHECK(unknown.message() == fmt::format("store {} holds no transaction in doubt prepared by "
+                                         "test host xid 7",
+                                         f.store->path()));
+  CHECK(f.rows() == "p:1=v1 ");
+  MutationBuilder row;
+  row.partition(kTable, "p").rows.push_back({ck(3), insert_row("v3")});
+
+  SUBCASE("commit") {
+    REQUIRE(f.store->decide_in_doubt(kTag, true).is_ok());
+    CHECK(f.rows() == "p:1=v1 p:2=v2 ");
+  }
+  SUBCASE("abort") {
+    REQUIRE(f.store->decide_in_doubt(kTag, false).is_ok());
+    CHECK(f.rows() == "p:1=v1 ");
+  }
+  // Decided for good: nothing is left in doubt, writes go through, and a reopen agrees.
+  CHECK(f.store->in_doubt_transactions()->empty());
+  CHECK(f.store->decide_in_doubt(kTag, true).is_not_found());
+  REQUIRE(apply_mutations(*f.store, row).is_ok());
+  const std::string decided = f.rows();
+  f.store.reset();
+  f.open();
+  CHECK(f.rows() == decided);
+  CHECK(f.store->in_doubt_transactions()->empty());
+}
+
 TEST_CASE("in doubt: a writer decides it before writing, under the lock") {
   PreparedFixture f;
   put(*f.store, kTable, "p", 1, insert_row("v1"));
