@@ -172,6 +172,7 @@ std::string usage_text() {
        cassette pg-import STORE KEYSPACE.TABLE CONNSTR 'SELECT ...' (cassette pg-import --help)
        cassette serve STORE [--listen HOST:PORT] ...                (cassette serve --help)
        cassette passwd FILE USER     (a user for serve --auth-file; password read from stdin)
+       cassette resolve STORE [commit|abort TAG]      (a transaction left in doubt; USAGE.md)
 
 The Cassette CQL shell: runs CQL statements (Apache Cassandra's dialect) against the store in the
 directory STORE (created if missing), or against a private in-memory store with STORE = :memory:.
