@@ -19,7 +19,7 @@ run_doctest() {  # run a doctest binary, add its case counts to the totals
   "$bin" --no-intro=true 2>&1 | tee "$out"
   local line
   line=$(grep -E '^\[doctest\] test cases:' "$out" | tail -1)
-  note_failures "$(basename "$bin")" "$out" '^TEST CASE:|ERROR:'  # doctest's failure report
+  note_failures "$(basename "$bin")" "$out" 'ERROR:'  # doctest's failed checks (file:line)
   rm -f "$out"
   if [ -z "$line" ]; then
     echo "$bin: no doctest summary (crashed?)" | tee -a "$recap"; failed=$((failed + 1)); return
