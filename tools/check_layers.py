@@ -35,7 +35,9 @@ SHARED_HOST_CODE = {"pg_common", "server"}
 # public headers (what the layers above and the hosts may include) and the headers only the
 # engine's layers above may include.
 LAYERS = {
-    "util": ([], "coding.h crc32c.h file.h hash64.h json.h message.h status.h", ""),
+    "util": ([], "coding.h crc32c.h file.h hash64.h json.h message.h status.h",
+             # the masking functions of engine/cql count characters with it
+             "utf8.h"),
     "types": (["util"],
               "big_integer.h byte_comparable.h constant.h cql_type.h murmur3.h partition_key.h "
               "scalar.h scalar_text.h temporal.h value.h",

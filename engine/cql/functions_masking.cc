@@ -22,6 +22,7 @@
 #include "engine/cql/functions_internal.h"
 #include "engine/types/scalar.h"
 #include "engine/types/value_internal.h"
+#include "engine/util/utf8.h"
 
 namespace cassette::cql::functions_internal {
 
@@ -63,38 +64,6 @@ Result<CqlType> masked_type(std::string_view name, const FunctionArgument& arg) 
       arg.text, name, parameters_text(name)));
 }
 
-std::vector<uint32_t> code_points(std::string_view s) {
-  std::vector<uint32_t> out;
-  for (size_t i = 0; i < s.size();) {
-    const auto c = static_cast<uint8_t>(s[i]);
-    const size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-    uint32_t cp = n == 1 ? c : c & (0x7F >> n);
-    for (size_t k = 1; k < n && i + k < s.size(); ++k)
-      cp = (cp << 6) | (static_cast<uint8_t>(s[i + k]) & 0x3F);
-    out.push_back(cp);
-    i += n;
-  }
-  return out;
-}
-
-void append_utf8(std::string* out, uint32_t cp) {
-  if (cp < 0x80) {
-    out->push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
 // PartialMaskingFunction: position i (0-based) is masked by mask_inner when
 // begin <= i <= size-1-end, and by mask_outer otherwise.
 Result<Value> mask_partial(bool inner, std::string_view fn, std::span<const Value> a) {
@@ -103,7 +72,7 @@ Result<Value> mask_partial(bool inner, std::string_view fn, std::span<const Valu
   const int64_t end = a[2] && !a[2]->empty() ? types::read_signed(*a[2]) : 0;
   uint32_t padding = '*';
   if (a.size() > 3 && a[3]) {
-    const std::vector<uint32_t> p = code_points(*a[3]);
+    const std::vector<uint32_t> p = utf8::code_points(*a[3]);
     if (p.size() != 1)
       return Status::invalid_argument(
           fmt::format("The padding argument for function {} should be single-character, but "
@@ -111,13 +80,13 @@ Result<Value> mask_partial(bool inner, std::string_view fn, std::span<const Valu
                       fn, *a[3], p.size()));
     padding = p[0];
   }
-  const std::vector<uint32_t> chars = code_points(*a[0]);
+  const std::vector<uint32_t> chars = utf8::code_points(*a[0]);
   const int64_t last = static_cast<int64_t>(chars.size()) - 1 - end;
   std::string out;
   for (size_t i = 0; i < chars.size(); ++i) {
     const auto pos = static_cast<int64_t>(i);
     const bool between = pos >= begin && pos <= last;
-    append_utf8(&out, between == inner ? padding : chars[i]);
+    utf8::append(&out, between == inner ? padding : chars[i]);
   }
   return Value(std::move(out));
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "engine/util/message.h"
+#include "engine/util/utf8.h"
 
 namespace cassette::json {
 
@@ -171,24 +172,6 @@ class Parser {
     return Status::ok();
   }
 
-  static void append_utf8(std::string* out, uint32_t cp) {
-    if (cp < 0x80) {
-      out->push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
-  }
-
   bool read_hex4(uint32_t* v) {
     if (pos_ + 4 > text_.size()) return false;
     *v = 0;
@@ -259,7 +242,7 @@ class Parser {
               pos_ = save;
             }
           }
-          append_utf8(out, cp);
+          utf8::append(out, cp);
           break;
         }
         default:
