@@ -11,6 +11,7 @@
 #                              errors, authentication
 #   test_driver_statements.py  prepared statements, batches, client timestamps, paging
 #   test_golden_through_driver.py  the golden CQL corpus (tests/cql) through the driver
+#   test_mixed_hosts.py        the server, the shell and SQLite on one store at once
 # They run under Debian's /usr/bin/python3, which has python3-cassandra, python3-lz4 and
 # python3-snappy (make deps). Prints "server: N passed, M failed" last.
 set -uo pipefail
@@ -21,7 +22,7 @@ passed=0
 failed=0
 for test in test_protocol.py test_driver_connection.py test_driver_cluster.py test_auth.py \
             test_tls.py test_events.py test_limits.py test_driver_statements.py \
-            test_golden_through_driver.py; do
+            test_golden_through_driver.py test_mixed_hosts.py; do
   out=$(mktemp)
   # Each under the sanitizer host env: test_events.py loads the SQLite extension into python,
   # and a sanitizer build's needs its runtime preloaded (tests/lib/sanitize.sh; nothing else).
