@@ -46,6 +46,8 @@ DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-d
 # package-lock.json and installed by `npm ci`; cassandra-driver 4.8 runs on Debian 12's nodejs 18).
 # npm is a package of its own in Debian and part of NodeSource's nodejs: installed only when
 # missing.
+# librocksdb-dev: the engine's peer in cassette_bench. tests/bench/node (npm ci): the Node.js
+# cassandra-driver and node-postgres for tests/bench/bench_serve.sh.
 BENCH_PACKAGES = librocksdb-dev
 
 .PHONY: deps bench-deps build test sanitize-build test-sanitize fuzz bench demo soak install clean \
@@ -63,6 +65,7 @@ deps:
 bench-deps: deps
 	@dpkg-query -W -f='$${Status}\n' $(BENCH_PACKAGES) 2>/dev/null | grep -q '^install ok installed' || \
 	  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(BENCH_PACKAGES))
+	cd tests/bench/node && npm ci --no-audit --no-fund
 
 $(BUILD_DIR)/CMakeCache.txt:
 	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DCASSETTE_SANITIZE=$(SANITIZE) \
