@@ -29,9 +29,16 @@ source "$root/tests/lib/pg_throwaway.sh"
 pg_throwaway_start
 work=$PG_WORK_DIR
 # node-postgres runs one query at a time per connection: $in_flight in flight needs as many
-# connections, more than PostgreSQL's default max_connections (100).
-psql -X -q -d postgres -c "ALTER SYSTEM SET max_connections = $((in_flight + 20))"
-pg_run_as_postgres "$PG_BIN/pg_ctl" -D "$PG_DATA_DIR" -w -m fast restart >/dev/null
+# connections, more than PostgreSQL's default max_connections (100). And the throwaway server's
+# fsync=off goes: `cassette serve` syncs its commit log before it acknowledges a write, so
+# PostgreSQL does too (fsync and synchronous_commit on, its defaults); BENCH_SERVE_PG_FSYNC=off
+# measures it without.
+pg_run_as_postgres "$PG_BIN/pg_ctl" -D "$PG_DATA_DIR" -w -m fast restart -o "-p $PGPORT \
+  -k $PG_SOCKET_DIR -c listen_addresses='' -c max_connections=$((in_flight + 20)) \
+  -c fsync=${BENCH_SERVE_PG_FSYNC:-on}" >/dev/null
+settings=$(psql -X -At -d postgres -c "SELECT string_agg(name || '=' || setting, ', ')
+  FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'max_connections')")
+echo "bench_serve: PostgreSQL $settings"
 
 # The store for the start-up time, written by the SQLite extension in one transaction (the
 # server's start is what is measured, not how the rows got there).
