@@ -192,6 +192,85 @@ Result<std::shared_ptr<const schema::TableDef>> resolve_table(cas_table* t) {
   return def;
 }
 
+// The values bound to a cql() statement's markers (C++ results: outside the extern "C" block).
+namespace {
+
+// What pg_values.h needs to know of an argument's PostgreSQL type: its kind, from its oid (an
+// array's from its element's); a type the bridge does not know by oid is read as text.
+cli::pg::PgSourceType source_type(const cas_cql_value& value) {
+  cli::pg::PgSourceType source;
+  source.oid = value.type;
+  source.name = value.type_name;
+  if (value.element_type != 0) {
+    source.kind = cli::pg::PgKind::kArray;
+    source.element = cli::pg::pg_kind_of_oid(value.element_type).value_or(cli::pg::PgKind::kText);
+  } else {
+    source.kind = cli::pg::pg_kind_of_oid(value.type).value_or(cli::pg::PgKind::kText);
+  }
+  return source;
+}
+
+// "bind marker 2 (at timestamp)": the marker's position, receiver and type, for messages.
+std::string describe_marker(const cql::PreparedStatement& prepared, size_t i) {
+  const cql::BindVariable& marker = prepared.variables[i];
+  return fmt::format("bind marker {} ({} {})", i + 1, marker.name,
+                     types::cql_type_name(marker.type));
+}
+
+// Cassandra's count message, with the first marker left without a value or the first value
+// left without a marker.
+Status count_mismatch(const cql::PreparedStatement& prepared, size_t count) {
+  const size_t markers = prepared.variables.size();
+  return Status::invalid_argument(
+      fmt::format("there were {} markers(?) in CQL but {} bound variables: {}", markers, count,
+                  count < markers ? describe_marker(prepared, count) + " has no value"
+                                  : fmt::format("value {} has no marker", markers + 1)));
+}
+
+// The values of `prepared`'s markers, one per marker.
+Result<std::vector<cql::BoundValue>> bound_values(const cql::PreparedStatement& prepared,
+                                                  std::span<const cas_cql_value> values) {
+  if (values.size() != prepared.variables.size()) {
+    return count_mismatch(prepared, values.size());
+  }
+  std::vector<cql::BoundValue> bound;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].text == nullptr) {
+      bound.push_back(cql::BoundValue::null());
+      continue;
+    }
+    const cql::BindVariable& marker = prepared.variables[i];
+    const cli::pg::PgSourceType source = source_type(values[i]);
+    const std::string marker_name = describe_marker(prepared, i);
+    if (!cli::pg::pg_kind_converts_to(source, marker.type)) {
+      return Status::invalid_argument(
+          fmt::format("{} cannot take a value of type {}", marker_name, source.name));
+    }
+    Result<types::Value> value = cli::pg::cql_value_from_pg(
+        marker.type, source, std::string_view(values[i].text, values[i].len), marker.name);
+    if (!value.is_ok()) {
+      return Status::invalid_argument(fmt::format("{}: {}", marker_name, value.status().message()));
+    }
+    bound.push_back(*value ? cql::BoundValue::value(std::move(**value)) : cql::BoundValue::null());
+  }
+  return bound;
+}
+
+// Runs `parsed` (the text `statement`), with `values` bound to its markers when there are any.
+Result<cql::ExecutionResult> execute_cql(cql::Session& session, const cql::Statement& parsed,
+                                         const char* statement, const cas_cql_value* values,
+                                         int nvalues, txn::Transaction* transaction) {
+  if (values == nullptr) return session.execute(parsed, transaction);
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const cql::PreparedStatement> prepared,
+                            session.prepare(statement, transaction));
+  CASSETTE_ASSIGN_OR_RETURN(
+      std::vector<cql::BoundValue> bound,
+      bound_values(*prepared, std::span(values, static_cast<size_t>(nvalues))));
+  return session.execute(*prepared, bound, transaction);
+}
+
+}  // namespace
+
 }  // namespace cassette::pg
 
 using namespace cassette;
@@ -293,84 +372,6 @@ txn::Transaction* join_transaction(storage::Store* store, int level, uint32_t co
   txn::Transaction& transaction = store_transaction(store, level);
   transaction.set_statement(command);
   return &transaction;
-}
-
-}  // namespace
-
-namespace {
-
-// What pg_values.h needs to know of an argument's PostgreSQL type: its kind, from its oid (an
-// array's from its element's); a type the bridge does not know by oid is read as text.
-cli::pg::PgSourceType source_type(const cas_cql_value& value) {
-  cli::pg::PgSourceType source;
-  source.oid = value.type;
-  source.name = value.type_name;
-  if (value.element_type != 0) {
-    source.kind = cli::pg::PgKind::kArray;
-    source.element = cli::pg::pg_kind_of_oid(value.element_type).value_or(cli::pg::PgKind::kText);
-  } else {
-    source.kind = cli::pg::pg_kind_of_oid(value.type).value_or(cli::pg::PgKind::kText);
-  }
-  return source;
-}
-
-// "bind marker 2 (at timestamp)": the marker's position, receiver and type, for messages.
-std::string describe_marker(const cql::PreparedStatement& prepared, size_t i) {
-  const cql::BindVariable& marker = prepared.variables[i];
-  return fmt::format("bind marker {} ({} {})", i + 1, marker.name,
-                     types::cql_type_name(marker.type));
-}
-
-// Cassandra's count message, with the first marker left without a value or the first value
-// left without a marker.
-Status count_mismatch(const cql::PreparedStatement& prepared, size_t count) {
-  const size_t markers = prepared.variables.size();
-  return Status::invalid_argument(
-      fmt::format("there were {} markers(?) in CQL but {} bound variables: {}", markers, count,
-                  count < markers ? describe_marker(prepared, count) + " has no value"
-                                  : fmt::format("value {} has no marker", markers + 1)));
-}
-
-// The values of `prepared`'s markers, one per marker.
-Result<std::vector<cql::BoundValue>> bound_values(const cql::PreparedStatement& prepared,
-                                                  std::span<const cas_cql_value> values) {
-  if (values.size() != prepared.variables.size()) {
-    return count_mismatch(prepared, values.size());
-  }
-  std::vector<cql::BoundValue> bound;
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (values[i].text == nullptr) {
-      bound.push_back(cql::BoundValue::null());
-      continue;
-    }
-    const cql::BindVariable& marker = prepared.variables[i];
-    const cli::pg::PgSourceType source = source_type(values[i]);
-    const std::string marker_name = describe_marker(prepared, i);
-    if (!cli::pg::pg_kind_converts_to(source, marker.type)) {
-      return Status::invalid_argument(
-          fmt::format("{} cannot take a value of type {}", marker_name, source.name));
-    }
-    Result<types::Value> value = cli::pg::cql_value_from_pg(
-        marker.type, source, std::string_view(values[i].text, values[i].len), marker.name);
-    if (!value.is_ok()) {
-      return Status::invalid_argument(fmt::format("{}: {}", marker_name, value.status().message()));
-    }
-    bound.push_back(*value ? cql::BoundValue::value(std::move(**value)) : cql::BoundValue::null());
-  }
-  return bound;
-}
-
-// Runs `parsed` (the text `statement`), with `values` bound to its markers when there are any.
-Result<cql::ExecutionResult> execute_cql(cql::Session& session, const cql::Statement& parsed,
-                                         const char* statement, const cas_cql_value* values,
-                                         int nvalues, txn::Transaction* transaction) {
-  if (values == nullptr) return session.execute(parsed, transaction);
-  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const cql::PreparedStatement> prepared,
-                            session.prepare(statement, transaction));
-  CASSETTE_ASSIGN_OR_RETURN(
-      std::vector<cql::BoundValue> bound,
-      bound_values(*prepared, std::span(values, static_cast<size_t>(nvalues))));
-  return session.execute(*prepared, bound, transaction);
 }
 
 }  // namespace

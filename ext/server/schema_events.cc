@@ -90,16 +90,17 @@ std::vector<SchemaChange> schema_changes_between(const schema::Schema& before,
     }
     static const KeyspaceDef kEmpty;
     const KeyspaceDef& old_keyspace = created ? kEmpty : *old->second;
+    const KeyspaceDef& new_keyspace = *keyspace;  // clang 14: lambdas cannot capture bindings
     diff_named(
-        old_keyspace.tables, keyspace->tables, name, "TABLE",
+        old_keyspace.tables, new_keyspace.tables, name, "TABLE",
         [&](const std::string& table, const auto& was, const auto& is) {
-          return table_digest(old_keyspace, was, table) == table_digest(*keyspace, is, table);
+          return table_digest(old_keyspace, was, table) == table_digest(new_keyspace, is, table);
         },
         changes);
     diff_named(
-        old_keyspace.types, keyspace->types, name, "TYPE",
+        old_keyspace.types, new_keyspace.types, name, "TYPE",
         [&](const std::string& type, const auto& was, const auto& is) {
-          return type_digest(old_keyspace, was, type) == type_digest(*keyspace, is, type);
+          return type_digest(old_keyspace, was, type) == type_digest(new_keyspace, is, type);
         },
         changes);
   }
