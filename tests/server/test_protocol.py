@@ -128,7 +128,9 @@ def test_an_oversized_frame_closes_its_connection_and_no_other(build_dir):
 def test_garbage_and_vanishing_clients_leave_the_server_serving(build_dir):
     with Server(build_dir, ":memory:") as server:
         sock = connect(server)
-        sock.sendall(os.urandom(64).replace(b"\x04", b"\x07"))  # no version 4 byte first
+        # Garbage after a first byte of no version the server speaks (7: a v3+ header comes
+        # back; a random first byte of 1 or 2 would get a v1/v2 header this reader cannot parse)
+        sock.sendall(b"\x07" + os.urandom(63))
         assert read_frame(sock)[3] == ERROR
         assert is_closed(sock)
         for cut in (3, 9, 20):  # mid-header, after the header, mid-body
