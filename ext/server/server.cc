@@ -36,8 +36,8 @@ constexpr auto kSchemaPollInterval = std::chrono::milliseconds(100);
 class ConnectionBase {
  public:
   virtual ~ConnectionBase() = default;
-  // Closes the connection now when it waits for a request, or once the frames it has to write
-  // are written. Runs on the connection's strand.
+  // Reads no more requests and closes the connection once the frames it has to write are
+  // written (a request being read is not handled). Runs on the connection's strand.
   virtual void stop() = 0;
   // Queues an EVENT announcing `change` when the client registered for schema changes. Runs on
   // the connection's strand.
@@ -120,9 +120,11 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     } else {
       // A client that does not speak TLS fails the handshake: it is closed, nothing else.
       arm_idle_timer();
+      reading_ = true;  // the handshake reads the socket
       stream_.async_handshake(asio::ssl::stream_base::server,
                               [self = this->shared_from_this()](const asio::error_code& error) {
                                 if (error) return self->close();
+                                if (self->read_ends_here()) return;
                                 self->read_header();
                               });
     }
@@ -130,7 +132,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
 
   void stop() override {
     stopping_ = true;
-    if (!writing_) close();
+    if (!writing_) linger();
   }
 
   void send_event(const SchemaChange& change) override {
@@ -156,6 +158,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     asio::async_read(stream_, asio::buffer(header_bytes_),
                      [self = this->shared_from_this()](const asio::error_code& error, size_t) {
                        if (error) return self->close();
+                       if (self->read_ends_here()) return;
                        self->on_header();
                      });
   }
@@ -171,6 +174,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
         stream_, asio::buffer(body_),
         [self = this->shared_from_this(), header](const asio::error_code& error, size_t) {
           if (error) return self->close();
+          if (self->read_ends_here()) return;
           self->reading_ = false;
           self->disarm_idle_timer();
           Reply reply = self->protocol_.handle_frame(header, self->body_);
@@ -222,7 +226,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     writing_ = false;
     const Outgoing done = std::move(pending_.front());
     pending_.pop_front();
-    if (error || done.close_after) return close();
+    if (error) return close();
+    if (done.close_after) return linger();
     if (done.is_response) {
       --in_flight_;
       unwritten_bytes_ -= done.bytes.size();
@@ -234,7 +239,44 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       --queued_events_;
     }
     if (!pending_.empty()) return write_next();
-    if (stopping_) close();
+    if (stopping_) linger();
+  }
+
+  // Whether a read that just completed is the last: once the connection stops, what it read is
+  // not handled (only discarded while it lingers).
+  bool read_ends_here() {
+    if (!stopping_) return false;
+    reading_ = false;
+    if (lingering_) discard_input();
+    return true;
+  }
+
+  // Closes gracefully once everything queued is written: FIN after the last frame, then what
+  // the client still sends is read and thrown away until it closes too, or for kLingerTime.
+  // Closing at once with unread requests in the socket would send a reset instead, and a reset
+  // discards the responses still in the kernel's send buffer: the client would lose answers to
+  // requests the store has applied.
+  void linger() {
+    if (closed_ || lingering_) return;
+    stopping_ = lingering_ = true;
+    asio::error_code ignored;
+    tcp_socket(stream_).shutdown(tcp::socket::shutdown_send, ignored);
+    idle_timer_.expires_after(kLingerTime);
+    idle_timer_.async_wait([self = this->shared_from_this()](const asio::error_code& error) {
+      if (!error) self->close();
+    });
+    if (!reading_) discard_input();  // else the read under way discards when it completes
+  }
+
+  void discard_input() {
+    reading_ = true;
+    tcp_socket(stream_).async_read_some(
+        asio::buffer(discarded_),
+        [self = this->shared_from_this()](const asio::error_code& error, size_t) {
+          self->reading_ = false;
+          if (error || self->closed_) return self->close();
+          self->discard_input();
+        });
   }
 
   // With an idle timeout, a connection that sends no complete request for that long is closed.
@@ -260,6 +302,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   }
 
   static constexpr int kMaxQueuedEvents = 1024;
+  static constexpr auto kLingerTime = std::chrono::seconds(1);
 
   Stream stream_;  // its executor is the connection's own strand
   ProtocolConnection protocol_;
@@ -267,14 +310,16 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   asio::steady_timer idle_timer_;
   std::array<uint8_t, kFrameHeaderSize> header_bytes_{};
   std::string body_;
-  std::deque<Outgoing> pending_;  // frames to write, the one being written first
-  int in_flight_ = 0;             // responses in pending_
-  size_t unwritten_bytes_ = 0;    // their size
-  bool paused_ = false;           // reading stopped until responses drain
-  int queued_events_ = 0;         // events in pending_
-  bool reading_ = false;          // a request is being read
+  std::array<char, 4096> discarded_{};  // what a lingering connection reads
+  std::deque<Outgoing> pending_;        // frames to write, the one being written first
+  int in_flight_ = 0;                   // responses in pending_
+  size_t unwritten_bytes_ = 0;          // their size
+  bool paused_ = false;                 // reading stopped until responses drain
+  int queued_events_ = 0;               // events in pending_
+  bool reading_ = false;                // a request is being read
   bool writing_ = false;
-  bool stopping_ = false;
+  bool stopping_ = false;   // no more requests are handled
+  bool lingering_ = false;  // closing gracefully (linger)
   bool closed_ = false;
 };
 

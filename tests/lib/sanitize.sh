@@ -23,7 +23,8 @@ sanitize_runtimes() {
   runtimes=$(ldd "$1/cassette" | awk '/libclang_rt\.asan|libasan\.so|libubsan\.so/ { print $3 }' |
              paste -sd:)
   [ -n "$runtimes" ] && [ -f "$1/swift_demangle_stub.so" ] || return 0
-  echo "$runtimes:$1/swift_demangle_stub.so"
+  # An absolute path: the hosts run in other directories too (a relative one is not preloaded).
+  echo "$runtimes:$(cd "$1" && pwd)/swift_demangle_stub.so"
 }
 
 sanitize_host_env() {
