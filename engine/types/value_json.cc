@@ -72,18 +72,10 @@ std::string json_of(const CqlType& type, std::string_view bytes) {
       return quoted(d ? duration_to_string(*d) : "");
     }
     case TypeKind::kList:
-    case TypeKind::kSet: {
-      auto elements = deserialize_list(bytes);
-      if (!elements.is_ok()) return "null";
-      std::string out = "[";
-      for (size_t i = 0; i < elements->size(); ++i) {
-        if (i > 0) out += ", ";
-        out += json_of(type.params.at(0), (*elements)[i]);
-      }
-      return out + "]";
-    }
+    case TypeKind::kSet:
     case TypeKind::kVector: {
-      auto elements = deserialize_vector(type, bytes);
+      auto elements = type.kind == TypeKind::kVector ? deserialize_vector(type, bytes)
+                                                     : deserialize_list(bytes);
       if (!elements.is_ok()) return "null";
       std::string out = "[";
       for (size_t i = 0; i < elements->size(); ++i) {
@@ -236,6 +228,20 @@ Result<std::string> element_from_json(const CqlType& type, const JsonValue& v) {
   return bytes;
 }
 
+// The elements of a JSON array for a list, set or vector (`what` names it in the error for a
+// null element).
+Result<std::vector<std::string>> elements_from_json(const CqlType& type, const JsonValue& array,
+                                                    std::string_view what) {
+  std::vector<std::string> elements;
+  for (const JsonValue& e : array.elements) {
+    if (e.is_null())
+      return Status::invalid_argument(fmt::format("Invalid null element in {}", what));
+    CASSETTE_ASSIGN_OR_RETURN(std::string bytes, element_from_json(type.params.at(0), e));
+    elements.push_back(std::move(bytes));
+  }
+  return elements;
+}
+
 Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
   switch (type.kind) {
     case TypeKind::kAscii:
@@ -346,14 +352,8 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
       const bool is_list = type.kind == TypeKind::kList;
       if (list.kind != JsonValue::Kind::kArray)
         return expected(is_list ? "a list" : "a list (representing a set)", list);
-      std::vector<std::string> elements;
-      for (const JsonValue& e : list.elements) {
-        if (e.is_null())
-          return Status::invalid_argument(is_list ? "Invalid null element in list"
-                                                  : "Invalid null element in set");
-        CASSETTE_ASSIGN_OR_RETURN(std::string bytes, element_from_json(type.params.at(0), e));
-        elements.push_back(std::move(bytes));
-      }
+      CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> elements,
+                                elements_from_json(type, list, is_list ? "list" : "set"));
       return is_list ? serialize_list(elements)
                      : serialize_set(type.params.at(0), std::move(elements));
     }
@@ -364,12 +364,8 @@ Result<std::string> from_json_object(const CqlType& type, const JsonValue& v) {
         return Status::invalid_argument(
             fmt::format("List had incorrect size: expected {} but given {}; {}", type.dimension,
                         list.elements.size(), message_value(java_string(list))));
-      std::vector<std::string> elements;
-      for (const JsonValue& e : list.elements) {
-        if (e.is_null()) return Status::invalid_argument("Invalid null element in list");
-        CASSETTE_ASSIGN_OR_RETURN(std::string bytes, element_from_json(type.params.at(0), e));
-        elements.push_back(std::move(bytes));
-      }
+      CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> elements,
+                                elements_from_json(type, list, "list"));
       return serialize_vector(type, elements);
     }
     case TypeKind::kMap: {
