@@ -1,4 +1,5 @@
-// The CQL native protocol's frames (protocol v4, Cassandra's doc/native_protocol_v4.spec §1-2):
+// The CQL native protocol's frames (protocol v4, Cassandra's doc/native_protocol_v4.spec §1-2;
+// protocol v5 calls them envelopes and carries them in segments, segment.h):
 // a 9-byte header - version (high bit set on responses), flags, stream id, opcode, body length -
 // then the body. This file knows the header and the opcodes; body.h reads and writes bodies.
 //
@@ -16,10 +17,11 @@
 
 namespace cassette::server {
 
-// The one version this server speaks, and how Cassandra names it in SUPPORTED and in the
+// The versions this server speaks, and how Cassandra names them in SUPPORTED and in the
 // "Invalid or unsupported protocol version" message.
-inline constexpr uint8_t kProtocolVersion = 4;
-inline constexpr std::string_view kProtocolVersionNames = "4/v4";
+inline constexpr uint8_t kMinProtocolVersion = 4;
+inline constexpr uint8_t kMaxProtocolVersion = 5;
+inline constexpr std::string_view kProtocolVersionNames = "4/v4, 5/v5";
 
 inline constexpr size_t kFrameHeaderSize = 9;
 // Cassandra's native_transport_max_frame_size default.
@@ -51,7 +53,7 @@ inline constexpr uint8_t kFlagCustomPayload = 0x04;
 inline constexpr uint8_t kFlagWarning = 0x08;
 
 struct FrameHeader {
-  uint8_t version = kProtocolVersion;  // without the direction bit
+  uint8_t version = kMinProtocolVersion;  // without the direction bit
   bool response = false;
   uint8_t flags = 0;
   int16_t stream = 0;

@@ -128,24 +128,33 @@ std::optional<Reply> ProtocolConnection::check_header(std::span<const uint8_t> h
   reply_header.response = true;
   reply_header.opcode = static_cast<uint8_t>(Opcode::kError);
   reply_header.stream = header.stream;
-  if (header.version != kProtocolVersion) {
+  reply_header.version = version_ != 0 ? version_ : kMaxProtocolVersion;
+  if (header.version < kMinProtocolVersion || header.version > kMaxProtocolVersion) {
     // As Cassandra: an older version is answered in its own frame layout, so that its client
     // can read the refusal; a newer one in the newest version the server speaks.
-    if (header.version < kProtocolVersion) {
+    if (header.version < kMinProtocolVersion) {
       reply_header.version = header.version;
       if (header.version < 3) reply_header.stream = legacy_stream_id(header_bytes);
     }
     const std::string body = protocol_error(unsupported_version_message(header.version));
     return Reply{encode_frame_for_version(reply_header, body), true};
   }
+  if (version_ == 0) reply_header.version = header.version;
   std::string message;
-  if (header.response) {
+  if (version_ != 0 && header.version != version_) {
+    message = fmt::format(
+        "Invalid message version. Got {} but previous messages on this connection had version {}",
+        header.version, version_);
+  } else if (header.response) {
     message = "Wrong protocol direction (expected REQUEST, got RESPONSE)";
   } else if (header.body_length > max_frame_bytes_) {
     message = fmt::format("Request is too big: length {} exceeds maximum allowed length {}.",
                           header.body_length, max_frame_bytes_);
-  } else if ((header.flags & kFlagCompression) && compression_ == Compression::kNone) {
-    message = "Received a compressed frame, but no compression was agreed at STARTUP";
+  } else if ((header.flags & kFlagCompression) &&
+             (compression_ == Compression::kNone || uses_segments())) {
+    message = uses_segments()
+                  ? "Received a compressed envelope: protocol v5 compresses segments, not envelopes"
+                  : "Received a compressed frame, but no compression was agreed at STARTUP";
   } else {
     return std::nullopt;
   }
@@ -153,6 +162,7 @@ std::optional<Reply> ProtocolConnection::check_header(std::span<const uint8_t> h
 }
 
 Reply ProtocolConnection::handle_frame(const FrameHeader& header, std::string_view body) {
+  if (version_ == 0) version_ = header.version;
   try {
     if (!(header.flags & kFlagCompression)) return dispatch(header, body);
     auto plain = decompress_body(compression_, body, max_frame_bytes_);
@@ -163,6 +173,92 @@ Reply ProtocolConnection::handle_frame(const FrameHeader& header, std::string_vi
   } catch (...) {
     return error_reply(header, encode_error(ErrorCode::kServerError, "Unexpected exception"));
   }
+}
+
+size_t ProtocolConnection::segment_header_size() const {
+  return compression_ == Compression::kLz4 ? kCompressedSegmentHeaderSize : kSegmentHeaderSize;
+}
+
+std::optional<Reply> ProtocolConnection::check_segment_header(std::span<const uint8_t> header_bytes,
+                                                              size_t* payload_bytes) {
+  auto header = decode_segment_header(header_bytes, compression_ == Compression::kLz4);
+  if (!header.is_ok()) return segment_error(header.status().message());
+  segment_header_ = *header;
+  *payload_bytes = header->payload_length + kSegmentTrailerSize;
+  return std::nullopt;
+}
+
+Reply ProtocolConnection::handle_segment(std::string_view payload_and_crc) {
+  auto payload =
+      decode_segment_payload(segment_header_, payload_and_crc, compression_ == Compression::kLz4);
+  if (!payload.is_ok()) return segment_error(payload.status().message());
+  if (segment_header_.self_contained) {
+    if (!partial_envelope_.empty()) {
+      return segment_error("Received a self-contained segment before the end of a large envelope");
+    }
+    return handle_envelopes(*payload);
+  }
+  // A part of one large envelope: its header is checked as soon as it is whole, so that no more
+  // than the size limit is ever kept.
+  partial_envelope_ += *payload;
+  if (partial_envelope_.size() < kFrameHeaderSize) return Reply{};
+  const auto* bytes = reinterpret_cast<const uint8_t*>(partial_envelope_.data());
+  const std::span<const uint8_t> header_bytes(bytes, kFrameHeaderSize);
+  if (auto refusal = check_header(header_bytes)) {
+    refusal->bytes = encode_segments(refusal->bytes, compression_ == Compression::kLz4);
+    return std::move(*refusal);
+  }
+  const size_t length = kFrameHeaderSize + decode_frame_header(header_bytes).body_length;
+  if (partial_envelope_.size() < length) return Reply{};
+  if (partial_envelope_.size() > length) {
+    return segment_error("A segment that is not self-contained holds more than one envelope");
+  }
+  const std::string envelope = std::move(partial_envelope_);
+  partial_envelope_.clear();
+  return handle_envelopes(envelope);
+}
+
+Reply ProtocolConnection::handle_envelopes(std::string_view envelopes) {
+  Reply reply;
+  while (!envelopes.empty() && !reply.close) {
+    if (envelopes.size() < kFrameHeaderSize) {
+      reply.bytes += error_envelope("Received a segment that ends inside an envelope's header");
+      reply.close = true;
+      break;
+    }
+    const auto* bytes = reinterpret_cast<const uint8_t*>(envelopes.data());
+    const std::span<const uint8_t> header_bytes(bytes, kFrameHeaderSize);
+    if (auto refusal = check_header(header_bytes)) {
+      reply.bytes += refusal->bytes;
+      reply.close = true;
+      break;
+    }
+    const FrameHeader header = decode_frame_header(header_bytes);
+    if (envelopes.size() - kFrameHeaderSize < header.body_length) {
+      reply.bytes += error_envelope("Received a segment that ends inside an envelope");
+      reply.close = true;
+      break;
+    }
+    Reply one = handle_frame(header, envelopes.substr(kFrameHeaderSize, header.body_length));
+    envelopes.remove_prefix(kFrameHeaderSize + header.body_length);
+    reply.bytes += one.bytes;
+    reply.close = one.close;
+  }
+  reply.bytes = encode_segments(reply.bytes, compression_ == Compression::kLz4);
+  return reply;
+}
+
+std::string ProtocolConnection::error_envelope(std::string_view message) const {
+  FrameHeader header;
+  header.version = version_;
+  header.response = true;
+  header.stream = 0;
+  header.opcode = static_cast<uint8_t>(Opcode::kError);
+  return encode_frame(header, protocol_error(message));
+}
+
+Reply ProtocolConnection::segment_error(std::string_view message) const {
+  return Reply{encode_segments(error_envelope(message), compression_ == Compression::kLz4), true};
 }
 
 Reply ProtocolConnection::dispatch(const FrameHeader& header, std::string_view body) {
@@ -227,6 +323,12 @@ Reply ProtocolConnection::startup(const FrameHeader& header, std::string_view bo
           header, protocol_error(fmt::format("Unknown compression algorithm: {}", name->second)));
     }
     compression = *algorithm;
+    if (header.version >= 5 && compression != Compression::kLz4) {
+      return error_reply(header, protocol_error(fmt::format(
+                                     "Unsupported compression algorithm for protocol version {}: "
+                                     "{} (v5 compresses segments with lz4 only)",
+                                     header.version, name->second)));
+    }
   }
   // READY or AUTHENTICATE itself goes uncompressed: the client turns compression on when it
   // reads it.
@@ -281,7 +383,7 @@ Reply ProtocolConnection::options(const FrameHeader& header) {
   BodyWriter out;
   out.write_string_multimap({{"CQL_VERSION", {std::string(kCqlVersion)}},
                              {"COMPRESSION", {"lz4", "snappy"}},
-                             {"PROTOCOL_VERSIONS", {std::string(kProtocolVersionNames)}}});
+                             {"PROTOCOL_VERSIONS", {"4/v4", "5/v5"}}});
   return Reply{response(header, Opcode::kSupported, out.body()), false};
 }
 
@@ -304,14 +406,19 @@ std::string ProtocolConnection::schema_change_event(const SchemaChange& change) 
   out.write_string("SCHEMA_CHANGE");
   write_schema_change(out, change);
   FrameHeader event_stream;
+  event_stream.version = version_ != 0 ? version_ : kMinProtocolVersion;
   event_stream.stream = -1;  // events are not answers: stream -1 (§4.2.6)
-  return response(event_stream, Opcode::kEvent, out.body());
+  const std::string event = response(event_stream, Opcode::kEvent, out.body());
+  return uses_segments() ? encode_segments(event, compression_ == Compression::kLz4) : event;
 }
 
 Reply ProtocolConnection::query(const FrameHeader& header, std::string_view body) {
-  auto request = decode_query(body);
+  auto request = decode_query(body, header.version);
   if (!request.is_ok()) return error_reply(header, protocol_error(request.status().message()));
-  return run_statement(header, *request);
+  if (request->parameters.now_in_seconds) {
+    return error_reply(header, protocol_error(now_in_seconds_refusal()));
+  }
+  return in_keyspace(request->parameters.keyspace, [&] { return run_statement(header, *request); });
 }
 
 Reply ProtocolConnection::run_statement(const FrameHeader& header, const QueryRequest& request) {
@@ -345,7 +452,8 @@ Reply ProtocolConnection::run_statement(const FrameHeader& header, const QueryRe
 Reply ProtocolConnection::result_reply(const FrameHeader& header, const cql::Statement& statement,
                                        const std::optional<SchemaChange>& change,
                                        const Result<cql::ExecutionResult>& result,
-                                       bool skip_metadata) {
+                                       bool skip_metadata,
+                                       const std::optional<std::string>& new_metadata_id) {
   if (!result.is_ok()) {
     const Status& status = result.status();
     if (status.code() == StatusCode::kAlreadyExists && change) {
@@ -362,7 +470,8 @@ Reply ProtocolConnection::result_reply(const FrameHeader& header, const cql::Sta
       break;
     case cql::ExecutionResult::Kind::kRows:
       result_body = encode_rows_result(result->rows, rows_source(statement, session_->keyspace()),
-                                       skip_metadata, result->paging_state);
+                                       skip_metadata && !new_metadata_id, result->paging_state,
+                                       new_metadata_id);
       break;
     case cql::ExecutionResult::Kind::kSetKeyspace:
       result_body = encode_set_keyspace_result(result->keyspace);
@@ -383,12 +492,16 @@ Reply ProtocolConnection::result_reply(const FrameHeader& header, const cql::Sta
 std::string ProtocolConnection::response(const FrameHeader& request, Opcode opcode,
                                          std::string_view body, uint8_t extra_flags) const {
   FrameHeader header;
+  header.version = request.version;
   header.response = true;
   header.stream = request.stream;
   header.opcode = static_cast<uint8_t>(opcode);
   header.flags = extra_flags;
-  // An empty body stays uncompressed: some clients cannot decompress an empty block.
-  if (compression_ == Compression::kNone || body.empty()) return encode_frame(header, body);
+  // An empty body stays uncompressed: some clients cannot decompress an empty block. v5
+  // compresses segments, never envelopes.
+  if (compression_ == Compression::kNone || body.empty() || request.version >= 5) {
+    return encode_frame(header, body);
+  }
   header.flags |= kFlagCompression;
   return encode_frame(header, compress_body(compression_, body));
 }

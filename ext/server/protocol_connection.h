@@ -11,6 +11,12 @@
 // the server's PreparedCache; paging, bound values and default timestamps as protocol v4 has
 // them), and refuses the rest with Cassandra's errors.
 //
+// Protocol v4 and v5 (the version of the client's first frame; a later frame of another
+// version is refused). A v5 connection switches to segments (segment.h) once STARTUP is
+// answered: the network loop then asks uses_segments() and hands it segments instead of frames,
+// and every reply is segments; compression (lz4 only) then applies to segments, not envelopes.
+// A segment whose CRC does not match gets a protocol error and closes the connection.
+//
 // Frames the connection cannot continue after - a protocol version it does not speak, a body
 // over the size limit, a response frame, a compressed frame before compression was agreed - get
 // a protocol error (0x000A) and close the connection.
@@ -32,6 +38,7 @@
 #include "ext/server/prepared_cache.h"
 #include "ext/server/requests.h"
 #include "ext/server/result_encoding.h"
+#include "ext/server/segment.h"
 
 namespace cassette::server {
 
@@ -63,6 +70,20 @@ class ProtocolConnection {
   // Handles one frame whose header passed check_header. Never throws.
   Reply handle_frame(const FrameHeader& header, std::string_view body);
 
+  // v5, once STARTUP is answered: the network loop reads segments, not frames.
+  bool uses_segments() const { return version_ >= 5 && stage_ != Stage::kEstablished; }
+  // The size of the segment headers to read: kSegmentHeaderSize, or kCompressedSegmentHeaderSize
+  // with LZ4.
+  size_t segment_header_size() const;
+  // Checks a segment header (segment_header_size() bytes): nullopt, with `*payload_bytes` set to
+  // the bytes to read next (payload and CRC32), or the error to write before closing.
+  std::optional<Reply> check_segment_header(std::span<const uint8_t> header_bytes,
+                                            size_t* payload_bytes);
+  // Handles the payload and CRC32 of the segment whose header check_segment_header accepted:
+  // the envelopes it completes are handled as handle_frame does, their replies returned as
+  // segments (nothing while a large envelope is still incomplete). Never throws.
+  Reply handle_segment(std::string_view payload_and_crc);
+
  private:
   Reply dispatch(const FrameHeader& header, std::string_view body);
   Reply startup(const FrameHeader& header, std::string_view body);
@@ -73,17 +94,34 @@ class ProtocolConnection {
   Reply run_statement(const FrameHeader& header, const QueryRequest& request);
   // protocol_statements.cc: PREPARE, EXECUTE, BATCH, and statements with bound values.
   Reply prepare(const FrameHeader& header, std::string_view body);
+  Reply prepare_in_keyspace(const FrameHeader& header, const std::string& query);
   Reply execute(const FrameHeader& header, std::string_view body);
   Reply batch(const FrameHeader& header, std::string_view body);
+  Reply run_batch(const FrameHeader& header, const BatchRequest& request);
   // Runs `prepared` with the parameters' values; `id` (empty for a QUERY's statement) goes into
   // an UNPREPARED error when the statement is out of date.
   Reply run_prepared(const FrameHeader& header, const cql::PreparedStatement& prepared,
-                     const QueryParameters& parameters, const std::string& id);
+                     const QueryParameters& parameters, const std::string& id,
+                     const std::optional<std::string>& new_metadata_id = std::nullopt);
   // The RESULT of a statement run (or its ERROR): `statement` names what the result's metadata
   // and a Schema_change say.
+  // `new_metadata_id` (v5): the rows' metadata changed since the client's EXECUTE learned it, so
+  // the Rows carry their metadata and this id (the metadata_changed flag).
   Reply result_reply(const FrameHeader& header, const cql::Statement& statement,
                      const std::optional<SchemaChange>& change,
-                     const Result<cql::ExecutionResult>& result, bool skip_metadata);
+                     const Result<cql::ExecutionResult>& result, bool skip_metadata,
+                     const std::optional<std::string>& new_metadata_id = std::nullopt);
+  // The envelopes of one self-contained segment, or one reassembled envelope: each handled in
+  // turn; the replies as segments (the answers of the envelopes before one that is cut short,
+  // then a protocol error).
+  Reply handle_envelopes(std::string_view envelopes);
+  // A protocol error on stream 0: the envelope, and as a segment closing the connection.
+  std::string error_envelope(std::string_view message) const;
+  Reply segment_error(std::string_view message) const;
+  // Runs `run` with the session's keyspace set to `keyspace` (v5's per-request keyspace), then
+  // puts the connection's keyspace back (unless the request was a USE).
+  template <typename Run>
+  Reply in_keyspace(const std::optional<std::string>& keyspace, Run run);
 
   // A response frame on the request's stream, compressed once STARTUP agreed on compression.
   std::string response(const FrameHeader& request, Opcode opcode, std::string_view body,
@@ -100,6 +138,22 @@ class ProtocolConnection {
   Stage stage_ = Stage::kEstablished;
   Compression compression_ = Compression::kNone;
   bool schema_events_ = false;
+  // The protocol version of the client's frames, set by its first frame (0 before it).
+  uint8_t version_ = 0;
+  // v5: the header of the segment whose payload is read next, and the start of an envelope
+  // spanning segments that are not self-contained.
+  SegmentHeader segment_header_;
+  std::string partial_envelope_;
 };
+
+template <typename Run>
+Reply ProtocolConnection::in_keyspace(const std::optional<std::string>& keyspace, Run run) {
+  if (!keyspace) return run();
+  const std::string connection_keyspace = session_->keyspace();
+  session_->set_keyspace(*keyspace);
+  Reply reply = run();
+  if (session_->keyspace() == *keyspace) session_->set_keyspace(connection_keyspace);
+  return reply;
+}
 
 }  // namespace cassette::server

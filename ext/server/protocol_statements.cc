@@ -83,35 +83,56 @@ Result<BatchMember> batch_member(cql::Statement statement) {
 }  // namespace
 
 Reply ProtocolConnection::prepare(const FrameHeader& header, std::string_view body) {
-  auto query = decode_prepare(body);
-  if (!query.is_ok()) return error_reply(header, protocol_error_body(query.status().message()));
-  auto prepared = session_->prepare(*query);
+  auto request = decode_prepare(body, header.version);
+  if (!request.is_ok()) {
+    return error_reply(header, protocol_error_body(request.status().message()));
+  }
+  return in_keyspace(request->keyspace,
+                     [&] { return prepare_in_keyspace(header, request->query); });
+}
+
+Reply ProtocolConnection::prepare_in_keyspace(const FrameHeader& header, const std::string& query) {
+  auto prepared = session_->prepare(query);
   if (!prepared.is_ok()) return error_reply(header, error_body(prepared.status()));
   // The statement as written (the prepared one has every name qualified).
-  auto written = cql::parse_statement(*query);
+  auto written = cql::parse_statement(query);
   const bool qualified = written.is_ok() && names_its_keyspaces(*written);
-  const std::string id = PreparedCache::id_of(*query, session_->keyspace(), qualified);
+  const std::string id = PreparedCache::id_of(query, session_->keyspace(), qualified);
   prepared_->put(id, *prepared);
   const std::string result = encode_prepared_result(
-      id, **prepared, rows_source((*prepared)->statement, session_->keyspace()));
+      id, **prepared, rows_source((*prepared)->statement, session_->keyspace()), header.version);
   return Reply{response(header, Opcode::kResult, result), false};
 }
 
 Reply ProtocolConnection::execute(const FrameHeader& header, std::string_view body) {
-  auto request = decode_execute(body);
+  auto request = decode_execute(body, header.version);
   if (!request.is_ok()) {
     return error_reply(header, protocol_error_body(request.status().message()));
+  }
+  if (request->parameters.now_in_seconds) {
+    return error_reply(header, protocol_error_body(now_in_seconds_refusal()));
   }
   std::shared_ptr<const cql::PreparedStatement> prepared = prepared_->find(request->id);
   if (prepared == nullptr) {
     return error_reply(header, encode_unprepared(unknown_id_message(request->id), request->id));
   }
-  return run_prepared(header, *prepared, request->parameters, request->id);
+  // v5: a client that knows other result metadata than the statement's gets it again, with its
+  // id. (The rows' source keyspace is the statement's own: its names are all qualified.)
+  std::optional<std::string> new_metadata_id;
+  if (request->result_metadata_id) {
+    std::string current =
+        result_metadata_id(*prepared, rows_source(prepared->statement, session_->keyspace()));
+    if (current != *request->result_metadata_id) new_metadata_id = std::move(current);
+  }
+  return in_keyspace(request->parameters.keyspace, [&] {
+    return run_prepared(header, *prepared, request->parameters, request->id, new_metadata_id);
+  });
 }
 
 Reply ProtocolConnection::run_prepared(const FrameHeader& header,
                                        const cql::PreparedStatement& prepared,
-                                       const QueryParameters& parameters, const std::string& id) {
+                                       const QueryParameters& parameters, const std::string& id,
+                                       const std::optional<std::string>& new_metadata_id) {
   std::vector<std::pair<std::string, BoundValue>> named;
   std::span<const BoundValue> values = parameters.values;
   std::vector<BoundValue> by_name;
@@ -127,17 +148,24 @@ Reply ProtocolConnection::run_prepared(const FrameHeader& header,
     return error_reply(header, encode_unprepared(result.status().message(), id));
   }
   return result_reply(header, prepared.statement, std::nullopt, result,
-                      (parameters.flags & kQuerySkipMetadata) != 0);
+                      (parameters.flags & kQuerySkipMetadata) != 0, new_metadata_id);
 }
 
 Reply ProtocolConnection::batch(const FrameHeader& header, std::string_view body) {
-  auto request = decode_batch(body);
+  auto request = decode_batch(body, header.version);
   if (!request.is_ok()) {
     return error_reply(header, protocol_error_body(request.status().message()));
   }
+  if (request->now_in_seconds) {
+    return error_reply(header, protocol_error_body(now_in_seconds_refusal()));
+  }
+  return in_keyspace(request->keyspace, [&] { return run_batch(header, *request); });
+}
+
+Reply ProtocolConnection::run_batch(const FrameHeader& header, const BatchRequest& request) {
   cql::BatchStatement batch;
-  batch.type = static_cast<cql::BatchStatement::Type>(request->type);
-  for (const BatchChild& child : request->children) {
+  batch.type = static_cast<cql::BatchStatement::Type>(request.type);
+  for (const BatchChild& child : request.children) {
     std::shared_ptr<const cql::PreparedStatement> prepared;
     if (child.prepared) {
       prepared = prepared_->find(child.query_or_id);
@@ -163,7 +191,7 @@ Reply ProtocolConnection::batch(const FrameHeader& header, std::string_view body
     batch.statements.push_back(std::move(*member));
   }
   cql::StatementOptions options;
-  options.default_timestamp = request->default_timestamp;
+  options.default_timestamp = request.default_timestamp;
   const cql::Statement statement = std::move(batch);
   return result_reply(header, statement, std::nullopt, session_->execute(statement, options),
                       false);

@@ -42,11 +42,36 @@ Result<BatchChild> read_batch_child(BodyReader& in) {
   return child;
 }
 
+// The flags: one byte before v5, an [int] from v5 on.
+Result<uint32_t> read_flags(BodyReader& in, uint8_t version) {
+  if (version < 5) {
+    CASSETTE_ASSIGN_OR_RETURN(uint8_t flags, in.read_byte());
+    return uint32_t{flags};
+  }
+  CASSETTE_ASSIGN_OR_RETURN(int32_t flags, in.read_int());
+  return static_cast<uint32_t>(flags);
+}
+
+// v5's [keyspace][now_in_seconds], as the flags say.
+Status read_keyspace_and_now(BodyReader& in, uint32_t flags, std::optional<std::string>& keyspace,
+                             std::optional<int32_t>& now_in_seconds) {
+  if (flags & kQueryWithKeyspace) {
+    CASSETTE_ASSIGN_OR_RETURN(std::string name, in.read_string());
+    keyspace = std::move(name);
+  }
+  if (flags & kQueryNowInSeconds) {
+    CASSETTE_ASSIGN_OR_RETURN(int32_t now, in.read_int());
+    now_in_seconds = now;
+  }
+  return Status::ok();
+}
+
 // <consistency><flags>[values][page size][paging state][serial consistency][timestamp]
-Result<QueryParameters> read_query_parameters(BodyReader& in) {
+// (v5: [keyspace][now_in_seconds])
+Result<QueryParameters> read_query_parameters(BodyReader& in, uint8_t version) {
   QueryParameters parameters;
   CASSETTE_ASSIGN_OR_RETURN(parameters.consistency, in.read_short());
-  CASSETTE_ASSIGN_OR_RETURN(parameters.flags, in.read_byte());
+  CASSETTE_ASSIGN_OR_RETURN(parameters.flags, read_flags(in, version));
   if (parameters.flags & kQueryValues) CASSETTE_RETURN_IF_ERROR(read_values(in, parameters));
   if (parameters.flags & kQueryPageSize) {
     CASSETTE_ASSIGN_OR_RETURN(int32_t page_size, in.read_int());
@@ -64,6 +89,10 @@ Result<QueryParameters> read_query_parameters(BodyReader& in) {
     CASSETTE_ASSIGN_OR_RETURN(int64_t timestamp, in.read_long());
     parameters.default_timestamp = timestamp;
   }
+  if (version >= 5) {
+    CASSETTE_RETURN_IF_ERROR(read_keyspace_and_now(in, parameters.flags, parameters.keyspace,
+                                                   parameters.now_in_seconds));
+  }
   return parameters;
 }
 
@@ -77,28 +106,45 @@ cql::StatementOptions statement_options(const QueryParameters& parameters) {
   return options;
 }
 
-Result<QueryRequest> decode_query(std::string_view body) {
+std::string_view now_in_seconds_refusal() {
+  return "The now_in_seconds flag (0x100) is not supported by this server: every statement runs "
+         "at the server's current time";
+}
+
+Result<QueryRequest> decode_query(std::string_view body, uint8_t version) {
   BodyReader in(body);
   QueryRequest request;
   CASSETTE_ASSIGN_OR_RETURN(request.query, in.read_long_string());
-  CASSETTE_ASSIGN_OR_RETURN(request.parameters, read_query_parameters(in));
+  CASSETTE_ASSIGN_OR_RETURN(request.parameters, read_query_parameters(in, version));
   return request;
 }
 
-Result<std::string> decode_prepare(std::string_view body) {
+Result<PrepareRequest> decode_prepare(std::string_view body, uint8_t version) {
   BodyReader in(body);
-  return in.read_long_string();
+  PrepareRequest request;
+  CASSETTE_ASSIGN_OR_RETURN(request.query, in.read_long_string());
+  if (version < 5) return request;
+  CASSETTE_ASSIGN_OR_RETURN(uint32_t flags, read_flags(in, version));
+  if (flags & kPrepareWithKeyspace) {
+    CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, in.read_string());
+    request.keyspace = std::move(keyspace);
+  }
+  return request;
 }
 
-Result<ExecuteRequest> decode_execute(std::string_view body) {
+Result<ExecuteRequest> decode_execute(std::string_view body, uint8_t version) {
   BodyReader in(body);
   ExecuteRequest request;
   CASSETTE_ASSIGN_OR_RETURN(request.id, in.read_short_bytes());
-  CASSETTE_ASSIGN_OR_RETURN(request.parameters, read_query_parameters(in));
+  if (version >= 5) {
+    CASSETTE_ASSIGN_OR_RETURN(std::string metadata_id, in.read_short_bytes());
+    request.result_metadata_id = std::move(metadata_id);
+  }
+  CASSETTE_ASSIGN_OR_RETURN(request.parameters, read_query_parameters(in, version));
   return request;
 }
 
-Result<BatchRequest> decode_batch(std::string_view body) {
+Result<BatchRequest> decode_batch(std::string_view body, uint8_t version) {
   BodyReader in(body);
   BatchRequest request;
   CASSETTE_ASSIGN_OR_RETURN(request.type, in.read_byte());
@@ -113,7 +159,7 @@ Result<BatchRequest> decode_batch(std::string_view body) {
     request.children.push_back(std::move(child));
   }
   CASSETTE_ASSIGN_OR_RETURN(request.consistency, in.read_short());
-  CASSETTE_ASSIGN_OR_RETURN(request.flags, in.read_byte());
+  CASSETTE_ASSIGN_OR_RETURN(request.flags, read_flags(in, version));
   if (request.flags & kQuerySerialConsistency) {
     CASSETTE_ASSIGN_OR_RETURN(uint16_t serial, in.read_short());
     request.serial_consistency = serial;
@@ -121,6 +167,10 @@ Result<BatchRequest> decode_batch(std::string_view body) {
   if (request.flags & kQueryDefaultTimestamp) {
     CASSETTE_ASSIGN_OR_RETURN(int64_t timestamp, in.read_long());
     request.default_timestamp = timestamp;
+  }
+  if (version >= 5) {
+    CASSETTE_RETURN_IF_ERROR(
+        read_keyspace_and_now(in, request.flags, request.keyspace, request.now_in_seconds));
   }
   return request;
 }

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "ext/server/md5.h"
+
 namespace cassette::server {
 
 using types::CqlType;
@@ -158,12 +160,15 @@ namespace {
 
 void write_rows_metadata(BodyWriter& out, const std::vector<cql::ResultColumn>& columns,
                          const RowsSource& source, bool skip_metadata,
-                         const std::optional<std::string>& paging_state) {
+                         const std::optional<std::string>& paging_state,
+                         const std::optional<std::string>& new_metadata_id = std::nullopt) {
   int32_t flags = skip_metadata ? kRowsNoMetadata : kRowsGlobalTablesSpec;
   if (paging_state) flags |= kRowsHasMorePages;
+  if (new_metadata_id) flags |= kRowsMetadataChanged;
   out.write_int(flags);
   out.write_int(static_cast<int32_t>(columns.size()));
   if (paging_state) out.write_bytes(paging_state);
+  if (new_metadata_id) out.write_short_bytes(*new_metadata_id);
   if (skip_metadata) return;
   out.write_string(source.keyspace);
   out.write_string(source.table);
@@ -214,10 +219,11 @@ void write_variables_metadata(BodyWriter& out, const cql::PreparedStatement& pre
 }  // namespace
 
 std::string encode_rows_result(const cql::ResultSet& rows, const RowsSource& source,
-                               bool skip_metadata, const std::optional<std::string>& paging_state) {
+                               bool skip_metadata, const std::optional<std::string>& paging_state,
+                               const std::optional<std::string>& new_metadata_id) {
   BodyWriter out;
   out.write_int(kResultRows);
-  write_rows_metadata(out, rows.columns, source, skip_metadata, paging_state);
+  write_rows_metadata(out, rows.columns, source, skip_metadata, paging_state, new_metadata_id);
   out.write_int(static_cast<int32_t>(rows.rows.size()));
   for (const auto& row : rows.rows) {
     for (const types::Value& value : row) out.write_bytes(value);
@@ -225,18 +231,34 @@ std::string encode_rows_result(const cql::ResultSet& rows, const RowsSource& sou
   return out.take();
 }
 
-std::string encode_prepared_result(const std::string& id, const cql::PreparedStatement& prepared,
-                                   const RowsSource& source) {
-  BodyWriter out;
-  out.write_int(kResultPrepared);
-  out.write_short_bytes(id);
-  write_variables_metadata(out, prepared);
+namespace {
+
+void write_result_metadata(BodyWriter& out, const cql::PreparedStatement& prepared,
+                           const RowsSource& source) {
   if (prepared.result_columns.empty()) {
     out.write_int(kRowsNoMetadata);
     out.write_int(0);
   } else {
     write_rows_metadata(out, prepared.result_columns, source, false, std::nullopt);
   }
+}
+
+}  // namespace
+
+std::string result_metadata_id(const cql::PreparedStatement& prepared, const RowsSource& source) {
+  BodyWriter metadata;
+  write_result_metadata(metadata, prepared, source);
+  return md5(metadata.body());
+}
+
+std::string encode_prepared_result(const std::string& id, const cql::PreparedStatement& prepared,
+                                   const RowsSource& source, uint8_t version) {
+  BodyWriter out;
+  out.write_int(kResultPrepared);
+  out.write_short_bytes(id);
+  if (version >= 5) out.write_short_bytes(result_metadata_id(prepared, source));
+  write_variables_metadata(out, prepared);
+  write_result_metadata(out, prepared, source);
   return out.take();
 }
 

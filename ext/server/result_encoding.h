@@ -28,6 +28,7 @@ inline constexpr int32_t kResultSchemaChange = 0x0005;
 inline constexpr int32_t kRowsGlobalTablesSpec = 0x0001;
 inline constexpr int32_t kRowsHasMorePages = 0x0002;
 inline constexpr int32_t kRowsNoMetadata = 0x0004;
+inline constexpr int32_t kRowsMetadataChanged = 0x0008;  // v5
 
 // The [option] describing `type`: its id, then for list/set the element, for map key and value,
 // for a UDT its keyspace, name and fields, for a tuple its components. Duration has no id in
@@ -42,10 +43,18 @@ struct RowsSource {
 };
 
 // A Rows result: metadata (or only the column count when `skip_metadata`, the QUERY/EXECUTE
-// flag), then the rows. With `paging_state` the metadata says more pages follow and carries it.
+// flag), then the rows. With `paging_state` the metadata says more pages follow and carries it;
+// with `new_metadata_id` (v5) it says the metadata changed (flag Metadata_changed) and carries
+// the id after the paging state.
 std::string encode_rows_result(const cql::ResultSet& rows, const RowsSource& source,
                                bool skip_metadata,
-                               const std::optional<std::string>& paging_state = std::nullopt);
+                               const std::optional<std::string>& paging_state = std::nullopt,
+                               const std::optional<std::string>& new_metadata_id = std::nullopt);
+
+// v5's result metadata id of a prepared statement: the MD5 digest of its result metadata, as a
+// Prepared result writes it (Cassandra digests the columns' names and types likewise). A driver
+// sends it back with EXECUTE; a different one gets the metadata again with the new id.
+std::string result_metadata_id(const cql::PreparedStatement& prepared, const RowsSource& source);
 
 // A Prepared result (§4.2.5.4) for protocol v4: the id, the variables' metadata with the
 // partition key indexes (every partition key column bound whole by a marker, else none), and the
@@ -53,8 +62,9 @@ std::string encode_rows_result(const cql::ResultSet& rows, const RowsSource& sou
 // no result metadata id: a driver skips metadata on EXECUTE only while the statement is
 // unchanged, and a table altered since PREPARE answers UNPREPARED, so it never decodes rows
 // with stale metadata.
+// From protocol v5 (`version`) the result metadata id follows the id.
 std::string encode_prepared_result(const std::string& id, const cql::PreparedStatement& prepared,
-                                   const RowsSource& source);
+                                   const RowsSource& source, uint8_t version = 4);
 std::string encode_void_result();
 std::string encode_set_keyspace_result(std::string_view keyspace);
 

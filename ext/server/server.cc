@@ -155,6 +155,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     if (closed_ || stopping_) return;
     reading_ = true;
     arm_idle_timer();
+    if (protocol_.uses_segments()) return read_segment_header();
     asio::async_read(stream_, asio::buffer(header_bytes_),
                      [self = this->shared_from_this()](const asio::error_code& error, size_t) {
                        if (error) return self->close();
@@ -182,6 +183,37 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
           self->body_.shrink_to_fit();  // no large body kept between requests
           self->respond(std::move(reply));
         });
+  }
+
+  // Protocol v5 after STARTUP: a segment's header, then its payload and CRC32.
+  void read_segment_header() {
+    const size_t size = protocol_.segment_header_size();
+    asio::async_read(
+        stream_, asio::buffer(header_bytes_.data(), size),
+        [self = this->shared_from_this(), size](const asio::error_code& error, size_t) {
+          if (error) return self->close();
+          self->on_segment_header(size);
+        });
+  }
+
+  void on_segment_header(size_t size) {
+    size_t payload_bytes = 0;
+    if (auto refusal = protocol_.check_segment_header(
+            std::span<const uint8_t>(header_bytes_.data(), size), &payload_bytes)) {
+      reading_ = false;
+      return respond(std::move(*refusal));
+    }
+    body_.resize(payload_bytes);
+    asio::async_read(stream_, asio::buffer(body_),
+                     [self = this->shared_from_this()](const asio::error_code& error, size_t) {
+                       if (error) return self->close();
+                       self->reading_ = false;
+                       self->disarm_idle_timer();
+                       Reply reply = self->protocol_.handle_segment(self->body_);
+                       self->body_.clear();
+                       self->body_.shrink_to_fit();
+                       self->respond(std::move(reply));
+                     });
   }
 
   void respond(Reply reply) {

@@ -77,10 +77,11 @@ bool is_schema_statement(std::string_view text) {
   return false;
 }
 
-// A native protocol v4 request frame (ext/server/frame.h): version, flags, stream, opcode,
-// body length, body.
-std::string protocol_frame(uint8_t opcode, uint16_t stream, std::string_view body) {
-  std::string out{'\x04', '\x00', static_cast<char>(stream >> 8), static_cast<char>(stream),
+// A native protocol request frame (ext/server/frame.h; v5 calls it an envelope): version,
+// flags, stream, opcode, body length, body.
+std::string protocol_frame(uint8_t opcode, uint16_t stream, std::string_view body,
+                           char version = '\x04') {
+  std::string out{version, '\x00', static_cast<char>(stream >> 8), static_cast<char>(stream),
                   static_cast<char>(opcode)};
   for (int shift = 24; shift >= 0; shift -= 8)
     out.push_back(static_cast<char>(body.size() >> shift));
@@ -104,6 +105,54 @@ std::string protocol_session(std::string_view script) {
   return frames;
 }
 
+// A segment as server_protocol_fuzzer reads one in segment mode: a control byte (bit 0
+// self-contained, bit 1 a wrong header CRC, bit 2 a wrong payload CRC, bit 3 LZ4), a 2-byte
+// big-endian length, the payload.
+std::string segment_description(std::string_view payload, uint8_t control) {
+  std::string out{static_cast<char>(control), static_cast<char>(payload.size() >> 8),
+                  static_cast<char>(payload.size())};
+  return out + std::string(payload);
+}
+
+// Protocol v5: STARTUP (with `compression` when not empty) in a v5 frame, then each statement of
+// `script` as a v5 QUERY (flags an [int]), ten envelopes to a self-contained segment, then one
+// envelope split over two segments that are not self-contained.
+std::string protocol_session_v5(std::string_view script, std::string_view compression,
+                                uint8_t extra_control) {
+  using namespace std::string_literals;
+  std::string startup = "\x00\x01\x00\x0b"s + "CQL_VERSION" + "\x00\x05"s + "3.0.0";
+  if (!compression.empty()) {
+    startup = "\x00\x02\x00\x0b"s + "CQL_VERSION" + "\x00\x05"s + "3.0.0" + "\x00\x0b"s +
+              "COMPRESSION" + "\x00"s + static_cast<char>(compression.size()) +
+              std::string(compression);
+  }
+  std::string out = protocol_frame(0x01, 0, startup, '\x05');
+  auto query = [](std::string_view text, uint16_t stream) {
+    std::string body;
+    for (int shift = 24; shift >= 0; shift -= 8) {
+      body.push_back(static_cast<char>(text.size() >> shift));
+    }
+    body += std::string(text) + "\x00\x01\x00\x00\x00\x00"s;  // ONE, no flags
+    return protocol_frame(0x07, stream, body, '\x05');
+  };
+  uint16_t stream = 1;
+  std::string payload;
+  int in_segment = 0;
+  for (const cql::ScriptStatement& s : cql::split_statements(script)) {
+    payload += query(s.text, stream++);
+    if (++in_segment == 10 || payload.size() > 30000) {
+      out += segment_description(payload, 1 | extra_control);
+      payload.clear();
+      in_segment = 0;
+    }
+  }
+  if (!payload.empty()) out += segment_description(payload, 1 | extra_control);
+  const std::string large = query("SELECT * FROM system.local", stream);
+  out += segment_description(large.substr(0, 20), 0 | extra_control);
+  out += segment_description(large.substr(20), 0 | extra_control);
+  return out;
+}
+
 void add_cql_seeds(const fs::path& repository, Corpus& corpus) {
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(repository / "tests/cql")) {
@@ -122,6 +171,7 @@ void add_cql_seeds(const fs::path& repository, Corpus& corpus) {
       if (++in_run == 30) {
         corpus.add("cql_execute", "", schema + run);
         corpus.add("server_protocol", "", protocol_session(schema + run));
+        corpus.add("server_protocol", "", protocol_session_v5(schema + run, "", 0));
         run.clear();
         in_run = 0;
       }
@@ -129,8 +179,19 @@ void add_cql_seeds(const fs::path& repository, Corpus& corpus) {
     if (!run.empty()) {
       corpus.add("cql_execute", "", schema + run);
       corpus.add("server_protocol", "", protocol_session(schema + run));
+      corpus.add("server_protocol", "", protocol_session_v5(schema + run, "", 0));
     }
   }
+  // v5 with LZ4 segments (control bit 3), and with bad header and payload CRCs.
+  const std::string script =
+      "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', "
+      "'replication_factor': 1}; CREATE TABLE ks.t (k int PRIMARY KEY, "
+      "v text); INSERT INTO ks.t (k, v) VALUES (1, 'one'); SELECT * FROM "
+      "ks.t;";
+  corpus.add("server_protocol", "", protocol_session_v5(script, "lz4", 8));
+  corpus.add("server_protocol", "", protocol_session_v5(script, "lz4", 0));
+  corpus.add("server_protocol", "", protocol_session_v5(script, "", 2));
+  corpus.add("server_protocol", "", protocol_session_v5(script, "", 4));
 }
 
 // ---- a store's files --------------------------------------------------------------------------

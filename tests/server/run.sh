@@ -12,6 +12,7 @@
 #   test_driver_statements.py  prepared statements, batches, client timestamps, paging
 #   test_golden_through_driver.py  the golden CQL corpus (tests/cql) through the driver
 #   test_mixed_hosts.py        the server, the shell and SQLite on one store at once
+#   test_protocol_v5.py        protocol v5: the driver on v5 (LZ4 too), hand-made segments, bad CRCs
 # They run under Debian's /usr/bin/python3, which has python3-cassandra, python3-lz4 and
 # python3-snappy (make deps). Prints "server: N passed, M failed" last.
 set -uo pipefail
@@ -21,7 +22,7 @@ case $build_dir in /*) ;; *) build_dir=$OLDPWD/$build_dir ;; esac
 passed=0
 failed=0
 for test in test_protocol.py test_driver_connection.py test_driver_cluster.py test_auth.py \
-            test_tls.py test_events.py test_limits.py test_driver_statements.py \
+            test_tls.py test_events.py test_limits.py test_driver_statements.py test_protocol_v5.py \
             test_golden_through_driver.py test_mixed_hosts.py; do
   out=$(mktemp)
   # test_events.py and test_mixed_hosts.py load the SQLite extension into python, and a
@@ -34,7 +35,7 @@ for test in test_protocol.py test_driver_connection.py test_driver_cluster.py te
   esac
   (source ../lib/sanitize.sh && "$host_env" "$build_dir" &&
      exec /usr/bin/python3 "$test" "$build_dir") 2>&1 | tee "$out"
-  line=$(grep -E '^server-[a-z]+: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
+  line=$(grep -E '^server-[a-z0-9-]+: [0-9]+ passed, [0-9]+ failed' "$out" | tail -1)
   rm -f "$out"
   if [ -z "$line" ]; then echo "$test: no summary (crashed?)"; failed=$((failed + 1)); continue; fi
   passed=$((passed + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))

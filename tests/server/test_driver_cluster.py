@@ -36,7 +36,7 @@ def test_connect_write_and_read_every_type(build_dir):
         c = cluster(server)
         try:
             session = c.connect()
-            assert c.protocol_version == 4
+            assert c.protocol_version == 5  # the driver's highest: it asks for it first
             session.execute(KEYSPACE)
             session.execute("CREATE TYPE ks.address (street text, zip int)")
             session.execute(ALL_TYPES)

@@ -43,16 +43,14 @@ def run(connection, text):
     return response
 
 
-def test_version_negotiation_refuses_v5_as_the_driver_expects(build_dir):
+def test_version_negotiation_accepts_v4_and_v5(build_dir):
     with Server(build_dir, ":memory:") as server:
-        try:
-            AsyncoreConnection.factory(DefaultEndPoint("127.0.0.1", server.port), 10,
-                                       protocol_version=5)
-        except ProtocolVersionUnsupported as e:
-            assert str(e).endswith("Unsupported protocol version on 127.0.0.1:{}: 5".format(server.port)), str(e)
-        else:
-            raise AssertionError("protocol v5 was accepted")
-        connect(server).close()
+        for version in (4, 5):
+            connection = AsyncoreConnection.factory(DefaultEndPoint("127.0.0.1", server.port), 10,
+                                                    protocol_version=version)
+            assert connection.protocol_version == version
+            assert run(connection, "SELECT release_version FROM system.local").parsed_rows
+            connection.close()
 
 
 ALL_TYPES = """CREATE TABLE ks.everything (

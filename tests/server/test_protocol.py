@@ -89,12 +89,12 @@ def rows_count(body):
 def test_versions_it_does_not_speak_are_refused_in_a_frame_the_client_reads(build_dir):
     with Server(build_dir, ":memory:") as server:
         expected = ("Invalid or unsupported protocol version ({}); "
-                    "supported versions are (4/v4)")
-        for version in (5, 0x42):
+                    "supported versions are (4/v4, 5/v5)")
+        for version in (6, 0x42):  # newer than v5: answered in v5
             sock = connect(server)
             sock.sendall(frame(OPTIONS, version=version, stream=3))
             answer_version, _, stream, opcode, body = read_frame(sock)
-            assert (answer_version, stream, opcode) == (0x84, 3, ERROR)
+            assert (answer_version, stream, opcode) == (0x85, 3, ERROR)
             assert read_error(body) == (0x000A, expected.format(version)), read_error(body)
             assert is_closed(sock)
         # Version 3: answered in version 3.

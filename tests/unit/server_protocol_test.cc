@@ -170,7 +170,7 @@ TEST_CASE("server query: every flag's field is read in order") {
   extra.write_long(1234567890123);  // default timestamp
   const uint8_t flags =
       kQueryPageSize | kQueryPagingState | kQuerySerialConsistency | kQueryDefaultTimestamp;
-  auto q = decode_query(query_body("SELECT 1", flags, extra.body()));
+  auto q = decode_query(query_body("SELECT 1", flags, extra.body()), 4);
   REQUIRE(q.is_ok());
   CHECK(q->query == "SELECT 1");
   CHECK(q->parameters.consistency == 1);
@@ -178,7 +178,7 @@ TEST_CASE("server query: every flag's field is read in order") {
   CHECK(q->parameters.paging_state == "state");
   CHECK(q->parameters.serial_consistency == 9);
   CHECK(q->parameters.default_timestamp == 1234567890123);
-  CHECK(decode_query(query_body("SELECT 1", kQueryPageSize)).status().message() ==
+  CHECK(decode_query(query_body("SELECT 1", kQueryPageSize), 4).status().message() ==
         "Not enough bytes to read an [int]");
 }
 
@@ -218,8 +218,8 @@ TEST_CASE("server errors: the engine's status codes map to the protocol's") {
   CHECK(error_code_for(StatusCode::kUnauthorized) == ErrorCode::kUnauthorized);
   CHECK(error_code_for(StatusCode::kBusy) == ErrorCode::kOverloaded);
   CHECK(error_code_for(StatusCode::kIOError) == ErrorCode::kServerError);
-  CHECK(unsupported_version_message(5) ==
-        "Invalid or unsupported protocol version (5); supported versions are (4/v4)");
+  CHECK(unsupported_version_message(6) ==
+        "Invalid or unsupported protocol version (6); supported versions are (4/v4, 5/v5)");
 }
 
 TEST_CASE("server compression: lz4 and snappy bodies round-trip; a lying length is refused") {
@@ -248,7 +248,7 @@ TEST_CASE("server connection: OPTIONS before STARTUP, then READY") {
   CHECK(in.read_string().value() == "COMPRESSION");
   CHECK(in.read_string_list().value() == std::vector<std::string>{"lz4", "snappy"});
   CHECK(in.read_string().value() == "PROTOCOL_VERSIONS");
-  CHECK(in.read_string_list().value() == std::vector<std::string>{"4/v4"});
+  CHECK(in.read_string_list().value() == std::vector<std::string>{"4/v4", "5/v5"});
 
   CHECK(error_of(f.query("SELECT 1")) ==
         std::pair<int32_t, std::string>{0x000A,
@@ -267,14 +267,15 @@ TEST_CASE("server connection: OPTIONS before STARTUP, then READY") {
 TEST_CASE("server connection: frames it cannot continue after close the connection") {
   ConnectionFixture f;
   bool closed = false;
-  std::string v5 = request(Opcode::kOptions, "");
-  v5[0] = 5;
-  Response refused = f.send(v5, &closed);
+  std::string v6 = request(Opcode::kOptions, "");
+  v6[0] = 6;
+  Response refused = f.send(v6, &closed);
   CHECK(closed);
-  CHECK(refused.header.version == 4);
+  CHECK(refused.header.version == 5);  // the newest the server speaks
   CHECK(error_of(refused) ==
-        std::pair<int32_t, std::string>{
-            0x000A, "Invalid or unsupported protocol version (5); supported versions are (4/v4)"});
+        std::pair<int32_t, std::string>{0x000A,
+                                        "Invalid or unsupported protocol version (6); supported "
+                                        "versions are (4/v4, 5/v5)"});
 
   FrameHeader big;
   big.opcode = static_cast<uint8_t>(Opcode::kQuery);
