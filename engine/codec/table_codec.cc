@@ -101,6 +101,27 @@ Result<std::vector<std::string>> clustering_values(const schema::TableDef& table
   return types::decode_clustering(layout.clustering_types, layout.clustering_orders(), encoded);
 }
 
+namespace {
+
+// The live cells of a complex column in the order of its value: a list's by their timeuuid paths
+// (its order is their time order, which raw bytes do not give), the others by path as stored.
+std::vector<const storage::Cell*> ordered_live_cells(const CqlType& type,
+                                                     const storage::ColumnData& data) {
+  std::vector<const storage::Cell*> live;
+  for (const storage::Cell& cell : data.cells) {
+    if (!cell.is_tombstone()) live.push_back(&cell);
+  }
+  if (type.kind == TypeKind::kList) {
+    std::stable_sort(live.begin(), live.end(), [](const storage::Cell* a, const storage::Cell* b) {
+      return types::compare_values(types::CqlType::simple(TypeKind::kTimeuuid), a->path, b->path) <
+             0;
+    });
+  }
+  return live;
+}
+
+}  // namespace
+
 types::Value read_column(const schema::ColumnDef& column, const storage::Row& row) {
   const storage::ColumnData* data = row.find_column(column.id);
   if (data == nullptr) return std::nullopt;
@@ -115,19 +136,10 @@ types::Value read_column(const schema::ColumnDef& column, const storage::Row& ro
     }
     return cell.value;
   }
-  std::vector<const storage::Cell*> live;
-  for (const storage::Cell& cell : data->cells) {
-    if (!cell.is_tombstone()) live.push_back(&cell);
-  }
+  const std::vector<const storage::Cell*> live = ordered_live_cells(type, *data);
   if (live.empty()) return std::nullopt;
   switch (type.kind) {
     case TypeKind::kList: {
-      // Paths are timeuuids: list order is their time order, which raw bytes do not give.
-      std::stable_sort(live.begin(), live.end(),
-                       [](const storage::Cell* a, const storage::Cell* b) {
-                         return types::compare_values(types::CqlType::simple(TypeKind::kTimeuuid),
-                                                      a->path, b->path) < 0;
-                       });
       std::vector<std::string> elements;
       for (const storage::Cell* c : live) elements.push_back(c->value);
       return types::serialize_list(elements);
@@ -230,6 +242,34 @@ std::optional<int64_t> column_ttl(const schema::ColumnDef& column, const storage
     return std::nullopt;
   }
   return std::max<int64_t>(0, data->cell.local_deletion_time - now_seconds);
+}
+
+std::optional<std::vector<std::optional<int64_t>>> element_times(const schema::ColumnDef& column,
+                                                                 const storage::Row& row,
+                                                                 bool writetime,
+                                                                 int64_t now_seconds) {
+  const storage::ColumnData* data = row.find_column(column.id);
+  if (data == nullptr || !data->complex) return std::nullopt;
+  const std::vector<const storage::Cell*> live = ordered_live_cells(column.type, *data);
+  if (live.empty()) return std::nullopt;
+  auto time_of = [&](const storage::Cell& c) -> std::optional<int64_t> {
+    if (writetime) return c.timestamp;
+    if (!c.is_expiring()) return std::nullopt;
+    return std::max<int64_t>(0, c.local_deletion_time - now_seconds);
+  };
+  std::vector<std::optional<int64_t>> out;
+  if (column.type.kind == TypeKind::kUdt) {
+    // One entry per field, as the UDT value has: null for a field without a cell.
+    out.resize(column.type.params.size());
+    for (const storage::Cell* c : live) {
+      if (c->path.size() != 2) continue;
+      const size_t index = types::read_unsigned(c->path);
+      if (index < out.size()) out[index] = time_of(*c);
+    }
+    return out;
+  }
+  for (const storage::Cell* c : live) out.push_back(time_of(*c));
+  return out;
 }
 
 }  // namespace cassette::cql

@@ -8,6 +8,7 @@
 // index (2-byte big-endian) as path.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -66,5 +67,13 @@ Result<std::vector<storage::Cell>> element_cells(const schema::ColumnDef& column
 std::optional<int64_t> column_writetime(const schema::ColumnDef& column, const storage::Row& row);
 std::optional<int64_t> column_ttl(const schema::ColumnDef& column, const storage::Row& row,
                                   int64_t now_seconds);
+
+// writetime() and ttl() of a non-frozen collection or UDT (Cassandra 5.0): one entry per element
+// in the order of its value (per field for a UDT, nullopt for a field without a cell); a ttl()
+// entry is nullopt for an element written without TTL. nullopt when the column has no live cell.
+std::optional<std::vector<std::optional<int64_t>>> element_times(const schema::ColumnDef& column,
+                                                                 const storage::Row& row,
+                                                                 bool writetime,
+                                                                 int64_t now_seconds);
 
 }  // namespace cassette::cql

@@ -68,31 +68,44 @@ class SelectionBuilder {
     return c;
   }
   Result<std::unique_ptr<SelectorNode>> build_function(const Selector& selector, bool in_aggregate);
-  Result<std::unique_ptr<SelectorNode>> build_writetime(const Selector& selector, bool writetime);
+  Result<std::unique_ptr<SelectorNode>> build_writetime(const Selector& selector);
 
   Selection& selection_;
   const schema::TableDef& table_;
   const ExecutionContext& context_;
 };
 
-Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_writetime(const Selector& selector,
-                                                                        bool writetime) {
+// writetime(c), maxwritetime(c), ttl(c) (Cassandra 5.0's Selectable.WritetimeOrTTL): on a
+// non-frozen collection or UDT writetime() and ttl() give a list with one entry per element
+// (per field), maxwritetime() the greatest timestamp of its cells.
+Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_writetime(const Selector& selector) {
   CASSETTE_ASSIGN_OR_RETURN(const ColumnDef* c, column(selector.column));
-  const char* fname = writetime ? "writeTime" : "ttl";
+  auto node = std::make_unique<SelectorNode>();
+  const char* fname = "writetime";
+  switch (selector.kind) {
+    case Selector::Kind::kMaxWritetime:
+      node->kind = SelectorNode::Kind::kMaxWritetime;
+      fname = "maxwritetime";
+      break;
+    case Selector::Kind::kTtl:
+      node->kind = SelectorNode::Kind::kTtl;
+      fname = "ttl";
+      break;
+    default:
+      node->kind = SelectorNode::Kind::kWritetime;
+      break;
+  }
   if (c->is_primary_key()) {
     return Status::invalid_argument(
         fmt::format("Cannot use selection function {} on PRIMARY KEY part {}", fname, c->name));
   }
-  if (c->type.is_multi_cell()) {
-    return Status::invalid_argument(
-        fmt::format("Cannot use selection function {} on non-frozen {} {}", fname,
-                    c->type.is_collection() ? "collection" : "UDT", c->name));
-  }
-  auto node = std::make_unique<SelectorNode>();
-  node->kind = writetime ? SelectorNode::Kind::kWritetime : SelectorNode::Kind::kTtl;
   node->column = c;
-  node->type = CqlType::simple(writetime ? TypeKind::kBigint : TypeKind::kInt);
-  node->name = fmt::format("{}({})", writetime ? "writetime" : "ttl", c->name);
+  node->type =
+      CqlType::simple(node->kind == SelectorNode::Kind::kTtl ? TypeKind::kInt : TypeKind::kBigint);
+  if (c->type.is_multi_cell() && node->kind != SelectorNode::Kind::kMaxWritetime) {
+    node->type = CqlType::list(node->type, /*frozen=*/true);
+  }
+  node->name = fmt::format("{}({})", fname, c->name);
   return node;
 }
 
@@ -260,9 +273,8 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build(const Selector& se
     }
     case Selector::Kind::kWritetime:
     case Selector::Kind::kMaxWritetime:
-      return build_writetime(selector, true);
     case Selector::Kind::kTtl:
-      return build_writetime(selector, false);
+      return build_writetime(selector);
     case Selector::Kind::kCountStar: {
       if (in_aggregate) {
         return Status::invalid_argument(

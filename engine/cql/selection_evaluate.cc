@@ -39,15 +39,39 @@ Result<Value> evaluate_node(const SelectorNode& node, const schema::TableDef& ta
     case SelectorNode::Kind::kColumn:
       return column_value(row, table, *node.column);
     case SelectorNode::Kind::kWritetime:
+    case SelectorNode::Kind::kMaxWritetime:
     case SelectorNode::Kind::kTtl: {
       const storage::Row* source = node.column->is_static() ? row.static_row : row.row;
       if (source == nullptr) return Value();
-      std::optional<int64_t> v = node.kind == SelectorNode::Kind::kWritetime
-                                     ? column_writetime(*node.column, *source)
-                                     : column_ttl(*node.column, *source, row.now_seconds);
-      if (!v) return Value();
-      return node.kind == SelectorNode::Kind::kWritetime ? int64_value(*v)
-                                                         : int32_value(static_cast<int32_t>(*v));
+      const bool ttl = node.kind == SelectorNode::Kind::kTtl;
+      auto encode = [ttl](int64_t v) {
+        return ttl ? int32_value(static_cast<int32_t>(v)) : int64_value(v);
+      };
+      if (!node.column->type.is_multi_cell()) {
+        std::optional<int64_t> v = ttl ? column_ttl(*node.column, *source, row.now_seconds)
+                                       : column_writetime(*node.column, *source);
+        if (!v) return Value();
+        return encode(*v);
+      }
+      auto times = element_times(*node.column, *source, !ttl, row.now_seconds);
+      if (!times) return Value();
+      if (node.kind == SelectorNode::Kind::kMaxWritetime) {
+        std::optional<int64_t> max;
+        for (const std::optional<int64_t>& t : *times) {
+          if (t && (!max || *t > *max)) max = t;
+        }
+        if (!max) return Value();
+        return encode(*max);
+      }
+      // A list whose null entries (an element without TTL, a UDT field without a cell) are
+      // written as length -1, as Cassandra's ColumnTimestamps does.
+      std::vector<Value> entries;
+      for (const std::optional<int64_t>& t : *times) {
+        entries.push_back(t ? encode(*t) : Value());
+      }
+      std::string out = types::store_be(static_cast<uint32_t>(entries.size()), 4);
+      out += types::serialize_tuple(entries);
+      return Value(std::move(out));
     }
     case SelectorNode::Kind::kToken: {
       bool on_key = true;

@@ -15,6 +15,7 @@ struct SelectorNode {
   enum class Kind {
     kColumn,
     kWritetime,
+    kMaxWritetime,
     kTtl,
     kToken,
     kScalar,

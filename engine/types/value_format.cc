@@ -95,7 +95,19 @@ std::string format_composite(const CqlType& type, std::string_view bytes, ValueS
     case TypeKind::kList:
     case TypeKind::kSet: {
       auto elements = deserialize_list(bytes);
-      if (!elements.is_ok()) return "0x" + to_hex(bytes);
+      if (!elements.is_ok()) {
+        // A list of writetime()/ttl() entries may hold nulls (length -1), as a tuple does.
+        auto entries = type.kind == TypeKind::kList && bytes.size() >= 4
+                           ? deserialize_tuple(bytes.substr(4))
+                           : Result<std::vector<Value>>(elements.status());
+        if (!entries.is_ok()) return "0x" + to_hex(bytes);
+        std::string out = "[";
+        for (size_t i = 0; i < entries->size(); ++i) {
+          if (i > 0) out += ", ";
+          out += format_component(type.params.at(0), (*entries)[i], style);
+        }
+        return out + "]";
+      }
       std::string out = type.kind == TypeKind::kList ? "[" : "{";
       for (size_t i = 0; i < elements->size(); ++i) {
         if (i > 0) out += ", ";

@@ -24,6 +24,22 @@ std::string quoted(std::string_view s) {
   return json::quote_json_string(s);
 }
 
+std::string json_of(const CqlType& type, std::string_view bytes);
+
+// A list of writetime()/ttl() entries may hold nulls (length -1), which deserialize_list refuses:
+// its elements read as a tuple's components do.
+std::string json_of_list_with_nulls(const CqlType& type, std::string_view bytes) {
+  auto entries = bytes.size() >= 4 ? deserialize_tuple(bytes.substr(4))
+                                   : Result<std::vector<Value>>(Status::invalid_argument(""));
+  if (!entries.is_ok()) return "null";
+  std::string out = "[";
+  for (size_t i = 0; i < entries->size(); ++i) {
+    if (i > 0) out += ", ";
+    out += (*entries)[i] ? json_of(type.params.at(0), *(*entries)[i]) : "null";
+  }
+  return out + "]";
+}
+
 std::string json_of(const CqlType& type, std::string_view bytes) {
   if (bytes.empty() && type.kind != TypeKind::kBlob && !type.is_collection() &&
       type.kind != TypeKind::kTuple && type.kind != TypeKind::kUdt) {
@@ -76,7 +92,9 @@ std::string json_of(const CqlType& type, std::string_view bytes) {
     case TypeKind::kVector: {
       auto elements = type.kind == TypeKind::kVector ? deserialize_vector(type, bytes)
                                                      : deserialize_list(bytes);
-      if (!elements.is_ok()) return "null";
+      if (!elements.is_ok()) {
+        return type.kind == TypeKind::kList ? json_of_list_with_nulls(type, bytes) : "null";
+      }
       std::string out = "[";
       for (size_t i = 0; i < elements->size(); ++i) {
         if (i > 0) out += ", ";
