@@ -192,6 +192,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
         stream_, asio::buffer(header_bytes_.data(), size),
         [self = this->shared_from_this(), size](const asio::error_code& error, size_t) {
           if (error) return self->close();
+          if (self->read_ends_here()) return;
           self->on_segment_header(size);
         });
   }
@@ -207,6 +208,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     asio::async_read(stream_, asio::buffer(body_),
                      [self = this->shared_from_this()](const asio::error_code& error, size_t) {
                        if (error) return self->close();
+                       if (self->read_ends_here()) return;
                        self->reading_ = false;
                        self->disarm_idle_timer();
                        Reply reply = self->protocol_.handle_segment(self->body_);
