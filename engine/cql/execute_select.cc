@@ -20,9 +20,11 @@
 
 #include "engine/codec/table_codec.h"
 #include "engine/cql/execution_context.h"
+#include "engine/cql/parser.h"
 #include "engine/cql/restrictions.h"
 #include "engine/cql/select_ann.h"
 #include "engine/cql/selection.h"
+#include "engine/cql/selection_internal.h"
 #include "engine/cql/term.h"
 #include "engine/query/query.h"
 #include "engine/types/murmur3.h"
@@ -104,7 +106,10 @@ struct SelectPlan {
   bool reversed = false;
   size_t group_clustering_prefix = 0;  // GROUP BY: clustering columns in the group key
   bool grouped = false;                // GROUP BY given
-  bool aggregate_everything = false;   // aggregates without GROUP BY
+  // GROUP BY ..., floor(t, 5m): the function, prepared as a one-selector selection; its value
+  // stands for its clustering column (the last of the group key) in the group key.
+  std::shared_ptr<const Selection> group_function;
+  bool aggregate_everything = false;  // aggregates without GROUP BY
   bool distinct = false;
   Limits limits;
   bool emit_static_only = true;
@@ -149,8 +154,110 @@ Status check_distinct(const SelectStatement& statement, const Selection& selecti
   return Status::ok();
 }
 
+// A GROUP BY element that names no column: the selector it was written as. The statement keeps
+// GROUP BY elements as text (ast.h), so a function call is parsed again from its text.
+Result<SelectorPtr> group_by_selector(const std::string& text) {
+  size_t markers = 0;
+  Result<Statement> parsed = parse_statement(fmt::format("SELECT {} FROM t", text), &markers);
+  const SelectStatement* select = parsed ? std::get_if<SelectStatement>(&*parsed) : nullptr;
+  if (select == nullptr || select->selectors.size() != 1 ||
+      select->selectors[0]->kind == Selector::Kind::kColumn) {
+    return Status::invalid_argument(fmt::format("Undefined column name {}", text));
+  }
+  if (markers > 0) {
+    return Status::invalid_argument("Bind markers are not supported in GROUP BY functions");
+  }
+  return select->selectors[0];
+}
+
+// The native functions Cassandra declares monotonic (ScalarFunction.isMonotonic /
+// isPartialApplicationMonotonic): floor in its first argument, the time conversions in theirs.
+bool monotonic_in_first_argument(std::string_view name) {
+  if (name.starts_with("system.")) name.remove_prefix(7);
+  for (std::string_view f : {"floor", "todate", "to_date", "totimestamp", "to_timestamp",
+                             "tounixtimestamp", "to_unix_timestamp"}) {
+    if (name == f) return true;
+  }
+  return false;
+}
+
+// Selector.validateForGroupBy: columns, and monotonic functions of one non-constant argument.
+// The function is named as the partial application Cassandra builds of it prints itself
+// ("system.floor : (timestamp, duration(constant), timestamp) -> timestamp").
+Status validate_for_group_by(const SelectorNode& node) {
+  if (node.kind == SelectorNode::Kind::kColumn) return Status::ok();
+  if (node.kind != SelectorNode::Kind::kScalar || node.function == nullptr) {
+    return Status::invalid_argument(
+        "Only column names and monotonic scalar functions are supported in the GROUP BY clause.");
+  }
+  const ScalarFunction& f = *node.function;
+  bool monotonic = monotonic_in_first_argument(f.name);
+  for (size_t i = 1; i < node.args.size(); ++i) {
+    monotonic = monotonic && node.args[i]->kind == SelectorNode::Kind::kTerm;
+  }
+  if (!monotonic) {
+    std::string params;
+    for (size_t i = 0; i < f.parameter_types.size(); ++i) {
+      if (i > 0) params += ", ";
+      params += types::cql_type_name(f.parameter_types[i]);
+      if (i < node.args.size() && node.args[i]->kind == SelectorNode::Kind::kTerm) {
+        params += "(constant)";
+      }
+    }
+    return Status::invalid_argument(
+        fmt::format("Only monotonic functions are supported in the GROUP BY clause. Got: {} : ({}) "
+                    "-> {} ",
+                    f.name, params, types::cql_type_name(f.return_type)));
+  }
+  for (const auto& arg : node.args) {
+    if (arg->kind != SelectorNode::Kind::kTerm)
+      CASSETTE_RETURN_IF_ERROR(validate_for_group_by(*arg));
+  }
+  return Status::ok();
+}
+
+// GROUP BY's last element as a function of a clustering column (floor(t, 1h)): prepares it and
+// returns that column, with Cassandra's messages (SelectStatement.getAggregationSpecFactory);
+// validate_for_group_by checks it is monotonic.
+Result<const ColumnDef*> prepare_group_function(const SelectorPtr& selector, const TableDef& table,
+                                                const ExecutionContext& context, SelectPlan& plan) {
+  if (selector->kind != Selector::Kind::kFunction && selector->kind != Selector::Kind::kCountStar) {
+    return Status::invalid_argument(
+        "Only column names and monotonic scalar functions are supported in the GROUP BY clause.");
+  }
+  SelectStatement single;
+  single.selectors.push_back(selector);
+  CASSETTE_ASSIGN_OR_RETURN(Selection selection, Selection::prepare(table, single, context));
+  const SelectorNode& node = selection.node(0);
+  if (node.kind == SelectorNode::Kind::kAggregate) {
+    std::string name = node.aggregate.name;
+    if (name.find('.') == std::string::npos) name = "system." + name;
+    return Status::invalid_argument(fmt::format(
+        "Aggregate functions are not supported within the GROUP BY clause, got: {}", name));
+  }
+  const std::vector<const ColumnDef*>& columns = selection.referenced_columns();
+  if (columns.empty()) {
+    return Status::invalid_argument(
+        "GROUP BY functions must have one clustering column name as parameter");
+  }
+  if (columns.size() > 1) {
+    std::string names;
+    for (const ColumnDef* c : columns) names += (names.empty() ? "" : ",") + c->name;
+    return Status::invalid_argument(fmt::format(
+        "GROUP BY functions accept only one clustering column as parameter, got: {}", names));
+  }
+  if (columns[0]->kind != schema::ColumnKind::kClustering) {
+    return Status::invalid_argument(fmt::format(
+        "Group by functions are only supported on clustering columns, got {}", columns[0]->name));
+  }
+  const ColumnDef* column = columns[0];
+  plan.group_function = std::make_shared<const Selection>(std::move(selection));
+  return column;
+}
+
 Status check_group_by(const SelectStatement& statement, const TableDef& table,
-                      const SelectRestrictions& restrictions, SelectPlan& plan) {
+                      const SelectRestrictions& restrictions, const ExecutionContext& context,
+                      SelectPlan& plan) {
   const std::vector<const ColumnDef*>& key = table.partition_key();
   std::vector<const ColumnDef*> primary = key;
   for (const ColumnDef* c : table.clustering()) primary.push_back(c);
@@ -161,12 +268,18 @@ Status check_group_by(const SelectStatement& statement, const TableDef& table,
   for (const std::string& name : statement.group_by) {
     const ColumnDef* def = table.find_column(name);
     if (def == nullptr) {
-      return Status::invalid_argument(fmt::format("Undefined column name {}", name));
-    }
-    if (!def->is_primary_key()) {
-      return Status::invalid_argument(fmt::format(
-          "Group by is currently only supported on the columns of the PRIMARY KEY, got {}",
-          def->name));
+      CASSETTE_ASSIGN_OR_RETURN(SelectorPtr selector, group_by_selector(name));
+      CASSETTE_ASSIGN_OR_RETURN(def, prepare_group_function(selector, table, context, plan));
+    } else {
+      if (!def->is_primary_key()) {
+        return Status::invalid_argument(fmt::format(
+            "Group by is currently only supported on the columns of the PRIMARY KEY, got {}",
+            def->name));
+      }
+      if (plan.group_function) {
+        return Status::invalid_argument(
+            "Functions are only supported on the last element of the GROUP BY clause");
+      }
     }
     while (true) {
       if (next >= primary.size()) return Status::invalid_argument(kOrderMessage);
@@ -183,6 +296,11 @@ Status check_group_by(const SelectStatement& statement, const TableDef& table,
   if (plan.group_clustering_prefix > 0 && statement.distinct) {
     return Status::invalid_argument(
         "Grouping on clustering columns is not allowed for SELECT DISTINCT queries");
+  }
+  // Cassandra checks the function only when it runs the statement (AggregationSpecification's
+  // factory), after every other GROUP BY rule.
+  if (plan.group_function) {
+    CASSETTE_RETURN_IF_ERROR(validate_for_group_by(plan.group_function->node(0)));
   }
   plan.grouped = true;
   return Status::ok();
@@ -311,14 +429,18 @@ Result<std::unique_ptr<query::QueryCursor>> open_rows(
 // What the read loop does after a row.
 enum class Next { kContinue, kSkipPartition, kStop };
 
-// The group a row belongs to under GROUP BY: its partition and clustering prefix.
+// The group a row belongs to under GROUP BY: its partition and clustering prefix, the last
+// clustering value replaced by `function_value` under GROUP BY ..., floor(t, 5m).
 std::string group_key(const std::string& partition_key, const std::vector<types::Value>& values,
-                      const TableDef& table, size_t prefix) {
+                      const TableDef& table, size_t prefix, const types::Value* function_value) {
   std::string key = partition_key;
   key += '\0';
   for (const ColumnDef* c : table.clustering()) {
-    if (static_cast<size_t>(c->position) >= prefix) break;
-    const types::Value& v = values[static_cast<size_t>(c - table.columns.data())];
+    const size_t position = static_cast<size_t>(c->position);
+    if (position >= prefix) break;
+    const types::Value& v = function_value != nullptr && position + 1 == prefix
+                                ? *function_value
+                                : values[static_cast<size_t>(c - table.columns.data())];
     if (!v) {
       key += "\x01";
       continue;
@@ -382,7 +504,13 @@ Result<ReadResult> read_rows(SelectPlan& plan, std::shared_ptr<const TableDef> s
     }
     if (grouping) {
       if (plan.grouped) {
-        std::string key = group_key(partition_key, values, table, plan.group_clustering_prefix);
+        std::optional<types::Value> bucket;
+        if (plan.group_function) {
+          CASSETTE_ASSIGN_OR_RETURN(auto out, plan.group_function->evaluate(row));
+          bucket = std::move(out[0]);
+        }
+        std::string key = group_key(partition_key, values, table, plan.group_clustering_prefix,
+                                    bucket ? &*bucket : nullptr);
         if (!group || key != current_group) {
           if (group) {
             CASSETTE_RETURN_IF_ERROR(flush_group());
@@ -526,7 +654,7 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
     CASSETTE_RETURN_IF_ERROR(check_distinct(statement, selection, restrictions, *table));
   }
   if (!statement.group_by.empty()) {
-    CASSETTE_RETURN_IF_ERROR(check_group_by(statement, *table, restrictions, plan));
+    CASSETTE_RETURN_IF_ERROR(check_group_by(statement, *table, restrictions, context, plan));
   } else if (selection.is_aggregate()) {
     plan.aggregate_everything = true;
     if (statement.per_partition_limit) {

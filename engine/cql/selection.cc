@@ -449,6 +449,10 @@ Selection::~Selection() = default;
 Selection::Selection(Selection&&) noexcept = default;
 Selection& Selection::operator=(Selection&&) noexcept = default;
 
+const SelectorNode& Selection::node(size_t i) const {
+  return *selectors_[i];
+}
+
 Result<Selection> Selection::prepare(const schema::TableDef& table,
                                      const SelectStatement& statement,
                                      const ExecutionContext& context) {

@@ -64,6 +64,8 @@ class Selection {
   const std::vector<const schema::ColumnDef*>& referenced_columns() const { return referenced_; }
   // The result index of a plain selection of `column`, adding a hidden one when there is none.
   size_t index_of_column(const schema::ColumnDef& column);
+  // The prepared tree of selector `i` (selection_internal.h), for GROUP BY's function checks.
+  const SelectorNode& node(size_t i) const;
 
   // Non-aggregate queries: the result values of one row.
   Result<std::vector<types::Value>> evaluate(const SelectionRow& row) const;

@@ -80,6 +80,47 @@ TEST_CASE("cql paging: each kind of read, paged at every size, gives the unpaged
         std::pair<std::vector<std::string>, int>{{"31"}, 1});
 }
 
+// SelectGroupByTest.testGroupByTimeRangesWithTimestampTypeAndPaging: a page never splits a
+// floor() time bucket, whatever its size.
+TEST_CASE("cql paging: GROUP BY floor() pages whole time buckets") {
+  CqlFixture f;
+  f.ok("CREATE TABLE t (pk int, time timestamp, v int, PRIMARY KEY (pk, time))");
+  const std::vector<std::pair<int, std::string>> rows = {
+      {1, "16:10:00"}, {1, "16:12:00"}, {1, "16:14:00"}, {1, "16:15:00"}, {1, "16:21:00"},
+      {1, "16:22:00"}, {1, "16:26:00"}, {1, "16:26:20"}, {2, "16:26:20"}, {2, "16:30:00"}};
+  for (size_t i = 0; i < rows.size(); ++i) {
+    f.ok(fmt::format("INSERT INTO t (pk, time, v) VALUES ({}, '2016-09-27 {} UTC', {})",
+                     rows[i].first, rows[i].second, i < 8 ? i + 1 : i + 2));
+  }
+  const std::vector<std::string> buckets = {
+      "1|2016-09-27 16:10:00.000000+0000|1|3|3",   "1|2016-09-27 16:15:00.000000+0000|4|4|1",
+      "1|2016-09-27 16:20:00.000000+0000|5|6|2",   "1|2016-09-27 16:25:00.000000+0000|7|8|2",
+      "2|2016-09-27 16:25:00.000000+0000|10|10|1", "2|2016-09-27 16:30:00.000000+0000|11|11|1"};
+  const std::string select = "SELECT pk, floor(time, 5m{}), min(v), max(v), count(v) FROM t ";
+  for (const char* start : {"", ", '2016-09-27 UTC'"}) {
+    const std::string fn = fmt::format("floor(time, 5m{})", start);
+    const std::string head = fmt::format(fmt::runtime(select), start);
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+        {head + "GROUP BY pk, " + fn, buckets},
+        {head + "GROUP BY pk, " + fn + " LIMIT 2", {buckets[0], buckets[1]}},
+        {head + "GROUP BY pk, " + fn + " PER PARTITION LIMIT 1", {buckets[0], buckets[4]}},
+        {head + "WHERE pk = 1 GROUP BY pk, " + fn + " ORDER BY time DESC",
+         {buckets[3], buckets[2], buckets[1], buckets[0]}},
+        {head + "WHERE pk = 1 GROUP BY pk, " + fn + " ORDER BY time DESC LIMIT 2",
+         {buckets[3], buckets[2]}},
+    };
+    for (const auto& c : cases) {
+      const std::string& query = c.first;
+      const std::vector<std::string>& expected = c.second;
+      CHECK(f.rows(query) == expected);
+      for (int32_t size = 1; size < 10; ++size) {
+        INFO(query, " page size ", size);
+        CHECK(paged(f, query, size).first == expected);
+      }
+    }
+  }
+}
+
 TEST_CASE("cql paging: a page resumes after its last row across writes in between") {
   CqlFixture f;
   f.ok("CREATE TABLE t (k int, c int, PRIMARY KEY (k, c))");
