@@ -328,6 +328,28 @@ struct DropTableStatement {
   bool if_exists = false;
 };
 
+// CREATE MATERIALIZED VIEW [IF NOT EXISTS] v AS SELECT ... FROM base WHERE ... PRIMARY KEY (...)
+// [WITH ...]
+struct CreateViewStatement {
+  QualifiedName view;
+  bool if_not_exists = false;
+  SelectStatement select;  // selectors (empty: *), table and where; nothing else is allowed
+  std::vector<std::string> partition_key;
+  std::vector<std::string> clustering;
+  TableProperties properties;
+};
+
+struct AlterViewStatement {
+  QualifiedName view;
+  bool if_exists = false;
+  TableProperties properties;
+};
+
+struct DropViewStatement {
+  QualifiedName view;
+  bool if_exists = false;
+};
+
 struct TruncateStatement {
   QualifiedName table;
 };
@@ -385,6 +407,7 @@ struct DescribeStatement {
     kTypes,      // DESCRIBE TYPES
     kType,       // DESCRIBE TYPE t
     kIndex,      // DESCRIBE INDEX i
+    kView,       // DESCRIBE MATERIALIZED VIEW v
     kSchema,     // DESCRIBE SCHEMA / DESCRIBE FULL SCHEMA
     kName,       // DESCRIBE x: a keyspace, or else a table/type/index in the current keyspace
   };
@@ -399,6 +422,7 @@ using Statement =
                  UseStatement, CreateKeyspaceStatement, AlterKeyspaceStatement,
                  DropKeyspaceStatement, CreateTableStatement, AlterTableStatement,
                  DropTableStatement, TruncateStatement, CreateIndexStatement, DropIndexStatement,
-                 CreateTypeStatement, AlterTypeStatement, DropTypeStatement, DescribeStatement>;
+                 CreateTypeStatement, AlterTypeStatement, DropTypeStatement, DescribeStatement,
+                 CreateViewStatement, AlterViewStatement, DropViewStatement>;
 
 }  // namespace cassette::cql

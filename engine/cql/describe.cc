@@ -86,10 +86,52 @@ std::string index_cql(const schema::TableDef& table, const schema::IndexDef& ind
   return out + ";";
 }
 
+std::string column_names(const std::vector<const schema::ColumnDef*>& columns) {
+  std::string s;
+  for (const schema::ColumnDef* c : columns) {
+    if (!s.empty()) s += ", ";
+    s += maybe_quote(c->name);
+  }
+  return s;
+}
+
+// "PRIMARY KEY ((a, b), c)" as Cassandra prints it.
+std::string primary_key_cql(const schema::TableDef& table) {
+  const std::vector<const schema::ColumnDef*>& partition_key = table.partition_key();
+  std::string key = partition_key.size() == 1 ? column_names(partition_key)
+                                              : fmt::format("({})", column_names(partition_key));
+  if (!table.clustering().empty()) key += ", " + column_names(table.clustering());
+  return fmt::format("PRIMARY KEY ({})", key);
+}
+
+// What follows WITH: the clustering order, then the options (a view has no
+// default_time_to_live: its data expires with its base table's).
+std::string table_options_cql(const schema::TableDef& table) {
+  std::string out;
+  if (!table.clustering().empty()) {
+    std::string order;
+    for (const schema::ColumnDef* c : table.clustering()) {
+      if (!order.empty()) order += ", ";
+      order += fmt::format("{} {}", maybe_quote(c->name), c->descending ? "DESC" : "ASC");
+    }
+    out += fmt::format("CLUSTERING ORDER BY ({})\n    AND ", order);
+  }
+  std::vector<std::string> options = describe_table_options(table.params);
+  if (table.is_view()) {
+    std::erase_if(options,
+                  [](const std::string& o) { return o.starts_with("default_time_to_live"); });
+  }
+  for (size_t i = 0; i < options.size(); ++i) {
+    if (i > 0) out += "\n    AND ";
+    out += options[i];
+  }
+  out += ";";
+  return out;
+}
+
 std::string table_cql(const schema::TableDef& table) {
   const std::vector<const schema::ColumnDef*>& partition_key = table.partition_key();
-  const std::vector<const schema::ColumnDef*>& clustering = table.clustering();
-  bool inline_key = partition_key.size() == 1 && clustering.empty();
+  bool inline_key = partition_key.size() == 1 && table.clustering().empty();
   std::string out =
       fmt::format("CREATE TABLE {}.{} (\n", maybe_quote(table.keyspace), maybe_quote(table.name));
   for (size_t i = 0; i < table.columns.size(); ++i) {
@@ -101,36 +143,26 @@ std::string table_cql(const schema::TableDef& table) {
     bool last = i + 1 == table.columns.size();
     out += (last && inline_key) ? "\n" : ",\n";
   }
-  if (!inline_key) {
-    auto names = [](const std::vector<const schema::ColumnDef*>& columns) {
-      std::string s;
-      for (const schema::ColumnDef* c : columns) {
-        if (!s.empty()) s += ", ";
-        s += maybe_quote(c->name);
-      }
-      return s;
-    };
-    std::string key = partition_key.size() == 1 ? names(partition_key)
-                                                : fmt::format("({})", names(partition_key));
-    if (!clustering.empty()) key += ", " + names(clustering);
-    out += fmt::format("    PRIMARY KEY ({})\n", key);
-  }
-  out += ") WITH ";
-  if (!clustering.empty()) {
-    std::string order;
-    for (const schema::ColumnDef* c : clustering) {
-      if (!order.empty()) order += ", ";
-      order += fmt::format("{} {}", maybe_quote(c->name), c->descending ? "DESC" : "ASC");
+  if (!inline_key) out += fmt::format("    {}\n", primary_key_cql(table));
+  return out + ") WITH " + table_options_cql(table);
+}
+
+// Cassandra's ViewMetadata.toCqlString.
+std::string view_cql(const schema::TableDef& view) {
+  std::string selected = "*";
+  if (!view.view->include_all_columns) {
+    selected.clear();
+    for (const schema::ColumnDef& column : view.columns) {
+      if (!selected.empty()) selected += ", ";
+      selected += maybe_quote(column.name);
     }
-    out += fmt::format("CLUSTERING ORDER BY ({})\n    AND ", order);
   }
-  std::vector<std::string> options = describe_table_options(table.params);
-  for (size_t i = 0; i < options.size(); ++i) {
-    if (i > 0) out += "\n    AND ";
-    out += options[i];
-  }
-  out += ";";
-  return out;
+  return fmt::format(
+      "CREATE MATERIALIZED VIEW {0}.{1} AS\n    SELECT {2}\n    FROM {0}.{3}\n    WHERE {4}\n    "
+      "{5}\n WITH {6}",
+      maybe_quote(view.keyspace), maybe_quote(view.name), selected,
+      maybe_quote(view.view->base_table), view.view->where_clause, primary_key_cql(view),
+      table_options_cql(view));
 }
 
 // User types in an order that creates each after the types it uses (then by name).
@@ -175,6 +207,10 @@ class Describer {
   }
 
   void table(const schema::Schema& schema, const schema::TableDef& table) {
+    if (table.is_view()) {
+      view(table);
+      return;
+    }
     add(table.keyspace, "table", maybe_quote(table.name), table_cql(table));
     std::vector<std::shared_ptr<const schema::IndexDef>> indexes = schema.indexes_on(table);
     std::stable_sort(indexes.begin(), indexes.end(),
@@ -182,6 +218,11 @@ class Describer {
     for (const auto& index : indexes) {
       add(table.keyspace, "index", maybe_quote(index->name), index_cql(table, *index));
     }
+    for (const auto& v : schema.views_on(table)) view(*v);
+  }
+
+  void view(const schema::TableDef& view) {
+    add(view.keyspace, "materialized_view", maybe_quote(view.name), view_cql(view));
   }
 
   void keyspace(const schema::Schema& schema, const schema::KeyspaceDef& keyspace, bool only) {
@@ -190,7 +231,9 @@ class Describer {
     for (const auto& type : types_in_dependency_order(keyspace)) {
       add(keyspace.name, "type", maybe_quote(type->name), type_cql(*type));
     }
-    for (const auto& t : sorted_by_name(keyspace.tables)) table(schema, *t);
+    for (const auto& t : sorted_by_name(keyspace.tables)) {
+      if (!t->is_view()) table(schema, *t);  // a view follows its base table
+    }
   }
 
   ExecutionResult take() { return std::move(result_); }
@@ -280,6 +323,7 @@ Result<ExecutionResult> execute_describe(const DescribeStatement& statement,
         if (!context.keyspace.empty() && ks->name != context.keyspace) continue;
         if (tables) {
           for (const auto& t : sorted_by_name(ks->tables)) {
+            if (t->is_view()) continue;
             d.add(ks->name, "table", maybe_quote(t->name));
           }
         } else {
@@ -294,12 +338,24 @@ Result<ExecutionResult> execute_describe(const DescribeStatement& statement,
       CASSETTE_ASSIGN_OR_RETURN(std::string keyspace,
                                 keyspace_for(statement.name, schema, context));
       auto table = schema.find_table(keyspace, statement.name.name);
-      if (table == nullptr) {
+      if (table == nullptr || table->is_view()) {
         return Status::invalid_argument(
             fmt::format("Table '{}' not found in keyspace '{}'", statement.name.name, keyspace));
       }
       Describer d(true);
       d.table(schema, *table);
+      return d.take();
+    }
+    case Kind::kView: {
+      CASSETTE_ASSIGN_OR_RETURN(std::string keyspace,
+                                keyspace_for(statement.name, schema, context));
+      auto view = schema.find_table(keyspace, statement.name.name);
+      if (view == nullptr || !view->is_view()) {
+        return Status::invalid_argument(fmt::format(
+            "Materialized view '{}' not found in keyspace '{}'", statement.name.name, keyspace));
+      }
+      Describer d(true);
+      d.view(*view);
       return d.take();
     }
     case Kind::kType: {

@@ -11,6 +11,7 @@
 #include "engine/codec/table_codec.h"
 #include "engine/cql/execution_context.h"
 #include "engine/cql/modification_statement.h"
+#include "engine/cql/view_maintenance.h"
 
 namespace cassette::cql {
 
@@ -120,28 +121,30 @@ Result<ExecutionResult> execute_conditional_batch(
   bool applied = false;
   auto written = storage::apply_prepared_mutations(
       store,
-      [&](const storage::Snapshot& snapshot, storage::MutationBuilder& batch) -> Result<bool> {
-        for (CheckedRow& row : rows) {
-          CASSETTE_ASSIGN_OR_RETURN(row.current,
-                                    read_current_row(store, snapshot, table, key, row.clustering));
-        }
-        applied = true;
-        for (const auto& [statement, index] : checks) {
-          const CheckedRow& row = rows[index];
-          bool exists =
-              row.clustering ? row.current.row.has_value() : row.current.static_row.has_value();
-          CASSETTE_ASSIGN_OR_RETURN(bool ok,
-                                    conditions_apply(statement->conditions, row.current, exists));
-          applied = applied && ok;
-        }
-        if (!applied) return false;
-        for (size_t i = 0; i < statements.size(); ++i) {
-          CASSETTE_RETURN_IF_ERROR(
-              add_modification(statements[i], params[i], store, &snapshot, batch));
-        }
-        CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
-        return true;
-      });
+      with_view_mutations(
+          context,
+          [&](const storage::Snapshot& snapshot, storage::MutationBuilder& batch) -> Result<bool> {
+            for (CheckedRow& row : rows) {
+              CASSETTE_ASSIGN_OR_RETURN(
+                  row.current, read_current_row(store, snapshot, table, key, row.clustering));
+            }
+            applied = true;
+            for (const auto& [statement, index] : checks) {
+              const CheckedRow& row = rows[index];
+              bool exists =
+                  row.clustering ? row.current.row.has_value() : row.current.static_row.has_value();
+              CASSETTE_ASSIGN_OR_RETURN(
+                  bool ok, conditions_apply(statement->conditions, row.current, exists));
+              applied = applied && ok;
+            }
+            if (!applied) return false;
+            for (size_t i = 0; i < statements.size(); ++i) {
+              CASSETTE_RETURN_IF_ERROR(
+                  add_modification(statements[i], params[i], store, &snapshot, batch));
+            }
+            CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
+            return true;
+          }));
   CASSETTE_RETURN_IF_ERROR(written.status());
   if (applied) return conditional_result(true, {}, {});
 

@@ -20,6 +20,10 @@ Result<ExecutionResult> execute_truncate(const TruncateStatement& s, ExecutionCo
 Result<ExecutionResult> execute_create_type(const CreateTypeStatement& s, ExecutionContext& c);
 Result<ExecutionResult> execute_alter_type(const AlterTypeStatement& s, ExecutionContext& c);
 Result<ExecutionResult> execute_drop_type(const DropTypeStatement& s, ExecutionContext& c);
+// execute_schema_view.cc
+Result<ExecutionResult> execute_create_view(const CreateViewStatement& s, ExecutionContext& c);
+Result<ExecutionResult> execute_alter_view(const AlterViewStatement& s, ExecutionContext& c);
+Result<ExecutionResult> execute_drop_view(const DropViewStatement& s, ExecutionContext& c);
 Result<ExecutionResult> execute_create_index(const CreateIndexStatement& s, ExecutionContext& c);
 Result<ExecutionResult> execute_drop_index(const DropIndexStatement& s, ExecutionContext& c);
 
@@ -150,6 +154,10 @@ Result<std::optional<std::string>> changed_keyspace(const Statement& statement,
                              std::is_same_v<T, DropTableStatement> ||
                              std::is_same_v<T, CreateIndexStatement>) {
           return resolve(s.table);
+        } else if constexpr (std::is_same_v<T, CreateViewStatement> ||
+                             std::is_same_v<T, AlterViewStatement> ||
+                             std::is_same_v<T, DropViewStatement>) {
+          return resolve(s.view);
         } else if constexpr (std::is_same_v<T, CreateTypeStatement> ||
                              std::is_same_v<T, AlterTypeStatement> ||
                              std::is_same_v<T, DropTypeStatement>) {
@@ -197,6 +205,12 @@ Result<ExecutionResult> execute_schema_statement(const Statement& statement,
           return execute_create_index(s, context);
         } else if constexpr (std::is_same_v<T, DropIndexStatement>) {
           return execute_drop_index(s, context);
+        } else if constexpr (std::is_same_v<T, CreateViewStatement>) {
+          return execute_create_view(s, context);
+        } else if constexpr (std::is_same_v<T, AlterViewStatement>) {
+          return execute_alter_view(s, context);
+        } else if constexpr (std::is_same_v<T, DropViewStatement>) {
+          return execute_drop_view(s, context);
         } else {
           return Status::internal("execute_schema_statement: not a schema statement");
         }

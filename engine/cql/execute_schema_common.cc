@@ -15,6 +15,11 @@ using types::CqlType;
 using types::TypeKind;
 
 Result<ExecutionResult> run_change(ExecutionContext& context, const Change& change) {
+  return run_change(context, change, nullptr);
+}
+
+Result<ExecutionResult> run_change(ExecutionContext& context, const Change& change,
+                                   const schema::Catalog::ExtraWrites& writes) {
   bool changed = false;
   if (context.planned != nullptr) {  // planned only: nothing is written
     CASSETTE_ASSIGN_OR_RETURN(std::optional<schema::Schema> result, change(*context.schema));
@@ -24,12 +29,14 @@ Result<ExecutionResult> run_change(ExecutionContext& context, const Change& chan
     planned.kind = changed ? ExecutionResult::Kind::kSchemaChange : ExecutionResult::Kind::kVoid;
     return planned;
   }
-  auto next = context.catalog->change([&](const schema::Schema& now) -> Result<schema::Schema> {
+  auto change_schema = [&](const schema::Schema& now) -> Result<schema::Schema> {
     CASSETTE_ASSIGN_OR_RETURN(std::optional<schema::Schema> result, change(now));
     changed = result.has_value();
     if (!changed) return now;
     return std::move(*result);
-  });
+  };
+  auto next = writes ? context.catalog->change(change_schema, writes)
+                     : context.catalog->change(change_schema);
   if (!next.is_ok()) return next.status();
   context.schema = *next;
   ExecutionResult result;

@@ -131,6 +131,10 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
           return Status::invalid_argument(
               fmt::format("Table '{}' doesn't exist", statement.table.name));
         }
+        if (table->is_view()) {
+          return Status::invalid_argument(
+              "Secondary indexes are not supported on materialized views");
+        }
         if (!statement.name.empty() && ks->indexes.contains(statement.name)) {
           if (statement.if_not_exists) return std::optional<schema::Schema>();
           return Status::invalid_argument(fmt::format("Index '{}' already exists", statement.name));

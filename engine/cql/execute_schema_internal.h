@@ -17,6 +17,10 @@ namespace cassette::cql::schema_internal {
 // Otherwise the result is a schema change and `context.schema` is the new schema.
 using Change = std::function<Result<std::optional<schema::Schema>>(const schema::Schema&)>;
 Result<ExecutionResult> run_change(ExecutionContext& context, const Change& change);
+// run_change, with `writes` committed in the same transaction as the change (when it changed
+// something): Catalog::change's ExtraWrites.
+Result<ExecutionResult> run_change(ExecutionContext& context, const Change& change,
+                                   const schema::Catalog::ExtraWrites& writes);
 
 // A copy of keyspace `name` of `schema` to modify. REQUIRES: it exists.
 std::shared_ptr<schema::KeyspaceDef> copy_keyspace(const schema::Schema& schema,

@@ -1,6 +1,7 @@
 // CREATE TABLE, ALTER TABLE, DROP TABLE and TRUNCATE, as Cassandra 4.1 checks them
 // (CreateTableStatement, AlterTableStatement, DropTableStatement, TruncateStatement).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -255,6 +256,29 @@ Status check_no_dependent_indexes(const schema::Schema& schema, const schema::Ta
                   rename ? "rename" : "drop", column, join(dependent)));
 }
 
+// The columns ALTER TABLE ADD gave `base`, added to its views of SELECT * (as Cassandra does):
+// regular columns of the view, no data yet.
+schema::Schema add_columns_to_views(schema::Schema schema, const AlterTableStatement& statement,
+                                    const schema::TableDef& base) {
+  for (const auto& existing : schema.views_on(base)) {
+    if (!existing->view->include_all_columns) continue;
+    schema::TableDef view = *existing;
+    for (const ColumnDefinition& added : statement.added) {
+      const ColumnDef* column = base.find_column(added.name);
+      if (column == nullptr || column->is_static() || view.find_column(added.name) != nullptr) {
+        continue;
+      }
+      ColumnDef copy = *column;
+      copy.kind = ColumnKind::kRegular;
+      copy.id = view.next_column_id++;
+      view.columns.push_back(std::move(copy));
+    }
+    sort_columns(view.columns);
+    schema = with_table(schema, std::move(view));
+  }
+  return schema;
+}
+
 Result<schema::TableDef> add_columns(const AlterTableStatement& statement,
                                      const schema::KeyspaceDef& keyspace, schema::TableDef table) {
   for (const ColumnDefinition& added : statement.added) {
@@ -416,7 +440,12 @@ Result<ExecutionResult> execute_alter_table(const AlterTableStatement& statement
             std::shared_ptr<const schema::TableDef> existing,
             existing_table(now, keyspace, statement.table.name, statement.if_exists));
         if (existing == nullptr) return std::optional<schema::Schema>();
+        if (existing->is_view()) {
+          return Status::invalid_argument(
+              "Cannot use ALTER TABLE on a materialized view; use ALTER MATERIALIZED VIEW instead");
+        }
         const schema::KeyspaceDef& ks = *now.find_keyspace(keyspace);
+        const auto views = now.views_on(*existing);
         schema::TableDef table = *existing;
         switch (statement.kind) {
           case AlterTableStatement::Kind::kAlterColumnType:
@@ -426,11 +455,25 @@ Result<ExecutionResult> execute_alter_table(const AlterTableStatement& statement
             break;
           }
           case AlterTableStatement::Kind::kDrop: {
+            for (const std::string& name : statement.dropped) {
+              const ColumnDef* column = table.find_column(name);
+              if (!views.empty() && column != nullptr && !column->is_primary_key()) {
+                return Status::invalid_argument(
+                    fmt::format("Cannot drop column {} on base table {} with materialized views",
+                                name, table.name));
+              }
+            }
             CASSETTE_ASSIGN_OR_RETURN(table,
                                       drop_columns(statement, now, std::move(table), now_micros));
             break;
           }
           case AlterTableStatement::Kind::kRename: {
+            if (!views.empty()) {
+              return Status::invalid_argument(
+                  fmt::format("Cannot rename columns of base table {} with materialized views "
+                              "(not supported by Cassette: drop the views first)",
+                              table.name));
+            }
             CASSETTE_ASSIGN_OR_RETURN(table, rename_columns(statement, now, std::move(table)));
             break;
           }
@@ -447,7 +490,11 @@ Result<ExecutionResult> execute_alter_table(const AlterTableStatement& statement
             break;
           }
         }
-        return std::optional<schema::Schema>(with_table(now, std::move(table)));
+        schema::Schema next = with_table(now, std::move(table));
+        if (statement.kind == AlterTableStatement::Kind::kAdd) {
+          next = add_columns_to_views(next, statement, *next.find_table(keyspace, existing->name));
+        }
+        return std::optional<schema::Schema>(std::move(next));
       });
 }
 
@@ -464,6 +511,18 @@ Result<ExecutionResult> execute_drop_table(const DropTableStatement& statement,
             std::shared_ptr<const schema::TableDef> table,
             existing_table(now, keyspace, statement.table.name, statement.if_exists));
         if (table == nullptr) return std::optional<schema::Schema>();
+        if (table->is_view()) {
+          return Status::invalid_argument(
+              "Cannot use DROP TABLE on a materialized view. Please use DROP MATERIALIZED VIEW "
+              "instead.");
+        }
+        std::vector<std::string> views;
+        for (const auto& view : now.views_on(*table)) views.push_back(view->name);
+        if (!views.empty()) {
+          return Status::invalid_argument(fmt::format(
+              "Cannot drop table when materialized views still depend on it ({}.{{{}}})", keyspace,
+              fmt::join(views, ",")));
+        }
         return std::optional<schema::Schema>(schema::without_table(now, keyspace, table->name));
       });
 }
@@ -473,6 +532,11 @@ Result<ExecutionResult> execute_truncate(const TruncateStatement& statement,
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::TableDef> table,
                             context.resolve_writable_table(statement.table, /*truncate=*/true));
   CASSETTE_RETURN_IF_ERROR(context.check_interrupt());  // Ctrl-C: the last point to stop
+  // The views first: a crash in between leaves base rows without view rows for the next
+  // TRUNCATE to remove, never view rows without their base rows.
+  for (const auto& view : context.schema->views_on(*table)) {
+    CASSETTE_RETURN_IF_ERROR(context.store->truncate(view->table_id));
+  }
   CASSETTE_RETURN_IF_ERROR(context.store->truncate(table->table_id));
   return ExecutionResult{};
 }

@@ -3,6 +3,7 @@
 // statement's reads and writes go: the store, or the host's open transaction.
 #include "engine/cql/execution_context.h"
 
+#include "engine/cql/view_maintenance.h"
 #include "engine/txn/transaction.h"
 
 namespace cassette::cql {
@@ -20,16 +21,28 @@ Result<std::shared_ptr<const storage::Snapshot>> ExecutionContext::read_snapshot
 
 Status ExecutionContext::write(const storage::MutationBuilder& mutations) const {
   if (mutations.empty()) return Status::ok();
+  if (schema->has_views()) {
+    // The view rows a write implies are computed from the base rows it changes, read under the
+    // same lock (or transaction snapshot) the write commits with (view_maintenance.h).
+    return write_prepared([&](const storage::Snapshot&, storage::MutationBuilder& builder) {
+      builder = mutations;
+      return Result<bool>(true);
+    });
+  }
   if (transaction == nullptr) return storage::apply_mutations(*store, mutations).status();
   return transaction->add_batch(mutations, *schema);
 }
 
 Status ExecutionContext::write_prepared(const storage::PrepareMutations& prepare) const {
-  if (transaction == nullptr) return storage::apply_prepared_mutations(*store, prepare).status();
+  storage::PrepareMutations prepare_all = with_view_mutations(*this, prepare);
+  if (transaction == nullptr) {
+    return storage::apply_prepared_mutations(*store, prepare_all).status();
+  }
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot, read_snapshot());
   storage::MutationBuilder mutations;
-  CASSETTE_ASSIGN_OR_RETURN(bool write_it, prepare(*snapshot, mutations));
-  return write_it ? write(mutations) : Status::ok();
+  CASSETTE_ASSIGN_OR_RETURN(bool write_it, prepare_all(*snapshot, mutations));
+  if (!write_it || mutations.empty()) return Status::ok();
+  return transaction->add_batch(mutations, *schema);
 }
 
 void ExecutionContext::add_conflict_keys(const std::vector<ReadRow>& rows) const {
@@ -83,6 +96,11 @@ Result<std::shared_ptr<const schema::TableDef>> ExecutionContext::resolve_writab
     return Status::invalid_argument(fmt::format("{} is not supported by table {}.{}",
                                                 truncate ? "Truncation" : "Modification",
                                                 table->keyspace, table->name));
+  }
+  if (table->is_view()) {
+    return Status::invalid_argument(
+        truncate ? "Cannot TRUNCATE materialized view directly; must truncate base table instead"
+                 : "Cannot directly modify a materialized view");
   }
   return table;
 }

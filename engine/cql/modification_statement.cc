@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "engine/codec/table_codec.h"
+#include "engine/cql/view_maintenance.h"
 #include "engine/write/row_encoder.h"
 
 namespace cassette::cql {
@@ -384,16 +385,19 @@ Result<ExecutionResult> execute_modification(const PreparedModification& stateme
   bool applied = false;
   auto written = storage::apply_prepared_mutations(
       store,
-      [&](const storage::Snapshot& snapshot, storage::MutationBuilder& batch) -> Result<bool> {
-        CASSETTE_ASSIGN_OR_RETURN(current,
-                                  read_current_row(store, snapshot, table, key, clustering));
-        bool exists = clustering ? current.row.has_value() : current.static_row.has_value();
-        CASSETTE_ASSIGN_OR_RETURN(applied, conditions_apply(statement.conditions, current, exists));
-        if (!applied) return false;
-        CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, &snapshot, batch));
-        CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
-        return true;
-      });
+      with_view_mutations(
+          context,
+          [&](const storage::Snapshot& snapshot, storage::MutationBuilder& batch) -> Result<bool> {
+            CASSETTE_ASSIGN_OR_RETURN(current,
+                                      read_current_row(store, snapshot, table, key, clustering));
+            bool exists = clustering ? current.row.has_value() : current.static_row.has_value();
+            CASSETTE_ASSIGN_OR_RETURN(applied,
+                                      conditions_apply(statement.conditions, current, exists));
+            if (!applied) return false;
+            CASSETTE_RETURN_IF_ERROR(add_modification(statement, params, store, &snapshot, batch));
+            CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
+            return true;
+          }));
   CASSETTE_RETURN_IF_ERROR(written.status());
   // Cassandra answers with the values it read for the conditions: the targeted row, or the
   // static row when a condition names a static column.

@@ -245,9 +245,6 @@ void Parser::reject_unsupported_statement() const {
   int k = 1;
   if (first == "create" && at_keyword("or", 1)) k = 3;  // CREATE OR REPLACE
   std::string what = peek(k).kind == TokenKind::kIdent ? to_lower(peek(k).text) : "";
-  if (what == "materialized")
-    throw Status::invalid_argument(
-        "Materialized views are disabled. Enable in cassandra.yaml to use.");
   if (what == "function" || what == "aggregate" || what == "trigger" || what == "role" ||
       what == "user")
     throw Status::invalid_argument(

@@ -53,6 +53,34 @@ Statement Parser::parse_create() {
   }
   if (at_keyword("index")) return parse_create_index(false);
   if (at_keyword("type")) return parse_create_type();
+  if (accept_keyword("materialized")) {
+    // CREATE MATERIALIZED VIEW [IF NOT EXISTS] v AS SELECT sel FROM base [WHERE ...]
+    // PRIMARY KEY (...) [WITH ...] (Parser.g's createMaterializedViewStatement)
+    expect_keyword("view");
+    CreateViewStatement stmt;
+    stmt.if_not_exists = parse_if_not_exists(*this);
+    stmt.view = parse_qualified_name();
+    expect_keyword("as");
+    expect_keyword("select");
+    stmt.select.selectors = parse_selectors();
+    expect_keyword("from");
+    stmt.select.table = parse_qualified_name();
+    if (accept_keyword("where")) stmt.select.where = parse_where_clause();
+    expect_keyword("primary");
+    expect_keyword("key");
+    expect_symbol("(");
+    if (accept_symbol("(")) {
+      stmt.partition_key.push_back(parse_ident());
+      while (accept_symbol(",")) stmt.partition_key.push_back(parse_ident());
+      expect_symbol(")");
+    } else {
+      stmt.partition_key.push_back(parse_ident());
+    }
+    while (accept_symbol(",")) stmt.clustering.push_back(parse_ident());
+    expect_symbol(")");
+    if (accept_keyword("with")) stmt.properties = parse_table_properties();
+    return stmt;
+  }
   fail_no_viable();
 }
 
@@ -226,6 +254,15 @@ Statement Parser::parse_alter() {
   }
   if (at_keyword("table")) return parse_alter_table();
   if (at_keyword("type")) return parse_alter_type();
+  if (accept_keyword("materialized")) {
+    expect_keyword("view");
+    AlterViewStatement stmt;
+    stmt.if_exists = parse_if_exists(*this);
+    stmt.view = parse_qualified_name();
+    expect_keyword("with");
+    stmt.properties = parse_table_properties();
+    return stmt;
+  }
   fail_no_viable();
 }
 
@@ -347,6 +384,13 @@ Statement Parser::parse_drop() {
     stmt.type = parse_user_type_name();
     return stmt;
   }
+  if (accept_keyword("materialized")) {
+    expect_keyword("view");
+    DropViewStatement stmt;
+    stmt.if_exists = parse_if_exists(*this);
+    stmt.view = parse_qualified_name();
+    return stmt;
+  }
   fail_no_viable();
 }
 
@@ -357,7 +401,7 @@ DescribeStatement Parser::parse_describe() {
   if (!accept_keyword("describe")) expect_keyword("desc");
   using Kind = DescribeStatement::Kind;
   if (at_keyword("cluster") || at_keyword("functions") || at_keyword("aggregates") ||
-      at_keyword("function") || at_keyword("aggregate") || at_keyword("materialized"))
+      at_keyword("function") || at_keyword("aggregate"))
     throw Status::invalid_argument(
         fmt::format("DESCRIBE {} is not supported", to_lower(peek().text)));
   if (at_keyword("full") || (at_keyword("schema") && !at_symbol(".", 1))) {
@@ -382,6 +426,10 @@ DescribeStatement Parser::parse_describe() {
   } else if (accept_keyword("index")) {
     stmt.kind = Kind::kIndex;
     stmt.name = parse_qualified_name("index");
+  } else if (accept_keyword("materialized")) {
+    expect_keyword("view");
+    stmt.kind = Kind::kView;
+    stmt.name = parse_qualified_name();
   } else if (accept_keyword("types")) {
     stmt.kind = Kind::kTypes;
   } else if (accept_keyword("type")) {

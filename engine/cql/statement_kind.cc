@@ -46,6 +46,12 @@ std::string_view statement_name(const Statement& statement) {
           return "DROP TYPE";
         else if constexpr (std::is_same_v<T, DescribeStatement>)
           return "DESCRIBE";
+        else if constexpr (std::is_same_v<T, CreateViewStatement>)
+          return "CREATE MATERIALIZED VIEW";
+        else if constexpr (std::is_same_v<T, AlterViewStatement>)
+          return "ALTER MATERIALIZED VIEW";
+        else if constexpr (std::is_same_v<T, DropViewStatement>)
+          return "DROP MATERIALIZED VIEW";
         else
           static_assert(sizeof(T) == 0, "a statement kind without a name");
       },

@@ -334,12 +334,27 @@ void for_each_table(const schema::Schema& schema, Visit&& visit) {
 
 void write_tables(const schema::Schema& schema, RowWriter& rows) {
   for_each_table(schema, [&](const TableDef& table) {
+    if (table.is_view()) return;  // in system_schema.views
     rows.set("keyspace_name", table.keyspace);
     rows.set("table_name", table.name);
     set_table_options(table, rows);
     std::vector<std::string> flags = {"compound"};
     if (table.is_counter_table()) flags.push_back("counter");
     rows.set_set("flags", std::move(flags));
+    rows.end_row();
+  });
+}
+
+void write_views(const schema::Schema& schema, RowWriter& rows) {
+  for_each_table(schema, [&](const TableDef& view) {
+    if (!view.is_view()) return;
+    rows.set("keyspace_name", view.keyspace);
+    rows.set("view_name", view.name);
+    set_table_options(view, rows);
+    rows.set("base_table_id", view.view->base_table_id);
+    rows.set("base_table_name", view.view->base_table);
+    rows.set("where_clause", view.view->where_clause);
+    rows.set("include_all_columns", view.view->include_all_columns ? "true" : "false");
     rows.end_row();
   });
 }
@@ -426,8 +441,8 @@ void write_indexes(const schema::Schema& schema, RowWriter& rows) {
 
 using Generator = std::function<void(const ExecutionContext&, RowWriter&)>;
 
-// What each table holds; the tables not listed (peers, peers_v2, triggers, views, functions,
-// aggregates) are empty: one node, and no triggers, views or user functions in Cassette.
+// What each table holds; the tables not listed (peers, peers_v2, triggers, functions,
+// aggregates) are empty: one node, and no triggers or user functions in Cassette.
 const std::map<std::string, Generator, std::less<>>& generators() {
   static const std::map<std::string, Generator, std::less<>> instance = {
       {"system.local", write_local},
@@ -435,6 +450,8 @@ const std::map<std::string, Generator, std::less<>>& generators() {
        [](const ExecutionContext& c, RowWriter& r) { write_keyspaces(*c.schema, r); }},
       {"system_schema.tables",
        [](const ExecutionContext& c, RowWriter& r) { write_tables(*c.schema, r); }},
+      {"system_schema.views",
+       [](const ExecutionContext& c, RowWriter& r) { write_views(*c.schema, r); }},
       {"system_schema.columns",
        [](const ExecutionContext& c, RowWriter& r) { write_columns(*c.schema, r); }},
       {"system_schema.dropped_columns",

@@ -69,6 +69,12 @@ class RecordReader {
     }
     return {};
   }
+  bool has(uint32_t tag) const {
+    for (const Field& f : fields_) {
+      if (f.tag == tag) return true;
+    }
+    return false;
+  }
   std::vector<std::string_view> all(uint32_t tag) const {
     std::vector<std::string_view> out;
     for (const Field& f : fields_) {
@@ -318,7 +324,9 @@ Result<KeyspaceDef> decode_keyspace(std::string_view bytes) {
 
 // table: keyspace(1) name(2) id(3) table_id(4) column(5, repeated) dropped(6, repeated)
 //        default_time_to_live(7) gc_grace_seconds(8) comment(9) compression entry(10, repeated)
-//        other option entry(11, repeated) next_column_id(12)
+//        other option entry(11, repeated) next_column_id(12); a materialized view also has
+//        view_base_table(13) view_base_table_id(14) view_include_all_columns(15)
+//        view_where_clause(16)
 std::string encode_table(const TableDef& table) {
   RecordWriter w;
   w.bytes(1, table.keyspace);
@@ -333,6 +341,12 @@ std::string encode_table(const TableDef& table) {
   w.entries(10, table.params.compression);
   w.entries(11, table.params.other);
   w.integer(12, table.next_column_id);
+  if (table.view) {
+    w.bytes(13, table.view->base_table);
+    w.bytes(14, table.view->base_table_id);
+    w.integer(15, table.view->include_all_columns ? 1 : 0);
+    w.bytes(16, table.view->where_clause);
+  }
   return with_format(w);
 }
 
@@ -359,6 +373,15 @@ Result<TableDef> decode_table(std::string_view bytes) {
   CASSETTE_ASSIGN_OR_RETURN(table.params.other, r.entries(11));
   CASSETTE_ASSIGN_OR_RETURN(int64_t next_column_id, r.integer(12, 0));
   table.next_column_id = static_cast<storage::ColumnId>(next_column_id);
+  if (r.has(13)) {
+    schema::ViewDef view;
+    view.base_table = r.string(13);
+    view.base_table_id = r.string(14);
+    CASSETTE_ASSIGN_OR_RETURN(int64_t all_columns, r.integer(15, 0));
+    view.include_all_columns = all_columns != 0;
+    view.where_clause = r.string(16);
+    table.view = std::move(view);
+  }
   table.finalize();
   return table;
 }

@@ -67,7 +67,8 @@ TableDef::TableDef(const TableDef& other)
       columns(other.columns),
       dropped(other.dropped),
       params(other.params),
-      next_column_id(other.next_column_id) {
+      next_column_id(other.next_column_id),
+      view(other.view) {
   finalize();
 }
 
@@ -119,6 +120,34 @@ std::vector<std::shared_ptr<const IndexDef>> Schema::indexes_on(const TableDef& 
     if (index->table == table.name) out.push_back(index);
   }
   return out;
+}
+
+std::vector<std::shared_ptr<const TableDef>> Schema::views_on(const TableDef& table) const {
+  std::vector<std::shared_ptr<const TableDef>> out;
+  const KeyspaceDef* ks = find_keyspace(table.keyspace);
+  if (ks == nullptr || table.is_view()) return out;
+  for (const auto& [name, candidate] : ks->tables) {
+    if (candidate->is_view() && candidate->view->base_table == table.name) out.push_back(candidate);
+  }
+  return out;
+}
+
+std::shared_ptr<const TableDef> Schema::find_table_by_id(storage::TableId id) const {
+  for (const auto& [ks_name, ks] : keyspaces) {
+    for (const auto& [name, table] : ks->tables) {
+      if (table->table_id == id) return table;
+    }
+  }
+  return nullptr;
+}
+
+bool Schema::has_views() const {
+  for (const auto& [ks_name, ks] : keyspaces) {
+    for (const auto& [name, table] : ks->tables) {
+      if (table->is_view()) return true;
+    }
+  }
+  return false;
 }
 
 Schema with_table(const Schema& schema, std::shared_ptr<const TableDef> table) {

@@ -115,6 +115,18 @@ struct KeyLayout {
   size_t columns_size = 0;
 };
 
+// What makes a table a materialized view of another table of its keyspace (Cassandra's
+// system_schema.views). The view is otherwise a table like any other (its own columns, key,
+// storage id and options), kept in KeyspaceDef::tables so reads resolve it by name; writers refuse
+// it, and every write to its base table also writes the view rows it implies, in the same commit
+// (engine/cql/view_maintenance.h).
+struct ViewDef {
+  std::string base_table;            // in the view's keyspace
+  std::string base_table_id;         // the base's uuid (TableDef::id)
+  bool include_all_columns = false;  // SELECT *
+  std::string where_clause;          // as Cassandra prints it: "k IS NOT NULL AND c IS NOT NULL"
+};
+
 // A table definition: plain data members, and a key layout derived from `columns`. Whoever builds
 // or edits a TableDef calls finalize() before reading the layout or publishing the table; a copy
 // computes its own layout (never pointing into the other's columns), and a move keeps it.
@@ -127,6 +139,7 @@ struct TableDef {
   std::vector<DroppedColumn> dropped;
   TableParams params;
   storage::ColumnId next_column_id = 0;
+  std::optional<ViewDef> view;  // set: a materialized view (its base is view->base_table)
 
   TableDef() = default;
   TableDef(const TableDef& other);
@@ -144,6 +157,7 @@ struct TableDef {
   const std::vector<const ColumnDef*>& clustering() const { return layout().clustering; }
   bool has_static_columns() const { return layout().has_static; }
   bool is_counter_table() const { return layout().counter_table; }  // any regular counter column
+  bool is_view() const { return view.has_value(); }
 
  private:
   KeyLayout layout_;
@@ -188,6 +202,11 @@ struct Schema {
   std::shared_ptr<const UserTypeDef> find_type(std::string_view keyspace,
                                                std::string_view name) const;
   std::vector<std::shared_ptr<const IndexDef>> indexes_on(const TableDef& table) const;
+  // The materialized views whose base is `table`, by name.
+  std::vector<std::shared_ptr<const TableDef>> views_on(const TableDef& table) const;
+  // The table (or view) with storage id `id`; nullptr when none.
+  std::shared_ptr<const TableDef> find_table_by_id(storage::TableId id) const;
+  bool has_views() const;  // any materialized view in any keyspace
 };
 
 // `schema` with `table` in its keyspace (replacing a table of the same name). REQUIRES: the

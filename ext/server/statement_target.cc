@@ -80,6 +80,13 @@ std::optional<SchemaChange> schema_change_of(const cql::Statement& statement,
           return named_change("UPDATED", "TYPE", s.type, ks);
         } else if constexpr (std::is_same_v<S, cql::DropTypeStatement>) {
           return named_change("DROPPED", "TYPE", s.type, ks);
+        } else if constexpr (std::is_same_v<S, cql::CreateViewStatement>) {
+          // Cassandra announces a view as a table (CreateViewStatement.schemaChangeEvent)
+          return named_change("CREATED", "TABLE", s.view, ks);
+        } else if constexpr (std::is_same_v<S, cql::AlterViewStatement>) {
+          return named_change("UPDATED", "TABLE", s.view, ks);
+        } else if constexpr (std::is_same_v<S, cql::DropViewStatement>) {
+          return named_change("DROPPED", "TABLE", s.view, ks);
         } else {
           return std::nullopt;
         }

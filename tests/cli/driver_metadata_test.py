@@ -7,7 +7,7 @@ shell (--format json: values as Cassandra's toJson()), turned into the Python va
 protocol decoder would give (sets for set<text>, bytes for blobs), and handed to
 cassandra.metadata.SchemaParserV4 in place of its queries. The metadata it builds must parse
 without error and describe the schema as it was created: replication, keys, clustering order,
-static columns, types, user types and indexes; its CQL export must equal the expected text.
+static columns, types, user types, indexes and materialized views; its CQL export must equal the expected text.
 
   python3 tests/cli/driver_metadata_test.py build     # prints "driver-metadata: N passed, M failed"
 """
@@ -31,6 +31,9 @@ CREATE TABLE shop.orders (customer int, day date, id timeuuid, total decimal, no
   PRIMARY KEY ((customer), day, id)) WITH CLUSTERING ORDER BY (day DESC, id ASC)
   AND comment = 'orders by customer' AND default_time_to_live = 3600;
 CREATE INDEX orders_items ON shop.orders (keys(items));
+CREATE MATERIALIZED VIEW shop.orders_by_day AS SELECT customer, day, id, total FROM shop.orders
+  WHERE day IS NOT NULL AND customer IS NOT NULL AND id IS NOT NULL
+  PRIMARY KEY (day, customer, id) WITH comment = 'orders of a day';
 CREATE TABLE shop.hits (page text PRIMARY KEY, n counter);
 CREATE KEYSPACE logs WITH replication = {'class': 'NetworkTopologyStrategy', 'dc1': 3}
   AND durable_writes = false;
@@ -130,6 +133,14 @@ def main():
     check("user type", (shop.user_types["address"].field_names,
                         shop.user_types["address"].field_types) ==
           (["street", "zip"], ["text", "int"]))
+    view = shop.views.get("orders_by_day")
+    check("materialized view", view is not None and view.base_table_name == "orders" and
+          not view.include_all_columns and
+          view.where_clause == "day IS NOT NULL AND customer IS NOT NULL AND id IS NOT NULL" and
+          [c.name for c in view.partition_key] == ["day"] and
+          [c.name for c in view.clustering_key] == ["customer", "id"] and
+          view.options.get("comment") == "orders of a day", str(view and view.__dict__))
+    check("a view is not a table", "orders_by_day" not in shop.tables)
     check("counter table", shop.tables["hits"].columns["n"].cql_type == "counter")
     events = keyspaces["logs"].tables["events"]
     check("compound partition key", [c.name for c in events.partition_key] == ["source", "hour"])

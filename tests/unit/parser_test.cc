@@ -148,10 +148,25 @@ TEST_CASE("parser: syntax errors point at the offending token") {
     INFO(bad);
     CHECK(parse_error(bad) != "");
   }
-  auto r = parse_statement("CREATE MATERIALIZED VIEW v AS SELECT * FROM t PRIMARY KEY (k)");
-  CHECK(r.status().code() == StatusCode::kInvalidArgument);
-  CHECK(r.status().message() ==
-        "Materialized views are disabled. Enable in cassandra.yaml to use.");
+  auto r = parse_statement(
+      "CREATE MATERIALIZED VIEW IF NOT EXISTS v AS SELECT a, b FROM ks.t WHERE a IS NOT NULL AND "
+      "b IS NOT NULL PRIMARY KEY ((b), a) WITH CLUSTERING ORDER BY (a DESC) AND comment = 'x'");
+  REQUIRE(r.is_ok());
+  const auto* view = std::get_if<CreateViewStatement>(&*r);
+  REQUIRE(view != nullptr);
+  CHECK(view->if_not_exists);
+  CHECK(view->view.name == "v");
+  CHECK(view->select.table.keyspace == "ks");
+  CHECK(view->select.selectors.size() == 2);
+  CHECK(view->select.where.size() == 2);
+  CHECK(view->partition_key == std::vector<std::string>{"b"});
+  CHECK(view->clustering == std::vector<std::string>{"a"});
+  CHECK(view->properties.clustering_order.size() == 1);
+  CHECK(parse_error("CREATE MATERIALIZED VIEW v AS SELECT * FROM t WHERE k IS NOT NULL") != "");
+  CHECK(std::holds_alternative<DropViewStatement>(
+      *parse_statement("DROP MATERIALIZED VIEW IF EXISTS ks.v")));
+  CHECK(std::holds_alternative<AlterViewStatement>(
+      *parse_statement("ALTER MATERIALIZED VIEW v WITH comment = 'y'")));
   CHECK(parse_statement(
             "CREATE OR REPLACE FUNCTION f() CALLED ON NULL INPUT RETURNS int LANGUAGE java AS 'x'")
             .status()

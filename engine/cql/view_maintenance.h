@@ -1,0 +1,50 @@
+// Materialized views kept in step with their base tables. A view is a table (schema::TableDef
+// with a ViewDef) whose rows are a function of its base table's rows: one view row per live base
+// row whose view key columns are all set. Cassandra computes view updates on each replica and
+// sends them to other nodes, which is where its races come from; here the view rows a write
+// implies are computed under the store's write lock (or in the SQL transaction's snapshot) from
+// the base rows as they are before the write and as the write leaves them, and added to the
+// write's own batch: the base write and its view rows are one commit, all or nothing.
+//
+// How a base row maps to its view row:
+// - the view row's key is the base row's values of the view's primary key columns (every base key
+//   column, at most one regular column K); no view row when the base row is dead or K is null;
+// - its liveness is the base row's marker, or K's cell when that is newer, and expires with K
+//   when K expires (the view row expires with the base cells that make it live); its cells are the
+//   base row's cells of the view's columns, with their timestamps and TTLs (capped by K's expiry);
+// - when the view key changes (K takes a new value, or the row dies), the old view row is deleted
+//   at the base write's timestamp; the new view row's cells are written at no less than that
+//   timestamp, so a key that comes back is not shadowed by its earlier deletion (writetime() in
+//   the view may then be later than in the base table).
+#pragma once
+
+#include "engine/cql/execution_context.h"
+#include "engine/schema/schema.h"
+#include "engine/storage/mutation_builder.h"
+#include "engine/storage/store.h"
+
+namespace cassette::cql {
+
+// Adds to `builder` the view rows implied by its writes to base tables of `schema`, reading the
+// base rows as they are before the write through `snapshot`. Writes to tables without views
+// change nothing. Timestamps left to the store (kAutoTimestamp) stay so.
+Status add_view_mutations(const storage::Store& store, const storage::Snapshot& snapshot,
+                          const schema::Schema& schema, int64_t now_seconds,
+                          storage::MutationBuilder& builder);
+
+// The rows of `view` for the rows of its base table `base` under `snapshot` (CREATE MATERIALIZED
+// VIEW on a table with data), added to `builder`.
+Status build_view_rows(const storage::Store& store, const storage::Snapshot& snapshot,
+                       const schema::TableDef& base, const schema::TableDef& view,
+                       int64_t now_seconds, storage::MutationBuilder& builder);
+
+// `prepare`, followed by add_view_mutations on what it filled, under the statement's schema.
+storage::PrepareMutations with_view_mutations(const ExecutionContext& context,
+                                              storage::PrepareMutations prepare);
+
+// The hosts' own writes (SQLite's and PostgreSQL's INSERT, UPDATE, DELETE and TRUNCATE on their
+// tables) do not go through CQL's executors and keep no views: refused on a view ("Cannot
+// directly modify a materialized view") and on a base table with views (write it with CQL).
+Status check_host_write(const schema::Schema& schema, const schema::TableDef& table);
+
+}  // namespace cassette::cql
