@@ -18,6 +18,7 @@
 
 #include "engine/cql/execution_context.h"
 #include "engine/cql/modification_statement.h"
+#include "engine/cql/view_maintenance.h"
 #include "engine/storage/encoded_batch.h"
 #include "engine/storage/mutation_builder.h"
 #include "engine/types/murmur3.h"
@@ -106,6 +107,10 @@ Result<std::unique_ptr<CqlRowWriter>> CqlRowWriter::open(
     std::vector<const schema::ColumnDef*> columns, RowWriterOptions options) {
   const bool counters = table->is_counter_table() && options.counter_increments;
   if (table->is_counter_table() && !counters) return write::RowEncoder::counter_table_error();
+  // Rows go straight into batches, not through CQL's executors that keep views.
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Schema> schema,
+                            session.catalog().current());
+  CASSETTE_RETURN_IF_ERROR(cql::check_host_write(*schema, *table));
   // Cassandra's checks of an INSERT's columns (the encoder's); a counter update has the same.
   std::vector<size_t> indexes;
   for (const schema::ColumnDef* c : columns) {

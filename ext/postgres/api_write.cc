@@ -16,6 +16,7 @@
 #include "engine/codec/current_row.h"
 #include "engine/codec/table_codec.h"
 #include "engine/cql/modification.h"
+#include "engine/cql/view_maintenance.h"
 #include "engine/storage/row_codec.h"
 #include "engine/storage/store_directory.h"
 #include "engine/txn/transaction.h"
@@ -346,6 +347,13 @@ Status write_row(cas_table* table, ForeignRow::Kind kind, const cas_value* value
   return Status::ok();
 }
 
+// A foreign table's writes keep no materialized views: refused on a view and on a base table
+// with views (cql::check_host_write).
+Status check_views(const cas_table& table) {
+  if (table.view_write_error.empty()) return Status::ok();
+  return Status::invalid_argument(table.view_write_error);
+}
+
 // The values a SELECT reads of the row just written, for RETURNING: each key column's value
 // converted to CQL and back (a timestamp keeps milliseconds), each written column's value as
 // read from the rows written (`written`: a set sorted without duplicates, an empty collection
@@ -384,6 +392,7 @@ int cas_write_insert(cas_table* table, const cas_value* values, const cas_repr* 
                      uint32_t command, cas_value* stored) {
   return guarded([&]() -> Status {
     CASSETTE_RETURN_IF_ERROR(check_store_writable(*table->store));
+    CASSETTE_RETURN_IF_ERROR(check_views(*table));
     WrittenRows written;
     CASSETTE_RETURN_IF_ERROR(
         insert_row(table, values, reprs, level, command, stored ? &written : nullptr));
@@ -396,6 +405,7 @@ int cas_write_update(cas_table* table, const cas_value* values, const cas_repr* 
                      const int* present, int level, uint32_t command, cas_value* stored) {
   return guarded([&]() -> Status {
     CASSETTE_RETURN_IF_ERROR(check_store_writable(*table->store));
+    CASSETTE_RETURN_IF_ERROR(check_views(*table));
     WrittenRows written;
     CASSETTE_RETURN_IF_ERROR(write_row(table, ForeignRow::Kind::kUpdate, values, reprs, present,
                                        level, command, stored ? &written : nullptr));
@@ -408,6 +418,7 @@ int cas_write_delete(cas_table* table, const cas_value* values, const cas_repr* 
                      uint32_t command) {
   return guarded([&]() -> Status {
     CASSETTE_RETURN_IF_ERROR(check_store_writable(*table->store));
+    CASSETTE_RETURN_IF_ERROR(check_views(*table));
     return write_row(table, ForeignRow::Kind::kDelete, values, reprs, nullptr, level, command,
                      nullptr);
   });
@@ -416,6 +427,7 @@ int cas_write_delete(cas_table* table, const cas_value* values, const cas_repr* 
 int cas_write_truncate(cas_table* table, int level, uint32_t command) {
   return guarded([&]() -> Status {
     CASSETTE_RETURN_IF_ERROR(check_store_writable(*table->store));
+    CASSETTE_RETURN_IF_ERROR(check_views(*table));
     return store_transaction(table->store.get(), level).truncate(table->def, command);
   });
 }

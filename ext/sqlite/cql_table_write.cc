@@ -10,6 +10,7 @@
 // NOTHING = IF NOT EXISTS.
 #include "engine/codec/table_codec.h"
 #include "engine/cql/modification.h"
+#include "engine/cql/view_maintenance.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/partition_key.h"
 #include "engine/types/scalar.h"
@@ -356,6 +357,10 @@ Status delete_row(CqlTable& t, sqlite3_int64 rowid) {
 int cql_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64*) {
   return guarded(vtab, [&] {
     auto* t = reinterpret_cast<CqlTable*>(vtab);
+    if (t->schema_seen != nullptr && t->table != nullptr) {
+      Status views = cql::check_host_write(*t->schema_seen, *t->table);
+      if (!views.is_ok()) return t->error(views.message());
+    }
     Status s = argc == 1 ? delete_row(*t, sqlite3_value_int64(argv[0])) : write_row(*t, argc, argv);
     if (!s.is_ok()) return t->error(s.message());
     return SQLITE_OK;
