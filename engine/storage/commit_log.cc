@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -180,6 +181,29 @@ LogPosition normalize_start(LogPosition from, const std::vector<uint64_t>& segme
 
 }  // namespace
 
+Result<SyncMode> parse_sync_mode(std::string_view text, std::string_view setting) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "full") return SyncMode::kFull;
+  if (lower == "normal") return SyncMode::kNormal;
+  if (lower == "off") return SyncMode::kOff;
+  return Status::invalid_argument(
+      fmt::format("{} must be full, normal or off, not '{}'", setting, text));
+}
+
+std::string_view sync_mode_name(SyncMode mode) {
+  switch (mode) {
+    case SyncMode::kFull:
+      return "full";
+    case SyncMode::kNormal:
+      return "normal";
+    case SyncMode::kOff:
+      return "off";
+  }
+  return "full";
+}
+
 std::string commit_log_segment_name(uint64_t segment) {
   return fmt::format("{:012d}.log", segment);
 }
@@ -331,7 +355,10 @@ Status CommitLogWriter::open_segment(uint64_t segment, uint64_t offset, bool cre
   sync_cv_.wait(lock, [&] { return !syncing_; });
   fd_ = std::move(fd);  // the old descriptor, already synced by the caller, closes here
   segment_path_ = std::move(path);
-  end_ = {segment, offset};
+  end_ = written_ = {segment, offset};
+  // A new segment's header is synced; an old one's bytes may not be (another process's, with
+  // sync off or normal), so the first sync or roll syncs them too.
+  durable_ = create ? end_ : LogPosition{segment, 0};
   dirty_ = false;
   return Status::ok();
 }
@@ -357,7 +384,13 @@ Result<LogPosition> CommitLogWriter::append(std::string_view payload, bool sync)
   Status s = file::write_all(fd_.get(), header, segment_path_);
   if (s.is_ok()) s = file::write_all(fd_.get(), payload, segment_path_);
   const bool sync_now = mode_ == SyncMode::kFull && sync;
-  if (s.is_ok() && sync_now) s = file::fsync_file(fd_.get(), segment_path_);
+  const LogPosition end{end_.segment, end_.offset + header.size() + payload.size()};
+  if (s.is_ok()) {
+    std::unique_lock lock(sync_mutex_);
+    written_ = end;
+    dirty_ = true;
+    if (sync_now) s = sync_through_locked(lock, end);
+  }
   if (!s.is_ok()) {
     // Take the record back so nothing follows a half-written one, and refuse further appends:
     // after a failed write or sync the file's state is unknown.
@@ -366,32 +399,73 @@ Result<LogPosition> CommitLogWriter::append(std::string_view payload, bool sync)
     if (sync_error_.is_ok()) sync_error_ = s;
     return s;
   }
-  end_.offset += header.size() + payload.size();
-  if (!sync_now) {
-    std::lock_guard lock(sync_mutex_);
-    dirty_ = true;
-  }
+  end_ = end;
   if (mode_ == SyncMode::kNormal) sync_cv_.notify_all();
   return end_;
 }
 
-Status CommitLogWriter::sync() {
-  CASSETTE_RETURN_IF_ERROR(pending_error());
-  Status s = file::fsync_file(fd_.get(), segment_path_);
-  std::lock_guard lock(sync_mutex_);
-  if (s.is_ok()) {
-    dirty_ = false;
-  } else if (sync_error_.is_ok()) {
-    sync_error_ = s;
+Status CommitLogWriter::wait_durable(LogPosition position) {
+  if (mode_ != SyncMode::kFull) return Status::ok();
+  std::unique_lock lock(sync_mutex_);
+  return sync_through_locked(lock, position);
+}
+
+// One sync at a time (syncing_): the leader takes the descriptor and the target under the lock,
+// syncs without it, and publishes durable_. A record appended while it syncs may or may not
+// reach the disk with this sync; it counts as durable only with the next one. A failure is sticky
+// (sync_error_), and a position a successful sync covered before it stays durable.
+Status CommitLogWriter::sync_through_locked(std::unique_lock<std::mutex>& lock,
+                                            LogPosition position) {
+  while (durable_ < position) {
+    if (!sync_error_.is_ok()) return sync_error_;
+    if (syncing_) {
+      sync_cv_.wait(lock);
+      continue;
+    }
+    syncing_ = true;
+    const LogPosition target = written_;
+    const int fd = fd_.get();  // open_segment swaps fd_ only once syncing_ is false
+    const std::string path = segment_path_;
+    lock.unlock();
+    Status s = file::fsync_file(fd, path);
+    sync_count_.fetch_add(1, std::memory_order_relaxed);
+    lock.lock();
+    syncing_ = false;
+    if (!s.is_ok()) {
+      if (sync_error_.is_ok()) sync_error_ = s;
+    } else if (sync_error_.is_ok()) {  // a failure meanwhile (a write) leaves durable_ alone
+      durable_ = std::max(durable_, target);
+      if (durable_ == written_) dirty_ = false;
+    }
+    sync_cv_.notify_all();
   }
-  return s;
+  return Status::ok();
+}
+
+Status CommitLogWriter::sync() {
+  std::unique_lock lock(sync_mutex_);
+  return sync_through_locked(lock, written_);
+}
+
+bool CommitLogWriter::failed() {
+  return !pending_error().is_ok();
+}
+
+bool CommitLogWriter::covers(LogPosition position) {
+  if (mode_ != SyncMode::kFull) return true;
+  std::lock_guard lock(sync_mutex_);
+  return position <= durable_;
 }
 
 Status CommitLogWriter::roll_segment() {
-  CASSETTE_RETURN_IF_ERROR(pending_error());
   // The old segment is durable before the new one exists: a bad record in any segment but the
-  // last is then always corruption, never a torn write.
-  CASSETTE_RETURN_IF_ERROR(file::fsync_file(fd_.get(), segment_path_));
+  // last is then always corruption, never a torn write. (Group commit: the records of commits
+  // still waiting in it are durable with this sync.)
+  {
+    std::unique_lock lock(sync_mutex_);
+    if (!sync_error_.is_ok()) return sync_error_;
+    CASSETTE_RETURN_IF_ERROR(sync_through_locked(lock, written_));
+  }
   return open_segment(end_.segment + 1, 0, true);
 }
 

@@ -10,6 +10,7 @@
 // the file's name and offset.
 #pragma once
 
+#include <atomic>
 #include <compare>
 #include <condition_variable>
 #include <cstdint>
@@ -27,10 +28,16 @@
 namespace cassette::storage {
 
 enum class SyncMode {
-  kFull,    // fsync before append() returns (the default, like SQLite's synchronous=FULL)
-  kNormal,  // a group-commit thread fsyncs every few milliseconds
+  kFull,    // a commit returns once an fsync covers its record (the default, like SQLite's
+            // synchronous=FULL); concurrent commits share one fsync (group commit)
+  kNormal,  // a background thread fsyncs every few milliseconds
   kOff,     // never fsync (the OS writes back); a process crash still loses nothing
 };
+
+// "full", "normal" or "off" (any case), the spelling of every host's sync setting; anything
+// else is an InvalidArgument naming `setting` and the three values.
+Result<SyncMode> parse_sync_mode(std::string_view text, std::string_view setting);
+std::string_view sync_mode_name(SyncMode mode);  // "full", "normal" or "off"
 
 // A place in the log: a segment number and a byte offset inside it.
 struct LogPosition {
@@ -64,13 +71,30 @@ class CommitLogWriter {
   ~CommitLogWriter();  // syncs what is unsynced
 
   // Appends one record; returns the position just past it. Starts a new segment first when the
-  // current one has reached segment_bytes. With kFull the record is on stable storage on return.
+  // current one has reached segment_bytes. With kFull the record is on stable storage on return
+  // (this call syncs, or waits for a sync running, as wait_durable does).
   // REQUIRES: external synchronization and the store lock. `sync` false: not synced now even
-  // with kFull (a record whose loss a later decision repairs: a prepared transaction's commit
-  // when the host can tell its outcome); the next sync or the destructor makes it durable.
+  // with kFull (a commit that calls wait_durable once it has let go of its locks, or a prepared
+  // record whose loss a later decision repairs); a later sync, the next roll or the destructor
+  // makes it durable.
   Result<LogPosition> append(std::string_view payload, bool sync = true);
+  // Group commit (kFull): returns once an fsync of this writer covers the log through
+  // `position` (an end append returned). The first caller that finds no sync running leads: it
+  // syncs everything appended so far, without any lock, while appends go on; the others wait for
+  // it, and one of them leads the next sync if its record came after the leader began. A failed
+  // sync fails every caller it did not cover, and every later append, sync and wait (no later
+  // sync can be trusted: see abandon_failed_segment_locked). kNormal and kOff: OK at once.
+  // Thread-safe; needs neither external synchronization nor the store lock.
+  Status wait_durable(LogPosition position);
   // Makes everything appended so far durable.
   Status sync();
+  // A write or sync failed: the writer takes no more records.
+  bool failed();
+  // Whether a sync of this writer covered `position` (kNormal and kOff: always, their commits
+  // do not wait).
+  bool covers(LogPosition position);
+  // The fsyncs of segments this writer made (tests count them to see commits share them).
+  uint64_t sync_count() const { return sync_count_.load(std::memory_order_relaxed); }
   // Starts a new segment now (a flush does this so the old segments can be removed once flushed).
   Status roll_segment();
   LogPosition end() const { return end_; }
@@ -80,6 +104,8 @@ class CommitLogWriter {
   Status open_segment(uint64_t segment, uint64_t offset, bool create);
   void group_commit_loop();
   Status pending_error();  // the first failed write or sync, reported by every later call
+  // wait_durable's work. REQUIRES: `lock` holds sync_mutex_.
+  Status sync_through_locked(std::unique_lock<std::mutex>& lock, LogPosition position);
 
   std::string log_dir_;
   SyncMode mode_;
@@ -93,9 +119,14 @@ class CommitLogWriter {
   std::condition_variable sync_cv_;
   bool dirty_ = false;
   bool stopping_ = false;
-  bool syncing_ = false;  // the group-commit thread is syncing fd_ outside the lock
+  bool syncing_ = false;  // a sync of fd_ runs outside the lock (one at a time)
   Status sync_error_;
   std::thread group_commit_;
+  // kFull group commit (sync_mutex_): everything appended is before written_; an fsync covered
+  // the log through durable_.
+  LogPosition written_;
+  LogPosition durable_;
+  std::atomic<uint64_t> sync_count_{0};
 };
 
 // Removes the segments that hold only records before `covered` (a flush made them redundant).

@@ -161,6 +161,12 @@ Status Store::Private::check_writable() const {
   return read_only ? read_only_store_error(path) : Status::ok();
 }
 
+Snapshot Store::Private::writer_view_locked(const Snapshot& snapshot) const {
+  Snapshot view = snapshot;
+  view.seq = last_seq;  // with the records whose commits wait for their sync
+  return view;
+}
+
 Status Store::Private::ensure_log_writer_locked() {
   if (log_writer != nullptr && log_writer->end() == log_end) return Status::ok();
   log_writer.reset();
@@ -230,22 +236,30 @@ Status Store::take_write_locks(WriteLocks& locks, bool truncating) {
       truncating) {
     CASSETTE_RETURN_IF_ERROR(p.catch_up_locked());
   }
+  // A sync failed after its commits let go of the locks (group commit): nothing more goes into
+  // that segment, and their records leave the memtable (abandon_failed_segment_locked).
+  if (p.unsynced_failed_locked()) p.log_write_failed_locked();
   if (p.log_failed) CASSETTE_RETURN_IF_ERROR(p.abandon_failed_segment_locked());
   return Status::ok();
 }
 
 // The write path every apply shares: under the process's writer mutex and the store lock, catch
 // up, let `decide` look at a snapshot of everything committed so far, truncate, then append the
-// record `encode` makes as one log record (or install a large transaction as SSTables).
+// record `encode` makes as one log record (or install a large transaction as SSTables). The
+// record is synced after the locks are let go, so that concurrent commits share one sync (group
+// commit, FORMAT.md): the commit returns only once a sync covers it.
 Result<std::optional<int64_t>> Store::apply_locked(
     const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode,
     const std::vector<TableId>& truncate_first) {
   Private& p = *p_;
   int64_t timestamp;
+  std::shared_ptr<CommitLogWriter> logged_to;  // group commit: the writer that holds our record
+  LogPosition logged_end;
+  SequenceNumber unsynced_seq = 0;
   {
     WriteLocks locks;
     CASSETTE_RETURN_IF_ERROR(lock_for_write(locks, !truncate_first.empty()));
-    CASSETTE_ASSIGN_OR_RETURN(bool write, decide(*current_snapshot()));
+    CASSETTE_ASSIGN_OR_RETURN(bool write, decide(p.writer_view_locked(*current_snapshot())));
     for (TableId table : truncate_first) CASSETTE_RETURN_IF_ERROR(p.truncate_table_locked(table));
     if (!write) return std::optional<int64_t>();
     CASSETTE_RETURN_IF_ERROR(p.ensure_log_writer_locked());
@@ -256,16 +270,29 @@ Result<std::optional<int64_t>> Store::apply_locked(
       CASSETTE_RETURN_IF_ERROR(p.commit_as_sstables_locked(*tx.sstable_batch, timestamp));
     } else {
       CASSETTE_RETURN_IF_ERROR(check_mutation_size(tx.payload));
-      if (Status logged = p.log_and_apply_locked(tx); !logged.is_ok()) {
+      if (Status logged = p.log_and_apply_locked(tx, &unsynced_seq); !logged.is_ok()) {
         // Out of use at once, while we hold the store lock, so that no process appends to it
         // (when this fails too, the next write of this process tries again).
         if (p.log_failed) (void)p.abandon_failed_segment_locked();
         return logged;
       }
+      if (unsynced_seq != 0) {
+        logged_to = p.log_writer;
+        logged_end = p.log_end;
+      }
       p.publish_change_locked();
     }
   }
+  // A failed sync fails every commit it covered, which stay invisible; the next write takes
+  // them out of the memtable and the segment out of use.
+  Status durable;
+  if (logged_to != nullptr) {
+    durable = logged_to->wait_durable(logged_end);
+    // Every record before ours is durable too (the log is sequential): all can be seen.
+    if (durable.is_ok()) p.raise_visible_seq(unsynced_seq);
+  }
   p.after_commit();
+  if (!durable.is_ok()) return durable;
   return std::optional<int64_t>(timestamp);
 }
 

@@ -175,6 +175,7 @@ class Store {
   // snapshot is consistent only while nobody writes the store (see FORMAT.md, "Read-only
   // stores"). apply, flush, compact and truncate fail with IOError "store ... is read-only".
   bool read_only() const;
+  SyncMode sync_mode() const { return options_.sync; }  // as opened
   const Clock& clock() const { return *clock_; }
   void set_table_options(TableId table, const TableOptions& options);
   // How a message names a partition, as Cassandra's do: its keyspace and "table.key". The

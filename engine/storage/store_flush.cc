@@ -195,6 +195,15 @@ Status Store::Private::flush_immutable() {
   }
   std::lock_guard state(state_mutex);
   Status s = catch_up_locked();
+  if (s.is_ok() && unsynced_failed_locked()) {
+    // A group-commit sync failed: the memtable written may hold records whose commits failed.
+    // Taking the segment out of use flushes the memtables without them instead.
+    log_write_failed_locked();
+  }
+  if (s.is_ok() && log_failed) {
+    discard();
+    return abandon_failed_segment_locked();
+  }
   // A prepared transaction left undecided must not end up before the manifest's `covered`.
   if (s.is_ok()) s = resolve_in_doubt_locked(/*must_decide=*/true);
   if (s.is_ok() && (imm != flushing || manifest.covered != start)) {
@@ -252,6 +261,8 @@ Status Store::Private::truncate_table(TableId table) {
   CASSETTE_RETURN_IF_ERROR(store_locked.lock(options.busy_timeout));
   std::lock_guard state(state_mutex);
   CASSETTE_RETURN_IF_ERROR(catch_up_locked());
+  if (unsynced_failed_locked()) log_write_failed_locked();
+  if (log_failed) CASSETTE_RETURN_IF_ERROR(abandon_failed_segment_locked());
   CASSETTE_RETURN_IF_ERROR(resolve_in_doubt_locked(/*must_decide=*/true));
   return truncate_table_locked(table);
 }
@@ -296,6 +307,8 @@ Status Store::Private::truncate_table_locked(TableId table) {
 // segment makes the failed one unneeded. It is removed and the next record begins a new segment.
 // Recovery thus never reads a segment past a failure; until this succeeds, writes fail.
 Status Store::Private::abandon_failed_segment_locked() {
+  // Group commit: the records whose sync failed were never visible and their commits failed.
+  drop_failed_unsynced_locked();
   std::vector<PendingFile> outputs;
   auto discard = [&](Status s) {
     for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);

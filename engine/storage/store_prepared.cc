@@ -18,7 +18,7 @@ Result<std::unique_ptr<PreparedCommit>> Store::prepare_commit(const PrepareWrite
   prepared->locks_ = std::make_unique<WriteLocks>();
   CASSETTE_RETURN_IF_ERROR(lock_for_write(*prepared->locks_, !truncate.empty()));
   EncodedBatch batch;
-  CASSETTE_ASSIGN_OR_RETURN(bool write, prepare(*current_snapshot(), batch));
+  CASSETTE_ASSIGN_OR_RETURN(bool write, prepare(p.writer_view_locked(*current_snapshot()), batch));
   if ((!write || batch.empty()) && truncate.empty()) return std::unique_ptr<PreparedCommit>();
   if (!write) batch = EncodedBatch();  // a TRUNCATE alone: an empty transaction after it
   CASSETTE_RETURN_IF_ERROR(p.ensure_log_writer_locked());

@@ -145,7 +145,10 @@ struct Store::Private {
   LogPosition mem_start;
   LogPosition log_end;
   int64_t last_timestamp = 0;
-  std::unique_ptr<CommitLogWriter> log_writer;  // positioned at log_end when set
+  // Positioned at log_end when set. Shared: a commit waits for its record's sync (group commit)
+  // on the writer it appended to after letting go of the locks, while the next commit may
+  // replace it.
+  std::shared_ptr<CommitLogWriter> log_writer;
   // A write or sync of the log's current segment failed: nothing more is appended to it; the
   // next write first takes it out of use (abandon_failed_segment_locked).
   bool log_failed = false;
@@ -206,15 +209,35 @@ struct Store::Private {
   // Adds a record's entries to the memtable under a new sequence number and publishes them.
   Status apply_record_locked(std::string_view payload, const std::string& where);
   Status prepare_record_locked(std::string_view payload, const std::string& where,
-                               PreparedRecord* out);         // decodes; assigns the sequence number
-  void insert_record_locked(const PreparedRecord& record);   // into `mem`, not yet visible
-  void publish_record_locked(const PreparedRecord& record);  // visible_seq reaches it
-  // Rebuilds `mem` without the entries of `seq` (inserted, never published).
-  void remove_unpublished_locked(SequenceNumber seq);
-  // Appends the transaction's record to the log (durable as the sync mode says), then makes it
-  // visible in the memtable; on failure nothing of it is visible, and the segment is out of use
-  // (log_failed).
-  Status log_and_apply_locked(EncodedTransaction& tx);
+                               PreparedRecord* out);        // decodes; assigns the sequence number
+  void insert_record_locked(const PreparedRecord& record);  // into `mem`, not yet visible
+  // Its timestamps and metadata; visible_seq reaches it unless `visible` is false (group
+  // commit: raise_visible_seq once it is durable).
+  void publish_record_locked(const PreparedRecord& record, bool visible = true);
+  void raise_visible_seq(SequenceNumber seq);  // no lock needed: it only ever rises
+  // Rebuilds `mem` and `imm` without the entries of `seqs` (inserted, never published).
+  void remove_unpublished_locked(const std::set<SequenceNumber>& seqs);
+  // Group commit (kFull): the records in the memtable whose commits wait for their sync after
+  // letting go of the locks, invisible until it succeeds, by sequence number (state_mutex).
+  struct Unsynced {
+    std::shared_ptr<CommitLogWriter> writer;  // the one that appended it
+    LogPosition end;
+  };
+  std::map<SequenceNumber, Unsynced> unsynced;
+  // Group commit: forgets the records that became visible; true when the log writer failed or
+  // the sync of one of the others did (then the segment must be taken out of use). kNormal and
+  // kOff: false.
+  bool unsynced_failed_locked();
+  // Takes the records whose sync failed out of the memtables, so that no snapshot and no flush
+  // ever sees them (their commits failed). REQUIRES: every write lock.
+  void drop_failed_unsynced_locked();
+  // Appends the transaction's record to the log, then makes it visible in the memtable; on
+  // failure nothing of it is visible, and the segment is out of use (log_failed). The record is
+  // not synced yet: the caller waits for that with log_writer->wait_durable(log_end) once it has
+  // let go of its locks (group commit, FORMAT.md "Group commit").
+  // kFull: *unsynced_seq receives the record's sequence number, not yet visible (the caller
+  // raises visible_seq to it once wait_durable succeeds); 0 when it is visible already.
+  Status log_and_apply_locked(EncodedTransaction& tx, SequenceNumber* unsynced_seq);
   void log_write_failed_locked();  // drops the writer and sets log_failed
 
   // store.cc
@@ -224,6 +247,9 @@ struct Store::Private {
   // removed it).
   Result<std::shared_ptr<const Version>> pin_version(std::shared_ptr<const Version> version);
   Status ensure_log_writer_locked();
+  // What a write decides on: `snapshot` (the latest) with the records that are in the log but
+  // not yet visible (group commit), which this write comes after. REQUIRES: state_mutex.
+  Snapshot writer_view_locked(const Snapshot& snapshot) const;
   uint64_t publish_change_locked();
   TableOptions options_for(TableId table);
   bool memtable_full() const;
