@@ -144,6 +144,9 @@ Result<CliOptions> parse_cli_options(std::span<const std::string> args) {
       CASSETTE_ASSIGN_OR_RETURN(std::string v, value());
       CASSETTE_ASSIGN_OR_RETURN(int64_t micros, parse_utc_time(v));
       options.clock_micros = micros;
+    } else if (arg == "--sync") {
+      CASSETTE_ASSIGN_OR_RETURN(std::string v, value());
+      CASSETTE_ASSIGN_OR_RETURN(options.sync, storage::parse_sync_mode(v, "--sync"));
     } else if (arg.size() > 1 && arg[0] == '-' && arg != "-") {
       return Status::invalid_argument(fmt::format("unknown option {}", arg));
     } else if (!have_store) {
@@ -189,6 +192,10 @@ Options:
   --clock 'YYYY-MM-DD HH:MM:SS'
                             use a manual clock starting at this UTC time; the shell command
                             CLOCK ADVANCE n; moves it forward n seconds (for TTL tests)
+  --sync full|normal|off    when a commit reaches the disk (default: full, synced before it
+                            returns; normal: synced within a few milliseconds, so a power loss
+                            may lose the last ones, a crash of the shell none; off: when the
+                            operating system writes it back); USAGE.md, "Durability"
   -h, --help                print this help and exit
   -v, --version             print the version and exit
 

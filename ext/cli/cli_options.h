@@ -1,7 +1,8 @@
 // The `cassette` command line: what the user asked for, parsed and checked.
 //
 //   cassette STORE [-e 'CQL; CQL; ...'] [-f FILE] [--format table|csv|json] [-k KEYSPACE]
-//            [--echo] [--keep-going] [--clock 'YYYY-MM-DD HH:MM:SS'] [--help] [--version]
+//            [--echo] [--keep-going] [--clock 'YYYY-MM-DD HH:MM:SS'] [--sync full|normal|off]
+//            [--help] [--version]
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/storage/commit_log.h"
 #include "engine/util/status.h"
 
 namespace cassette::cli {
@@ -25,6 +27,7 @@ struct CliOptions {
   bool echo = false;                    // print each statement before its output
   bool keep_going = false;              // do not stop at the first failed statement
   std::optional<int64_t> clock_micros;  // --clock: a manual clock starting at this UTC time
+  storage::SyncMode sync = storage::SyncMode::kFull;  // --sync: the commit log's sync mode
   bool help = false;
   bool version = false;
 };

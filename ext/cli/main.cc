@@ -66,6 +66,7 @@ int run(const CliOptions& options) {
   // The manual clock must outlive the store that reads it.
   std::unique_ptr<storage::ManualClock> clock;
   storage::StoreOptions store_options;
+  store_options.sync = options.sync;
   if (options.clock_micros) {
     clock = std::make_unique<storage::ManualClock>(*options.clock_micros);
     store_options.clock = clock.get();

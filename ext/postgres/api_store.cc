@@ -34,6 +34,7 @@ bool& last_error_is_serialization_failure() {
 struct Registry {
   std::map<std::string, std::shared_ptr<storage::Store>> stores;
   std::map<std::string, std::shared_ptr<schema::Catalog>> catalogs;
+  std::map<std::string, storage::SyncMode> sync;  // cas_set_store_sync, for opening
   // Every handle stays alive for the process's life; the last one is the current definition.
   std::map<std::pair<std::string, std::string>, std::vector<std::unique_ptr<cas_table>>> tables;
   std::vector<std::string> table_names;  // the last cas_keyspace_tables answer
@@ -161,6 +162,7 @@ Result<std::shared_ptr<storage::Store>> open_store(const std::string& path, bool
   options.block_cache_bytes = 64 << 20;
   options.memtable_budget_bytes = 16 << 20;
   options.resolve_in_doubt = resolve_in_doubt;
+  if (auto sync = r.sync.find(path); sync != r.sync.end()) options.sync = sync->second;
   auto store = storage::Store::open(path, options);
   if (!store) {
     return Status(Status::io_error(
@@ -283,6 +285,17 @@ extern "C" {
 
 void cas_set_in_doubt_resolver(cas_in_doubt_resolver resolve) {
   in_doubt_resolver() = resolve;
+}
+
+int cas_set_store_sync(const char* store_path, const char* sync) {
+  storage::SyncMode mode = storage::SyncMode::kFull;
+  if (sync != nullptr) {
+    Result<storage::SyncMode> parsed = storage::parse_sync_mode(sync, "sync");
+    if (!parsed.is_ok()) return set_error(parsed.status().message());
+    mode = *parsed;
+  }
+  if (store_path != nullptr) registry().sync[store_path] = mode;
+  return 0;
 }
 
 const char* cas_last_error(void) {

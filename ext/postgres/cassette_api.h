@@ -70,6 +70,12 @@ extern "C"
 	int cas_table_open(const char *store_path, const char *qualified_name,
 					   cas_table **out);
 
+	/* The commit log's sync mode ("full", "normal" or "off", any case; NULL: full) for the store
+ * at `path` when this process opens it (a store open already keeps its mode); a NULL `path`
+ * only checks `sync`. Fails, changing nothing, on another value: "sync must be full, normal or
+ * off, not 'x'". */
+	int cas_set_store_sync(const char *store_path, const char *sync);
+
 	/* Column metadata, in the table's column order (partition key, clustering, static, regular). */
 	typedef enum cas_column_kind
 	{

@@ -99,10 +99,11 @@ typedef struct CassetteOption
 
 static const CassetteOption valid_options[] = {
 	{"store",		  ForeignServerRelationId},
-	{"create",	   ForeignServerRelationId},
-	{"table",		  ForeignTableRelationId },
+	  {"create",		 ForeignServerRelationId},
+	{"sync",		 ForeignServerRelationId},
+	  {"table",		ForeignTableRelationId },
 	{"column_name", AttributeRelationId	   },
-	{NULL,		   InvalidOid			 }
+	  {NULL,			 InvalidOid			   }
 };
 
 /*
@@ -175,6 +176,11 @@ cassette_fdw_validator(PG_FUNCTION_ARGS)
 						 errmsg("store must be an absolute path, not \"%s\"",
 								path)));
 		}
+		/* "sync must be full, normal or off, not 'x'" (the engine's words, as at open) */
+		if (strcmp(def->defname, "sync") == 0 &&
+			cas_set_store_sync(NULL, defGetString(def)) != 0)
+			ereport(ERROR, (errcode(ERRCODE_FDW_INVALID_OPTION_NAME),
+							errmsg("%s", cas_last_error())));
 		if (strcmp(def->defname, "table") == 0 &&
 			strchr(defGetString(def), '.') == NULL)
 			ereport(ERROR,
@@ -211,6 +217,8 @@ server_store(ForeignServer *server)
 				 errmsg("server \"%s\" has no store option", server->servername),
 				 errhint("ALTER SERVER %s OPTIONS (ADD store '/path/to/store')",
 						 quote_identifier(server->servername))));
+	/* The server's sync option, for when this backend opens the store. */
+	CAS_CHECK(cas_set_store_sync(store, option_value(server->options, "sync")));
 	return store;
 }
 

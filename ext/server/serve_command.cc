@@ -58,6 +58,10 @@ Status apply_option(std::string_view name, std::string_view value, ServeOptions*
                               parse_number<int>(name, value, 0, 7 * 24 * 3600));
     return Status::ok();
   }
+  if (name == "--sync") {
+    CASSETTE_ASSIGN_OR_RETURN(options->sync, storage::parse_sync_mode(value, "--sync"));
+    return Status::ok();
+  }
   if (name == "--max-connections") {
     CASSETTE_ASSIGN_OR_RETURN(server.max_connections, parse_number<int>(name, value, 1, 1 << 20));
     return Status::ok();
@@ -141,6 +145,10 @@ std::string serve_usage_text() {
          "                           server stops reading its requests (default 128)\n"
          "  --idle-timeout SECONDS   close connections that send no request that long\n"
          "                           (default 0: never)\n"
+         "  --sync full|normal|off   when a commit reaches the disk: full (default) before it is\n"
+         "                           acknowledged; normal within a few milliseconds (a power\n"
+         "                           loss may lose the last ones, a crash of the server none);\n"
+         "                           off when the operating system writes it back\n"
          "\n"
          "Prints 'listening on HOST:PORT' once it accepts connections. SIGINT or SIGTERM stops\n"
          "it: requests under way finish, the store is closed, the exit status is 0.\n";
@@ -164,6 +172,7 @@ int run_serve_command(std::span<const std::string> args) {
   }
   storage::StoreOptions store_options;
   store_options.create_if_missing = true;
+  store_options.sync = options->sync;
   auto store = storage::Store::open(options->store, store_options);
   if (!store.is_ok()) {
     std::fprintf(stderr, "cassette serve: cannot open store %s: %s\n", options->store.c_str(),

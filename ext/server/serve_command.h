@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/storage/commit_log.h"
 #include "engine/util/status.h"
 #include "ext/server/server.h"
 
@@ -15,6 +16,7 @@ namespace cassette::server {
 struct ServeOptions {
   std::string store;
   ServerOptions server;
+  storage::SyncMode sync = storage::SyncMode::kFull;  // --sync: the commit log's sync mode
   bool help = false;
 };
 

@@ -556,9 +556,12 @@ Status run_server(std::shared_ptr<storage::Store> store, const ServerOptions& op
   listener.start();
   on_listening(address);
 
-  const int threads = options.threads > 0
-                          ? options.threads
-                          : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
+  // More workers than cores: with sync full a worker waits for its commit's fsync, and the
+  // commits of the workers waiting together share one (group commit, FORMAT.md).
+  const int threads =
+      options.threads > 0
+          ? options.threads
+          : std::max(kMinWorkerThreads, static_cast<int>(std::thread::hardware_concurrency()));
   std::vector<std::thread> workers;
   for (int i = 1; i < threads; ++i) workers.emplace_back([&io] { run_worker(io); });
   run_worker(io);

@@ -25,12 +25,15 @@
 
 namespace cassette::server {
 
+// Worker threads at least: connections' commits waiting for their fsync hold a worker each.
+inline constexpr int kMinWorkerThreads = 8;
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 9042;  // 0: a free port, chosen by the system
   uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
   int max_connections = 1024;  // more are accepted and closed at once
-  int threads = 0;             // 0: as many as the machine has cores (at least 2)
+  int threads = 0;             // 0: as many as the machine has cores, at least kMinWorkerThreads
   // The users let in (PasswordAuthenticator); null: no authentication, and then only a
   // loopback address is listened on unless `insecure`.
   std::shared_ptr<const PasswordFile> passwords;

@@ -51,18 +51,39 @@ std::string Connection::store_path(const std::string& db_name,
   return normalized(path);
 }
 
-Result<std::shared_ptr<storage::Store>> Connection::store_for(const std::string& db_name,
-                                                              const std::string& store_argument,
-                                                              bool create) {
+namespace {
+
+// A store is opened once per process (Store::open hands out the live one): its sync mode is the
+// one it was opened with.
+Result<std::shared_ptr<storage::Store>> with_sync(std::shared_ptr<storage::Store> store,
+                                                  const std::string& name,
+                                                  std::optional<storage::SyncMode> sync) {
+  if (sync && store->sync_mode() != *sync) {
+    return Status::invalid_argument(fmt::format(
+        "Store {} is open with sync = '{}' already, not '{}': every table of a store "
+        "takes the same sync setting",
+        name, storage::sync_mode_name(store->sync_mode()), storage::sync_mode_name(*sync)));
+  }
+  return store;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<storage::Store>> Connection::store_for(
+    const std::string& db_name, const std::string& store_argument, bool create,
+    std::optional<storage::SyncMode> sync) {
   const std::string path = store_path(db_name, store_argument);
+  const std::string& named = store_argument.empty() ? path : store_argument;  // for messages
   if (path == ":memory:") {
     if (!memory_store_) {
-      CASSETTE_ASSIGN_OR_RETURN(memory_store_, storage::Store::open(":memory:", store_options()));
+      storage::StoreOptions options = store_options();
+      if (sync) options.sync = *sync;
+      CASSETTE_ASSIGN_OR_RETURN(memory_store_, storage::Store::open(":memory:", options));
     }
-    return memory_store_;
+    return with_sync(memory_store_, named, sync);
   }
   auto it = stores_.find(path);
-  if (it != stores_.end()) return it->second;
+  if (it != stores_.end()) return with_sync(it->second, named, sync);
   std::error_code error;
   if (!create && !std::filesystem::is_directory(path, error)) {
     return Status::not_found(fmt::format("Store {} does not exist", path));
@@ -78,8 +99,10 @@ Result<std::shared_ptr<storage::Store>> Connection::store_for(const std::string&
   }
   storage::StoreOptions options = store_options();
   options.create_if_missing = create;
+  if (sync) options.sync = *sync;
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<storage::Store> store,
                             storage::Store::open(path, options));
+  CASSETTE_ASSIGN_OR_RETURN(store, with_sync(std::move(store), named, sync));
   stores_[path] = store;
   return store;
 }

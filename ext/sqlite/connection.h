@@ -37,10 +37,12 @@ class Connection {
   // Paths come back absolute and normalized (".." and symbolic links resolved).
   std::string store_path(const std::string& db_name, const std::string& store_argument) const;
   // The store at store_path(db_name, store_argument). A missing store directory is created when
-  // `create` (its parent must exist), and is NotFound otherwise.
-  Result<std::shared_ptr<storage::Store>> store_for(const std::string& db_name,
-                                                    const std::string& store_argument,
-                                                    bool create = true);
+  // `create` (its parent must exist), and is NotFound otherwise. `sync` (a `sync = '...'`
+  // argument) is the commit log's sync mode when this opens the store (full when not given); a
+  // store open already with another mode is an error.
+  Result<std::shared_ptr<storage::Store>> store_for(
+      const std::string& db_name, const std::string& store_argument, bool create = true,
+      std::optional<storage::SyncMode> sync = std::nullopt);
   // Whether a view or trigger may use a cql virtual table of database `db_name` whose store is
   // `path` (a store_path()): only the database's own default store, the in-memory store, or a
   // store this connection opened with cql_open(). A table on any other store reaches outside its

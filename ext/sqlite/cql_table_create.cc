@@ -112,7 +112,8 @@ struct Arguments {
   std::vector<std::string> with;     // CLUSTERING ORDER BY ..., option = value
   std::string keyspace = "main";
   std::string store;
-  std::string table;  // table = '...'
+  std::optional<storage::SyncMode> sync;  // sync = 'full' | 'normal' | 'off'
+  std::string table;                      // table = '...'
 };
 
 Result<Arguments> parse_arguments(int argc, const char* const* argv) {
@@ -155,14 +156,17 @@ Result<Arguments> parse_arguments(int argc, const char* const* argv) {
       std::string value = trim(std::string_view(piece).substr(eq + 1));
       std::string lower = name;
       for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      if (lower == "keyspace")
+      if (lower == "keyspace") {
         out.keyspace = unquote(value);
-      else if (lower == "store")
+      } else if (lower == "store") {
         out.store = unquote(value);
-      else if (lower == "table")
+      } else if (lower == "sync") {
+        CASSETTE_ASSIGN_OR_RETURN(out.sync, storage::parse_sync_mode(unquote(value), "sync"));
+      } else if (lower == "table") {
         out.table = unquote(value);
-      else
+      } else {
         out.with.push_back(name + " = " + map_option_value(value));
+      }
       continue;
     }
     out.columns.push_back(piece);
@@ -329,7 +333,7 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   std::string name = owns ? std::string(argv[2]) : cql_identifier(args.table);
   // Only CREATE VIRTUAL TABLE makes a store. Connecting (a table of a schema, which someone
   // else may have written) never creates one where its arguments point.
-  auto store = connection->store_for(argv[1], args.store, create);
+  auto store = connection->store_for(argv[1], args.store, create, args.sync);
   if (!store.is_ok() && store.status().code() == StatusCode::kNotFound && !create) {
     return connect_gone(db, argv, connection, nullptr, nullptr, args, keyspace, name,
                         store.status().message(), vtab);

@@ -46,6 +46,14 @@ check "bad format" 2 "" "cassette: unknown --format 'xml' (expected table, csv o
 Try 'cassette --help' for more information." -- "$cassette" :memory: --format xml -e ''
 check "bad clock" 2 "" "cassette: invalid --clock time '2024-13-01' (expected 'YYYY-MM-DD HH:MM:SS', UTC)
 Try 'cassette --help' for more information." -- "$cassette" :memory: --clock 2024-13-01 -e ''
+check "bad sync" 2 "" "cassette: --sync must be full, normal or off, not 'sometimes'
+Try 'cassette --help' for more information." -- "$cassette" :memory: --sync sometimes -e ''
+for mode in full normal OFF; do
+  check "sync $mode writes" 0 "" "" -- "$cassette" "sync-$mode" --sync "$mode" \
+    -e "$KS; $TABLE; INSERT INTO ks.t (k, v) VALUES (1, 'one')"
+  check "sync $mode read back" 0 "k,v
+1,one" "" -- "$cassette" "sync-$mode" --sync=$mode --format csv -e "SELECT * FROM ks.t"
+done
 check "-e and -f" 2 "" "cassette: give either -e or -f, not both
 Try 'cassette --help' for more information." -- "$cassette" :memory: -e '' -f x.cql
 check "empty script" 0 "" "" -- "$cassette" :memory: -e ''

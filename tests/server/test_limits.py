@@ -8,6 +8,7 @@ Usage: tests/server/test_limits.py BUILD_DIR
 """
 import os
 import subprocess
+import tempfile
 import time
 
 from server_process import Server, run_tests
@@ -115,11 +116,31 @@ def test_idle_timeout_closes_a_silent_connection_and_serves_others(build_dir):
 def test_limits_options_are_checked(build_dir):
     for option, value, message in (
             ("--max-in-flight", "0", "--max-in-flight needs a number from 1 to 65536, not '0'"),
-            ("--idle-timeout", "-1", "--idle-timeout needs a number from 0 to 604800, not '-1'")):
+            ("--idle-timeout", "-1", "--idle-timeout needs a number from 0 to 604800, not '-1'"),
+            ("--sync", "sometimes", "--sync must be full, normal or off, not 'sometimes'")):
         result = subprocess.run([os.path.join(build_dir, "cassette"), "serve", ":memory:", option,
                                  value], capture_output=True, text=True, timeout=30)
         assert result.returncode == 2, result
         assert f"cassette serve: {message}" in result.stderr, result.stderr
+
+
+def test_every_sync_mode_serves_writes_that_outlive_the_server(build_dir):
+    for mode in ("full", "NORMAL", "off"):
+        with tempfile.TemporaryDirectory() as work:
+            store = os.path.join(work, "store")
+            with Server(build_dir, store, "--sync", mode) as server:
+                sock = started(server)
+                run(sock, "CREATE KEYSPACE ks WITH replication = "
+                          "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+                run(sock, "CREATE TABLE ks.t (k int PRIMARY KEY, v text)")
+                for k in range(20):
+                    run(sock, f"INSERT INTO ks.t (k, v) VALUES ({k}, 'v{k}')")
+                sock.close()
+            # Stopped (SIGTERM closes the store), then read back by the shell.
+            result = subprocess.run([os.path.join(build_dir, "cassette"), store, "--format", "csv",
+                                     "-e", "SELECT count(*) FROM ks.t"],
+                                    capture_output=True, text=True, timeout=30)
+            assert (result.returncode, result.stdout) == (0, "count\n20\n"), (mode, result)
 
 
 if __name__ == "__main__":

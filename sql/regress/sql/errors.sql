@@ -6,6 +6,20 @@ SET timezone = 'UTC';
 -- options
 CREATE SERVER bad_option FOREIGN DATA WRAPPER cassette_fdw OPTIONS (path '/tmp/x');
 CREATE SERVER relative FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store 'relative/path');
+CREATE SERVER bad_sync FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store '/tmp/x', sync 'sometimes');
+ALTER SERVER cassette OPTIONS (ADD sync '');
+-- each sync mode is accepted (any case), and a store opened with one works
+\getenv store CASSETTE_STORE
+\set synced_store :store '.synced'
+CREATE SERVER synced FOREIGN DATA WRAPPER cassette_fdw OPTIONS (store :'synced_store', create 'true', sync 'NORMAL');
+ALTER SERVER synced OPTIONS (SET sync 'off');
+ALTER SERVER synced OPTIONS (SET sync 'full');
+ALTER SERVER synced OPTIONS (SET sync 'normal');
+SELECT cql($$CREATE KEYSPACE synced WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}$$, 'synced');
+SELECT cql('CREATE TABLE synced.t (k int PRIMARY KEY, v text)', 'synced');
+SELECT cql($$INSERT INTO synced.t (k, v) VALUES (1, 'one')$$, 'synced');
+SELECT cql('SELECT * FROM synced.t', 'synced');
+DROP SERVER synced;
 CREATE FOREIGN TABLE no_dot (k int) SERVER cassette OPTIONS (table 'nodot');
 CREATE FOREIGN TABLE bad_col_option (k int OPTIONS (name 'x')) SERVER cassette OPTIONS (table 'app.kv');
 -- a missing store, keyspace, table or column is named
