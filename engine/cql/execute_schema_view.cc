@@ -277,6 +277,19 @@ std::shared_ptr<const schema::TableDef> find_view(const schema::Schema& schema,
   return table != nullptr && table->is_view() ? table : nullptr;
 }
 
+// The view ALTER or DROP names: null when it does not exist and IF EXISTS was given.
+Result<std::shared_ptr<const schema::TableDef>> existing_view(const schema::Schema& schema,
+                                                              const std::string& keyspace,
+                                                              const std::string& name,
+                                                              bool if_exists) {
+  std::shared_ptr<const schema::TableDef> view = find_view(schema, keyspace, name);
+  if (view == nullptr && !if_exists) {
+    return Status::invalid_argument(
+        fmt::format("Materialized view '{}.{}' doesn't exist", keyspace, name));
+  }
+  return view;
+}
+
 }  // namespace
 
 Result<ExecutionResult> execute_create_view(const CreateViewStatement& statement,
@@ -352,13 +365,10 @@ Result<ExecutionResult> execute_alter_view(const AlterViewStatement& statement,
   CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, context.resolve_keyspace(statement.view));
   return run_change(
       context, [&](const schema::Schema& now) -> Result<std::optional<schema::Schema>> {
-        std::shared_ptr<const schema::TableDef> view =
-            find_view(now, keyspace, statement.view.name);
-        if (view == nullptr) {
-          if (statement.if_exists) return std::optional<schema::Schema>();
-          return Status::invalid_argument(fmt::format("Materialized view '{}.{}' doesn't exist",
-                                                      keyspace, statement.view.name));
-        }
+        CASSETTE_ASSIGN_OR_RETURN(
+            std::shared_ptr<const schema::TableDef> view,
+            existing_view(now, keyspace, statement.view.name, statement.if_exists));
+        if (view == nullptr) return std::optional<schema::Schema>();
         if (has_property(statement.properties.properties, "id")) {
           return Status::configuration("Cannot alter table id.");
         }
@@ -383,13 +393,10 @@ Result<ExecutionResult> execute_drop_view(const DropViewStatement& statement,
   CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, context.resolve_keyspace(statement.view));
   return run_change(
       context, [&](const schema::Schema& now) -> Result<std::optional<schema::Schema>> {
-        std::shared_ptr<const schema::TableDef> view =
-            find_view(now, keyspace, statement.view.name);
-        if (view == nullptr) {
-          if (statement.if_exists) return std::optional<schema::Schema>();
-          return Status::invalid_argument(fmt::format("Materialized view '{}.{}' doesn't exist",
-                                                      keyspace, statement.view.name));
-        }
+        CASSETTE_ASSIGN_OR_RETURN(
+            std::shared_ptr<const schema::TableDef> view,
+            existing_view(now, keyspace, statement.view.name, statement.if_exists));
+        if (view == nullptr) return std::optional<schema::Schema>();
         return std::optional<schema::Schema>(schema::without_table(now, keyspace, view->name));
       });
 }

@@ -15,6 +15,22 @@ bool parse_if_not_exists(Parser& p) {
   return true;
 }
 
+// The parenthesised column list after PRIMARY KEY, `(k, c1, c2)` or `((k1, k2), c1)`: the
+// partition key columns, then the clustering columns.
+void parse_primary_key_columns(Parser& p, std::vector<std::string>* partition_key,
+                               std::vector<std::string>* clustering) {
+  p.expect_symbol("(");
+  if (p.accept_symbol("(")) {
+    partition_key->push_back(p.parse_ident());
+    while (p.accept_symbol(",")) partition_key->push_back(p.parse_ident());
+    p.expect_symbol(")");
+  } else {
+    partition_key->push_back(p.parse_ident());
+  }
+  while (p.accept_symbol(",")) clustering->push_back(p.parse_ident());
+  p.expect_symbol(")");
+}
+
 bool parse_if_exists(Parser& p) {
   if (!p.accept_keyword("if")) return false;
   p.expect_keyword("exists");
@@ -68,16 +84,7 @@ Statement Parser::parse_create() {
     if (accept_keyword("where")) stmt.select.where = parse_where_clause();
     expect_keyword("primary");
     expect_keyword("key");
-    expect_symbol("(");
-    if (accept_symbol("(")) {
-      stmt.partition_key.push_back(parse_ident());
-      while (accept_symbol(",")) stmt.partition_key.push_back(parse_ident());
-      expect_symbol(")");
-    } else {
-      stmt.partition_key.push_back(parse_ident());
-    }
-    while (accept_symbol(",")) stmt.clustering.push_back(parse_ident());
-    expect_symbol(")");
+    parse_primary_key_columns(*this, &stmt.partition_key, &stmt.clustering);
     if (accept_keyword("with")) stmt.properties = parse_table_properties();
     return stmt;
   }
@@ -127,16 +134,7 @@ CreateTableStatement Parser::parse_create_table() {
       // a later PRIMARY KEY clause replaces an earlier one; more than one is an error anyway
       stmt.partition_key.clear();
       stmt.clustering.clear();
-      expect_symbol("(");
-      if (accept_symbol("(")) {
-        stmt.partition_key.push_back(parse_ident());
-        while (accept_symbol(",")) stmt.partition_key.push_back(parse_ident());
-        expect_symbol(")");
-      } else {
-        stmt.partition_key.push_back(parse_ident());
-      }
-      while (accept_symbol(",")) stmt.clustering.push_back(parse_ident());
-      expect_symbol(")");
+      parse_primary_key_columns(*this, &stmt.partition_key, &stmt.clustering);
       return;
     }
     ColumnDefinition column;
