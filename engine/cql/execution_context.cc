@@ -97,11 +97,7 @@ Result<std::shared_ptr<const schema::TableDef>> ExecutionContext::resolve_writab
                                                 truncate ? "Truncation" : "Modification",
                                                 table->keyspace, table->name));
   }
-  if (table->is_view()) {
-    return Status::invalid_argument(
-        truncate ? "Cannot TRUNCATE materialized view directly; must truncate base table instead"
-                 : "Cannot directly modify a materialized view");
-  }
+  CASSETTE_RETURN_IF_ERROR(check_not_view(*table, truncate));
   return table;
 }
 

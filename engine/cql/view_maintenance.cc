@@ -2,8 +2,6 @@
 // view rows that differ between them.
 #include "engine/cql/view_maintenance.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -16,6 +14,7 @@
 #include "engine/codec/table_codec.h"
 #include "engine/storage/encoded_batch.h"
 #include "engine/storage/row_cursor.h"
+#include "engine/txn/transaction.h"
 #include "engine/types/byte_comparable.h"
 
 namespace cassette::cql {
@@ -394,17 +393,15 @@ Status build_view_rows(const storage::Store& store, const storage::Snapshot& sna
   return cursor->status();
 }
 
-Status check_host_write(const schema::Schema& schema, const schema::TableDef& table) {
-  if (table.is_view())
-    return Status::invalid_argument("Cannot directly modify a materialized view");
-  std::vector<std::shared_ptr<const schema::TableDef>> views = schema.views_on(table);
-  if (views.empty()) return Status::ok();
-  std::string names;
-  for (const auto& view : views) names += (names.empty() ? "" : ",") + view->name;
-  return Status::invalid_argument(fmt::format(
-      "Table {}.{} has materialized views ({}.{{{}}}): write it with CQL statements (cql() in "
-      "SQLite and PostgreSQL), which keep them in step",
-      table.keyspace, table.name, table.keyspace, names));
+Status check_not_view(const schema::TableDef& table, bool truncate) {
+  if (!table.is_view()) return Status::ok();
+  return Status::invalid_argument(
+      truncate ? "Cannot TRUNCATE materialized view directly; must truncate base table instead"
+               : "Cannot directly modify a materialized view");
+}
+
+void keep_views(txn::Transaction& transaction, std::shared_ptr<const schema::Schema> schema) {
+  transaction.keep_views(std::move(schema), &add_view_mutations);
 }
 
 storage::PrepareMutations with_view_mutations(const ExecutionContext& context,

@@ -18,10 +18,16 @@
 //   the view may then be later than in the base table).
 #pragma once
 
+#include <memory>
+
 #include "engine/cql/execution_context.h"
 #include "engine/schema/schema.h"
 #include "engine/storage/mutation_builder.h"
 #include "engine/storage/store.h"
+
+namespace cassette::txn {
+class Transaction;
+}  // namespace cassette::txn
 
 namespace cassette::cql {
 
@@ -43,8 +49,13 @@ storage::PrepareMutations with_view_mutations(const ExecutionContext& context,
                                               storage::PrepareMutations prepare);
 
 // The hosts' own writes (SQLite's and PostgreSQL's INSERT, UPDATE, DELETE and TRUNCATE on their
-// tables) do not go through CQL's executors and keep no views: refused on a view ("Cannot
-// directly modify a materialized view") and on a base table with views (write it with CQL).
-Status check_host_write(const schema::Schema& schema, const schema::TableDef& table);
+// tables, the shell's COPY FROM and pg-import) keep the views of a base table as CQL's do; a
+// view itself takes none: "Cannot directly modify a materialized view" (for a TRUNCATE,
+// Cassandra's "Cannot TRUNCATE materialized view directly; must truncate base table instead").
+Status check_not_view(const schema::TableDef& table, bool truncate = false);
+
+// Makes the host's writes through `transaction` keep the views of `schema` (the schema the
+// host's statement runs under): txn::Transaction::keep_views with add_view_mutations.
+void keep_views(txn::Transaction& transaction, std::shared_ptr<const schema::Schema> schema);
 
 }  // namespace cassette::cql

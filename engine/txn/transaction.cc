@@ -24,9 +24,65 @@ Status Transaction::add_encoded(Kind kind, const std::shared_ptr<const schema::T
                                 std::string_view partition_key, bool is_static,
                                 std::string_view clustering, std::string_view encoded_row,
                                 uint64_t statement) {
+  // A view's row is a base table's row: static rows have none.
+  if (!is_static && has_views(table)) {
+    return add_with_views(kind, table, partition_key, clustering, encoded_row, statement);
+  }
   const auto entry_kind = is_static ? storage::EntryKind::kStaticRow : storage::EntryKind::kRow;
   return append(log_, kind, table, partition_key, entry_kind,
                 is_static ? std::string_view() : clustering, encoded_row, statement);
+}
+
+void Transaction::keep_views(std::shared_ptr<const schema::Schema> schema, ViewRows view_rows) {
+  if (schema != views_schema_) views_checked_.reset();
+  views_schema_ = std::move(schema);
+  view_rows_ = view_rows;
+}
+
+bool Transaction::has_views(const std::shared_ptr<const schema::TableDef>& table) {
+  if (views_schema_ == nullptr || view_rows_ == nullptr || !views_schema_->has_views()) {
+    return false;
+  }
+  if (views_checked_ != table) {
+    views_checked_ = table;
+    views_checked_result_ = !views_schema_->views_on(*table).empty();
+  }
+  return views_checked_result_;
+}
+
+Status Transaction::add_with_views(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
+                                   std::string_view partition_key, std::string_view clustering,
+                                   std::string_view encoded_row, uint64_t statement) {
+  const std::string encoded(encoded_row);  // add()'s row is in scratch_, which append_batch reuses
+  storage::Row row;
+  if (!storage::decode_row(encoded, &row)) {
+    return Status::internal("A row written to a table with materialized views does not decode.");
+  }
+  // The base row as the transaction reads it now, before this write: the view rows follow from
+  // it and the write, as for a CQL statement in the transaction (ExecutionContext::write).
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> before, read_view());
+  storage::MutationBuilder writes;
+  writes.partition(table->table_id, partition_key)
+      .rows.push_back({std::string(clustering), std::move(row)});
+  CASSETTE_RETURN_IF_ERROR(
+      view_rows_(*store_, *before, *views_schema_, store_->clock().now_seconds(), writes));
+  storage::MutationBuilder views;  // what view_rows_ added after the base row's update
+  std::vector<storage::PartitionUpdate>& updates = writes.mutable_updates();
+  for (size_t i = 1; i < updates.size(); ++i) {
+    views.mutable_updates().push_back(std::move(updates[i]));
+  }
+  // The base row first: an INSERT OR IGNORE is decided at its statement's first entry, and its
+  // view rows, of the same statement, are skipped with it.
+  const size_t entries_before = log_.entries.size();
+  Status status = append(log_, kind, table, partition_key, storage::EntryKind::kRow, clustering,
+                         encoded, statement);
+  if (status.is_ok()) status = append_batch(log_, views, *views_schema_, statement);
+  if (!status.is_ok()) {
+    log_.truncate(entries_before);
+    return status;
+  }
+  add_conflict_key(table, partition_key, false, clustering);
+  return Status::ok();
 }
 
 Status Transaction::append(PendingLog& log, Kind kind,
@@ -82,6 +138,15 @@ Status Transaction::add_batch(const storage::MutationBuilder& batch, const schem
 Status Transaction::truncate(const std::shared_ptr<const schema::TableDef>& table,
                              StatementId statement) {
   if (store_->read_only()) return storage::read_only_store_error(store_->path());
+  if (has_views(table)) {
+    for (const auto& view : views_schema_->views_on(*table)) truncate_one(view, statement);
+  }
+  truncate_one(table, statement);
+  return Status::ok();
+}
+
+void Transaction::truncate_one(const std::shared_ptr<const schema::TableDef>& table,
+                               StatementId statement) {
   uint32_t index = static_cast<uint32_t>(log_.tables.size());
   for (uint32_t i = 0; i < log_.tables.size(); ++i) {
     if (log_.tables[i] == table) index = i;
@@ -90,7 +155,6 @@ Status Transaction::truncate(const std::shared_ptr<const schema::TableDef>& tabl
   log_.truncates.push_back(log_.entries.size());
   log_.entries.push_back(
       PendingLog::Entry{Kind::kTruncate, false, false, index, statement, log_.batch.byte_size()});
-  return Status::ok();
 }
 
 Status Transaction::append_batch(PendingLog& log, const storage::MutationBuilder& batch,

@@ -26,6 +26,17 @@
 // table under the same write lock as it writes the rest. Not thread-safe: one transaction
 // belongs to one host session.
 //
+// Materialized views. A host that set keep_views() writes base tables as CQL does in a
+// transaction: each row it adds to a table with views (add, add_encoded) comes with the view
+// rows it implies, in the same statement, computed from the base row as the transaction reads
+// it just before (read_view(): the committed state, pinned or latest, with the transaction's
+// own writes on top). Later writes to the same row see the earlier ones, so the log folds to
+// the right final view rows (a view key changed twice, a row deleted and written again), and a
+// savepoint or ROLLBACK undoes the view rows with their base rows. Under a pinned snapshot such
+// a row is also a conflict key: when another commit changed it since, the view rows were
+// computed from a stale row and the commit fails with a serialization failure. A TRUNCATE of a
+// base table truncates its views too.
+//
 // Isolation. kPerStatement (the default; PostgreSQL's READ COMMITTED) reads the store's latest
 // committed state at each read_view(). kSnapshot (PostgreSQL's REPEATABLE READ, a SQLite
 // transaction) pins the committed state at the transaction's first read (committed_view()) and
@@ -44,6 +55,7 @@
 // none for a transaction without keys; two point reads per key at commit.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -108,6 +120,15 @@ class Transaction {
   // the table before writing the rest. Fails, buffering nothing, for a read-only store.
   Status truncate(const std::shared_ptr<const schema::TableDef>& table, StatementId statement);
   StatementId next_statement() { return ++statements_; }
+  // The view rows of base-table writes (cql::add_view_mutations: engine/cql sits above this
+  // layer, and hosts set it through cql::keep_views): the rows of the views of `schema` that
+  // `writes` imply, read from `snapshot` as before the writes, added to `writes`.
+  using ViewRows = Status (*)(const storage::Store& store, const storage::Snapshot& snapshot,
+                              const schema::Schema& schema, int64_t now_seconds,
+                              storage::MutationBuilder& writes);
+  // From here on the host's row writes (add, add_encoded, truncate) keep the views of `schema`
+  // (the schema the host's statement runs under): see the header comment. A null `schema` stops it.
+  void keep_views(std::shared_ptr<const schema::Schema> schema, ViewRows view_rows);
   // The statement add_batch() gives the writes that follow: by default each call is a new one
   // (next_statement()); a host that numbers its statements itself (PostgreSQL's CommandId,
   // given to cql() too) sets it before each. Ids must not decrease along the log.
@@ -198,6 +219,14 @@ class Transaction {
                        std::string_view partition_key, storage::EntryKind entry_kind,
                        std::string_view clustering, std::string_view value, uint64_t statement);
   void reset_overlay();
+  // Whether `table` has views in views_schema_ (the last table asked is remembered).
+  bool has_views(const std::shared_ptr<const schema::TableDef>& table);
+  // truncate() of one table.
+  void truncate_one(const std::shared_ptr<const schema::TableDef>& table, StatementId statement);
+  // add_encoded() of a row of a base table with views: the row, then its view rows.
+  Status add_with_views(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
+                        std::string_view partition_key, std::string_view clustering,
+                        std::string_view encoded_row, uint64_t statement);
   void truncate_schema_changes(size_t n);
   // The log's rows as one store transaction's writes: folded, INSERT OR IGNORE decided against
   // `snapshot` (the committing one), rows of tables in `dropped` left out.
@@ -250,6 +279,11 @@ class Transaction {
   Isolation isolation_ = Isolation::kPerStatement;
   std::shared_ptr<const storage::Snapshot> pinned_;  // kSnapshot: since the first read
   std::vector<ConflictKey> conflict_keys_;
+  // keep_views(): the schema whose views the host's writes keep, and how to compute them.
+  std::shared_ptr<const schema::Schema> views_schema_;
+  ViewRows view_rows_ = nullptr;
+  std::shared_ptr<const schema::TableDef> views_checked_;  // has_views(): the last table asked
+  bool views_checked_result_ = false;
 
   // The overlay: the fold of log_.entries[0, overlay_entries_), its rows in overlay_; the
   // tables those entries truncated.

@@ -107,10 +107,11 @@ Result<std::unique_ptr<CqlRowWriter>> CqlRowWriter::open(
     std::vector<const schema::ColumnDef*> columns, RowWriterOptions options) {
   const bool counters = table->is_counter_table() && options.counter_increments;
   if (table->is_counter_table() && !counters) return write::RowEncoder::counter_table_error();
-  // Rows go straight into batches, not through CQL's executors that keep views.
+  // A view takes no rows; a base table's views are kept by each batch (write_batch).
+  CASSETTE_RETURN_IF_ERROR(cql::check_not_view(*table));
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Schema> schema,
                             session.catalog().current());
-  CASSETTE_RETURN_IF_ERROR(cql::check_host_write(*schema, *table));
+  const bool has_views = !schema->views_on(*table).empty();
   // Cassandra's checks of an INSERT's columns (the encoder's); a counter update has the same.
   std::vector<size_t> indexes;
   for (const schema::ColumnDef* c : columns) {
@@ -135,8 +136,9 @@ Result<std::unique_ptr<CqlRowWriter>> CqlRowWriter::open(
   for (const schema::ColumnDef* c : state->columns) {
     state->clustering_given = state->clustering_given || c->kind == schema::ColumnKind::kClustering;
   }
-  // Rows that read before they write stay on the general path, which reads under the write lock.
-  if (!counters && !encoder->needs_read()) state->encoder = std::move(encoder);
+  // Rows that read before they write stay on the general path, which reads under the write
+  // lock; so do the rows of a table with views, whose view rows are read there too.
+  if (!counters && !encoder->needs_read() && !has_views) state->encoder = std::move(encoder);
   CASSETTE_RETURN_IF_ERROR(state->begin_batch());
   return std::unique_ptr<CqlRowWriter>(new CqlRowWriter(std::move(state)));
 }
@@ -213,12 +215,14 @@ int64_t CqlRowWriter::written() const {
 namespace {
 
 // One batch as one store write: the updates built, plus the rows that read first, added under
-// the write lock through the snapshot it gives (as execute_batch() does).
-Status write_batch(storage::Store& store, storage::MutationBuilder built,
+// the write lock through the snapshot it gives, and the view rows they imply (as
+// execute_batch() does). `context`: the batch's schema and "now".
+Status write_batch(const cql::ExecutionContext& context, storage::MutationBuilder built,
                    const std::vector<cql::PreparedModification>& reading_rows,
                    const std::vector<cql::WriteParameters>& reading_params) {
-  if (reading_rows.empty()) {
-    if (built.empty()) return Status::ok();
+  storage::Store& store = *context.store;
+  if (built.empty() && reading_rows.empty()) return Status::ok();
+  if (reading_rows.empty() && !context.schema->has_views()) {
     // In the memtable's order (token, then key), each insert starts where the last one ended
     // and finds its path cached.
     std::vector<std::pair<int64_t, storage::PartitionUpdate*>> order;
@@ -236,16 +240,17 @@ Status write_batch(storage::Store& store, storage::MutationBuilder built,
     return storage::apply_mutations(store, sorted).status();
   }
   return storage::apply_prepared_mutations(
-             store,
-             [&](const storage::Snapshot& snapshot,
-                 storage::MutationBuilder& write) -> Result<bool> {
-               write = built;
-               for (size_t i = 0; i < reading_rows.size(); ++i) {
-                 CASSETTE_RETURN_IF_ERROR(cql::add_modification(reading_rows[i], reading_params[i],
-                                                                store, &snapshot, write));
-               }
-               return true;
-             })
+             store, cql::with_view_mutations(context,
+                                             [&](const storage::Snapshot& snapshot,
+                                                 storage::MutationBuilder& write) -> Result<bool> {
+                                               write = built;
+                                               for (size_t i = 0; i < reading_rows.size(); ++i) {
+                                                 CASSETTE_RETURN_IF_ERROR(cql::add_modification(
+                                                     reading_rows[i], reading_params[i], store,
+                                                     &snapshot, write));
+                                               }
+                                               return true;
+                                             }))
       .status();
 }
 
@@ -267,12 +272,11 @@ Status CqlRowWriter::flush() {
     s.pending_value_bytes = 0;
     return s.begin_batch();
   }
-  s.in_flight =
-      std::async(std::launch::async, [store = &s.session->store(), built = std::move(s.built),
-                                      rows = std::move(s.reading_rows),
-                                      params = std::move(s.reading_params)]() mutable {
-        return write_batch(*store, std::move(built), rows, params);
-      });
+  s.in_flight = std::async(std::launch::async, [context = s.context, built = std::move(s.built),
+                                                rows = std::move(s.reading_rows),
+                                                params = std::move(s.reading_params)]() mutable {
+    return write_batch(context, std::move(built), rows, params);
+  });
   s.built.clear();
   s.partitions.clear();
   s.reading_rows.clear();

@@ -35,9 +35,9 @@ struct cas_table {
   std::shared_ptr<cassette::schema::Catalog> catalog;
   std::shared_ptr<const cassette::schema::TableDef> def;
   uint64_t schema_version = 0;
-  // Why the foreign table's own writes are refused (cql::check_host_write, as of the schema
-  // resolve_table last read), or empty.
-  std::string view_write_error;
+  // The schema resolve_table last read: its views are kept by the foreign table's writes
+  // (cql::keep_views).
+  std::shared_ptr<const cassette::schema::Schema> schema;
   std::vector<std::string> names;  // storage for cas_column_info strings
   std::vector<std::string> cql_types;
   std::vector<std::string> pg_types;

@@ -9,7 +9,6 @@
 
 #include "engine/cql/parser.h"
 #include "engine/cql/statement_kind.h"
-#include "engine/cql/view_maintenance.h"
 #include "engine/storage/store_directory.h"
 #include "engine/util/json.h"
 #include "ext/pg_common/pg_types.h"
@@ -192,8 +191,7 @@ Result<std::shared_ptr<const schema::TableDef>> resolve_table(cas_table* t) {
   std::shared_ptr<const schema::TableDef> def = schema->find_table(keyspace, name);
   if (!def) return Status::not_found(fmt::format("table {}.{} does not exist", keyspace, name));
   t->schema_version = schema->version;
-  Status writable = cql::check_host_write(*schema, *def);
-  t->view_write_error = writable.is_ok() ? "" : writable.message();
+  t->schema = schema;
   return def;
 }
 
@@ -328,7 +326,7 @@ int cas_table_open(const char* store_path, const char* qualified_name, cas_table
     // A table handle never changes once handed out (the glue keeps pointers into its column
     // descriptions for a whole query); a changed definition gets a new handle.
     if (current && current->def == def) {
-      current->view_write_error = probe->view_write_error;  // a view made or dropped since
+      current->schema = probe->schema;  // a view made or dropped since
       *out = current;
       return Status::ok();
     }

@@ -347,11 +347,12 @@ Status write_row(cas_table* table, ForeignRow::Kind kind, const cas_value* value
   return Status::ok();
 }
 
-// A foreign table's writes keep no materialized views: refused on a view and on a base table
-// with views (cql::check_host_write).
-Status check_views(const cas_table& table) {
-  if (table.view_write_error.empty()) return Status::ok();
-  return Status::invalid_argument(table.view_write_error);
+// A foreign table's writes keep its materialized views, in the same transaction
+// (cql::keep_views); a view's foreign table takes none.
+Status check_views(const cas_table& table, bool truncate = false) {
+  CASSETTE_RETURN_IF_ERROR(cql::check_not_view(*table.def, truncate));
+  cql::keep_views(transaction_for(table.store.get()), table.schema);
+  return Status::ok();
 }
 
 // The values a SELECT reads of the row just written, for RETURNING: each key column's value
@@ -427,7 +428,7 @@ int cas_write_delete(cas_table* table, const cas_value* values, const cas_repr* 
 int cas_write_truncate(cas_table* table, int level, uint32_t command) {
   return guarded([&]() -> Status {
     CASSETTE_RETURN_IF_ERROR(check_store_writable(*table->store));
-    CASSETTE_RETURN_IF_ERROR(check_views(*table));
+    CASSETTE_RETURN_IF_ERROR(check_views(*table, /*truncate=*/true));
     return store_transaction(table->store.get(), level).truncate(table->def, command);
   });
 }

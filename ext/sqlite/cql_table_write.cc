@@ -358,8 +358,10 @@ int cql_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64
   return guarded(vtab, [&] {
     auto* t = reinterpret_cast<CqlTable*>(vtab);
     if (t->schema_seen != nullptr && t->table != nullptr) {
-      Status views = cql::check_host_write(*t->schema_seen, *t->table);
-      if (!views.is_ok()) return t->error(views.message());
+      Status view = cql::check_not_view(*t->table);
+      if (!view.is_ok()) return t->error(view.message());
+      // A base table's writes bring their view rows (Transaction::keep_views).
+      cql::keep_views(t->connection->pending(t->store.get()), t->schema_seen);
     }
     Status s = argc == 1 ? delete_row(*t, sqlite3_value_int64(argv[0])) : write_row(*t, argc, argv);
     if (!s.is_ok()) return t->error(s.message());

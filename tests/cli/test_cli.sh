@@ -544,5 +544,21 @@ mv_view=$("$cassette" "$mv_store" --format csv -e "SELECT k, v FROM ks.bv" | tai
 check "materialized view: base and view agree after a kill" 0 "7 rows, same" "" -- \
   bash -c "[ '$mv_base' == '$mv_view' ] && echo \"\$(echo '$mv_view' | wc -l) rows, same\" || echo differ"
 
+# COPY FROM into a base table keeps its view (a view key moved, one set, one NULL); a view takes
+# no COPY FROM.
+mvc=$work/mv_copy
+"$cassette" "$mvc" -e "$KS; CREATE TABLE ks.u (k int PRIMARY KEY, c text, n text);
+INSERT INTO ks.u (k, c, n) VALUES (1, 'fr', 'old'); INSERT INTO ks.u (k, c, n) VALUES (4, 'es', 'Di');
+CREATE MATERIALIZED VIEW ks.uc AS SELECT * FROM ks.u WHERE c IS NOT NULL AND k IS NOT NULL
+PRIMARY KEY (c, k)" >/dev/null
+printf 'k,c,n\n1,de,Ada\n2,fr,Bob\n3,,Cy\n4,,Di\n' >mv_copy.csv
+check_match "copy from into a base table with a view" 0 '^4 rows imported from 1 files in [0-9.]+ seconds \(0 skipped\)\.$' '^$' -- \
+  "$cassette" "$mvc" -e "COPY ks.u FROM 'mv_copy.csv' WITH HEADER = true"
+check "copy from keeps the view" 0 "c,k,n
+de,1,Ada
+fr,2,Bob" "" -- bash -c "'$cassette' '$mvc' --format csv -e 'SELECT c, k, n FROM ks.uc' | sort"
+check "copy from into a view" 1 "" "<stdin>:1:Cannot directly modify a materialized view" -- \
+  "$cassette" "$mvc" -e "COPY ks.uc FROM 'mv_copy.csv' WITH HEADER = true"
+
 echo "cli: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

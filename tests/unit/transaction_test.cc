@@ -7,6 +7,7 @@
 
 #include "engine/codec/table_codec.h"
 #include "engine/cql/parser.h"
+#include "engine/cql/view_maintenance.h"
 #include "engine/types/byte_comparable.h"
 #include "tests/unit/cql_test_fixture.h"
 
@@ -462,6 +463,60 @@ TEST_CASE_FIXTURE(ConflictFixture, "txn: counter increments are deltas and never
   ok("UPDATE c SET n = n + 100 WHERE k = 1");
   REQUIRE(transaction_.commit().is_ok());
   CHECK(rows("SELECT n FROM c WHERE k = 1") == Rows{"111"});
+}
+
+TEST_CASE_FIXTURE(ConflictFixture, "txn: a host's row write keeps the views, from its snapshot") {
+  ok("CREATE MATERIALIZED VIEW tv AS SELECT * FROM t WHERE v IS NOT NULL AND a IS NOT NULL AND b "
+     "IS NOT NULL PRIMARY KEY (v, a, b)");
+  tick();
+  auto schema = session().catalog().current().value();
+  auto table = schema->find_table("ks", "t");
+  REQUIRE(table != nullptr);
+  const schema::ColumnDef* v = table->find_column("v");
+  REQUIRE(v != nullptr);
+  const schema::KeyLayout& layout = table->layout();
+  std::string clustering;
+  const std::vector<std::string> parts{int32(1)};
+  REQUIRE(types::encode_clustering(layout.clustering_types, layout.clustering_orders(), parts,
+                                   &clustering)
+              .is_ok());
+  const std::string key = cql::partition_key_bytes(std::vector{int32(1)});
+  // What a host's UPDATE t SET v = `value` WHERE a = 1 AND b = 1 adds.
+  auto write_v = [&](txn::Transaction& transaction, const std::string& value) {
+    storage::Row row;
+    storage::ColumnData cell;
+    cell.id = v->id;
+    cell.cell = storage::Cell::live(storage::kAutoTimestamp, value);
+    row.columns.push_back(std::move(cell));
+    cql::keep_views(transaction, schema);
+    REQUIRE(transaction
+                .add(txn::Transaction::Kind::kWrite, table, key, false, clustering, row,
+                     transaction.next_statement())
+                .is_ok());
+  };
+  // The view row moves with the write, and the transaction reads it before the commit.
+  write_v(transaction_, "p");
+  write_v(transaction_, "q");
+  CHECK(rows_in("SELECT v, b FROM tv WHERE v IN ('x', 'p', 'q')") == Rows{"q|1"});
+  CHECK(rows("SELECT v, b FROM tv WHERE v IN ('x', 'p', 'q')") == Rows{"x|1"});
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT v, b FROM tv WHERE v IN ('x', 'p', 'q')") == Rows{"q|1"});
+  tick();
+  // The view rows were computed from the pinned snapshot's row: another commit that changed the
+  // row since makes them stale, and the commit fails instead of writing them.
+  CHECK(rows_in("SELECT v FROM t WHERE a = 1 AND b = 1") == Rows{"q"});
+  ok("UPDATE t SET v = 'other' WHERE a = 1 AND b = 1");
+  tick();
+  write_v(transaction_, "host");
+  const Status s = transaction_.commit();
+  CHECK(s.is_serialization_failure());
+  CHECK(s.message() == kConflict);
+  CHECK(rows("SELECT v, b FROM tv WHERE v IN ('q', 'other', 'host')") == Rows{"other|1"});
+  // The retry reads the new row.
+  write_v(transaction_, "host");
+  REQUIRE(transaction_.commit().is_ok());
+  CHECK(rows("SELECT v, b FROM tv WHERE v IN ('q', 'other', 'host')") == Rows{"host|1"});
+  CHECK(rows("SELECT v, b FROM t WHERE a = 1") == Rows{"host|1", "y|2"});
 }
 
 }  // namespace cassette

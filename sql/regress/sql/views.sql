@@ -1,6 +1,6 @@
--- A materialized view (made and kept by cql()) imported as a foreign table: read like any table,
--- written never; the base table's own foreign-table writes are refused too (they would not keep
--- the view), while cql() writes keep it in the same commit.
+-- A materialized view (made by cql()) imported as a foreign table: read like any table, written
+-- never; writes keep it in the same commit, whether cql() or the base table's own foreign table
+-- made them, in a transaction block too.
 SET datestyle = ISO;
 SET timezone = 'UTC';
 SELECT cql('CREATE TABLE app.people (id int PRIMARY KEY, city text, name text)');
@@ -15,13 +15,39 @@ SELECT cql($$INSERT INTO app.people (id, city, name) VALUES (2, 'Oslo', 'Bob')$$
 SELECT cql($$UPDATE app.people SET city = 'Bergen' WHERE id = 1$$);
 SELECT * FROM viewed.people_by_city ORDER BY city, id;
 SELECT * FROM viewed.people_by_city WHERE city = 'Oslo';
--- writes through the foreign tables are refused
+-- writes through the view's foreign table are refused
 INSERT INTO viewed.people_by_city VALUES ('Rome', 3, 'Cy');
 DELETE FROM viewed.people_by_city;
+UPDATE viewed.people_by_city SET name = 'Eve';
+TRUNCATE viewed.people_by_city;
+-- the base table's foreign-table writes keep the view
 INSERT INTO viewed.people VALUES (3, 'Rome', 'Cy');
 UPDATE viewed.people SET name = 'Eve' WHERE id = 1;
-TRUNCATE viewed.people;
+SELECT * FROM viewed.people_by_city ORDER BY city, id;
+UPDATE viewed.people SET city = 'Milan' WHERE id = 3;
+DELETE FROM viewed.people WHERE id = 2;
+SELECT * FROM viewed.people_by_city ORDER BY city, id;
+UPDATE viewed.people SET city = NULL WHERE id = 3;
+SELECT * FROM viewed.people_by_city ORDER BY city, id;
+-- in a transaction block: several writes to one row, read before the commit
+BEGIN;
+INSERT INTO viewed.people VALUES (5, 'Paris', 'Fay');
+UPDATE viewed.people SET city = 'Lyon' WHERE id = 5;
+DELETE FROM viewed.people WHERE id = 3;
+INSERT INTO viewed.people VALUES (3, 'Turin', 'Cy2');
+SELECT * FROM viewed.people_by_city ORDER BY city, id;
+UPDATE viewed.people SET city = 'Nantes', name = 'Fay2' WHERE id = 5;
+COMMIT;
+SELECT * FROM viewed.people_by_city ORDER BY city, id;
+-- ROLLBACK leaves the base table and the view as they were
+BEGIN;
+UPDATE viewed.people SET city = 'Nice' WHERE id = 5;
+INSERT INTO viewed.people VALUES (6, 'Oslo', 'Gus');
+DELETE FROM viewed.people WHERE id = 1;
+SELECT * FROM viewed.people_by_city ORDER BY city, id;
+ROLLBACK;
 SELECT * FROM viewed.people ORDER BY id;
+SELECT * FROM viewed.people_by_city ORDER BY city, id;
 -- cql() in a transaction block: the base row and its view row commit together, or not at all
 BEGIN;
 SELECT cql($$INSERT INTO app.people (id, city, name) VALUES (4, 'Rome', 'Di')$$);
@@ -31,6 +57,10 @@ BEGIN;
 SELECT cql($$INSERT INTO app.people (id, city, name) VALUES (4, 'Rome', 'Di')$$);
 COMMIT;
 SELECT * FROM viewed.people_by_city WHERE city = 'Rome';
+-- TRUNCATE of the base table empties its view too
+TRUNCATE viewed.people;
+SELECT count(*) FROM viewed.people_by_city;
+SELECT cql('SELECT count(*) FROM app.people_by_city');
 SELECT cql('DROP MATERIALIZED VIEW app.people_by_city');
 SELECT cql('DROP TABLE app.people');
 DROP SCHEMA viewed CASCADE;
