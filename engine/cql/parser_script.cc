@@ -100,6 +100,10 @@ std::vector<ScriptStatement> split_statements(std::string_view script, bool* com
   // Then join the pieces of a BEGIN BATCH ... APPLY BATCH, and drop empty ones.
   std::vector<ScriptStatement> out;
   bool ended_at_boundary = !unterminated_quote;
+  // The line of each statement's start, counted on from the previous one (statements come in
+  // order): counting from the top each time made a 20,000-line script take seconds to start.
+  size_t counted = 0;
+  int line = 1;
   for (size_t p = 0; p < pieces.size(); ++p) {
     LexResult lexed = tokenize(script.substr(pieces[p].begin, pieces[p].end - pieces[p].begin));
     std::vector<std::string> words = words_of(lexed.tokens);
@@ -121,14 +125,14 @@ std::vector<ScriptStatement> split_statements(std::string_view script, bool* com
     LexResult head =
         tokenize(script.substr(pieces[first].begin, pieces[first].end - pieces[first].begin));
     size_t begin = pieces[first].begin;
-    int line = 1;
     for (const Token& t : head.tokens) {
       if (t.hidden()) continue;
       begin = pieces[first].begin + t.begin;
       break;
     }
-    for (size_t k = 0; k < begin; ++k)
-      if (script[k] == '\n') ++line;
+    for (; counted < begin; ++counted) {
+      if (script[counted] == '\n') ++line;
+    }
     const size_t end = statement_end(script, begin, pieces[last].end);
     out.push_back(ScriptStatement{std::string(script.substr(begin, end - begin)), line});
     p = last;
