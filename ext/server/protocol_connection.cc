@@ -129,7 +129,11 @@ std::optional<Reply> ProtocolConnection::check_header(std::span<const uint8_t> h
   reply_header.opcode = static_cast<uint8_t>(Opcode::kError);
   reply_header.stream = header.stream;
   reply_header.version = version_ != 0 ? version_ : kMaxProtocolVersion;
-  if (header.version < kMinProtocolVersion || header.version > kMaxProtocolVersion) {
+  // Inside v5's segments an envelope of any other version is answered in v5 (a reply in
+  // another envelope layout would be unreadable there); before, as Cassandra answers frames.
+  const bool other_version = version_ != 0 && header.version != version_;
+  if (!(other_version && uses_segments()) &&
+      (header.version < kMinProtocolVersion || header.version > kMaxProtocolVersion)) {
     // As Cassandra: an older version is answered in its own frame layout, so that its client
     // can read the refusal; a newer one in the newest version the server speaks.
     if (header.version < kMinProtocolVersion) {
@@ -141,7 +145,7 @@ std::optional<Reply> ProtocolConnection::check_header(std::span<const uint8_t> h
   }
   if (version_ == 0) reply_header.version = header.version;
   std::string message;
-  if (version_ != 0 && header.version != version_) {
+  if (other_version) {
     message = fmt::format(
         "Invalid message version. Got {} but previous messages on this connection had version {}",
         header.version, version_);
