@@ -88,6 +88,17 @@ Result<std::vector<std::string>> BodyReader::read_string_list() {
   return list;
 }
 
+Result<std::map<std::string, std::optional<std::string>>> BodyReader::read_bytes_map() {
+  CASSETTE_ASSIGN_OR_RETURN(uint16_t n, read_short());
+  std::map<std::string, std::optional<std::string>> map;
+  for (uint16_t i = 0; i < n; ++i) {
+    CASSETTE_ASSIGN_OR_RETURN(std::string key, read_string());
+    CASSETTE_ASSIGN_OR_RETURN(std::optional<std::string> value, read_bytes());
+    map[std::move(key)] = std::move(value);
+  }
+  return map;
+}
+
 Result<std::map<std::string, std::string>> BodyReader::read_string_map() {
   CASSETTE_ASSIGN_OR_RETURN(uint16_t n, read_short());
   std::map<std::string, std::string> map;

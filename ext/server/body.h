@@ -38,8 +38,11 @@ class BodyReader {
   Result<std::string> read_short_bytes();           // [short bytes]
   Result<std::vector<std::string>> read_string_list();
   Result<std::map<std::string, std::string>> read_string_map();
+  // [bytes map]: a custom payload (§2.2); a null value is kept as nullopt.
+  Result<std::map<std::string, std::optional<std::string>>> read_bytes_map();
 
   size_t remaining() const { return rest_.size(); }
+  std::string_view rest() const { return rest_; }
 
  private:
   Result<std::string_view> take(size_t n, std::string_view what);

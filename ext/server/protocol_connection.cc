@@ -277,6 +277,14 @@ Reply ProtocolConnection::dispatch(const FrameHeader& header, std::string_view b
     return error_reply(header, protocol_error(fmt::format("Unknown opcode {}", opcode)));
   }
   const auto op = static_cast<Opcode>(opcode);
+  // A custom payload (v4 on, §2.2) opens the body. Cassandra hands it to a custom QueryHandler,
+  // and its default handler ignores it; this server has no other, so it is read and set aside.
+  if ((header.flags & kFlagCustomPayload) && header.version >= 4) {
+    BodyReader reader(body);
+    auto payload = reader.read_bytes_map();
+    if (!payload.is_ok()) return error_reply(header, protocol_error(payload.status().message()));
+    body = reader.rest();
+  }
   if (op == Opcode::kOptions) return options(header);
   if (stage_ == Stage::kEstablished) {
     if (op == Opcode::kStartup) return startup(header, body);
