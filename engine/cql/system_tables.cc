@@ -11,6 +11,7 @@
 #include "engine/cql/execution_context.h"
 #include "engine/cql/parser.h"
 #include "engine/cql/table_properties.h"
+#include "engine/cql/tracing.h"
 #include "engine/schema/schema_digest.h"
 #include "engine/storage/overlay.h"
 #include "engine/util/hash64.h"
@@ -54,6 +55,11 @@ std::vector<std::pair<std::string, std::string>> definitions() {
   auto system = [](std::string_view columns, std::string_view comment) {
     return std::pair<std::string, std::string>(
         "system", fmt::format("{}) WITH comment = '{}' AND {}", columns, comment, kSystemOptions));
+  };
+  auto traces = [](std::string_view columns, std::string_view comment) {
+    return std::pair<std::string, std::string>(
+        "system_traces",
+        fmt::format("{}) WITH comment = '{}' AND gc_grace_seconds = 0", columns, comment));
   };
   auto schema = [](std::string_view columns, std::string_view comment) {
     return std::pair<std::string, std::string>(
@@ -119,6 +125,14 @@ std::vector<std::pair<std::string, std::string>> definitions() {
              "text, options frozen<map<text, text>>, PRIMARY KEY ((keyspace_name), table_name, "
              "index_name)",
              "secondary index definitions"),
+      traces("CREATE TABLE sessions (session_id uuid PRIMARY KEY, client inet, command text, "
+             "coordinator inet, coordinator_port int, duration int, parameters map<text, text>, "
+             "request text, started_at timestamp",
+             "tracing sessions"),
+      traces("CREATE TABLE events (session_id uuid, event_id timeuuid, activity text, source "
+             "inet, source_elapsed int, source_port int, thread text, PRIMARY KEY ((session_id), "
+             "event_id)",
+             "tracing events"),
   };
 }
 
@@ -154,10 +168,14 @@ Result<std::shared_ptr<const TableDef>> build_system_table(const std::string& ke
 
 schema::Schema build_system_keyspaces() {
   schema::Schema out;
-  for (std::string name : {"system", "system_schema"}) {
+  for (std::string name : {"system", "system_schema", "system_traces"}) {
     auto keyspace = std::make_shared<KeyspaceDef>();
     keyspace->name = name;
     keyspace->replication = {{"class", std::string(kLocalStrategy)}};
+    if (name == "system_traces") {  // as Cassandra creates it: replicated, not local
+      keyspace->replication = {{"class", "org.apache.cassandra.locator.SimpleStrategy"},
+                               {"replication_factor", "2"}};
+    }
     out.keyspaces[name] = std::move(keyspace);
   }
   storage::TableId id = kFirstSystemTableId;
@@ -439,6 +457,37 @@ void write_indexes(const schema::Schema& schema, RowWriter& rows) {
   }
 }
 
+// The traces this process keeps (tracing.h).
+void write_trace_sessions(RowWriter& rows) {
+  for (const TraceSession& session : traced_sessions()) {
+    rows.set_bytes("session_id", session.session_id);
+    if (!session.client.empty()) rows.set("client", session.client);
+    rows.set("command", session.command);
+    rows.set("coordinator", session.coordinator);
+    rows.set("coordinator_port", session.coordinator_port);
+    if (session.duration) rows.set("duration", *session.duration);
+    rows.set_map("parameters", session.parameters);
+    rows.set("request", session.request);
+    rows.set("started_at", std::to_string(session.started_at_micros / 1000));
+    rows.end_row();
+  }
+}
+
+void write_trace_events(RowWriter& rows) {
+  for (const TraceSession& session : traced_sessions()) {
+    for (const TraceEvent& event : session.events) {
+      rows.set_bytes("session_id", session.session_id);
+      rows.set_bytes("event_id", event.event_id);
+      rows.set("activity", event.activity);
+      rows.set("source", session.coordinator);
+      rows.set("source_elapsed", event.source_elapsed);
+      rows.set("source_port", 7000);
+      rows.set("thread", event.thread);
+      rows.end_row();
+    }
+  }
+}
+
 using Generator = std::function<void(const ExecutionContext&, RowWriter&)>;
 
 // What each table holds; the tables not listed (peers, peers_v2, triggers, functions,
@@ -460,6 +509,10 @@ const std::map<std::string, Generator, std::less<>>& generators() {
        [](const ExecutionContext& c, RowWriter& r) { write_types(*c.schema, r); }},
       {"system_schema.indexes",
        [](const ExecutionContext& c, RowWriter& r) { write_indexes(*c.schema, r); }},
+      {"system_traces.sessions",
+       [](const ExecutionContext&, RowWriter& r) { write_trace_sessions(r); }},
+      {"system_traces.events",
+       [](const ExecutionContext&, RowWriter& r) { write_trace_events(r); }},
   };
   return instance;
 }
@@ -467,7 +520,7 @@ const std::map<std::string, Generator, std::less<>>& generators() {
 }  // namespace
 
 bool is_system_keyspace(std::string_view keyspace) {
-  return keyspace == "system" || keyspace == "system_schema";
+  return keyspace == "system" || keyspace == "system_schema" || keyspace == "system_traces";
 }
 
 const schema::Schema& system_keyspaces() {

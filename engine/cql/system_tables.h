@@ -1,6 +1,7 @@
-// System tables: Cassandra 4.1's `system` and `system_schema` keyspaces, as drivers and tools read
-// them (the node in system.local, the schema in system_schema.*), generated from the store's
-// schema at each read and never stored. They are read-only: a SELECT on them is an ordinary
+// System tables: Cassandra 4.1's `system`, `system_schema` and `system_traces` keyspaces, as
+// drivers and tools read them (the node in system.local, the schema in system_schema.*, the
+// traces of this process's traced requests in system_traces.*, tracing.h), generated from the
+// store's schema at each read and never stored. They are read-only: a SELECT on them is an ordinary
 // SELECT (WHERE on their keys, selectors, functions, ORDER BY, LIMIT), run over the rows
 // generated for the one table it reads; writes, TRUNCATE and schema changes are refused.
 //
@@ -50,10 +51,10 @@ inline constexpr std::string_view kReleaseVersion = "4.1.0";
 inline constexpr std::string_view kCqlVersion = "3.4.6";  // Cassandra 4.1's
 inline constexpr std::string_view kToken = "0";
 
-// Whether `keyspace` is one of the generated keyspaces (system, system_schema; exact case, as
-// Cassandra's names are lower-case identifiers).
+// Whether `keyspace` is one of the generated keyspaces (system, system_schema, system_traces; exact
+// case, as Cassandra's names are lower-case identifiers).
 bool is_system_keyspace(std::string_view keyspace);
-// The generated keyspaces' definitions: a Schema holding only `system` and `system_schema`.
+// The generated keyspaces' definitions: a Schema holding only them.
 const schema::Schema& system_keyspaces();
 // Whether `table` is one of their tables.
 bool is_system_table(const schema::TableDef& table);

@@ -59,6 +59,9 @@ struct FrameHeader {
   int16_t stream = 0;
   uint8_t opcode = 0;  // not an Opcode: a client may send any byte
   uint32_t body_length = 0;
+  // Not on the wire: the trace session (16 bytes) of a request the client asked to trace, which
+  // its RESULT announces with kFlagTracing (set by the server, empty otherwise).
+  std::string tracing_id;
 };
 
 // Decodes the first kFrameHeaderSize bytes of a frame in the v3+ layout. REQUIRES:

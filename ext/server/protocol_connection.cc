@@ -298,6 +298,15 @@ Reply ProtocolConnection::dispatch(const FrameHeader& header, std::string_view b
                        protocol_error(fmt::format("Unexpected message {}, expecting SASL_RESPONSE",
                                                   opcode_name(opcode))));
   }
+  if ((header.flags & kFlagTracing) && op != Opcode::kStartup && op != Opcode::kRegister &&
+      op != Opcode::kAuthResponse) {
+    return traced(header, op, body);
+  }
+  return run_request(header, op, body);
+}
+
+Reply ProtocolConnection::run_request(const FrameHeader& header, Opcode op, std::string_view body) {
+  const auto opcode = static_cast<uint8_t>(op);
   switch (op) {
     case Opcode::kStartup:
       return error_reply(header, protocol_error("Unexpected message STARTUP, the connection is "
@@ -321,6 +330,86 @@ Reply ProtocolConnection::dispatch(const FrameHeader& header, std::string_view b
     default:
       return error_reply(header, protocol_error(fmt::format("Unknown opcode {}", opcode)));
   }
+}
+
+namespace {
+
+// Cassandra's names of the consistency levels (§3), as traces print them.
+std::string consistency_name(uint16_t level) {
+  static constexpr std::string_view kNames[] = {
+      "ANY",          "ONE",         "TWO",    "THREE",        "QUORUM",   "ALL",
+      "LOCAL_QUORUM", "EACH_QUORUM", "SERIAL", "LOCAL_SERIAL", "LOCAL_ONE"};
+  if (level < std::size(kNames)) return std::string(kNames[level]);
+  return fmt::format("0x{:04x}", level);
+}
+
+}  // namespace
+
+cql::TraceSession ProtocolConnection::trace_session_for(const FrameHeader& header, Opcode op,
+                                                        std::string_view body) {
+  // What Cassandra's QueryMessage, ExecuteMessage, PrepareMessage and BatchMessage record.
+  cql::TraceSession session;
+  session.command = "QUERY";
+  session.client = client_address_;
+  session.coordinator = session_->node_info().address;
+  session.coordinator_port = session_->node_info().port;
+  auto& parameters = session.parameters;
+  auto add_query_parameters = [&](const QueryParameters& query) {
+    parameters["consistency_level"] = consistency_name(query.consistency);
+    if (query.page_size) parameters["page_size"] = std::to_string(*query.page_size);
+    if (query.serial_consistency) {
+      parameters["serial_consistency_level"] = consistency_name(*query.serial_consistency);
+    }
+  };
+  // A request that does not decode keeps what is known: its error is answered when it runs.
+  if (op == Opcode::kQuery) {
+    session.request = "Execute CQL3 query";
+    if (auto request = decode_query(body, header.version); request.is_ok()) {
+      parameters["query"] = request->query;
+      add_query_parameters(request->parameters);
+    }
+  } else if (op == Opcode::kExecute) {
+    session.request = "Execute CQL3 prepared query";
+    if (auto request = decode_execute(body, header.version); request.is_ok()) {
+      if (auto prepared = prepared_->find(request->id)) parameters["query"] = prepared->query;
+      add_query_parameters(request->parameters);
+    }
+  } else if (op == Opcode::kPrepare) {
+    session.request = "Preparing CQL3 query";
+    if (auto request = decode_prepare(body, header.version); request.is_ok()) {
+      parameters["query"] = request->query;
+    }
+  } else if (op == Opcode::kBatch) {
+    session.request = "Execute batch of CQL3 queries";
+    if (auto request = decode_batch(body, header.version); request.is_ok()) {
+      parameters["consistency_level"] = consistency_name(request->consistency);
+      if (request->serial_consistency) {
+        parameters["serial_consistency_level"] = consistency_name(*request->serial_consistency);
+      }
+    }
+  } else {
+    session.request = fmt::format("Execute {}", opcode_name(static_cast<uint8_t>(op)));
+  }
+  return session;
+}
+
+Reply ProtocolConnection::traced(const FrameHeader& header, Opcode op, std::string_view body) {
+  cql::TraceSession session = trace_session_for(header, op, body);
+  auto query = session.parameters.find("query");
+  const std::string first_step = query == session.parameters.end() ? session.request
+                                 : op == Opcode::kPrepare          ? "Preparing " + query->second
+                                 : op == Opcode::kExecute
+                                     ? "Executing prepared statement " + query->second
+                                     : "Parsing " + query->second;
+  const cql::Trace trace = cql::Trace::start(std::move(session));
+  FrameHeader traced_header = header;
+  traced_header.tracing_id = trace.session_id();
+  trace.event(first_step);
+  Reply reply = run_request(traced_header, op, body);
+  // The trace is complete before the client can ask for it.
+  trace.event("Request complete");
+  trace.finish();
+  return reply;
 }
 
 Reply ProtocolConnection::startup(const FrameHeader& header, std::string_view body) {
@@ -509,6 +598,14 @@ std::string ProtocolConnection::response(const FrameHeader& request, Opcode opco
   header.stream = request.stream;
   header.opcode = static_cast<uint8_t>(opcode);
   header.flags = extra_flags;
+  std::string traced_body;
+  if (!request.tracing_id.empty() && opcode == Opcode::kResult) {
+    // §2.2: the tracing id comes first in the body, before warnings.
+    header.flags |= kFlagTracing;
+    traced_body = request.tracing_id;
+    traced_body += body;
+    body = traced_body;
+  }
   // An empty body stays uncompressed: some clients cannot decompress an empty block. v5
   // compresses segments, never envelopes.
   if (compression_ == Compression::kNone || body.empty() || request.version >= 5) {

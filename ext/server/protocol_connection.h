@@ -32,6 +32,7 @@
 #include <string_view>
 
 #include "engine/cql/session.h"
+#include "engine/cql/tracing.h"
 #include "ext/server/compression.h"
 #include "ext/server/frame.h"
 #include "ext/server/password_file.h"
@@ -55,6 +56,9 @@ class ProtocolConnection {
   ProtocolConnection(std::unique_ptr<cql::Session> session, uint32_t max_frame_bytes,
                      std::shared_ptr<const PasswordFile> passwords = nullptr,
                      std::shared_ptr<PreparedCache> prepared = nullptr);
+
+  // The client's address, for the traces of its requests (system_traces.sessions.client).
+  void set_client_address(std::string address) { client_address_ = std::move(address); }
 
   // Checks a frame's header before its body is read: nullopt when the body should be read, else
   // the error to write before closing. `header_bytes` holds the first kFrameHeaderSize bytes.
@@ -86,6 +90,12 @@ class ProtocolConnection {
 
  private:
   Reply dispatch(const FrameHeader& header, std::string_view body);
+  // QUERY, PREPARE, EXECUTE, BATCH and REGISTER once the connection is ready.
+  Reply run_request(const FrameHeader& header, Opcode op, std::string_view body);
+  // run_request for a request the client asked to trace (tracing.h): its RESULT carries the
+  // trace's session id.
+  Reply traced(const FrameHeader& header, Opcode op, std::string_view body);
+  cql::TraceSession trace_session_for(const FrameHeader& header, Opcode op, std::string_view body);
   Reply startup(const FrameHeader& header, std::string_view body);
   Reply authenticate(const FrameHeader& header, std::string_view body);
   Reply options(const FrameHeader& header);
@@ -132,6 +142,7 @@ class ProtocolConnection {
   uint32_t max_frame_bytes_;
   std::shared_ptr<const PasswordFile> passwords_;
   std::shared_ptr<PreparedCache> prepared_;
+  std::string client_address_;
   // Cassandra's connection stages: before STARTUP, between AUTHENTICATE and AUTH_SUCCESS,
   // serving.
   enum class Stage { kEstablished, kAuthenticating, kReady };

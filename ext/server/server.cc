@@ -111,6 +111,9 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
         state_(state),
         idle_timer_(stream_.get_executor()) {
     state_.open_connections.fetch_add(1);
+    asio::error_code error;
+    const tcp::endpoint remote = stream_.lowest_layer().remote_endpoint(error);
+    if (!error) protocol_.set_client_address(remote.address().to_string());
   }
   ~Connection() override { state_.open_connections.fetch_sub(1); }
 

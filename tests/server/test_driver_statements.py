@@ -234,5 +234,53 @@ def test_custom_payloads_are_read_and_set_aside(build_dir):
             c.shutdown()
 
 
+def test_traced_requests_are_read_back_from_system_traces(build_dir):
+    # trace=True sets the tracing flag; the RESULT names the trace, and the driver reads it back
+    # from system_traces.sessions and system_traces.events (get_query_trace), as from Cassandra.
+    with Server(build_dir, ":memory:") as server:
+        c, session = connected(server)
+        try:
+            session.execute("CREATE TABLE ks.t (k int PRIMARY KEY, v text)")
+            insert = session.prepare("INSERT INTO ks.t (k, v) VALUES (?, ?)")
+            written = session.execute(insert, (1, "one"), trace=True)
+            trace = written.get_query_trace(max_wait_sec=5)
+            assert trace.request_type == "Execute CQL3 prepared query"
+            assert trace.parameters == {"query": "INSERT INTO ks.t (k, v) VALUES (?, ?)",
+                                        "consistency_level": "LOCAL_ONE",
+                                        "page_size": "5000"}, trace.parameters
+            assert (trace.coordinator, trace.client) == ("127.0.0.1", "127.0.0.1")
+            assert trace.duration.total_seconds() > 0 and trace.started_at is not None
+            assert [e.description for e in trace.events] == [
+                "Executing prepared statement INSERT INTO ks.t (k, v) VALUES (?, ?)",
+                "Request complete"], trace.events
+            assert all(e.source == "127.0.0.1" and e.thread_name.startswith("Native-Transport")
+                       for e in trace.events)
+
+            read = session.execute(SimpleStatement("SELECT v FROM ks.t WHERE k = 1",
+                                                   fetch_size=10), trace=True)
+            assert [r.v for r in read] == ["one"]
+            trace2 = read.get_query_trace(max_wait_sec=5)
+            assert trace2.request_type == "Execute CQL3 query"
+            assert trace2.parameters == {"query": "SELECT v FROM ks.t WHERE k = 1",
+                                         "consistency_level": "LOCAL_ONE", "page_size": "10"}
+            assert trace2.events[0].description == "Parsing SELECT v FROM ks.t WHERE k = 1"
+
+            # Only traced requests leave a trace; each is a row of the sessions table.
+            session.execute("SELECT v FROM ks.t WHERE k = 1")
+            ids = {r.session_id for r in session.execute(
+                "SELECT session_id FROM system_traces.sessions")}
+            assert ids == {trace.trace_id, trace2.trace_id}, ids
+            assert written.response_future.get_query_trace_ids() == [trace.trace_id]
+            assert "system_traces" in [r.keyspace_name for r in session.execute(
+                "SELECT keyspace_name FROM system_schema.keyspaces")]
+            try:
+                session.execute("INSERT INTO system_traces.sessions (session_id) VALUES (now())")
+                assert False, "the trace tables are read-only"
+            except InvalidRequest as e:
+                assert "Modification is not supported by table system_traces.sessions" in str(e)
+        finally:
+            c.shutdown()
+
+
 if __name__ == "__main__":
     run_tests("server-statements", globals())

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "engine/cql/session.h"
+#include "engine/cql/tracing.h"
 #include "tests/unit/cql_test_fixture.h"
 #include "tests/unit/temp_dir.h"
 
@@ -30,9 +31,9 @@ std::unique_ptr<Session> open_session(const std::string& path) {
   return Session::open(store).value();
 }
 
-TEST_CASE("system tables: every table of system and system_schema is defined") {
+TEST_CASE("system tables: every table of system, system_schema and system_traces is defined") {
   const schema::Schema& system = system_keyspaces();
-  CHECK(system.keyspaces.size() == 2);
+  CHECK(system.keyspaces.size() == 3);
   std::vector<std::string> names;
   for (const auto& [keyspace, definition] : system.keyspaces) {
     for (const auto& [name, table] : definition->tables) {
@@ -45,9 +46,10 @@ TEST_CASE("system tables: every table of system and system_schema is defined") {
                      "system_schema.columns", "system_schema.dropped_columns",
                      "system_schema.functions", "system_schema.indexes", "system_schema.keyspaces",
                      "system_schema.tables", "system_schema.triggers", "system_schema.types",
-                     "system_schema.views"});
+                     "system_schema.views", "system_traces.events", "system_traces.sessions"});
   CHECK(is_system_keyspace("system"));
   CHECK(is_system_keyspace("system_schema"));
+  CHECK(is_system_keyspace("system_traces"));
   CHECK_FALSE(is_system_keyspace("System"));
   CHECK_FALSE(is_system_keyspace("ks"));
 }
@@ -112,6 +114,38 @@ TEST_CASE("system tables: a SELECT sees the schema as the statement starts") {
   CHECK(f.error("INSERT INTO system.local (key) VALUES ('x')") ==
         "Modification is not supported by table system.local");
   CHECK(f.error("SELECT * FROM system_schema.nothing") == "table nothing does not exist");
+}
+
+TEST_CASE("system tables: system_traces holds this process's traces, the latest kept") {
+  CqlFixture f;
+  TraceSession first;
+  first.command = "QUERY";
+  first.request = "Execute CQL3 query";
+  first.client = "10.0.0.7";
+  first.parameters = {{"query", "SELECT * FROM ks.t"}, {"consistency_level", "ONE"}};
+  const Trace trace = Trace::start(first);
+  trace.event("Parsing SELECT * FROM ks.t");
+  const std::string id = types::format_value(types::CqlType::simple(types::TypeKind::kUuid),
+                                             trace.session_id(), types::ValueStyle::kCqlsh);
+  const std::string where = fmt::format(" WHERE session_id = {}", id);
+  // Unfinished: no duration yet (drivers wait for it).
+  CHECK(f.rows("SELECT client, request, duration, parameters FROM system_traces.sessions" +
+               where) == Rows{"10.0.0.7|Execute CQL3 query|null|{'consistency_level': 'ONE', "
+                              "'query': 'SELECT * FROM ks.t'}"});
+  trace.event("Request complete");
+  trace.finish();
+  const Rows finished = f.rows("SELECT duration FROM system_traces.sessions" + where);
+  REQUIRE(finished.size() == 1);
+  CHECK(finished[0] != "null");
+  CHECK(f.rows("SELECT activity, source, thread FROM system_traces.events" + where) ==
+        Rows{"Parsing SELECT * FROM ks.t|127.0.0.1|Native-Transport-Requests-1",
+             "Request complete|127.0.0.1|Native-Transport-Requests-1"});
+  // Bounded: after kMaxTraceSessions more, the first is gone.
+  for (size_t i = 0; i < kMaxTraceSessions; ++i) Trace::start(TraceSession{}).finish();
+  CHECK(traced_sessions().size() == kMaxTraceSessions);
+  CHECK(f.rows("SELECT request FROM system_traces.sessions" + where) == Rows{});
+  CHECK(f.error("TRUNCATE system_traces.events") ==
+        "Truncation is not supported by table system_traces.events");
 }
 
 }  // namespace

@@ -160,6 +160,28 @@ tests.errors_map_to_the_drivers_error_classes = () => withServer([], (server) =>
   });
 }));
 
+// traceQuery: the result names the trace, and metadata.getTrace reads it from system_traces.
+tests.traced_queries_and_custom_payloads = () => withServer([], (server) => withClient(server, {}, async (c) => {
+  await c.execute(KEYSPACE);
+  await c.execute('CREATE TABLE ks.traced (k int PRIMARY KEY, v text)');
+  const written = await c.execute('INSERT INTO ks.traced (k, v) VALUES (?, ?)', [1, 'one'],
+                                  { prepare: true, traceQuery: true,
+                                    customPayload: { tenant: Buffer.from('t1') } });
+  const trace = await c.metadata.getTrace(written.info.traceId);
+  assert.strictEqual(trace.requestType, 'Execute CQL3 prepared query');
+  assert.strictEqual(trace.parameters.query, 'INSERT INTO ks.traced (k, v) VALUES (?, ?)');
+  assert.deepStrictEqual(trace.events.map((e) => e.activity), [
+    'Executing prepared statement INSERT INTO ks.traced (k, v) VALUES (?, ?)',
+    'Request complete']);
+  const read = await c.execute('SELECT v FROM ks.traced WHERE k = 1', [], { traceQuery: true });
+  assert.strictEqual(read.first().v, 'one');
+  const readTrace = await c.metadata.getTrace(read.info.traceId);
+  assert.strictEqual(readTrace.requestType, 'Execute CQL3 query');
+  assert.strictEqual(readTrace.events[0].activity, 'Parsing SELECT v FROM ks.traced WHERE k = 1');
+  const untraced = await c.execute('SELECT v FROM ks.traced WHERE k = 1');
+  assert.strictEqual(untraced.info.traceId, undefined);
+}));
+
 function writeUsers(dir) {
   const users = path.join(dir, 'users.txt');
   const written = childProcess.spawnSync(cassette, ['passwd', users, 'alice'],
