@@ -41,14 +41,14 @@ struct ExecutionContext;  // execution_context.h
 
 // What system.local says about the node: a host that listens (the CQL server) sets where.
 struct NodeInfo {
-  std::string address = "127.0.0.1";  // rpc_address, listen_address, broadcast_address
-  int port = 9042;                    // rpc_port (the native protocol's)
-  std::string native_protocol_version = "4";
+  std::string address = "127.0.0.1";          // rpc_address, listen_address, broadcast_address
+  int port = 9042;                            // rpc_port (the native protocol's)
+  std::string native_protocol_version = "5";  // Cassandra 5.0's current version
 };
 
 inline constexpr std::string_view kClusterName = "Cassette";
-inline constexpr std::string_view kReleaseVersion = "4.1.0";
-inline constexpr std::string_view kCqlVersion = "3.4.6";  // Cassandra 4.1's
+inline constexpr std::string_view kReleaseVersion = "5.0.0";
+inline constexpr std::string_view kCqlVersion = "3.4.7";  // Cassandra 5.0's
 inline constexpr std::string_view kToken = "0";
 
 // Whether `keyspace` is one of the generated keyspaces (system, system_schema, system_traces; exact

@@ -166,7 +166,7 @@ Result<CliOptions> parse_cli_options(std::span<const std::string> args) {
 }
 
 std::string version_text() {
-  return "cassette 0.1.0 (CQL 3.4.6, Cassandra 4.1 dialect)\n";
+  return "cassette 0.1.0 (CQL 3.4.7, Cassandra 5.0 dialect)\n";
 }
 
 std::string usage_text() {

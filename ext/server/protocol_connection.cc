@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "engine/cql/parser.h"
+#include "engine/cql/system_tables.h"
 #include "ext/server/body.h"
 #include "ext/server/error_codes.h"
 #include "ext/server/requests.h"
@@ -16,8 +17,6 @@ namespace cassette::server {
 
 namespace {
 
-// What SUPPORTED announces: the CQL version of Cassandra 4.1 and our compressions.
-constexpr std::string_view kCqlVersion = "3.4.6";
 // What AUTHENTICATE names: drivers pick their SASL mechanism by it (PLAIN for this one).
 constexpr std::string_view kPasswordAuthenticator =
     "org.apache.cassandra.auth.PasswordAuthenticator";
@@ -482,7 +481,7 @@ Reply ProtocolConnection::authenticate(const FrameHeader& header, std::string_vi
 
 Reply ProtocolConnection::options(const FrameHeader& header) {
   BodyWriter out;
-  out.write_string_multimap({{"CQL_VERSION", {std::string(kCqlVersion)}},
+  out.write_string_multimap({{"CQL_VERSION", {std::string(cql::kCqlVersion)}},
                              {"COMPRESSION", {"lz4", "snappy"}},
                              {"PROTOCOL_VERSIONS", {"4/v4", "5/v5"}}});
   return Reply{response(header, Opcode::kSupported, out.body()), false};

@@ -244,7 +244,7 @@ TEST_CASE("server connection: OPTIONS before STARTUP, then READY") {
   BodyReader in(supported.body);
   CHECK(in.read_short().value() == 3);
   CHECK(in.read_string().value() == "CQL_VERSION");
-  CHECK(in.read_string_list().value() == std::vector<std::string>{"3.4.6"});
+  CHECK(in.read_string_list().value() == std::vector<std::string>{"3.4.7"});
   CHECK(in.read_string().value() == "COMPRESSION");
   CHECK(in.read_string_list().value() == std::vector<std::string>{"lz4", "snappy"});
   CHECK(in.read_string().value() == "PROTOCOL_VERSIONS");

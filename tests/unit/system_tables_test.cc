@@ -97,7 +97,7 @@ TEST_CASE("system tables: host_id is the store's, stable across opens") {
 TEST_CASE("system tables: system.local reports the node the host gives the session") {
   CqlFixture f;
   CHECK(f.rows("SELECT rpc_address, rpc_port, native_protocol_version FROM system.local") ==
-        Rows{"127.0.0.1|9042|4"});
+        Rows{"127.0.0.1|9042|5"});
   f.session().set_node_info({"10.1.2.3", 19042, "5"});
   CHECK(f.rows("SELECT rpc_address, rpc_port, listen_address, broadcast_address, "
                "native_protocol_version FROM system.local WHERE key = 'local'") ==
