@@ -6,6 +6,7 @@
 #   make fuzz    every libFuzzer target for FUZZ_SECONDS each, and the SQL differential test
 #   make format  clang-format every C and C++ file git tracks (make format-check: list, fail)
 #   make bench   build the benchmarks (RocksDB peer) and print RESULT lines
+#   make bench-scale  SQLite extension vs native SQLite at 1M, 5M, 20M rows (BENCH_SCALE_ROWS)
 #   make demo    the main job: Twissandra in the sqlite3 shell, printing a home timeline
 #   make soak    processes on one store killed at random, invariants checked (SOAK_SECONDS=600)
 #   make install install the binaries (and, once built, the extensions)
@@ -50,8 +51,8 @@ DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-d
 # cassandra-driver and node-postgres for tests/bench/bench_serve.sh.
 BENCH_PACKAGES = librocksdb-dev
 
-.PHONY: deps bench-deps build test sanitize-build test-sanitize fuzz bench demo soak install clean \
-        format format-check
+.PHONY: deps bench-deps build test sanitize-build test-sanitize fuzz bench bench-scale demo soak \
+        install clean format format-check
 
 deps:
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
@@ -105,6 +106,13 @@ bench: bench-deps
 	@# the SQL hosts' workloads: each tests/bench/bench_*.sh prints its own RESULT lines
 	@for script in tests/bench/bench_*.sh; do \
 	  if [ -x "$$script" ]; then "$$script" $(BUILD_DIR) || exit 1; fi; done
+
+# Native SQLite and the extension at BENCH_SCALE_ROWS rows (default 1M, 5M and 20M: long; the
+# ingest, hot and cold slices, scan, disk and each side's peak RSS): tests/bench/scale_bench.py.
+bench-scale:
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DCASSETTE_BENCH=ON
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+	tests/bench/scale.sh $(BUILD_DIR)
 
 # The main job: build everything, then load the SQLite extension in the sqlite3 shell, create
 # the Twissandra tables (examples/twissandra: users, followers, tweets, timelines), fan 3,000

@@ -42,7 +42,7 @@ build_dir = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
 ext = os.path.join(build_dir, "cassette")
 rows = int(os.environ.get("BENCH_SQLITE_ROWS", "1000000"))
 slices = int(os.environ.get("BENCH_SQLITE_SLICES", "100000"))
-work = tempfile.mkdtemp(prefix="cassette-sqlite-bench-", dir=os.environ.get("BENCH_DIR"))
+work = None  # main()'s temporary directory
 SOURCES, HOURS = 100, 10
 
 CREATE = {
@@ -51,15 +51,22 @@ CREATE = {
     "native": "CREATE TABLE events (source TEXT, hour INTEGER, ts INTEGER, kind TEXT, payload TEXT, "
               "PRIMARY KEY (source, hour, ts DESC)) WITHOUT ROWID",
 }
-# Row i goes to partition (source i % 100, hour (i / 100) % 10): every partition grows evenly,
-# arriving interleaved as a live feed would. About 60 bytes of payload per row.
-INGEST = f"""
+
+
+def ingest_sql(count):
+    """The ingest of `count` rows. Row i goes to partition (source i % 100, hour (i / 100) % 10):
+    every partition grows evenly, arriving interleaved as a live feed would. About 60 bytes of
+    payload per row. (tests/bench/scale_bench.py runs it at several sizes.)"""
+    return f"""
 INSERT INTO events (source, hour, ts, kind, payload)
-WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {rows - 1})
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < {count - 1})
 SELECT 'source-' || (i % {SOURCES}), (i / {SOURCES}) % {HOURS}, 1700000000000 + i,
        CASE i % 4 WHEN 0 THEN 'click' WHEN 1 THEN 'view' WHEN 2 THEN 'buy' ELSE 'scroll' END,
        'user=' || (i * 7919 % 100003) || ';page=/products/' || (i % 997) || ';ref=campaign-' || (i % 13)
 FROM n"""
+
+
+INGEST = ingest_sql(rows)
 SLICE = "SELECT * FROM events WHERE source = ? AND hour = ? ORDER BY ts DESC LIMIT 50"
 SCAN = "SELECT kind, count(*), sum(ts), max(length(payload)) FROM events GROUP BY kind ORDER BY kind"
 
@@ -157,6 +164,8 @@ def run(side):
 
 
 def main():
+    global work
+    work = tempfile.mkdtemp(prefix="cassette-sqlite-bench-", dir=os.environ.get("BENCH_DIR"))
     print(f"# sqlite bench: {rows} rows, {slices} slices, SQLite {sqlite3.sqlite_version}, in {work}")
     results = {}
     floor = None
