@@ -5,6 +5,8 @@
 // older than gc_grace_seconds when no file outside the merge (and no memtable) could still hold
 // data they shadow.
 #include <algorithm>
+#include <limits>
+#include <optional>
 
 #include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
@@ -24,9 +26,13 @@ struct PurgeContext {
   int64_t gc_before;
   std::vector<std::shared_ptr<TableFile>> others;  // the table's files outside the merge
   std::vector<std::shared_ptr<Memtable>> memtables;
+  // The oldest write timestamp of the memtables flushed while the merge ran in steps (their
+  // files are not in `others`).
+  int64_t flushed_min_timestamp = std::numeric_limits<int64_t>::max();
 
   // Whether a tombstone of partition `prefix` written at `timestamp` shadows nothing outside.
   bool may_purge(std::string_view prefix, int64_t timestamp) const {
+    if (flushed_min_timestamp <= timestamp) return false;
     for (const auto& m : memtables) {
       if (m != nullptr && !m->empty() && m->min_timestamp.load() <= timestamp) return false;
     }
@@ -90,6 +96,143 @@ class EntryMerger {
 
 }  // namespace
 
+// A compaction under way: its inputs merged into its output an entry key at a time, in as many
+// steps as the caller likes (inline mode merges a step per write). The inputs stay in
+// `compacting` until release(); an output not installed is removed with the job.
+struct Store::Private::CompactionJob {
+  CompactionJob(Private* p, TableId table_id, std::vector<std::shared_ptr<TableFile>> in)
+      : store(p), table(table_id), inputs(std::move(in)) {}
+  CompactionJob(const CompactionJob&) = delete;
+  CompactionJob& operator=(const CompactionJob&) = delete;
+  ~CompactionJob() { release(); }
+
+  Status start() {
+    TableOptions topts = store->options_for(table);
+    ctx.now_seconds = store->clock->now_seconds();
+    ctx.gc_before = ctx.now_seconds - topts.gc_grace_seconds;
+    {
+      std::lock_guard view(store->view_mutex);
+      ctx.memtables = {store->mem, store->imm};
+      for (const auto& f : store->version->files(table)) {
+        if (std::none_of(inputs.begin(), inputs.end(), [&](const auto& in) { return in == f; })) {
+          ctx.others.push_back(f);
+        }
+      }
+    }
+    std::vector<std::unique_ptr<EntryIterator>> iterators;
+    for (const auto& f : inputs) iterators.push_back(f->reader->new_iterator());
+    merger.emplace(std::move(iterators));
+    CASSETTE_ASSIGN_OR_RETURN(output, store->new_pending_file(table));
+    SSTableWriterOptions wopts;
+    wopts.compression_level = topts.compression_level;
+    wopts.block_size = topts.block_size;
+    CASSETTE_ASSIGN_OR_RETURN(writer, SSTableWriter::create(output.temp_path, wopts));
+    return Status::ok();
+  }
+
+  // Merges entry keys until at least `step_bytes` bytes of input are merged or the inputs end
+  // (*done: the output finished, or none when nothing is left of the inputs).
+  Status step(uint64_t step_bytes, bool* done) {
+    *done = false;
+    // Between two steps, writes may have gone into a new memtable and a flush may have put an
+    // older one into a file outside the merge: a purged tombstone must shadow neither's data.
+    if (step_bytes != kNoStepLimit) {
+      std::vector<std::shared_ptr<Memtable>> now;
+      {
+        std::lock_guard view(store->view_mutex);
+        now = {store->mem, store->imm};
+      }
+      for (const auto& m : ctx.memtables) {
+        if (m != nullptr && !m->empty() && std::find(now.begin(), now.end(), m) == now.end()) {
+          ctx.flushed_min_timestamp = std::min(ctx.flushed_min_timestamp, m->min_timestamp.load());
+        }
+      }
+      ctx.memtables = std::move(now);  // (no flushed memtable kept alive by a long merge)
+    }
+    auto corrupt = [&](std::string_view what) {
+      return Status::corruption(
+          fmt::format("compaction of table {}: malformed {} in an input file", table, what));
+    };
+    uint64_t merged_bytes = 0;
+    while (merged_bytes < step_bytes) {
+      if (!merger->next(&key, &values)) {
+        CASSETTE_RETURN_IF_ERROR(merger->status());
+        if (writer->entries() > 0) {
+          CASSETTE_ASSIGN_OR_RETURN(output.meta.size, writer->finish());
+          outputs.push_back(output);
+        }
+        writer.reset();  // removes an unfinished (empty) file
+        *done = true;
+        return Status::ok();
+      }
+      merged_bytes += key.size();
+      for (const std::string& v : values) merged_bytes += v.size();
+      size_t prefix_length = partition_prefix_length(key);
+      if (prefix_length == 0 || prefix_length >= key.size()) return corrupt("entry key");
+      std::string_view key_prefix = std::string_view(key).substr(0, prefix_length);
+      if (key_prefix != prefix) {
+        prefix.assign(key_prefix);
+        header = PartitionHeader{};
+      }
+      auto kind = static_cast<EntryKind>(key[prefix_length]);
+      value.clear();
+      if (kind == EntryKind::kPartitionHeader) {
+        for (const std::string& v : values) {
+          PartitionHeader h;
+          if (!decode_header(v, &h)) return corrupt("partition header");
+          reconcile_headers(header, h);
+        }
+        PartitionHeader kept = header;
+        if (!purge_header(kept, ctx, prefix)) continue;
+        encode_header(kept, &value);
+      } else {
+        Row merged;
+        for (const std::string& v : values) {
+          Row r;
+          if (!decode_row(v, &r)) return corrupt("row");
+          reconcile_rows(merged, r);
+        }
+        DeletionTime outer =
+            kind == EntryKind::kRow
+                ? header.deletion_for(std::string_view(key).substr(prefix_length + 1))
+                : header.deletion;
+        auto may_purge = [&](int64_t ts) { return ctx.may_purge(prefix, ts); };
+        if (!purge_for_compaction(merged, outer, ctx.now_seconds, ctx.gc_before, may_purge)) {
+          continue;
+        }
+        encode_row(merged, &value);
+      }
+      CASSETTE_RETURN_IF_ERROR(writer->add(key, value));
+    }
+    return Status::ok();
+  }
+
+  // The inputs leave `compacting`; the output, unless installed (outputs cleared), is removed.
+  void release() {
+    if (released) return;
+    released = true;
+    writer.reset();
+    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+    outputs.clear();
+    std::lock_guard state(store->state_mutex);
+    for (const auto& f : inputs) store->compacting.erase(f->meta.file_id);
+  }
+
+  Private* store;
+  TableId table;
+  std::vector<std::shared_ptr<TableFile>> inputs;
+  PurgeContext ctx;
+  std::optional<EntryMerger> merger;
+  PendingFile output;
+  std::unique_ptr<SSTableWriter> writer;
+  std::vector<PendingFile> outputs;  // the output once finished (none if nothing was left)
+  std::string key, value, prefix;
+  std::vector<std::string> values;
+  PartitionHeader header;  // the partition's deletions as merged, before purging
+  bool merged = false;     // the output is finished: only its install is left
+  bool released = false;
+};
+
 std::vector<std::shared_ptr<TableFile>> Store::Private::pick_size_tiered(const Version& version,
                                                                          TableId* table) {
   std::vector<std::shared_ptr<TableFile>> best;
@@ -128,40 +271,70 @@ std::vector<std::shared_ptr<TableFile>> Store::Private::pick_size_tiered(const V
   return best;
 }
 
-Status Store::Private::run_one_compaction(bool* did_work) {
-  TableId table = 0;
-  std::vector<std::shared_ptr<TableFile>> inputs;
-  {
-    std::lock_guard state(state_mutex);
-    inputs = pick_size_tiered(*version, &table);
-    for (const auto& f : inputs) compacting.insert(f->meta.file_id);
-  }
-  *did_work = !inputs.empty();
-  if (inputs.empty()) return Status::ok();
-  return compact_files(table, inputs);
-}
-
-Status Store::Private::compact_inline_step(bool* did_work) {
-  {
-    std::lock_guard guard(background_mutex);
-    if (!compaction_wanted) {
+Status Store::Private::compact_inline_step(bool* did_work, uint64_t step_bytes) {
+  std::lock_guard job_lock(compaction_job_mutex);
+  if (compaction_job == nullptr) {
+    {
+      std::lock_guard guard(background_mutex);
+      if (!compaction_wanted) {
+        if (did_work != nullptr) *did_work = false;
+        return Status::ok();
+      }
+      // Cleared before the pick, so that a flush that wants a compaction meanwhile is not lost.
+      compaction_wanted = false;
+    }
+    TableId table = 0;
+    std::vector<std::shared_ptr<TableFile>> inputs;
+    {
+      std::lock_guard state(state_mutex);
+      inputs = pick_size_tiered(*version, &table);
+      for (const auto& f : inputs) compacting.insert(f->meta.file_id);
+    }
+    if (inputs.empty()) {
       if (did_work != nullptr) *did_work = false;
       return Status::ok();
     }
-    // Cleared before the pick, so that a flush that wants a compaction meanwhile is not lost.
-    compaction_wanted = false;
+    auto job = std::make_shared<CompactionJob>(this, table, std::move(inputs));
+    Status s = job->start();
+    if (!s.is_ok()) {
+      if (did_work != nullptr) *did_work = false;
+      return s;  // retried after the next flush (or an explicit compaction)
+    }
+    compaction_job = std::move(job);
   }
-  bool worked = false;
-  Status s = run_one_compaction(&worked);
-  if (worked && (s.is_ok() || s.is_busy())) {
+  Status s;
+  if (!compaction_job->merged) {
+    s = compaction_job->step(step_bytes, &compaction_job->merged);
+    // In steps, the install (which syncs the directory and the manifest) is the next step's,
+    // so that no commit waits for both it and the output's sync.
+    if (s.is_ok() && (!compaction_job->merged || step_bytes != kNoStepLimit)) {
+      // More of it for the next step (which the background thread takes while one is wanted).
+      std::lock_guard guard(background_mutex);
+      compaction_wanted = true;
+      if (did_work != nullptr) *did_work = true;
+      return s;
+    }
+  }
+  if (s.is_ok()) s = install_compaction(*compaction_job);
+  compaction_job.reset();
+  if (s.is_ok() || s.is_busy()) {
     // There may be more to do (the next tier up), or another process held the store: the next
     // step tries again. Any other failure waits for the next flush (or an explicit compaction),
     // so that a compaction that cannot succeed is not retried by every write.
     std::lock_guard guard(background_mutex);
     compaction_wanted = true;
   }
-  if (did_work != nullptr) *did_work = worked && s.is_ok();
+  if (did_work != nullptr) *did_work = s.is_ok();
   return s;
+}
+
+Status Store::Private::finish_inline_compaction() {
+  {
+    std::lock_guard job_lock(compaction_job_mutex);
+    if (compaction_job == nullptr) return Status::ok();
+  }
+  // (Another thread may finish it first: then this step may start the next one, which is due.)
+  return compact_inline_step(nullptr, kNoStepLimit);
 }
 
 Status Store::Private::compact_inline_after_flush() {
@@ -181,6 +354,8 @@ Status Store::Private::compact_inline_after_flush() {
 
 Status Store::Private::compact_table(TableId table) {
   CASSETTE_RETURN_IF_ERROR(catch_up_if_changed());
+  // Inline mode: a compaction under way holds some of the files (`compacting`) until it ends.
+  CASSETTE_RETURN_IF_ERROR(finish_inline_compaction());
   std::vector<std::shared_ptr<TableFile>> inputs;
   {
     std::lock_guard state(state_mutex);
@@ -197,92 +372,16 @@ Status Store::Private::compact_table(TableId table) {
 
 Status Store::Private::compact_files(TableId table,
                                      const std::vector<std::shared_ptr<TableFile>>& inputs) {
-  struct Release {
-    Private* p;
-    const std::vector<std::shared_ptr<TableFile>>& inputs;
-    ~Release() {
-      std::lock_guard state(p->state_mutex);
-      for (const auto& f : inputs) p->compacting.erase(f->meta.file_id);
-    }
-  } release{this, inputs};
+  CompactionJob job(this, table, inputs);
+  CASSETTE_RETURN_IF_ERROR(job.start());
+  bool done = false;
+  CASSETTE_RETURN_IF_ERROR(job.step(kNoStepLimit, &done));
+  return install_compaction(job);
+}
 
-  TableOptions topts = options_for(table);
-  PurgeContext ctx;
-  ctx.now_seconds = clock->now_seconds();
-  ctx.gc_before = ctx.now_seconds - topts.gc_grace_seconds;
-  {
-    std::lock_guard view(view_mutex);
-    ctx.memtables = {mem, imm};
-    for (const auto& f : version->files(table)) {
-      if (std::none_of(inputs.begin(), inputs.end(), [&](const auto& in) { return in == f; })) {
-        ctx.others.push_back(f);
-      }
-    }
-  }
-
-  std::vector<std::unique_ptr<EntryIterator>> iterators;
-  for (const auto& f : inputs) iterators.push_back(f->reader->new_iterator());
-  EntryMerger merger(std::move(iterators));
-
-  CASSETTE_ASSIGN_OR_RETURN(PendingFile output, new_pending_file(table));
-  SSTableWriterOptions wopts;
-  wopts.compression_level = topts.compression_level;
-  wopts.block_size = topts.block_size;
-  CASSETTE_ASSIGN_OR_RETURN(std::unique_ptr<SSTableWriter> writer,
-                            SSTableWriter::create(output.temp_path, wopts));
-
-  std::string key, value, prefix;
-  std::vector<std::string> values;
-  PartitionHeader header;  // the partition's deletions as merged, before purging
-  auto corrupt = [&](std::string_view what) {
-    return Status::corruption(
-        fmt::format("compaction of table {}: malformed {} in an input file", table, what));
-  };
-  while (merger.next(&key, &values)) {
-    size_t prefix_length = partition_prefix_length(key);
-    if (prefix_length == 0 || prefix_length >= key.size()) return corrupt("entry key");
-    std::string_view key_prefix = std::string_view(key).substr(0, prefix_length);
-    if (key_prefix != prefix) {
-      prefix.assign(key_prefix);
-      header = PartitionHeader{};
-    }
-    auto kind = static_cast<EntryKind>(key[prefix_length]);
-    value.clear();
-    if (kind == EntryKind::kPartitionHeader) {
-      for (const std::string& v : values) {
-        PartitionHeader h;
-        if (!decode_header(v, &h)) return corrupt("partition header");
-        reconcile_headers(header, h);
-      }
-      PartitionHeader kept = header;
-      if (!purge_header(kept, ctx, prefix)) continue;
-      encode_header(kept, &value);
-    } else {
-      Row merged;
-      for (const std::string& v : values) {
-        Row r;
-        if (!decode_row(v, &r)) return corrupt("row");
-        reconcile_rows(merged, r);
-      }
-      DeletionTime outer =
-          kind == EntryKind::kRow
-              ? header.deletion_for(std::string_view(key).substr(prefix_length + 1))
-              : header.deletion;
-      auto may_purge = [&](int64_t ts) { return ctx.may_purge(prefix, ts); };
-      if (!purge_for_compaction(merged, outer, ctx.now_seconds, ctx.gc_before, may_purge)) continue;
-      encode_row(merged, &value);
-    }
-    CASSETTE_RETURN_IF_ERROR(writer->add(key, value));
-  }
-  CASSETTE_RETURN_IF_ERROR(merger.status());
-
-  std::vector<PendingFile> outputs;
-  if (writer->entries() > 0) {
-    CASSETTE_ASSIGN_OR_RETURN(output.meta.size, writer->finish());
-    outputs.push_back(output);
-  }
-  writer.reset();  // removes an unfinished (empty) file
-
+Status Store::Private::install_compaction(CompactionJob& job) {
+  const std::vector<std::shared_ptr<TableFile>>& inputs = job.inputs;
+  std::vector<PendingFile>& outputs = job.outputs;
   std::lock_guard writer_lock(writer_mutex);
   StoreLockHolder store_locked(*store_lock);
   CASSETTE_RETURN_IF_ERROR(store_locked.lock(options.busy_timeout));
@@ -293,9 +392,7 @@ Status Store::Private::compact_files(TableId table,
                        [&](const ManifestFile& m) { return m == f->meta; });
   };
   if (!s.is_ok() || !std::all_of(inputs.begin(), inputs.end(), live)) {
-    // Another process compacted or truncated these files first.
-    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
-    return s;
+    return s;  // another process compacted or truncated these files first: the job removes ours
   }
   Manifest next = manifest;
   ++next.generation;
@@ -303,10 +400,8 @@ Status Store::Private::compact_files(TableId table,
     return std::any_of(inputs.begin(), inputs.end(), [&](const auto& f) { return f->meta == m; });
   });
   for (const PendingFile& f : outputs) next.files.push_back(f.meta);
-  if (Status st = install_locked(next, outputs, LoadAction::kCatchUp); !st.is_ok()) {
-    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
-    return st;
-  }
+  CASSETTE_RETURN_IF_ERROR(install_locked(next, outputs, LoadAction::kCatchUp));
+  outputs.clear();                                  // installed: no longer the job's to remove
   for (const auto& f : inputs) f->obsolete = true;  // removed once no snapshot reads it
   compactions.fetch_add(1);
   return Status::ok();

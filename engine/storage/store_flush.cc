@@ -3,7 +3,9 @@
 // processes may flush the same records; the first install wins, the other discards its files).
 #include <unistd.h>
 
+#include <algorithm>
 #include <random>
+#include <utility>
 
 #include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
@@ -16,6 +18,9 @@ namespace {
 std::string manifest_path(const std::string& store_dir) {
   return file::join(store_dir, "MANIFEST");
 }
+
+// The background thread's compaction step: about a tenth of a second of merging.
+constexpr uint64_t kBackgroundCompactionStepBytes = 8 << 20;
 
 uint64_t random_file_id() {
   static std::mutex mutex;
@@ -83,51 +88,99 @@ Result<std::unique_ptr<SSTableWriter>> Store::Private::create_table_writer(
   return SSTableWriter::create(file.temp_path, wopts);
 }
 
+// Writes a memtable into one SSTable per table, entry by entry, in as many steps as the caller
+// likes (inline mode writes a flush a step per commit). The files stay temporary; the ones not
+// taken by take_outputs() (an error, a flush given up) are removed with the writer.
+class Store::Private::MemtableWriter {
+ public:
+  MemtableWriter(Private* p, const Memtable& source, std::optional<TableId> skip)
+      : p_(p), it_(&source), skip_(skip) {}
+  MemtableWriter(const MemtableWriter&) = delete;
+  MemtableWriter& operator=(const MemtableWriter&) = delete;
+  ~MemtableWriter() { discard(); }
+
+  // Writes entries until at least `step_bytes` bytes of them are written or the memtable is all
+  // written (*done, its files finished). An error leaves no file behind.
+  Status step(uint64_t step_bytes, bool* done) {
+    Status s = write(step_bytes, done);
+    if (!s.is_ok()) discard();
+    return s;
+  }
+  std::vector<PendingFile> take_outputs() { return std::exchange(outputs_, {}); }
+
+ private:
+  Status write(uint64_t step_bytes, bool* done) {
+    *done = false;
+    uint64_t written = 0;
+    while (it_.valid() && written < step_bytes) {
+      TableId table = it_.table();
+      std::string_view key = it_.key();  // in the memtable's arena: stable while it lives
+      fragments_.clear();
+      for (; it_.valid() && it_.table() == table && it_.key() == key; it_.next()) {
+        fragments_.push_back(it_.value());
+        written += key.size() + it_.value().size();
+      }
+      if (skip_ && table == *skip_) continue;
+      if (writer_ == nullptr || outputs_.back().meta.table != table) {
+        CASSETTE_RETURN_IF_ERROR(finish_file());
+        CASSETTE_ASSIGN_OR_RETURN(PendingFile pending, p_->new_pending_file(table));
+        outputs_.push_back(pending);
+        CASSETTE_ASSIGN_OR_RETURN(writer_, p_->create_table_writer(outputs_.back()));
+      }
+      std::string_view value = fragments_.front();
+      if (fragments_.size() > 1) {
+        CASSETTE_RETURN_IF_ERROR(merge_fragments(key, fragments_, &merged_));
+        value = merged_;
+      }
+      CASSETTE_RETURN_IF_ERROR(writer_->add(key, value));
+    }
+    if (it_.valid()) return Status::ok();
+    CASSETTE_RETURN_IF_ERROR(finish_file());
+    *done = true;
+    return Status::ok();
+  }
+
+  Status finish_file() {
+    if (writer_ == nullptr) return Status::ok();
+    CASSETTE_ASSIGN_OR_RETURN(outputs_.back().meta.size, writer_->finish());
+    writer_.reset();
+    return Status::ok();
+  }
+
+  void discard() {
+    writer_.reset();  // removes its unfinished file
+    for (const PendingFile& f : outputs_) (void)file::remove_file(f.temp_path);
+    outputs_.clear();
+  }
+
+  Private* p_;
+  Memtable::RawIterator it_;
+  std::optional<TableId> skip_;
+  std::vector<PendingFile> outputs_;
+  std::unique_ptr<SSTableWriter> writer_;
+  std::vector<std::string_view> fragments_;
+  std::string merged_;
+};
+
+// The flush of an immutable memtable under way: the records [start, end) of the log.
+struct Store::Private::FlushJob {
+  FlushJob(Private* p, std::shared_ptr<Memtable> memtable, LogPosition start_at, LogPosition end_at)
+      : source(std::move(memtable)),
+        start(start_at),
+        end(end_at),
+        writer(p, *source, std::nullopt) {}
+  std::shared_ptr<Memtable> source;
+  LogPosition start, end;
+  MemtableWriter writer;
+  bool written = false;  // the files are finished: only their install is left
+};
+
 Result<std::vector<PendingFile>> Store::Private::write_memtable(const Memtable& source,
                                                                 std::optional<TableId> skip) {
-  std::vector<PendingFile> outputs;
-  std::unique_ptr<SSTableWriter> writer;
-  auto finish = [&]() -> Status {
-    if (writer == nullptr) return Status::ok();
-    CASSETTE_ASSIGN_OR_RETURN(outputs.back().meta.size, writer->finish());
-    writer.reset();
-    return Status::ok();
-  };
-  auto fail = [&](Status s) {
-    writer.reset();
-    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
-    return s;
-  };
-
-  std::vector<std::string_view> fragments;
-  std::string merged;
-  Memtable::RawIterator it(&source);
-  while (it.valid()) {
-    TableId table = it.table();
-    std::string_view key = it.key();  // in the memtable's arena: stable while `source` lives
-    fragments.clear();
-    for (; it.valid() && it.table() == table && it.key() == key; it.next()) {
-      fragments.push_back(it.value());
-    }
-    if (skip && table == *skip) continue;
-    if (writer == nullptr || outputs.back().meta.table != table) {
-      if (Status s = finish(); !s.is_ok()) return fail(s);
-      auto pending = new_pending_file(table);
-      if (!pending.is_ok()) return fail(pending.status());
-      outputs.push_back(*pending);
-      auto created = create_table_writer(outputs.back());
-      if (!created.is_ok()) return fail(created.status());
-      writer = std::move(*created);
-    }
-    std::string_view value = fragments.front();
-    if (fragments.size() > 1) {
-      if (Status s = merge_fragments(key, fragments, &merged); !s.is_ok()) return fail(s);
-      value = merged;
-    }
-    if (Status s = writer->add(key, value); !s.is_ok()) return fail(s);
-  }
-  if (Status s = finish(); !s.is_ok()) return fail(s);
-  return outputs;
+  MemtableWriter writer(this, source, skip);
+  bool done = false;
+  CASSETTE_RETURN_IF_ERROR(writer.step(kNoStepLimit, &done));
+  return writer.take_outputs();
 }
 
 // Renames the outputs into place and makes `next` the manifest. REQUIRES: writer_mutex, the
@@ -170,19 +223,32 @@ Status Store::Private::install_locked(const Manifest& next, std::vector<PendingF
   return Status::ok();
 }
 
-Status Store::Private::flush_immutable() {
+Status Store::Private::flush_immutable(uint64_t step_bytes) {
   std::lock_guard flush(flush_mutex);
-  std::shared_ptr<Memtable> flushing;
-  LogPosition start, end;
   {
     std::lock_guard state(state_mutex);
-    if (imm == nullptr) return Status::ok();
-    flushing = imm;
-    start = imm_start;
-    end = mem_start;
+    if (imm == nullptr) {
+      flush_job.reset();
+      return Status::ok();
+    }
+    // A flush under way of a memtable that is no longer `imm` (catch-up rebuilt the memtables
+    // after another process's flush, a truncation flushed them) is given up.
+    if (flush_job != nullptr && flush_job->source != imm) flush_job.reset();
+    if (flush_job == nullptr)
+      flush_job = std::make_shared<FlushJob>(this, imm, imm_start, mem_start);
   }
-  CASSETTE_ASSIGN_OR_RETURN(std::vector<PendingFile> outputs,
-                            write_memtable(*flushing, std::nullopt));
+  if (!flush_job->written) {
+    Status step = flush_job->writer.step(step_bytes, &flush_job->written);
+    if (!step.is_ok()) flush_job.reset();
+    if (!step.is_ok() || !flush_job->written) return step;
+    // The files are written and synced; their install syncs the log, the directory and the
+    // manifest: in steps, that is the next step's, so that no commit waits for both.
+    if (step_bytes != kNoStepLimit) return Status::ok();
+  }
+  std::shared_ptr<FlushJob> job = std::exchange(flush_job, nullptr);
+  std::shared_ptr<Memtable> flushing = job->source;
+  LogPosition start = job->start, end = job->end;
+  std::vector<PendingFile> outputs = job->writer.take_outputs();
   auto discard = [&] {
     for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
   };
@@ -366,14 +432,37 @@ void Store::Private::after_write() {
 // (every file readable, nothing lost), only less compact, and a compaction that fails for good
 // (a row past the SSTable entry limit) must not stop every write. Store::compact, Store::flush
 // (cql_compact(), cql_flush()) return it; compact_inline_step retries after the next flush.
+//
+// The work goes in steps, so that a commit never waits for a whole flush or compaction (which
+// takes seconds once the tiers grow): a write flushes kInlineFlushStepFactor times the bytes the
+// writes since the previous step added to the memtable (kInlineMinStepBytes at least) of the
+// immutable memtable's entries, the flush under way carrying over to the next write (flush_job),
+// and merges kInlineCompactionStepFactor times as many in the compaction under way
+// (compaction_job). The work is thus spread over the writes in proportion to their size: a
+// memtable is written while the next one fills to half, long before it is full (the write that
+// finds both full finishes the flush, as the background mode's writer waits for it).
 Status Store::Private::inline_work_before_write() {
   if (options.background_threads) return Status::ok();
+  uint64_t added;
+  bool flushing;
+  {
+    std::lock_guard view(view_mutex);
+    size_t now = mem->memory_usage();
+    added =
+        step_memtable == mem.get() && now >= step_memtable_bytes ? now - step_memtable_bytes : now;
+    step_memtable = mem.get();
+    step_memtable_bytes = now;
+    flushing = imm != nullptr;
+  }
   if (memtable_full()) {
+    if (flushing) CASSETTE_RETURN_IF_ERROR(flush_immutable(kNoStepLimit));
     std::lock_guard state(state_mutex);
     if (imm == nullptr && memtable_full()) swap_memtable_locked();
   }
-  CASSETTE_RETURN_IF_ERROR(flush_immutable());
-  (void)compact_inline_step(nullptr);
+  CASSETTE_RETURN_IF_ERROR(
+      flush_immutable(std::max(kInlineMinStepBytes, added * kInlineFlushStepFactor)));
+  (void)compact_inline_step(nullptr,
+                            std::max(kInlineMinStepBytes, added * kInlineCompactionStepFactor));
   return Status::ok();
 }
 
@@ -403,7 +492,10 @@ void Store::Private::background_loop() {
     background_busy = true;
     lock.unlock();
     bool did_work = true;
-    Status s = flush_pending ? flush_immutable() : run_one_compaction(&did_work);
+    // A compaction goes in steps too, so that a flush due meanwhile (the writers wait for it
+    // once both memtables are full) waits for one step, not for a whole merge of large tiers.
+    Status s = flush_pending ? flush_immutable()
+                             : compact_inline_step(&did_work, kBackgroundCompactionStepBytes);
     lock.lock();
     background_busy = false;
     if (!flush_pending && (!did_work || !s.is_ok())) compaction_wanted = false;

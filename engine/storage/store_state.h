@@ -49,6 +49,15 @@ class SSTableWriter;
 // the memtable) costs more than writing the SSTables its flush would write anyway.
 constexpr uint64_t kSstableCommitBytes = 64 << 20;
 
+// Inline mode (no background thread): before it commits, a write does a step of the flush and
+// of the compaction under way in proportion to what the writes since the previous step added to
+// the memtable, so that no commit waits for a whole flush or compaction (store_flush.cc, "when to
+// flush and compact"). kNoStepLimit: the whole of it.
+constexpr uint64_t kInlineMinStepBytes = 64 << 10;
+constexpr uint64_t kInlineFlushStepFactor = 2;       // a memtable is written by half of the next
+constexpr uint64_t kInlineCompactionStepFactor = 4;  // size-tiered rewrites a byte once a tier
+constexpr uint64_t kNoStepLimit = ~uint64_t{0};
+
 // Reconciles the fragments of one entry key (newest first) into one value (store_flush.cc).
 Status merge_fragments(std::string_view key, const std::vector<std::string_view>& values,
                        std::string* out);
@@ -102,6 +111,9 @@ enum class LoadAction {
 
 struct Store::Private {
   Private(std::string path, const StoreOptions& options, const Clock* clock);
+  class MemtableWriter;  // store_flush.cc
+  struct FlushJob;       // store_flush.cc
+  struct CompactionJob;  // store_compaction.cc
 
   // ---- fixed at open ----
   std::string path;
@@ -256,7 +268,9 @@ struct Store::Private {
 
   // store_flush.cc
   void swap_memtable_locked();
-  Status flush_immutable();
+  // Writes up to `step_bytes` of the immutable memtable's entries into SSTables, continuing the
+  // flush under way (flush_job), and installs them once it is all written.
+  Status flush_immutable(uint64_t step_bytes = kNoStepLimit);
   Status flush_all();
   Result<std::vector<PendingFile>> write_memtable(const Memtable& mem, std::optional<TableId> skip);
   Result<PendingFile> new_pending_file(TableId table);
@@ -289,16 +303,33 @@ struct Store::Private {
   Status wait_for_memtable_room();
 
   // store_compaction.cc
-  Status run_one_compaction(bool* did_work);
-  // Inline mode: one compaction when a flush or catch-up asked for one (compaction_wanted),
-  // which stays asked for while there is work. `did_work` may be nullptr.
-  Status compact_inline_step(bool* did_work);
+  // A step of the compaction under way, or of a new one when a flush or catch-up asked for one
+  // (compaction_wanted), which stays asked for while there is work. `did_work` may be nullptr.
+  // Inline mode's writes and the background thread both compact this way.
+  // `step_bytes` bounds the entries merged by this call (compaction_job carries the rest over).
+  Status compact_inline_step(bool* did_work, uint64_t step_bytes = kNoStepLimit);
+  // Inline mode: the compaction under way, if any, finished (Store::compact, before its own).
+  Status finish_inline_compaction();
   // Inline mode, after Store::flush: every compaction due now, one step after another. Returns
   // the first error (the compaction is retried by the next write or flush).
   Status compact_inline_after_flush();
   Status compact_table(TableId table);
   std::vector<std::shared_ptr<TableFile>> pick_size_tiered(const Version& version, TableId* table);
   Status compact_files(TableId table, const std::vector<std::shared_ptr<TableFile>>& inputs);
+  // Installs a finished compaction's output in place of its inputs.
+  Status install_compaction(CompactionJob& job);
+
+  // ---- inline mode's work in steps (last: they go before the state they refer to) ----
+  // The flush of `imm` under way (flush_mutex) and the compaction under way
+  // (compaction_job_mutex, taken before the other mutexes), each continued by the next write.
+  // shared_ptr: their types are complete only in their own files.
+  std::shared_ptr<FlushJob> flush_job;
+  // The memtable and its size at the previous inline step (view_mutex): what the writes since
+  // added sizes the next step.
+  const Memtable* step_memtable = nullptr;
+  size_t step_memtable_bytes = 0;
+  std::mutex compaction_job_mutex;
+  std::shared_ptr<CompactionJob> compaction_job;
 };
 
 }  // namespace cassette::storage
