@@ -230,6 +230,7 @@ struct Store::Private::CompactionJob {
   std::vector<std::string> values;
   PartitionHeader header;  // the partition's deletions as merged, before purging
   bool merged = false;     // the output is finished: only its install is left
+  bool installed = false;  // and installed: only the inputs' removal is left
   bool released = false;
 };
 
@@ -273,6 +274,20 @@ std::vector<std::shared_ptr<TableFile>> Store::Private::pick_size_tiered(const V
 
 Status Store::Private::compact_inline_step(bool* did_work, uint64_t step_bytes) {
   std::lock_guard job_lock(compaction_job_mutex);
+  if (compaction_job != nullptr && compaction_job->installed) {
+    // The merged inputs go one a step: unlinking a large file frees its extents, tens of
+    // milliseconds each on a busy disk (each goes when its last holder lets go: this job, unless
+    // a snapshot still reads it).
+    if (step_bytes != kNoStepLimit && !compaction_job->inputs.empty()) {
+      compaction_job->inputs.pop_back();
+      if (compaction_job->inputs.empty()) compaction_job.reset();
+      std::lock_guard guard(background_mutex);
+      compaction_wanted = true;
+      if (did_work != nullptr) *did_work = true;
+      return Status::ok();
+    }
+    compaction_job.reset();
+  }
   if (compaction_job == nullptr) {
     {
       std::lock_guard guard(background_mutex);
@@ -316,7 +331,15 @@ Status Store::Private::compact_inline_step(bool* did_work, uint64_t step_bytes) 
     }
   }
   if (s.is_ok()) s = install_compaction(*compaction_job);
-  compaction_job.reset();
+  if (s.is_ok() && step_bytes != kNoStepLimit && !compaction_job->inputs.empty()) {
+    // Installed; the job keeps the inputs for the next steps to remove (above), nothing else.
+    compaction_job->merger.reset();
+    compaction_job->ctx = PurgeContext{};
+    compaction_job->release();
+    compaction_job->installed = true;
+  } else {
+    compaction_job.reset();
+  }
   if (s.is_ok() || s.is_busy()) {
     // There may be more to do (the next tier up), or another process held the store: the next
     // step tries again. Any other failure waits for the next flush (or an explicit compaction),
