@@ -32,7 +32,7 @@ DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-d
                doctest-dev libzstd-dev libgmp-dev postgresql-15 postgresql-server-dev-15 \
                libedit-dev python3 clang-14 libclang-rt-14-dev clang-format-14 acl \
                libasio-dev liblz4-dev libsnappy-dev python3-cassandra python3-lz4 python3-snappy \
-               libcrypt-dev libssl-dev openssl nodejs
+               libcrypt-dev libssl-dev openssl nodejs libhnswlib-dev
 # clang-14 builds the sanitizer suite and the fuzz targets; libclang-rt-14-dev has its ASan and
 # UBSan runtimes and libFuzzer (libclang_rt.fuzzer). clang-format-14: make format, format-check.
 # acl: setfacl, for the shell test of a store a group shares (ext/postgres/README.md).
@@ -45,6 +45,8 @@ DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-d
 # TLS tests make a throwaway self-signed certificate with it. nodejs and npm: the Node.js
 # cassandra-driver test of `cassette serve` (tests/server/node, its packages pinned by
 # package-lock.json and installed by `npm ci`; cassandra-driver 4.8 runs on Debian 12's nodejs 18).
+# libhnswlib-dev (header-only hnswlib 0.6.2): the HNSW graph per SSTable behind ORDER BY ... ANN OF
+# (engine/cql/ann_index.h); an SSTable never changes, so a graph built once serves it for life.
 # npm is a package of its own in Debian and part of NodeSource's nodejs: installed only when
 # missing.
 # librocksdb-dev: the engine's peer in cassette_bench. tests/bench/node (npm ci): the Node.js
