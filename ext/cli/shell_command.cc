@@ -89,6 +89,8 @@ ShellCommandKind classify_statement(std::string_view text) {
   if (word == "copy") return ShellCommandKind::kCopy;
   if (word == "source") return ShellCommandKind::kSource;
   if (word == "clock") return ShellCommandKind::kClock;
+  if (word == "flush") return ShellCommandKind::kFlush;
+  if (word == "compact") return ShellCommandKind::kCompact;
   if (word == "help") return ShellCommandKind::kHelp;
   if (word == "exit" || word == "quit") return ShellCommandKind::kExit;
   return ShellCommandKind::kCql;
@@ -276,6 +278,31 @@ Result<int64_t> parse_clock_command(std::string_view text) {
   return seconds;
 }
 
+Status parse_flush_command(std::string_view text) {
+  auto tokens = tokenize_shell_command(text);
+  if (!tokens.is_ok() || tokens->size() != 1) {
+    return Status::syntax_error("Improper FLUSH command.");
+  }
+  return Status::ok();
+}
+
+Result<std::pair<std::string, std::string>> parse_compact_command(std::string_view text) {
+  const Status improper =
+      Status::syntax_error("Improper COMPACT command (expected COMPACT [ks.]table).");
+  auto tokens = tokenize_shell_command(text);
+  if (!tokens.is_ok()) return improper;
+  auto is_name = [](const ShellToken& t) {
+    return t.kind == ShellToken::Kind::kWord || t.kind == ShellToken::Kind::kQuotedName;
+  };
+  const std::vector<ShellToken>& t = *tokens;
+  if (t.size() == 2 && is_name(t[1])) return std::make_pair(std::string(), t[1].text);
+  if (t.size() == 4 && is_name(t[1]) && t[2].kind == ShellToken::Kind::kSymbol &&
+      t[2].text == "." && is_name(t[3])) {
+    return std::make_pair(t[1].text, t[3].text);
+  }
+  return improper;
+}
+
 std::string help_text() {
   return R"(
 Shell commands:
@@ -287,6 +314,8 @@ Shell commands:
       TO also FLOATPRECISION (5), DOUBLEPRECISION (12). STDOUT/STDIN instead of a file.
   SOURCE 'file.cql'        run the statements in a file
   CLOCK ADVANCE n          move the manual clock (cassette --clock) forward n seconds
+  FLUSH                    write every memtable to SSTables (nodetool flush)
+  COMPACT [ks.]table       compact the table's SSTables into one (nodetool compact)
   HELP                     this text
   EXIT, QUIT               leave the shell
 
@@ -312,6 +341,9 @@ bool script_may_write(std::string_view script) {
         if (parsed.is_ok() && cql::statement_writes(*parsed)) return true;
         break;
       }
+      case ShellCommandKind::kFlush:
+      case ShellCommandKind::kCompact:
+        return true;
       case ShellCommandKind::kClock:
       case ShellCommandKind::kHelp:
       case ShellCommandKind::kExit:

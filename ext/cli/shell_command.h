@@ -4,6 +4,8 @@
 //   COPY [ks.]table [(col, ...)] FROM 'file.csv' [WITH opt = value [AND ...]]
 //   SOURCE 'file.cql'
 //   CLOCK ADVANCE n          (seconds; only with --clock)
+//   FLUSH                    (every memtable to SSTables, as nodetool flush)
+//   COMPACT [ks.]table       (the table's SSTables into one, as nodetool compact)
 //   HELP | ?
 //   EXIT | QUIT
 //
@@ -14,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/cql/parser.h"
@@ -21,7 +24,7 @@
 
 namespace cassette::cli {
 
-enum class ShellCommandKind { kCql, kCopy, kSource, kClock, kHelp, kExit };
+enum class ShellCommandKind { kCql, kCopy, kSource, kClock, kFlush, kCompact, kHelp, kExit };
 
 // Which command a statement is, from its first word (case-insensitive, after comments).
 ShellCommandKind classify_statement(std::string_view text);
@@ -64,6 +67,12 @@ Result<std::string> parse_source_command(std::string_view text);
 
 // CLOCK ADVANCE n: the number of seconds.
 Result<int64_t> parse_clock_command(std::string_view text);
+
+// FLUSH: nothing to parse but its being alone; the error is "Improper FLUSH command.".
+Status parse_flush_command(std::string_view text);
+
+// COMPACT [ks.]table: the keyspace (empty: the current one) and the table.
+Result<std::pair<std::string, std::string>> parse_compact_command(std::string_view text);
 
 // The text HELP prints.
 std::string help_text();

@@ -152,6 +152,29 @@ bool StatementRunner::run_shell_command(std::string_view text, const SourceLocat
       --source_depth_;
       return ok;
     }
+    case ShellCommandKind::kFlush: {
+      Status status = parse_flush_command(text);
+      if (status.is_ok()) status = session_.store().flush();
+      return status.is_ok() || fail(status.message(), where);
+    }
+    case ShellCommandKind::kCompact: {
+      auto name = parse_compact_command(text);
+      if (!name.is_ok()) return fail(name.status().message(), where);
+      const std::string& keyspace = name->first.empty() ? session_.keyspace() : name->first;
+      if (keyspace.empty())
+        return fail(
+            "No keyspace has been specified. USE a keyspace, or explicitly specify "
+            "keyspace.tablename",
+            where);
+      auto schema = session_.catalog().current();
+      if (!schema.is_ok()) return fail(schema.status().message(), where);
+      auto table = (*schema)->find_table(keyspace, name->second);
+      if (table == nullptr) {
+        return fail(fmt::format("table {}.{} does not exist", keyspace, name->second), where);
+      }
+      Status status = session_.store().compact(table->table_id);
+      return status.is_ok() || fail(status.message(), where);
+    }
     case ShellCommandKind::kCopy: {
       auto command = parse_copy_command(text);
       if (!command.is_ok()) return fail(command.status().message(), where);

@@ -209,6 +209,18 @@ cassette> CREATE KEYSPACE ks WITH replication = \{'"'class': 'SimpleStrategy'"',
 cassette> USE ks;
 cassette:ks> exit$' '^$' -- bash -c "printf \"USE nope;\nCREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy',\n'replication_factor': 1};\nUSE ks;\nexit\n\" | HOME=\"$work\" script -qec \"'$cassette' :memory:\" /dev/null | tr -d '\r'"
 
+# ---- FLUSH and COMPACT (nodetool's, for tests that need SSTables) ---------------------------
+check "flush and compact" 0 "
+ k
+---
+ 1
+
+(1 rows)" "" -- "$cassette" "$work/flushed" -e "$KS; $TABLE; INSERT INTO ks.t (k) VALUES (1); FLUSH; USE ks; COMPACT t; COMPACT ks.t; SELECT k FROM ks.t"
+check "bad flush" 1 "" "<stdin>:1:Improper FLUSH command." -- "$cassette" :memory: -e "FLUSH now"
+check "compact unknown table" 1 "" "<stdin>:2:table ks.nope does not exist" -- \
+  "$cassette" :memory: -e "$KS;
+COMPACT ks.nope"
+
 # ---- the manual clock -----------------------------------------------------------------------
 check "clock needs --clock" 1 "" \
   "<stdin>:1:CLOCK ADVANCE needs a manual clock: start cassette with --clock 'YYYY-MM-DD HH:MM:SS'" -- \

@@ -13,8 +13,8 @@ with --echo):
   - anything else: success.
 
 Each file runs on a fresh server and store. Files that need the shell itself are skipped: shell
-commands (CLOCK ADVANCE, SOURCE ...) and its manual clock, which the driver's client timestamps
-cannot follow. DESCRIBE statements are skipped (the shell prints only their CQL text).
+commands (CLOCK ADVANCE, SOURCE, FLUSH ...) and its manual clock, which the driver's client
+timestamps cannot follow. DESCRIBE statements are skipped (the shell prints only their CQL text).
 Prints "server-golden: N passed, M failed" (one case per file) and what it compared.
 
 Usage: tests/server/test_golden_through_driver.py BUILD_DIR [NAME_FILTER]
@@ -37,7 +37,7 @@ logging.getLogger("cassandra").setLevel(logging.CRITICAL)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "cql")
-SHELL_ONLY = re.compile(r"^\s*(CLOCK|SOURCE|EXPAND|PAGING|TRACING|CONSISTENCY|SERIAL)\b", re.I | re.M)
+SHELL_ONLY = re.compile(r"^\s*(CLOCK|SOURCE|FLUSH|COMPACT|EXPAND|PAGING|TRACING|CONSISTENCY|SERIAL)\b", re.I | re.M)
 PLAIN_TYPES = {"int", "bigint", "smallint", "tinyint", "varint", "text", "varchar", "ascii",
                "counter"}
 
