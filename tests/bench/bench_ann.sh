@@ -2,14 +2,18 @@
 # ANN top-10 over ANN_BENCH_ROWS (default 100000) random ANN_BENCH_DIM-dimension (default 128)
 # float vectors (`make bench`): ANN_BENCH_QUERIES (default 20) queries of
 #   SELECT id FROM bench.items ORDER BY v ANN OF [...] LIMIT 10
-# through the `cassette` shell, against a brute-force top-10 computed here in Python (double
-# precision, cosine): recall@10 and the shell's queries per second. Cassette's ANN search is
-# exact today (engine/cql/select_ann.h), so recall is 1.0 and QPS is a full scan's.
+# through the `cassette` shell, answered by the ANN index (an HNSW graph per SSTable and the
+# memtable, engine/cql/ann_index.h), and the same queries with `WHERE token(id) > <min + 1>` added,
+# which the index does not serve: Cassette's exact scan of every row (the brute force). Recall@10
+# of both against a top-10 computed here in Python (double precision, cosine), and each one's
+# queries per second, in one run. The graphs are built by the first query of a process (they are
+# kept in memory, not on disk): one warm-up query is timed apart as the build.
 #
 #   tests/bench/bench_ann.sh BUILD_DIR
 #
-# Prints "# ..." detail lines and `RESULT ann-recall@10 exact <recall>` and
-# `RESULT ann-qps exact <queries per second>`.
+# Prints "# ..." detail lines and RESULT lines: ann-recall@10 and ann-qps for `hnsw`, `exact` and
+# `sqlite-vec` (npm's sqlite-vec 0.1.9, installed into a temporary directory, or SQLITE_VEC=path
+# of vec0.so; Debian has no package of it), and ann-graph-build-seconds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build_dir=$(cd "${1:-$root/build}" && pwd)
@@ -23,8 +27,15 @@ cassette, work = sys.argv[1], sys.argv[2]
 rows, dim, queries = (int(os.environ[k]) for k in ("ANN_BENCH_ROWS", "ANN_BENCH_DIM",
                                                       "ANN_BENCH_QUERIES"))
 rng = random.Random(42)
+# clustered (default): around 100 random centres, as embeddings of related items gather;
+# uniform: independent uniform coordinates, with no neighbourhoods for a graph to follow
+uniform = os.environ.get("ANN_BENCH_DATA", "clustered") == "uniform"
+centres = [[rng.uniform(-1, 1) for _ in range(dim)] for _ in range(100)]
 def vec():
-    return [round(rng.uniform(-1, 1), 6) for _ in range(dim)]
+    if uniform:
+        return [round(rng.uniform(-1, 1), 6) for _ in range(dim)]
+    c = rng.choice(centres)
+    return [round(x + rng.gauss(0, 0.3), 6) for x in c]
 data = [vec() for _ in range(rows)]
 with open(f"{work}/items.csv", "w") as f:
     for i, v in enumerate(data):
@@ -35,24 +46,80 @@ setup = (f"CREATE KEYSPACE bench WITH replication = {{'class': 'SimpleStrategy',
          f"v vector<float, {dim}>); CREATE CUSTOM INDEX ON bench.items (v) USING "
          f"'StorageAttachedIndex'; COPY bench.items (id, v) FROM '{work}/items.csv';")
 t0 = time.time()
-subprocess.run([cassette, store, "-e", setup], check=True, capture_output=True)
+subprocess.run([cassette, store, "-e", setup + " FLUSH;"], check=True, capture_output=True)
+print(f"# {'uniform' if uniform else 'clustered'} data (ANN_BENCH_DATA)")
 print(f"# loaded {rows} vectors of {dim} dimensions in {time.time() - t0:.1f} s")
 def cosine(a, b):
     dot = sum(x * y for x, y in zip(a, b))
     return dot / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
 qs = [vec() for _ in range(queries)]
-script = "".join(f"SELECT id FROM bench.items ORDER BY v ANN OF [{', '.join(map(str, q))}] "
-                 f"LIMIT 10;" for q in qs)
+def run(where):
+    script = "".join(f"SELECT id FROM bench.items {where}ORDER BY v ANN OF "
+                     f"[{', '.join(map(str, q))}] LIMIT 10;" for q in qs)
+    # the first statement builds the graphs (index) or warms the block cache (exact): timed apart
+    warm = f"SELECT id FROM bench.items {where}ORDER BY v ANN OF [{', '.join(map(str, vec()))}] LIMIT 10;"
+    t0 = time.time()
+    subprocess.run([cassette, store, "--format", "csv", "-e", warm], check=True,
+                   capture_output=True)
+    one = time.time() - t0
+    t0 = time.time()
+    out = subprocess.run([cassette, store, "--format", "csv", "-e", warm + script], check=True,
+                         capture_output=True, text=True).stdout
+    seconds = time.time() - t0 - one
+    ids = [int(line) for line in out.split() if line.strip().isdigit()][10:]
+    return ids, one, seconds
+truth = [sorted(range(rows), key=lambda i: -cosine(q, data[i]))[:10] for q in qs]
+def recall(ids):
+    return sum(len(set(t) & set(ids[n * 10:(n + 1) * 10])) for n, t in enumerate(truth)) / (10 * queries)
+ann_ids, build, ann_seconds = run("")
+exact_ids, _, exact_seconds = run("WHERE token(id) > -9223372036854775807 ")
+print(f"# hnsw: first query (graph build) {build:.1f} s, then {queries} queries in {ann_seconds:.2f} s")
+print(f"# exact: {queries} queries in {exact_seconds:.2f} s (one process each, store opened once)")
+print(f"RESULT ann-graph-build-seconds hnsw {build:.1f}")
+print(f"RESULT ann-recall@10 hnsw {recall(ann_ids):.3f}")
+print(f"RESULT ann-recall@10 exact {recall(exact_ids):.3f}")
+print(f"RESULT ann-qps hnsw {queries / ann_seconds:.2f}")
+print(f"RESULT ann-qps exact {queries / exact_seconds:.2f}")
+
+# sqlite-vec (npm's sqlite-vec, which ships its loadable vec0.so; Debian has no package): a vec0
+# table with cosine distance, its brute-force KNN in Debian's Python (whose sqlite3 module loads
+# extensions), on the same vectors and queries
+vec0 = os.environ.get("SQLITE_VEC", "")
+if not vec0:
+    npm_dir = f"{work}/npm"
+    os.makedirs(npm_dir)
+    r = subprocess.run(["npm", "install", "--prefix", npm_dir, "--no-save", "--no-audit",
+                        "--no-fund", "sqlite-vec@0.1.9"], capture_output=True, text=True)
+    candidate = f"{npm_dir}/node_modules/sqlite-vec-linux-x64/vec0.so"
+    vec0 = candidate if r.returncode == 0 and os.path.exists(candidate) else ""
+if not vec0 or not os.path.exists("/usr/bin/python3"):
+    print("# sqlite-vec: not available (npm install sqlite-vec failed, or no /usr/bin/python3)")
+    sys.exit(0)
+with open(f"{work}/queries.txt", "w") as f:
+    for q in qs:
+        f.write(f"[{', '.join(map(str, q))}]\n")
+out = subprocess.run(["/usr/bin/python3", "-c", """
+import sqlite3, sys, time
+vec0, work, dim = sys.argv[1], sys.argv[2], int(sys.argv[3])
+db = sqlite3.connect(':memory:')
+db.enable_load_extension(True)
+db.load_extension(vec0[:-3])
+db.execute(f'CREATE VIRTUAL TABLE items USING vec0(v float[{dim}] distance_metric=cosine)')
+with open(f'{work}/items.csv') as f:
+    db.executemany('INSERT INTO items(rowid, v) VALUES (?, ?)',
+                   ((int(l.split(',', 1)[0]), l.split(',', 1)[1].strip().strip('"')) for l in f))
+db.commit()
+qs = open(f'{work}/queries.txt').read().split(chr(10))[:-1]
 t0 = time.time()
-out = subprocess.run([cassette, store, "--format", "csv", "-e", script], check=True,
-                     capture_output=True, text=True).stdout
-seconds = time.time() - t0
-ids = [int(line) for line in out.split() if line.strip().isdigit()]
-hits = 0
-for n, q in enumerate(qs):
-    truth = sorted(range(rows), key=lambda i: -cosine(q, data[i]))[:10]
-    hits += len(set(truth) & set(ids[n * 10:(n + 1) * 10]))
-print(f"# {queries} queries in {seconds:.2f} s (one shell process, store opened once)")
-print(f"RESULT ann-recall@10 exact {hits / (10 * queries):.3f}")
-print(f"RESULT ann-qps exact {queries / seconds:.2f}")
+for q in qs:
+    for (rowid,) in db.execute('SELECT rowid FROM items WHERE v MATCH ? AND k = 10', (q,)):
+        print(rowid)
+print('seconds', time.time() - t0)
+""", vec0, work, str(dim)], check=True, capture_output=True, text=True).stdout.split()
+vec_seconds = float(out[-1])
+vec_ids = [int(x) for x in out[:-2]]
+print(f"# sqlite-vec {os.path.basename(os.path.dirname(vec0))}: {queries} queries in "
+      f"{vec_seconds:.2f} s (in process, brute force)")
+print(f"RESULT ann-recall@10 sqlite-vec {recall(vec_ids):.3f}")
+print(f"RESULT ann-qps sqlite-vec {queries / vec_seconds:.2f}")
 PY

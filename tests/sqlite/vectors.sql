@@ -26,3 +26,8 @@ SELECT v FROM items WHERE id = 2;
 SELECT cql('CREATE CUSTOM INDEX ON main.items (v) USING ''StorageAttachedIndex''') AS created_index;
 SELECT json ->> 'id' AS id, round(json ->> 'score', 4) AS score FROM cql_rows('SELECT id, similarity_cosine(v, [1, 1, 0]) AS score FROM main.items ORDER BY v ANN OF [1, 1, 0] LIMIT 2');
 SELECT * FROM cql_rows('SELECT id FROM main.items ORDER BY v ANN OF [1, 1] LIMIT 2');
+.print '== the ANN index over SSTables (a graph each): flushed, then a row deleted and one moved'
+SELECT cql_flush() AS flushed;
+DELETE FROM items WHERE id = 3;
+UPDATE items SET v = '[1, 1, 0.1]' WHERE id = 4;
+SELECT * FROM cql_rows('SELECT id FROM main.items ORDER BY v ANN OF [1, 1, 0] LIMIT 2');
