@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# ANN top-10 over ANN_BENCH_ROWS (default 100000) random ANN_BENCH_DIM-dimension (default 128)
-# float vectors (`make bench`): ANN_BENCH_QUERIES (default 20) queries of
+# ANN top-10 over ANN_BENCH_ROWS (default 100000) ANN_BENCH_DIM-dimension (default 128) float
+# vectors (`make bench`), loaded by the `cassette` shell's COPY and FLUSHed into an SSTable:
+# ANN_BENCH_QUERIES (default 20) queries of
 #   SELECT id FROM bench.items ORDER BY v ANN OF [...] LIMIT 10
-# through the `cassette` shell, answered by the ANN index (an HNSW graph per SSTable and the
-# memtable, engine/cql/ann_index.h), and the same queries with `WHERE token(id) > <min + 1>` added,
-# which the index does not serve: Cassette's exact scan of every row (the brute force). Recall@10
-# of both against a top-10 computed here in Python (double precision, cosine), and each one's
-# queries per second, in one run. The graphs are built by the first query of a process (they are
-# kept in memory, not on disk): one warm-up query is timed apart as the build.
+# answered by the ANN index (an HNSW graph per SSTable and the memtable, engine/cql/ann_index.h),
+# and the same queries with `WHERE token(id) > <min + 1>` added, which the index does not serve:
+# Cassette's exact scan of every row (the brute force). Recall@10 of each against a top-10
+# computed here in Python (double precision, cosine), and each one's queries per second, timed
+# inside one process that runs them through SQLite's cql_rows (Debian's python3, whose sqlite3
+# module loads extensions). The graphs are built by the first query of a process (they are kept
+# in memory, not on disk): one warm-up query is timed apart as the build.
 #
 #   tests/bench/bench_ann.sh BUILD_DIR
 #
@@ -53,28 +55,47 @@ def cosine(a, b):
     dot = sum(x * y for x, y in zip(a, b))
     return dot / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
 qs = [vec() for _ in range(queries)]
+# Each run is one process (Debian's Python, whose sqlite3 module loads extensions): the store
+# opened through cassette.so's cql_open(), one warm-up query (for the index: the graph build),
+# then the queries through cql_rows, each timed in that process.
+RUNNER = """
+import json, sqlite3, sys, time
+ext, store, where = sys.argv[1], sys.argv[2], sys.argv[3]
+qs = open(sys.argv[4]).read().split(chr(10))[:-1]
+db = sqlite3.connect(':memory:')
+db.enable_load_extension(True)
+db.load_extension(ext)
+db.execute('SELECT cql_open(?)', (store,)).fetchall()
+def ann(q):
+    return [json.loads(r[0])['id'] for r in db.execute(
+        'SELECT json FROM cql_rows(?)',
+        (f'SELECT id FROM bench.items {where}ORDER BY v ANN OF {q} LIMIT 10',))]
+t0 = time.time()
+ann(qs[0])
+print('warm', time.time() - t0)
+t0 = time.time()
+for q in qs[1:]:
+    print(*ann(q))
+print('seconds', time.time() - t0)
+"""
 def run(where):
-    script = "".join(f"SELECT id FROM bench.items {where}ORDER BY v ANN OF "
-                     f"[{', '.join(map(str, q))}] LIMIT 10;" for q in qs)
-    # the first statement builds the graphs (index) or warms the block cache (exact): timed apart
-    warm = f"SELECT id FROM bench.items {where}ORDER BY v ANN OF [{', '.join(map(str, vec()))}] LIMIT 10;"
-    t0 = time.time()
-    subprocess.run([cassette, store, "--format", "csv", "-e", warm], check=True,
-                   capture_output=True)
-    one = time.time() - t0
-    t0 = time.time()
-    out = subprocess.run([cassette, store, "--format", "csv", "-e", warm + script], check=True,
-                         capture_output=True, text=True).stdout
-    seconds = time.time() - t0 - one
-    ids = [int(line) for line in out.split() if line.strip().isdigit()][10:]
-    return ids, one, seconds
+    with open(f"{work}/run_queries.txt", "w") as f:
+        for q in [vec()] + qs:
+            f.write(f"[{', '.join(map(str, q))}]\n")
+    out = subprocess.run(["/usr/bin/python3", "-c", RUNNER, f"{os.path.dirname(cassette)}/cassette",
+                          store, where, f"{work}/run_queries.txt"], check=True,
+                         capture_output=True, text=True).stdout.split("\n")
+    warm = float(out[0].split()[1])
+    seconds = float(out[-2].split()[1])
+    ids = [int(x) for line in out[1:-2] for x in line.split()]
+    return ids, warm, seconds
 truth = [sorted(range(rows), key=lambda i: -cosine(q, data[i]))[:10] for q in qs]
 def recall(ids):
     return sum(len(set(t) & set(ids[n * 10:(n + 1) * 10])) for n, t in enumerate(truth)) / (10 * queries)
 ann_ids, build, ann_seconds = run("")
 exact_ids, _, exact_seconds = run("WHERE token(id) > -9223372036854775807 ")
 print(f"# hnsw: first query (graph build) {build:.1f} s, then {queries} queries in {ann_seconds:.2f} s")
-print(f"# exact: {queries} queries in {exact_seconds:.2f} s (one process each, store opened once)")
+print(f"# exact: {queries} queries in {exact_seconds:.2f} s (one process each, store opened once, queries through SQLite's cql_rows)")
 print(f"RESULT ann-graph-build-seconds hnsw {build:.1f}")
 print(f"RESULT ann-recall@10 hnsw {recall(ann_ids):.3f}")
 print(f"RESULT ann-recall@10 exact {recall(exact_ids):.3f}")
