@@ -571,7 +571,7 @@ Reply ProtocolConnection::result_reply(const FrameHeader& header, const cql::Sta
     case cql::ExecutionResult::Kind::kRows:
       result_body = encode_rows_result(result->rows, rows_source(statement, session_->keyspace()),
                                        skip_metadata && !new_metadata_id, result->paging_state,
-                                       new_metadata_id);
+                                       new_metadata_id, header.version);
       break;
     case cql::ExecutionResult::Kind::kSetKeyspace:
       result_body = encode_set_keyspace_result(result->keyspace);

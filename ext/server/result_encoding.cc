@@ -58,6 +58,7 @@ uint16_t simple_type_id(TypeKind kind) {
 }
 
 constexpr uint16_t kCustomId = 0x0000;
+constexpr uint16_t kDurationId = 0x0015;  // from protocol v5
 constexpr uint16_t kListId = 0x0020;
 constexpr uint16_t kMapId = 0x0021;
 constexpr uint16_t kSetId = 0x0022;
@@ -109,37 +110,41 @@ std::string marshal_class(const CqlType& type) {
   return type.frozen ? prefix + "FrozenType(" + inner + ")" : inner;
 }
 
-void write_udt_option(BodyWriter& out, const CqlType& type) {
+void write_udt_option(BodyWriter& out, const CqlType& type, uint8_t version) {
   out.write_short(kUdtId);
   out.write_string(type.udt_keyspace);
   out.write_string(type.udt_name);
   out.write_short(static_cast<uint16_t>(type.params.size()));
   for (size_t i = 0; i < type.params.size(); ++i) {
     out.write_string(i < type.field_names.size() ? type.field_names[i] : std::string());
-    write_type_option(out, type.params[i]);
+    write_type_option(out, type.params[i], version);
   }
 }
 
 }  // namespace
 
-void write_type_option(BodyWriter& out, const CqlType& type) {
+void write_type_option(BodyWriter& out, const CqlType& type, uint8_t version) {
   switch (type.kind) {
     case TypeKind::kDuration:
+      if (version >= 5) {
+        out.write_short(kDurationId);
+        return;
+      }
       out.write_short(kCustomId);
       out.write_string("org.apache.cassandra.db.marshal.DurationType");
       return;
     case TypeKind::kList:
     case TypeKind::kSet:
       out.write_short(type.kind == TypeKind::kList ? kListId : kSetId);
-      write_type_option(out, type.params.at(0));
+      write_type_option(out, type.params.at(0), version);
       return;
     case TypeKind::kMap:
       out.write_short(kMapId);
-      write_type_option(out, type.params.at(0));
-      write_type_option(out, type.params.at(1));
+      write_type_option(out, type.params.at(0), version);
+      write_type_option(out, type.params.at(1), version);
       return;
     case TypeKind::kUdt:
-      write_udt_option(out, type);
+      write_udt_option(out, type, version);
       return;
     case TypeKind::kVector:
       out.write_short(kCustomId);
@@ -148,7 +153,7 @@ void write_type_option(BodyWriter& out, const CqlType& type) {
     case TypeKind::kTuple:
       out.write_short(kTupleId);
       out.write_short(static_cast<uint16_t>(type.params.size()));
-      for (const CqlType& component : type.params) write_type_option(out, component);
+      for (const CqlType& component : type.params) write_type_option(out, component, version);
       return;
     default:
       out.write_short(simple_type_id(type.kind));
@@ -161,7 +166,7 @@ namespace {
 void write_rows_metadata(BodyWriter& out, const std::vector<cql::ResultColumn>& columns,
                          const RowsSource& source, bool skip_metadata,
                          const std::optional<std::string>& paging_state,
-                         const std::optional<std::string>& new_metadata_id = std::nullopt) {
+                         const std::optional<std::string>& new_metadata_id, uint8_t version) {
   int32_t flags = skip_metadata ? kRowsNoMetadata : kRowsGlobalTablesSpec;
   if (paging_state) flags |= kRowsHasMorePages;
   if (new_metadata_id) flags |= kRowsMetadataChanged;
@@ -174,7 +179,7 @@ void write_rows_metadata(BodyWriter& out, const std::vector<cql::ResultColumn>& 
   out.write_string(source.table);
   for (const cql::ResultColumn& column : columns) {
     out.write_string(column.name);
-    write_type_option(out, column.type);
+    write_type_option(out, column.type, version);
   }
 }
 
@@ -189,7 +194,8 @@ std::vector<uint16_t> routing_indexes(const cql::PreparedStatement& prepared) {
   return indexes;
 }
 
-void write_variables_metadata(BodyWriter& out, const cql::PreparedStatement& prepared) {
+void write_variables_metadata(BodyWriter& out, const cql::PreparedStatement& prepared,
+                              uint8_t version) {
   const std::vector<cql::BindVariable>& variables = prepared.variables;
   bool one_table = true;
   for (const cql::BindVariable& v : variables) {
@@ -212,7 +218,7 @@ void write_variables_metadata(BodyWriter& out, const cql::PreparedStatement& pre
       out.write_string(v.table);
     }
     out.write_string(v.name);
-    write_type_option(out, v.type);
+    write_type_option(out, v.type, version);
   }
 }
 
@@ -220,10 +226,11 @@ void write_variables_metadata(BodyWriter& out, const cql::PreparedStatement& pre
 
 std::string encode_rows_result(const cql::ResultSet& rows, const RowsSource& source,
                                bool skip_metadata, const std::optional<std::string>& paging_state,
-                               const std::optional<std::string>& new_metadata_id) {
+                               const std::optional<std::string>& new_metadata_id, uint8_t version) {
   BodyWriter out;
   out.write_int(kResultRows);
-  write_rows_metadata(out, rows.columns, source, skip_metadata, paging_state, new_metadata_id);
+  write_rows_metadata(out, rows.columns, source, skip_metadata, paging_state, new_metadata_id,
+                      version);
   out.write_int(static_cast<int32_t>(rows.rows.size()));
   for (const auto& row : rows.rows) {
     for (const types::Value& value : row) out.write_bytes(value);
@@ -234,12 +241,13 @@ std::string encode_rows_result(const cql::ResultSet& rows, const RowsSource& sou
 namespace {
 
 void write_result_metadata(BodyWriter& out, const cql::PreparedStatement& prepared,
-                           const RowsSource& source) {
+                           const RowsSource& source, uint8_t version) {
   if (prepared.result_columns.empty()) {
     out.write_int(kRowsNoMetadata);
     out.write_int(0);
   } else {
-    write_rows_metadata(out, prepared.result_columns, source, false, std::nullopt);
+    write_rows_metadata(out, prepared.result_columns, source, false, std::nullopt, std::nullopt,
+                        version);
   }
 }
 
@@ -247,7 +255,7 @@ void write_result_metadata(BodyWriter& out, const cql::PreparedStatement& prepar
 
 std::string result_metadata_id(const cql::PreparedStatement& prepared, const RowsSource& source) {
   BodyWriter metadata;
-  write_result_metadata(metadata, prepared, source);
+  write_result_metadata(metadata, prepared, source, 5);  // the id is v5's
   return md5(metadata.body());
 }
 
@@ -257,8 +265,8 @@ std::string encode_prepared_result(const std::string& id, const cql::PreparedSta
   out.write_int(kResultPrepared);
   out.write_short_bytes(id);
   if (version >= 5) out.write_short_bytes(result_metadata_id(prepared, source));
-  write_variables_metadata(out, prepared);
-  write_result_metadata(out, prepared, source);
+  write_variables_metadata(out, prepared, version);
+  write_result_metadata(out, prepared, source, version);
   return out.take();
 }
 

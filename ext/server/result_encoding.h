@@ -31,10 +31,11 @@ inline constexpr int32_t kRowsNoMetadata = 0x0004;
 inline constexpr int32_t kRowsMetadataChanged = 0x0008;  // v5
 
 // The [option] describing `type`: its id, then for list/set the element, for map key and value,
-// for a UDT its keyspace, name and fields, for a tuple its components. Duration has no id in
-// v4 (0x0015 is v5's): it is the custom type org.apache.cassandra.db.marshal.DurationType, as
-// Cassandra 4 sends it to v4 clients.
-void write_type_option(BodyWriter& out, const types::CqlType& type);
+// for a UDT its keyspace, name and fields, for a tuple its components, as protocol `version`
+// has it. Duration is id 0x0015 from v5 on; v4 has no id for it: there it is the custom type
+// org.apache.cassandra.db.marshal.DurationType, as Cassandra 4 sends it to v4 clients
+// (DataType.DURATION needs ProtocolVersion.V5).
+void write_type_option(BodyWriter& out, const types::CqlType& type, uint8_t version = 4);
 
 // Where the rows come from, for the metadata's global table spec.
 struct RowsSource {
@@ -49,7 +50,8 @@ struct RowsSource {
 std::string encode_rows_result(const cql::ResultSet& rows, const RowsSource& source,
                                bool skip_metadata,
                                const std::optional<std::string>& paging_state = std::nullopt,
-                               const std::optional<std::string>& new_metadata_id = std::nullopt);
+                               const std::optional<std::string>& new_metadata_id = std::nullopt,
+                               uint8_t version = 4);
 
 // v5's result metadata id of a prepared statement: the MD5 digest of its result metadata, as a
 // Prepared result writes it (Cassandra digests the columns' names and types likewise). A driver

@@ -205,6 +205,45 @@ def test_v5_query_flags_keyspace_and_now_in_seconds(build_dir):
         assert is_closed(sock)
 
 
+def column_type_ids(body):
+    """The [option] ids of a Rows result's columns (global table spec, simple types)."""
+    kind, flags, columns = struct.unpack(">iii", body[:12])
+    assert kind == 2 and flags & 1, (kind, flags)
+    pos = 12
+    for _ in range(2):  # keyspace, table
+        pos += 2 + struct.unpack(">H", body[pos:pos + 2])[0]
+    ids = []
+    for _ in range(columns):
+        pos += 2 + struct.unpack(">H", body[pos:pos + 2])[0]  # the name
+        ids.append(struct.unpack(">H", body[pos:pos + 2])[0])
+        pos += 2
+    return ids
+
+
+def test_duration_is_type_0x0015_on_v5_and_the_driver_reads_it(build_dir):
+    with Server(build_dir, ":memory:") as server:
+        sock = v5_started(server)
+        sock.sendall(segment(v5_query(KEYSPACE, 1) +
+                             v5_query("CREATE TABLE ks.d (k int PRIMARY KEY, d duration)", 2) +
+                             v5_query("INSERT INTO ks.d (k, d) VALUES (1, 1mo2d3s)", 3) +
+                             v5_query("SELECT k, d FROM ks.d", 4)))
+        answers = envelopes(read_segment(sock)[1])
+        assert [a[3] for a in answers] == [RESULT] * 4, answers
+        # int, then duration: 0x0015 from v5 (v4 gets the custom DurationType class).
+        assert column_type_ids(answers[3][4]) == [0x0009, 0x0015], answers[3][4]
+        c = cluster(server)
+        try:
+            session = c.connect()
+            assert c.protocol_version == 5
+            row = session.execute("SELECT d FROM ks.d WHERE k = 1").one()
+            assert (row.d.months, row.d.days, row.d.nanoseconds) == (1, 2, 3 * 10**9), row.d
+            prepared = session.prepare("INSERT INTO ks.d (k, d) VALUES (?, ?)")
+            session.execute(prepared, (2, row.d))
+            assert session.execute("SELECT d FROM ks.d WHERE k = 2").one().d == row.d
+        finally:
+            c.shutdown()
+
+
 def test_snappy_is_refused_on_v5(build_dir):
     with Server(build_dir, ":memory:") as server:
         sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)

@@ -31,9 +31,9 @@ std::string hex(std::string_view bytes) {
   return out;
 }
 
-std::string type_option(const CqlType& type) {
+std::string type_option(const CqlType& type, uint8_t version = 4) {
   BodyWriter out;
-  write_type_option(out, type);
+  write_type_option(out, type, version);
   return hex(out.body());
 }
 
@@ -193,6 +193,10 @@ TEST_CASE("server types: each CQL type's [option], as Cassandra writes it for v4
         "0000"
         "002c" +
             hex("org.apache.cassandra.db.marshal.DurationType"));
+  // From v5 on it is id 0x0015, inside collections too.
+  CHECK(type_option(CqlType::simple(TypeKind::kDuration), 5) == "0015");
+  CHECK(type_option(CqlType::list(CqlType::simple(TypeKind::kDuration)), 5) == "00200015");
+  CHECK(type_option(CqlType::simple(TypeKind::kInt), 5) == "0009");
   CHECK(type_option(CqlType::list(CqlType::simple(TypeKind::kInt))) == "00200009");
   CHECK(type_option(CqlType::set(CqlType::simple(TypeKind::kUuid), true)) == "0022000c");
   CHECK(type_option(CqlType::map(CqlType::simple(TypeKind::kText),
