@@ -9,6 +9,7 @@
 #include "engine/cql/system_tables.h"
 #include "ext/server/body.h"
 #include "ext/server/error_codes.h"
+#include "ext/server/paging_state.h"
 #include "ext/server/requests.h"
 #include "ext/server/result_encoding.h"
 #include "ext/server/statement_target.h"
@@ -544,8 +545,15 @@ Reply ProtocolConnection::run_statement(const FrameHeader& header, const QueryRe
     return error_reply(header, encode_error(error_code_for(status.code()), status.message()));
   }
   const std::optional<SchemaChange> change = schema_change_of(*statement, keyspace, **schema);
-  return result_reply(header, *statement, change,
-                      session_->execute(*statement, statement_options(parameters)),
+  cql::StatementOptions options = statement_options(parameters);
+  const std::string paged_query =
+      paged_query_identity(request.query, keyspace, parameters.values, parameters.value_names);
+  if (!open_paging_state(options, paged_query)) {
+    return error_reply(header, protocol_error(kInvalidPagingState));
+  }
+  auto result = session_->execute(*statement, options);
+  seal_paging_state(result, paged_query);
+  return result_reply(header, *statement, change, result,
                       (parameters.flags & kQuerySkipMetadata) != 0);
 }
 

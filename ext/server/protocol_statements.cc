@@ -13,6 +13,7 @@
 #include "engine/cql/parser.h"
 #include "ext/server/body.h"
 #include "ext/server/error_codes.h"
+#include "ext/server/paging_state.h"
 #include "ext/server/protocol_connection.h"
 #include "ext/server/statement_target.h"
 
@@ -143,7 +144,18 @@ Reply ProtocolConnection::run_prepared(const FrameHeader& header,
     by_name = cql::Session::values_by_name(prepared, named);
     values = by_name;
   }
-  auto result = session_->execute(prepared, values, statement_options(parameters));
+  // A paging state belongs to this statement with these values (paging_state.h); a prepared
+  // id already stands for the keyspace its statement depends on.
+  cql::StatementOptions options = statement_options(parameters);
+  const std::string paged_query =
+      id.empty() ? paged_query_identity(prepared.query, session_->keyspace(), parameters.values,
+                                        parameters.value_names)
+                 : paged_query_identity("id:" + id, "", parameters.values, parameters.value_names);
+  if (!open_paging_state(options, paged_query)) {
+    return error_reply(header, protocol_error_body(kInvalidPagingState));
+  }
+  auto result = session_->execute(prepared, values, options);
+  seal_paging_state(result, paged_query);
   if (!result.is_ok() && result.status().code() == StatusCode::kUnprepared && !id.empty()) {
     return error_reply(header, encode_unprepared(result.status().message(), id));
   }

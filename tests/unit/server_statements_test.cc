@@ -276,8 +276,15 @@ TEST_CASE("server paging: pages resume after the last row, across writes in betw
   CHECK(last.rows.empty());
   CHECK(!last.paging_state);
 
+  // Junk, or another query's state, is Cassandra's protocol error for a state it cannot read.
+  const std::pair<int32_t, std::string> invalid{0x000A, "Invalid value for the paging state"};
   CHECK(error_of(f.query(text, parameters({}, kQuerySkipMetadata, 2, std::string("junk")))) ==
-        std::pair<int32_t, std::string>{0x2200, "Invalid value for the paging state"});
+        invalid);
+  CHECK(error_of(f.query("SELECT c FROM ks.t WHERE k = 2",
+                         parameters({}, kQuerySkipMetadata, 2, first.paging_state))) == invalid);
+  std::string altered = *first.paging_state;
+  altered[0] = static_cast<char>(altered[0] ^ 1);
+  CHECK(error_of(f.query(text, parameters({}, kQuerySkipMetadata, 2, altered))) == invalid);
 }
 
 TEST_CASE("server BATCH: query strings and prepared ids with values; Cassandra's errors") {
