@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <exception>
 #include <utility>
 
@@ -111,6 +112,31 @@ std::string protocol_error(std::string_view message) {
   return encode_error(ErrorCode::kProtocolError, message);
 }
 
+// Whether `query` is a USE statement: its first word, after blanks and comments, is USE.
+bool is_use_statement(std::string_view query) {
+  size_t i = 0;
+  for (;;) {
+    while (i < query.size() && std::isspace(static_cast<unsigned char>(query[i]))) ++i;
+    if (query.substr(i, 2) == "--" || query.substr(i, 2) == "//") {
+      i = query.find('\n', i);
+      if (i == std::string_view::npos) return false;
+    } else if (query.substr(i, 2) == "/*") {
+      i = query.find("*/", i + 2);
+      if (i == std::string_view::npos) return false;
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  if (query.size() - i < 3) return false;
+  for (size_t k = 0; k < 3; ++k) {
+    if (std::tolower(static_cast<unsigned char>(query[i + k])) != "use"[k]) return false;
+  }
+  if (i + 3 == query.size()) return true;
+  const unsigned char next = query[i + 3];
+  return !std::isalnum(next) && next != '_';
+}
+
 }  // namespace
 
 ProtocolConnection::ProtocolConnection(std::unique_ptr<cql::Session> session,
@@ -176,6 +202,53 @@ Reply ProtocolConnection::handle_frame(const FrameHeader& header, std::string_vi
     return error_reply(header, encode_error(ErrorCode::kServerError, e.what()));
   } catch (...) {
     return error_reply(header, encode_error(ErrorCode::kServerError, "Unexpected exception"));
+  }
+}
+
+bool ProtocolConnection::runs_concurrently(const FrameHeader& header, std::string_view body) const {
+  if (stage_ != Stage::kReady || uses_segments() || header.version != version_) return false;
+  switch (static_cast<Opcode>(header.opcode)) {
+    case Opcode::kPrepare:
+    case Opcode::kExecute:
+    case Opcode::kBatch:
+      return true;
+    case Opcode::kQuery: {
+      std::string plain;
+      if (header.flags & kFlagCompression) {
+        auto decompressed = decompress_body(compression_, body, max_frame_bytes_);
+        if (!decompressed.is_ok()) return false;  // the connection's own run refuses it
+        plain = std::move(*decompressed);
+        body = plain;
+      }
+      BodyReader in(body);
+      auto query = in.read_long_string();
+      return query.is_ok() && !is_use_statement(*query);
+    }
+    default:
+      return false;
+  }
+}
+
+std::unique_ptr<ProtocolConnection> ProtocolConnection::fork(
+    std::unique_ptr<cql::Session> session) const {
+  session->set_node_info(session_->node_info());
+  auto forked = std::make_unique<ProtocolConnection>(std::move(session), max_frame_bytes_,
+                                                     passwords_, prepared_);
+  forked->stage_ = stage_;
+  forked->compression_ = compression_;
+  forked->version_ = version_;
+  return forked;
+}
+
+void ProtocolConnection::lend_keyspace(ProtocolConnection& fork) const {
+  if (fork.session_->keyspace() != session_->keyspace()) {
+    fork.session_->set_keyspace(session_->keyspace());
+  }
+}
+
+void ProtocolConnection::take_keyspace(const ProtocolConnection& fork) {
+  if (fork.session_->keyspace() != session_->keyspace()) {
+    session_->set_keyspace(fork.session_->keyspace());
   }
 }
 
@@ -247,6 +320,7 @@ Reply ProtocolConnection::handle_envelopes(std::string_view envelopes) {
     envelopes.remove_prefix(kFrameHeaderSize + header.body_length);
     reply.bytes += one.bytes;
     reply.close = one.close;
+    reply.schema_changed |= one.schema_changed;
   }
   reply.bytes = encode_segments(reply.bytes, compression_ == Compression::kLz4);
   return reply;
@@ -588,13 +662,15 @@ Reply ProtocolConnection::result_reply(const FrameHeader& header, const cql::Sta
       result_body = change ? encode_schema_change_result(*change) : encode_void_result();
       break;
   }
+  const bool schema_changed = result->kind == cql::ExecutionResult::Kind::kSchemaChange;
   if (result->warnings.empty()) {
-    return Reply{response(header, Opcode::kResult, result_body), false};
+    return Reply{response(header, Opcode::kResult, result_body), false, schema_changed};
   }
   // The warning flag puts a [string list] of warnings before the body (§2.2).
   BodyWriter warned;
   warned.write_string_list(result->warnings);
-  return Reply{response(header, Opcode::kResult, warned.body() + result_body, kFlagWarning), false};
+  return Reply{response(header, Opcode::kResult, warned.body() + result_body, kFlagWarning), false,
+               schema_changed};
 }
 
 std::string ProtocolConnection::response(const FrameHeader& request, Opcode opcode,

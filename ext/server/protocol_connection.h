@@ -21,8 +21,13 @@
 // over the size limit, a response frame, a compressed frame before compression was agreed - get
 // a protocol error (0x000A) and close the connection.
 //
-// REQUIRES: external synchronization; the requests of one connection are handled one at a time,
-// in order of arrival.
+// Concurrency: the network loop may run a connection's QUERY, PREPARE, EXECUTE and BATCH
+// requests (runs_concurrently) at the same time, each on a fork of the connection (fork: the
+// same negotiated state over another Session), and write their answers as they complete; the
+// rest (the handshake, OPTIONS, REGISTER, a USE, everything of protocol v5's segments) runs on
+// the connection itself, after the requests before it have completed.
+//
+// REQUIRES: external synchronization of each object; one request at a time on each.
 #pragma once
 
 #include <cstdint>
@@ -47,6 +52,9 @@ namespace cassette::server {
 struct Reply {
   std::string bytes;  // whole frames; empty: nothing to write
   bool close = false;
+  // The request changed the schema: the server tells registered connections at once, before
+  // this reply is written.
+  bool schema_changed = false;
 };
 
 class ProtocolConnection {
@@ -73,6 +81,19 @@ class ProtocolConnection {
 
   // Handles one frame whose header passed check_header. Never throws.
   Reply handle_frame(const FrameHeader& header, std::string_view body);
+
+  // Whether the request of `header` (checked by check_header) may run on a fork while the
+  // connection's other requests run: a QUERY (but a USE), PREPARE, EXECUTE or BATCH of protocol
+  // v4 or older once the connection is ready. A USE waits for the requests before it and holds
+  // back the ones after it, so that each runs in the keyspace its order gives it.
+  bool runs_concurrently(const FrameHeader& header, std::string_view body) const;
+  // A connection in this one's negotiated state (version, compression, authenticated) over
+  // `session`, for requests that runs_concurrently allows; its session gets this one's node info.
+  std::unique_ptr<ProtocolConnection> fork(std::unique_ptr<cql::Session> session) const;
+  // Before a fork runs a request: the fork takes this connection's current keyspace. After: a
+  // keyspace the request changed (a prepared USE) becomes this connection's.
+  void lend_keyspace(ProtocolConnection& fork) const;
+  void take_keyspace(const ProtocolConnection& fork);
 
   // v5, once STARTUP is answered: the network loop reads segments, not frames.
   bool uses_segments() const { return version_ >= 5 && stage_ != Stage::kEstablished; }

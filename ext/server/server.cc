@@ -9,9 +9,13 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <deque>
 #include <list>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -39,9 +43,10 @@ class ConnectionBase {
   // Reads no more requests and closes the connection once the frames it has to write are
   // written (a request being read is not handled). Runs on the connection's strand.
   virtual void stop() = 0;
-  // Queues an EVENT announcing `change` when the client registered for schema changes. Runs on
-  // the connection's strand.
-  virtual void send_event(const SchemaChange& change) = 0;
+  // Adds `changes` to the events this connection has to send (when its client registered for
+  // schema changes). Any thread: they are queued on the connection's strand soon, and before
+  // the reply of any request that completes after this call.
+  virtual void announce(const std::vector<SchemaChange>& changes) = 0;
   virtual asio::any_io_executor executor() = 0;
 };
 
@@ -76,13 +81,33 @@ struct ServerState {
   std::mutex mutex;  // guards connections
   std::list<std::weak_ptr<ConnectionBase>> connections;
   std::unique_ptr<asio::ssl::context> tls;  // null: plain TCP
-  // The schema last announced to registered connections, and the catalog that reads the
-  // store's current one (SchemaWatcher).
+  // The schema last announced to registered connections (guarded by schema_mutex), and the
+  // catalog that reads the store's current one.
   std::shared_ptr<schema::Catalog> catalog;
+  std::mutex schema_mutex;
   std::shared_ptr<const schema::Schema> announced_schema;
   // The prepared statements every connection executes.
   std::shared_ptr<PreparedCache> prepared = std::make_shared<PreparedCache>();
+  // Where connections run their requests concurrently (Connection::run_concurrently).
+  std::unique_ptr<asio::thread_pool> requests;
 };
+
+// Tells the connections registered for SCHEMA_CHANGE what changed in the store's schema since
+// the last announcement: after every schema change made through this server (by the connection
+// that made it, before it queues the statement's reply: so the events reach every connection
+// ahead of anything it answers after), and by the listener's poll for other processes' changes.
+void announce_schema_changes(ServerState& state) {
+  std::lock_guard schema_lock(state.schema_mutex);
+  auto current = state.catalog->current();
+  if (!current.is_ok() || *current == state.announced_schema) return;
+  std::vector<SchemaChange> changes = schema_changes_between(*state.announced_schema, **current);
+  state.announced_schema = *current;
+  if (changes.empty()) return;
+  std::lock_guard lock(state.mutex);
+  for (const auto& weak : state.connections) {
+    if (auto connection = weak.lock()) connection->announce(changes);
+  }
+}
 
 // The socket under a connection's stream: the stream itself for plain TCP, the TCP socket under
 // TLS.
@@ -135,14 +160,19 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
 
   void stop() override {
     stopping_ = true;
-    if (!writing_) linger();
+    if (may_linger()) linger();  // else once the running requests are answered
   }
 
-  void send_event(const SchemaChange& change) override {
-    if (closed_ || !protocol_.wants_schema_events()) return;
-    if (queued_events_ >= kMaxQueuedEvents) return close();  // it does not read: let it go
-    ++queued_events_;
-    queue(Outgoing{protocol_.schema_change_event(change), false, false});
+  void announce(const std::vector<SchemaChange>& changes) override {
+    {
+      std::lock_guard lock(announced_mutex_);
+      if (announced_.size() + changes.size() > kMaxQueuedEvents) {
+        announced_overflow_ = true;  // it does not read: it is let go (send_events)
+      } else {
+        announced_.insert(announced_.end(), changes.begin(), changes.end());
+      }
+    }
+    asio::post(executor(), [self = this->shared_from_this()] { self->send_events(); });
   }
 
   asio::any_io_executor executor() override { return stream_.get_executor(); }
@@ -181,11 +211,78 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
           if (self->read_ends_here()) return;
           self->reading_ = false;
           self->disarm_idle_timer();
-          Reply reply = self->protocol_.handle_frame(header, self->body_);
-          self->body_.clear();
-          self->body_.shrink_to_fit();  // no large body kept between requests
-          self->respond(std::move(reply));
+          self->on_frame(header, std::move(self->body_));
+          self->body_ = std::string();  // no large body kept between requests
         });
+  }
+
+  // A whole frame read: run on a fork while the other requests run, or here once they are done
+  // (the requests after it wait for it).
+  void on_frame(const FrameHeader& header, std::string body) {
+    if (protocol_.runs_concurrently(header, body)) return run_concurrently(header, std::move(body));
+    if (executing_ > 0) {
+      held_ = HeldFrame{header, std::move(body)};
+      return;  // the last request to complete runs it, then reading goes on
+    }
+    respond(protocol_.handle_frame(header, body));
+  }
+
+  // Runs a request on a fork of the protocol connection on the server's workers; its reply is
+  // queued when it completes, in whatever order the requests complete (each carries its stream
+  // id). Meanwhile the next request is read, while there is room.
+  void run_concurrently(const FrameHeader& header, std::string body) {
+    std::unique_ptr<ProtocolConnection> fork = take_fork();
+    if (!fork) return respond(protocol_.handle_frame(header, body));
+    protocol_.lend_keyspace(*fork);
+    ++executing_;
+    unwritten_bytes_ += body.size();  // the request's memory counts until it is answered
+    const size_t body_size = body.size();
+    // The strand, counted as work of the io_context while the request runs: the network
+    // threads stay until its answer is written, even as the server stops.
+    asio::any_io_executor strand =
+        asio::prefer(executor(), asio::execution::outstanding_work.tracked);
+    asio::post(*state_.requests,
+               [self = this->shared_from_this(), fork = std::move(fork), header,
+                body = std::move(body), body_size, strand = std::move(strand)]() mutable {
+                 Reply reply = fork->handle_frame(header, body);
+                 body = std::string();
+                 asio::post(strand, [self = std::move(self), fork = std::move(fork),
+                                     reply = std::move(reply), body_size]() mutable {
+                   self->on_completed(std::move(fork), std::move(reply), body_size);
+                 });
+               });
+    continue_reading();
+  }
+
+  void on_completed(std::unique_ptr<ProtocolConnection> fork, Reply reply, size_t body_size) {
+    --executing_;
+    unwritten_bytes_ -= body_size;
+    protocol_.take_keyspace(*fork);  // a prepared USE
+    forks_.push_back(std::move(fork));
+    if (!queue_reply(std::move(reply))) return;
+    if (executing_ == 0 && held_) {
+      HeldFrame held = std::move(*held_);
+      held_.reset();
+      return respond(protocol_.handle_frame(held.header, held.body));
+    }
+    if (paused_ && has_room()) {
+      paused_ = false;
+      read_header();
+    }
+    if (stopping_ && may_linger()) linger();
+  }
+
+  // A protocol connection for one concurrent request: an idle one of this connection's, or a
+  // new one over its own Session (nullptr when no Session opens: the request runs here).
+  std::unique_ptr<ProtocolConnection> take_fork() {
+    if (!forks_.empty()) {
+      std::unique_ptr<ProtocolConnection> fork = std::move(forks_.back());
+      forks_.pop_back();
+      return fork;
+    }
+    auto session = cql::Session::open(state_.store);
+    if (!session.is_ok()) return nullptr;
+    return protocol_.fork(std::move(*session));
   }
 
   // Protocol v5 after STARTUP: a segment's header, then its payload and CRC32.
@@ -221,28 +318,70 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
                      });
   }
 
+  // Queues the reply of a request handled here, then reads the next request while there is
+  // room.
   void respond(Reply reply) {
+    if (!queue_reply(std::move(reply))) return;
+    continue_reading();
+  }
+
+  // Queues a reply (after the events of a schema change it made); false when the connection
+  // closes after it, or has closed.
+  bool queue_reply(Reply reply) {
+    if (reply.schema_changed) announce_schema_changes(state_);
+    send_events();  // those announced so far go first
     const bool close_after = reply.close;
     if (reply.bytes.empty()) {
-      if (close_after) return close();
+      if (close_after) close();
     } else {
       ++in_flight_;
       unwritten_bytes_ += reply.bytes.size();
+      largest_response_ = std::max(largest_response_, reply.bytes.size());
       queue(Outgoing{std::move(reply.bytes), true, close_after});
     }
-    if (close_after) return;  // no more requests are read
+    if (close_after) stopping_ = true;  // no more requests are read
+    return !close_after && !closed_;
+  }
+
+  void continue_reading() {
     if (has_room()) {
       read_header();
     } else {
-      paused_ = true;  // the write that makes room reads the next request
+      paused_ = true;  // the write or completion that makes room reads the next request
     }
   }
 
-  // Whether another request may be read: fewer than max_in_flight responses, and fewer than
-  // max_frame_bytes of them, wait to be written.
+  // Whether everything the connection owes its client is written: it may close.
+  bool may_linger() const { return !writing_ && pending_.empty() && executing_ == 0 && !held_; }
+
+  // Queues an EVENT for each change announced to this connection since the last call, when
+  // its client registered for schema changes.
+  void send_events() {
+    std::vector<SchemaChange> changes;
+    bool overflow = false;
+    {
+      std::lock_guard lock(announced_mutex_);
+      changes.swap(announced_);
+      overflow = announced_overflow_;
+    }
+    if (closed_ || !protocol_.wants_schema_events()) return;
+    if (overflow || queued_events_ + changes.size() > kMaxQueuedEvents) return close();
+    for (const SchemaChange& change : changes) {
+      ++queued_events_;
+      queue(Outgoing{protocol_.schema_change_event(change), false, false});
+    }
+  }
+
+  // Whether another request may be read: fewer than max_in_flight requests running or answered
+  // and not yet written; fewer than max_frame_bytes of them, counting the running requests'
+  // bodies and, for each, twice the largest answer this connection has had (the result and its
+  // encoding are both in memory while it runs; so a client that reads large results slowly gets
+  // fewer of them running at once); and no request held back until the running ones complete.
   bool has_room() const {
-    return in_flight_ < state_.options.max_in_flight &&
-           unwritten_bytes_ < state_.options.max_frame_bytes;
+    return in_flight_ + executing_ < state_.options.max_in_flight &&
+           unwritten_bytes_ + static_cast<size_t>(executing_) * 2 * largest_response_ <
+               state_.options.max_frame_bytes &&
+           !held_;
   }
 
   void queue(Outgoing frame) {
@@ -276,7 +415,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       --queued_events_;
     }
     if (!pending_.empty()) return write_next();
-    if (stopping_) linger();
+    if (stopping_ && may_linger()) linger();
   }
 
   // Whether a read that just completed is the last: once the connection stops, what it read is
@@ -323,7 +462,10 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     idle_timer_.async_wait([self = this->shared_from_this()](const asio::error_code& error) {
       // A wait that expired as a request arrived completes without an error: the expiry,
       // pushed to the end of time by disarm_idle_timer, tells.
-      if (!error && self->idle_timer_.expiry() <= std::chrono::steady_clock::now()) self->close();
+      if (error || self->idle_timer_.expiry() > std::chrono::steady_clock::now()) return;
+      // A connection waiting for its running requests is not idle: it waits again.
+      if (self->executing_ > 0) return self->arm_idle_timer();
+      self->close();
     });
   }
 
@@ -338,7 +480,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     tcp_socket(stream_).close(ignored);
   }
 
-  static constexpr int kMaxQueuedEvents = 1024;
+  static constexpr size_t kMaxQueuedEvents = 1024;
   static constexpr auto kLingerTime = std::chrono::seconds(1);
 
   Stream stream_;  // its executor is the connection's own strand
@@ -350,10 +492,21 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   std::array<char, 4096> discarded_{};  // what a lingering connection reads
   std::deque<Outgoing> pending_;        // frames to write, the one being written first
   int in_flight_ = 0;                   // responses in pending_
-  size_t unwritten_bytes_ = 0;          // their size
-  bool paused_ = false;                 // reading stopped until responses drain
-  int queued_events_ = 0;               // events in pending_
-  bool reading_ = false;                // a request is being read
+  size_t unwritten_bytes_ = 0;          // their size, and that of the running requests
+  int executing_ = 0;                   // requests running on forks (run_concurrently)
+  size_t largest_response_ = 0;         // the largest response queued so far
+  std::vector<std::unique_ptr<ProtocolConnection>> forks_;  // idle forks
+  struct HeldFrame {
+    FrameHeader header;
+    std::string body;
+  };
+  std::optional<HeldFrame> held_;        // a request waiting for the running ones to complete
+  bool paused_ = false;                  // reading stopped until responses drain
+  size_t queued_events_ = 0;             // events in pending_
+  std::mutex announced_mutex_;           // guards announced_ and announced_overflow_
+  std::vector<SchemaChange> announced_;  // events announced, not yet queued (announce)
+  bool announced_overflow_ = false;
+  bool reading_ = false;  // a request is being read
   bool writing_ = false;
   bool stopping_ = false;   // no more requests are handled
   bool lingering_ = false;  // closing gracefully (linger)
@@ -444,35 +597,20 @@ class Listener {
     asio::post(connection->executor(), [connection] { connection->start(); });
   }
 
-  // Schema changes reach registered connections as events. Another process's change is seen
-  // only by reading the store's schema version: it is read every kSchemaPollInterval while
-  // connections are open (one small read; the full schema is reloaded and compared only when
-  // the version moved). A change made through this server is seen the same way.
+  // Schema changes reach registered connections as events. Those made through this server are
+  // announced by the connection that made them, at once (Connection::queue_reply). Another
+  // process's change is seen only by reading the store's schema version: it is read every
+  // kSchemaPollInterval while connections are open (one small read; the full schema is reloaded
+  // and compared only when the version moved).
   void watch_schema() {
     schema_timer_.expires_after(kSchemaPollInterval);
     schema_timer_.async_wait([this](const asio::error_code& error) {
       // stop() cancels the timer, but a wait that had already expired completes without an
       // error: the flag stops it then (else the io_context would never run out of work).
       if (error || stopped_) return;
-      if (state_.open_connections.load() > 0) announce_schema_changes();
+      if (state_.open_connections.load() > 0) announce_schema_changes(state_);
       watch_schema();
     });
-  }
-
-  void announce_schema_changes() {
-    auto current = state_.catalog->current();
-    if (!current.is_ok() || *current == state_.announced_schema) return;
-    std::vector<SchemaChange> changes = schema_changes_between(*state_.announced_schema, **current);
-    state_.announced_schema = *current;
-    if (changes.empty()) return;
-    std::lock_guard lock(state_.mutex);
-    for (const auto& weak : state_.connections) {
-      if (auto connection = weak.lock()) {
-        asio::post(connection->executor(), [connection, changes] {
-          for (const SchemaChange& change : changes) connection->send_event(change);
-        });
-      }
-    }
   }
 
   // Runs on the listener's strand (the signal handler): no new connections, the open ones close.
@@ -553,14 +691,21 @@ Status run_server(std::shared_ptr<storage::Store> store, const ServerOptions& op
   CASSETTE_ASSIGN_OR_RETURN(state.tls, make_tls_context(options));
   CASSETTE_ASSIGN_OR_RETURN(state.catalog, schema::Catalog::open(state.store));
   CASSETTE_ASSIGN_OR_RETURN(state.announced_schema, state.catalog->current());
+#ifdef __GLIBC__
+  // Requests run on many threads, and glibc's malloc gives threads arenas of their own that keep
+  // what is freed in them: the large buffers of large results would pile up there, many times
+  // what the limits let a connection hold. Buffers from 256 KiB go to the system and back.
+  mallopt(M_MMAP_THRESHOLD, 256 << 10);
+#endif
   asio::io_context io;
+  state.requests = std::make_unique<asio::thread_pool>(kRequestThreads);
   Listener listener(io, state);
   CASSETTE_ASSIGN_OR_RETURN(std::string address, listener.listen());
   listener.start();
   on_listening(address);
 
-  // More workers than cores: with sync full a worker waits for its commit's fsync, and the
-  // commits of the workers waiting together share one (group commit, FORMAT.md).
+  // The network threads: connections' frames are read and written here, their requests run on
+  // state.requests.
   const int threads =
       options.threads > 0
           ? options.threads
@@ -569,6 +714,7 @@ Status run_server(std::shared_ptr<storage::Store> store, const ServerOptions& op
   for (int i = 1; i < threads; ++i) workers.emplace_back([&io] { run_worker(io); });
   run_worker(io);
   for (std::thread& worker : workers) worker.join();
+  state.requests->join();  // every connection is closed: no request runs
   return Status::ok();
 }
 

@@ -1,16 +1,22 @@
 // The network loop of `cassette serve`: accepts CQL native protocol connections on one address
 // and serves each with its own ProtocolConnection and Session over one shared Store.
 //
-// Concurrency: one Asio io_context run by a few worker threads. Each connection runs on its own
-// strand, so its requests are read and executed one at a time in order of arrival (the Session
-// is not thread-safe, and the protocol only asks that a response carry its request's stream id);
-// different connections run in parallel on the workers, and the Store serializes their writes.
-// Responses queue to be written while the next request is read, up to max_in_flight of them and
-// max_frame_bytes of them in all; then the connection stops reading until they drain: a client
-// that sends faster than it reads is held back by TCP, so a slow reader costs at most that.
+// Concurrency: one Asio io_context run by a few network threads, and a pool of request threads.
+// Each connection reads its frames and writes its responses on its own strand. Its QUERY,
+// PREPARE, EXECUTE and BATCH requests run concurrently on the request threads, each on a fork of
+// the connection's protocol state with a Session of its own (a Session is not thread-safe), and
+// are answered as they complete, each on its stream id, as Cassandra answers; the rest (the
+// handshake, OPTIONS, REGISTER, a USE, protocol v5's segments) runs on the strand once the
+// requests before it completed, and holds back those after it. The Store serializes writes, and
+// the commits running together share their fsync (group commit): one connection with many
+// requests in flight batches as many connections would.
+// A connection runs and holds answers for at most max_in_flight requests, and for at most about
+// max_frame_bytes of them (request bodies running, responses unwritten); then it stops reading
+// until they drain: a client that sends faster than it reads is held back by TCP, so a slow
+// reader costs at most that.
 //
 // Shutdown (stop(), or SIGINT/SIGTERM in run()): the listener closes, idle connections close at
-// once, and a connection in the middle of a request closes after its response is written.
+// once, and a connection with requests under way closes once they are answered.
 #pragma once
 
 #include <cstdint>
@@ -25,8 +31,11 @@
 
 namespace cassette::server {
 
-// Worker threads at least: connections' commits waiting for their fsync hold a worker each.
+// Network threads at least.
 inline constexpr int kMinWorkerThreads = 8;
+// Request threads: a commit waiting for its fsync holds one, and the commits waiting together
+// share one fsync, so these many are what one group commit can gather.
+inline constexpr int kRequestThreads = 64;
 
 struct ServerOptions {
   std::string host = "127.0.0.1";

@@ -89,6 +89,31 @@ def test_changes_through_the_server_reach_registered_connections(build_dir):
         worker.close()
 
 
+def test_a_change_through_the_server_is_announced_before_it_is_answered(build_dir):
+    # No poll between the change and its event: the connection that made the change (and
+    # registered) reads the EVENT first, then the RESULT; another registered connection has
+    # its event queued by then as well.
+    with tempfile.TemporaryDirectory() as d, Server(build_dir, os.path.join(d, "s")) as server:
+        other = registered(server, ["SCHEMA_CHANGE"])
+        sock = registered(server, ["SCHEMA_CHANGE"])
+        for stream, (text, event) in enumerate([
+                (KEYSPACE, ("CREATED", "KEYSPACE", "ks")),
+                ("CREATE TABLE ks.t (k int PRIMARY KEY)", ("CREATED", "TABLE", "ks", "t")),
+                ("DROP TABLE ks.t", ("DROPPED", "TABLE", "ks", "t"))], start=2):
+            sock.sendall(frame(QUERY, query_body(text), stream=stream))
+            assert next_event(sock) == ("SCHEMA_CHANGE",) + event
+            assert read_frame(sock)[2:4] == (stream, RESULT)
+            assert next_event(other) == ("SCHEMA_CHANGE",) + event
+        # A statement that changes nothing (IF NOT EXISTS of what exists) announces nothing.
+        sock.sendall(frame(QUERY, query_body(KEYSPACE.replace("KEYSPACE", "KEYSPACE IF NOT EXISTS",
+                                                              1)), stream=9))
+        assert read_frame(sock)[2:4] == (9, RESULT)
+        sock.sendall(frame(OPTIONS, b"", stream=10))
+        assert read_frame(sock)[2:4] == (10, SUPPORTED)
+        other.close()
+        sock.close()
+
+
 def test_changes_by_another_process_reach_registered_connections(build_dir):
     with tempfile.TemporaryDirectory() as d:
         store = os.path.join(d, "s")
