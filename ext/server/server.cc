@@ -120,12 +120,14 @@ tcp::socket& tcp_socket(asio::ssl::stream<tcp::socket>& stream) {
 
 // One client connection over a plain TCP socket or a TLS stream (Stream).
 //
-// Requests are read and handled one at a time on the connection's strand; their responses, and
-// the events the server pushes, wait in a queue of frames written one after the other. Reading
-// goes on while fewer than max_in_flight responses, of fewer than max_frame_bytes in all, wait to
-// be written, and stops until they drain when either limit is reached: a client that sends
-// without reading is held back by TCP, and a connection holds at most max_in_flight responses
-// and about max_frame_bytes plus one response of memory (and kMaxQueuedEvents events).
+// Frames are read on the connection's strand; QUERY, PREPARE, EXECUTE and BATCH run on the
+// server's request threads (run_concurrently), the rest on the strand once the running requests
+// completed (on_frame). Responses, and the events the server pushes, wait in a queue of frames,
+// written as they come, several in one write. Reading goes on while fewer than max_in_flight
+// requests run or wait to be written, and they are estimated under max_frame_bytes (has_room);
+// it stops until they drain when a limit is reached: a client that sends without reading is
+// held back by TCP, and a connection holds at most max_in_flight responses and about
+// max_frame_bytes plus one response of memory (and kMaxQueuedEvents events).
 template <typename Stream>
 class Connection : public ConnectionBase, public std::enable_shared_from_this<Connection<Stream>> {
  public:
@@ -389,10 +391,16 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     if (!writing_) write_next();
   }
 
+  // Writes the frames waiting, up to kMaxFramesPerWrite of them in one write: answers that
+  // complete while one is written go out together.
   void write_next() {
     if (closed_ || pending_.empty()) return;
     writing_ = true;
-    asio::async_write(stream_, asio::buffer(pending_.front().bytes),
+    writing_frames_ = std::min(pending_.size(), kMaxFramesPerWrite);
+    std::vector<asio::const_buffer> buffers;
+    buffers.reserve(writing_frames_);
+    for (size_t i = 0; i < writing_frames_; ++i) buffers.push_back(asio::buffer(pending_[i].bytes));
+    asio::async_write(stream_, buffers,
                       [self = this->shared_from_this()](const asio::error_code& error, size_t) {
                         self->on_written(error);
                       });
@@ -400,19 +408,24 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
 
   void on_written(const asio::error_code& error) {
     writing_ = false;
-    const Outgoing done = std::move(pending_.front());
-    pending_.pop_front();
-    if (error) return close();
-    if (done.close_after) return linger();
-    if (done.is_response) {
-      --in_flight_;
-      unwritten_bytes_ -= done.bytes.size();
-      if (paused_ && has_room()) {
-        paused_ = false;
-        read_header();
+    bool close_after = false;
+    for (size_t i = 0; i < writing_frames_; ++i) {
+      const Outgoing done = std::move(pending_.front());
+      pending_.pop_front();
+      close_after = close_after || done.close_after;
+      if (done.is_response) {
+        --in_flight_;
+        unwritten_bytes_ -= done.bytes.size();
+      } else {
+        --queued_events_;
       }
-    } else {
-      --queued_events_;
+    }
+    writing_frames_ = 0;
+    if (error) return close();
+    if (close_after) return linger();
+    if (paused_ && has_room()) {
+      paused_ = false;
+      read_header();
     }
     if (!pending_.empty()) return write_next();
     if (stopping_ && may_linger()) linger();
@@ -481,6 +494,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   }
 
   static constexpr size_t kMaxQueuedEvents = 1024;
+  static constexpr size_t kMaxFramesPerWrite = 64;
   static constexpr auto kLingerTime = std::chrono::seconds(1);
 
   Stream stream_;  // its executor is the connection's own strand
@@ -490,7 +504,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   std::array<uint8_t, kFrameHeaderSize> header_bytes_{};
   std::string body_;
   std::array<char, 4096> discarded_{};  // what a lingering connection reads
-  std::deque<Outgoing> pending_;        // frames to write, the one being written first
+  std::deque<Outgoing> pending_;        // frames to write, those being written first
+  size_t writing_frames_ = 0;           // how many of them are being written
   int in_flight_ = 0;                   // responses in pending_
   size_t unwritten_bytes_ = 0;          // their size, and that of the running requests
   int executing_ = 0;                   // requests running on forks (run_concurrently)
