@@ -51,8 +51,8 @@ struct ServerOptions {
   // is closed after its failed handshake.
   std::string tls_cert;
   std::string tls_key;
-  // Responses a connection may have waiting to be written before it stops reading requests (it
-  // also stops when they add up to max_frame_bytes).
+  // Requests a connection may have running or answered and not yet written before it stops
+  // reading requests (it also stops when they are estimated at max_frame_bytes).
   int max_in_flight = 128;
   int idle_timeout_seconds = 0;  // > 0: a connection that sends no request that long is closed
 };
