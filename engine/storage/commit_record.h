@@ -15,6 +15,8 @@
 
 namespace cassette::storage {
 
+class SortedEntrySource;  // sorted_entry_source.h
+
 struct EncodedTransaction {
   std::string payload;
   int64_t min_timestamp = INT64_MAX;  // of everything written (purge decisions)
@@ -22,6 +24,8 @@ struct EncodedTransaction {
   // Set, with no payload, for a transaction the store commits as SSTables rather than as a
   // record (a large one: store_sstable_commit.cc): its batch, stamped as the files are written.
   const EncodedBatch* sstable_batch = nullptr;
+  // Set instead for Store::apply_sorted: its entries, already in order and folded.
+  SortedEntrySource* sstable_source = nullptr;
 };
 
 // Cassandra's limits on a partition key: not empty, at most 65535 bytes.

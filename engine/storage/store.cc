@@ -202,6 +202,19 @@ Result<std::optional<int64_t>> Store::apply_prepared(const PrepareWrite& prepare
       [&](int64_t ts) { return p_->commit_of(batch, ts); }, truncate_first);
 }
 
+Result<std::optional<int64_t>> Store::apply_sorted(
+    const std::function<Result<bool>(const Snapshot&)>& decide, SortedEntrySource& source,
+    const std::vector<TableId>& truncate_first) {
+  return apply_locked(
+      decide,
+      [&](int64_t) -> Result<EncodedTransaction> {
+        EncodedTransaction tx;
+        tx.sstable_source = &source;
+        return tx;
+      },
+      truncate_first);
+}
+
 Result<EncodedTransaction> Store::Private::commit_of(const EncodedBatch& batch,
                                                      int64_t timestamp) const {
   if (sstable_commit_bytes != 0 && batch.byte_size() >= sstable_commit_bytes) {
@@ -266,7 +279,9 @@ Result<std::optional<int64_t>> Store::apply_locked(
 
     timestamp = std::max(clock_->now_micros(), p.last_timestamp + 1);
     CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode(timestamp));
-    if (tx.sstable_batch != nullptr) {
+    if (tx.sstable_source != nullptr) {
+      CASSETTE_RETURN_IF_ERROR(p.commit_sorted_locked(*tx.sstable_source, timestamp));
+    } else if (tx.sstable_batch != nullptr) {
       CASSETTE_RETURN_IF_ERROR(p.commit_as_sstables_locked(*tx.sstable_batch, timestamp));
     } else {
       CASSETTE_RETURN_IF_ERROR(check_mutation_size(tx.payload));

@@ -42,6 +42,7 @@ class BlockCache;
 class PreparedCommit;
 struct WriteLocks;          // store_state.h
 struct EncodedTransaction;  // commit_record.h
+class SortedEntrySource;    // sorted_entry_source.h
 class SSTableReader;
 
 // What a host says of a prepared transaction whose writer is gone (Store::prepare_commit): the
@@ -80,6 +81,10 @@ struct StoreOptions {
   // write (and flush) fails with an error that names its tag, until a host that can decide it
   // writes.
   InDoubtResolver resolve_in_doubt;
+  // A SQL transaction (txn::Transaction) whose pending writes reach this many bytes writes them
+  // to a sorted run on disk and goes on with an empty log, so that a transaction of any size
+  // runs in bounded memory (docs/ARCHITECTURE.md, "Transactions larger than memory"). 0: never.
+  uint64_t transaction_spill_bytes = 64 << 20;
 };
 
 struct TableOptions {
@@ -170,6 +175,7 @@ class Store {
   Store& operator=(const Store&) = delete;
 
   const std::string& path() const { return path_; }
+  const StoreOptions& options() const { return options_; }
   // True when the directory is not writable (permissions, read-only media): the store reads
   // what is on disk, including the commit log replayed into memory, and takes no lock, so a
   // snapshot is consistent only while nobody writes the store (see FORMAT.md, "Read-only
@@ -212,6 +218,14 @@ class Store {
   using PrepareWrite = std::function<Result<bool>(const Snapshot& snapshot, EncodedBatch& batch)>;
   Result<std::optional<int64_t>> apply_prepared(const PrepareWrite& prepare,
                                                 const std::vector<TableId>& truncate_first = {});
+  // apply_prepared for a transaction too large for a commit-log record (a spilled SQL
+  // transaction): under the write lock `decide` looks at everything committed (false: write
+  // nothing), the tables of `truncate_first` are emptied, and `source`'s entries, stamped with
+  // the transaction's timestamp as they are written, become SSTables installed by one manifest
+  // change (the commit point).
+  Result<std::optional<int64_t>> apply_sorted(
+      const std::function<Result<bool>(const Snapshot&)>& decide, SortedEntrySource& source,
+      const std::vector<TableId>& truncate_first = {});
 
   // The first phase of a two-phase commit (a host that must commit with another resource, such
   // as PostgreSQL's own transaction): as apply_prepared, then, instead of publishing the batch,

@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "engine/storage/internal_key.h"
+#include "engine/storage/sorted_entry_source.h"
 #include "engine/storage/sstable_writer.h"
 #include "engine/storage/store_state.h"
 
@@ -49,10 +50,87 @@ bool is_header(std::string_view key) {
   return static_cast<EntryKind>(key[partition_prefix_length(key)]) == EntryKind::kPartitionHeader;
 }
 
+// A batch's entries in order, stamped: a key given twice is reconciled as the memtable's flush
+// does, after stamping (an explicit timestamp is compared with the transaction's).
+class StampedBatch final : public SortedEntrySource {
+ public:
+  StampedBatch(std::vector<SortedEntry> sorted, int64_t timestamp)
+      : sorted_(std::move(sorted)), timestamp_(timestamp) {}
+  Result<bool> next(Entry* entry) override {
+    if (i_ >= sorted_.size()) return false;
+    const SortedEntry& first = sorted_[i_];
+    const bool header = is_header(first.key);
+    size_t n = 0;
+    for (; i_ + n < sorted_.size() && sorted_[i_ + n].table == first.table &&
+           sorted_[i_ + n].key == first.key;
+         ++n) {
+      if (stamped_.size() <= n) stamped_.emplace_back();
+      stamped_[n].clear();
+      if (!restamp_value(sorted_[i_ + n].value, header, timestamp_, &stamped_[n], &min_)) {
+        return Status::invalid_argument("malformed entry value in a batch");
+      }
+    }
+    *entry = {first.table, first.key, stamped_[0]};
+    if (n > 1) {
+      fragments_.assign(stamped_.begin(), stamped_.begin() + static_cast<std::ptrdiff_t>(n));
+      CASSETTE_RETURN_IF_ERROR(merge_fragments(first.key, fragments_, &merged_));
+      entry->value = merged_;
+    }
+    i_ += n;
+    return true;
+  }
+
+ private:
+  std::vector<SortedEntry> sorted_;
+  int64_t timestamp_;
+  size_t i_ = 0;
+  int64_t min_ = INT64_MAX;           // restamp_value's; the SSTables keep their own statistics
+  std::vector<std::string> stamped_;  // one key's values, restamped, newest first
+  std::vector<std::string_view> fragments_;
+  std::string merged_;
+};
+
+// Another source's entries (each key once), stamped.
+class StampedSource final : public SortedEntrySource {
+ public:
+  StampedSource(SortedEntrySource& source, int64_t timestamp)
+      : source_(source), timestamp_(timestamp) {}
+  Result<bool> next(Entry* entry) override {
+    CASSETTE_ASSIGN_OR_RETURN(bool more, source_.next(entry));
+    if (!more) return false;
+    const size_t prefix = partition_prefix_length(entry->key);
+    if (prefix == 0 || prefix >= entry->key.size()) {
+      return Status::invalid_argument("malformed entry key in a transaction");
+    }
+    stamped_.clear();
+    if (!restamp_value(entry->value, is_header(entry->key), timestamp_, &stamped_, &min_)) {
+      return Status::invalid_argument("malformed entry value in a transaction");
+    }
+    entry->value = stamped_;
+    return true;
+  }
+
+ private:
+  SortedEntrySource& source_;
+  int64_t timestamp_;
+  int64_t min_ = INT64_MAX;
+  std::string stamped_;
+};
+
 }  // namespace
 
 Status Store::Private::commit_as_sstables_locked(const EncodedBatch& batch, int64_t timestamp) {
   CASSETTE_ASSIGN_OR_RETURN(std::vector<SortedEntry> sorted, sorted_entries(batch));
+  StampedBatch stamped(std::move(sorted), timestamp);
+  return install_stamped_locked(stamped, timestamp);
+}
+
+Status Store::Private::commit_sorted_locked(SortedEntrySource& source, int64_t timestamp) {
+  StampedSource stamped(source, timestamp);
+  return install_stamped_locked(stamped, timestamp);
+}
+
+Status Store::Private::install_stamped_locked(SortedEntrySource& stamped, int64_t timestamp) {
   std::vector<PendingFile> outputs;
   std::unique_ptr<SSTableWriter> writer;
   auto discard = [&](Status s) {
@@ -67,42 +145,21 @@ Status Store::Private::commit_as_sstables_locked(const EncodedBatch& batch, int6
     return Status::ok();
   };
 
-  int64_t min_timestamp = INT64_MAX;  // restamp_value's; the SSTables keep their own statistics
-  std::vector<std::string> stamped;   // one key's values, restamped, newest first
-  std::vector<std::string_view> fragments;
-  std::string merged;
-  for (size_t i = 0; i < sorted.size();) {
-    const SortedEntry& first = sorted[i];
-    if (writer == nullptr || outputs.back().meta.table != first.table) {
+  for (;;) {
+    SortedEntrySource::Entry e;
+    Result<bool> more = stamped.next(&e);
+    if (!more.is_ok()) return discard(more.status());
+    if (!*more) break;
+    if (writer == nullptr || outputs.back().meta.table != e.table) {
       if (Status s = finish(); !s.is_ok()) return discard(s);
-      Result<PendingFile> pending = new_pending_file(first.table);
+      Result<PendingFile> pending = new_pending_file(e.table);
       if (!pending.is_ok()) return discard(pending.status());
       outputs.push_back(*pending);
       auto created = create_table_writer(outputs.back());
       if (!created.is_ok()) return discard(created.status());
       writer = std::move(created).value();
     }
-    const bool header = is_header(first.key);
-    size_t n = 0;
-    for (; i + n < sorted.size() && sorted[i + n].table == first.table &&
-           sorted[i + n].key == first.key;
-         ++n) {
-      if (stamped.size() <= n) stamped.emplace_back();
-      stamped[n].clear();
-      if (!restamp_value(sorted[i + n].value, header, timestamp, &stamped[n], &min_timestamp)) {
-        return discard(Status::invalid_argument("malformed entry value in a batch"));
-      }
-    }
-    std::string_view value = stamped[0];
-    if (n > 1) {  // a key given twice: reconciled as the memtable's flush does
-      fragments.assign(stamped.begin(), stamped.begin() + static_cast<std::ptrdiff_t>(n));
-      if (Status s = merge_fragments(first.key, fragments, &merged); !s.is_ok()) {
-        return discard(s);
-      }
-      value = merged;
-    }
-    if (Status s = writer->add(first.key, value); !s.is_ok()) return discard(s);
-    i += n;
+    if (Status s = writer->add(e.key, e.value); !s.is_ok()) return discard(s);
   }
   if (Status s = finish(); !s.is_ok()) return discard(s);
 

@@ -283,6 +283,10 @@ struct Store::Private {
   // manifest change, instead of a commit-log record (sstable_commit_bytes).
   // REQUIRES: writer_mutex, the store lock and state_mutex held, caught up.
   Status commit_as_sstables_locked(const EncodedBatch& batch, int64_t timestamp);
+  // The same for Store::apply_sorted's source.
+  Status commit_sorted_locked(SortedEntrySource& source, int64_t timestamp);
+  // Their common end: `stamped`'s entries (stamped already) written and installed.
+  Status install_stamped_locked(SortedEntrySource& stamped, int64_t timestamp);
   // What apply_locked commits for `batch` at `timestamp`: its record, or, when it is at least
   // sstable_commit_bytes, the batch itself (EncodedTransaction::sstable_batch).
   Result<EncodedTransaction> commit_of(const EncodedBatch& batch, int64_t timestamp) const;
