@@ -51,7 +51,8 @@ LAYERS = {
     "storage": (["types", "util"],
                 "arena.h clock.h commit_log.h encoded_batch.h encoded_row_writer.h "
                 "entry_iterator.h ids.h internal_key.h manifest.h memtable.h mutation_builder.h "
-                "overlay.h row.h row_codec.h row_cursor.h store.h store_directory.h store_lock.h",
+                "overlay.h row.h row_codec.h row_cursor.h sorted_entry_source.h store.h "
+                "store_directory.h store_lock.h",
                 ""),
     "schema": (["storage", "types", "util"], "catalog.h schema.h schema_digest.h", ""),
     "codec": (["schema", "storage", "types", "util"], "current_row.h table_codec.h", ""),
@@ -59,7 +60,7 @@ LAYERS = {
     # The write path (engine/write): operations on columns and the one INSERT encoder.
     "write": (["codec", "schema", "storage", "types", "util"], "operation.h row_encoder.h", ""),
     # A host's SQL transaction (engine/txn): below cql, above codec.
-    "txn": (["codec", "schema", "storage", "types", "util"], "pending_fold.h transaction.h", ""),
+    "txn": (["codec", "schema", "storage", "types", "util"], "pending_fold.h spill.h transaction.h", ""),
     "cql": (["txn", "write", "query", "codec", "schema", "storage", "types", "util"],
             "ast.h bind_markers.h conditions.h execution_context.h functions.h modification.h "
             "modification_statement.h modification_where.h parser.h result.h session.h "

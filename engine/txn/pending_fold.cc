@@ -160,6 +160,7 @@ Result<bool> PendingFold::add(size_t i, uint64_t hash, size_t* row) {
     }
     slot.merged = static_cast<int32_t>(merged_.size());
     merged_explicit_timestamps_ |= has_explicit_timestamp(first);
+    replaced_.push_back(log_->entries[slot.first].kind == PendingLog::Kind::kDeleteRow);
     merged_.push_back(std::move(first));
   }
   storage::Row next;
@@ -168,9 +169,18 @@ Result<bool> PendingFold::add(size_t i, uint64_t hash, size_t* row) {
   }
   merged_explicit_timestamps_ |= has_explicit_timestamp(next);
   const PendingLog::Entry& entry = log_->entries[i];
+  if (entry.kind == PendingLog::Kind::kDeleteRow)
+    replaced_[static_cast<size_t>(slot.merged)] = true;
   merge(log_->table_of(i), merged_[static_cast<size_t>(slot.merged)], std::move(next), entry.kind,
         entry.is_static);
   return false;
+}
+
+bool PendingFold::replaces(size_t row) const {
+  const Slot& slot = slots_[row];
+  if (log_->entries[slot.first].is_header) return false;
+  if (slot.merged < 0) return log_->entries[slot.first].kind == PendingLog::Kind::kDeleteRow;
+  return replaced_[static_cast<size_t>(slot.merged)];
 }
 
 Result<bool> PendingFold::has_live_row(size_t i) const {

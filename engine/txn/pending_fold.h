@@ -101,6 +101,10 @@ class PendingFold {
   bool merged_after_deletion() const { return merged_after_deletion_; }
   // Whether a partition header (a partition deletion, range tombstones) was folded.
   bool has_headers() const { return has_headers_; }
+  // Whether row `row` (as add() counts them) was deleted by one of its entries: its folded state
+  // then replaces whatever the transaction wrote to it before these entries (a spilled run's
+  // row, engine/txn/spill.h), rather than merging into it.
+  bool replaces(size_t row) const;
 
  private:
   struct Slot {
@@ -128,6 +132,7 @@ class PendingFold {
   std::vector<Slot> slots_;
   std::vector<storage::Row> merged_;                      // merged rows, by Slot::merged
   std::vector<storage::PartitionHeader> merged_headers_;  // merged headers, by Slot::merged
+  std::vector<bool> replaced_;                            // replaces(), by Slot::merged
   bool merged_explicit_timestamps_ = false;
   bool merged_counters_ = false;
   bool merged_after_deletion_ = false;

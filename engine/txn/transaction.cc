@@ -9,6 +9,7 @@
 #include "engine/storage/store_directory.h"
 #include "engine/types/partition_key.h"
 #include "engine/types/value.h"
+#include "engine/util/file.h"
 
 namespace cassette::txn {
 
@@ -24,13 +25,102 @@ Status Transaction::add_encoded(Kind kind, const std::shared_ptr<const schema::T
                                 std::string_view partition_key, bool is_static,
                                 std::string_view clustering, std::string_view encoded_row,
                                 uint64_t statement) {
+  // Decided at commit in the fold, which needs the rows in memory.
+  if (kind == Kind::kInsertIfNotExists && spilled()) {
+    CASSETTE_RETURN_IF_ERROR(unspill(kAllStatements));
+  }
   // A view's row is a base table's row: static rows have none.
   if (!is_static && has_views(table)) {
     return add_with_views(kind, table, partition_key, clustering, encoded_row, statement);
   }
+  const size_t entries_before = log_.entries.size();
   const auto entry_kind = is_static ? storage::EntryKind::kStaticRow : storage::EntryKind::kRow;
-  return append(log_, kind, table, partition_key, entry_kind,
-                is_static ? std::string_view() : clustering, encoded_row, statement);
+  CASSETTE_RETURN_IF_ERROR(append(log_, kind, table, partition_key, entry_kind,
+                                  is_static ? std::string_view() : clustering, encoded_row,
+                                  statement));
+  return maybe_spill(entries_before);
+}
+
+Status Transaction::spilled_refusal(std::string_view what, std::string_view advice) const {
+  return Status::unsupported(
+      fmt::format("{} is not supported yet in a transaction whose pending writes went to disk "
+                  "(over {} bytes): {}",
+                  what, store_->options().transaction_spill_bytes, advice));
+}
+
+Status Transaction::unspill(StatementId visible_before) {
+  if (spill_ == nullptr) return Status::ok();
+  // PostgreSQL: a statement does not see its own writes, which a run may hold folded with
+  // earlier statements' (a statement that spilled and then reads the table it writes).
+  if (visible_before != kAllStatements && spill_->max_statement() >= visible_before) {
+    return spilled_refusal("Reading the table a statement is writing once it spilled to disk",
+                           "split the statement");
+  }
+  PendingLog log;
+  std::vector<size_t> run_starts;
+  CASSETTE_RETURN_IF_ERROR(spill_->read_back(log, &run_starts));
+  const size_t base = log.entries.size();
+  for (size_t i = 0; i < log_.entries.size(); ++i) {
+    const PendingLog::Entry& e = log_.entries[i];
+    const std::shared_ptr<const schema::TableDef>& table = log_.tables[e.table];
+    if (e.kind == Kind::kTruncate) {
+      truncate_entry(log, table, e.statement);
+      continue;
+    }
+    const storage::EncodedBatch::Entry entry = log_.at(i);
+    uint32_t index = 0;
+    while (index < log.tables.size() && log.tables[index] != table) ++index;
+    if (index == log.tables.size()) log.tables.push_back(table);
+    const size_t offset = log.batch.add(entry.table, entry.key, entry.value);
+    log.entries.push_back(
+        PendingLog::Entry{e.kind, e.is_static, e.is_header, index, e.statement, offset});
+  }
+  for (Mark& mark : marks_) {
+    if (mark.inside_run) continue;  // stays refused: its position in the run is lost
+    mark.entries = mark.runs < run_starts.size() ? run_starts[mark.runs] : base + mark.entries;
+    mark.runs = 0;
+  }
+  log_ = std::move(log);
+  spill_.reset();
+  spill_blocked_ = true;  // in memory from here on, as it was before the spill
+  reset_overlay();
+  return Status::ok();
+}
+
+Status Transaction::maybe_spill(size_t entries_before) {
+  const uint64_t limit = store_->options().transaction_spill_bytes;
+  if (limit == 0 || log_.batch.byte_size() < limit || spill_blocked_) return Status::ok();
+  // What the spill cannot carry yet keeps the whole transaction in memory, as before: INSERT OR
+  // IGNORE rows (decided at commit, in the fold), views (kept by reading the transaction's own
+  // writes), schema changes (committed by the catalog's one record). An in-memory store has no
+  // disk to spill to.
+  spill_blocked_ =
+      !schema_changes_.empty() || store_->path() == ":memory:" ||
+      std::any_of(log_.entries.begin(), log_.entries.end(),
+                  [](const PendingLog::Entry& e) { return e.kind == Kind::kInsertIfNotExists; }) ||
+      std::any_of(log_.tables.begin(), log_.tables.end(),
+                  [this](const auto& table) { return has_views(table); });
+  if (spill_blocked_) return Status::ok();
+  if (spill_ == nullptr) spill_ = std::make_unique<Spill>(file::join(store_->path(), "data"));
+  const size_t runs = spill_->runs();
+  if (Status s = spill_->write_run(log_, store_->clock().now_seconds()); !s.is_ok()) {
+    log_.truncate(entries_before);
+    if (spill_->runs() == 0) spill_.reset();
+    return s;
+  }
+  // A mark inside the log is now inside the run; one at its end is at the next run's start.
+  for (Mark& mark : marks_) {
+    if (mark.inside_run || mark.runs != runs) continue;
+    if (mark.entries == log_.entries.size()) {
+      mark.runs = runs + 1;
+      mark.entries = 0;
+    } else if (mark.entries > 0) {
+      mark.inside_run = true;
+    }
+  }
+  log_.clear();
+  reset_overlay();
+  return Status::ok();
 }
 
 void Transaction::keep_views(std::shared_ptr<const schema::Schema> schema, ViewRows view_rows) {
@@ -131,8 +221,11 @@ Status Transaction::add_batch(const storage::MutationBuilder& batch, const schem
   const size_t entries_before = log_.entries.size();
   const StatementId statement = fixed_statement_ ? *fixed_statement_ : next_statement();
   Status status = append_batch(log_, batch, schema, statement);
-  if (!status.is_ok()) log_.truncate(entries_before);
-  return status;
+  if (!status.is_ok()) {
+    log_.truncate(entries_before);
+    return status;
+  }
+  return maybe_spill(entries_before);
 }
 
 Status Transaction::truncate(const std::shared_ptr<const schema::TableDef>& table,
@@ -147,14 +240,20 @@ Status Transaction::truncate(const std::shared_ptr<const schema::TableDef>& tabl
 
 void Transaction::truncate_one(const std::shared_ptr<const schema::TableDef>& table,
                                StatementId statement) {
-  uint32_t index = static_cast<uint32_t>(log_.tables.size());
-  for (uint32_t i = 0; i < log_.tables.size(); ++i) {
-    if (log_.tables[i] == table) index = i;
+  truncate_entry(log_, table, statement);
+}
+
+void Transaction::truncate_entry(PendingLog& log,
+                                 const std::shared_ptr<const schema::TableDef>& table,
+                                 StatementId statement) {
+  uint32_t index = static_cast<uint32_t>(log.tables.size());
+  for (uint32_t i = 0; i < log.tables.size(); ++i) {
+    if (log.tables[i] == table) index = i;
   }
-  if (index == log_.tables.size()) log_.tables.push_back(table);
-  log_.truncates.push_back(log_.entries.size());
-  log_.entries.push_back(
-      PendingLog::Entry{Kind::kTruncate, false, false, index, statement, log_.batch.byte_size()});
+  if (index == log.tables.size()) log.tables.push_back(table);
+  log.truncates.push_back(log.entries.size());
+  log.entries.push_back(
+      PendingLog::Entry{Kind::kTruncate, false, false, index, statement, log.batch.byte_size()});
 }
 
 Status Transaction::append_batch(PendingLog& log, const storage::MutationBuilder& batch,
@@ -246,7 +345,8 @@ void Transaction::savepoint(int level) {
   size_t n = static_cast<size_t>(level);
   // A table joining the transaction later reports the current level again: keep the first mark.
   while (marks_.size() <= n) {
-    marks_.push_back({log_.entries.size(), schema_changes_.size(), conflict_keys_.size()});
+    marks_.push_back({log_.entries.size(), schema_changes_.size(), conflict_keys_.size(),
+                      spill_ == nullptr ? 0 : spill_->runs()});
   }
 }
 
@@ -262,6 +362,9 @@ void Transaction::rollback_to(int level) {
   if (level < 0 || static_cast<size_t>(level) >= marks_.size()) {
     if (level < 0 || marks_.empty()) {
       log_.truncate(0);
+      spill_.reset();
+      spill_error_ = Status::ok();
+      spill_blocked_ = false;
       reset_overlay();
       truncate_schema_changes(0);
       conflict_keys_.clear();
@@ -269,6 +372,21 @@ void Transaction::rollback_to(int level) {
     return;
   }
   const Mark mark = marks_[static_cast<size_t>(level)];
+  if (mark.inside_run) {
+    // The run would have to be cut at the mark (layer 5 of the design): refused, and the commit
+    // fails rather than write what the savepoint undid.
+    spill_error_ = spilled_refusal("ROLLBACK TO a savepoint set before the writes went to disk",
+                                   "the transaction can only be rolled back");
+    marks_.resize(static_cast<size_t>(level) + 1);
+    return;
+  }
+  spill_blocked_ = false;
+  if (spill_ != nullptr && mark.runs < spill_->runs()) {
+    spill_->drop_runs_from(mark.runs);
+    if (mark.runs == 0) spill_.reset();
+    log_.truncate(0);  // all of it came after the mark (at a run's start: mark.entries == 0)
+    reset_overlay();
+  }
   if (mark.entries < log_.entries.size()) {
     log_.truncate(mark.entries);
     if (mark.entries < overlay_entries_) reset_overlay();  // the overlay holds rows that are gone
@@ -287,6 +405,9 @@ void Transaction::truncate_schema_changes(size_t n) {
 
 void Transaction::clear() {
   log_.clear();
+  spill_.reset();
+  spill_error_ = Status::ok();
+  spill_blocked_ = false;
   marks_.clear();
   reset_overlay();
   truncate_schema_changes(0);
@@ -302,16 +423,26 @@ void Transaction::reset_overlay() {
 }
 
 Status Transaction::commit() {
+  if (spill_error_.is_ok() && spilled() && !schema_changes_.empty()) {
+    spill_error_ = unspill(kAllStatements);  // the catalog's change is one record
+  }
+  if (!spill_error_.is_ok()) {
+    Status error = spill_error_;
+    clear();
+    return error;
+  }
   if (empty()) {
     clear();
     return Status::ok();
   }
+  std::unique_ptr<Spill> spill = std::move(spill_);
   PendingLog log = std::move(log_);
   std::vector<SchemaChange> changes = std::move(schema_changes_);
   std::shared_ptr<const storage::Snapshot> pinned = std::move(pinned_);
   std::vector<ConflictKey> keys = std::move(conflict_keys_);
   clear();
   const CommitCheck check{pinned.get(), &keys};
+  if (spill != nullptr) return commit_spilled(log, *spill, check);
   if (!changes.empty()) {
     if (!log.truncates.empty()) {
       return Status::invalid_argument(
@@ -353,7 +484,35 @@ storage::Store::PrepareWrite Transaction::commit_check(const PendingLog& log,
   };
 }
 
+Status Transaction::commit_spilled(const PendingLog& log, Spill& spill, const CommitCheck& check) {
+  // Truncated first, under the write lock: the runs' TRUNCATEs and the log's.
+  std::vector<storage::TableId> truncate = spill.truncated_tables();
+  for (storage::TableId table : log.truncated_tables(log.entries.size())) {
+    if (std::find(truncate.begin(), truncate.end(), table) == truncate.end()) {
+      truncate.push_back(table);
+    }
+  }
+  CASSETTE_ASSIGN_OR_RETURN(std::unique_ptr<storage::SortedEntrySource> merged,
+                            spill.merge(log, store_->clock().now_seconds()));
+  return store_
+      ->apply_sorted(
+          [&](const storage::Snapshot& snapshot) -> Result<bool> {
+            CASSETTE_RETURN_IF_ERROR(check_conflicts(check, snapshot));
+            return true;
+          },
+          *merged, truncate)
+      .status();
+}
+
 Result<std::unique_ptr<storage::PreparedCommit>> Transaction::prepare(std::string host_tag) {
+  // Layer 6 of the design (a prepared record listing SSTables) is not built: the transaction
+  // goes back to memory and is prepared as before.
+  if (spill_error_.is_ok()) spill_error_ = unspill(kAllStatements);
+  if (!spill_error_.is_ok()) {
+    Status error = spill_error_;
+    clear();
+    return error;
+  }
   if (empty()) {
     clear();
     return std::unique_ptr<storage::PreparedCommit>();
@@ -516,6 +675,9 @@ Status Transaction::check_row_unchanged(const std::shared_ptr<const schema::Tabl
 
 Result<std::shared_ptr<const storage::Snapshot>> Transaction::with_overlay(
     std::shared_ptr<const storage::Snapshot> snapshot, StatementId visible_before) {
+  // Layer 4 of the design (reads of the runs through the overlay) is not built yet: a read
+  // brings the runs back into memory.
+  if (spilled()) CASSETTE_RETURN_IF_ERROR(unspill(visible_before));
   // Statement ids never decrease along the log: the visible entries are a prefix.
   size_t visible = log_.entries.size();
   if (visible_before != kAllStatements) {

@@ -37,6 +37,19 @@
 // computed from a stale row and the commit fails with a serialization failure. A TRUNCATE of a
 // base table truncates its views too.
 //
+// Transactions larger than memory (docs/ARCHITECTURE.md). Once the pending log reaches the
+// store's StoreOptions::transaction_spill_bytes, it is folded and written to disk as a sorted
+// run (spill.h) and starts again empty; the commit merges the runs and the log into SSTables
+// installed by one manifest change (Store::apply_sorted), stamping the commit timestamp as it
+// writes them. Conflict keys, TRUNCATE and savepoints whose mark is at a run's boundary work as
+// in memory. What the runs cannot do yet brings them back into memory (unspill(): the
+// transaction then holds everything in memory, as before the spill existed): reads of the
+// transaction's own writes, INSERT OR IGNORE, PREPARE TRANSACTION, a commit with schema
+// changes. Refused with kUnsupported rather than done wrong: ROLLBACK TO a mark inside a run
+// (the commit then fails: the transaction can only be rolled back), and a PostgreSQL statement
+// that reads after its own writes spilled. A transaction that keeps views, holds INSERT OR
+// IGNORE rows or changes the schema does not spill.
+//
 // Isolation. kPerStatement (the default; PostgreSQL's READ COMMITTED) reads the store's latest
 // committed state at each read_view(). kSnapshot (PostgreSQL's REPEATABLE READ, a SQLite
 // transaction) pins the committed state at the transaction's first read (committed_view()) and
@@ -68,6 +81,7 @@
 #include "engine/storage/overlay.h"
 #include "engine/storage/store.h"
 #include "engine/txn/pending_fold.h"
+#include "engine/txn/spill.h"
 
 namespace cassette::txn {
 
@@ -133,7 +147,11 @@ class Transaction {
   // (next_statement()); a host that numbers its statements itself (PostgreSQL's CommandId,
   // given to cql() too) sets it before each. Ids must not decrease along the log.
   void set_statement(StatementId statement) { fixed_statement_ = statement; }
-  bool empty() const { return log_.entries.empty() && schema_changes_.empty(); }
+  bool empty() const {
+    return log_.entries.empty() && schema_changes_.empty() && spill_ == nullptr;
+  }
+  // Whether part of the writes went to disk (a run of spill.h).
+  bool spilled() const { return spill_ != nullptr; }
   bool changes_schema() const { return !schema_changes_.empty(); }
 
   // Buffers a schema change of the store whose catalog is `catalog`.
@@ -223,11 +241,24 @@ class Transaction {
   bool has_views(const std::shared_ptr<const schema::TableDef>& table);
   // truncate() of one table.
   void truncate_one(const std::shared_ptr<const schema::TableDef>& table, StatementId statement);
+  // Appends a kTruncate entry of `table` to `log`.
+  static void truncate_entry(PendingLog& log, const std::shared_ptr<const schema::TableDef>& table,
+                             StatementId statement);
   // add_encoded() of a row of a base table with views: the row, then its view rows.
   Status add_with_views(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
                         std::string_view partition_key, std::string_view clustering,
                         std::string_view encoded_row, uint64_t statement);
   void truncate_schema_changes(size_t n);
+  // Writes the log as a spill run when it reached transaction_spill_bytes and nothing keeps it
+  // in memory. On failure the log is cut back to `entries_before` (the statement's entries).
+  Status maybe_spill(size_t entries_before);
+  // Brings the runs back into the log (Spill::read_back), for what the runs cannot do yet: reads
+  // of the transaction's writes (those before `visible_before`), INSERT OR IGNORE, PREPARE, schema
+  // changes. The transaction then stays in memory, as before the spill existed. kUnsupported
+  // when a run holds writes of a statement at or after `visible_before` (its own writes).
+  Status unspill(StatementId visible_before);
+  // kUnsupported: `what` in a transaction whose writes went to disk; `advice` ends the message.
+  Status spilled_refusal(std::string_view what, std::string_view advice) const;
   // The log's rows as one store transaction's writes: folded, INSERT OR IGNORE decided against
   // `snapshot` (the committing one), rows of tables in `dropped` left out.
   Status fold_for_commit(const PendingLog& log, const storage::Snapshot& snapshot,
@@ -258,6 +289,8 @@ class Transaction {
   storage::Store::PrepareWrite commit_check(const PendingLog& log, const CommitCheck& check);
   Status commit_with_schema_changes(PendingLog& log, std::vector<SchemaChange> changes,
                                     const CommitCheck& check);
+  // The commit of a spilled transaction: the runs and `log` merged into SSTables.
+  Status commit_spilled(const PendingLog& log, Spill& spill, const CommitCheck& check);
 
   storage::Store* store_;
   PendingLog log_;
@@ -268,6 +301,8 @@ class Transaction {
     size_t entries;
     size_t schema_changes;
     size_t conflict_keys;
+    size_t runs = 0;          // spill runs written when it began (`entries` counts after them)
+    bool inside_run = false;  // its entries went into a run since: cannot be rolled back to
   };
   std::vector<Mark> marks_;
   uint64_t schema_generation_ = 0;  // bumped whenever schema_changes_ changes
@@ -292,6 +327,12 @@ class Transaction {
   std::vector<storage::TableId> overlay_truncated_;
   storage::Overlay overlay_;
   bool overlay_advanced_ = false;  // a rewrite moved its timestamp since the last reset
+
+  // The runs written to disk (nullptr: none), and what the commit must fail with instead (a
+  // ROLLBACK TO that could not be done).
+  std::unique_ptr<Spill> spill_;
+  Status spill_error_;
+  bool spill_blocked_ = false;  // maybe_spill found the log must stay in memory
 };
 
 }  // namespace cassette::txn

@@ -1,0 +1,364 @@
+#include "engine/txn/spill.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+
+#include "engine/storage/internal_key.h"
+#include "engine/util/coding.h"
+#include "engine/util/file.h"
+
+namespace cassette::txn {
+namespace {
+
+constexpr size_t kWriteBuffer = 1 << 20;
+constexpr size_t kReadBuffer = 256 << 10;
+constexpr uint8_t kReplaces = 1;
+
+bool key_less(storage::TableId at, std::string_view ak, storage::TableId bt, std::string_view bk) {
+  if (at != bt) return at < bt;
+  return ak < bk;
+}
+
+storage::EntryKind kind_of(std::string_view key) {
+  return static_cast<storage::EntryKind>(key[storage::partition_prefix_length(key)]);
+}
+
+// One input of the merge: a run file or the in-memory tail.
+class Cursor {
+ public:
+  virtual ~Cursor() = default;
+  // Moves to the next item (the first, on the first call); false at the end. The item's views
+  // stay valid until the next call.
+  virtual Result<bool> next() = 0;
+  SortedRun::Item item;
+};
+
+class TailCursor final : public Cursor {
+ public:
+  explicit TailCursor(const SortedRun* run) : run_(run) {}
+  Result<bool> next() override {
+    if (i_ >= run_->items.size()) return false;
+    item = run_->items[i_++];
+    return true;
+  }
+
+ private:
+  const SortedRun* run_;
+  size_t i_ = 0;
+};
+
+class RunCursor final : public Cursor {
+ public:
+  // Entries of the tables in `dropped` (cut by a later TRUNCATE) are skipped.
+  RunCursor(std::string path, file::UniqueFd fd, std::vector<storage::TableId> dropped)
+      : path_(std::move(path)), fd_(std::move(fd)), dropped_(std::move(dropped)) {}
+  Result<bool> next() override {
+    for (;;) {
+      CASSETTE_ASSIGN_OR_RETURN(bool more, read_one());
+      if (!more) return false;
+      if (std::find(dropped_.begin(), dropped_.end(), item.table) == dropped_.end()) return true;
+    }
+  }
+
+ private:
+  Result<bool> read_one() {
+    for (;;) {
+      std::string_view in(buffer_.data() + pos_, buffer_.size() - pos_);
+      const size_t before = in.size();
+      uint8_t flags = 0;
+      uint64_t table = 0;
+      if (coding::get_byte(&in, &flags) && coding::get_varint64(&in, &table) &&
+          coding::get_length_prefixed(&in, &item.key) &&
+          coding::get_length_prefixed(&in, &item.value)) {
+        item.table = static_cast<storage::TableId>(table);
+        item.replaces = (flags & kReplaces) != 0;
+        pos_ += before - in.size();
+        return true;
+      }
+      if (eof_) {
+        if (before == 0) return false;
+        return Status::corruption(fmt::format("a truncated entry in the transaction spill file {}",
+                                              path_));
+      }
+      // Keep the partial entry, read more behind it (views handed out before are dead now: the
+      // merge has moved past them).
+      buffer_.erase(0, pos_);
+      pos_ = 0;
+      const size_t have = buffer_.size();
+      const size_t want = std::max(kReadBuffer, have);
+      buffer_.resize(have + want);
+      ssize_t n;
+      do {
+        n = ::pread(fd_.get(), buffer_.data() + have, want, static_cast<off_t>(offset_));
+      } while (n < 0 && errno == EINTR);
+      if (n < 0) return file::errno_status("read", path_);
+      buffer_.resize(have + static_cast<size_t>(n));
+      offset_ += static_cast<uint64_t>(n);
+      if (n == 0) eof_ = true;
+    }
+  }
+
+  std::string path_;
+  file::UniqueFd fd_;
+  std::vector<storage::TableId> dropped_;
+  std::string buffer_;
+  size_t pos_ = 0;
+  uint64_t offset_ = 0;
+  bool eof_ = false;
+};
+
+// The k-way merge: each key once, its versions (oldest input first) folded with the fold's
+// rules from the last one that replaces the row.
+class MergedRuns final : public storage::SortedEntrySource {
+ public:
+  MergedRuns(std::vector<std::unique_ptr<Cursor>> inputs, std::unique_ptr<SortedRun> tail,
+             const std::map<storage::TableId, std::shared_ptr<const schema::TableDef>>* tables,
+             int64_t now_seconds)
+      : inputs_(std::move(inputs)),
+        tail_(std::move(tail)),
+        tables_(tables),
+        now_seconds_(now_seconds) {}
+
+  Status start() {
+    live_.resize(inputs_.size());
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      CASSETTE_ASSIGN_OR_RETURN(bool more, inputs_[i]->next());
+      live_[i] = more;
+    }
+    return Status::ok();
+  }
+
+  Result<bool> next(Entry* entry) override {
+    for (size_t i : advance_) {
+      CASSETTE_ASSIGN_OR_RETURN(bool more, inputs_[i]->next());
+      live_[i] = more;
+    }
+    advance_.clear();
+    const SortedRun::Item* least = nullptr;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (!live_[i]) continue;
+      const SortedRun::Item& it = inputs_[i]->item;
+      if (least == nullptr || key_less(it.table, it.key, least->table, least->key)) {
+        least = &it;
+        advance_.assign(1, i);
+      } else if (it.table == least->table && it.key == least->key) {
+        advance_.push_back(i);  // inputs are in age order: advance_ stays oldest first
+      }
+    }
+    if (least == nullptr) return false;
+    // From the newest version that replaces the row (or the oldest) on.
+    size_t from = advance_.size() - 1;
+    while (from > 0 && !inputs_[advance_[from]]->item.replaces) --from;
+    const SortedRun::Item& first = inputs_[advance_[from]]->item;
+    *entry = {first.table, first.key, first.value};
+    if (from + 1 < advance_.size()) CASSETTE_RETURN_IF_ERROR(refold(from, entry));
+    return true;
+  }
+
+ private:
+  Status refold(size_t from, Entry* entry) {
+    auto table = tables_->find(entry->table);
+    if (table == tables_->end()) {
+      return Status::internal("A spilled write of the transaction is of a table it does not know.");
+    }
+    mini_.clear();
+    mini_.tables.assign(1, table->second);
+    const storage::EntryKind kind = kind_of(entry->key);
+    for (size_t k = from; k < advance_.size(); ++k) {
+      const SortedRun::Item& it = inputs_[advance_[k]]->item;
+      PendingLog::Entry e;
+      e.kind = k == from && it.replaces ? PendingLog::Kind::kDeleteRow : PendingLog::Kind::kWrite;
+      e.is_static = kind == storage::EntryKind::kStaticRow;
+      e.is_header = kind == storage::EntryKind::kPartitionHeader;
+      e.offset = mini_.batch.add(it.table, it.key, it.value);
+      mini_.entries.push_back(e);
+    }
+    PendingFold fold(&mini_, now_seconds_);
+    CASSETTE_RETURN_IF_ERROR(fold.add_range(0, mini_.entries.size()));
+    folded_.clear();
+    fold.emit(&folded_);
+    entry->value = folded_.entry_at(0).value;
+    entry->key = folded_.entry_at(0).key;
+    return Status::ok();
+  }
+
+  std::vector<std::unique_ptr<Cursor>> inputs_;  // oldest first; the tail last
+  std::unique_ptr<SortedRun> tail_;
+  const std::map<storage::TableId, std::shared_ptr<const schema::TableDef>>* tables_;
+  int64_t now_seconds_;
+  std::vector<bool> live_;
+  std::vector<size_t> advance_;  // the inputs at the entry handed out last
+  PendingLog mini_;              // refold's
+  storage::EncodedBatch folded_;
+};
+
+std::string run_path(const std::string& data_dir) {
+  static std::atomic<uint64_t> counter{0};
+  return file::join(data_dir, fmt::format("tmp-{}-spill-{}.run", ::getpid(), ++counter));
+}
+
+}  // namespace
+
+Status fold_sorted(const PendingLog& log, int64_t now_seconds, SortedRun* out) {
+  out->folded.clear();
+  out->items.clear();
+  PendingFold fold(&log, now_seconds);
+  fold.reserve(log.entries.size());
+  if (log.truncates.empty()) {
+    CASSETTE_RETURN_IF_ERROR(fold.add_range(0, log.entries.size()));
+  } else {
+    const std::vector<size_t> first_kept = log.first_kept(log.entries.size());
+    for (size_t i = 0; i < log.entries.size(); ++i) {
+      if (log.counts(i, first_kept)) CASSETTE_RETURN_IF_ERROR(fold.add(i).status());
+    }
+  }
+  fold.emit(&out->folded);
+  out->items.reserve(fold.rows());
+  size_t offset = 0;
+  for (size_t row = 0; row < fold.rows(); ++row) {
+    const storage::EncodedBatch::Entry e = out->folded.entry_at(offset, &offset);
+    out->items.push_back({e.table, e.key, e.value, fold.replaces(row)});
+  }
+  std::sort(out->items.begin(), out->items.end(),
+            [](const SortedRun::Item& a, const SortedRun::Item& b) {
+              return key_less(a.table, a.key, b.table, b.key);
+            });
+  return Status::ok();
+}
+
+Spill::~Spill() { drop_runs_from(0); }
+
+void Spill::add_tables(const PendingLog& log) {
+  for (const auto& table : log.tables) tables_.emplace(table->table_id, table);
+}
+
+void Spill::add_cuts(const PendingLog& log) {
+  for (size_t i : log.truncates) {
+    cuts_.push_back({log.table_of(i).table_id, runs_.size()});
+  }
+}
+
+Status Spill::write_run(const PendingLog& log, int64_t now_seconds) {
+  SortedRun run;
+  CASSETTE_RETURN_IF_ERROR(fold_sorted(log, now_seconds, &run));
+  const std::string path = run_path(data_dir_);
+  CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd,
+                            file::open_file(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC));
+  std::string buffer;
+  buffer.reserve(kWriteBuffer + 4096);
+  Status status;
+  for (const SortedRun::Item& item : run.items) {
+    buffer.push_back(static_cast<char>(item.replaces ? kReplaces : 0));
+    coding::put_varint64(&buffer, item.table);
+    coding::put_length_prefixed(&buffer, item.key);
+    coding::put_length_prefixed(&buffer, item.value);
+    if (buffer.size() >= kWriteBuffer) {
+      status = file::write_all(fd.get(), buffer, path);
+      if (!status.is_ok()) break;
+      buffer.clear();
+    }
+  }
+  if (status.is_ok() && !buffer.empty()) status = file::write_all(fd.get(), buffer, path);
+  if (!status.is_ok()) {
+    (void)file::remove_file(path);
+    return status;
+  }
+  add_tables(log);
+  add_cuts(log);
+  runs_.push_back(path);
+  max_statements_.push_back(log.entries.empty() ? 0 : log.entries.back().statement);
+  return Status::ok();
+}
+
+void Spill::drop_runs_from(size_t n) {
+  while (runs_.size() > n) {
+    (void)file::remove_file(runs_.back());
+    runs_.pop_back();
+    max_statements_.pop_back();
+  }
+  std::erase_if(cuts_, [n](const Cut& c) { return c.runs_before >= n; });
+}
+
+std::vector<storage::TableId> Spill::truncated_tables() const {
+  std::vector<storage::TableId> tables;
+  for (const Cut& c : cuts_) {
+    if (std::find(tables.begin(), tables.end(), c.table) == tables.end()) tables.push_back(c.table);
+  }
+  return tables;
+}
+
+void append_entry(PendingLog& log, PendingLog::Kind kind,
+                  const std::shared_ptr<const schema::TableDef>& table, std::string_view key,
+                  std::string_view value, uint64_t statement) {
+  uint32_t index = 0;
+  while (index < log.tables.size() && log.tables[index] != table) ++index;
+  if (index == log.tables.size()) log.tables.push_back(table);
+  PendingLog::Entry e;
+  e.kind = kind;
+  e.table = index;
+  e.statement = statement;
+  if (kind == PendingLog::Kind::kTruncate) {
+    e.offset = log.batch.byte_size();
+    log.truncates.push_back(log.entries.size());
+  } else {
+    const storage::EntryKind entry_kind = kind_of(key);
+    e.is_static = entry_kind == storage::EntryKind::kStaticRow;
+    e.is_header = entry_kind == storage::EntryKind::kPartitionHeader;
+    e.offset = log.batch.add(table->table_id, key, value);
+  }
+  log.entries.push_back(e);
+}
+
+Status Spill::read_back(PendingLog& log, std::vector<size_t>* run_starts) const {
+  for (size_t r = 0; r < runs_.size(); ++r) {
+    run_starts->push_back(log.entries.size());
+    for (const Cut& c : cuts_) {
+      if (c.runs_before == r) {
+        append_entry(log, PendingLog::Kind::kTruncate, tables_.at(c.table), {}, {},
+                     max_statements_[r]);
+      }
+    }
+    CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd, file::open_file(runs_[r], O_RDONLY | O_CLOEXEC));
+    RunCursor cursor(runs_[r], std::move(fd), {});
+    for (;;) {
+      CASSETTE_ASSIGN_OR_RETURN(bool more, cursor.next());
+      if (!more) break;
+      const SortedRun::Item& it = cursor.item;
+      auto table = tables_.find(it.table);
+      if (table == tables_.end()) {
+        return Status::internal("A spilled write of the transaction is of a table it does not know.");
+      }
+      append_entry(log, it.replaces ? PendingLog::Kind::kDeleteRow : PendingLog::Kind::kWrite,
+                   table->second, it.key, it.value, max_statements_[r]);
+    }
+  }
+  return Status::ok();
+}
+
+Result<std::unique_ptr<storage::SortedEntrySource>> Spill::merge(const PendingLog& tail,
+                                                                 int64_t now_seconds) {
+  add_tables(tail);
+  const std::vector<storage::TableId> tail_truncated = tail.truncated_tables(tail.entries.size());
+  std::vector<std::unique_ptr<Cursor>> inputs;
+  for (size_t r = 0; r < runs_.size(); ++r) {
+    std::vector<storage::TableId> dropped = tail_truncated;
+    for (const Cut& c : cuts_) {
+      if (r < c.runs_before) dropped.push_back(c.table);
+    }
+    CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd, file::open_file(runs_[r], O_RDONLY | O_CLOEXEC));
+    inputs.push_back(std::make_unique<RunCursor>(runs_[r], std::move(fd), std::move(dropped)));
+  }
+  auto tail_run = std::make_unique<SortedRun>();
+  CASSETTE_RETURN_IF_ERROR(fold_sorted(tail, now_seconds, tail_run.get()));
+  inputs.push_back(std::make_unique<TailCursor>(tail_run.get()));
+  auto merged =
+      std::make_unique<MergedRuns>(std::move(inputs), std::move(tail_run), &tables_, now_seconds);
+  CASSETTE_RETURN_IF_ERROR(merged->start());
+  return std::unique_ptr<storage::SortedEntrySource>(std::move(merged));
+}
+
+}  // namespace cassette::txn

@@ -1,0 +1,248 @@
+// txn::Transaction past StoreOptions::transaction_spill_bytes (engine/txn/spill.h): its writes
+// go to sorted runs on disk, the commit merges them with the fold's rules into SSTables at one
+// timestamp, and what is not built yet is refused (docs/ARCHITECTURE.md, "Transactions larger
+// than memory").
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "engine/cql/parser.h"
+#include "engine/cql/session.h"
+#include "engine/storage/clock.h"
+#include "engine/txn/transaction.h"
+#include "tests/unit/cql_test_fixture.h"
+#include "tests/unit/temp_dir.h"
+
+namespace cassette {
+namespace {
+
+using Rows = std::vector<std::string>;
+
+class SpillFixture {
+ public:
+  // `spill_bytes` 1: every statement's writes go to a run of their own.
+  explicit SpillFixture(uint64_t spill_bytes = 1) { open(spill_bytes); }
+
+  void open(uint64_t spill_bytes) {
+    transaction_.reset();
+    session_.reset();
+    store_.reset();
+    storage::StoreOptions options;
+    options.clock = &clock_;
+    options.background_threads = false;
+    options.transaction_spill_bytes = spill_bytes;
+    store_ = storage::Store::open(dir_.path(), options).value();
+    session_ = cql::Session::open(store_).value();
+    ok("CREATE KEYSPACE IF NOT EXISTS ks WITH replication = {'class': 'SimpleStrategy', "
+       "'replication_factor': 1}");
+    ok("USE ks");
+    ok("CREATE TABLE IF NOT EXISTS t (a int, b int, v text, w int, PRIMARY KEY (a, b))");
+    transaction_ = std::make_unique<txn::Transaction>(store_.get());
+  }
+
+  void ok(std::string_view statement) {
+    auto r = session_->execute(statement);
+    INFO(statement);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+  }
+  Rows rows(std::string_view statement) {
+    auto r = session_->execute(statement);
+    INFO(statement);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+    return test::CqlFixture::lines(r->rows);
+  }
+  Result<cql::ExecutionResult> in_transaction(std::string_view statement) {
+    CASSETTE_ASSIGN_OR_RETURN(cql::Statement parsed, cql::parse_statement(statement));
+    return session_->execute(parsed, transaction_.get());
+  }
+  void ok_in(std::string_view statement) {
+    auto r = in_transaction(statement);
+    INFO(statement);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+  }
+  // The transaction's runs on disk.
+  size_t spill_files() const {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir_.file("data"))) {
+      if (e.path().filename().string().find("-spill-") != std::string::npos) ++n;
+    }
+    return n;
+  }
+  void tick() { clock_.advance_seconds(1); }
+
+ protected:
+  test::TempDir dir_;
+  storage::ManualClock clock_;
+  std::shared_ptr<storage::Store> store_;
+  std::unique_ptr<cql::Session> session_;
+  std::unique_ptr<txn::Transaction> transaction_;
+};
+
+}  // namespace
+
+TEST_CASE_FIXTURE(SpillFixture, "spill: overwrites and deletions across runs commit as the fold") {
+  ok("INSERT INTO t (a, b, v, w) VALUES (1, 1, 'committed', 10)");
+  ok("INSERT INTO t (a, b, v, w) VALUES (1, 2, 'committed', 20)");
+  ok("INSERT INTO t (a, b, v, w) VALUES (1, 9, 'committed', 90)");
+  tick();
+  ok_in("INSERT INTO t (a, b, v, w) VALUES (1, 3, 'new', 30)");
+  CHECK(transaction_->spilled());
+  ok_in("INSERT INTO t (a, b, v, w) VALUES (1, 4, 'new', 40)");
+  ok_in("UPDATE t SET v = 'changed' WHERE a = 1 AND b = 3");  // a row of an earlier run
+  ok_in("UPDATE t SET v = 'changed' WHERE a = 1 AND b = 1");  // a committed row
+  ok_in("DELETE FROM t WHERE a = 1 AND b = 2");               // a committed row
+  ok_in("DELETE FROM t WHERE a = 1 AND b = 4");               // a row of an earlier run
+  // Deleted by one run, written again by a later one without w: w stays null, as in memory.
+  ok_in("INSERT INTO t (a, b, v, w) VALUES (1, 5, 'first', 50)");
+  ok_in("DELETE FROM t WHERE a = 1 AND b = 5");
+  ok_in("UPDATE t SET v = 'again' WHERE a = 1 AND b = 5");
+  ok_in("INSERT INTO t (a, b, v) VALUES (2, 1, 'other partition')");
+  ok_in("DELETE FROM t WHERE a = 1 AND b >= 9");  // a range deletion over a committed row
+  CHECK(spill_files() == 11);
+  CHECK(rows("SELECT count(*) FROM t") == Rows{"3"});  // nothing visible before the commit
+
+  REQUIRE(transaction_->commit().is_ok());
+  CHECK(spill_files() == 0);
+  CHECK(transaction_->empty());
+  CHECK(rows("SELECT a, b, v, w FROM t") ==
+        Rows{"1|1|changed|10", "1|3|changed|30", "1|5|again|null", "2|1|other partition|null"});
+  // One timestamp for the whole transaction, above the committed row's.
+  const Rows times = rows("SELECT writetime(v) FROM t");
+  REQUIRE(times.size() == 4);
+  CHECK(times[0] == times[1]);
+  CHECK(times[1] == times[2]);
+  CHECK(times[2] == times[3]);
+  CHECK(rows("SELECT writetime(w) FROM t WHERE a = 1 AND b = 1") != Rows{times[0]});
+
+  // The same after a reopen (the SSTables were installed by the manifest) and a compaction.
+  open(1);
+  CHECK(rows("SELECT a, b, v, w FROM t") ==
+        Rows{"1|1|changed|10", "1|3|changed|30", "1|5|again|null", "2|1|other partition|null"});
+}
+
+TEST_CASE_FIXTURE(SpillFixture, "spill: counters add up and collections gain across runs") {
+  ok("CREATE TABLE c (k int PRIMARY KEY, n counter)");
+  ok("CREATE TABLE s (k int PRIMARY KEY, l list<int>, m map<text, int>)");
+  ok("UPDATE c SET n = n + 5 WHERE k = 1");
+  tick();
+  ok_in("UPDATE c SET n = n + 1 WHERE k = 1");
+  ok_in("UPDATE c SET n = n + 2 WHERE k = 1");
+  ok_in("UPDATE c SET n = n + 3 WHERE k = 2");
+  ok_in("UPDATE s SET l = l + [1], m = m + {'a': 1} WHERE k = 1");
+  ok_in("UPDATE s SET l = l + [2], m = m + {'b': 2} WHERE k = 1");
+  ok_in("UPDATE s SET m = m + {'a': 3} WHERE k = 1");
+  REQUIRE(transaction_->commit().is_ok());
+  CHECK(rows("SELECT k, n FROM c") == Rows{"1|8", "2|3"});
+  CHECK(rows("SELECT l, m FROM s") == Rows{"[1, 2]|{'a': 3, 'b': 2}"});
+}
+
+TEST_CASE_FIXTURE(SpillFixture, "spill: a rollback removes the runs and writes nothing") {
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'x')");
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'y')");
+  CHECK(spill_files() == 2);
+  transaction_->clear();
+  CHECK(spill_files() == 0);
+  REQUIRE(transaction_->commit().is_ok());
+  CHECK(rows("SELECT count(*) FROM t") == Rows{"0"});
+
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'x')");
+  transaction_->rollback_to(-1);  // ROLLBACK of a SAVEPOINT that began the transaction
+  CHECK(spill_files() == 0);
+  CHECK(transaction_->empty());
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'x')");
+  transaction_.reset();  // a host that goes away
+  CHECK(spill_files() == 0);
+  CHECK(rows("SELECT count(*) FROM t") == Rows{"0"});
+}
+
+TEST_CASE_FIXTURE(SpillFixture, "spill: a savepoint at a run's boundary rolls back its runs") {
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'kept')");
+  transaction_->savepoint(0);
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'undone')");
+  ok_in("UPDATE t SET v = 'undone' WHERE a = 1 AND b = 1");
+  transaction_->savepoint(1);
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 3, 'undone')");
+  CHECK(spill_files() == 4);
+  transaction_->rollback_to(1);
+  CHECK(spill_files() == 3);
+  transaction_->rollback_to(0);
+  CHECK(spill_files() == 1);
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 4, 'after')");
+  REQUIRE(transaction_->commit().is_ok());
+  CHECK(rows("SELECT b, v FROM t") == Rows{"1|kept", "4|after"});
+}
+
+TEST_CASE_FIXTURE(SpillFixture, "spill: a TRUNCATE drops the runs' rows of its table") {
+  ok("CREATE TABLE u (k int PRIMARY KEY, v text)");
+  ok("INSERT INTO t (a, b, v) VALUES (9, 9, 'committed')");
+  tick();
+  std::shared_ptr<const schema::TableDef> t =
+      session_->catalog().current().value()->find_table("ks", "t");
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'before truncate')");
+  ok_in("INSERT INTO u (k, v) VALUES (1, 'other table')");
+  REQUIRE(transaction_->truncate(t, transaction_->next_statement()).is_ok());
+  ok_in("INSERT INTO t (a, b, v) VALUES (2, 1, 'after truncate')");
+  REQUIRE(transaction_->commit().is_ok());
+  CHECK(rows("SELECT a, b, v FROM t") == Rows{"2|1|after truncate"});
+  CHECK(rows("SELECT k, v FROM u") == Rows{"1|other table"});
+}
+
+TEST_CASE_FIXTURE(SpillFixture, "spill: a read inside brings the runs back into memory") {
+  ok("INSERT INTO t (a, b, v, w) VALUES (1, 1, 'committed', 10)");
+  tick();
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'x')");
+  ok_in("UPDATE t SET v = 'changed' WHERE a = 1 AND b = 1");
+  ok_in("DELETE FROM t WHERE a = 1 AND b = 2");
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'again')");
+  transaction_->savepoint(0);  // at a run's boundary: kept through the read
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 3, 'undone')");
+  REQUIRE(transaction_->spilled());
+  auto read = in_transaction("SELECT b, v, w FROM t");
+  REQUIRE_MESSAGE(read.is_ok(), read.status().message());
+  CHECK(test::CqlFixture::lines(read->rows) ==
+        Rows{"1|changed|10", "2|again|null", "3|undone|null"});
+  CHECK(!transaction_->spilled());
+  CHECK(spill_files() == 0);
+  transaction_->rollback_to(0);
+  auto again = in_transaction("SELECT b, v FROM t");
+  REQUIRE(again.is_ok());
+  CHECK(test::CqlFixture::lines(again->rows) == Rows{"1|changed", "2|again"});
+  REQUIRE(transaction_->commit().is_ok());
+  CHECK(rows("SELECT b, v, w FROM t") == Rows{"1|changed|10", "2|again|null"});
+
+  // PREPARE TRANSACTION (its prepared record carries the writes) brings them back as well.
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 4, 'prepared')");
+  REQUIRE(transaction_->spilled());
+  auto prepared = transaction_->prepare("tag");
+  REQUIRE_MESSAGE(prepared.is_ok(), prepared.status().message());
+  REQUIRE(*prepared != nullptr);
+  CHECK(spill_files() == 0);
+  REQUIRE((*prepared)->commit().is_ok());
+  CHECK(rows("SELECT b, v FROM t") == Rows{"1|changed", "2|again", "4|prepared"});
+}
+
+TEST_CASE_FIXTURE(SpillFixture, "spill: ROLLBACK TO a mark inside a run fails the commit") {
+  // A threshold between the first row's bytes and the second's: the mark after the first row is
+  // inside the run the second row writes.
+  open(200);
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'first')");
+  REQUIRE(!transaction_->spilled());
+  transaction_->savepoint(0);
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, '" + std::string(300, 'y') + "')");
+  REQUIRE(transaction_->spilled());
+  transaction_->rollback_to(0);
+  const Status status = transaction_->commit();
+  CHECK(status.code() == StatusCode::kUnsupported);
+  CHECK(status.message() ==
+        "ROLLBACK TO a savepoint set before the writes went to disk is not supported yet in a "
+        "transaction whose pending writes went to disk (over 200 bytes): the transaction can "
+        "only be rolled back");
+  CHECK(spill_files() == 0);
+  CHECK(rows("SELECT count(*) FROM t") == Rows{"0"});
+  // The transaction is empty again and works.
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 3, 'later')");
+  REQUIRE(transaction_->commit().is_ok());
+  CHECK(rows("SELECT b, v FROM t") == Rows{"3|later"});
+}
+
+}  // namespace cassette
