@@ -248,7 +248,7 @@ struct SelectStatement {
   bool distinct = false;
   std::vector<SelectorPtr> selectors;  // empty: SELECT *
   std::vector<Relation> where;
-  std::vector<std::string> group_by;
+  std::vector<SelectorPtr> group_by;  // columns, or a function of one (floor(t, 1h))
   std::vector<OrderingClause> order_by;
   TermPtr per_partition_limit;
   TermPtr limit;

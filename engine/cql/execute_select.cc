@@ -21,7 +21,6 @@
 #include "engine/codec/table_codec.h"
 #include "engine/cql/ann_index.h"
 #include "engine/cql/execution_context.h"
-#include "engine/cql/parser.h"
 #include "engine/cql/restrictions.h"
 #include "engine/cql/select_ann.h"
 #include "engine/cql/selection.h"
@@ -155,20 +154,23 @@ Status check_distinct(const SelectStatement& statement, const Selection& selecti
   return Status::ok();
 }
 
-// A GROUP BY element that names no column: the selector it was written as. The statement keeps
-// GROUP BY elements as text (ast.h), so a function call is parsed again from its text.
-Result<SelectorPtr> group_by_selector(const std::string& text) {
-  size_t markers = 0;
-  Result<Statement> parsed = parse_statement(fmt::format("SELECT {} FROM t", text), &markers);
-  const SelectStatement* select = parsed ? std::get_if<SelectStatement>(&*parsed) : nullptr;
-  if (select == nullptr || select->selectors.size() != 1 ||
-      select->selectors[0]->kind == Selector::Kind::kColumn) {
-    return Status::invalid_argument(fmt::format("Undefined column name {}", text));
-  }
-  if (markers > 0) {
-    return Status::invalid_argument("Bind markers are not supported in GROUP BY functions");
-  }
-  return select->selectors[0];
+// Whether a bind marker is written inside `selector` (GROUP BY floor(t, ?)).
+bool has_bind_marker(const Selector& selector) {
+  auto in_term = [](const Term& term, const auto& self) -> bool {
+    if (term.kind == Term::Kind::kBindMarker) return true;
+    for (const TermPtr& e : term.elements)
+      if (e && self(*e, self)) return true;
+    for (const auto& [k, v] : term.entries)
+      if ((k && self(*k, self)) || (v && self(*v, self))) return true;
+    for (const auto& [name, v] : term.fields)
+      if (v && self(*v, self)) return true;
+    return false;
+  };
+  for (const TermPtr& t : {selector.term, selector.key, selector.key_end})
+    if (t && in_term(*t, in_term)) return true;
+  for (const SelectorPtr& a : selector.arguments)
+    if (a && has_bind_marker(*a)) return true;
+  return false;
 }
 
 // The native functions Cassandra declares monotonic (ScalarFunction.isMonotonic /
@@ -266,10 +268,16 @@ Status check_group_by(const SelectStatement& statement, const TableDef& table,
   const char* kOrderMessage =
       "Group by currently only support groups of columns following their declared order in the "
       "PRIMARY KEY";
-  for (const std::string& name : statement.group_by) {
-    const ColumnDef* def = table.find_column(name);
+  for (const SelectorPtr& selector : statement.group_by) {
+    const ColumnDef* def = nullptr;
+    if (selector->kind == Selector::Kind::kColumn) {
+      def = table.find_column(selector->column);
+      if (def == nullptr)
+        return Status::invalid_argument(fmt::format("Undefined column name {}", selector->column));
+    }
     if (def == nullptr) {
-      CASSETTE_ASSIGN_OR_RETURN(SelectorPtr selector, group_by_selector(name));
+      if (has_bind_marker(*selector))
+        return Status::invalid_argument("Bind markers are not supported in GROUP BY functions");
       CASSETTE_ASSIGN_OR_RETURN(def, prepare_group_function(selector, table, context, plan));
     } else {
       if (!def->is_primary_key()) {

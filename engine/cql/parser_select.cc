@@ -295,8 +295,7 @@ SelectStatement Parser::parse_select() {
     advance();
     expect_keyword("by");
     do {
-      SelectorPtr s = parse_unaliased_selector();
-      stmt.group_by.push_back(s->kind == Selector::Kind::kColumn ? s->column : s->source);
+      stmt.group_by.push_back(parse_unaliased_selector());
     } while (accept_symbol(","));
   }
   if (at_keyword("order")) {

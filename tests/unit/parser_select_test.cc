@@ -24,7 +24,9 @@ TEST_CASE("parser: SELECT clauses") {
   CHECK(s.table.keyspace == "ks");
   CHECK(s.table.name == "t");
   CHECK(s.where.size() == 1);
-  CHECK(s.group_by == std::vector<std::string>{"k", "c"});
+  REQUIRE(s.group_by.size() == 2);
+  CHECK(s.group_by[0]->column == "k");
+  CHECK(s.group_by[1]->column == "c");
   REQUIRE(s.order_by.size() == 3);
   CHECK(s.order_by[0].column == "c");
   CHECK(s.order_by[0].descending);
