@@ -69,9 +69,10 @@ using SelectorPtr = std::shared_ptr<const Selector>;
 struct Selector {
   enum class Kind {
     kColumn,        // v
-    kWritetime,     // writetime(v)            column
+    kWritetime,     // writetime(v)            column; writetime(m['k']), writetime(u.f): also
+                    //                         arguments[0], the element or field selection
     kMaxWritetime,  // maxwritetime(v)         column (Cassandra 5.0)
-    kTtl,           // ttl(v)                  column
+    kTtl,           // ttl(v)                  column (and arguments[0] as for writetime)
     kFunction,      // f(args) incl. token(), aggregates, toJson()   function + arguments
     kCountStar,     // count(*) / count(1)
     kCast,          // CAST(x AS type)         arguments[0] + type

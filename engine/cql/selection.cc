@@ -102,10 +102,40 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_writetime(const Se
   node->column = c;
   node->type =
       CqlType::simple(node->kind == SelectorNode::Kind::kTtl ? TypeKind::kInt : TypeKind::kBigint);
-  if (c->type.is_multi_cell() && node->kind != SelectorNode::Kind::kMaxWritetime) {
+  node->name = fmt::format("{}({})", fname, c->name);
+  bool per_element = c->type.is_multi_cell();
+  if (!selector.arguments.empty()) {
+    // writetime(s[x]), writetime(m[a..b]), writetime(u.f), writetime(u.f.g): the selection, on
+    // the clear value (args[0], its column leaf unmasked), says which cells count.
+    CASSETTE_ASSIGN_OR_RETURN(auto path, build(*selector.arguments[0], false));
+    SelectorNode* step = path.get();
+    SelectorNode* first = nullptr;  // the step applied to the column itself
+    size_t depth = 0;
+    while (step->kind != SelectorNode::Kind::kColumn) {
+      if (step->kind != SelectorNode::Kind::kElement && step->kind != SelectorNode::Kind::kSlice &&
+          step->kind != SelectorNode::Kind::kField) {
+        return Status::invalid_argument(
+            fmt::format("Invalid selection in {}: {}", fname, selector.arguments[0]->source));
+      }
+      first = step;
+      ++depth;
+      step = step->args.at(0).get();
+    }
+    step->function = nullptr;
+    step->type = c->type;
+    // a slice of a non-frozen collection gives one entry per element; further steps after it
+    // would select inside one of them
+    per_element = per_element && first->kind == SelectorNode::Kind::kSlice;
+    if (per_element && depth > 1) {
+      return Status::invalid_argument(
+          fmt::format("Invalid selection in {}: {}", fname, selector.arguments[0]->source));
+    }
+    node->name = fmt::format("{}({})", fname, path->name);
+    node->args.push_back(std::move(path));
+  }
+  if (per_element && node->kind != SelectorNode::Kind::kMaxWritetime) {
     node->type = CqlType::list(node->type, /*frozen=*/true);
   }
-  node->name = fmt::format("{}({})", fname, c->name);
   return node;
 }
 

@@ -47,7 +47,17 @@ Result<Value> evaluate_node(const SelectorNode& node, const schema::TableDef& ta
       auto encode = [ttl](int64_t v) {
         return ttl ? int32_value(static_cast<int32_t>(v)) : int64_value(v);
       };
+      // writetime(s[x]) and the like: nothing selected, no time
+      const SelectorNode* first = nullptr;  // the selection's step on the column itself
+      if (!node.args.empty()) {
+        CASSETTE_ASSIGN_OR_RETURN(Value selected,
+                                  evaluate_node(*node.args[0], table, row, states, functions));
+        if (!selected) return Value();
+        first = node.args[0].get();
+        while (first->args.at(0)->kind != SelectorNode::Kind::kColumn) first = first->args[0].get();
+      }
       if (!node.column->type.is_multi_cell()) {
+        // a frozen value's parts all have the column's one time
         std::optional<int64_t> v = ttl ? column_ttl(*node.column, *source, row.now_seconds)
                                        : column_writetime(*node.column, *source);
         if (!v) return Value();
@@ -55,6 +65,46 @@ Result<Value> evaluate_node(const SelectorNode& node, const schema::TableDef& ta
       }
       auto times = element_times(*node.column, *source, !ttl, row.now_seconds);
       if (!times) return Value();
+      if (first != nullptr && first->kind == SelectorNode::Kind::kField) {
+        const std::optional<int64_t>& t = first->field_index < times->size()
+                                              ? (*times)[first->field_index]
+                                              : std::optional<int64_t>();
+        return t ? encode(*t) : Value();
+      }
+      if (first != nullptr) {
+        // an element or slice of a set or map: its entries, in key order as `times`
+        const Value clear = column_value(row, table, *node.column);
+        if (!clear) return Value();
+        const CqlType& type = node.column->type;
+        std::vector<std::string> keys;
+        if (type.kind == TypeKind::kMap) {
+          CASSETTE_ASSIGN_OR_RETURN(auto entries, types::deserialize_map(*clear));
+          for (auto& e : entries) keys.push_back(std::move(e.first));
+        } else {
+          CASSETTE_ASSIGN_OR_RETURN(keys, types::deserialize_list(*clear));
+        }
+        const CqlType& key_type = type.params[0];
+        std::vector<std::optional<int64_t>> kept;
+        for (size_t i = 0; i < keys.size() && i < times->size(); ++i) {
+          const std::string& key = keys[i];
+          if (first->kind == SelectorNode::Kind::kElement) {
+            if (first->constant && types::compare_values(key_type, key, *first->constant) == 0) {
+              return (*times)[i] ? encode(*(*times)[i]) : Value();
+            }
+            continue;
+          }
+          if (first->constant && types::compare_values(key_type, key, *first->constant) < 0) {
+            continue;
+          }
+          if (first->constant_end &&
+              types::compare_values(key_type, key, *first->constant_end) > 0) {
+            continue;
+          }
+          kept.push_back((*times)[i]);
+        }
+        if (first->kind == SelectorNode::Kind::kElement || kept.empty()) return Value();
+        *times = std::move(kept);
+      }
       if (node.kind == SelectorNode::Kind::kMaxWritetime) {
         std::optional<int64_t> max;
         for (const std::optional<int64_t>& t : *times) {
