@@ -237,6 +237,7 @@ std::unique_ptr<ProtocolConnection> ProtocolConnection::fork(
   forked->stage_ = stage_;
   forked->compression_ = compression_;
   forked->version_ = version_;
+  forked->client_address_ = client_address_;
   return forked;
 }
 
