@@ -76,9 +76,9 @@ void add(Functions* fns, std::string name, std::vector<CqlType> params, CqlType 
 }
 
 Value now_timeuuid(const FunctionContext& ctx) {
-  int64_t micros = ctx.now_micros;
-  // Successive now() calls of a statement must differ: each takes the next microsecond.
-  if (ctx.timeuuid_sequence != nullptr) micros += static_cast<int64_t>((*ctx.timeuuid_sequence)++);
+  // No two now() calls of the process return the same timeuuid (of one statement, of two
+  // sessions in the same microsecond): a later one takes the next microsecond.
+  const int64_t micros = types::unique_timeuuid_micros(ctx.now_micros);
   const uint64_t low =
       ctx.clock_seq_and_node != 0 ? ctx.clock_seq_and_node : types::process_clock_seq_and_node();
   return types::make_timeuuid(micros, low);

@@ -26,9 +26,8 @@
 namespace cassette::cql {
 
 struct FunctionContext {
-  int64_t now_micros = 0;                 // the statement's "now" (from the store's clock)
-  uint64_t clock_seq_and_node = 0;        // low bytes for the timeuuids now() makes
-  uint64_t* timeuuid_sequence = nullptr;  // bumped per now() call so two calls differ
+  int64_t now_micros = 0;           // the statement's "now" (from the store's clock)
+  uint64_t clock_seq_and_node = 0;  // low bytes for the timeuuids now() makes
 };
 
 struct ScalarFunction {

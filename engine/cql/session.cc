@@ -305,7 +305,6 @@ Result<ExecutionContext> Session::make_context(txn::Transaction* transaction) {
   context.now_micros = store_->clock().now_micros();
   context.functions.now_micros = context.now_micros;
   context.functions.clock_seq_and_node = types::process_clock_seq_and_node();
-  context.functions.timeuuid_sequence = &timeuuid_sequence_;
   context.interrupt = interrupt_;
   context.node = &node_;
   return context;

@@ -151,7 +151,6 @@ class Session {
   std::shared_ptr<schema::Catalog> catalog_;
   std::string keyspace_;
   NodeInfo node_;
-  uint64_t timeuuid_sequence_ = 0;
   const std::atomic<bool>* interrupt_ = nullptr;
 };
 

@@ -21,6 +21,12 @@ int64_t wall_micros() {
       .count();
 }
 
+// A timeuuid of now no other of this process equals; `*micros` is its time.
+std::string unique_timeuuid(int64_t* micros) {
+  *micros = types::unique_timeuuid_micros(wall_micros());
+  return types::make_timeuuid(*micros, types::process_clock_seq_and_node());
+}
+
 // The name Cassandra's events carry for the thread that ran the step; here one per OS thread,
 // numbered as they first trace something.
 const std::string& thread_name() {
@@ -34,14 +40,6 @@ class TraceLog {
   static TraceLog& instance() {
     static TraceLog log;
     return log;
-  }
-
-  // A timeuuid no other call of this process returns: its time is now, or just past the last.
-  std::string unique_timeuuid(int64_t* micros) {
-    std::lock_guard lock(mutex_);
-    *micros = std::max(wall_micros(), last_micros_ + 1);
-    last_micros_ = *micros;
-    return types::make_timeuuid(*micros, types::process_clock_seq_and_node());
   }
 
   void add(TraceSession session) {
@@ -73,7 +71,6 @@ class TraceLog {
 
  private:
   std::mutex mutex_;
-  int64_t last_micros_ = 0;
   std::deque<TraceSession> sessions_;
 };
 
@@ -81,7 +78,7 @@ class TraceLog {
 
 Trace Trace::start(TraceSession session) {
   TraceLog& log = TraceLog::instance();
-  session.session_id = log.unique_timeuuid(&session.started_at_micros);
+  session.session_id = unique_timeuuid(&session.started_at_micros);
   Trace trace(session.session_id, session.started_at_micros);
   log.add(std::move(session));
   return trace;
@@ -91,7 +88,7 @@ void Trace::event(std::string_view activity) const {
   TraceLog& log = TraceLog::instance();
   int64_t micros = 0;
   TraceEvent event;
-  event.event_id = log.unique_timeuuid(&micros);
+  event.event_id = unique_timeuuid(&micros);
   event.activity = std::string(activity);
   event.source_elapsed = static_cast<int32_t>(
       std::min<int64_t>(micros - started_at_micros_, std::numeric_limits<int32_t>::max()));

@@ -170,6 +170,11 @@ Result<int64_t> parse_time_nanos(std::string_view text);
 // as its low 8 bytes; and the low bytes a process uses for now().
 std::string make_timeuuid(int64_t micros, uint64_t clock_seq_and_node);
 uint64_t process_clock_seq_and_node();
+// The time for the next timeuuid this process makes: `micros`, or the microsecond after the
+// latest one returned when that is not earlier, so that no two timeuuids of a process are equal
+// (as Cassandra's node-wide generator guarantees now()'s are), whatever its threads and
+// sessions. Thread-safe.
+int64_t unique_timeuuid_micros(int64_t micros);
 // minTimeuuid/maxTimeuuid: the smallest/largest timeuuid of the given millisecond.
 std::string min_timeuuid(int64_t millis);
 std::string max_timeuuid(int64_t millis);

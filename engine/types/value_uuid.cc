@@ -6,6 +6,9 @@
 // sequence (with the variant bits) and the node.
 #include <arpa/inet.h>
 
+#include <algorithm>
+#include <atomic>
+#include <limits>
 #include <random>
 
 #include "engine/types/value.h"
@@ -100,6 +103,16 @@ std::mt19937_64& random_engine() {
 std::string make_timeuuid(int64_t micros, uint64_t clock_seq_and_node) {
   return timeuuid_from_raw(static_cast<uint64_t>(micros * 10 + kUuidEpochOffset),
                            clock_seq_and_node);
+}
+
+int64_t unique_timeuuid_micros(int64_t micros) {
+  static std::atomic<int64_t> latest{std::numeric_limits<int64_t>::min()};
+  int64_t seen = latest.load(std::memory_order_relaxed);
+  int64_t taken;
+  do {
+    taken = std::max(micros, seen + 1);
+  } while (!latest.compare_exchange_weak(seen, taken, std::memory_order_relaxed));
+  return taken;
 }
 
 uint64_t process_clock_seq_and_node() {
