@@ -291,11 +291,20 @@ struct DropKeyspaceStatement {
   bool if_exists = false;
 };
 
+// MASKED WITH f(args) / MASKED WITH DEFAULT (mask_default()): a column mask (Cassandra 5.0's
+// dynamic data masking). The masked column is the function's implicit first argument.
+struct ColumnMaskClause {
+  QualifiedName function;
+  std::vector<TermPtr> arguments;  // the partial arguments, after the column's value
+  std::string source;
+};
+
 struct ColumnDefinition {
   std::string name;
   types::CqlType type;  // UDTs named, not resolved
   bool is_static = false;
   bool primary_key = false;  // `k int PRIMARY KEY`
+  std::optional<ColumnMaskClause> mask;
 };
 
 struct CreateTableStatement {
@@ -311,13 +320,14 @@ struct CreateTableStatement {
 };
 
 struct AlterTableStatement {
-  enum class Kind { kAdd, kDrop, kRename, kWith, kAlterColumnType };
+  // kMask: ALTER c MASKED WITH f(...) (added[0].mask set) / ALTER c DROP MASKED (unset)
+  enum class Kind { kAdd, kDrop, kRename, kWith, kAlterColumnType, kMask };
   Kind kind = Kind::kAdd;
   QualifiedName table;
   bool if_exists = false;                 // ALTER TABLE IF EXISTS
   bool column_if_not_exists = false;      // ADD IF NOT EXISTS
   bool column_if_exists = false;          // DROP IF EXISTS / RENAME IF EXISTS
-  std::vector<ColumnDefinition> added;    // kAdd; kAlterColumnType: one (name, type)
+  std::vector<ColumnDefinition> added;    // kAdd; kAlterColumnType: one (name, type); kMask: one
   std::vector<std::string> dropped;       // kDrop
   std::optional<int64_t> drop_timestamp;  // DROP ... USING TIMESTAMP n
   std::vector<std::pair<std::string, std::string>> renames;  // kRename: (from, to)

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <set>
 
+#include "engine/cql/column_mask.h"
 #include "engine/cql/execute_schema_internal.h"
 #include "engine/cql/execution_context.h"
 #include "engine/cql/table_properties.h"
@@ -139,6 +140,7 @@ std::string table_cql(const schema::TableDef& table) {
     out +=
         fmt::format("    {} {}", maybe_quote(column.name), type_name(column.type, table.keyspace));
     if (column.is_static()) out += " static";
+    if (column.mask) out += column_mask_cql(*column.mask);
     if (inline_key && column.kind == schema::ColumnKind::kPartitionKey) out += " PRIMARY KEY";
     bool last = i + 1 == table.columns.size();
     out += (last && inline_key) ? "\n" : ",\n";

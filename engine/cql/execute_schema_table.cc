@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "engine/cql/column_mask.h"
 #include "engine/cql/execute_schema_internal.h"
 #include "engine/cql/table_properties.h"
 
@@ -399,6 +400,22 @@ Result<schema::TableDef> rename_columns(const AlterTableStatement& statement,
   return table;
 }
 
+// Puts the MASKED WITH masks of `definitions` on `table`'s columns of the same names.
+Status apply_masks(const std::vector<ColumnDefinition>& definitions,
+                   const ExecutionContext& context, schema::TableDef& table) {
+  for (const ColumnDefinition& definition : definitions) {
+    if (!definition.mask) continue;
+    for (ColumnDef& column : table.columns) {
+      if (column.name != definition.name) continue;
+      CASSETTE_ASSIGN_OR_RETURN(schema::ColumnMask mask,
+                                prepare_column_mask(*definition.mask, column, context));
+      column.mask = std::move(mask);
+    }
+  }
+  table.finalize();
+  return Status::ok();
+}
+
 }  // namespace
 
 Result<ExecutionResult> execute_create_table(const CreateTableStatement& statement,
@@ -418,6 +435,7 @@ Result<ExecutionResult> execute_create_table(const CreateTableStatement& stateme
                           statement.table.name, keyspace));
         }
         CASSETTE_ASSIGN_OR_RETURN(schema::TableDef table, build_table(statement, keyspace, *ks));
+        CASSETTE_RETURN_IF_ERROR(apply_masks(statement.columns, context, table));
         if (!is_valid_name(table.name)) {
           return Status::configuration(
               fmt::format("Table name must not be empty, more than 48 characters long, or contain "
@@ -452,6 +470,23 @@ Result<ExecutionResult> execute_alter_table(const AlterTableStatement& statement
             return Status::invalid_argument("Altering column types is no longer supported");
           case AlterTableStatement::Kind::kAdd: {
             CASSETTE_ASSIGN_OR_RETURN(table, add_columns(statement, ks, std::move(table)));
+            CASSETTE_RETURN_IF_ERROR(apply_masks(statement.added, context, table));
+            break;
+          }
+          case AlterTableStatement::Kind::kMask: {
+            const ColumnDefinition& target = statement.added.at(0);
+            const ColumnDef* column = table.find_column(target.name);
+            if (column == nullptr) {
+              if (statement.column_if_exists) return std::optional<schema::Schema>();
+              return Status::invalid_argument(fmt::format(
+                  "Column with name '{}' doesn't exist on table '{}'", target.name, table.name));
+            }
+            CASSETTE_RETURN_IF_ERROR(apply_masks(statement.added, context, table));
+            if (!target.mask) {
+              for (ColumnDef& c : table.columns)
+                if (c.name == target.name) c.mask.reset();
+            }
+            table.finalize();
             break;
           }
           case AlterTableStatement::Kind::kDrop: {

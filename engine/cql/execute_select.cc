@@ -230,7 +230,9 @@ Result<const ColumnDef*> prepare_group_function(const SelectorPtr& selector, con
   }
   SelectStatement single;
   single.selectors.push_back(selector);
-  CASSETTE_ASSIGN_OR_RETURN(Selection selection, Selection::prepare(table, single, context));
+  ExecutionContext clear = context;  // groups are of the clear values, masked or not
+  clear.unmask = true;
+  CASSETTE_ASSIGN_OR_RETURN(Selection selection, Selection::prepare(table, single, clear));
   const SelectorNode& node = selection.node(0);
   if (node.kind == SelectorNode::Kind::kAggregate) {
     std::string name = node.aggregate.name;

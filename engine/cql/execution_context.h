@@ -65,6 +65,9 @@ struct ExecutionContext {
   const NodeInfo* node = nullptr;
   // The statement's protocol options (nullptr: none).
   const StatementOptions* options = nullptr;
+  // The session's user may see the clear values of masked columns (Cassandra's UNMASK; a
+  // superuser of `cassette serve --auth-file`). False: SELECT masks them (column_mask.h).
+  bool unmask = false;
 
   int64_t now_seconds() const { return now_micros / 1'000'000; }
   // Cancelled ("The statement was interrupted") once *interrupt is set; OK otherwise.

@@ -37,6 +37,29 @@ bool parse_if_exists(Parser& p) {
   return true;
 }
 
+// Parser.g's columnMask: MASKED WITH DEFAULT | MASKED WITH f() | MASKED WITH f(term, ...). The
+// caller has seen MASKED.
+ColumnMaskClause parse_column_mask(Parser& p) {
+  ColumnMaskClause mask;
+  const size_t begin = p.start_offset();
+  p.expect_keyword("masked");
+  p.expect_keyword("with");
+  if (p.accept_keyword("default")) {
+    mask.function.name = "mask_default";
+  } else {
+    mask.function = p.parse_function_name();
+    p.expect_symbol("(");
+    if (!p.at_symbol(")")) {
+      do {
+        mask.arguments.push_back(p.parse_term());
+      } while (p.accept_symbol(","));
+    }
+    p.expect_symbol(")");
+  }
+  mask.source = p.source_from(begin);
+  return mask;
+}
+
 }  // namespace
 
 UseStatement Parser::parse_use() {
@@ -141,6 +164,7 @@ CreateTableStatement Parser::parse_create_table() {
     column.name = parse_ident();
     column.type = parse_type();
     if (accept_keyword("static")) column.is_static = true;
+    if (at_keyword("masked")) column.mask = parse_column_mask(*this);
     if (at_keyword("primary")) {
       advance();
       expect_keyword("key");
@@ -271,10 +295,21 @@ AlterTableStatement Parser::parse_alter_table() {
   stmt.table = parse_qualified_name();
   if (accept_keyword("alter")) {
     stmt.kind = AlterTableStatement::Kind::kAlterColumnType;
+    // ALTER [IF EXISTS] c MASKED WITH ... / DROP MASKED (Cassandra 5.0)
+    if (at_keyword("if") && at_keyword("exists", 1)) stmt.column_if_exists = parse_if_exists(*this);
     ColumnDefinition column;
     column.name = parse_cident();
-    expect_keyword("type");
-    column.type = parse_type();
+    if (at_keyword("masked")) {
+      stmt.kind = AlterTableStatement::Kind::kMask;
+      column.mask = parse_column_mask(*this);
+    } else if (accept_keyword("drop")) {
+      stmt.kind = AlterTableStatement::Kind::kMask;
+      expect_keyword("masked");
+    } else {
+      if (stmt.column_if_exists) fail_no_viable();
+      expect_keyword("type");
+      column.type = parse_type();
+    }
     stmt.added.push_back(std::move(column));
   } else if (accept_keyword("add")) {
     stmt.kind = AlterTableStatement::Kind::kAdd;
@@ -284,6 +319,7 @@ AlterTableStatement Parser::parse_alter_table() {
       c.name = parse_ident();
       c.type = parse_type();
       c.is_static = accept_keyword("static");
+      if (at_keyword("masked")) c.mask = parse_column_mask(*this);
       stmt.added.push_back(std::move(c));
     };
     if (accept_symbol("(")) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/codec/table_codec.h"
+#include "engine/cql/column_mask.h"
 #include "engine/cql/conditions.h"
 #include "engine/cql/functions.h"
 #include "engine/cql/selection_internal.h"
@@ -299,6 +300,15 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build(const Selector& se
       node->kind = SelectorNode::Kind::kColumn;
       node->type = node->column->type;
       node->name = node->column->name;
+      // A masked column selected without UNMASK: its values go through the mask (`function`),
+      // which may change their type (mask_hash: blob).
+      const ColumnDef* masked = context_.unmask || context_.schema == nullptr
+                                    ? nullptr
+                                    : masked_definition(*context_.schema, table_, *node->column);
+      if (masked != nullptr) {
+        CASSETTE_ASSIGN_OR_RETURN(node->function, column_masker(*masked));
+        node->type = node->function->return_type;
+      }
       return node;
     }
     case Selector::Kind::kWritetime:
@@ -517,7 +527,9 @@ Result<Selection> Selection::prepare(const schema::TableDef& table,
 
 size_t Selection::index_of_column(const ColumnDef& column) {
   for (size_t i = 0; i < selectors_.size(); ++i) {
-    if (selectors_[i]->kind == SelectorNode::Kind::kColumn && selectors_[i]->column == &column) {
+    // a masked selection is not the clear value ORDER BY sorts on
+    if (selectors_[i]->kind == SelectorNode::Kind::kColumn && selectors_[i]->column == &column &&
+        selectors_[i]->function == nullptr) {
       return i;
     }
   }

@@ -36,8 +36,13 @@ Result<Value> evaluate_node(const SelectorNode& node, const schema::TableDef& ta
                             const SelectionRow& row, const std::vector<AggregateState>* states,
                             const FunctionContext* functions) {
   switch (node.kind) {
-    case SelectorNode::Kind::kColumn:
-      return column_value(row, table, *node.column);
+    case SelectorNode::Kind::kColumn: {
+      if (node.function == nullptr) return column_value(row, table, *node.column);
+      const Value clear = column_value(row, table, *node.column);
+      FunctionContext fc;
+      if (functions) fc = *functions;
+      return node.function->apply(std::span<const Value>(&clear, 1), fc);  // a column mask
+    }
     case SelectorNode::Kind::kWritetime:
     case SelectorNode::Kind::kMaxWritetime:
     case SelectorNode::Kind::kTtl: {

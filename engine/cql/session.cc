@@ -307,6 +307,7 @@ Result<ExecutionContext> Session::make_context(txn::Transaction* transaction) {
   context.functions.clock_seq_and_node = types::process_clock_seq_and_node();
   context.interrupt = interrupt_;
   context.node = &node_;
+  context.unmask = unmask_;
   return context;
 }
 

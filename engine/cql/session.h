@@ -128,6 +128,10 @@ class Session {
   void set_node_info(NodeInfo node) { node_ = std::move(node); }
   const NodeInfo& node_info() const { return node_; }
 
+  // Whether the session's user sees masked columns' clear values (UNMASK: a superuser of
+  // `cassette serve --auth-file`). Default false: SELECT results show the masks (column_mask.h).
+  void set_unmask(bool unmask) { unmask_ = unmask; }
+
   const std::string& keyspace() const { return keyspace_; }
   void set_keyspace(std::string keyspace) { keyspace_ = std::move(keyspace); }
   storage::Store& store() { return *store_; }
@@ -152,6 +156,7 @@ class Session {
   std::string keyspace_;
   NodeInfo node_;
   const std::atomic<bool>* interrupt_ = nullptr;
+  bool unmask_ = false;
 };
 
 // The catalog of a store, shared by every Session of that Store object in this process.

@@ -133,6 +133,11 @@ std::vector<std::pair<std::string, std::string>> definitions() {
              "inet, source_elapsed int, source_port int, thread text, PRIMARY KEY ((session_id), "
              "event_id)",
              "tracing events"),
+      schema("CREATE TABLE column_masks (keyspace_name text, table_name text, column_name text, "
+             "function_keyspace text, function_name text, function_argument_types "
+             "frozen<list<text>>, function_argument_values frozen<list<text>>, PRIMARY KEY "
+             "((keyspace_name), table_name, column_name)",
+             "column dynamic data masks"),
   };
 }
 
@@ -488,6 +493,34 @@ void write_trace_events(RowWriter& rows) {
   }
 }
 
+// Cassandra 5.0's system_schema.column_masks: one row per masked column, its partial arguments
+// as their types' names and their values as text (AbstractType.getString).
+void write_column_masks(const schema::Schema& schema, RowWriter& rows) {
+  for_each_table(schema, [&](const TableDef& table) {
+    for (const schema::ColumnDef& column : table.columns) {
+      if (!column.mask) continue;
+      const schema::ColumnMask& mask = *column.mask;
+      std::vector<std::string> types;
+      std::vector<std::string> values;
+      for (size_t i = 0; i < mask.argument_types.size(); ++i) {
+        types.push_back(schema_internal::type_name(mask.argument_types[i], table.keyspace));
+        const std::optional<std::string>& value = mask.argument_values[i];
+        values.push_back(
+            value ? types::format_value(mask.argument_types[i], *value, types::ValueStyle::kString)
+                  : "null");
+      }
+      rows.set("keyspace_name", table.keyspace);
+      rows.set("table_name", table.name);
+      rows.set("column_name", column.name);
+      rows.set("function_keyspace", "system");
+      rows.set("function_name", mask.function);
+      rows.set_list("function_argument_types", types);
+      rows.set_list("function_argument_values", values);
+      rows.end_row();
+    }
+  });
+}
+
 using Generator = std::function<void(const ExecutionContext&, RowWriter&)>;
 
 // What each table holds; the tables not listed (peers, peers_v2, triggers, functions,
@@ -513,6 +546,8 @@ const std::map<std::string, Generator, std::less<>>& generators() {
        [](const ExecutionContext&, RowWriter& r) { write_trace_sessions(r); }},
       {"system_traces.events",
        [](const ExecutionContext&, RowWriter& r) { write_trace_events(r); }},
+      {"system_schema.column_masks",
+       [](const ExecutionContext& c, RowWriter& r) { write_column_masks(*c.schema, r); }},
   };
   return instance;
 }

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -108,17 +109,20 @@ class RecordReader {
   std::vector<Field> fields_;
 };
 
-// Strips and checks the leading format byte.
-Result<RecordReader> open_record(std::string_view bytes, std::string_view what) {
-  if (bytes.empty() || static_cast<uint8_t>(bytes[0]) != kFormatVersion) {
+// Strips and checks the leading format byte (`newest`: the highest version this kind of record
+// has).
+Result<RecordReader> open_record(std::string_view bytes, std::string_view what,
+                                 uint8_t newest = kFormatVersion) {
+  if (bytes.empty() || static_cast<uint8_t>(bytes[0]) < kFormatVersion ||
+      static_cast<uint8_t>(bytes[0]) > newest) {
     return Status::corruption(
         fmt::format("catalog: {} record has an unknown format version", what));
   }
   return RecordReader::parse(bytes.substr(1), what);
 }
 
-std::string with_format(const RecordWriter& w) {
-  std::string out(1, static_cast<char>(kFormatVersion));
+std::string with_format(const RecordWriter& w, uint8_t version = kFormatVersion) {
+  std::string out(1, static_cast<char>(version));
   out += w.str();
   return out;
 }
@@ -222,7 +226,37 @@ Result<types::CqlType> decode_cql_type(std::string_view bytes) {
 }
 
 // ---- columns ----
-// name(1) type(2) kind(3) position(4) descending(5) id(6); dropped: name(1) type(2) at(3) id(4)
+// name(1) type(2) kind(3) position(4) descending(5) id(6) mask(7); dropped: name(1) type(2)
+// at(3) id(4); mask: function(1) argument(2, repeated: type(1), value(2) unless null)
+
+std::string encode_mask(const ColumnMask& mask) {
+  RecordWriter w;
+  w.bytes(1, mask.function);
+  for (size_t i = 0; i < mask.argument_types.size(); ++i) {
+    RecordWriter argument;
+    argument.bytes(1, encode_cql_type(mask.argument_types[i]));
+    if (i < mask.argument_values.size() && mask.argument_values[i])
+      argument.bytes(2, *mask.argument_values[i]);
+    w.bytes(2, argument.str());
+  }
+  return w.take();
+}
+
+Result<ColumnMask> decode_mask(std::string_view bytes) {
+  CASSETTE_ASSIGN_OR_RETURN(RecordReader r, RecordReader::parse(bytes, "column mask"));
+  ColumnMask mask;
+  mask.function = r.string(1);
+  if (mask.function.empty()) return Status::corruption("catalog: column mask without a function");
+  for (std::string_view bytes_of_argument : r.all(2)) {
+    CASSETTE_ASSIGN_OR_RETURN(RecordReader argument,
+                              RecordReader::parse(bytes_of_argument, "column mask"));
+    CASSETTE_ASSIGN_OR_RETURN(types::CqlType type, decode_cql_type(argument.string(1)));
+    mask.argument_types.push_back(std::move(type));
+    mask.argument_values.push_back(argument.has(2) ? std::optional(argument.string(2))
+                                                   : std::nullopt);
+  }
+  return mask;
+}
 
 std::string encode_column(const ColumnDef& column) {
   RecordWriter w;
@@ -232,6 +266,7 @@ std::string encode_column(const ColumnDef& column) {
   w.integer(4, column.position);
   w.integer(5, column.descending ? 1 : 0);
   w.integer(6, column.id);
+  if (column.mask) w.bytes(7, encode_mask(*column.mask));
   return w.take();
 }
 
@@ -249,6 +284,10 @@ Result<ColumnDef> decode_column(std::string_view bytes) {
   column.descending = descending != 0;
   CASSETTE_ASSIGN_OR_RETURN(int64_t id, r.integer(6, 0));
   column.id = static_cast<storage::ColumnId>(id);
+  if (r.has(7)) {
+    CASSETTE_ASSIGN_OR_RETURN(ColumnMask mask, decode_mask(r.string(7)));
+    column.mask = std::move(mask);
+  }
   return column;
 }
 
@@ -347,11 +386,13 @@ std::string encode_table(const TableDef& table) {
     w.integer(15, table.view->include_all_columns ? 1 : 0);
     w.bytes(16, table.view->where_clause);
   }
-  return with_format(w);
+  const bool masked = std::any_of(table.columns.begin(), table.columns.end(),
+                                  [](const ColumnDef& c) { return c.mask.has_value(); });
+  return with_format(w, masked ? kMaskedTableFormatVersion : kFormatVersion);
 }
 
 Result<TableDef> decode_table(std::string_view bytes) {
-  CASSETTE_ASSIGN_OR_RETURN(RecordReader r, open_record(bytes, "table"));
+  CASSETTE_ASSIGN_OR_RETURN(RecordReader r, open_record(bytes, "table", kMaskedTableFormatVersion));
   TableDef table;
   table.keyspace = r.string(1);
   table.name = r.string(2);

@@ -22,6 +22,9 @@ inline constexpr std::string_view kVersionPartition = "cassette.schema.version";
 // The column of a catalog row that holds its record.
 inline constexpr uint32_t kRecordColumn = 1;
 inline constexpr uint8_t kFormatVersion = 1;
+// The format of a table record with a masked column (FORMAT.md): a reader that knows only
+// version 1 refuses it, rather than skip the mask and show the clear values.
+inline constexpr uint8_t kMaskedTableFormatVersion = 2;
 
 enum class ObjectKind : uint8_t { kKeyspace = 1, kTable = 2, kType = 3, kIndex = 4 };
 

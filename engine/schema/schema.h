@@ -40,6 +40,18 @@ inline int column_kind_rank(ColumnKind kind) {
   return 3;
 }
 
+// A column mask (Cassandra 5.0's dynamic data masking, CEP-20): a masking function applied to the
+// column's values in SELECT results (engine/cql/column_mask.h), never to what is stored or what
+// WHERE compares. The column's value is the function's first argument; the partial arguments
+// (mask_inner(1, null): 1 and null) are kept as values of the parameter types they resolved to.
+struct ColumnMask {
+  std::string function;                                     // a native one: "mask_inner"
+  std::vector<types::CqlType> argument_types;               // the partial arguments' types
+  std::vector<std::optional<std::string>> argument_values;  // serialized; nullopt: null
+
+  bool operator==(const ColumnMask&) const = default;
+};
+
 struct ColumnDef {
   std::string name;
   types::CqlType type;  // UDTs resolved: field names and types filled in
@@ -47,6 +59,7 @@ struct ColumnDef {
   int position = 0;          // index among the partition key or clustering columns
   bool descending = false;   // clustering order
   storage::ColumnId id = 0;  // stable for the column's life
+  std::optional<ColumnMask> mask;
 
   bool is_primary_key() const {
     return kind == ColumnKind::kPartitionKey || kind == ColumnKind::kClustering;

@@ -109,10 +109,11 @@ TEST_CASE("cql table codec: keys, columns and element cells") {
   schema::TableDef table;
   table.keyspace = "ks";
   table.name = "t";
-  schema::ColumnDef k{"k", int_type(), schema::ColumnKind::kPartitionKey, 0, false, 1};
-  schema::ColumnDef c{"c", int_type(), schema::ColumnKind::kClustering, 0, true, 2};
-  schema::ColumnDef l{"l", CqlType::list(int_type()), schema::ColumnKind::kRegular, 0, false, 3};
-  schema::ColumnDef s{"s", CqlType::set(int_type()), schema::ColumnKind::kRegular, 0, false, 4};
+  schema::ColumnDef k{"k", int_type(), schema::ColumnKind::kPartitionKey, 0, false, 1, {}};
+  schema::ColumnDef c{"c", int_type(), schema::ColumnKind::kClustering, 0, true, 2, {}};
+  schema::ColumnDef l{"l", CqlType::list(int_type()), schema::ColumnKind::kRegular, 0, false, 3,
+                      {}};
+  schema::ColumnDef s{"s", CqlType::set(int_type()), schema::ColumnKind::kRegular, 0, false, 4, {}};
   table.columns = {k, c, l, s};
   table.finalize();
 
@@ -160,7 +161,7 @@ TEST_CASE("cql table codec: keys, columns and element cells") {
       types::Value(types::serialize_set(int_type(), {int_bytes(-5), int_bytes(0), int_bytes(5)})));
 
   // writetime() and ttl() of a simple cell.
-  schema::ColumnDef v{"v", int_type(), schema::ColumnKind::kRegular, 0, false, 5};
+  schema::ColumnDef v{"v", int_type(), schema::ColumnKind::kRegular, 0, false, 5, {}};
   storage::Row simple;
   storage::ColumnData data;
   data.id = 5;

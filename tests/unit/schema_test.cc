@@ -11,7 +11,7 @@ using types::TypeKind;
 
 ColumnDef column(std::string name, CqlType type, ColumnKind kind, int position, bool descending,
                  storage::ColumnId id) {
-  return ColumnDef{std::move(name), std::move(type), kind, position, descending, id};
+  return ColumnDef{std::move(name), std::move(type), kind, position, descending, id, {}};
 }
 
 // PRIMARY KEY ((k1, k2), c1, c2) WITH CLUSTERING ORDER BY (c1 DESC), the columns out of key

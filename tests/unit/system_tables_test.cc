@@ -43,10 +43,11 @@ TEST_CASE("system tables: every table of system, system_schema and system_traces
   }
   CHECK(names == std::vector<std::string>{
                      "system.local", "system.peers", "system.peers_v2", "system_schema.aggregates",
-                     "system_schema.columns", "system_schema.dropped_columns",
-                     "system_schema.functions", "system_schema.indexes", "system_schema.keyspaces",
-                     "system_schema.tables", "system_schema.triggers", "system_schema.types",
-                     "system_schema.views", "system_traces.events", "system_traces.sessions"});
+                     "system_schema.column_masks", "system_schema.columns",
+                     "system_schema.dropped_columns", "system_schema.functions",
+                     "system_schema.indexes", "system_schema.keyspaces", "system_schema.tables",
+                     "system_schema.triggers", "system_schema.types", "system_schema.views",
+                     "system_traces.events", "system_traces.sessions"});
   CHECK(is_system_keyspace("system"));
   CHECK(is_system_keyspace("system_schema"));
   CHECK(is_system_keyspace("system_traces"));
