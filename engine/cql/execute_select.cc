@@ -21,6 +21,7 @@
 #include "engine/codec/table_codec.h"
 #include "engine/cql/ann_index.h"
 #include "engine/cql/execution_context.h"
+#include "engine/cql/functions_internal.h"
 #include "engine/cql/restrictions.h"
 #include "engine/cql/select_ann.h"
 #include "engine/cql/selection.h"
@@ -199,18 +200,12 @@ Status validate_for_group_by(const SelectorNode& node) {
     monotonic = monotonic && node.args[i]->kind == SelectorNode::Kind::kTerm;
   }
   if (!monotonic) {
-    std::string params;
-    for (size_t i = 0; i < f.parameter_types.size(); ++i) {
-      if (i > 0) params += ", ";
-      params += types::cql_type_name(f.parameter_types[i]);
-      if (i < node.args.size() && node.args[i]->kind == SelectorNode::Kind::kTerm) {
-        params += "(constant)";
-      }
-    }
+    std::unique_ptr<bool[]> constant(new bool[node.args.size()]);
+    for (size_t i = 0; i < node.args.size(); ++i)
+      constant[i] = node.args[i]->kind == SelectorNode::Kind::kTerm;
     return Status::invalid_argument(
-        fmt::format("Only monotonic functions are supported in the GROUP BY clause. Got: {} : ({}) "
-                    "-> {} ",
-                    f.name, params, types::cql_type_name(f.return_type)));
+        fmt::format("Only monotonic functions are supported in the GROUP BY clause. Got: {} ",
+                    functions_internal::signature(f, {constant.get(), node.args.size()})));
   }
   for (const auto& arg : node.args) {
     if (arg->kind != SelectorNode::Kind::kTerm)

@@ -32,6 +32,16 @@ void add_function(Functions* fns, std::string name, std::vector<CqlType> params,
   fns->emplace(std::move(name), std::move(f));
 }
 
+std::string signature(const ScalarFunction& f, std::span<const bool> constant) {
+  std::string params;
+  for (size_t i = 0; i < f.parameter_types.size(); ++i) {
+    if (i > 0) params += ", ";
+    params += types::cql_type_name(f.parameter_types[i]);
+    if (i < constant.size() && constant[i]) params += "(constant)";
+  }
+  return fmt::format("{} : ({}) -> {}", f.name, params, types::cql_type_name(f.return_type));
+}
+
 }  // namespace functions_internal
 
 namespace {
@@ -418,21 +428,11 @@ Match match_arguments(const ScalarFunction& f, std::span<const FunctionArgument>
   return result;
 }
 
-// AbstractFunction.toString(): "system.totimestamp : (timeuuid) -> timestamp"
-std::string signature(const ScalarFunction& f) {
-  std::string params;
-  for (size_t i = 0; i < f.parameter_types.size(); ++i) {
-    if (i > 0) params += ", ";
-    params += types::cql_type_name(f.parameter_types[i]);
-  }
-  return fmt::format("{} : ({}) -> {}", f.name, params, types::cql_type_name(f.return_type));
-}
-
 std::string signatures(const std::vector<std::shared_ptr<const ScalarFunction>>& fns) {
   std::string out;
   for (size_t i = 0; i < fns.size(); ++i) {
     if (i > 0) out += ", ";
-    out += signature(*fns[i]);
+    out += functions_internal::signature(*fns[i]);
   }
   return out;
 }

@@ -60,4 +60,9 @@ std::string masked_default_value(const types::CqlType& type);
 // marker, null or a collection literal.
 std::optional<types::CqlType> literal_type(const FunctionArgument& arg);
 
+// AbstractFunction.toString(): "system.totimestamp : (timeuuid) -> timestamp"; a parameter
+// whose `constant` flag is set is printed as a partial application prints a bound one
+// ("system.floor : (timestamp, duration(constant), timestamp) -> timestamp").
+std::string signature(const ScalarFunction& f, std::span<const bool> constant = {});
+
 }  // namespace cassette::cql::functions_internal
