@@ -161,6 +161,26 @@ storage::TableOptions table_options_for(const TableDef& table) {
       (compression.count("enabled") && compression.at("enabled") == "false")) {
     options.compression_level = 0;
   }
+  // caching = {'keys': 'ALL', 'rows_per_partition': 'N' | 'ALL' | 'NONE'} (as
+  // table_properties.cc writes it): the row cache's head (storage/row_cache.h).
+  if (auto caching = table.params.other.find("caching"); caching != table.params.other.end()) {
+    const std::string& map = caching->second;
+    constexpr std::string_view kKey = "'rows_per_partition': '";
+    if (size_t at = map.find(kKey); at != std::string::npos) {
+      std::string_view value(map);
+      value = value.substr(at + kKey.size());
+      value = value.substr(0, value.find('\''));
+      if (value == "ALL") {
+        options.row_cache_rows = storage::TableOptions::kAllRows;
+      } else if (!value.empty() && value != "NONE") {
+        try {
+          options.row_cache_rows =
+              static_cast<uint64_t>(std::max<int64_t>(0, std::stoll(std::string(value))));
+        } catch (...) {
+        }
+      }
+    }
+  }
   return options;
 }
 

@@ -1,8 +1,10 @@
 #include "engine/storage/row_cursor.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "engine/storage/internal_key.h"
+#include "engine/storage/row_cache.h"
 #include "engine/storage/row_codec.h"
 
 namespace cassette::storage {
@@ -88,7 +90,80 @@ RowCursor::RowCursor(ReadSpec spec, std::vector<std::unique_ptr<EntryIterator>> 
   members_.reserve(sources_.size());
 }
 
+RowCursor::RowCursor(ReadSpec spec, std::shared_ptr<const CachedPartition> cached, ReadRest rest)
+    : spec_(std::move(spec)), now_seconds_(0), cached_(std::move(cached)), rest_(std::move(rest)) {
+  started_ = true;
+  current_prefix_ = cached_->prefix;
+  token_ = cached_->token;
+  partition_key_ = cached_->partition_key;
+  partition_number_ = 1;
+  static_live_ = cached_->has_static;
+  static_view_ = &cached_->static_row;
+}
+
 RowCursor::~RowCursor() = default;
+
+bool RowCursor::next_cached() {
+  if (done_) return false;
+  static_only_ = false;
+  if (!cached_started_) {  // the slice's rows in the cached head, found at the first call
+    cached_started_ = true;
+    const std::vector<std::string>& keys = cached_->clustering;
+    auto at = [&](const std::string& bound) {
+      return static_cast<size_t>(std::lower_bound(keys.begin(), keys.end(), bound) - keys.begin());
+    };
+    const size_t first = at(spec_.clustering_start);
+    const size_t last =
+        spec_.clustering_end.empty() ? keys.size() : std::max(first, at(spec_.clustering_end));
+    cached_next_ = spec_.reverse ? last : first;
+    cached_end_ = spec_.reverse ? first : last;
+    // The slice goes on past the head: what comes after it is read from the store (forward only:
+    // Store::read serves a reverse read from a complete partition alone).
+    cached_needs_rest_ = !cached_->complete && !spec_.reverse && last == keys.size() && rest_;
+  }
+  if (!rest_cursor_) {
+    const bool have = spec_.reverse ? cached_next_ > cached_end_ : cached_next_ < cached_end_;
+    if (have) {
+      const size_t i = spec_.reverse ? --cached_next_ : cached_next_++;
+      row_view_ = &cached_->rows[i];
+      clustering_view_ = &cached_->clustering[i];
+      emitted_in_partition_ = true;
+      return true;
+    }
+    if (!cached_needs_rest_) {
+      if (!emitted_in_partition_ && static_live_ && spec_.emit_static_only) {
+        emitted_in_partition_ = true;  // the partition's static row alone (as next() does)
+        static_only_ = true;
+        clustering_.clear();
+        clustering_view_ = &clustering_;
+        row_view_ = &row_;
+        return true;
+      }
+      done_ = true;
+      return false;
+    }
+    if (!start_rest()) return false;
+  }
+  if (!rest_cursor_->next()) {
+    if (!rest_cursor_->status().is_ok()) return fail(rest_cursor_->status());
+    done_ = true;
+    return false;
+  }
+  row_view_ = &rest_cursor_->row();
+  clustering_view_ = &rest_cursor_->clustering();
+  static_only_ = rest_cursor_->is_static_only();
+  emitted_in_partition_ = true;
+  return true;
+}
+
+bool RowCursor::start_rest() {
+  ReadSpec rest = spec_;
+  std::string past_head = cached_->clustering.back() + '\0';  // the smallest key after it
+  if (rest.clustering_start < past_head) rest.clustering_start = std::move(past_head);
+  rest.emit_static_only = spec_.emit_static_only && !emitted_in_partition_;
+  rest_cursor_ = rest_(std::move(rest));
+  return true;
+}
 
 bool RowCursor::fail(Status status) {
   status_ = std::move(status);
@@ -264,6 +339,7 @@ bool RowCursor::enter_partition(std::string_view prefix) {
 }
 
 bool RowCursor::next() {
+  if (cached_) return next_cached();
   if (done_) return false;
   if (!started_) {
     started_ = true;

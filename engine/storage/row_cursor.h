@@ -13,6 +13,7 @@
 // case, is decoded in place with no reconciliation at all).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -52,12 +53,21 @@ struct TokenRange {
   bool to_key_bounds(std::string* start_key, std::string* end_key) const;
 };
 
+struct CachedPartition;  // row_cache.h
+
 class RowCursor {
  public:
+  // Reads the rest of a partition past its cached head (Store::read).
+  using ReadRest = std::function<std::unique_ptr<RowCursor>(ReadSpec spec)>;
+
   // `sources` iterate the table's entries; `lookups` are second iterators over those sources that
   // may hold partition headers or static rows (read without moving the main iterators).
   RowCursor(ReadSpec spec, std::vector<std::unique_ptr<EntryIterator>> sources,
             std::vector<std::unique_ptr<EntryIterator>> lookups, int64_t now_seconds);
+  // A single-partition read served from the row cache (row_cache.h): the rows of `cached` in
+  // the slice, then, when the slice goes past the cached head of an incomplete partition, the
+  // rest from `rest`.
+  RowCursor(ReadSpec spec, std::shared_ptr<const CachedPartition> cached, ReadRest rest);
   ~RowCursor();
 
   // Advances to the next live row. Returns false at the end or on error (see status()).
@@ -74,11 +84,11 @@ class RowCursor {
   uint64_t partition_number() const { return partition_number_; }
   const std::string& partition_prefix() const { return current_prefix_; }
   // The partition's live static row, or nullptr when it has none.
-  const Row* static_row() const { return static_live_ ? &static_row_ : nullptr; }
+  const Row* static_row() const { return static_live_ ? static_view_ : nullptr; }
   // True when this "row" stands for a partition with a static row and no live rows.
   bool is_static_only() const { return static_only_; }
-  const std::string& clustering() const { return clustering_; }
-  const Row& row() const { return row_; }
+  const std::string& clustering() const { return *clustering_view_; }
+  const Row& row() const { return *row_view_; }
 
  private:
   bool find_group();
@@ -89,6 +99,8 @@ class RowCursor {
   bool in_bounds(std::string_view key) const;
   void position_sources();
   bool fail(Status status);
+  bool next_cached();
+  bool start_rest();
 
   ReadSpec spec_;
   std::vector<std::unique_ptr<EntryIterator>> sources_;
@@ -125,6 +137,20 @@ class RowCursor {
   std::string clustering_;
   Row row_;
   Row version_;  // scratch for a second version of a row, reused
+  // What the accessors show: this cursor's own row, or a cached one, or the rest's.
+  const Row* static_view_ = &static_row_;
+  const std::string* clustering_view_ = &clustering_;
+  const Row* row_view_ = &row_;
+
+  // Served from the row cache: the rows [cached_next_, cached_end_) of `cached_` (in reverse:
+  // down from cached_next_ to cached_end_), then `rest_` when the slice goes on past the head.
+  std::shared_ptr<const CachedPartition> cached_;
+  size_t cached_next_ = 0;
+  size_t cached_end_ = 0;
+  bool cached_started_ = false;
+  bool cached_needs_rest_ = false;
+  ReadRest rest_;
+  std::unique_ptr<RowCursor> rest_cursor_;
 };
 
 }  // namespace cassette::storage

@@ -70,6 +70,7 @@ Store::Private::Private(std::string p, const StoreOptions& o, const Clock* c)
       log_dir(file::join(path, "log")),
       data_dir(file::join(path, "data")),
       cache(o.block_cache_bytes),
+      row_cache(o.row_cache_bytes),
       tables(std::make_shared<TableCache>(table_cache_capacity(o.max_open_files))),
       mem(std::make_shared<Memtable>()),
       version(std::make_shared<Version>()) {}
@@ -142,6 +143,7 @@ bool Store::read_only() const {
 void Store::set_table_options(TableId table, const TableOptions& options) {
   std::lock_guard guard(p_->options_mutex);
   p_->table_options[table] = options;
+  p_->row_cache.set_table_rows(table, options.row_cache_rows);
 }
 
 void Store::set_partition_namer(PartitionNamer namer) {
@@ -371,6 +373,7 @@ std::shared_ptr<const Snapshot> Store::current_snapshot() const {
     snap->memtable = p_->mem;
     snap->flushing = p_->imm;
     snap->version = p_->version;
+    snap->row_cache_epoch = p_->row_cache.epoch();  // changes with the version (row_cache.h)
   }
   snap->now_seconds = clock_->now_seconds();
   return snap;
@@ -406,9 +409,90 @@ bool file_may_match(const TableFile& file, const ReadSpec& spec) {
   if (!spec.end_key.empty() && stats.first_key >= spec.end_key) return false;
   return stats.last_key >= spec.start_key;
 }
+
+// Whether a transaction's uncommitted writes touch the partition (it reads around the cache).
+bool overlay_writes_partition(const Snapshot& snap, TableId table, std::string_view prefix) {
+  if (snap.overlay == nullptr || snap.overlay->table_entry_count(table) == 0) return false;
+  std::unique_ptr<EntryIterator> it = new_memtable_iterator(snap.overlay, table, snap.overlay_seq);
+  it->seek(prefix);
+  return it->valid() && it->key().substr(0, prefix.size()) == prefix;
+}
+
+size_t approximate_row_bytes(const std::string& clustering, const Row& row) {
+  size_t n = 64 + clustering.size();
+  for (const ColumnData& c : row.columns) {
+    n += 48 + c.cell.value.size();
+    for (const Cell& cell : c.cells) n += 64 + cell.value.size() + cell.path.size();
+  }
+  return n;
+}
+
+// The cursor of a read from the memtables and SSTables.
+std::unique_ptr<RowCursor> read_sources(const Snapshot& snap, TableId table, ReadSpec spec);
 }  // namespace
 
 std::unique_ptr<RowCursor> Store::read(const Snapshot& snap, TableId table, ReadSpec spec) const {
+  if (spec.single_partition() && p_->row_cache.any_table_cached()) {
+    if (auto cursor = p_->read_cached(snap, table, spec)) return cursor;
+  }
+  return read_sources(snap, table, std::move(spec));
+}
+
+// A single-partition read of a table the row cache keeps (row_cache.h): served from the cached
+// head when the snapshot may use it; otherwise the head is read (and cached) first. nullptr:
+// the read goes around the cache.
+std::unique_ptr<RowCursor> Store::Private::read_cached(const Snapshot& snap, TableId table,
+                                                       const ReadSpec& spec) {
+  if (std::binary_search(snap.truncated.begin(), snap.truncated.end(), table)) return nullptr;
+  if (overlay_writes_partition(snap, table, spec.partition_prefix)) return nullptr;
+  uint64_t head_rows = 0;
+  std::shared_ptr<const CachedPartition> entry = row_cache.lookup(
+      table, spec.partition_prefix, snap.seq, snap.row_cache_epoch, snap.now_seconds, &head_rows);
+  if (head_rows == 0) return nullptr;  // the table is not cached
+  if (entry == nullptr) {
+    ReadSpec head;
+    head.partition_prefix = spec.partition_prefix;
+    head.emit_static_only = false;
+    std::unique_ptr<RowCursor> cursor = read_sources(snap, table, std::move(head));
+    auto fill = std::make_shared<CachedPartition>();
+    size_t bytes = 0;
+    while (true) {
+      const bool more = cursor->next();
+      if (!cursor->status().is_ok()) return nullptr;  // the read proper reports it
+      if (!more) {
+        fill->complete = true;
+        break;
+      }
+      if (fill->rows.size() == head_rows) break;  // one row past the head: it is incomplete
+      bytes += approximate_row_bytes(cursor->clustering(), cursor->row());
+      if (bytes > options.row_cache_bytes / 4) return nullptr;  // too large to cache
+      fill->clustering.push_back(cursor->clustering());
+      fill->rows.push_back(cursor->row());
+    }
+    fill->prefix = spec.partition_prefix;
+    if (!decode_partition_prefix(fill->prefix, &fill->token, &fill->partition_key)) return nullptr;
+    if (const Row* static_row = cursor->static_row()) {
+      fill->has_static = true;
+      fill->static_row = *static_row;
+    }
+    fill->seq = snap.seq;
+    fill->epoch = snap.row_cache_epoch;
+    fill->read_at_seconds = snap.now_seconds;
+    fill->finish();
+    if (snap.now_seconds >= fill->expires_at) return nullptr;
+    row_cache.insert(table, fill);
+    entry = std::move(fill);
+  }
+  if (spec.reverse && !entry->complete) return nullptr;
+  RowCursor::ReadRest rest;
+  if (!entry->complete && !spec.reverse) {
+    rest = [snap, table](ReadSpec s) { return read_sources(snap, table, std::move(s)); };
+  }
+  return std::make_unique<RowCursor>(spec, std::move(entry), std::move(rest));
+}
+
+namespace {
+std::unique_ptr<RowCursor> read_sources(const Snapshot& snap, TableId table, ReadSpec spec) {
   std::vector<std::unique_ptr<EntryIterator>> sources;
   std::vector<std::unique_ptr<EntryIterator>> lookups;
   auto add_memtable = [&](const std::shared_ptr<Memtable>& mem, SequenceNumber seq) {
@@ -435,6 +519,7 @@ std::unique_ptr<RowCursor> Store::read(const Snapshot& snap, TableId table, Read
   return std::make_unique<RowCursor>(std::move(spec), std::move(sources), std::move(lookups),
                                      snap.now_seconds);
 }
+}  // namespace
 
 // ---- maintenance -------------------------------------------------------------------------------
 
@@ -492,6 +577,9 @@ StoreStats Store::stats() const {
       if (size.is_ok()) s.commit_log_bytes += *size;
     }
   }
+  s.row_cache_bytes = p_->row_cache.usage();
+  s.row_cache_hits = p_->row_cache.hits();
+  s.row_cache_misses = p_->row_cache.misses();
   s.flushes = p_->flushes.load();
   s.compactions = p_->compactions.load();
   return s;

@@ -54,6 +54,9 @@ struct StoreOptions {
   SyncMode sync = SyncMode::kFull;
   size_t memtable_budget_bytes = 64 << 20;
   size_t block_cache_bytes = 64 << 20;
+  // The row cache's budget (row_cache.h): the heads of partitions of the tables whose CQL
+  // `caching` option asks for rows, least recently used out first. 0 turns it off everywhere.
+  size_t row_cache_bytes = 32 << 20;
   const Clock* clock = nullptr;  // nullptr: the system clock
   std::chrono::milliseconds busy_timeout{5000};
   // Flush and compact in background threads; false runs them inline, one bounded step at a
@@ -91,6 +94,11 @@ struct TableOptions {
   int compression_level = 3;  // zstd level; 0 stores blocks uncompressed
   int64_t gc_grace_seconds = 864000;
   size_t block_size = 8 << 10;
+  // Cassandra's caching.rows_per_partition: how many rows of a partition's head the row cache
+  // keeps (row_cache.h); 0 (NONE, the default) does not cache the table, kAllRows is ALL.
+  static constexpr uint64_t kAllRows = ~uint64_t{0};
+  uint64_t row_cache_rows = 0;
+  friend bool operator==(const TableOptions&, const TableOptions&) = default;
 };
 
 // One live SSTable of a table, with what the read path and compaction need to know about it.
@@ -136,6 +144,9 @@ struct Snapshot {
   std::vector<TableId> truncated;
   std::shared_ptr<const Version> version;
   int64_t now_seconds = 0;
+  // The row cache's count of table-wide changes (TRUNCATE, another process's SSTables) when the
+  // version was taken: with seq, what a cached partition is compared with (row_cache.h).
+  uint64_t row_cache_epoch = 0;
 };
 
 // What a snapshot holds of one table, from what the store already keeps: the SSTables'
@@ -160,6 +171,9 @@ struct StoreStats {
   uint64_t commit_log_bytes = 0;
   uint64_t flushes = 0;
   uint64_t compactions = 0;
+  size_t row_cache_bytes = 0;  // row_cache.h
+  uint64_t row_cache_hits = 0;
+  uint64_t row_cache_misses = 0;
 };
 
 class Store {

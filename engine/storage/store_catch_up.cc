@@ -132,6 +132,26 @@ Result<std::shared_ptr<TableFile>> Store::Private::open_table_file(const Manifes
   return tf;
 }
 
+namespace {
+// The tables whose SSTables differ between two versions.
+std::vector<TableId> tables_with_changed_files(const Version& before, const Version& after) {
+  auto ids = [](const std::vector<std::shared_ptr<TableFile>>& files) {
+    std::vector<uint64_t> out;
+    for (const auto& f : files) out.push_back(f->meta.file_id);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  std::vector<TableId> changed;
+  for (const auto& [table, files] : before.tables) {
+    if (ids(files) != ids(after.files(table))) changed.push_back(table);
+  }
+  for (const auto& [table, files] : after.tables) {
+    if (!before.tables.contains(table)) changed.push_back(table);
+  }
+  return changed;
+}
+}  // namespace
+
 Status Store::Private::load_manifest_locked(const Manifest& next, LoadAction action) {
   auto version = std::make_shared<Version>();
   std::map<uint64_t, std::shared_ptr<TableFile>> files;
@@ -145,6 +165,18 @@ Status Store::Private::load_manifest_locked(const Manifest& next, LoadAction act
                  (action == LoadAction::kCatchUp && next.covered != coverage_start);
   {
     std::lock_guard view(view_mutex);
+    // The row cache (row_cache.h), with the version a snapshot takes its epoch with: our own
+    // flush and compaction change no data; a TRUNCATE, or another process's flush (the
+    // memtable is rebuilt), changes any table; an SSTable commit or another process's
+    // compaction or truncate changes the tables whose files changed.
+    if (action == LoadAction::kFlushedAll || rebuild) {
+      row_cache.invalidate_all();
+    } else if (action == LoadAction::kCatchUp && !installing_compaction &&
+               this->version != nullptr) {
+      for (TableId table : tables_with_changed_files(*this->version, *version)) {
+        row_cache.invalidate_table(table);
+      }
+    }
     this->version = std::move(version);
     if (action == LoadAction::kFlushedImm || rebuild) imm = nullptr;
     // Another process flushed what our memtables hold: start over from what it covers, so no

@@ -71,6 +71,8 @@ void Store::Private::insert_record_locked(const PreparedRecord& record) {
 
 void Store::Private::publish_record_locked(const PreparedRecord& record, bool visible) {
   const DecodedTransaction& tx = record.tx;
+  // Before anyone can see the record: the cached partitions it writes are gone (row_cache.h).
+  row_cache.invalidate_entries(tx.entries, record.seq);
   if (tx.has_partition_metadata) mem->has_partition_metadata.store(true, std::memory_order_release);
   if (tx.min_timestamp < mem->min_timestamp.load(std::memory_order_relaxed)) {
     mem->min_timestamp.store(tx.min_timestamp, std::memory_order_relaxed);
@@ -145,6 +147,8 @@ void Store::Private::remove_unpublished_locked(const std::set<SequenceNumber>& s
   // `imm` running meanwhile finds it replaced and writes nothing.
   mem = std::move(new_mem);
   imm = std::move(new_imm);
+  // A writer's view (writer_view_locked) may have cached a head with the records taken out.
+  row_cache.invalidate_all();
 }
 
 void Store::Private::log_write_failed_locked() {

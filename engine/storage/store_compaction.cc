@@ -423,8 +423,11 @@ Status Store::Private::install_compaction(CompactionJob& job) {
     return std::any_of(inputs.begin(), inputs.end(), [&](const auto& f) { return f->meta == m; });
   });
   for (const PendingFile& f : outputs) next.files.push_back(f.meta);
-  CASSETTE_RETURN_IF_ERROR(install_locked(next, outputs, LoadAction::kCatchUp));
-  outputs.clear();                                  // installed: no longer the job's to remove
+  installing_compaction = true;  // what readers see does not change: the row cache stays
+  Status installed = install_locked(next, outputs, LoadAction::kCatchUp);
+  installing_compaction = false;
+  CASSETTE_RETURN_IF_ERROR(installed);
+  outputs.clear();  // installed: no longer the job's to remove
   for (const auto& f : inputs) f->obsolete = true;  // removed once no snapshot reads it
   compactions.fetch_add(1);
   return Status::ok();

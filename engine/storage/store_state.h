@@ -34,6 +34,7 @@
 #include "engine/storage/commit_record.h"
 #include "engine/storage/manifest.h"
 #include "engine/storage/memtable.h"
+#include "engine/storage/row_cache.h"
 #include "engine/storage/sstable_reader.h"
 #include "engine/storage/store.h"
 #include "engine/storage/store_directory.h"
@@ -132,6 +133,7 @@ struct Store::Private {
   std::optional<StoreLock> store_lock;
   std::optional<ChangeCounter> change_counter;
   BlockCache cache;
+  RowCache row_cache;  // row_cache.h: its invalidations are made where the data changes
   std::shared_ptr<TableCache> tables;  // shared with the readers, which may outlive the store
 
   std::mutex writer_mutex;
@@ -169,6 +171,9 @@ struct Store::Private {
   std::map<TableId, TableOptions> table_options;
   Store::PartitionNamer partition_namer;  // options_mutex
   std::set<uint64_t> compacting;          // file ids inputs of a running compaction
+  // Set while this process installs its own compaction: the data is unchanged, so the row
+  // cache stays (load_manifest_locked).
+  bool installing_compaction = false;
   // Prepared records replayed and not yet decided, by where they start. A flush never covers
   // one (no manifest's `covered` lies between a prepared record and its decision): flushes and
   // writes decide them first.
@@ -254,6 +259,9 @@ struct Store::Private {
 
   // store.cc
   Status check_writable() const;  // the read-only error, or OK
+  // A single-partition read through the row cache (Store::read), or nullptr to read around it.
+  std::unique_ptr<RowCursor> read_cached(const Snapshot& snapshot, TableId table,
+                                         const ReadSpec& spec);
   // `version` with every SSTable of it held open (a PinnedVersion): the one a live snapshot of
   // the same version holds, or else a new one. NotFound when a file is gone (another process
   // removed it).
