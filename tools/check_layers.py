@@ -50,9 +50,9 @@ LAYERS = {
     # engine (issue 18: engine/txn, the one INSERT encoder).
     "storage": (["types", "util"],
                 "arena.h clock.h commit_log.h encoded_batch.h encoded_row_writer.h "
-                "entry_iterator.h ids.h internal_key.h manifest.h memtable.h mutation_builder.h "
-                "overlay.h row.h row_codec.h row_cursor.h sorted_entry_source.h store.h "
-                "store_directory.h store_lock.h",
+                "entry_iterator.h ids.h index_component.h internal_key.h manifest.h memtable.h "
+                "mutation_builder.h sai_component.h overlay.h row.h row_codec.h row_cursor.h "
+                "sorted_entry_source.h store.h store_directory.h store_lock.h",
                 ""),
     "schema": (["storage", "types", "util"], "catalog.h schema.h schema_digest.h", ""),
     "codec": (["schema", "storage", "types", "util"], "current_row.h table_codec.h", ""),

@@ -34,6 +34,8 @@ struct SSTableWriter::Impl {
   uint64_t offset = 0;  // file offset of the end of buffer
   Status error;         // sticky: the first write error
   bool finished = false;
+  std::unique_ptr<IndexComponentWriters> components;
+  std::vector<std::string> component_names;
 
   BlockCompressor compressor;
   BlockBuilder data{kDataRestartInterval};
@@ -173,23 +175,38 @@ Result<std::unique_ptr<SSTableWriter>> SSTableWriter::create(const std::string& 
   CASSETTE_ASSIGN_OR_RETURN(impl->fd,
                             file::open_file(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC));
   impl->buffer.reserve(kWriteBufferBytes + (64 << 10));
+  if (!options.components.empty()) {
+    impl->components = std::make_unique<IndexComponentWriters>(options.components);
+  }
   return std::unique_ptr<SSTableWriter>(new SSTableWriter(std::move(impl)));
 }
 
 Status SSTableWriter::add(std::string_view key, std::string_view value) {
   Status s = impl_->add(key, value);
   if (!s.is_ok() && s.code() == StatusCode::kIOError) impl_->error = s;
+  if (s.is_ok() && impl_->components != nullptr) s = impl_->components->add(key, value);
   return s;
 }
 
 Result<uint64_t> SSTableWriter::finish() {
   Result<uint64_t> size = impl_->finish();
   if (!size.is_ok() && size.status().code() == StatusCode::kIOError) impl_->error = size.status();
+  if (size.is_ok() && impl_->components != nullptr) {
+    Result<std::vector<std::string>> names = impl_->components->finish(impl_->path);
+    if (!names.is_ok()) {
+      impl_->finished = false;  // the destructor removes the file: no SSTable without them
+      return names.status();
+    }
+    impl_->component_names = std::move(*names);
+  }
   return size;
 }
 
 uint64_t SSTableWriter::entries() const {
   return impl_->stats.entries();
+}
+const std::vector<std::string>& SSTableWriter::components() const {
+  return impl_->component_names;
 }
 uint64_t SSTableWriter::file_size() const {
   return impl_->offset;

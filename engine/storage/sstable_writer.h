@@ -13,7 +13,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "engine/storage/index_component.h"
 #include "engine/storage/sstable_format.h"
 #include "engine/util/file.h"
 #include "engine/util/status.h"
@@ -25,6 +27,9 @@ struct SSTableWriterOptions {
   size_t block_size = 8 << 10;       // uncompressed bytes per data block (a target)
   int bloom_bits_per_key = 10;       // ~1% false positives
   uint64_t expected_partitions = 0;  // sizing hint for the bloom filter; 0 = grow as needed
+  // Index components built from the same entries and written next to the file by finish()
+  // (index_component.h); components() names them.
+  std::vector<IndexComponentFactory> components;
 };
 
 class SSTableWriter {
@@ -39,6 +44,8 @@ class SSTableWriter {
   // Writes the index, bloom filter, statistics and footer and fsyncs. Returns the file size.
   Result<uint64_t> finish();
   uint64_t entries() const;
+  // The index components finish() wrote (path + "." + name each).
+  const std::vector<std::string>& components() const;
   // Bytes written so far (compressed): lets compaction split output files.
   uint64_t file_size() const;
 

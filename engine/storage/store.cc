@@ -54,6 +54,25 @@ TableFile::~TableFile() {
     std::string path = reader->path();
     reader.reset();  // its descriptor first
     (void)file::remove_file(path);
+    remove_index_component_files(path);
+  }
+}
+
+void remove_index_component_files(const std::string& sstable_path) {
+  size_t slash = sstable_path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : sstable_path.substr(0, slash);
+  std::string_view name = std::string_view(sstable_path).substr(slash + 1);
+  auto names = file::list_directory(dir);
+  if (!names.is_ok()) return;
+  for (const std::string& n : *names) {
+    if (component_sstable_name(n) == name) (void)file::remove_file(file::join(dir, n));
+  }
+}
+
+void remove_pending_file(const PendingFile& f) {
+  (void)file::remove_file(f.temp_path);
+  for (const std::string& c : f.components) {
+    (void)file::remove_file(index_component_path(f.temp_path, c));
   }
 }
 
@@ -149,6 +168,36 @@ void Store::set_table_options(TableId table, const TableOptions& options) {
 void Store::set_partition_namer(PartitionNamer namer) {
   std::lock_guard guard(p_->options_mutex);
   p_->partition_namer = std::move(namer);
+}
+
+void Store::set_index_components(std::shared_ptr<const IndexComponentMap> components) {
+  std::lock_guard guard(p_->options_mutex);
+  p_->index_components = std::move(components);
+}
+
+std::vector<IndexComponentFactory> Store::Private::components_for(TableId table) {
+  std::lock_guard guard(options_mutex);
+  if (index_components == nullptr) return {};
+  auto it = index_components->find(table);
+  return it == index_components->end() ? std::vector<IndexComponentFactory>{} : it->second;
+}
+
+Status Store::build_index_components(TableId table, const IndexComponentFactory& factory) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> snap, snapshot());
+  for (const auto& f : snap->version->files(table)) {
+    if (file::exists(index_component_path(f->reader->path(), factory.name))) continue;
+    CASSETTE_RETURN_IF_ERROR(build_index_component(*f->reader, factory));
+  }
+  return Status::ok();
+}
+
+Status Store::remove_index_components(TableId table, std::string_view name) {
+  if (!valid_component_name(name)) return Status::invalid_argument("bad index component name");
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> snap, snapshot());
+  for (const auto& f : snap->version->files(table)) {
+    CASSETTE_RETURN_IF_ERROR(file::remove_file(index_component_path(f->reader->path(), name)));
+  }
+  return Status::ok();
 }
 
 TableOptions Store::Private::options_for(TableId table) {

@@ -31,6 +31,7 @@
 #include "engine/storage/clock.h"
 #include "engine/storage/commit_log.h"
 #include "engine/storage/encoded_batch.h"
+#include "engine/storage/index_component.h"
 #include "engine/storage/manifest.h"
 #include "engine/storage/memtable.h"
 #include "engine/storage/row_cursor.h"
@@ -208,6 +209,13 @@ class Store {
   using PartitionNamer = std::function<Result<PartitionName>(
       const Snapshot& snapshot, TableId table, std::string_view partition_key)>;
   void set_partition_namer(PartitionNamer namer);
+  // The index components (index_component.h) every SSTable of a table gets from now on, when it
+  // is flushed, compacted or written by a large transaction. Set by the schema (Catalog).
+  void set_index_components(std::shared_ptr<const IndexComponentMap> components);
+  // Writes component `factory` for each SSTable of `table` that lacks it (an index created on a
+  // table with data), and removes component `name` of every SSTable (DROP INDEX).
+  Status build_index_components(TableId table, const IndexComponentFactory& factory);
+  Status remove_index_components(TableId table, std::string_view name);
 
   // Applies the batch atomically: one commit-log record, visible all at once. Replaces
   // kAutoTimestamp in its entries with the store's next timestamp and returns it. The entries'

@@ -274,7 +274,10 @@ Status Store::Private::remove_orphan_files_locked() {
   std::set<std::string> live;
   for (const ManifestFile& f : manifest.files) live.insert(sstable_file_name(f.table, f.file_id));
   for (const std::string& name : names) {
-    bool orphan = name.ends_with(".sst") && name.rfind("tmp-", 0) != 0 && !live.contains(name);
+    bool temp = name.rfind("tmp-", 0) == 0;
+    std::string_view owner = component_sstable_name(name);  // an index component's SSTable
+    bool orphan = !temp && ((name.ends_with(".sst") && !live.contains(name)) ||
+                            (!owner.empty() && !live.contains(std::string(owner))));
     if (orphan || is_dead_process_temp_file(name)) {
       CASSETTE_RETURN_IF_ERROR(file::remove_file(file::join(data_dir, name)));
     }

@@ -126,6 +126,7 @@ struct Store::Private::CompactionJob {
     SSTableWriterOptions wopts;
     wopts.compression_level = topts.compression_level;
     wopts.block_size = topts.block_size;
+    wopts.components = store->components_for(table);
     CASSETTE_ASSIGN_OR_RETURN(writer, SSTableWriter::create(output.temp_path, wopts));
     return Status::ok();
   }
@@ -159,6 +160,7 @@ struct Store::Private::CompactionJob {
         CASSETTE_RETURN_IF_ERROR(merger->status());
         if (writer->entries() > 0) {
           CASSETTE_ASSIGN_OR_RETURN(output.meta.size, writer->finish());
+          output.components = writer->components();
           outputs.push_back(output);
         }
         writer.reset();  // removes an unfinished (empty) file
@@ -212,7 +214,7 @@ struct Store::Private::CompactionJob {
     if (released) return;
     released = true;
     writer.reset();
-    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+    for (const PendingFile& f : outputs) remove_pending_file(f);
     outputs.clear();
     std::lock_guard state(store->state_mutex);
     for (const auto& f : inputs) store->compacting.erase(f->meta.file_id);

@@ -85,6 +85,7 @@ Result<std::unique_ptr<SSTableWriter>> Store::Private::create_table_writer(
   SSTableWriterOptions wopts;
   wopts.compression_level = topts.compression_level;
   wopts.block_size = topts.block_size;
+  wopts.components = components_for(file.meta.table);
   return SSTableWriter::create(file.temp_path, wopts);
 }
 
@@ -143,13 +144,14 @@ class Store::Private::MemtableWriter {
   Status finish_file() {
     if (writer_ == nullptr) return Status::ok();
     CASSETTE_ASSIGN_OR_RETURN(outputs_.back().meta.size, writer_->finish());
+    outputs_.back().components = writer_->components();
     writer_.reset();
     return Status::ok();
   }
 
   void discard() {
     writer_.reset();  // removes its unfinished file
-    for (const PendingFile& f : outputs_) (void)file::remove_file(f.temp_path);
+    for (const PendingFile& f : outputs_) remove_pending_file(f);
     outputs_.clear();
   }
 
@@ -200,6 +202,15 @@ Status Store::Private::install_locked(const Manifest& next, std::vector<PendingF
   };
   for (PendingFile& f : outputs) {
     std::string final_path = file::join(data_dir, sstable_file_name(f.meta.table, f.meta.file_id));
+    // Components first: a crash between leaves components of no SSTable, which the next open
+    // removes, never an SSTable without the components its table's indexes expect.
+    for (const std::string& c : f.components) {
+      std::string to = index_component_path(final_path, c);
+      if (Status s = file::rename_file(index_component_path(f.temp_path, c), to); !s.is_ok()) {
+        return undo(s);
+      }
+      installed.push_back(to);
+    }
     if (Status s = file::rename_file(f.temp_path, final_path); !s.is_ok()) return undo(s);
     installed.push_back(final_path);
   }
@@ -250,7 +261,7 @@ Status Store::Private::flush_immutable(uint64_t step_bytes) {
   LogPosition start = job->start, end = job->end;
   std::vector<PendingFile> outputs = job->writer.take_outputs();
   auto discard = [&] {
-    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+    for (const PendingFile& f : outputs) remove_pending_file(f);
   };
 
   std::lock_guard writer(writer_mutex);
@@ -341,7 +352,7 @@ Status Store::Private::truncate_table_locked(TableId table) {
     if (source == nullptr || source->empty()) continue;
     auto written = write_memtable(*source, table);
     if (!written.is_ok()) {
-      for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+      for (const PendingFile& f : outputs) remove_pending_file(f);
       return written.status();
     }
     outputs.insert(outputs.end(), written->begin(), written->end());
@@ -354,7 +365,7 @@ Status Store::Private::truncate_table_locked(TableId table) {
   std::vector<std::shared_ptr<TableFile>> dropped = version->files(table);
   for (const PendingFile& f : outputs) next.files.push_back(f.meta);
   if (Status s = install_locked(next, outputs, LoadAction::kFlushedAll); !s.is_ok()) {
-    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+    for (const PendingFile& f : outputs) remove_pending_file(f);
     return s;
   }
   for (const auto& f : dropped) f->obsolete = true;  // removed once no snapshot reads it
@@ -377,7 +388,7 @@ Status Store::Private::abandon_failed_segment_locked() {
   drop_failed_unsynced_locked();
   std::vector<PendingFile> outputs;
   auto discard = [&](Status s) {
-    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+    for (const PendingFile& f : outputs) remove_pending_file(f);
     return s;
   };
   for (const auto& source : {imm, mem}) {

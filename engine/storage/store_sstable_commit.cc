@@ -135,12 +135,13 @@ Status Store::Private::install_stamped_locked(SortedEntrySource& stamped, int64_
   std::unique_ptr<SSTableWriter> writer;
   auto discard = [&](Status s) {
     writer.reset();
-    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+    for (const PendingFile& f : outputs) remove_pending_file(f);
     return s;
   };
   auto finish = [&]() -> Status {
     if (writer == nullptr) return Status::ok();
     CASSETTE_ASSIGN_OR_RETURN(outputs.back().meta.size, writer->finish());
+    outputs.back().components = writer->components();
     writer.reset();
     return Status::ok();
   };
@@ -174,7 +175,7 @@ Status Store::Private::install_stamped_locked(SortedEntrySource& stamped, int64_
   next.last_timestamp = std::max(last_timestamp, timestamp);
   for (const PendingFile& f : outputs) next.files.push_back(f.meta);
   if (Status s = install_locked(next, outputs, LoadAction::kCatchUp); !s.is_ok()) {
-    for (const PendingFile& f : outputs) (void)file::remove_file(f.temp_path);
+    for (const PendingFile& f : outputs) remove_pending_file(f);
     return s;
   }
   last_timestamp = std::max(last_timestamp, timestamp);

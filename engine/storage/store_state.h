@@ -66,7 +66,12 @@ Status merge_fragments(std::string_view key, const std::vector<std::string_view>
 struct PendingFile {
   ManifestFile meta;
   std::string temp_path;
+  std::vector<std::string> components;  // index components written next to it (by name)
 };
+// Removes a pending file and its index components.
+void remove_pending_file(const PendingFile& file);
+// Removes the index components of an SSTable that is gone (every file named after it).
+void remove_index_component_files(const std::string& sstable_path);
 
 // A version with its SSTables held open. A snapshot's `version` is an aliasing pointer into one
 // (Store::snapshot), so the descriptors live exactly as long as the snapshot and its copies, and
@@ -169,8 +174,10 @@ struct Store::Private {
   std::map<uint64_t, std::shared_ptr<TableFile>> open_files;  // by file id
   std::mutex options_mutex;  // guards table_options alone: read under any other lock
   std::map<TableId, TableOptions> table_options;
-  Store::PartitionNamer partition_namer;  // options_mutex
-  std::set<uint64_t> compacting;          // file ids inputs of a running compaction
+  Store::PartitionNamer partition_namer;                      // options_mutex
+  std::shared_ptr<const IndexComponentMap> index_components;  // options_mutex
+  std::vector<IndexComponentFactory> components_for(TableId table);
+  std::set<uint64_t> compacting;  // file ids inputs of a running compaction
   // Set while this process installs its own compaction: the data is unchanged, so the row
   // cache stays (load_manifest_locked).
   bool installing_compaction = false;

@@ -1,0 +1,229 @@
+// Storage-attached index components (engine/storage/sai_component.h, index_component.h): the
+// component format, the components a store writes with its SSTables at flush and compaction,
+// and an index read merging every SSTable's component with the memtables, stale entries
+// included (the caller re-checks them on the current row).
+#include "engine/storage/sai_component.h"
+
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "engine/storage/internal_key.h"
+#include "engine/storage/row_codec.h"
+#include "engine/util/file.h"
+#include "tests/unit/store_test_util.h"
+
+using namespace cassette::test;
+
+namespace {
+
+StoreOptions sai_options() {
+  StoreOptions o;
+  o.sync = SyncMode::kOff;
+  o.background_threads = false;
+  return o;
+}
+
+SaiColumn value_column() {
+  SaiColumn c;
+  c.column = kValueColumn;
+  c.terms = [](std::string_view value, std::string_view, std::vector<std::string>* out) {
+    out->emplace_back(value);
+  };
+  return c;
+}
+
+constexpr std::string_view kComponent = "sai.test";
+
+std::shared_ptr<const IndexComponentMap> components_of(TableId table) {
+  auto map = std::make_shared<IndexComponentMap>();
+  SaiColumn column = value_column();
+  (*map)[table].push_back({std::string(kComponent), [column] { return make_sai_builder(column); }});
+  return map;
+}
+
+// The partition keys and clusterings of the candidates, as "pk/c".
+std::vector<std::string> candidates(Store& store, TableId table, const TermRange& range,
+                                    SaiLookupStats* stats = nullptr) {
+  auto snap = store.snapshot().value();
+  auto found = sai_candidates(*snap, table, kComponent, value_column(), range, stats).value();
+  if (!found) return {"<no index>"};
+  std::vector<std::string> out;
+  for (const std::string& key : *found) {
+    DecodedKey d;
+    REQUIRE(decode_entry_key(key, &d));
+    out.push_back(d.partition_key + "/" + std::to_string(ck_value(d.clustering)));
+  }
+  return out;
+}
+
+// What a query returns: the candidates' rows, read through the normal path, re-checked.
+std::vector<std::string> query(Store& store, TableId table, const std::string& value) {
+  std::vector<std::string> rows;
+  std::set<std::string> seen;
+  for (const std::string& c : candidates(store, table, TermRange::equal(value))) {
+    std::string pk = c.substr(0, c.find('/'));
+    if (!seen.insert(pk).second) continue;
+    for (const ReadRow& r : read_partition(store, table, pk)) {
+      if (r.value == value) rows.push_back(r.partition_key + "/" + std::to_string(r.clustering));
+    }
+  }
+  return rows;
+}
+
+std::vector<std::string> component_files(const std::string& dir) {
+  std::vector<std::string> out;
+  const std::vector<std::string> names = cassette::file::list_directory(dir + "/data").value();
+  for (const std::string& n : names) {
+    if (!component_sstable_name(n).empty()) out.push_back(n);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("sai component: terms in byte order, ranges, and a corrupt file refused") {
+  TempDir dir;
+  auto builder = make_sai_builder(value_column());
+  auto row = [](std::string v) {
+    std::string out;
+    encode_row(insert_row(std::move(v), 10), &out);
+    return out;
+  };
+  std::string prefix = partition_prefix(7, "p");
+  // Entries arrive in key order; terms in any order.
+  std::vector<std::pair<int64_t, std::string>> rows = {{1, "m"}, {2, "b"}, {3, "m"}, {4, "z"}};
+  for (const auto& [c, v] : rows) {
+    REQUIRE(builder->add(entry_key(prefix, EntryKind::kRow, ck(c)), row(v)).is_ok());
+  }
+  // A row without the column and a row whose cell is a tombstone index nothing.
+  Row no_cell;
+  no_cell.liveness.timestamp = 10;
+  std::string encoded;
+  encode_row(no_cell, &encoded);
+  REQUIRE(builder->add(entry_key(prefix, EntryKind::kRow, ck(5)), encoded).is_ok());
+  Row dead = insert_row("q", 10);
+  dead.columns[0].cell = Cell::tombstone(10, 100);
+  encoded.clear();
+  encode_row(dead, &encoded);
+  REQUIRE(builder->add(entry_key(prefix, EntryKind::kRow, ck(6)), encoded).is_ok());
+  std::string path = dir.file("c.sai");
+  REQUIRE(builder->finish(path).is_ok());
+
+  auto reader = SaiComponentReader::open(path).value();
+  REQUIRE(reader->size() == 4);
+  CHECK(reader->term(0) == "b");
+  CHECK(reader->term(1) == "m");
+  CHECK(reader->term(2) == "m");
+  CHECK(reader->term(3) == "z");
+  auto clusterings = [&](const TermRange& range) {
+    std::vector<std::string> keys;
+    reader->lookup(range, &keys);
+    std::vector<int64_t> out;
+    for (const std::string& k : keys) {
+      DecodedKey d;
+      REQUIRE(decode_entry_key(k, &d));
+      out.push_back(ck_value(d.clustering));
+    }
+    return out;
+  };
+  CHECK(clusterings(TermRange::equal("m")) == std::vector<int64_t>{1, 3});
+  CHECK(clusterings(TermRange::equal("q")).empty());
+  TermRange above_b;
+  above_b.lower = "b";
+  above_b.lower_inclusive = false;
+  CHECK(clusterings(above_b) == std::vector<int64_t>{1, 3, 4});
+  TermRange up_to_m;
+  up_to_m.upper = "m";
+  CHECK(clusterings(up_to_m) == std::vector<int64_t>{2, 1, 3});
+  up_to_m.upper_inclusive = false;
+  CHECK(clusterings(up_to_m) == std::vector<int64_t>{2});
+
+  std::string bytes = cassette::file::read_whole_file(path).value();
+  bytes[3] ^= 1;
+  auto bad = SaiComponentReader::parse(bytes, path);
+  REQUIRE_FALSE(bad.is_ok());
+  CHECK(bad.status().message() == "SAI component " + path + ": checksum mismatch");
+  CHECK_FALSE(SaiComponentReader::parse("short", path).is_ok());
+}
+
+TEST_CASE(
+    "sai component: written at flush and compaction, merged with the memtable, stale "
+    "entries re-checked") {
+  TempDir dir;
+  auto store = Store::open(dir.path(), sai_options()).value();
+  store->set_index_components(components_of(1));
+  put(*store, 1, "a", 1, insert_row("x"));
+  put(*store, 1, "b", 1, insert_row("y"));
+  put(*store, 2, "a", 1, insert_row("x"));  // another table: no components
+  REQUIRE(store->flush().is_ok());
+  CHECK(component_files(dir.path()).size() == 1);
+
+  put(*store, 1, "a", 1, insert_row("y"));  // overwrites x: the first SSTable's entry is stale
+  REQUIRE(store->flush().is_ok());
+  put(*store, 1, "c", 2, insert_row("y"));          // memtable only
+  put(*store, 1, "b", 1, deleted_row(1000000000));  // deleted in the memtable
+
+  SaiLookupStats stats;
+  CHECK(candidates(*store, 1, TermRange::equal("x"), &stats) == std::vector<std::string>{"a/1"});
+  CHECK(stats.components_read == 2);
+  CHECK(stats.memtables_scanned == 1);
+  CHECK(query(*store, 1, "x").empty());
+  // Keys in read order (token, partition key): b's entry is stale (deleted), a's current.
+  std::vector<std::string> y = candidates(*store, 1, TermRange::equal("y"));
+  CHECK(std::set<std::string>(y.begin(), y.end()) == std::set<std::string>{"a/1", "b/1", "c/2"});
+  std::vector<std::string> rows = query(*store, 1, "y");
+  CHECK(std::set<std::string>(rows.begin(), rows.end()) == std::set<std::string>{"a/1", "c/2"});
+
+  REQUIRE(store->flush().is_ok());
+  REQUIRE(store->compact(1).is_ok());
+  // One SSTable, one component: the merge dropped the stale entries.
+  CHECK(component_files(dir.path()).size() == 1);
+  CHECK(candidates(*store, 1, TermRange::equal("x")).empty());
+  y = candidates(*store, 1, TermRange::equal("y"));
+  CHECK(std::set<std::string>(y.begin(), y.end()) == std::set<std::string>{"a/1", "c/2"});
+
+  // Reopened, the components are still there and nothing is an orphan.
+  store.reset();
+  store = Store::open(dir.path(), sai_options()).value();
+  CHECK(component_files(dir.path()).size() == 1);
+  y = candidates(*store, 1, TermRange::equal("y"));
+  CHECK(y.size() == 2);
+}
+
+TEST_CASE("sai component: SSTables written before the index are built on demand; removal") {
+  TempDir dir;
+  auto store = Store::open(dir.path(), sai_options()).value();
+  put(*store, 1, "a", 1, insert_row("x"));
+  REQUIRE(store->flush().is_ok());
+  store->set_index_components(components_of(1));
+  put(*store, 1, "b", 1, insert_row("x"));
+  REQUIRE(store->flush().is_ok());
+  // The first SSTable has no component: the index cannot answer.
+  CHECK(candidates(*store, 1, TermRange::equal("x")) == std::vector<std::string>{"<no index>"});
+  SaiColumn column = value_column();
+  REQUIRE(store
+              ->build_index_components(
+                  1, {std::string(kComponent), [column] { return make_sai_builder(column); }})
+              .is_ok());
+  std::vector<std::string> x = candidates(*store, 1, TermRange::equal("x"));
+  CHECK(std::set<std::string>(x.begin(), x.end()) == std::set<std::string>{"a/1", "b/1"});
+  CHECK(component_files(dir.path()).size() == 2);
+
+  REQUIRE(store->remove_index_components(1, kComponent).is_ok());
+  CHECK(component_files(dir.path()).empty());
+  CHECK(candidates(*store, 1, TermRange::equal("x")) == std::vector<std::string>{"<no index>"});
+}
+
+TEST_CASE("sai component: a component of no live SSTable is removed when the store opens") {
+  TempDir dir;
+  {
+    auto store = Store::open(dir.path(), sai_options()).value();
+    put(*store, 1, "a", 1, insert_row("x"));
+    REQUIRE(store->flush().is_ok());
+  }
+  REQUIRE(cassette::file::write_file_atomically(dir.path() + "/data/t1-00ff.sst.sai.test", "junk")
+              .is_ok());
+  auto store = Store::open(dir.path(), sai_options()).value();
+  CHECK(component_files(dir.path()).empty());
+}
