@@ -54,7 +54,8 @@ LAYERS = {
                 "mutation_builder.h sai_component.h overlay.h row.h row_codec.h row_cursor.h "
                 "sorted_entry_source.h store.h store_directory.h store_lock.h",
                 ""),
-    "schema": (["storage", "types", "util"], "catalog.h schema.h schema_digest.h", ""),
+    "schema": (["storage", "types", "util"],
+               "catalog.h index_components.h schema.h schema_digest.h", ""),
     "codec": (["schema", "storage", "types", "util"], "current_row.h table_codec.h", ""),
     "query": (["codec", "schema", "storage", "types", "util"], "access_path.h query.h", ""),
     # The write path (engine/write): operations on columns and the one INSERT encoder.

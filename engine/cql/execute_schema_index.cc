@@ -116,7 +116,15 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
   if (statement.custom && statement.custom_class.empty()) {
     return Status::invalid_argument("CUSTOM index requires specifying the index class");
   }
-  if (!statement.custom && !statement.options.empty()) {
+  // Cassandra 5.0: USING names the implementation with or without CUSTOM ('sai', or
+  // 'legacy_local_table' for the legacy index, which is no custom index).
+  std::string custom_class = statement.custom_class;
+  std::string lowered;
+  for (char c : custom_class)
+    lowered += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lowered == "legacy_local_table") custom_class.clear();
+  const bool custom = !custom_class.empty();
+  if (!custom && !statement.options.empty()) {
     return Status::invalid_argument("Cannot specify options for a non-CUSTOM index");
   }
   return run_change(
@@ -142,7 +150,7 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
         if (table->is_counter_table()) {
           return Status::invalid_argument("Secondary indexes on counter tables aren't supported");
         }
-        if (statement.column.empty() && !statement.custom) {
+        if (statement.column.empty() && !custom) {
           return Status::invalid_argument(
               "Only CUSTOM indexes can be created without specifying a target column");
         }
@@ -164,8 +172,8 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
         CASSETTE_RETURN_IF_ERROR(validate_target(*table, *column, index.target, simple));
         index.name = statement.name.empty() ? default_index_name(*ks, table->name, column->name)
                                             : statement.name;
-        if (statement.custom) {
-          index.custom_class = statement.custom_class;
+        if (custom) {
+          index.custom_class = custom_class;
           // WITH OPTIONS = {'mode': 'CONTAINS'}: the map's entries are the index's options.
           for (const auto& [name, value] : statement.options) {
             if (name == "options" && value.is_map) {

@@ -22,6 +22,7 @@
 #include "engine/cql/ann_index.h"
 #include "engine/cql/execution_context.h"
 #include "engine/cql/functions_internal.h"
+#include "engine/cql/index_read.h"
 #include "engine/cql/restrictions.h"
 #include "engine/cql/select_ann.h"
 #include "engine/cql/selection.h"
@@ -413,12 +414,32 @@ Result<std::unique_ptr<query::QueryCursor>> open_rows(
                             context.read_snapshot(*table));
   const SelectRestrictions& r = plan.restrictions;
   query::AccessPath path;
-  if (r.partition_keys) {
-    path.partitions = query::AccessPath::Partitions::kKeys;
-    path.keys.reserve(r.partition_keys->size());
-    for (const std::string& key : *r.partition_keys) {
-      path.keys.push_back({key, types::murmur3_token(key)});
+  // A scan an index answers reads the candidate partitions only (index_read.h).
+  std::optional<std::vector<std::string>> indexed;
+  if (!r.partition_keys) {
+    if (std::optional<IndexRead> read = choose_index_read(*table, r, context)) {
+      CASSETTE_ASSIGN_OR_RETURN(
+          indexed, storage::sai_candidate_partitions(*snapshot, table->table_id, read->component,
+                                                     read->column, read->range, r.token_range));
     }
+  }
+  if (indexed && resume &&
+      std::find(indexed->begin(), indexed->end(), resume->partition_key) == indexed->end()) {
+    // The page before ended in a partition the index no longer names (its value changed since):
+    // it stays in the list, in token order, for the read to resume after it.
+    const std::string& after = resume->partition_key;
+    const int64_t token = types::murmur3_token(after);
+    auto at = std::find_if(indexed->begin(), indexed->end(), [&](const std::string& key) {
+      int64_t t = types::murmur3_token(key);
+      return t > token || (t == token && key > after);
+    });
+    indexed->insert(at, after);
+  }
+  if (r.partition_keys || indexed) {
+    const std::vector<std::string>& keys = r.partition_keys ? *r.partition_keys : *indexed;
+    path.partitions = query::AccessPath::Partitions::kKeys;
+    path.keys.reserve(keys.size());
+    for (const std::string& key : keys) path.keys.push_back({key, types::murmur3_token(key)});
   } else {
     path.tokens = r.token_range;
     path.scan_hull = true;

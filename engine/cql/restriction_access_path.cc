@@ -6,6 +6,7 @@
 #include "engine/codec/table_codec.h"
 #include "engine/cql/restrictions_internal.h"
 #include "engine/query/access_path.h"
+#include "engine/schema/index_components.h"
 #include "engine/types/byte_comparable.h"
 
 namespace cassette::cql {
@@ -14,9 +15,19 @@ namespace restrictions_internal {
 
 void Analyzer::add_predicates(const Restriction& r, SelectRestrictions& out) const {
   switch (r.kind) {
-    case Restriction::Kind::kEq:
-      out.predicates.push_back({RowPredicate::Kind::kEq, r.columns, r.values});
+    case Restriction::Kind::kEq: {
+      RowPredicate p{RowPredicate::Kind::kEq, r.columns, r.values};
+      if (r.columns.size() == 1) {
+        for (const auto& index : indexes_) {
+          if (index->column == r.columns.front()->name &&
+              schema::sai_case_insensitive(*index, *r.columns.front())) {
+            p.fold_case = true;
+          }
+        }
+      }
+      out.predicates.push_back(std::move(p));
       break;
+    }
     case Restriction::Kind::kIn:
       out.predicates.push_back({RowPredicate::Kind::kIn, r.columns, r.values});
       break;
@@ -110,12 +121,14 @@ using schema::TableDef;
 // Compares the row's values of `columns` with `tuple` (shorter tuples compare a prefix).
 std::optional<int> compare_tuple(const std::vector<const ColumnDef*>& columns,
                                  const TableDef& table, const RowValues& row,
-                                 const std::vector<std::string>& tuple) {
+                                 const std::vector<std::string>& tuple, bool fold_case = false) {
   for (size_t i = 0; i < tuple.size() && i < columns.size(); ++i) {
     size_t index = static_cast<size_t>(columns[i] - table.columns.data());
     const types::Value& v = row[index];
     if (!v) return std::nullopt;
-    int c = types::compare_values(columns[i]->type, *v, tuple[i]);
+    int c = fold_case && schema::sai_folds_case(columns[i]->type)
+                ? schema::sai_fold_case(*v).compare(schema::sai_fold_case(tuple[i]))
+                : types::compare_values(columns[i]->type, *v, tuple[i]);
     if (c != 0) return c;
   }
   return 0;
@@ -126,7 +139,7 @@ std::optional<int> compare_tuple(const std::vector<const ColumnDef*>& columns,
 bool row_matches(const RowPredicate& p, const TableDef& table, const RowValues& row) {
   switch (p.kind) {
     case RowPredicate::Kind::kEq: {
-      auto c = compare_tuple(p.columns, table, row, p.values[0]);
+      auto c = compare_tuple(p.columns, table, row, p.values[0], p.fold_case);
       return c && *c == 0;
     }
     case RowPredicate::Kind::kIn:

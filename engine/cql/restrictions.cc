@@ -10,6 +10,7 @@
 #include "engine/codec/table_codec.h"
 #include "engine/cql/restrictions_internal.h"
 #include "engine/cql/term.h"
+#include "engine/schema/index_components.h"
 #include "engine/types/murmur3.h"
 #include "engine/types/scalar.h"
 
@@ -411,7 +412,7 @@ Status Analyzer::add_single_column_relation(const Relation& relation) {
   }
 }
 
-bool Analyzer::supported_by_index(const Restriction& r) const {
+bool Analyzer::supported_by_index(const Restriction& r, bool sai_only) const {
   if (r.multi) {
     // A tuple equality is answered by indexes only when every column it names has one (a
     // CassandraIndex supports EQ only): `(b) = (1)` uses an index on b, `(b, c) = (1, 1)` filters.
@@ -420,7 +421,7 @@ bool Analyzer::supported_by_index(const Restriction& r) const {
       Restriction single;
       single.kind = Restriction::Kind::kEq;
       single.columns = {column};
-      if (!supported_by_index(single)) return false;
+      if (!supported_by_index(single, sai_only)) return false;
     }
     return true;
   }
@@ -428,7 +429,9 @@ bool Analyzer::supported_by_index(const Restriction& r) const {
   const ColumnDef* column = r.columns.front();
   for (const auto& index : indexes_) {
     if (index->column != column->name) continue;
-    if (!index->custom_class.empty()) return true;
+    const bool sai = schema::is_sai_index(*index);
+    if (sai_only && !sai) continue;
+    if (!index->custom_class.empty() && !sai) return true;
     switch (r.kind) {
       case Restriction::Kind::kEq:
         if (index->target == schema::IndexDef::Target::kFull ||
@@ -450,6 +453,10 @@ bool Analyzer::supported_by_index(const Restriction& r) const {
         if (all) return true;
         break;
       }
+      case Restriction::Kind::kSlice:
+        // SAI answers ranges on numeric, date and time values, not on text ("literal") ones.
+        if (sai && schema::sai_supports_ranges(column->type)) return true;
+        break;
       default:
         break;
     }
@@ -527,9 +534,13 @@ Status Analyzer::process(SelectRestrictions& out) {
   }
   size_t filter_restrictions = 0;
   bool filter_unsupported = false;
+  bool not_sai = false;  // a restriction no storage-attached index answers
   if (uses_index || pk_needs_filtering) {
     filter_restrictions += partition_.size();
-    for (const Restriction& r : partition_) filter_unsupported |= !supported_by_index(r);
+    for (const Restriction& r : partition_) {
+      filter_unsupported |= !supported_by_index(r);
+      not_sai |= !supported_by_index(r, true);
+    }
   }
 
   // ---- clustering ----
@@ -571,7 +582,10 @@ Status Analyzer::process(SelectRestrictions& out) {
   if (out.is_key_range && set_supported_by_index(clustering_)) uses_index = true;
   if (uses_index || clustering_filtering) {
     filter_restrictions += clustering_.size();
-    for (const Restriction& r : clustering_) filter_unsupported |= !supported_by_index(r);
+    for (const Restriction& r : clustering_) {
+      filter_unsupported |= !supported_by_index(r);
+      not_sai |= !supported_by_index(r, true);
+    }
   }
 
   // ---- other columns ----
@@ -585,6 +599,7 @@ Status Analyzer::process(SelectRestrictions& out) {
     filter_restrictions += others_.size();
     for (const Restriction& r : others_) {
       filter_unsupported |= !supported_by_index(r);
+      not_sai |= !supported_by_index(r, true);
       contains_count += r.contains.size();
       out.non_primary_key_columns.push_back(r.columns.front());
       if (r.columns.front()->kind == schema::ColumnKind::kRegular) {
@@ -607,8 +622,10 @@ Status Analyzer::process(SelectRestrictions& out) {
   // SelectStatement.checkNeedsFiltering (run by the executor after its own checks): a range or
   // index query that still has to filter.
   if ((uses_index || out.is_key_range) && !allow_filtering) {
-    if (filter_unsupported || filter_restrictions > 1 ||
-        (filter_restrictions == 0 && !clustering_.empty()) || contains_count > 1) {
+    // Storage-attached indexes answer an AND of their restrictions together (Cassandra 5.0's
+    // index query plan); a legacy index answers one and filters the rest.
+    if (filter_unsupported || (not_sai && (filter_restrictions > 1 || contains_count > 1)) ||
+        (filter_restrictions == 0 && !clustering_.empty())) {
       out.requires_allow_filtering = true;
     }
   }

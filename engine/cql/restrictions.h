@@ -45,6 +45,9 @@ struct RowPredicate {
   Kind kind = Kind::kEq;
   std::vector<const schema::ColumnDef*> columns;
   std::vector<std::vector<std::string>> values;
+  // Text compared case-insensitively: an EQ on a column whose storage-attached index says
+  // case_sensitive = false (as the index answers it).
+  bool fold_case = false;
 };
 
 // The values of one candidate row, by the column's index in TableDef::columns (nullopt: null).

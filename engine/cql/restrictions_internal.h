@@ -71,7 +71,8 @@ class Analyzer {
   Status add_single_column_relation(const Relation& relation);
   Status add_clustering(Restriction restriction);
   Status add_to(std::vector<Restriction>& set, Restriction restriction);
-  bool supported_by_index(const Restriction& r) const;
+  // `sai_only`: by a storage-attached index (which answers several restrictions at once).
+  bool supported_by_index(const Restriction& r, bool sai_only = false) const;
   bool set_supported_by_index(const std::vector<Restriction>& set) const;
   bool clustering_needs_filtering() const;
   Status process(SelectRestrictions& out);

@@ -10,7 +10,9 @@
 #include "engine/codec/table_codec.h"
 #include "engine/query/access_path.h"
 #include "engine/query/query.h"
+#include "engine/schema/index_components.h"
 #include "engine/storage/internal_key.h"
+#include "engine/storage/sai_component.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/murmur3.h"
 #include "engine/types/partition_key.h"
@@ -536,10 +538,48 @@ Result<AccessPath> bind(const TableDef& table, const Plan& plan, Bindings bindin
   return path;
 }
 
+namespace {
+
+// An index scan's EQ on a column with an SAI component (engine/schema/index_components.h)
+// reads the candidate partitions of the index instead of every partition; the EQ filters still
+// check each row. Without a component in every SSTable the path stays the filtered scan.
+Status read_index(const storage::Snapshot& snapshot, const TableDef& table, AccessPath& path) {
+  if (path.partitions != AccessPath::Partitions::kTokenRange) return Status::ok();
+  for (const EqualFilter& f : path.equal_filters) {
+    if (f.values.size() != 1) continue;
+    const ColumnDef& column = table.columns[f.column];
+    for (auto target : {schema::IndexDef::Target::kValues, schema::IndexDef::Target::kFull}) {
+      std::optional<schema::SaiIndex> sai = schema::sai_column_index(column, target);
+      if (!sai) continue;
+      std::string term;
+      if (!types::encode_key_component(column.type, f.values[0], false, &term).is_ok()) continue;
+      CASSETTE_ASSIGN_OR_RETURN(std::optional<std::vector<std::string>> keys,
+                                storage::sai_candidate_partitions(
+                                    snapshot, table.table_id, sai->component, sai->column,
+                                    storage::TermRange::equal(std::move(term)), path.tokens));
+      if (!keys) continue;
+      path.partitions = AccessPath::Partitions::kKeys;
+      path.keys.clear();
+      path.keys.reserve(keys->size());
+      for (std::string& key : *keys) {
+        int64_t token = types::murmur3_token(key);
+        path.keys.push_back({std::move(key), token});
+      }
+      return Status::ok();
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 Result<std::unique_ptr<QueryCursor>> QueryCursor::open(
     const storage::Store& store, std::shared_ptr<const storage::Snapshot> snapshot,
     std::shared_ptr<const TableDef> table, const Plan& plan, Bindings bindings) {
   CASSETTE_ASSIGN_OR_RETURN(AccessPath path, bind(*table, plan, std::move(bindings)));
+  if (plan.access == AccessKind::kIndexScan) {
+    CASSETTE_RETURN_IF_ERROR(read_index(*snapshot, *table, path));
+  }
   return open(store, std::move(snapshot), std::move(table), std::move(path));
 }
 

@@ -2,7 +2,8 @@
 //
 //   complete partition key by EQ/IN  -> kPartitions (+ clustering prefix EQ/IN, then one slice)
 //   token(...) bounds                -> kTokenRange (+ clustering EQ prefix and slice per
-//   partition) EQ on an indexed regular column  -> kIndexScan  (a filtered scan: costed as one)
+//   partition) EQ on an indexed regular column  -> kIndexScan  (the index's SAI components, then
+//   the candidate partitions)
 //   otherwise                        -> kFullScan   (+ clustering EQ prefix and slice per
 //   partition)
 //
@@ -27,6 +28,7 @@ constexpr double kDefaultInValues = 5;   // IN list size when the host does not 
 constexpr double kOneSidedSlice = 0.25;  // fraction of a partition one range bound keeps
 constexpr double kTwoSidedSlice = 0.0625;
 constexpr double kIndexSelectivity = 0.1;
+constexpr double kIndexRowsPerValue = 10;  // rows an indexed EQ matches (SQLite's guess too)
 
 bool is_range(Operator op) {
   return op == Operator::kLt || op == Operator::kLe || op == Operator::kGt || op == Operator::kGe;
@@ -220,6 +222,7 @@ Plan plan_query(const TableDef& table, const PlanRequest& request,
 
   // ---- an indexed column, for scans ----
   double index_fraction = 1;
+  int index_terms = 0;
   if (!by_key && plan.access != AccessKind::kTokenRange) {
     for (int column : request.indexed_columns) {
       int index = b.find(column, [](Operator op) { return op == Operator::kEq; });
@@ -227,6 +230,7 @@ Plan plan_query(const TableDef& table, const PlanRequest& request,
       b.take(index);
       plan.access = AccessKind::kIndexScan;
       index_fraction *= kIndexSelectivity;
+      ++index_terms;
     }
   }
 
@@ -281,15 +285,26 @@ Plan plan_query(const TableDef& table, const PlanRequest& request,
       touched = partition_count * rows_per_partition * row_fraction;
       returned = touched;
       break;
-    case AccessKind::kTokenRange:
-    case AccessKind::kFullScan:
     case AccessKind::kIndexScan: {
+      // The index components (one binary search per SSTable and a scan of the memtable), then
+      // one partition lookup per candidate. Without statistics of distinct values an EQ is taken
+      // to match about as many rows as SQLite assumes of an index it has not analysed.
+      double matched = std::min(rows * std::pow(kIndexSelectivity, index_terms),
+                                kIndexRowsPerValue * static_cast<double>(index_terms));
+      double parts = std::max(1.0, matched / rows_per_partition);
+      seeks = std::max(1.0, statistics.sstables) + parts;
+      touched = std::log2(rows) * std::max(1.0, statistics.sstables) +
+                parts * std::max(1.0, rows_per_partition * row_fraction);
+      returned = matched * row_fraction;
+      break;
+    }
+    case AccessKind::kTokenRange:
+    case AccessKind::kFullScan: {
       double parts = partitions * token_fraction;
       seeks = 1 + (row_fraction < 1 ? parts : 0);
       // A clustering slice still visits every partition of the range, but skips its rows.
       touched = parts * std::max(1.0, rows_per_partition * row_fraction);
       returned = parts * rows_per_partition * row_fraction * index_fraction;
-      if (plan.access == AccessKind::kIndexScan) touched *= 0.9;  // filtered before decoding
       break;
     }
   }

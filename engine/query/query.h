@@ -102,8 +102,8 @@ TableStatistics table_statistics(const storage::Snapshot& snapshot, const schema
 enum class AccessKind : uint8_t {
   kPartitions,  // one or more partitions by complete partition key (EQ / IN on every component)
   kTokenRange,  // a scan of a token range (token(...) bounds)
-  kIndexScan,   // a full scan filtered on an indexed regular column inside the engine
-                // (Cassette has no index structures yet: costed as the scan it is)
+  kIndexScan,   // EQ on an indexed regular column: the candidate partitions the index's
+                // SAI components name (a filtered scan when an SSTable lacks them)
   kFullScan,    // every partition in token order
 };
 

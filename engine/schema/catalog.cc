@@ -13,6 +13,7 @@
 #include <set>
 
 #include "engine/schema/catalog_codec.h"
+#include "engine/schema/index_components.h"
 #include "engine/storage/row_codec.h"
 #include "engine/types/partition_key.h"
 #include "engine/types/value.h"
@@ -273,8 +274,10 @@ Result<std::shared_ptr<const Schema>> Catalog::current() {
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot, store_->snapshot());
   CASSETTE_ASSIGN_OR_RETURN(codec::VersionRecord version, read_version(*store_, *snapshot));
   if (schema_ != nullptr && schema_->version == version.version) return schema_;
+  std::shared_ptr<const Schema> previous = schema_;
   CASSETTE_ASSIGN_OR_RETURN(schema_, load_schema(*store_, *snapshot));
   apply_table_options(*store_, *schema_);
+  apply_index_components(*store_, *schema_, previous.get());
   return schema_;
 }
 
@@ -330,8 +333,10 @@ Result<std::shared_ptr<const Schema>> Catalog::change(const SchemaChange& change
     return !batch.empty();  // nothing to write: no change, no other writes
   });
   if (!applied.is_ok()) return applied.status();
+  std::shared_ptr<const Schema> previous = schema_;
   schema_ = result;
   apply_table_options(*store_, *schema_);
+  apply_index_components(*store_, *schema_, previous.get());
   if (applied->has_value()) {
     // The change is durable: the dropped tables' data can go. A failure here leaves only
     // unreachable data behind (the id is never reused), so it is not the statement's failure.

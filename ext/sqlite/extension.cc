@@ -58,6 +58,7 @@ extern "C" __attribute__((visibility("default"))) int sqlite3_cassette_init(
       {"cql_import_schema", 1, cql_import_schema_function},
       {"cql_open", 1, cql_open_function},
       {"cql_flush", 0, cql_flush_function},
+      {"cql_index_reads", 0, cql_index_reads_function},
       {"cql_compact", 0, cql_compact_function},
       {"cql_compact", 1, cql_compact_function},
   };

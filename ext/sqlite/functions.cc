@@ -18,6 +18,7 @@
 
 #include "engine/cql/parser.h"
 #include "engine/cql/statement_kind.h"
+#include "engine/storage/sai_component.h"
 #include "engine/util/json.h"
 #include "ext/sqlite/value_mapping.h"
 
@@ -282,6 +283,10 @@ void cql_flush_function(sqlite3_context* context, int, sqlite3_value**) {
   } catch (const std::exception& e) {
     result_error(context, std::string("Internal error in cql_flush(): ") + e.what());
   }
+}
+
+void cql_index_reads_function(sqlite3_context* context, int, sqlite3_value**) {
+  sqlite3_result_int64(context, static_cast<sqlite3_int64>(storage::sai_index_reads()));
 }
 
 namespace {

@@ -31,6 +31,9 @@ void cql_import_schema_function(sqlite3_context* context, int argc, sqlite3_valu
 void cql_open_function(sqlite3_context* context, int argc, sqlite3_value** argv);
 // Flushes the main database's store: memtables to SSTables, then waits for background work.
 void cql_flush_function(sqlite3_context* context, int argc, sqlite3_value** argv);
+// cql_index_reads(): how many reads this process answered from index components (SAI): a
+// query's plan says it may use an index; this says it did.
+void cql_index_reads_function(sqlite3_context* context, int argc, sqlite3_value** argv);
 // Compacts the main database's store now: cql_compact() every table, cql_compact('ks.t') one
 // (its memtable flushed first, then its SSTables merged into one).
 void cql_compact_function(sqlite3_context* context, int argc, sqlite3_value** argv);

@@ -200,6 +200,8 @@ TEST_CASE("query planner: scans, token ranges, index and costs") {
   Plan index = query::plan_query(*f.table, indexed, stats);
   CHECK(index.access == AccessKind::kIndexScan);
   CHECK(index.encode(*f.table) == "index kind=");
+  // An index read (the index components, then the candidate partitions) costs less than the scan.
+  CHECK(index.estimated_cost < full.estimated_cost);
   query::Bindings odd;
   odd.values = {{"odd"}};
   CHECK(f.run(index, odd).size() == 30);

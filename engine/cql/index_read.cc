@@ -1,0 +1,131 @@
+#include "engine/cql/index_read.h"
+
+#include "engine/schema/index_components.h"
+#include "engine/types/byte_comparable.h"
+
+namespace cassette::cql {
+
+namespace {
+
+std::optional<std::string> term_of(const types::CqlType& type, const std::string& value,
+                                   std::string prefix = {}) {
+  if (!types::encode_key_component(type, value, false, &prefix).is_ok()) return std::nullopt;
+  return prefix;
+}
+
+// The term range of predicate `p` for `index`, when that index answers it.
+std::optional<storage::TermRange> range_for(const RowPredicate& p, const schema::IndexDef& index,
+                                            const schema::ColumnDef& column) {
+  using Kind = RowPredicate::Kind;
+  using Target = schema::IndexDef::Target;
+  if (p.columns.size() != 1 || p.columns.front() != &column || p.values.empty() ||
+      p.values[0].empty()) {
+    return std::nullopt;
+  }
+  const types::CqlType& type = column.type;
+  const bool fold = schema::sai_case_insensitive(index, column);
+  if (fold != (p.fold_case && p.kind == Kind::kEq)) return std::nullopt;
+  const std::string v = fold ? schema::sai_fold_case(p.values[0][0]) : p.values[0][0];
+  const bool multi = type.is_collection() && type.is_multi_cell();
+  std::optional<std::string> term;
+  switch (p.kind) {
+    case Kind::kEq:
+    case Kind::kLt:
+    case Kind::kLte:
+    case Kind::kGt:
+    case Kind::kGte:
+      if (multi || (index.target != Target::kValues && index.target != Target::kFull)) {
+        return std::nullopt;
+      }
+      term = term_of(type, v);
+      break;
+    case Kind::kContains:
+      if (!multi || index.target != Target::kValues) return std::nullopt;
+      term = term_of(type.kind == types::TypeKind::kMap ? type.params[1] : type.params[0], v);
+      break;
+    case Kind::kContainsKey:
+      if (!multi || index.target != Target::kKeys) return std::nullopt;
+      term = term_of(type.params[0], v);
+      break;
+    case Kind::kMapEntry: {
+      if (!multi || index.target != Target::kEntries || p.values[0].size() < 2) {
+        return std::nullopt;
+      }
+      std::optional<std::string> key = term_of(type.params[0], v);
+      if (!key) return std::nullopt;
+      term = term_of(type.params[1], p.values[0][1], *key);
+      break;
+    }
+    default:
+      return std::nullopt;
+  }
+  if (!term) return std::nullopt;
+  storage::TermRange range;
+  switch (p.kind) {
+    case Kind::kLt:
+    case Kind::kLte:
+      range.upper = std::move(*term);
+      range.upper_inclusive = p.kind == Kind::kLte;
+      break;
+    case Kind::kGt:
+    case Kind::kGte:
+      range.lower = std::move(*term);
+      range.lower_inclusive = p.kind == Kind::kGte;
+      break;
+    default:
+      range = storage::TermRange::equal(std::move(*term));
+  }
+  return range;
+}
+
+bool is_equality(const storage::TermRange& r) {
+  return r.lower && r.upper && *r.lower == *r.upper;
+}
+
+}  // namespace
+
+std::optional<IndexRead> choose_index_read(const schema::TableDef& table,
+                                           const SelectRestrictions& restrictions,
+                                           const ExecutionContext& context) {
+  if (restrictions.partition_keys || context.schema == nullptr ||
+      !restrictions.bind_error.is_ok()) {
+    return std::nullopt;
+  }
+  std::optional<IndexRead> best;
+  int best_rank = 3;  // 0: equality, 1: CONTAINS, 2: range
+  for (const auto& index : context.schema->indexes_on(table)) {
+    std::optional<schema::SaiIndex> sai = schema::sai_index(table, *index);
+    if (!sai) continue;
+    const schema::ColumnDef* column = table.find_column(index->column);
+    std::optional<storage::TermRange> range;
+    for (const RowPredicate& p : restrictions.predicates) {
+      std::optional<storage::TermRange> r = range_for(p, *index, *column);
+      if (!r) continue;
+      if (!range || is_equality(*r)) {
+        range = std::move(r);
+      } else if (!is_equality(*range)) {
+        // Both ends of a range: the tighter of each.
+        if (r->lower && (!range->lower || *r->lower > *range->lower ||
+                         (*r->lower == *range->lower && !r->lower_inclusive))) {
+          range->lower = r->lower;
+          range->lower_inclusive = r->lower_inclusive;
+        }
+        if (r->upper && (!range->upper || *r->upper < *range->upper ||
+                         (*r->upper == *range->upper && !r->upper_inclusive))) {
+          range->upper = r->upper;
+          range->upper_inclusive = r->upper_inclusive;
+        }
+      }
+      if (is_equality(*range)) break;
+    }
+    if (!range) continue;
+    int rank = is_equality(*range) ? (column->type.is_multi_cell() ? 1 : 0) : 2;
+    if (rank < best_rank) {
+      best_rank = rank;
+      best = IndexRead{sai->component, sai->column, std::move(*range)};
+    }
+  }
+  return best;
+}
+
+}  // namespace cassette::cql

@@ -1,0 +1,183 @@
+#include "engine/schema/index_components.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "engine/types/byte_comparable.h"
+
+namespace cassette::schema {
+
+namespace {
+
+// The byte-comparable term of one value; nothing when it cannot be encoded (a malformed
+// value: it never matches, and the re-check agrees).
+void add_term(const types::CqlType& type, std::string_view value, std::string* prefix,
+              std::vector<std::string>* out) {
+  std::string term = prefix != nullptr ? *prefix : std::string();
+  if (!types::encode_key_component(type, value, false, &term).is_ok()) return;
+  out->push_back(std::move(term));
+}
+
+}  // namespace
+
+bool is_sai_index(const IndexDef& index) {
+  std::string name;
+  for (char c : index.custom_class)
+    name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name == "sai" || name == "storageattachedindex" ||
+         name == "org.apache.cassandra.index.sai.storageattachedindex";
+}
+
+bool sai_supports_ranges(const types::CqlType& type) {
+  using types::TypeKind;
+  if (type.is_collection() || type.kind == TypeKind::kTuple || type.kind == TypeKind::kUdt ||
+      type.kind == TypeKind::kVector) {
+    return false;
+  }
+  switch (type.kind) {
+    case TypeKind::kText:
+    case TypeKind::kAscii:
+    case TypeKind::kBoolean:
+      return false;
+    default:
+      return true;
+  }
+}
+
+bool sai_folds_case(const types::CqlType& type) {
+  return type.kind == types::TypeKind::kText || type.kind == types::TypeKind::kAscii;
+}
+
+bool sai_case_insensitive(const IndexDef& index, const ColumnDef& column) {
+  if (!is_sai_index(index) || !sai_folds_case(column.type)) return false;
+  for (const auto& [name, value] : index.options) {
+    std::string n = sai_fold_case(name), v = sai_fold_case(value);
+    if (n == "case_sensitive" && v == "false") return true;
+  }
+  return false;
+}
+
+std::string sai_fold_case(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::optional<SaiIndex> sai_index(const TableDef& table, const IndexDef& index) {
+  // Native indexes (CREATE INDEX, answered by the same structure, with 2i's rules) and SAI.
+  if (!index.custom_class.empty() && !is_sai_index(index)) return std::nullopt;
+  const ColumnDef* column = table.find_column(index.column);
+  if (column == nullptr) return std::nullopt;
+  return sai_column_index(*column, index.target, sai_case_insensitive(index, *column));
+}
+
+std::optional<SaiIndex> sai_column_index(const ColumnDef& column, IndexDef::Target target,
+                                         bool fold_case) {
+  if (column.is_primary_key()) return std::nullopt;
+  if (column.type.kind == types::TypeKind::kVector) return std::nullopt;  // the ANN index's
+  const types::CqlType type = column.type;
+  static constexpr char kTargets[] = {'v', 'k', 'e', 'f'};
+  SaiIndex out;
+  out.component = "sai.c" + std::to_string(column.id) + kTargets[static_cast<int>(target)];
+  out.column.column = column.id;
+  out.column.is_static = column.is_static();
+  using Target = IndexDef::Target;
+  const bool multi = type.is_multi_cell();
+  if (type.is_collection() && multi) {
+    if (type.kind == types::TypeKind::kSet && target == Target::kValues) {
+      out.column.terms = [type](std::string_view, std::string_view path,
+                                std::vector<std::string>* terms) {
+        add_term(type.params[0], path, nullptr, terms);
+      };
+    } else if (type.kind == types::TypeKind::kList && target == Target::kValues) {
+      out.column.terms = [type](std::string_view value, std::string_view,
+                                std::vector<std::string>* terms) {
+        add_term(type.params[0], value, nullptr, terms);
+      };
+    } else if (type.kind == types::TypeKind::kMap && target == Target::kValues) {
+      out.column.terms = [type](std::string_view value, std::string_view,
+                                std::vector<std::string>* terms) {
+        add_term(type.params[1], value, nullptr, terms);
+      };
+    } else if (type.kind == types::TypeKind::kMap && target == Target::kKeys) {
+      out.column.terms = [type](std::string_view, std::string_view path,
+                                std::vector<std::string>* terms) {
+        add_term(type.params[0], path, nullptr, terms);
+      };
+    } else if (type.kind == types::TypeKind::kMap && target == Target::kEntries) {
+      out.column.terms = [type](std::string_view value, std::string_view path,
+                                std::vector<std::string>* terms) {
+        std::string key;
+        if (!types::encode_key_component(type.params[0], path, false, &key).is_ok()) return;
+        add_term(type.params[1], value, &key, terms);
+      };
+    } else {
+      return std::nullopt;
+    }
+    return out;
+  }
+  if (multi) return std::nullopt;  // a non-frozen UDT
+  if (fold_case) {
+    out.component += 'i';
+    out.column.terms = [type](std::string_view value, std::string_view,
+                              std::vector<std::string>* terms) {
+      add_term(type, sai_fold_case(value), nullptr, terms);
+    };
+    return out;
+  }
+  out.column.terms = [type](std::string_view value, std::string_view,
+                            std::vector<std::string>* terms) {
+    add_term(type, value, nullptr, terms);
+  };
+  return out;
+}
+
+std::shared_ptr<const storage::IndexComponentMap> index_components(const Schema& schema) {
+  auto map = std::make_shared<storage::IndexComponentMap>();
+  for (const auto& [ks_name, keyspace] : schema.keyspaces) {
+    for (const auto& [name, index] : keyspace->indexes) {
+      std::shared_ptr<const TableDef> table = schema.find_table(ks_name, index->table);
+      if (table == nullptr) continue;
+      std::optional<SaiIndex> sai = sai_index(*table, *index);
+      if (!sai) continue;
+      storage::SaiColumn column = sai->column;
+      std::vector<storage::IndexComponentFactory>& factories = (*map)[table->table_id];
+      // Two indexes of one column and target (a legacy one and an SAI one) share a component.
+      if (std::any_of(factories.begin(), factories.end(),
+                      [&](const auto& f) { return f.name == sai->component; })) {
+        continue;
+      }
+      factories.push_back({sai->component, [column] { return storage::make_sai_builder(column); }});
+    }
+  }
+  return map;
+}
+
+void apply_index_components(storage::Store& store, const Schema& schema, const Schema* previous) {
+  std::shared_ptr<const storage::IndexComponentMap> now = index_components(schema);
+  store.set_index_components(now);
+  if (previous == nullptr) return;
+  std::shared_ptr<const storage::IndexComponentMap> before = index_components(*previous);
+  auto names = [](const storage::IndexComponentMap& map) {
+    std::set<std::pair<storage::TableId, std::string>> out;
+    for (const auto& [table, factories] : map) {
+      for (const auto& f : factories) out.insert({table, f.name});
+    }
+    return out;
+  };
+  auto old_names = names(*before);
+  auto new_names = names(*now);
+  for (const auto& [table, factories] : *now) {
+    for (const auto& f : factories) {
+      if (!old_names.contains({table, f.name})) (void)store.build_index_components(table, f);
+    }
+  }
+  for (const auto& [table, name] : old_names) {
+    if (!new_names.contains({table, name})) (void)store.remove_index_components(table, name);
+  }
+}
+
+}  // namespace cassette::schema

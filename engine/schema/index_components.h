@@ -1,0 +1,61 @@
+// The schema's indexes as storage index components (engine/storage/index_component.h): for
+// each native index (CREATE INDEX) and SAI index (USING 'sai') on a regular or static column,
+// one SAI component per SSTable (engine/storage/sai_component.h) whose terms are the indexed
+// values in byte-comparable order (engine/types/byte_comparable.h):
+//   a simple column      its value
+//   values(list|set|map) each element (a set's elements, a list's or a map's values)
+//   keys(map)            each key
+//   entries(map)         each key followed by its value
+//   full(frozen)         the whole collection
+// Indexes on key columns have no component (their queries stay filtered scans); so have
+// custom indexes of other classes, which other builders may serve (the vector index).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/schema/schema.h"
+#include "engine/storage/sai_component.h"
+#include "engine/storage/store.h"
+
+namespace cassette::schema {
+
+struct SaiIndex {
+  std::string component;  // the component's name: "sai.c<column id>.<v|k|e|f>"
+  storage::SaiColumn column;
+};
+
+// Whether `index` is a storage-attached index (USING 'sai' / 'StorageAttachedIndex', any case).
+bool is_sai_index(const IndexDef& index);
+// Whether SAI answers ranges on values of `type`: numbers, dates, times, inet addresses; not
+// the "literal" types (text, ascii, boolean, collections and other frozen values).
+bool sai_supports_ranges(const types::CqlType& type);
+
+// SAI's text analysis: with the index option case_sensitive = 'false' on a text or ascii
+// column, terms and the values they are compared with are folded to lower case (ASCII letters).
+// normalize and ascii are accepted as Cassandra does and change nothing here (Unicode
+// normalization is not applied).
+bool sai_case_insensitive(const IndexDef& index, const ColumnDef& column);
+bool sai_folds_case(const types::CqlType& type);
+std::string sai_fold_case(std::string_view text);
+
+// The SAI component of `index` on `table`; nullopt when it has none.
+std::optional<SaiIndex> sai_index(const TableDef& table, const IndexDef& index);
+// The SAI component of an index of `target` on `column`: its name depends on the column and the
+// target only (so that an index dropped and created again on something else never reads the old
+// one's components, and a host that knows a column is indexed finds it without the index).
+std::optional<SaiIndex> sai_column_index(const ColumnDef& column, IndexDef::Target target,
+                                         bool fold_case = false);
+
+// Every table's components, for Store::set_index_components.
+std::shared_ptr<const storage::IndexComponentMap> index_components(const Schema& schema);
+
+// Makes the store write the schema's components from now on and brings the SSTables in line
+// with `schema`: components of indexes new since `previous` are built for the SSTables already
+// written (an index created on a table with data serves once they are), those of indexes gone
+// are removed. Errors are left to the next query (which falls back to scanning): the schema
+// change itself has succeeded.
+void apply_index_components(storage::Store& store, const Schema& schema, const Schema* previous);
+
+}  // namespace cassette::schema
