@@ -429,7 +429,7 @@ Status Store::Private::install_compaction(CompactionJob& job) {
   Status installed = install_locked(next, outputs, LoadAction::kCatchUp);
   installing_compaction = false;
   CASSETTE_RETURN_IF_ERROR(installed);
-  outputs.clear();  // installed: no longer the job's to remove
+  outputs.clear();                                  // installed: no longer the job's to remove
   for (const auto& f : inputs) f->obsolete = true;  // removed once no snapshot reads it
   compactions.fetch_add(1);
   return Status::ok();

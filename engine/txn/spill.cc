@@ -81,8 +81,8 @@ class RunCursor final : public Cursor {
       }
       if (eof_) {
         if (before == 0) return false;
-        return Status::corruption(fmt::format("a truncated entry in the transaction spill file {}",
-                                              path_));
+        return Status::corruption(
+            fmt::format("a truncated entry in the transaction spill file {}", path_));
       }
       // Keep the partial entry, read more behind it (views handed out before are dead now: the
       // merge has moved past them).
@@ -230,7 +230,9 @@ Status fold_sorted(const PendingLog& log, int64_t now_seconds, SortedRun* out) {
   return Status::ok();
 }
 
-Spill::~Spill() { drop_runs_from(0); }
+Spill::~Spill() {
+  drop_runs_from(0);
+}
 
 void Spill::add_tables(const PendingLog& log) {
   for (const auto& table : log.tables) tables_.emplace(table->table_id, table);
@@ -330,7 +332,8 @@ Status Spill::read_back(PendingLog& log, std::vector<size_t>* run_starts) const 
       const SortedRun::Item& it = cursor.item;
       auto table = tables_.find(it.table);
       if (table == tables_.end()) {
-        return Status::internal("A spilled write of the transaction is of a table it does not know.");
+        return Status::internal(
+            "A spilled write of the transaction is of a table it does not know.");
       }
       append_entry(log, it.replaces ? PendingLog::Kind::kDeleteRow : PendingLog::Kind::kWrite,
                    table->second, it.key, it.value, max_statements_[r]);

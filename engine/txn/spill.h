@@ -80,7 +80,7 @@ class Spill {
   void add_cuts(const PendingLog& log);
 
   std::string data_dir_;
-  std::vector<std::string> runs_;  // paths, oldest first
+  std::vector<std::string> runs_;         // paths, oldest first
   std::vector<uint64_t> max_statements_;  // by run: its log's last statement
   std::vector<Cut> cuts_;
   // The tables the runs write (the fold's rules need each row's table).
