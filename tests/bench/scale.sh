@@ -7,16 +7,5 @@
 # Prints "# ..." figures, a table and `RESULT <workload>-<rows> sqlite-native <ratio>` lines.
 # See tests/bench/scale_bench.py for the workloads.
 set -euo pipefail
-build_dir=${1:-build}
-if [ ! -f "$build_dir/cassette.so" ]; then
-  echo "scale: $build_dir/cassette.so is missing" >&2
-  exit 1
-fi
-# A python3 whose sqlite3 module can load extensions (Debian's can; pyenv builds often cannot).
-python=python3
-for candidate in python3 /usr/bin/python3; do
-  if "$candidate" -c 'import sqlite3; sqlite3.Connection.enable_load_extension' 2>/dev/null; then
-    python=$candidate; break
-  fi
-done
-exec "$python" "$(dirname "$0")/scale_bench.py" "$build_dir"
+source "$(dirname "$0")/../lib/sqlite_python.sh"
+exec_sqlite_python scale "$(dirname "$0")/scale_bench.py" "${1:-build}"
