@@ -107,7 +107,8 @@ def main():
         rows = {t: [driver_row(r) for r in json.loads(line)] for t, line in zip(TABLES, lines)}
         keyspaces = {k.name: k for k in RowsParser(rows).get_all_keyspaces()}
 
-    check("keyspaces", sorted(keyspaces) == ["logs", "shop", "system", "system_schema"],
+    check("keyspaces", sorted(keyspaces) == ["logs", "shop", "system", "system_schema",
+                                          "system_traces"],
           str(sorted(keyspaces)))
     for name, keyspace in keyspaces.items():
         check(f"{name} parses without error", keyspace._exc_info is None, str(keyspace._exc_info))
