@@ -49,7 +49,7 @@ LAYERS = {
     # writers still encode themselves: they leave this list when that code moves into the
     # engine (issue 18: engine/txn, the one INSERT encoder).
     "storage": (["types", "util"],
-                "arena.h clock.h commit_log.h encoded_batch.h encoded_row_writer.h "
+                "arena.h clock.h commit_log.h durability.h encoded_batch.h encoded_row_writer.h "
                 "entry_iterator.h ids.h index_component.h internal_key.h manifest.h memtable.h "
                 "mutation_builder.h sai_component.h overlay.h row.h row_codec.h row_cursor.h "
                 "sorted_entry_source.h store.h store_directory.h store_lock.h",

@@ -14,6 +14,7 @@
 
 #include "engine/schema/catalog_codec.h"
 #include "engine/schema/index_components.h"
+#include "engine/storage/durability.h"
 #include "engine/storage/row_codec.h"
 #include "engine/types/partition_key.h"
 #include "engine/types/value.h"
@@ -287,6 +288,9 @@ Result<std::shared_ptr<const Schema>> Catalog::change(const SchemaChange& change
 
 Result<std::shared_ptr<const Schema>> Catalog::change(const SchemaChange& change,
                                                       const ExtraWrites& writes) {
+  // A schema change is durable when it returns, even on a thread that defers its commits: the
+  // server announces it to other connections at once.
+  storage::DeferredDurability::Suspend durable_change;
   std::lock_guard guard(mutex_);
   std::shared_ptr<const Schema> result;
   std::vector<storage::TableId> dropped_tables;

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "engine/storage/commit_record.h"
+#include "engine/storage/durability.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/memtable_iterator.h"
 #include "engine/storage/store_state.h"
@@ -279,6 +280,10 @@ Result<EncodedTransaction> Store::Private::commit_of(const EncodedBatch& batch,
 
 Status Store::lock_for_write(WriteLocks& locks, bool truncating) {
   Private& p = *p_;
+  // A request sees its own writes, and commits in its order (durability.h).
+  if (auto* deferred = DeferredDurability::current(); deferred && deferred->pending()) {
+    CASSETTE_RETURN_IF_ERROR(deferred->wait());
+  }
   CASSETTE_RETURN_IF_ERROR(p.check_writable());
   CASSETTE_RETURN_IF_ERROR(p.inline_work_before_write());
   CASSETTE_RETURN_IF_ERROR(p.wait_for_memtable_room());
@@ -352,6 +357,16 @@ Result<std::optional<int64_t>> Store::apply_locked(
   // A failed sync fails every commit it covered, which stay invisible; the next write takes
   // them out of the memtable and the segment out of use.
   Status durable;
+  if (logged_to != nullptr && DeferredDurability::current() != nullptr) {
+    // The thread hands the wait over (durability.h): the record stays invisible until a sync
+    // covers it, as below, and the caller answers nobody before.
+    DeferredDurability::current()->defer(logged_to, logged_end,
+                                         [&p, unsynced_seq](const Status& synced) {
+                                           if (synced.is_ok()) p.raise_visible_seq(unsynced_seq);
+                                           p.after_commit();
+                                         });
+    return std::optional<int64_t>(timestamp);
+  }
   if (logged_to != nullptr) {
     durable = logged_to->wait_durable(logged_end);
     // Every record before ours is durable too (the log is sequential): all can be seen.
@@ -377,6 +392,10 @@ void Store::Private::after_commit() {
 // that is gone already was compacted away after our last catch-up, which therefore moved the
 // change counter; nobody has read this snapshot yet, so a newer one is as good: catch up again.
 Result<std::shared_ptr<const Snapshot>> Store::snapshot() {
+  // A request reads its own deferred writes (durability.h).
+  if (auto* deferred = DeferredDurability::current(); deferred && deferred->pending()) {
+    CASSETTE_RETURN_IF_ERROR(deferred->wait());
+  }
   constexpr int kAttempts = 16;
   Status s;
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
