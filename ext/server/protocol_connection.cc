@@ -206,7 +206,7 @@ Reply ProtocolConnection::handle_frame(const FrameHeader& header, std::string_vi
 }
 
 bool ProtocolConnection::runs_concurrently(const FrameHeader& header, std::string_view body) const {
-  if (stage_ != Stage::kReady || uses_segments() || header.version != version_) return false;
+  if (stage_ != Stage::kReady || header.version != version_) return false;
   switch (static_cast<Opcode>(header.opcode)) {
     case Opcode::kPrepare:
     case Opcode::kExecute:
@@ -267,64 +267,93 @@ std::optional<Reply> ProtocolConnection::check_segment_header(std::span<const ui
 }
 
 Reply ProtocolConnection::handle_segment(std::string_view payload_and_crc) {
+  Reply reply;
+  for (SegmentRequest& request : read_segment(payload_and_crc)) {
+    Reply one =
+        request.refusal ? std::move(*request.refusal) : handle_frame(request.header, request.body);
+    reply.bytes += one.bytes;
+    reply.close = one.close;
+    reply.schema_changed |= one.schema_changed;
+    if (reply.close) break;
+  }
+  if (!reply.bytes.empty()) reply.bytes = as_segments(reply.bytes);
+  return reply;
+}
+
+std::vector<SegmentRequest> ProtocolConnection::read_segment(std::string_view payload_and_crc) {
+  std::vector<SegmentRequest> requests;
   auto payload =
       decode_segment_payload(segment_header_, payload_and_crc, compression_ == Compression::kLz4);
-  if (!payload.is_ok()) return segment_error(payload.status().message());
+  if (!payload.is_ok()) {
+    requests.push_back(segment_refusal(payload.status().message()));
+    return requests;
+  }
   if (segment_header_.self_contained) {
     if (!partial_envelope_.empty()) {
-      return segment_error("Received a self-contained segment before the end of a large envelope");
+      requests.push_back(
+          segment_refusal("Received a self-contained segment before the end of a large envelope"));
+    } else {
+      split_envelopes(*payload, &requests);
     }
-    return handle_envelopes(*payload);
+    return requests;
   }
   // A part of one large envelope: its header is checked as soon as it is whole, so that no more
   // than the size limit is ever kept.
   partial_envelope_ += *payload;
-  if (partial_envelope_.size() < kFrameHeaderSize) return Reply{};
+  if (partial_envelope_.size() < kFrameHeaderSize) return requests;
   const auto* bytes = reinterpret_cast<const uint8_t*>(partial_envelope_.data());
   const std::span<const uint8_t> header_bytes(bytes, kFrameHeaderSize);
   if (auto refusal = check_header(header_bytes)) {
-    refusal->bytes = encode_segments(refusal->bytes, compression_ == Compression::kLz4);
-    return std::move(*refusal);
+    requests.push_back(SegmentRequest{{}, {}, std::move(*refusal)});
+    return requests;
   }
   const size_t length = kFrameHeaderSize + decode_frame_header(header_bytes).body_length;
-  if (partial_envelope_.size() < length) return Reply{};
+  if (partial_envelope_.size() < length) return requests;
   if (partial_envelope_.size() > length) {
-    return segment_error("A segment that is not self-contained holds more than one envelope");
+    requests.push_back(
+        segment_refusal("A segment that is not self-contained holds more than one envelope"));
+    return requests;
   }
   const std::string envelope = std::move(partial_envelope_);
   partial_envelope_.clear();
-  return handle_envelopes(envelope);
+  split_envelopes(envelope, &requests);
+  return requests;
 }
 
-Reply ProtocolConnection::handle_envelopes(std::string_view envelopes) {
-  Reply reply;
-  while (!envelopes.empty() && !reply.close) {
+void ProtocolConnection::split_envelopes(std::string_view envelopes,
+                                         std::vector<SegmentRequest>* out) const {
+  while (!envelopes.empty()) {
     if (envelopes.size() < kFrameHeaderSize) {
-      reply.bytes += error_envelope("Received a segment that ends inside an envelope's header");
-      reply.close = true;
-      break;
+      out->push_back(segment_refusal("Received a segment that ends inside an envelope's header"));
+      return;
     }
     const auto* bytes = reinterpret_cast<const uint8_t*>(envelopes.data());
     const std::span<const uint8_t> header_bytes(bytes, kFrameHeaderSize);
     if (auto refusal = check_header(header_bytes)) {
-      reply.bytes += refusal->bytes;
-      reply.close = true;
-      break;
+      out->push_back(SegmentRequest{{}, {}, std::move(*refusal)});
+      return;
     }
     const FrameHeader header = decode_frame_header(header_bytes);
     if (envelopes.size() - kFrameHeaderSize < header.body_length) {
-      reply.bytes += error_envelope("Received a segment that ends inside an envelope");
-      reply.close = true;
-      break;
+      out->push_back(segment_refusal("Received a segment that ends inside an envelope"));
+      return;
     }
-    Reply one = handle_frame(header, envelopes.substr(kFrameHeaderSize, header.body_length));
+    out->push_back(SegmentRequest{
+        header, std::string(envelopes.substr(kFrameHeaderSize, header.body_length)), {}});
     envelopes.remove_prefix(kFrameHeaderSize + header.body_length);
-    reply.bytes += one.bytes;
-    reply.close = one.close;
-    reply.schema_changed |= one.schema_changed;
   }
-  reply.bytes = encode_segments(reply.bytes, compression_ == Compression::kLz4);
-  return reply;
+}
+
+std::string ProtocolConnection::as_segments(std::string_view envelopes) const {
+  return encode_segments(envelopes, compression_ == Compression::kLz4);
+}
+
+Reply ProtocolConnection::error_for(const FrameHeader& request, const Status& status) const {
+  return error_reply(request, encode_error(error_code_for(status.code()), status.message()));
+}
+
+SegmentRequest ProtocolConnection::segment_refusal(std::string_view message) const {
+  return SegmentRequest{{}, {}, Reply{error_envelope(message), true}};
 }
 
 std::string ProtocolConnection::error_envelope(std::string_view message) const {

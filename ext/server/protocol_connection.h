@@ -22,19 +22,21 @@
 // a protocol error (0x000A) and close the connection.
 //
 // Concurrency: the network loop may run a connection's QUERY, PREPARE, EXECUTE and BATCH
-// requests (runs_concurrently) at the same time, each on a fork of the connection (fork: the
-// same negotiated state over another Session), and write their answers as they complete; the
-// rest (the handshake, OPTIONS, REGISTER, a USE, everything of protocol v5's segments) runs on
-// the connection itself, after the requests before it have completed.
+// requests (runs_concurrently), v4 frames and v5 envelopes alike (read_segment), at the same
+// time, each on a fork of the connection (fork: the same negotiated state over another Session),
+// and write their answers as they complete; the rest (the handshake, OPTIONS, REGISTER, a USE)
+// runs on the connection itself, after the requests before it have completed.
 //
 // REQUIRES: external synchronization of each object; one request at a time on each.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/cql/session.h"
 #include "engine/cql/tracing.h"
@@ -55,6 +57,14 @@ struct Reply {
   // The request changed the schema: the server tells registered connections at once, before
   // this reply is written.
   bool schema_changed = false;
+};
+
+// One request of a v5 segment (read_segment): an envelope to handle as handle_frame does, or the
+// error to answer after the envelopes before it, then close (`refusal`, an envelope).
+struct SegmentRequest {
+  FrameHeader header;
+  std::string body;
+  std::optional<Reply> refusal;
 };
 
 class ProtocolConnection {
@@ -108,6 +118,15 @@ class ProtocolConnection {
   // the envelopes it completes are handled as handle_frame does, their replies returned as
   // segments (nothing while a large envelope is still incomplete). Never throws.
   Reply handle_segment(std::string_view payload_and_crc);
+  // handle_segment's first half, for a network loop that runs the envelopes itself: the requests
+  // of the segment, in order (none while a large envelope is still incomplete). Their answers
+  // (handle_frame's, or a refusal's) go out through as_segments.
+  std::vector<SegmentRequest> read_segment(std::string_view payload_and_crc);
+  // Envelopes wrapped in this connection's segments (v5, once STARTUP is answered).
+  std::string as_segments(std::string_view envelopes) const;
+  // The ERROR answering `request` with `status` (a commit whose sync failed after its request
+  // ran: durability.h).
+  Reply error_for(const FrameHeader& request, const Status& status) const;
 
  private:
   Reply dispatch(const FrameHeader& header, std::string_view body);
@@ -142,13 +161,13 @@ class ProtocolConnection {
                      const std::optional<SchemaChange>& change,
                      const Result<cql::ExecutionResult>& result, bool skip_metadata,
                      const std::optional<std::string>& new_metadata_id = std::nullopt);
-  // The envelopes of one self-contained segment, or one reassembled envelope: each handled in
-  // turn; the replies as segments (the answers of the envelopes before one that is cut short,
-  // then a protocol error).
-  Reply handle_envelopes(std::string_view envelopes);
+  // The envelopes of one self-contained segment, or one reassembled envelope, appended to `out`
+  // (ending with a refusal when one is cut short or refused).
+  void split_envelopes(std::string_view envelopes, std::vector<SegmentRequest>* out) const;
   // A protocol error on stream 0: the envelope, and as a segment closing the connection.
   std::string error_envelope(std::string_view message) const;
   Reply segment_error(std::string_view message) const;
+  SegmentRequest segment_refusal(std::string_view message) const;
   // Runs `run` with the session's keyspace set to `keyspace` (v5's per-request keyspace), then
   // puts the connection's keyspace back (unless the request was a USE).
   template <typename Run>

@@ -22,6 +22,7 @@
 
 #include "engine/cql/session.h"
 #include "engine/schema/catalog.h"
+#include "engine/storage/durability.h"
 #include "ext/server/protocol_connection.h"
 #include "ext/server/schema_events.h"
 
@@ -120,14 +121,14 @@ tcp::socket& tcp_socket(asio::ssl::stream<tcp::socket>& stream) {
 
 // One client connection over a plain TCP socket or a TLS stream (Stream).
 //
-// Frames are read on the connection's strand; QUERY, PREPARE, EXECUTE and BATCH run on the
-// server's request threads (run_concurrently), the rest on the strand once the running requests
-// completed (on_frame). Responses, and the events the server pushes, wait in a queue of frames,
-// written as they come, several in one write. Reading goes on while fewer than max_in_flight
-// requests run or wait to be written, and they are estimated under max_frame_bytes (has_room);
-// it stops until they drain when a limit is reached: a client that sends without reading is
-// held back by TCP, and a connection holds at most max_in_flight responses and about
-// max_frame_bytes plus one response of memory (and kMaxQueuedEvents events).
+// Frames (v4) and segments (v5) are read on the connection's strand; their QUERY, PREPARE,
+// EXECUTE and BATCH requests run on the server's request threads (run_concurrently), the rest on
+// the strand once the running requests completed (resume). Responses, and the events the server
+// pushes, wait in a queue of frames, written as they come, several in one write. Reading goes on
+// while fewer than max_in_flight requests run or wait to be written, and they are estimated under
+// max_frame_bytes (has_room); it stops until they drain when a limit is reached: a client that
+// sends without reading is held back by TCP, and a connection holds at most max_in_flight responses
+// and about max_frame_bytes plus one response of memory (and kMaxQueuedEvents events).
 template <typename Stream>
 class Connection : public ConnectionBase, public std::enable_shared_from_this<Connection<Stream>> {
  public:
@@ -218,23 +219,54 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
         });
   }
 
-  // A whole frame read: run on a fork while the other requests run, or here once they are done
-  // (the requests after it wait for it).
+  // A whole frame read: it joins the requests read and not yet started.
   void on_frame(const FrameHeader& header, std::string body) {
-    if (protocol_.runs_concurrently(header, body)) return run_concurrently(header, std::move(body));
-    if (executing_ > 0) {
-      held_ = HeldFrame{header, std::move(body)};
-      return;  // the last request to complete runs it, then reading goes on
+    backlog_.push_back(SegmentRequest{header, std::move(body), {}});
+    paused_ = true;
+    resume();
+  }
+
+  // Starts the requests read in their order: each that may run concurrently on a fork while
+  // there is room for it, the others here once the requests before them completed (and those
+  // after one wait for it). Then reads on while there is room.
+  void resume() {
+    while (!backlog_.empty() && !closed_) {
+      SegmentRequest& next = backlog_.front();
+      const bool concurrent = !next.refusal && protocol_.runs_concurrently(next.header, next.body);
+      if (concurrent ? !has_capacity() : executing_ > 0) break;  // a completion resumes
+      SegmentRequest request = std::move(next);
+      backlog_.pop_front();
+      if (concurrent) {
+        run_concurrently(request.header, std::move(request.body));
+        continue;
+      }
+      Reply reply = request.refusal ? std::move(*request.refusal)
+                                    : protocol_.handle_frame(request.header, request.body);
+      if (segmented_ && !reply.bytes.empty()) reply.bytes = protocol_.as_segments(reply.bytes);
+      if (!queue_reply(std::move(reply))) {
+        backlog_.clear();  // the connection closes: the requests after it are not answered
+        return;
+      }
     }
-    respond(protocol_.handle_frame(header, body));
+    if (paused_ && has_room()) {
+      paused_ = false;
+      read_header();
+    }
   }
 
   // Runs a request on a fork of the protocol connection on the server's workers; its reply is
   // queued when it completes, in whatever order the requests complete (each carries its stream
-  // id). Meanwhile the next request is read, while there is room.
+  // id). A request that committed is answered once a sync covers its commits: it does not wait
+  // for that on its thread, which hands the commits over (storage::DeferredDurability) and is
+  // free at once; the thread whose sync covers them queues the answer.
   void run_concurrently(const FrameHeader& header, std::string body) {
     std::unique_ptr<ProtocolConnection> fork = take_fork();
-    if (!fork) return respond(protocol_.handle_frame(header, body));
+    if (!fork) {
+      Reply reply = protocol_.handle_frame(header, body);
+      if (segmented_ && !reply.bytes.empty()) reply.bytes = protocol_.as_segments(reply.bytes);
+      if (!queue_reply(std::move(reply))) backlog_.clear();
+      return;
+    }
     protocol_.lend_keyspace(*fork);
     ++executing_;
     unwritten_bytes_ += body.size();  // the request's memory counts until it is answered
@@ -243,17 +275,22 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     // threads stay until its answer is written, even as the server stops.
     asio::any_io_executor strand =
         asio::prefer(executor(), asio::execution::outstanding_work.tracked);
-    asio::post(*state_.requests,
-               [self = this->shared_from_this(), fork = std::move(fork), header,
-                body = std::move(body), body_size, strand = std::move(strand)]() mutable {
-                 Reply reply = fork->handle_frame(header, body);
-                 body = std::string();
-                 asio::post(strand, [self = std::move(self), fork = std::move(fork),
-                                     reply = std::move(reply), body_size]() mutable {
-                   self->on_completed(std::move(fork), std::move(reply), body_size);
-                 });
-               });
-    continue_reading();
+    asio::post(*state_.requests, [self = this->shared_from_this(), fork = std::move(fork), header,
+                                  body = std::move(body), body_size,
+                                  strand = std::move(strand)]() mutable {
+      storage::DeferredDurability deferred;
+      auto answer = std::make_shared<Answer>();
+      answer->reply = fork->handle_frame(header, body);
+      answer->fork = std::move(fork);
+      body = std::string();
+      deferred.when_durable([self = std::move(self), answer, header, body_size,
+                             strand = std::move(strand)](const Status& synced) {
+        if (!synced.is_ok()) answer->reply = answer->fork->error_for(header, synced);
+        asio::post(strand, [self, answer, body_size] {
+          self->on_completed(std::move(answer->fork), std::move(answer->reply), body_size);
+        });
+      });
+    });
   }
 
   void on_completed(std::unique_ptr<ProtocolConnection> fork, Reply reply, size_t body_size) {
@@ -261,16 +298,12 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     unwritten_bytes_ -= body_size;
     protocol_.take_keyspace(*fork);  // a prepared USE
     forks_.push_back(std::move(fork));
-    if (!queue_reply(std::move(reply))) return;
-    if (executing_ == 0 && held_) {
-      HeldFrame held = std::move(*held_);
-      held_.reset();
-      return respond(protocol_.handle_frame(held.header, held.body));
+    if (segmented_ && !reply.bytes.empty()) reply.bytes = protocol_.as_segments(reply.bytes);
+    if (!queue_reply(std::move(reply))) {
+      backlog_.clear();
+      return;
     }
-    if (paused_ && has_room()) {
-      paused_ = false;
-      read_header();
-    }
+    resume();
     if (stopping_ && may_linger()) linger();
   }
 
@@ -313,18 +346,22 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
                        if (self->read_ends_here()) return;
                        self->reading_ = false;
                        self->disarm_idle_timer();
-                       Reply reply = self->protocol_.handle_segment(self->body_);
+                       self->segmented_ = true;
+                       for (SegmentRequest& request : self->protocol_.read_segment(self->body_)) {
+                         self->backlog_.push_back(std::move(request));
+                       }
                        self->body_.clear();
                        self->body_.shrink_to_fit();
-                       self->respond(std::move(reply));
+                       self->paused_ = true;
+                       self->resume();
                      });
   }
 
-  // Queues the reply of a request handled here, then reads the next request while there is
-  // room.
+  // Queues the refusal of a header read, then reads the next request while there is room.
   void respond(Reply reply) {
     if (!queue_reply(std::move(reply))) return;
-    continue_reading();
+    paused_ = true;
+    resume();
   }
 
   // Queues a reply (after the events of a schema change it made); false when the connection
@@ -345,16 +382,10 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     return !close_after && !closed_;
   }
 
-  void continue_reading() {
-    if (has_room()) {
-      read_header();
-    } else {
-      paused_ = true;  // the write or completion that makes room reads the next request
-    }
-  }
-
   // Whether everything the connection owes its client is written: it may close.
-  bool may_linger() const { return !writing_ && pending_.empty() && executing_ == 0 && !held_; }
+  bool may_linger() const {
+    return !writing_ && pending_.empty() && executing_ == 0 && backlog_.empty();
+  }
 
   // Queues an EVENT for each change announced to this connection since the last call, when
   // its client registered for schema changes.
@@ -374,17 +405,19 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     }
   }
 
-  // Whether another request may be read: fewer than max_in_flight requests running or answered
+  // Whether another request may start: fewer than max_in_flight requests running or answered
   // and not yet written; fewer than max_frame_bytes of them, counting the running requests'
   // bodies and, for each, twice the largest answer this connection has had (the result and its
   // encoding are both in memory while it runs; so a client that reads large results slowly gets
-  // fewer of them running at once); and no request held back until the running ones complete.
-  bool has_room() const {
+  // fewer of them running at once).
+  bool has_capacity() const {
     return in_flight_ + executing_ < state_.options.max_in_flight &&
            unwritten_bytes_ + static_cast<size_t>(executing_) * 2 * largest_response_ <
-               state_.options.max_frame_bytes &&
-           !held_;
+               state_.options.max_frame_bytes;
   }
+  // Whether another request may be read: capacity, and every request read has started (a v5
+  // segment holds many).
+  bool has_room() const { return has_capacity() && backlog_.empty(); }
 
   void queue(Outgoing frame) {
     pending_.push_back(std::move(frame));
@@ -423,11 +456,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     writing_frames_ = 0;
     if (error) return close();
     if (close_after) return linger();
-    if (paused_ && has_room()) {
-      paused_ = false;
-      read_header();
-    }
-    if (!pending_.empty()) return write_next();
+    if (!pending_.empty()) write_next();
+    resume();  // (what it queues waits for the write under way)
     if (stopping_ && may_linger()) linger();
   }
 
@@ -511,11 +541,15 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   int executing_ = 0;                   // requests running on forks (run_concurrently)
   size_t largest_response_ = 0;         // the largest response queued so far
   std::vector<std::unique_ptr<ProtocolConnection>> forks_;  // idle forks
-  struct HeldFrame {
-    FrameHeader header;
-    std::string body;
+  // A request's answer, from the request thread to the connection's strand.
+  struct Answer {
+    std::unique_ptr<ProtocolConnection> fork;
+    Reply reply;
   };
-  std::optional<HeldFrame> held_;        // a request waiting for the running ones to complete
+  // Requests read and not started: the rest of a v5 segment, or a request waiting for the
+  // running ones to complete (and those after it).
+  std::deque<SegmentRequest> backlog_;
+  bool segmented_ = false;               // requests come in v5 segments: so do the answers
   bool paused_ = false;                  // reading stopped until responses drain
   size_t queued_events_ = 0;             // events in pending_
   std::mutex announced_mutex_;           // guards announced_ and announced_overflow_

@@ -5,11 +5,14 @@
 // Each connection reads its frames and writes its responses on its own strand. Its QUERY,
 // PREPARE, EXECUTE and BATCH requests run concurrently on the request threads, each on a fork of
 // the connection's protocol state with a Session of its own (a Session is not thread-safe), and
-// are answered as they complete, each on its stream id, as Cassandra answers; the rest (the
-// handshake, OPTIONS, REGISTER, a USE, protocol v5's segments) runs on the strand once the
-// requests before it completed, and holds back those after it. The Store serializes writes, and
-// the commits running together share their fsync (group commit): one connection with many
-// requests in flight batches as many connections would.
+// are answered as they complete, each on its stream id, as Cassandra answers (in protocol v5,
+// each answer in a segment of its own); the rest (the handshake, OPTIONS, REGISTER, a USE) runs
+// on the strand once the requests before it completed, and holds back those after it. The Store
+// serializes writes, and the commits running together share their fsync (group commit): one
+// connection with many requests in flight batches as many connections would. A request thread
+// does not wait for its commit's fsync: it hands the commit over (storage::DeferredDurability)
+// and takes the next request; the answer is queued by the thread whose fsync covered the commit,
+// never before.
 // A connection runs and holds answers for at most max_in_flight requests, and for at most about
 // max_frame_bytes of them (request bodies running, responses unwritten); then it stops reading
 // until they drain: a client that sends faster than it reads is held back by TCP, so a slow
@@ -33,8 +36,8 @@ namespace cassette::server {
 
 // Network threads at least.
 inline constexpr int kMinWorkerThreads = 8;
-// Request threads: a commit waiting for its fsync holds one, and the commits waiting together
-// share one fsync, so these many are what one group commit can gather.
+// Request threads: one of them at a time syncs the commit log for the commits handed over
+// (storage::DeferredDurability), the others run requests meanwhile.
 inline constexpr int kRequestThreads = 64;
 
 struct ServerOptions {

@@ -1,17 +1,20 @@
 #!/usr/bin/python3
-"""The requests of one connection run concurrently: each is answered on its stream id as it
-completes, a write that waits does not hold back the requests behind it, and a USE still
-applies to exactly the requests sent after it.
+"""The requests of one connection run concurrently, v4 frames and the envelopes of v5 segments
+alike: each is answered on its stream id as it completes, a write that waits does not hold back
+the requests behind it, and a USE still applies to exactly the requests sent after it. A write
+is answered only once it is durable: a server killed right after answering loses none of them.
 
 Usage: tests/server/test_concurrency.py BUILD_DIR
 """
 import fcntl
 import os
+import socket
 import struct
 import sys
 import tempfile
 
 from server_process import Server, run_tests
+from test_protocol_v5 import read_answers, segment, v5_query, v5_started
 from test_protocol import (ERROR, KEYSPACE, QUERY, RESULT, frame, query_body, read_error,
                            read_frame, rows_count, started)
 
@@ -117,6 +120,115 @@ def test_use_applies_to_the_requests_sent_after_it_and_to_no_other(build_dir):
         _, _, _, opcode, body = read_frame(sock)
         assert opcode == ERROR and read_error(body) == (0x2200, "table nothing does not exist"), \
             read_error(body)
+
+
+def run_v5(sock, text, stream=1):
+    sock.sendall(segment(v5_query(text, stream)))
+    [(_, _, got_stream, opcode, body)] = read_answers(sock, 1)
+    assert (got_stream, opcode) == (stream, RESULT), (got_stream, opcode, body)
+    return body
+
+
+def test_v5_requests_of_one_segment_are_answered_as_they_complete(build_dir):
+    with tempfile.TemporaryDirectory() as d:
+        store = os.path.join(d, "store")
+        with Server(build_dir, store) as server:
+            sock = v5_started(server)
+            for text in (KEYSPACE, "CREATE TABLE ks.t (k int PRIMARY KEY)",
+                         "INSERT INTO ks.t (k) VALUES (1)"):
+                run_v5(sock, text)
+            # The INSERT (stream 1) waits for the store's write lock, which this process holds;
+            # the two reads after it in the same segment are answered first.
+            with open(os.path.join(store, "LOCK"), "rb") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                sock.sendall(segment(v5_query("INSERT INTO ks.t (k) VALUES (2)", 1) +
+                                     v5_query("SELECT k FROM ks.t WHERE k = 1", 2) +
+                                     v5_query("SELECT k FROM ks.t WHERE k = 2", 3)))
+                first = sorted(read_answers(sock, 2), key=lambda a: a[2])
+                assert [a[2:4] for a in first] == [(2, RESULT), (3, RESULT)], first
+                # Rows with metadata: the count follows the one column's spec.
+                assert first[0][4].endswith(b"\x00\x00\x00\x01\x00\x00\x00\x04\x00\x00\x00\x01")
+                assert first[1][4].endswith(b"\x00\x00\x00\x00")  # not yet written
+                fcntl.flock(lock, fcntl.LOCK_UN)
+            assert [a[2:4] for a in read_answers(sock, 1)] == [(1, RESULT)]
+            body = run_v5(sock, "SELECT count(*) FROM ks.t")
+            assert body.endswith(struct.pack(">iq", 8, 2)), body
+
+
+def test_v5_many_requests_in_flight_after_uses_land_in_their_keyspaces(build_dir):
+    with Server(build_dir, ":memory:") as server:
+        sock = v5_started(server)
+        for ks in ("a", "b"):
+            run_v5(sock, KEYSPACE.replace("ks", ks, 1))
+            run_v5(sock, f"CREATE TABLE {ks}.t (k int PRIMARY KEY, v text)")
+        # One segment: a USE, 150 unqualified INSERTs, another USE, 150 more: more than the 128
+        # requests a connection runs at once.
+        texts = ["USE a"] + [f"INSERT INTO t (k, v) VALUES ({k}, 'a')" for k in range(150)]
+        texts += ["USE b"] + [f"INSERT INTO t (k, v) VALUES ({k}, 'b')" for k in range(150)]
+        sock.sendall(segment(b"".join(v5_query(t, n + 1) for n, t in enumerate(texts))))
+        answers = read_answers(sock, len(texts))
+        assert sorted(a[2] for a in answers) == list(range(1, len(texts) + 1))
+        assert all(a[3] == RESULT for a in answers), [a for a in answers if a[3] != RESULT]
+        for ks in ("a", "b"):
+            body = run_v5(sock, f"SELECT count(*) FROM {ks}.t WHERE v = '{ks}' ALLOW FILTERING")
+            assert body.endswith(struct.pack(">iq", 8, 150)), (ks, body)
+            body = run_v5(sock, f"SELECT count(*) FROM {ks}.t")
+            assert body.endswith(struct.pack(">iq", 8, 150)), (ks, body)
+
+
+def test_no_answered_write_is_lost_when_the_server_is_killed(build_dir):
+    with tempfile.TemporaryDirectory() as d:
+        store = os.path.join(d, "store")
+        server = Server(build_dir, store)
+        server.__enter__()
+        try:
+            v4 = started(server)
+            run(v4, KEYSPACE)
+            run(v4, "CREATE TABLE ks.t (k int PRIMARY KEY)")
+            v5 = v5_started(server)
+            # 400 INSERTs on each connection, all in flight; SIGKILL once 200 of the v4 ones
+            # are answered. Every key answered on either connection must be in the store.
+            v4.sendall(b"".join(frame(QUERY, query_body(f"INSERT INTO ks.t (k) VALUES ({k})"),
+                                      stream=k + 1) for k in range(400)))
+            v5.sendall(segment(b"".join(v5_query(f"INSERT INTO ks.t (k) VALUES ({1000 + k})",
+                                                 k + 1) for k in range(400))))
+            answered = set()
+            for _ in range(200):
+                _, _, stream, opcode, body = read_frame(v4)
+                assert opcode == RESULT, body
+                answered.add(stream - 1)
+            server.process.kill()
+            server.process.wait()
+            for sock, base, read_one in ((v4, 0, lambda: [read_frame(v4)]),
+                                         (v5, 1000, lambda: read_answers(v5, 1))):
+                sock.settimeout(10)
+                try:
+                    while True:  # what reached the socket before the kill
+                        for _, _, stream, opcode, body in read_one():
+                            assert opcode == RESULT, body
+                            answered.add(base + stream - 1)
+                except (ConnectionError, socket.timeout, AssertionError):
+                    pass
+        finally:
+            if server.process.poll() is None:
+                server.process.kill()
+                server.process.wait()
+        assert len(answered) >= 200
+        with Server(build_dir, store) as restarted:
+            sock = started(restarted)
+            sock.sendall(frame(QUERY, query_body("SELECT k FROM ks.t"), stream=1))
+            _, _, _, opcode, body = read_frame(sock)
+            assert opcode == RESULT, body
+            kind, flags, columns = struct.unpack(">iii", body[:12])
+            pos = 12
+            for _ in range(3):  # keyspace, table, column name (global table spec)
+                pos += 2 + struct.unpack(">H", body[pos:pos + 2])[0]
+            pos += 2  # the type id
+            count = struct.unpack(">i", body[pos:pos + 4])[0]
+            present = {struct.unpack(">i", body[pos + 8 + 8 * i:pos + 12 + 8 * i])[0]
+                       for i in range(count)}
+            lost = answered - present
+            assert not lost, sorted(lost)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,22 @@ def envelopes(payload):
     return out
 
 
+def read_answers(sock, count):
+    """The next `count` envelopes, in the segments they come in (requests of one segment run
+    concurrently: each answer may come in a segment of its own, in the order they complete)."""
+    out = []
+    while len(out) < count:
+        self_contained, payload = read_segment(sock)
+        assert self_contained
+        out += envelopes(payload)
+    assert len(out) == count, out
+    return out
+
+
+def by_stream(answers):
+    return sorted(answers, key=lambda answer: answer[2])
+
+
 def v5_query(text, stream, flags=0, extra=b""):
     b = text.encode()
     body = struct.pack(">I", len(b)) + b + struct.pack(">HI", 1, flags) + extra
@@ -113,12 +129,10 @@ def test_options_and_startup_in_v5_frames_then_segments(build_dir):
                              string("5/v5")), body
         sock.sendall(frame(STARTUP, string_map({"CQL_VERSION": "3.0.0"}), version=5))
         assert read_frame(sock)[::3] == (0x85, READY)
-        # Two envelopes in one self-contained segment: both answered, in one segment.
+        # Two envelopes in one self-contained segment: both answered, in self-contained segments.
         sock.sendall(segment(v5_query(KEYSPACE, 1) +
                              v5_query("SELECT release_version FROM system.local", 2)))
-        self_contained, payload = read_segment(sock)
-        assert self_contained
-        answers = envelopes(payload)
+        answers = by_stream(read_answers(sock, 2))
         assert [(v, s, o) for v, _, s, o, _ in answers] == [(0x85, 1, RESULT), (0x85, 2, RESULT)]
         sock.close()
 
@@ -176,14 +190,14 @@ def test_a_bad_crc_closes_that_connection_and_no_other(build_dir):
 def test_v5_query_flags_keyspace_and_now_in_seconds(build_dir):
     with Server(build_dir, ":memory:") as server:
         sock = v5_started(server)
-        sock.sendall(segment(v5_query(KEYSPACE, 1) +
-                             v5_query("CREATE TABLE ks.t (k int PRIMARY KEY)", 2) +
-                             v5_query("INSERT INTO ks.t (k) VALUES (5)", 3)))
-        assert len(envelopes(read_segment(sock)[1])) == 3
+        for stream, text in enumerate((KEYSPACE, "CREATE TABLE ks.t (k int PRIMARY KEY)",
+                                       "INSERT INTO ks.t (k) VALUES (5)"), 1):
+            sock.sendall(segment(v5_query(text, stream)))
+            assert [a[2:4] for a in read_answers(sock, 1)] == [(stream, RESULT)]
         # The keyspace flag: an unqualified table in ks, and the connection keeps no keyspace.
         sock.sendall(segment(v5_query("SELECT k FROM t", 4, WITH_KEYSPACE, string("ks")) +
                              v5_query("SELECT k FROM t", 5)))
-        first, second = envelopes(read_segment(sock)[1])
+        first, second = by_stream(read_answers(sock, 2))
         assert first[3] == RESULT and rows_of(first[4]) == [struct.pack(">i", 5)]
         assert second[3] == ERROR and read_error(second[4]) == (
             0x2200, "No keyspace has been specified. USE a keyspace, or explicitly specify "
@@ -223,12 +237,14 @@ def column_type_ids(body):
 def test_duration_is_type_0x0015_on_v5_and_the_driver_reads_it(build_dir):
     with Server(build_dir, ":memory:") as server:
         sock = v5_started(server)
-        sock.sendall(segment(v5_query(KEYSPACE, 1) +
-                             v5_query("CREATE TABLE ks.d (k int PRIMARY KEY, d duration)", 2) +
-                             v5_query("INSERT INTO ks.d (k, d) VALUES (1, 1mo2d3s)", 3) +
-                             v5_query("SELECT k, d FROM ks.d", 4)))
-        answers = envelopes(read_segment(sock)[1])
-        assert [a[3] for a in answers] == [RESULT] * 4, answers
+        answers = []
+        for stream, text in enumerate((KEYSPACE,
+                                       "CREATE TABLE ks.d (k int PRIMARY KEY, d duration)",
+                                       "INSERT INTO ks.d (k, d) VALUES (1, 1mo2d3s)",
+                                       "SELECT k, d FROM ks.d"), 1):
+            sock.sendall(segment(v5_query(text, stream)))
+            answers += read_answers(sock, 1)
+        assert [a[2:4] for a in answers] == [(n, RESULT) for n in range(1, 5)], answers
         # int, then duration: 0x0015 from v5 (v4 gets the custom DurationType class).
         assert column_type_ids(answers[3][4]) == [0x0009, 0x0015], answers[3][4]
         c = cluster(server)
