@@ -747,7 +747,9 @@ Status run_server(std::shared_ptr<storage::Store> store, const ServerOptions& op
   mallopt(M_MMAP_THRESHOLD, 256 << 10);
 #endif
   asio::io_context io;
-  state.requests = std::make_unique<asio::thread_pool>(kRequestThreads);
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+  state.requests = std::make_unique<asio::thread_pool>(
+      std::max(kMinRequestThreads, kRequestThreadsPerCore * cores));
   Listener listener(io, state);
   CASSETTE_ASSIGN_OR_RETURN(std::string address, listener.listen());
   listener.start();
@@ -755,10 +757,7 @@ Status run_server(std::shared_ptr<storage::Store> store, const ServerOptions& op
 
   // The network threads: connections' frames are read and written here, their requests run on
   // state.requests.
-  const int threads =
-      options.threads > 0
-          ? options.threads
-          : std::max(kMinWorkerThreads, static_cast<int>(std::thread::hardware_concurrency()));
+  const int threads = options.threads > 0 ? options.threads : std::max(kMinWorkerThreads, cores);
   std::vector<std::thread> workers;
   for (int i = 1; i < threads; ++i) workers.emplace_back([&io] { run_worker(io); });
   run_worker(io);

@@ -34,18 +34,21 @@
 
 namespace cassette::server {
 
-// Network threads at least.
-inline constexpr int kMinWorkerThreads = 8;
-// Request threads: one of them at a time syncs the commit log for the commits handed over
-// (storage::DeferredDurability), the others run requests meanwhile.
-inline constexpr int kRequestThreads = 64;
+// Network threads: one per core, at least this many. They read, write and hand requests over;
+// each thread more is one more to wake for a completion (perf: the hand-offs were the cost).
+inline constexpr int kMinWorkerThreads = 2;
+// Request threads: four per core, at least this many. No request waits for its fsync on one
+// (storage::DeferredDurability: one of them at a time syncs for all); more than the cores are
+// for the requests that block otherwise (a write waiting for another process's store lock).
+inline constexpr int kRequestThreadsPerCore = 4;
+inline constexpr int kMinRequestThreads = 8;
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 9042;  // 0: a free port, chosen by the system
   uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
   int max_connections = 1024;  // more are accepted and closed at once
-  int threads = 0;             // 0: as many as the machine has cores, at least kMinWorkerThreads
+  int threads = 0;             // network threads; 0: one per core, at least kMinWorkerThreads
   // The users let in (PasswordAuthenticator); null: no authentication, and then only a
   // loopback address is listened on unless `insecure`.
   std::shared_ptr<const PasswordFile> passwords;
