@@ -5,10 +5,23 @@
 #include <atomic>
 
 #include "engine/storage/entry_iterator.h"
+#include "engine/storage/index_component_removals.h"
 #include "engine/storage/sstable_reader.h"
 #include "engine/util/file.h"
 
 namespace cassette::storage {
+
+namespace {
+std::atomic<uint64_t> g_removals{0};
+}  // namespace
+
+uint64_t index_component_removals() {
+  return g_removals.load(std::memory_order_acquire);
+}
+
+void note_index_component_removal() {
+  g_removals.fetch_add(1, std::memory_order_acq_rel);
+}
 
 bool valid_component_name(std::string_view name) {
   if (name.empty()) return false;

@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 
+#include "engine/storage/index_component_removals.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/memtable.h"
 #include "engine/storage/row_codec.h"
@@ -25,6 +26,7 @@ constexpr uint64_t kSaiMagic = 0x31494153'74746573ull;  // "settSAI1" in file or
 constexpr size_t kFooterSize = 24;
 
 std::atomic<uint64_t> g_index_reads{0};
+std::atomic<uint64_t> g_components_opened{0};
 
 // The terms of one encoded entry of the indexed column (nothing for other kinds of entry).
 bool entry_terms(std::string_view key, std::string_view value, const SaiColumn& column,
@@ -131,6 +133,67 @@ ComponentCache& component_cache() {
   return *cache;
 }
 
+// The components an index read found, by SSTable: a TableFile is the same object for as long as
+// its file is live in this process, and a component is a function of its SSTable's entries and
+// its name, so what was read once serves every later read of that file with neither a stat nor a
+// path built. Entries hold the file weakly and go when it does (compacted away, truncated,
+// dropped), and all go when this process removes components (DROP INDEX: a removed index must
+// not answer). A missing component is never remembered: CREATE INDEX on a table with data writes
+// them for SSTables already read.
+struct FileComponents {
+  std::weak_ptr<TableFile> file;
+  std::vector<std::pair<std::string, std::shared_ptr<const SaiComponentReader>>> components;
+};
+struct FileComponentCache {
+  std::mutex mutex;
+  std::map<const TableFile*, FileComponents> files;
+  size_t inserts_since_prune = 0;
+  uint64_t removals = 0;  // index_component_removals() when `files` was last cleared
+};
+FileComponentCache& file_component_cache() {
+  static FileComponentCache* cache = new FileComponentCache;  // never destroyed: used until exit
+  return *cache;
+}
+
+Result<std::shared_ptr<const SaiComponentReader>> component_of(
+    const std::shared_ptr<TableFile>& file, std::string_view name) {
+  FileComponentCache& cache = file_component_cache();
+  const uint64_t removals = index_component_removals();
+  {
+    std::lock_guard guard(cache.mutex);
+    if (cache.removals != removals) {
+      cache.files.clear();
+      cache.removals = removals;
+    }
+    auto it = cache.files.find(file.get());
+    if (it != cache.files.end() && it->second.file.lock() == file) {
+      for (const auto& [n, reader] : it->second.components) {
+        if (n == name) return reader;
+      }
+    }
+  }
+  CASSETTE_ASSIGN_OR_RETURN(
+      std::shared_ptr<const SaiComponentReader> reader,
+      SaiComponentReader::open(index_component_path(file->reader->path(), name)));
+  g_components_opened.fetch_add(1, std::memory_order_relaxed);
+  std::lock_guard guard(cache.mutex);
+  if (cache.removals != removals) return reader;  // removed meanwhile: used once, not kept
+  if (++cache.inserts_since_prune >= 64) {
+    cache.inserts_since_prune = 0;
+    std::erase_if(cache.files, [](const auto& e) { return e.second.file.expired(); });
+  }
+  FileComponents& entry = cache.files[file.get()];
+  if (entry.file.lock() != file) {  // a new file at the address of one gone
+    entry.file = file;
+    entry.components.clear();
+  }
+  for (const auto& [n, cached] : entry.components) {
+    if (n == name) return cached;
+  }
+  entry.components.emplace_back(std::string(name), reader);
+  return reader;
+}
+
 }  // namespace
 
 std::unique_ptr<IndexComponentBuilder> make_sai_builder(const SaiColumn& column) {
@@ -187,6 +250,10 @@ Result<std::shared_ptr<const SaiComponentReader>> SaiComponentReader::parse(
     in.remove_prefix(n);
     if (!coding::get_varint64(&in, &n) || n > in.size()) return corrupt("bad entry");
   }
+  for (size_t i = 0; i < count; i += kSampleEvery) {
+    reader->samples_.append(reader->term(i));
+    reader->sample_ends_.push_back(static_cast<uint32_t>(reader->samples_.size()));
+  }
   return std::shared_ptr<const SaiComponentReader>(std::move(reader));
 }
 
@@ -234,23 +301,40 @@ std::string_view SaiComponentReader::key(size_t i) const {
   return in.substr(0, n);
 }
 
-void SaiComponentReader::lookup(const TermRange& range, std::vector<std::string>* keys) const {
-  size_t lo = 0, hi = offsets_.size();
-  if (range.lower) {
-    // First entry whose term is >= lower (> when exclusive).
-    size_t a = 0, b = offsets_.size();
-    while (a < b) {
-      size_t mid = a + (b - a) / 2;
-      int c = term(mid).compare(*range.lower);
-      if (c < 0 || (c == 0 && !range.lower_inclusive)) {
-        a = mid + 1;
-      } else {
-        b = mid;
-      }
+size_t SaiComponentReader::lower_bound(const TermRange& range) const {
+  if (!range.lower) return 0;
+  const std::string& lower = *range.lower;
+  auto before = [&](std::string_view term) {  // whether `term` sorts before the range
+    int c = term.compare(lower);
+    return c < 0 || (c == 0 && !range.lower_inclusive);
+  };
+  // The first sample not before the range: the answer is at most its entry and after the
+  // previous sample's.
+  size_t a = 0, b = sample_ends_.size();
+  while (a < b) {
+    size_t mid = a + (b - a) / 2;
+    size_t begin = mid == 0 ? 0 : sample_ends_[mid - 1];
+    if (before(std::string_view(samples_).substr(begin, sample_ends_[mid] - begin))) {
+      a = mid + 1;
+    } else {
+      b = mid;
     }
-    lo = a;
   }
-  for (size_t i = lo; i < hi; ++i) {
+  size_t lo = a == 0 ? 0 : (a - 1) * kSampleEvery + 1;
+  size_t hi = std::min(offsets_.size(), a * kSampleEvery);
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (before(term(mid))) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+void SaiComponentReader::lookup(const TermRange& range, std::vector<std::string>* keys) const {
+  for (size_t i = lower_bound(range); i < offsets_.size(); ++i) {
     if (!range.contains(term(i))) break;
     keys->emplace_back(key(i));
   }
@@ -282,8 +366,7 @@ Result<std::optional<std::vector<std::string>>> sai_candidates(
   bool truncated = std::binary_search(snapshot.truncated.begin(), snapshot.truncated.end(), table);
   if (!truncated && snapshot.version != nullptr) {
     for (const auto& f : snapshot.version->files(table)) {
-      std::string path = index_component_path(f->reader->path(), component);
-      auto reader = SaiComponentReader::open(path);
+      auto reader = component_of(f, component);
       if (!reader.is_ok()) {
         if (reader.status().is_not_found()) return std::optional<std::vector<std::string>>();
         return reader.status();
@@ -334,6 +417,10 @@ Result<std::optional<std::vector<std::string>>> sai_candidate_partitions(
 
 uint64_t sai_index_reads() {
   return g_index_reads.load(std::memory_order_relaxed);
+}
+
+uint64_t sai_components_opened() {
+  return g_components_opened.load(std::memory_order_relaxed);
 }
 
 }  // namespace cassette::storage

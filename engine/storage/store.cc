@@ -8,6 +8,7 @@
 
 #include "engine/storage/commit_record.h"
 #include "engine/storage/durability.h"
+#include "engine/storage/index_component_removals.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/memtable_iterator.h"
 #include "engine/storage/store_state.h"
@@ -196,8 +197,13 @@ Status Store::remove_index_components(TableId table, std::string_view name) {
   if (!valid_component_name(name)) return Status::invalid_argument("bad index component name");
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const Snapshot> snap, snapshot());
   for (const auto& f : snap->version->files(table)) {
-    CASSETTE_RETURN_IF_ERROR(file::remove_file(index_component_path(f->reader->path(), name)));
+    Status removed = file::remove_file(index_component_path(f->reader->path(), name));
+    if (!removed.is_ok()) {
+      note_index_component_removal();
+      return removed;
+    }
   }
+  note_index_component_removal();
   return Status::ok();
 }
 
