@@ -420,7 +420,7 @@ Result<std::unique_ptr<query::QueryCursor>> open_rows(
     if (std::optional<IndexRead> read = choose_index_read(*table, r, context)) {
       CASSETTE_ASSIGN_OR_RETURN(
           indexed, storage::sai_candidate_partitions(*snapshot, table->table_id, read->component,
-                                                     read->column, read->range, r.token_range));
+                                                     read->column, read->ranges, r.token_range));
     }
   }
   if (indexed && resume &&

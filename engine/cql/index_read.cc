@@ -78,6 +78,22 @@ std::optional<storage::TermRange> range_for(const RowPredicate& p, const schema:
   return range;
 }
 
+// The terms of an IN on `column` (one equality each) when `index` answers it; none otherwise.
+std::vector<storage::TermRange> in_ranges_for(const RowPredicate& p, const schema::IndexDef& index,
+                                              const schema::ColumnDef& column) {
+  std::vector<storage::TermRange> out;
+  if (p.columns.size() != 1 || p.columns.front() != &column || p.values.empty()) return out;
+  RowPredicate one = p;
+  one.kind = RowPredicate::Kind::kEq;
+  for (const std::vector<std::string>& value : p.values) {
+    one.values = {value};
+    std::optional<storage::TermRange> r = range_for(one, index, column);
+    if (!r) return {};
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
 bool is_equality(const storage::TermRange& r) {
   return r.lower && r.upper && *r.lower == *r.upper;
 }
@@ -92,13 +108,18 @@ std::optional<IndexRead> choose_index_read(const schema::TableDef& table,
     return std::nullopt;
   }
   std::optional<IndexRead> best;
-  int best_rank = 3;  // 0: equality, 1: CONTAINS, 2: range
+  int best_rank = 4;  // 0: equality, 1: IN, 2: CONTAINS, 3: range
   for (const auto& index : context.schema->indexes_on(table)) {
     std::optional<schema::SaiIndex> sai = schema::sai_index(table, *index);
     if (!sai) continue;
     const schema::ColumnDef* column = table.find_column(index->column);
     std::optional<storage::TermRange> range;
+    std::vector<storage::TermRange> in_ranges;
     for (const RowPredicate& p : restrictions.predicates) {
+      if (p.kind == RowPredicate::Kind::kIn) {
+        if (in_ranges.empty()) in_ranges = in_ranges_for(p, *index, *column);
+        continue;
+      }
       std::optional<storage::TermRange> r = range_for(p, *index, *column);
       if (!r) continue;
       if (!range || is_equality(*r)) {
@@ -118,11 +139,20 @@ std::optional<IndexRead> choose_index_read(const schema::TableDef& table,
       }
       if (is_equality(*range)) break;
     }
-    if (!range) continue;
-    int rank = is_equality(*range) ? (column->type.is_multi_cell() ? 1 : 0) : 2;
+    if (range && is_equality(*range) && !column->type.is_multi_cell()) {
+      in_ranges.clear();  // an equality is read rather than an IN
+    }
+    if (!range && in_ranges.empty()) continue;
+    int rank = !in_ranges.empty()    ? 1
+               : is_equality(*range) ? (column->type.is_multi_cell() ? 2 : 0)
+                                     : 3;
     if (rank < best_rank) {
       best_rank = rank;
-      best = IndexRead{sai->component, sai->column, std::move(*range)};
+      if (rank == 1) {
+        best = IndexRead{sai->component, sai->column, std::move(in_ranges)};
+      } else {
+        best = IndexRead{sai->component, sai->column, {std::move(*range)}};
+      }
     }
   }
   return best;

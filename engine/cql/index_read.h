@@ -3,7 +3,9 @@
 // component and the memtables, in token order, then those partitions through the normal read
 // path with every predicate re-checked on the current rows (an older SSTable may still index a
 // value since overwritten or deleted). With several indexed predicates one index is read (the
-// first equality, else the first CONTAINS, else the first range) and the others are checked.
+// first equality, else the first IN, else the first CONTAINS, else the first range) and the
+// others are checked. An IN (which CQL accepts on an indexed column with ALLOW FILTERING, as
+// Cassandra 5.0 does) reads one term per value.
 // A table with an SSTable that lacks the component (written by a process that did not know the
 // index yet, or while it was being built) is scanned as before.
 #pragma once
@@ -21,7 +23,7 @@ namespace cassette::cql {
 struct IndexRead {
   std::string component;
   storage::SaiColumn column;
-  storage::TermRange range;
+  std::vector<storage::TermRange> ranges;  // one, or one per IN value
 };
 
 // The index read serving `restrictions` on `table`; nullopt: none applies.

@@ -540,23 +540,29 @@ Result<AccessPath> bind(const TableDef& table, const Plan& plan, Bindings bindin
 
 namespace {
 
-// An index scan's EQ on a column with an SAI component (engine/schema/index_components.h)
-// reads the candidate partitions of the index instead of every partition; the EQ filters still
-// check each row. Without a component in every SSTable the path stays the filtered scan.
+// An index scan's EQ or IN on a column with an SAI component (engine/schema/index_components.h)
+// reads the candidate partitions of the index (one term per value) instead of every partition;
+// the EQ filters still check each row. Without a component in every SSTable the path stays the
+// filtered scan.
 Status read_index(const storage::Snapshot& snapshot, const TableDef& table, AccessPath& path) {
   if (path.partitions != AccessPath::Partitions::kTokenRange) return Status::ok();
   for (const EqualFilter& f : path.equal_filters) {
-    if (f.values.size() != 1) continue;
+    if (f.values.empty()) continue;  // matches nothing: the filter says so without an index
     const ColumnDef& column = table.columns[f.column];
+    std::vector<storage::TermRange> terms;
+    for (const std::string& value : f.values) {
+      std::string term;
+      if (!types::encode_key_component(column.type, value, false, &term).is_ok()) break;
+      terms.push_back(storage::TermRange::equal(std::move(term)));
+    }
+    if (terms.size() != f.values.size()) continue;
     for (auto target : {schema::IndexDef::Target::kValues, schema::IndexDef::Target::kFull}) {
       std::optional<schema::SaiIndex> sai = schema::sai_column_index(column, target);
       if (!sai) continue;
-      std::string term;
-      if (!types::encode_key_component(column.type, f.values[0], false, &term).is_ok()) continue;
-      CASSETTE_ASSIGN_OR_RETURN(std::optional<std::vector<std::string>> keys,
-                                storage::sai_candidate_partitions(
-                                    snapshot, table.table_id, sai->component, sai->column,
-                                    storage::TermRange::equal(std::move(term)), path.tokens));
+      CASSETTE_ASSIGN_OR_RETURN(
+          std::optional<std::vector<std::string>> keys,
+          storage::sai_candidate_partitions(snapshot, table.table_id, sai->component, sai->column,
+                                            terms, path.tokens));
       if (!keys) continue;
       path.partitions = AccessPath::Partitions::kKeys;
       path.keys.clear();

@@ -1,11 +1,12 @@
 // plan_query(): the access-path choice, written as a small table of cases.
 //
-//   complete partition key by EQ/IN  -> kPartitions (+ clustering prefix EQ/IN, then one slice)
-//   token(...) bounds                -> kTokenRange (+ clustering EQ prefix and slice per
-//   partition) EQ on an indexed regular column  -> kIndexScan  (the index's SAI components, then
-//   the candidate partitions)
-//   otherwise                        -> kFullScan   (+ clustering EQ prefix and slice per
-//   partition)
+//   complete partition key by EQ/IN     -> kPartitions (+ clustering prefix EQ/IN, then one slice)
+//   token(...) bounds                   -> kTokenRange (+ clustering EQ prefix and slice per
+//                                          partition)
+//   EQ or IN on an indexed regular column -> kIndexScan (the index's SAI components, one term
+//                                          per value, then the candidate partitions)
+//   otherwise                           -> kFullScan   (+ clustering EQ prefix and slice per
+//                                          partition)
 //
 // Costs are in rows touched plus a fixed price per partition seek, from the store's statistics
 // (floored at a nominal table size so an empty table plans like a small one, never free).
@@ -223,13 +224,17 @@ Plan plan_query(const TableDef& table, const PlanRequest& request,
   // ---- an indexed column, for scans ----
   double index_fraction = 1;
   int index_terms = 0;
+  double index_values = 1;  // the terms read: an IN reads one per value
   if (!by_key && plan.access != AccessKind::kTokenRange) {
     for (int column : request.indexed_columns) {
       int index = b.find(column, [](Operator op) { return op == Operator::kEq; });
+      if (index < 0) index = b.find(column, [](Operator op) { return op == Operator::kIn; });
       if (index < 0) continue;
+      const double values = b.in_count(index);
       b.take(index);
       plan.access = AccessKind::kIndexScan;
-      index_fraction *= kIndexSelectivity;
+      index_fraction *= std::min(1.0, kIndexSelectivity * values);
+      index_values *= values;
       ++index_terms;
     }
   }
@@ -290,10 +295,12 @@ Plan plan_query(const TableDef& table, const PlanRequest& request,
       // one partition lookup per candidate. Without statistics of distinct values an EQ is taken
       // to match about as many rows as SQLite assumes of an index it has not analysed.
       double matched = std::min(rows * std::pow(kIndexSelectivity, index_terms),
-                                kIndexRowsPerValue * static_cast<double>(index_terms));
+                                kIndexRowsPerValue * static_cast<double>(index_terms)) *
+                       index_values;
+      matched = std::min(matched, rows);
       double parts = std::max(1.0, matched / rows_per_partition);
-      seeks = std::max(1.0, statistics.sstables) + parts;
-      touched = std::log2(rows) * std::max(1.0, statistics.sstables) +
+      seeks = std::max(1.0, statistics.sstables) * index_values + parts;
+      touched = std::log2(rows) * std::max(1.0, statistics.sstables) * index_values +
                 parts * std::max(1.0, rows_per_partition * row_fraction);
       returned = matched * row_fraction;
       break;

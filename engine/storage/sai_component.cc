@@ -341,7 +341,7 @@ void SaiComponentReader::lookup(const TermRange& range, std::vector<std::string>
 }
 
 void sai_memtable_candidates(const Memtable& memtable, TableId table, const SaiColumn& column,
-                             const TermRange& range, int64_t now_seconds,
+                             std::span<const TermRange> ranges, int64_t now_seconds,
                              std::vector<std::string>* keys) {
   std::vector<std::string> terms;
   Memtable::Iterator it(&memtable, table, UINT64_MAX);
@@ -351,7 +351,8 @@ void sai_memtable_candidates(const Memtable& memtable, TableId table, const SaiC
     // (the reader re-checks the merged row). Expired cells are no candidates.
     if (!entry_terms(it.key(), it.value(), column, now_seconds, true, &terms)) continue;
     for (const std::string& t : terms) {
-      if (range.contains(t)) {
+      if (std::any_of(ranges.begin(), ranges.end(),
+                      [&](const TermRange& r) { return r.contains(t); })) {
         if (keys->empty() || keys->back() != it.key()) keys->emplace_back(it.key());
         break;
       }
@@ -361,7 +362,7 @@ void sai_memtable_candidates(const Memtable& memtable, TableId table, const SaiC
 
 Result<std::optional<std::vector<std::string>>> sai_candidates(
     const Snapshot& snapshot, TableId table, std::string_view component, const SaiColumn& column,
-    const TermRange& range, SaiLookupStats* stats) {
+    std::span<const TermRange> ranges, SaiLookupStats* stats) {
   std::vector<std::string> keys;
   bool truncated = std::binary_search(snapshot.truncated.begin(), snapshot.truncated.end(), table);
   if (!truncated && snapshot.version != nullptr) {
@@ -371,7 +372,7 @@ Result<std::optional<std::vector<std::string>>> sai_candidates(
         if (reader.status().is_not_found()) return std::optional<std::vector<std::string>>();
         return reader.status();
       }
-      (*reader)->lookup(range, &keys);
+      for (const TermRange& range : ranges) (*reader)->lookup(range, &keys);
       if (stats != nullptr) ++stats->components_read;
     }
   }
@@ -379,7 +380,7 @@ Result<std::optional<std::vector<std::string>>> sai_candidates(
        {truncated ? nullptr : snapshot.memtable, truncated ? nullptr : snapshot.flushing,
         snapshot.overlay}) {
     if (m == nullptr) continue;
-    sai_memtable_candidates(*m, table, column, range, snapshot.now_seconds, &keys);
+    sai_memtable_candidates(*m, table, column, ranges, snapshot.now_seconds, &keys);
     if (stats != nullptr) ++stats->memtables_scanned;
   }
   std::sort(keys.begin(), keys.end());
@@ -390,9 +391,9 @@ Result<std::optional<std::vector<std::string>>> sai_candidates(
 
 Result<std::optional<std::vector<std::string>>> sai_candidate_partitions(
     const Snapshot& snapshot, TableId table, std::string_view component, const SaiColumn& column,
-    const TermRange& range, const TokenRange& tokens) {
+    std::span<const TermRange> ranges, const TokenRange& tokens) {
   CASSETTE_ASSIGN_OR_RETURN(std::optional<std::vector<std::string>> keys,
-                            sai_candidates(snapshot, table, component, column, range));
+                            sai_candidates(snapshot, table, component, column, ranges));
   if (!keys) return std::optional<std::vector<std::string>>();
   std::vector<std::string> partitions;
   std::string start_key, end_key;

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,29 +87,34 @@ class SaiComponentReader {
   std::vector<uint32_t> sample_ends_;
 };
 
-// The entry keys of the rows of `table` in the memtables `snapshot` reads (live, flushing,
-// overlay) that have a live cell of the column with a term in `range`.
+// The entry keys of the rows of `table` in `memtable` that have a live cell of the column with a
+// term in one of `ranges`.
 void sai_memtable_candidates(const Memtable& memtable, TableId table, const SaiColumn& column,
-                             const TermRange& range, int64_t now_seconds,
+                             std::span<const TermRange> ranges, int64_t now_seconds,
                              std::vector<std::string>* keys);
 
 // Every candidate entry key of an index read over the snapshot, sorted and unique (read order:
-// token, partition key, kind, clustering). nullopt when an SSTable of the snapshot lacks the
-// component (the caller falls back to a filtered scan). `sstables_read` counts the components
-// read (for tests and EXPLAIN-like counters).
+// token, partition key, kind, clustering): the keys of the terms in any of `ranges` (several
+// for an IN). nullopt when an SSTable of the snapshot lacks the component (the caller falls back
+// to a filtered scan). `stats` counts the components read (for tests and EXPLAIN-like counters).
 struct SaiLookupStats {
   uint64_t components_read = 0;
   uint64_t memtables_scanned = 0;
 };
 Result<std::optional<std::vector<std::string>>> sai_candidates(
     const Snapshot& snapshot, TableId table, std::string_view component, const SaiColumn& column,
-    const TermRange& range, SaiLookupStats* stats = nullptr);
+    std::span<const TermRange> ranges, SaiLookupStats* stats = nullptr);
+inline Result<std::optional<std::vector<std::string>>> sai_candidates(
+    const Snapshot& snapshot, TableId table, std::string_view component, const SaiColumn& column,
+    const TermRange& range, SaiLookupStats* stats = nullptr) {
+  return sai_candidates(snapshot, table, component, column, std::span(&range, 1), stats);
+}
 
 // The serialized partition keys of the candidates (sai_candidates), each once, in token order,
 // keeping those of `tokens` only; nullopt when a component is missing.
 Result<std::optional<std::vector<std::string>>> sai_candidate_partitions(
     const Snapshot& snapshot, TableId table, std::string_view component, const SaiColumn& column,
-    const TermRange& range, const TokenRange& tokens);
+    std::span<const TermRange> ranges, const TokenRange& tokens);
 
 // Index reads answered by components since the process started (tests: the index was read).
 uint64_t sai_index_reads();

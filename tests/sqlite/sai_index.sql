@@ -24,3 +24,9 @@ SELECT cql_index_reads() - (SELECT n FROM before) AS index_reads;
 .print '== the same through cql(): CQL SELECT reads the index too'
 SELECT cql('SELECT id FROM main.users WHERE email = ''user99@example.com''');
 SELECT cql_index_reads() - (SELECT n FROM before) AS index_reads;
+.print '== IN on the indexed column: one index read, a term per value (SQLite hands the list over)'
+EXPLAIN QUERY PLAN SELECT id FROM users WHERE email IN ('user5@example.com', 'new@example.com');
+DELETE FROM before;
+INSERT INTO before SELECT cql_index_reads();
+SELECT id FROM users WHERE email IN ('user5@example.com', 'new@example.com', 'user7@example.com', 'none') ORDER BY id;
+SELECT cql_index_reads() - (SELECT n FROM before) AS index_reads;

@@ -205,6 +205,17 @@ TEST_CASE("query planner: scans, token ranges, index and costs") {
   query::Bindings odd;
   odd.values = {{"odd"}};
   CHECK(f.run(index, odd).size() == 30);
+  // An IN on the indexed column reads the index too, one term per value, costed per value.
+  PlanRequest indexed_in;
+  indexed_in.constraints = {C(3, Operator::kIn)};
+  indexed_in.indexed_columns = {3};
+  Plan index_in = query::plan_query(*f.table, indexed_in, stats);
+  CHECK(index_in.access == AccessKind::kIndexScan);
+  CHECK(index_in.estimated_cost > index.estimated_cost);
+  CHECK(index_in.estimated_cost < full.estimated_cost);
+  query::Bindings odd_or_none;
+  odd_or_none.values = {{"odd", "none"}};
+  CHECK(f.run(index_in, odd_or_none).size() == 30);
 
   // Bindings must fit the plan.
   CHECK(query::QueryCursor::open(f.store(), snapshot, f.table, index, {}).status().message() ==
