@@ -2,19 +2,11 @@
 
 #include <fmt/format.h>
 
-// hnswlib's SSE code prefetches the link after a list's last one, a read past the allocation that
-// AddressSanitizer reports: a sanitizer build uses its plain loops.
-#if defined(__SANITIZE_ADDRESS__)
-#define NO_MANUAL_VECTORIZATION
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define NO_MANUAL_VECTORIZATION
-#endif
-#endif
-#include <hnswlib/hnswlib.h>
-
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -24,108 +16,56 @@
 #include <utility>
 
 #include "engine/query/query.h"
+#include "engine/schema/index_components.h"
+#include "engine/storage/manifest.h"
 #include "engine/types/murmur3.h"
 #include "engine/types/value.h"
+#include "engine/util/file.h"
 
 namespace cassette::cql {
 
 namespace {
 
-// hnswlib's parameters: 16 links a node (32 on the bottom layer), 100 candidates while building,
-// at least 128 while searching (more when a query fetches more): recall@10 of 0.99 and more on
-// 100k clustered 128-dimension vectors (tests/bench/bench_ann.sh). Uniformly random vectors, which
-// have no neighbourhoods to find, need far more (ANN_BENCH_DATA=uniform shows it).
-constexpr size_t kLinks = 16;
-constexpr size_t kBuildCandidates = 100;
-constexpr size_t kSearchCandidates = 128;
+constexpr size_t kMinSearchCandidates = 128;
 
-void normalize(std::vector<float>& v) {
-  double sum = 0;
-  for (float x : v) sum += static_cast<double>(x) * x;
-  const float norm = static_cast<float>(std::sqrt(sum));
-  if (norm > 0) {
-    for (float& x : v) x /= norm;
-  }
+std::string upper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
 }
 
-// The graph of one SSTable's vectors in one column. Cosine searches normalized vectors by inner
-// product, dot_product raw vectors by inner product, euclidean by (squared) L2 distance: each
-// order is the order of the similarity score, which keep_nearest computes exactly afterwards.
-class Graph {
- public:
-  Graph(Similarity similarity, size_t dimension) : similarity_(similarity) {
-    if (similarity == Similarity::kEuclidean) {
-      space_ = std::make_unique<hnswlib::L2Space>(dimension);
-    } else {
-      space_ = std::make_unique<hnswlib::InnerProductSpace>(dimension);
-    }
-  }
-
-  // Every point at once: hnswlib's index is sized when made.
-  void build(std::vector<std::vector<float>> points, std::vector<uint32_t> partition_of,
-             std::vector<std::string> partitions) {
-    partition_of_ = std::move(partition_of);
-    partitions_ = std::move(partitions);
-    size_ = points.size();
-    if (points.empty()) return;
-    index_ = std::make_unique<hnswlib::HierarchicalNSW<float>>(space_.get(), points.size(), kLinks,
-                                                               kBuildCandidates);
-    index_->setEf(kSearchCandidates);
-    for (size_t i = 0; i < points.size(); ++i) {
-      if (similarity_ == Similarity::kCosine) normalize(points[i]);
-      index_->addPoint(points[i].data(), i);
-    }
-  }
-
-  size_t size() const { return size_; }
-
-  // The partitions of the `k` nearest points (fewer when the graph has fewer).
-  void search(std::vector<float> query, size_t k, std::set<uint32_t>* partitions) const {
-    if (index_ == nullptr) return;
-    if (similarity_ == Similarity::kCosine) normalize(query);
-    auto found = index_->searchKnn(query.data(), std::min(k, size_));
-    while (!found.empty()) {
-      partitions->insert(partition_of_[found.top().second]);
-      found.pop();
-    }
-  }
-
-  const std::string& partition(uint32_t i) const { return partitions_[i]; }
-
- private:
-  Similarity similarity_;
-  std::unique_ptr<hnswlib::SpaceInterface<float>> space_;
-  std::unique_ptr<hnswlib::HierarchicalNSW<float>> index_;
-  size_t size_ = 0;
-  std::vector<uint32_t> partition_of_;  // by point: index into partitions_
-  std::vector<std::string> partitions_;
-};
+constexpr int kMaxLinks = 512, kMaxBuildCandidates = 3200;  // Cassandra's IndexWriterConfig
 
 // A graph belongs to one SSTable (a TableFile, the same object for as long as the file is live
-// in this process), one column and one similarity function. The entry holds the file weakly: once
-// the file is gone (compacted away, truncated, dropped), the entry is stale, and pruned.
+// in this process), one column, one similarity function and one set of build parameters. The entry
+// holds the file weakly: once the file is gone (compacted away, truncated, dropped), the entry is
+// stale, and pruned.
 struct GraphKey {
   const storage::TableFile* file = nullptr;
   storage::ColumnId column = 0;
   Similarity similarity = Similarity::kCosine;
+  size_t links = 0, build_candidates = 0;
   friend bool operator<(const GraphKey& a, const GraphKey& b) {
-    return std::tie(a.file, a.column, a.similarity) < std::tie(b.file, b.column, b.similarity);
+    return std::tie(a.file, a.column, a.similarity, a.links, a.build_candidates) <
+           std::tie(b.file, b.column, b.similarity, b.links, b.build_candidates);
   }
 };
 
 struct CachedGraph {
   std::weak_ptr<storage::TableFile> file;
-  std::shared_ptr<const Graph> graph;
+  std::shared_ptr<const AnnGraph> graph;
 };
 
 struct GraphCache {
   std::mutex mutex;
   std::map<GraphKey, CachedGraph> graphs;
   uint64_t built = 0;
+  uint64_t loaded = 0;
+  uint64_t refused = 0;
 
   // REQUIRES: mutex held.
-  std::shared_ptr<const Graph> find(const GraphKey& key,
-                                    const std::shared_ptr<storage::TableFile>& file) {
+  std::shared_ptr<const AnnGraph> find(const GraphKey& key,
+                                       const std::shared_ptr<storage::TableFile>& file) {
     auto it = graphs.find(key);
     if (it == graphs.end() || it->second.file.lock() != file) return nullptr;
     return it->second.graph;
@@ -188,41 +128,141 @@ Status for_each_vector(const storage::Store& store,
   return cursor->status();
 }
 
-Result<std::shared_ptr<const Graph>> build_graph(const storage::Store& store,
-                                                 const storage::Snapshot& snapshot,
-                                                 std::shared_ptr<const schema::TableDef> table,
-                                                 const schema::ColumnDef& column,
-                                                 Similarity similarity,
-                                                 std::shared_ptr<storage::TableFile> file) {
+Result<std::shared_ptr<const AnnGraph>> build_graph(const storage::Store& store,
+                                                    const storage::Snapshot& snapshot,
+                                                    std::shared_ptr<const schema::TableDef> table,
+                                                    const schema::ColumnDef& column,
+                                                    const AnnIndexDef& index,
+                                                    std::shared_ptr<storage::TableFile> file) {
   const storage::TableId table_id = table->table_id;
   std::vector<std::vector<float>> points;
   std::vector<uint32_t> partition_of;
   std::vector<std::string> partitions;
   CASSETTE_RETURN_IF_ERROR(for_each_vector(
       store, narrowed(snapshot, table_id, false, std::move(file)), std::move(table), column,
-      similarity, [&](const std::string& partition, std::vector<float> floats) {
+      index.similarity, [&](const std::string& partition, std::vector<float> floats) {
         if (partitions.empty() || partitions.back() != partition) partitions.push_back(partition);
         partition_of.push_back(static_cast<uint32_t>(partitions.size() - 1));
         points.push_back(std::move(floats));
       }));
-  auto graph = std::make_shared<Graph>(similarity, static_cast<size_t>(column.type.dimension));
-  try {
-    graph->build(std::move(points), std::move(partition_of), std::move(partitions));
-  } catch (const std::exception& e) {
-    return Status::internal(fmt::format("building the ANN graph of {}: {}", column.name, e.what()));
+  return AnnGraph::build(index.similarity, static_cast<size_t>(column.type.dimension), index.params,
+                         std::move(points), std::move(partition_of), std::move(partitions));
+}
+
+// The graph of `file`: the cached one, else its component on disk, else built from the SSTable
+// (and saved as its component). A component that cannot be used is reported and replaced.
+Result<std::shared_ptr<const AnnGraph>> graph_of(
+    const storage::Store& store, const storage::Snapshot& snapshot,
+    const std::shared_ptr<const schema::TableDef>& table, const schema::ColumnDef& column,
+    const AnnIndexDef& index, const std::shared_ptr<storage::TableFile>& file) {
+  const GraphKey key{file.get(), column.id, index.similarity, index.params.links,
+                     index.params.build_candidates};
+  {
+    std::lock_guard<std::mutex> lock(cache().mutex);
+    if (auto graph = cache().find(key, file)) return graph;
   }
-  return std::shared_ptr<const Graph>(std::move(graph));
+  // data/<table>-<file id>.sst (manifest.h)
+  const std::string sstable =
+      file::join(file::join(store.path(), "data"),
+                 storage::sstable_file_name(file->meta.table, file->meta.file_id));
+  const size_t dimension = static_cast<size_t>(column.type.dimension);
+  bool loaded = false;
+  std::shared_ptr<const AnnGraph> graph;
+  Result<std::shared_ptr<const AnnGraph>> on_disk =
+      AnnGraph::load(sstable, index.component, index.similarity, dimension, index.params);
+  if (on_disk.is_ok()) {
+    graph = std::move(*on_disk);
+    loaded = true;
+  } else {
+    if (on_disk.status().code() != StatusCode::kNotFound) {
+      std::fprintf(stderr, "cassette: %s; building the graph again\n",
+                   on_disk.status().message().c_str());
+      std::lock_guard<std::mutex> lock(cache().mutex);
+      ++cache().refused;
+    }
+    CASSETTE_ASSIGN_OR_RETURN(graph, build_graph(store, snapshot, table, column, index, file));
+    // A graph that cannot be saved (a read-only store, a full disk) still answers this process.
+    if (Status s = graph->save(sstable, index.component); !s.is_ok()) {
+      std::fprintf(stderr, "cassette: saving the ANN graph of %s: %s\n", sstable.c_str(),
+                   s.message().c_str());
+    }
+  }
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  if (auto other = cache().find(key, file)) return other;  // another query got it meanwhile
+  cache().prune();                                         // the graphs of SSTables gone since
+  cache().graphs[key] = {file, graph};
+  ++(loaded ? cache().loaded : cache().built);
+  return graph;
 }
 
 }  // namespace
+
+Result<AnnIndexDef> ann_index_of(const schema::TableDef& table, const schema::IndexDef& index) {
+  AnnIndexDef def;
+  std::optional<std::string> component = schema::ann_component(table, index);
+  if (!component) {
+    return Status::invalid_argument(fmt::format("Index {} is no vector index", index.name));
+  }
+  def.component = std::move(*component);
+  auto option = [&](const char* name) -> const std::string* {
+    auto it = index.options.find(name);
+    return it == index.options.end() ? nullptr : &it->second;
+  };
+  if (const std::string* value = option("similarity_function")) {
+    std::optional<Similarity> similarity = similarity_by_option(*value);
+    if (!similarity) {
+      return Status::invalid_argument(fmt::format(
+          "Similarity function {} was not recognized for index {}. Valid values are: EUCLIDEAN, "
+          "DOT_PRODUCT, COSINE",
+          upper(*value), index.name));
+    }
+    def.similarity = *similarity;
+  }
+  auto integer = [&](const char* name, const char* what, int max, size_t* out) -> Status {
+    const std::string* value = option(name);
+    if (value == nullptr) return Status::ok();
+    int n = 0;
+    auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), n);
+    if (ec != std::errc() || end != value->data() + value->size()) {
+      return Status::invalid_argument(
+          fmt::format("{} {} is not a valid integer for index {}", what, *value, index.name));
+    }
+    if (n <= 0 || n > max) {
+      return Status::invalid_argument(
+          fmt::format("{} for index {} cannot be <= 0 or > {}, was {}", what, index.name, max, n));
+    }
+    *out = static_cast<size_t>(n);
+    return Status::ok();
+  };
+  CASSETTE_RETURN_IF_ERROR(integer("maximum_node_connections", "Maximum number of connections",
+                                   kMaxLinks, &def.params.links));
+  CASSETTE_RETURN_IF_ERROR(integer("construction_beam_width", "Construction beam width",
+                                   kMaxBuildCandidates, &def.params.build_candidates));
+  return def;
+}
+
+size_t ann_search_candidates(size_t fetch) {
+  return std::max(kMinSearchCandidates, 2 * fetch);
+}
+
+Status ann_build_components(const storage::Store& store,
+                            std::shared_ptr<const storage::Snapshot> snapshot,
+                            std::shared_ptr<const schema::TableDef> table,
+                            const schema::ColumnDef& column, const AnnIndexDef& index) {
+  for (const auto& file : snapshot->version->files(table->table_id)) {
+    CASSETTE_RETURN_IF_ERROR(graph_of(store, *snapshot, table, column, index, file).status());
+  }
+  return Status::ok();
+}
 
 Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
                                                std::shared_ptr<const storage::Snapshot> snapshot,
                                                std::shared_ptr<const schema::TableDef> table,
                                                const schema::ColumnDef& column,
-                                               Similarity similarity, std::span<const float> query,
-                                               size_t fetch) {
+                                               const AnnIndexDef& index,
+                                               std::span<const float> query, size_t fetch) {
   const storage::TableId table_id = table->table_id;
+  const Similarity similarity = index.similarity;
   AnnCandidates result;
   result.complete = true;
   std::set<std::string> keys;
@@ -251,29 +291,14 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
       std::binary_search(snapshot->truncated.begin(), snapshot->truncated.end(), table_id);
   const auto& files = truncated ? std::vector<std::shared_ptr<storage::TableFile>>()
                                 : snapshot->version->files(table_id);
+  const size_t ef = ann_search_candidates(fetch);
   for (const auto& file : files) {
-    const GraphKey key{file.get(), column.id, similarity};
-    std::shared_ptr<const Graph> graph;
-    {
-      std::lock_guard<std::mutex> lock(cache().mutex);
-      graph = cache().find(key, file);
-    }
-    if (graph == nullptr) {
-      CASSETTE_ASSIGN_OR_RETURN(graph,
-                                build_graph(store, *snapshot, table, column, similarity, file));
-      std::lock_guard<std::mutex> lock(cache().mutex);
-      if (auto built = cache().find(key, file)) {
-        graph = built;  // another query built it meanwhile
-      } else {
-        cache().prune();  // the graphs of SSTables gone since
-        cache().graphs[key] = {file, graph};
-        ++cache().built;
-      }
-    }
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const AnnGraph> graph,
+                              graph_of(store, *snapshot, table, column, index, file));
     if (graph->size() > fetch) result.complete = false;
-    std::set<uint32_t> partitions;
+    std::vector<uint32_t> partitions;
     try {
-      graph->search(q, fetch, &partitions);
+      graph->search(q, fetch, ef, &partitions);
     } catch (const std::exception& e) {
       return Status::internal(
           fmt::format("searching the ANN graph of {}: {}", column.name, e.what()));
@@ -295,7 +320,7 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
 AnnIndexStats ann_index_stats() {
   std::lock_guard<std::mutex> lock(cache().mutex);
   cache().prune();
-  return {cache().built, cache().graphs.size()};
+  return {cache().built, cache().loaded, cache().refused, cache().graphs.size()};
 }
 
 }  // namespace cassette::cql

@@ -1,13 +1,15 @@
 // The ANN index behind ORDER BY v ANN OF [...] LIMIT k on a column with a storage-attached
-// index: an HNSW graph per SSTable (hnswlib, Debian's libhnswlib-dev), as Cassandra 5.0's SAI
-// keeps a jvector graph per SSTable, plus an exact scan of the memtables.
+// index: an HNSW graph per SSTable (ann_graph.h: hnswlib, Debian's libhnswlib-dev), as Cassandra
+// 5.0's SAI keeps a jvector graph per SSTable, plus an exact scan of the memtables.
 //
-// A graph is built the first time a query needs it, from the SSTable's rows, and kept in memory
-// for as long as its SSTable is live in this process (keyed by the SSTable's TableFile, the
-// column and the similarity function): an SSTable never changes, so neither does its graph; a
-// flush or a compaction makes new SSTables, whose graphs the next query builds, and the graphs of
-// the SSTables they replaced are dropped. Nothing is written beside the SSTables, so the flush
-// and compaction paths are untouched (a new process builds its graphs again).
+// A graph is an index component of its SSTable (schema::ann_component names it), loaded by the
+// first query of a process that needs it and kept in memory for as long as its SSTable is live
+// in this process (keyed by the SSTable's TableFile, the column and the similarity function). A
+// graph is not built while an SSTable is written (a flush's or a compaction's steps stay as
+// short as the bytes they write: building a graph costs about a millisecond a vector, seconds to
+// minutes for one SSTable) but by the first query, or the CREATE INDEX, that finds an SSTable
+// without one, which then saves it beside the SSTable for every later process. A component that
+// cannot be read (damaged, or built with other options) is reported on stderr and built again.
 //
 // A graph only proposes candidates. ann_candidate_partitions() returns the partitions of the
 // `fetch` nearest vectors of each SSTable and of the memtables; the caller re-reads them through
@@ -15,8 +17,8 @@
 // and scores them exactly (keep_nearest). A vector stored in an older SSTable and overwritten
 // later is still a candidate of the old graph, which is why each source over-fetches.
 //
-//   auto candidates = ann_candidate_partitions(store, snapshot, table, *column,
-//                                              Similarity::kCosine, query, 40);
+//   auto index = ann_index_of(*table, *index_def);
+//   auto candidates = ann_candidate_partitions(store, snapshot, table, *column, *index, query, 40);
 //   // candidates->keys: serialized partition keys in storage order;
 //   // candidates->complete: every vector of every source was a candidate (the search was exact)
 #pragma once
@@ -28,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/cql/ann_graph.h"
 #include "engine/cql/vector_similarity.h"
 #include "engine/schema/schema.h"
 #include "engine/storage/store.h"
@@ -42,6 +45,30 @@ struct AnnCandidates {
   bool complete = false;
 };
 
+// A vector index as the graphs see it: its component's name, similarity function and build
+// parameters.
+struct AnnIndexDef {
+  std::string component;
+  Similarity similarity = Similarity::kCosine;
+  AnnGraphParams params;
+};
+
+// The ANN index of `index` (a storage-attached index on a vector column of `table`), its options
+// checked as Cassandra 5.0's IndexWriterConfig checks them: similarity_function,
+// maximum_node_connections (1 to 512) and construction_beam_width (1 to 3200).
+Result<AnnIndexDef> ann_index_of(const schema::TableDef& table, const schema::IndexDef& index);
+
+// The search list of one graph for `fetch` candidates (hnswlib's ef): at least kAnnMinSearch, and
+// twice the fetch.
+size_t ann_search_candidates(size_t fetch);
+
+// Builds and saves the graph of every SSTable of `table` under `snapshot` that has none on disk
+// (CREATE INDEX on a table with data).
+Status ann_build_components(const storage::Store& store,
+                            std::shared_ptr<const storage::Snapshot> snapshot,
+                            std::shared_ptr<const schema::TableDef> table,
+                            const schema::ColumnDef& column, const AnnIndexDef& index);
+
 // The candidate partitions for the `fetch` nearest neighbours of `query` in `column` (a
 // vector<float, n> column of `table`) under `snapshot`. Builds and caches the graphs of the
 // snapshot's SSTables that have none yet. REQUIRES: query.size() is the column's dimension.
@@ -49,13 +76,16 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
                                                std::shared_ptr<const storage::Snapshot> snapshot,
                                                std::shared_ptr<const schema::TableDef> table,
                                                const schema::ColumnDef& column,
-                                               Similarity similarity, std::span<const float> query,
-                                               size_t fetch);
+                                               const AnnIndexDef& index,
+                                               std::span<const float> query, size_t fetch);
 
-// What the graph cache has done in this process, for tests: graphs built from SSTables, and the
-// graphs held now.
+// What the graph cache has done in this process, for tests: graphs built from SSTables, graphs
+// loaded from their components, components refused (damaged, other options), and the graphs
+// held now.
 struct AnnIndexStats {
   uint64_t graphs_built = 0;
+  uint64_t graphs_loaded = 0;
+  uint64_t components_refused = 0;
   size_t graphs_cached = 0;
 };
 AnnIndexStats ann_index_stats();

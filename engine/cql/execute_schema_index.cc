@@ -3,8 +3,12 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cstdio>
+#include <optional>
 
+#include "engine/cql/ann_index.h"
 #include "engine/cql/execute_schema_internal.h"
+#include "engine/schema/index_components.h"
 
 namespace cassette::cql {
 
@@ -127,8 +131,12 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
   if (!custom && !statement.options.empty()) {
     return Status::invalid_argument("Cannot specify options for a non-CUSTOM index");
   }
-  return run_change(
-      context, [&](const schema::Schema& now) -> Result<std::optional<schema::Schema>> {
+  // A vector index created on a table with data: its SSTables' graphs, built after the change.
+  std::shared_ptr<const schema::TableDef> vector_table;
+  std::optional<AnnIndexDef> vector_index;
+  Result<ExecutionResult> changed =
+      run_change(context, [&](const schema::Schema& now) -> Result<std::optional<schema::Schema>> {
+        vector_index.reset();
         const schema::KeyspaceDef* ks = now.find_keyspace(keyspace);
         if (ks == nullptr) {
           return Status::invalid_argument(fmt::format("Keyspace '{}' doesn't exist", keyspace));
@@ -192,6 +200,22 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
                 "Index {} is a duplicate of existing index {}", index.name, other->name));
           }
         }
+        // Cassandra 5.0's IndexWriterConfig: the vector options belong to vector columns.
+        if (schema::is_sai_index(index)) {
+          if (column->type.kind == types::TypeKind::kVector) {
+            CASSETTE_ASSIGN_OR_RETURN(AnnIndexDef def, ann_index_of(*table, index));
+            vector_index = std::move(def);
+            vector_table = table;
+          } else {
+            for (const char* option :
+                 {"maximum_node_connections", "construction_beam_width", "similarity_function"}) {
+              if (index.options.contains(option)) {
+                return Status::invalid_argument(fmt::format(
+                    "CQL type {} cannot have vector options", types::cql_type_name(column->type)));
+              }
+            }
+          }
+        }
         schema::Schema next = now;
         auto copy = copy_keyspace(now, keyspace);
         std::string name = index.name;
@@ -199,6 +223,19 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
         next.keyspaces[keyspace] = std::move(copy);
         return std::optional<schema::Schema>(std::move(next));
       });
+  if (changed.is_ok() && vector_index && context.store != nullptr && context.planned == nullptr) {
+    // The index exists now; a graph that cannot be built here is built by the first query.
+    Result<std::shared_ptr<const storage::Snapshot>> snapshot = context.store->snapshot();
+    const schema::ColumnDef* column = vector_table->find_column(statement.column);
+    Status s = snapshot.is_ok() ? ann_build_components(*context.store, *snapshot, vector_table,
+                                                       *column, *vector_index)
+                                : snapshot.status();
+    if (!s.is_ok()) {
+      std::fprintf(stderr, "cassette: building the ANN graphs of index %s: %s\n",
+                   vector_index->component.c_str(), s.message().c_str());
+    }
+  }
+  return changed;
 }
 
 Result<ExecutionResult> execute_drop_index(const DropIndexStatement& statement,

@@ -70,14 +70,8 @@ Result<std::optional<AnnOrdering>> prepare_ann_ordering(const SelectStatement& s
 
   AnnOrdering ann;
   ann.column = column;
-  auto option = index->options.find("similarity_function");
-  if (option != index->options.end()) {
-    auto similarity = similarity_by_option(option->second);
-    if (!similarity)
-      return Status::invalid_argument(
-          fmt::format("Similarity function {} was not recognized", option->second));
-    ann.similarity = *similarity;
-  }
+  CASSETTE_ASSIGN_OR_RETURN(ann.index, ann_index_of(table, *index));
+  ann.similarity = ann.index.similarity;
   CASSETTE_ASSIGN_OR_RETURN(types::Value query,
                             evaluate_term(*clause.ann_of, type, column->name, context));
   if (!query)

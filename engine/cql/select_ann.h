@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/cql/ann_index.h"
 #include "engine/cql/ast.h"
 #include "engine/cql/execution_context.h"
 #include "engine/cql/vector_similarity.h"
@@ -25,6 +26,7 @@ namespace cassette::cql {
 struct AnnOrdering {
   const schema::ColumnDef* column = nullptr;
   Similarity similarity = Similarity::kCosine;
+  AnnIndexDef index;  // the column's vector index (its similarity is `similarity`)
   std::vector<float> query;
 };
 

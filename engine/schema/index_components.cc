@@ -135,12 +135,34 @@ std::optional<SaiIndex> sai_column_index(const ColumnDef& column, IndexDef::Targ
   return out;
 }
 
+std::optional<std::string> ann_component(const TableDef& table, const IndexDef& index) {
+  if (!is_sai_index(index)) return std::nullopt;
+  const ColumnDef* column = table.find_column(index.column);
+  if (column == nullptr || column->type.kind != types::TypeKind::kVector) return std::nullopt;
+  auto option = index.options.find("similarity_function");
+  std::string name = "ann.c" + std::to_string(column->id) + "." +
+                     (option == index.options.end() ? "cosine" : sai_fold_case(option->second));
+  if (!storage::valid_component_name(name)) return std::nullopt;
+  return name;
+}
+
 std::shared_ptr<const storage::IndexComponentMap> index_components(const Schema& schema) {
   auto map = std::make_shared<storage::IndexComponentMap>();
   for (const auto& [ks_name, keyspace] : schema.keyspaces) {
     for (const auto& [name, index] : keyspace->indexes) {
       std::shared_ptr<const TableDef> table = schema.find_table(ks_name, index->table);
       if (table == nullptr) continue;
+      if (std::optional<std::string> ann = ann_component(*table, *index)) {
+        std::vector<storage::IndexComponentFactory>& factories = (*map)[table->table_id];
+        for (std::string file : {*ann, *ann + ".meta"}) {
+          if (std::none_of(factories.begin(), factories.end(),
+                           [&](const auto& f) { return f.name == file; })) {
+            factories.push_back(
+                {file, [] { return std::unique_ptr<storage::IndexComponentBuilder>(); }});
+          }
+        }
+        continue;
+      }
       std::optional<SaiIndex> sai = sai_index(*table, *index);
       if (!sai) continue;
       storage::SaiColumn column = sai->column;

@@ -1,0 +1,280 @@
+#include "engine/cql/ann_graph.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+// hnswlib's SSE code prefetches the link after a list's last one, a read past the allocation that
+// AddressSanitizer reports: a sanitizer build uses its plain loops.
+#if defined(__SANITIZE_ADDRESS__)
+#define NO_MANUAL_VECTORIZATION
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define NO_MANUAL_VECTORIZATION
+#endif
+#endif
+#include <hnswlib/hnswlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <utility>
+
+#include "engine/util/coding.h"
+#include "engine/util/crc32c.h"
+#include "engine/util/file.h"
+
+namespace cassette::cql {
+
+namespace {
+
+constexpr char kMetaMagic[] = "CSANNv1\n";  // 8 bytes
+constexpr size_t kMagicSize = 8;
+// Graphs of this many points and more are built by several threads (hnswlib's addPoint may run
+// concurrently); smaller ones by one, so that they come out the same every time.
+constexpr size_t kParallelBuildPoints = 20000;
+
+void normalize(float* v, size_t n) {
+  double sum = 0;
+  for (size_t i = 0; i < n; ++i) sum += static_cast<double>(v[i]) * v[i];
+  const float norm = static_cast<float>(std::sqrt(sum));
+  if (norm > 0) {
+    for (size_t i = 0; i < n; ++i) v[i] /= norm;
+  }
+}
+
+uint32_t similarity_code(Similarity s) {
+  switch (s) {
+    case Similarity::kCosine:
+      return 0;
+    case Similarity::kDotProduct:
+      return 1;
+    case Similarity::kEuclidean:
+      return 2;
+  }
+  return 0;
+}
+
+std::string meta_path(const std::string& graph_path) {
+  return graph_path + ".meta";
+}
+
+// A temporary name of this process in the SSTable's directory (a dead process's are removed when
+// a store opens), of the form the store recognizes as temporary.
+std::string temp_path(const std::string& final_path, std::string_view name) {
+  static std::atomic<uint64_t> counter{0};
+  size_t slash = final_path.rfind('/');
+  std::string dir = slash == std::string::npos ? "." : final_path.substr(0, slash);
+  return file::join(dir, fmt::format("tmp-{}-a{}.sst.{}", ::getpid(), ++counter, name));
+}
+
+Status write_synced(const std::string& path, std::string_view bytes) {
+  CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd,
+                            file::open_file(path, O_WRONLY | O_CREAT | O_TRUNC, 0644));
+  CASSETTE_RETURN_IF_ERROR(file::write_all(fd.get(), bytes, path));
+  return file::fsync_file(fd.get(), path);
+}
+
+Status sync_existing(const std::string& path) {
+  CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd, file::open_file(path, O_RDONLY));
+  return file::fsync_file(fd.get(), path);
+}
+
+Status corrupt(const std::string& path, std::string_view why) {
+  return Status::corruption(fmt::format("ANN component {}: {}", path, why));
+}
+
+}  // namespace
+
+AnnGraph::AnnGraph(Similarity similarity, size_t dimension, AnnGraphParams params)
+    : similarity_(similarity), dimension_(dimension), params_(params) {
+  if (similarity == Similarity::kEuclidean) {
+    space_ = std::make_unique<hnswlib::L2Space>(dimension);
+  } else {
+    space_ = std::make_unique<hnswlib::InnerProductSpace>(dimension);
+  }
+}
+
+AnnGraph::~AnnGraph() = default;
+
+Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(Similarity similarity, size_t dimension,
+                                                        AnnGraphParams params,
+                                                        std::vector<std::vector<float>> points,
+                                                        std::vector<uint32_t> partition_of,
+                                                        std::vector<std::string> partitions) {
+  std::shared_ptr<AnnGraph> graph(new AnnGraph(similarity, dimension, params));
+  graph->partition_of_ = std::move(partition_of);
+  graph->partitions_ = std::move(partitions);
+  if (points.empty()) return std::shared_ptr<const AnnGraph>(std::move(graph));
+  try {
+    graph->index_ = std::make_unique<hnswlib::HierarchicalNSW<float>>(
+        graph->space_.get(), points.size(), params.links, params.build_candidates);
+    auto add = [&](size_t i) {
+      if (similarity == Similarity::kCosine) normalize(points[i].data(), dimension);
+      graph->index_->addPoint(points[i].data(), i);
+    };
+    const size_t threads =
+        points.size() < kParallelBuildPoints
+            ? 1
+            : std::clamp<size_t>(std::thread::hardware_concurrency(), size_t{1}, size_t{4});
+    if (threads == 1) {
+      for (size_t i = 0; i < points.size(); ++i) add(i);
+    } else {
+      // the first point alone (it is the entry point), then the rest from a shared counter
+      add(0);
+      std::atomic<size_t> next{1};
+      std::exception_ptr failure;
+      std::mutex failure_mutex;
+      std::vector<std::thread> workers;
+      for (size_t t = 0; t < threads; ++t) {
+        workers.emplace_back([&] {
+          try {
+            for (size_t i = next++; i < points.size(); i = next++) add(i);
+          } catch (...) {
+            std::lock_guard lock(failure_mutex);
+            failure = std::current_exception();
+            next = points.size();
+          }
+        });
+      }
+      for (std::thread& w : workers) w.join();
+      if (failure) std::rethrow_exception(failure);
+    }
+  } catch (const std::exception& e) {
+    return Status::internal(fmt::format("building an ANN graph: {}", e.what()));
+  }
+  return std::shared_ptr<const AnnGraph>(std::move(graph));
+}
+
+void AnnGraph::search(std::vector<float> query, size_t k, size_t ef,
+                      std::vector<uint32_t>* out) const {
+  if (index_ == nullptr || k == 0) return;
+  if (similarity_ == Similarity::kCosine) normalize(query.data(), query.size());
+  // hnswlib searches with max(ef, k) candidates and returns the best k of them; its ef is one
+  // member of the index, so the search list is asked for as k (thread-safe) and the best k kept.
+  auto found = index_->searchKnn(query.data(), std::min(std::max(ef, k), size()));
+  while (found.size() > k) found.pop();  // the farthest first
+  while (!found.empty()) {
+    out->push_back(partition_of_[found.top().second]);
+    found.pop();
+  }
+}
+
+Status AnnGraph::save(const std::string& sstable_path, const std::string& name) const {
+  const std::string graph_path = sstable_path + "." + name;
+  const std::string graph_temp = temp_path(graph_path, name);
+  const std::string meta_temp = temp_path(graph_path, name + ".meta");
+  auto cleanup = [&](Status s) {
+    (void)file::remove_file(graph_temp);
+    (void)file::remove_file(meta_temp);
+    return s;
+  };
+  std::string graph_bytes;
+  if (index_ != nullptr) {
+    try {
+      index_->saveIndex(graph_temp);
+    } catch (const std::exception& e) {
+      return cleanup(Status::internal(fmt::format("saving an ANN graph: {}", e.what())));
+    }
+    Result<std::string> bytes = file::read_whole_file(graph_temp);
+    if (!bytes.is_ok()) return cleanup(bytes.status());
+    graph_bytes = std::move(*bytes);
+  } else if (Status s = write_synced(graph_temp, ""); !s.is_ok()) {
+    return cleanup(s);
+  }
+  std::string meta(kMetaMagic, kMagicSize);
+  coding::put_fixed32(&meta, similarity_code(similarity_));
+  coding::put_fixed32(&meta, static_cast<uint32_t>(dimension_));
+  coding::put_fixed32(&meta, static_cast<uint32_t>(params_.links));
+  coding::put_fixed32(&meta, static_cast<uint32_t>(params_.build_candidates));
+  coding::put_fixed64(&meta, graph_bytes.size());
+  coding::put_fixed32(&meta, crc32c::mask(crc32c::value(graph_bytes)));
+  coding::put_fixed32(&meta, static_cast<uint32_t>(partitions_.size()));
+  for (const std::string& p : partitions_) {
+    coding::put_fixed32(&meta, static_cast<uint32_t>(p.size()));
+    meta += p;
+  }
+  coding::put_fixed32(&meta, static_cast<uint32_t>(partition_of_.size()));
+  for (uint32_t p : partition_of_) coding::put_fixed32(&meta, p);
+  coding::put_fixed32(&meta, crc32c::mask(crc32c::value(meta)));
+
+  Status s = sync_existing(graph_temp);
+  if (s.is_ok()) s = write_synced(meta_temp, meta);
+  // graph first: a .meta file always has its graph in place
+  if (s.is_ok()) s = file::rename_file(graph_temp, graph_path);
+  if (s.is_ok()) s = file::rename_file(meta_temp, meta_path(graph_path));
+  if (!s.is_ok()) return cleanup(s);
+  size_t slash = graph_path.rfind('/');
+  return file::sync_directory(slash == std::string::npos ? "." : graph_path.substr(0, slash));
+}
+
+Result<std::shared_ptr<const AnnGraph>> AnnGraph::load(const std::string& sstable_path,
+                                                       const std::string& name,
+                                                       Similarity similarity, size_t dimension,
+                                                       AnnGraphParams params) {
+  const std::string graph_path = sstable_path + "." + name;
+  const std::string meta_file = meta_path(graph_path);
+  if (!file::exists(meta_file))
+    return Status::not_found(fmt::format("{}: no such file", meta_file));
+  CASSETTE_ASSIGN_OR_RETURN(std::string meta, file::read_whole_file(meta_file));
+  // magic, 4 fixed32, fixed64, 2 fixed32 ... fixed32 count, crc
+  if (meta.size() < kMagicSize + 4 * 4 + 8 + 4 + 4 + 4 + 4) return corrupt(meta_file, "truncated");
+  const uint32_t stored_crc = coding::decode_fixed32(meta.data() + meta.size() - 4);
+  if (crc32c::unmask(stored_crc) !=
+      crc32c::value(std::string_view(meta).substr(0, meta.size() - 4)))
+    return corrupt(meta_file, "checksum mismatch");
+  if (meta.compare(0, kMagicSize, kMetaMagic, kMagicSize) != 0)
+    return corrupt(meta_file, "not an ANN component of this version");
+  size_t at = kMagicSize;
+  auto fixed32 = [&] {
+    uint32_t v = coding::decode_fixed32(meta.data() + at);
+    at += 4;
+    return v;
+  };
+  const size_t end = meta.size() - 4;
+  const uint32_t code = fixed32(), dim = fixed32(), links = fixed32(), build = fixed32();
+  if (code != similarity_code(similarity) || dim != dimension || links != params.links ||
+      build != params.build_candidates) {
+    return corrupt(meta_file, "built for another similarity, dimension or parameters");
+  }
+  const uint64_t graph_size = coding::decode_fixed64(meta.data() + at);
+  at += 8;
+  const uint32_t graph_crc = fixed32();
+  std::shared_ptr<AnnGraph> graph(new AnnGraph(similarity, dimension, params));
+  const uint32_t partitions = fixed32();
+  graph->partitions_.reserve(partitions);
+  for (uint32_t i = 0; i < partitions; ++i) {
+    if (at + 4 > end) return corrupt(meta_file, "truncated");
+    const uint32_t n = fixed32();
+    if (at + n > end) return corrupt(meta_file, "truncated");
+    graph->partitions_.emplace_back(meta.data() + at, n);
+    at += n;
+  }
+  if (at + 4 > end) return corrupt(meta_file, "truncated");
+  const uint32_t points = fixed32();
+  if (end - at != size_t{points} * 4) return corrupt(meta_file, "truncated");
+  graph->partition_of_.reserve(points);
+  for (uint32_t i = 0; i < points; ++i) {
+    const uint32_t p = fixed32();
+    if (p >= partitions) return corrupt(meta_file, "a point of no partition");
+    graph->partition_of_.push_back(p);
+  }
+  Result<std::string> bytes = file::read_whole_file(graph_path);
+  if (!bytes.is_ok()) return corrupt(graph_path, bytes.status().message());
+  if (bytes->size() != graph_size || crc32c::mask(crc32c::value(*bytes)) != graph_crc)
+    return corrupt(graph_path, "size or checksum mismatch");
+  if (points == 0) return std::shared_ptr<const AnnGraph>(std::move(graph));
+  try {
+    graph->index_ =
+        std::make_unique<hnswlib::HierarchicalNSW<float>>(graph->space_.get(), graph_path);
+  } catch (const std::exception& e) {
+    return corrupt(graph_path, e.what());
+  }
+  if (graph->index_->cur_element_count != points) return corrupt(graph_path, "point count");
+  return std::shared_ptr<const AnnGraph>(std::move(graph));
+}
+
+}  // namespace cassette::cql

@@ -1,0 +1,91 @@
+// One SSTable's HNSW graph over one vector column (hnswlib), and its index component: the two
+// files written beside the SSTable so that the next process loads the graph instead of building
+// it again (FORMAT.md, "ANN components"):
+//
+//   <sstable>.ann.c<column id>.<similarity>        the graph, as hnswlib saves it
+//   <sstable>.ann.c<column id>.<similarity>.meta   what the graph's points are: the SSTable's
+//                                                  partition keys, the point -> partition map,
+//                                                  the build parameters, the graph file's size
+//                                                  and CRC, and a CRC of its own
+//
+// The .meta file is renamed in last, so a reader that finds it finds a whole graph; load()
+// checks both checksums before hnswlib reads a byte (a damaged file is refused, never searched).
+//
+//   auto graph = AnnGraph::build(Similarity::kCosine, 128, params, std::move(points), ...);
+//   (void)(*graph)->save(sstable_path, "ann.c3.cosine");
+//   auto again = AnnGraph::load(sstable_path, "ann.c3.cosine", Similarity::kCosine, 128, params);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/cql/vector_similarity.h"
+#include "engine/util/status.h"
+
+namespace hnswlib {
+template <typename T>
+class HierarchicalNSW;
+template <typename T>
+class SpaceInterface;
+}  // namespace hnswlib
+
+namespace cassette::cql {
+
+// hnswlib's build parameters: `links` is M (links per node on the upper layers, twice as many on
+// the bottom one: Cassandra's maximum_node_connections), `build_candidates` ef_construction
+// (Cassandra's construction_beam_width).
+struct AnnGraphParams {
+  size_t links = 32;
+  size_t build_candidates = 200;
+  friend bool operator==(const AnnGraphParams&, const AnnGraphParams&) = default;
+};
+
+class AnnGraph {
+ public:
+  ~AnnGraph();
+
+  // The graph of `points` (point i belongs to partitions[partition_of[i]]). Cosine graphs hold
+  // normalized vectors and are searched by inner product, dot_product by inner product,
+  // euclidean by L2: each order is the order of the similarity score.
+  static Result<std::shared_ptr<const AnnGraph>> build(Similarity similarity, size_t dimension,
+                                                       AnnGraphParams params,
+                                                       std::vector<std::vector<float>> points,
+                                                       std::vector<uint32_t> partition_of,
+                                                       std::vector<std::string> partitions);
+
+  // Writes the component `name` of the SSTable at `sstable_path` (temporary files of this
+  // process, fsynced, renamed in graph first and .meta last).
+  Status save(const std::string& sstable_path, const std::string& name) const;
+
+  // The component `name` of the SSTable at `sstable_path`: NotFound when it has none;
+  // Corruption when a file is damaged or truncated, or was built for another similarity,
+  // dimension or parameters (the caller builds the graph again).
+  static Result<std::shared_ptr<const AnnGraph>> load(const std::string& sstable_path,
+                                                      const std::string& name,
+                                                      Similarity similarity, size_t dimension,
+                                                      AnnGraphParams params);
+
+  size_t size() const { return partition_of_.size(); }
+
+  // The partitions of the `k` nearest points found with a search list of `ef` candidates
+  // (hnswlib's ef_search; at least k). Safe to call from several threads at once.
+  void search(std::vector<float> query, size_t k, size_t ef, std::vector<uint32_t>* out) const;
+
+  const std::string& partition(uint32_t i) const { return partitions_[i]; }
+
+ private:
+  AnnGraph(Similarity similarity, size_t dimension, AnnGraphParams params);
+
+  Similarity similarity_;
+  size_t dimension_;
+  AnnGraphParams params_;
+  std::unique_ptr<hnswlib::SpaceInterface<float>> space_;
+  std::unique_ptr<hnswlib::HierarchicalNSW<float>> index_;
+  std::vector<uint32_t> partition_of_;  // by point: index into partitions_
+  std::vector<std::string> partitions_;
+};
+
+}  // namespace cassette::cql

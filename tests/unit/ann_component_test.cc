@@ -1,0 +1,212 @@
+// The ANN index's components (engine/cql/ann_graph.h): a graph saved beside its SSTable by the
+// first query that builds it, loaded by the next process instead of being built again, replaced
+// when damaged, gone with its SSTable (compaction) and at DROP INDEX, and built for the SSTables
+// already written at CREATE INDEX.
+#include <doctest/doctest.h>
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/cql/ann_index.h"
+#include "engine/cql/session.h"
+#include "engine/storage/store.h"
+#include "tests/unit/cql_test_fixture.h"
+#include "tests/unit/temp_dir.h"
+
+namespace cassette::test {
+namespace {
+
+// A session on a store in a directory of its own, closed and opened again as another process
+// would (the graph cache is keyed by the SSTables a store has open).
+class AnnStore {
+ public:
+  explicit AnnStore(const std::string& dir) {
+    storage::StoreOptions options;
+    options.background_threads = false;
+    store_ = storage::Store::open(dir, options).value();
+    session_ = cql::Session::open(store_).value();
+  }
+
+  void ok(const std::string& statement) {
+    auto r = session_->execute(statement);
+    INFO(statement);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+  }
+  std::vector<std::string> rows(const std::string& statement) {
+    auto r = session_->execute(statement);
+    INFO(statement);
+    REQUIRE_MESSAGE(r.is_ok(), r.status().message());
+    return CqlFixture::lines(r->rows);
+  }
+  storage::Store& store() { return *store_; }
+  storage::TableId table_id() {
+    return session_->catalog().current().value()->find_table("ks", "items")->table_id;
+  }
+
+ private:
+  std::shared_ptr<storage::Store> store_;
+  std::unique_ptr<cql::Session> session_;
+};
+
+std::string random_vector(std::mt19937& rng) {
+  std::uniform_real_distribution<float> uniform(-1, 1);
+  std::vector<float> v(8);
+  for (float& x : v) x = uniform(rng);
+  return fmt::format("[{:.4f}]", fmt::join(v, ", "));
+}
+
+void insert(AnnStore& s, std::mt19937& rng, int from, int to) {
+  for (int id = from; id < to; ++id) {
+    s.ok(fmt::format("INSERT INTO ks.items (id, v) VALUES ({}, {})", id, random_vector(rng)));
+  }
+}
+
+// The ANN component files in the store's data directory.
+std::vector<std::string> ann_files(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/data")) {
+    std::string name = entry.path().filename().string();
+    if (name.find(".sst.ann.") != std::string::npos) out.push_back(name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const char* kSetup[] = {
+    "CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1}",
+    "CREATE TABLE ks.items (id int PRIMARY KEY, v vector<float, 8>)",
+};
+const char* kIndex =
+    "CREATE CUSTOM INDEX items_v ON ks.items (v) USING 'StorageAttachedIndex' WITH OPTIONS = "
+    "{'similarity_function': 'euclidean', 'maximum_node_connections': 8}";
+const char* kQuery =
+    "SELECT id FROM ks.items ORDER BY v ANN OF [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, "
+    "0.7, 0.8] LIMIT 5";
+
+}  // namespace
+
+TEST_CASE(
+    "ann component: saved by the first query, loaded by the next process, gone with its "
+    "SSTable and at DROP INDEX") {
+  TempDir dir;
+  std::mt19937 rng(7);
+  std::vector<std::string> answer;
+  {
+    AnnStore s(dir.path());
+    for (const char* statement : kSetup) s.ok(statement);
+    s.ok(kIndex);
+    insert(s, rng, 0, 300);
+    REQUIRE(s.store().flush().is_ok());
+    CHECK(ann_files(dir.path()).empty());  // not written by the flush
+    const auto before = cql::ann_index_stats();
+    answer = s.rows(kQuery);
+    REQUIRE(answer.size() == 5);
+    CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 1);
+    const auto files = ann_files(dir.path());
+    REQUIRE(files.size() == 2);
+    CHECK(files[0].ends_with(".sst.ann.c1.euclidean"));
+    CHECK(files[1].ends_with(".sst.ann.c1.euclidean.meta"));
+  }
+  {
+    AnnStore s(dir.path());
+    const auto before = cql::ann_index_stats();
+    CHECK(s.rows(kQuery) == answer);
+    CHECK(cql::ann_index_stats().graphs_built == before.graphs_built);
+    CHECK(cql::ann_index_stats().graphs_loaded == before.graphs_loaded + 1);
+
+    // a second SSTable: its graph is built, the first one's comes from the cache
+    insert(s, rng, 300, 400);
+    REQUIRE(s.store().flush().is_ok());
+    s.rows(kQuery);
+    CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 1);
+    CHECK(ann_files(dir.path()).size() == 4);
+
+    // compacted into one SSTable: one graph built, the two old components removed with theirs
+    REQUIRE(s.store().compact(s.table_id()).is_ok());
+    const auto merged = s.rows(kQuery);
+    CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 2);
+    CHECK(ann_files(dir.path()).size() == 2);
+
+    s.ok("DROP INDEX ks.items_v");
+    CHECK(ann_files(dir.path()).empty());
+  }
+}
+
+TEST_CASE("ann component: a damaged or missing graph is built again, and the answer is the same") {
+  TempDir dir;
+  std::mt19937 rng(11);
+  std::vector<std::string> answer;
+  {
+    AnnStore s(dir.path());
+    for (const char* statement : kSetup) s.ok(statement);
+    s.ok(kIndex);
+    insert(s, rng, 0, 200);
+    REQUIRE(s.store().flush().is_ok());
+    answer = s.rows(kQuery);
+  }
+  const auto files = ann_files(dir.path());
+  REQUIRE(files.size() == 2);
+  const std::string graph = dir.path() + "/data/" + files[0];
+  const std::string meta = dir.path() + "/data/" + files[1];
+
+  uint64_t refused = 1;  // reported on stderr
+  SUBCASE("a byte of the graph changed") {
+    std::fstream f(graph, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(graph) / 2));
+    f.put('\x7f');
+  }
+  SUBCASE("the .meta file cut short") {
+    std::filesystem::resize_file(meta, std::filesystem::file_size(meta) - 3);
+  }
+  SUBCASE("the graph file missing") {
+    std::filesystem::remove(graph);
+  }
+  SUBCASE("the .meta file missing") {
+    std::filesystem::remove(meta);
+    refused = 0;  // no component: nothing to report
+  }
+
+  AnnStore s(dir.path());
+  const auto before = cql::ann_index_stats();
+  CHECK(s.rows(kQuery) == answer);
+  CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 1);
+  CHECK(cql::ann_index_stats().graphs_loaded == before.graphs_loaded);
+  CHECK(cql::ann_index_stats().components_refused == before.components_refused + refused);
+  // and written again, whole
+  CHECK(ann_files(dir.path()).size() == 2);
+  const auto again = cql::ann_index_stats();
+  CHECK(s.rows(kQuery) == answer);
+  CHECK(cql::ann_index_stats().graphs_built == again.graphs_built);  // cached
+}
+
+TEST_CASE("ann component: CREATE INDEX on a table with data builds the graphs of its SSTables") {
+  TempDir dir;
+  std::mt19937 rng(3);
+  std::vector<std::string> answer;
+  {
+    AnnStore s(dir.path());
+    for (const char* statement : kSetup) s.ok(statement);
+    insert(s, rng, 0, 150);
+    REQUIRE(s.store().flush().is_ok());
+    insert(s, rng, 150, 300);
+    REQUIRE(s.store().flush().is_ok());
+    const auto before = cql::ann_index_stats();
+    s.ok(kIndex);
+    CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 2);
+    CHECK(ann_files(dir.path()).size() == 4);
+    answer = s.rows(kQuery);
+    CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 2);
+  }
+  AnnStore s(dir.path());
+  const auto before = cql::ann_index_stats();
+  CHECK(s.rows(kQuery) == answer);
+  CHECK(cql::ann_index_stats().graphs_loaded == before.graphs_loaded + 2);
+  CHECK(cql::ann_index_stats().graphs_built == before.graphs_built);
+}
+
+}  // namespace cassette::test
