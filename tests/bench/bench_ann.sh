@@ -1,62 +1,50 @@
 #!/usr/bin/env bash
 # ANN top-10 over ANN_BENCH_ROWS (default 100000) ANN_BENCH_DIM-dimension (default 128) float
-# vectors (`make bench`), loaded by the `cassette` shell's COPY and FLUSHed into an SSTable:
-# ANN_BENCH_QUERIES (default 20) queries of
+# vectors (`make bench`), for each distribution of ANN_BENCH_DATA (default "clustered uniform":
+# clustered around 100 centres, as embeddings of related items gather, and independent uniform
+# coordinates, which have no neighbourhoods for a graph to follow), loaded by the `cassette`
+# shell's COPY and FLUSHed into an SSTable: ANN_BENCH_QUERIES (default 20) queries of
 #   SELECT id FROM bench.items ORDER BY v ANN OF [...] LIMIT 10
 # answered by the ANN index (an HNSW graph per SSTable and the memtable, engine/cql/ann_index.h),
 # and the same queries with `WHERE token(id) > <min + 1>` added, which the index does not serve:
 # Cassette's exact scan of every row (the brute force). Recall@10 of each against a top-10
 # computed here in Python (double precision, cosine), and each one's queries per second, timed
 # inside one process that runs them through SQLite's cql_rows (Debian's python3, whose sqlite3
-# module loads extensions). The graphs are built by the first query of a process (they are kept
-# in memory, not on disk): one warm-up query is timed apart as the build.
+# module loads extensions). The first query of a first process builds the SSTable's graph and
+# saves it as an index component (timed apart: the build); a second, fresh process loads it: its
+# first query is timed apart too (a new process's first-query latency), and its other queries
+# give the recall and the rate. ANN_BENCH_OPTIONS adds index options, e.g.
+# "'maximum_node_connections': 16, 'construction_beam_width': 100".
 #
 #   tests/bench/bench_ann.sh BUILD_DIR
 #
-# Prints "# ..." detail lines and RESULT lines: ann-recall@10 and ann-qps for `hnsw`, `exact` and
-# `sqlite-vec` (npm's sqlite-vec 0.1.9, installed into a temporary directory, or SQLITE_VEC=path
-# of vec0.so; Debian has no package of it), and ann-graph-build-seconds.
+# Prints "# ..." detail lines and, for each distribution D, RESULT lines: ann-recall@10-D and
+# ann-qps-D of `hnsw`, `exact` and `sqlite-vec` (npm's sqlite-vec 0.1.9, installed into a
+# temporary directory, or SQLITE_VEC=path of vec0.so; Debian has no package of it),
+# ann-graph-build-seconds-D and ann-first-query-seconds-D of `hnsw`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build_dir=$(cd "${1:-$root/build}" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 ANN_BENCH_ROWS=${ANN_BENCH_ROWS:-100000} ANN_BENCH_DIM=${ANN_BENCH_DIM:-128} \
-ANN_BENCH_QUERIES=${ANN_BENCH_QUERIES:-20} \
+ANN_BENCH_QUERIES=${ANN_BENCH_QUERIES:-20} ANN_BENCH_DATA=${ANN_BENCH_DATA:-clustered uniform} \
   python3 - "$build_dir/cassette" "$work" <<'PY'
-import math, os, random, subprocess, sys, time
+import math, os, random, shutil, subprocess, sys, time
 cassette, work = sys.argv[1], sys.argv[2]
 rows, dim, queries = (int(os.environ[k]) for k in ("ANN_BENCH_ROWS", "ANN_BENCH_DIM",
                                                       "ANN_BENCH_QUERIES"))
-rng = random.Random(42)
-# clustered (default): around 100 random centres, as embeddings of related items gather;
-# uniform: independent uniform coordinates, with no neighbourhoods for a graph to follow
-uniform = os.environ.get("ANN_BENCH_DATA", "clustered") == "uniform"
-centres = [[rng.uniform(-1, 1) for _ in range(dim)] for _ in range(100)]
-def vec():
-    if uniform:
-        return [round(rng.uniform(-1, 1), 6) for _ in range(dim)]
-    c = rng.choice(centres)
-    return [round(x + rng.gauss(0, 0.3), 6) for x in c]
-data = [vec() for _ in range(rows)]
-with open(f"{work}/items.csv", "w") as f:
-    for i, v in enumerate(data):
-        f.write(f'{i},"[{", ".join(map(str, v))}]"\n')
-store = f"{work}/store"
-setup = (f"CREATE KEYSPACE bench WITH replication = {{'class': 'SimpleStrategy', "
-         f"'replication_factor': 1}}; CREATE TABLE bench.items (id int PRIMARY KEY, "
-         f"v vector<float, {dim}>); CREATE CUSTOM INDEX ON bench.items (v) USING "
-         f"'StorageAttachedIndex'; COPY bench.items (id, v) FROM '{work}/items.csv';")
-t0 = time.time()
-subprocess.run([cassette, store, "-e", setup + " FLUSH;"], check=True, capture_output=True)
-print(f"# {'uniform' if uniform else 'clustered'} data (ANN_BENCH_DATA)")
-print(f"# loaded {rows} vectors of {dim} dimensions in {time.time() - t0:.1f} s")
-def cosine(a, b):
-    dot = sum(x * y for x, y in zip(a, b))
-    return dot / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
-qs = [vec() for _ in range(queries)]
+options = os.environ.get("ANN_BENCH_OPTIONS", "")
+vec0 = os.environ.get("SQLITE_VEC", "")
+if not vec0:
+    npm_dir = f"{work}/npm"
+    os.makedirs(npm_dir)
+    r = subprocess.run(["npm", "install", "--prefix", npm_dir, "--no-save", "--no-audit",
+                        "--no-fund", "sqlite-vec@0.1.9"], capture_output=True, text=True)
+    candidate = f"{npm_dir}/node_modules/sqlite-vec-linux-x64/vec0.so"
+    vec0 = candidate if r.returncode == 0 and os.path.exists(candidate) else ""
 # Each run is one process (Debian's Python, whose sqlite3 module loads extensions): the store
-# opened through cassette.so's cql_open(), one warm-up query (for the index: the graph build),
+# opened through cassette.so's cql_open(), one first query (timed apart: the graph's build or load),
 # then the queries through cql_rows, each timed in that process.
 RUNNER = """
 import json, sqlite3, sys, time
@@ -78,48 +66,7 @@ for q in qs[1:]:
     print(*ann(q))
 print('seconds', time.time() - t0)
 """
-def run(where):
-    with open(f"{work}/run_queries.txt", "w") as f:
-        for q in [vec()] + qs:
-            f.write(f"[{', '.join(map(str, q))}]\n")
-    out = subprocess.run(["/usr/bin/python3", "-c", RUNNER, f"{os.path.dirname(cassette)}/cassette",
-                          store, where, f"{work}/run_queries.txt"], check=True,
-                         capture_output=True, text=True).stdout.split("\n")
-    warm = float(out[0].split()[1])
-    seconds = float(out[-2].split()[1])
-    ids = [int(x) for line in out[1:-2] for x in line.split()]
-    return ids, warm, seconds
-truth = [sorted(range(rows), key=lambda i: -cosine(q, data[i]))[:10] for q in qs]
-def recall(ids):
-    return sum(len(set(t) & set(ids[n * 10:(n + 1) * 10])) for n, t in enumerate(truth)) / (10 * queries)
-ann_ids, build, ann_seconds = run("")
-exact_ids, _, exact_seconds = run("WHERE token(id) > -9223372036854775807 ")
-print(f"# hnsw: first query (graph build) {build:.1f} s, then {queries} queries in {ann_seconds:.2f} s")
-print(f"# exact: {queries} queries in {exact_seconds:.2f} s (one process each, store opened once, queries through SQLite's cql_rows)")
-print(f"RESULT ann-graph-build-seconds hnsw {build:.1f}")
-print(f"RESULT ann-recall@10 hnsw {recall(ann_ids):.3f}")
-print(f"RESULT ann-recall@10 exact {recall(exact_ids):.3f}")
-print(f"RESULT ann-qps hnsw {queries / ann_seconds:.2f}")
-print(f"RESULT ann-qps exact {queries / exact_seconds:.2f}")
-
-# sqlite-vec (npm's sqlite-vec, which ships its loadable vec0.so; Debian has no package): a vec0
-# table with cosine distance, its brute-force KNN in Debian's Python (whose sqlite3 module loads
-# extensions), on the same vectors and queries
-vec0 = os.environ.get("SQLITE_VEC", "")
-if not vec0:
-    npm_dir = f"{work}/npm"
-    os.makedirs(npm_dir)
-    r = subprocess.run(["npm", "install", "--prefix", npm_dir, "--no-save", "--no-audit",
-                        "--no-fund", "sqlite-vec@0.1.9"], capture_output=True, text=True)
-    candidate = f"{npm_dir}/node_modules/sqlite-vec-linux-x64/vec0.so"
-    vec0 = candidate if r.returncode == 0 and os.path.exists(candidate) else ""
-if not vec0 or not os.path.exists("/usr/bin/python3"):
-    print("# sqlite-vec: not available (npm install sqlite-vec failed, or no /usr/bin/python3)")
-    sys.exit(0)
-with open(f"{work}/queries.txt", "w") as f:
-    for q in qs:
-        f.write(f"[{', '.join(map(str, q))}]\n")
-out = subprocess.run(["/usr/bin/python3", "-c", """
+VEC_RUNNER = """
 import sqlite3, sys, time
 vec0, work, dim = sys.argv[1], sys.argv[2], int(sys.argv[3])
 db = sqlite3.connect(':memory:')
@@ -136,11 +83,80 @@ for q in qs:
     for (rowid,) in db.execute('SELECT rowid FROM items WHERE v MATCH ? AND k = 10', (q,)):
         print(rowid)
 print('seconds', time.time() - t0)
-""", vec0, work, str(dim)], check=True, capture_output=True, text=True).stdout.split()
-vec_seconds = float(out[-1])
-vec_ids = [int(x) for x in out[:-2]]
-print(f"# sqlite-vec {os.path.basename(os.path.dirname(vec0))}: {queries} queries in "
-      f"{vec_seconds:.2f} s (in process, brute force)")
-print(f"RESULT ann-recall@10 sqlite-vec {recall(vec_ids):.3f}")
-print(f"RESULT ann-qps sqlite-vec {queries / vec_seconds:.2f}")
+"""
+def bench(distribution):
+    uniform = distribution == "uniform"
+    store = f"{work}/store-{distribution}"
+    rng = random.Random(42)
+    centres = [[rng.uniform(-1, 1) for _ in range(dim)] for _ in range(100)]
+    def vec():
+        if uniform:
+            return [round(rng.uniform(-1, 1), 6) for _ in range(dim)]
+        c = rng.choice(centres)
+        return [round(x + rng.gauss(0, 0.3), 6) for x in c]
+    data = [vec() for _ in range(rows)]
+    with open(f"{work}/items.csv", "w") as f:
+        for i, v in enumerate(data):
+            f.write(f'{i},"[{", ".join(map(str, v))}]"\n')
+    setup = (f"CREATE KEYSPACE bench WITH replication = {{'class': 'SimpleStrategy', "
+             f"'replication_factor': 1}}; CREATE TABLE bench.items (id int PRIMARY KEY, "
+             f"v vector<float, {dim}>); CREATE CUSTOM INDEX ON bench.items (v) USING "
+             f"'StorageAttachedIndex'{' WITH OPTIONS = {' + options + '}' if options else ''}; COPY bench.items (id, v) FROM '{work}/items.csv';")
+    t0 = time.time()
+    subprocess.run([cassette, store, "-e", setup + " FLUSH;"], check=True, capture_output=True)
+    print(f"# {'uniform' if uniform else 'clustered'} data (ANN_BENCH_DATA)")
+    print(f"# loaded {rows} vectors of {dim} dimensions in {time.time() - t0:.1f} s")
+    def cosine(a, b):
+        dot = sum(x * y for x, y in zip(a, b))
+        return dot / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+    qs = [vec() for _ in range(queries)]
+    def run(where):
+        with open(f"{work}/run_queries.txt", "w") as f:
+            for q in [vec()] + qs:
+                f.write(f"[{', '.join(map(str, q))}]\n")
+        out = subprocess.run(["/usr/bin/python3", "-c", RUNNER, f"{os.path.dirname(cassette)}/cassette",
+                              store, where, f"{work}/run_queries.txt"], check=True,
+                             capture_output=True, text=True).stdout.split("\n")
+        warm = float(out[0].split()[1])
+        seconds = float(out[-2].split()[1])
+        ids = [int(x) for line in out[1:-2] for x in line.split()]
+        return ids, warm, seconds
+    truth = [sorted(range(rows), key=lambda i: -cosine(q, data[i]))[:10] for q in qs]
+    def recall(ids):
+        return sum(len(set(t) & set(ids[n * 10:(n + 1) * 10])) for n, t in enumerate(truth)) / (10 * queries)
+    d = distribution
+    # the first process builds the graph (and saves it), a fresh one loads it
+    _, build, _ = run("")
+    ann_ids, first, ann_seconds = run("")
+    exact_ids, _, exact_seconds = run("WHERE token(id) > -9223372036854775807 ")
+    print(f"# hnsw: first query of the first process (graph build and save) {build:.1f} s; "
+          f"of a fresh process (graph loaded) {first:.3f} s, then {queries} queries in {ann_seconds:.2f} s")
+    print(f"# exact: {queries} queries in {exact_seconds:.2f} s (one process each, store opened once, queries through SQLite's cql_rows)")
+    print(f"RESULT ann-graph-build-seconds-{d} hnsw {build:.1f}")
+    print(f"RESULT ann-first-query-seconds-{d} hnsw {first:.3f}")
+    print(f"RESULT ann-recall@10-{d} hnsw {recall(ann_ids):.3f}")
+    print(f"RESULT ann-recall@10-{d} exact {recall(exact_ids):.3f}")
+    print(f"RESULT ann-qps-{d} hnsw {queries / ann_seconds:.2f}")
+    print(f"RESULT ann-qps-{d} exact {queries / exact_seconds:.2f}")
+
+    # sqlite-vec (npm's sqlite-vec, which ships its loadable vec0.so; Debian has no package): a vec0
+    # table with cosine distance, its brute-force KNN in Debian's Python (whose sqlite3 module loads
+    # extensions), on the same vectors and queries
+    if not vec0 or not os.path.exists("/usr/bin/python3"):
+        print("# sqlite-vec: not available (npm install sqlite-vec failed, or no /usr/bin/python3)")
+        return
+    with open(f"{work}/queries.txt", "w") as f:
+        for q in qs:
+            f.write(f"[{', '.join(map(str, q))}]\n")
+    out = subprocess.run(["/usr/bin/python3", "-c", VEC_RUNNER, vec0, work, str(dim)], check=True,
+                         capture_output=True, text=True).stdout.split()
+    vec_seconds = float(out[-1])
+    vec_ids = [int(x) for x in out[:-2]]
+    print(f"# sqlite-vec {os.path.basename(os.path.dirname(vec0))}: {queries} queries in "
+          f"{vec_seconds:.2f} s (in process, brute force)")
+    print(f"RESULT ann-recall@10-{d} sqlite-vec {recall(vec_ids):.3f}")
+    print(f"RESULT ann-qps-{d} sqlite-vec {queries / vec_seconds:.2f}")
+
+for distribution in os.environ["ANN_BENCH_DATA"].split():
+    bench(distribution)
 PY
