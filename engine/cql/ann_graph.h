@@ -36,7 +36,9 @@ namespace cassette::cql {
 
 // hnswlib's build parameters: `links` is M (links per node on the upper layers, twice as many on
 // the bottom one: Cassandra's maximum_node_connections), `build_candidates` ef_construction
-// (Cassandra's construction_beam_width).
+// (Cassandra's construction_beam_width). The defaults are twice Cassandra's (16, 100): on
+// uniformly random 30k 128-dimension vectors, M 16 / ef_construction 100 finds 0.81 of the
+// top-10 at ef 256 and 0.94 at 512, M 32 / 200 0.96 and 0.99 (at twice the build time).
 struct AnnGraphParams {
   size_t links = 32;
   size_t build_candidates = 200;

@@ -58,8 +58,8 @@ struct AnnIndexDef {
 // maximum_node_connections (1 to 512) and construction_beam_width (1 to 3200).
 Result<AnnIndexDef> ann_index_of(const schema::TableDef& table, const schema::IndexDef& index);
 
-// The search list of one graph for `fetch` candidates (hnswlib's ef): at least kAnnMinSearch, and
-// twice the fetch.
+// The search list of one graph for `fetch` candidates (hnswlib's ef): at least 512, and twice
+// the fetch.
 size_t ann_search_candidates(size_t fetch);
 
 // Builds and saves the graph of every SSTable of `table` under `snapshot` that has none on disk
