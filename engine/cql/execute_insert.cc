@@ -10,6 +10,7 @@
 #include "engine/cql/execution_context.h"
 #include "engine/cql/insert_json.h"
 #include "engine/cql/modification_statement.h"
+#include "engine/cql/select_ann.h"
 
 namespace cassette::cql {
 
@@ -121,6 +122,7 @@ Result<PreparedModification> prepare_insert(const InsertStatement& statement,
   CASSETTE_ASSIGN_OR_RETURN(
       prepared.targets, resolve_modification_where(*table, key_relations, StatementType::kInsert,
                                                    only_static, context, &key_values));
+  CASSETTE_RETURN_IF_ERROR(check_indexable_vectors(context, *table, prepared.operations));
   return prepared;
 }
 

@@ -8,6 +8,7 @@
 
 #include "engine/cql/ann_index.h"
 #include "engine/cql/execute_schema_internal.h"
+#include "engine/cql/sai_index_options.h"
 #include "engine/schema/index_components.h"
 
 namespace cassette::cql {
@@ -134,9 +135,11 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
   // A vector index created on a table with data: its SSTables' graphs, built after the change.
   std::shared_ptr<const schema::TableDef> vector_table;
   std::optional<AnnIndexDef> vector_index;
+  std::vector<std::string> warnings;
   Result<ExecutionResult> changed =
       run_change(context, [&](const schema::Schema& now) -> Result<std::optional<schema::Schema>> {
         vector_index.reset();
+        warnings.clear();
         const schema::KeyspaceDef* ks = now.find_keyspace(keyspace);
         if (ks == nullptr) {
           return Status::invalid_argument(fmt::format("Keyspace '{}' doesn't exist", keyspace));
@@ -200,20 +203,12 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
                 "Index {} is a duplicate of existing index {}", index.name, other->name));
           }
         }
-        // Cassandra 5.0's IndexWriterConfig: the vector options belong to vector columns.
         if (schema::is_sai_index(index)) {
+          CASSETTE_RETURN_IF_ERROR(validate_sai_index(*ks, *column, index, &warnings));
           if (column->type.kind == types::TypeKind::kVector) {
             CASSETTE_ASSIGN_OR_RETURN(AnnIndexDef def, ann_index_of(*table, index));
             vector_index = std::move(def);
             vector_table = table;
-          } else {
-            for (const char* option :
-                 {"maximum_node_connections", "construction_beam_width", "similarity_function"}) {
-              if (index.options.contains(option)) {
-                return Status::invalid_argument(fmt::format(
-                    "CQL type {} cannot have vector options", types::cql_type_name(column->type)));
-              }
-            }
           }
         }
         schema::Schema next = now;
@@ -234,6 +229,9 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
       std::fprintf(stderr, "cassette: building the ANN graphs of index %s: %s\n",
                    vector_index->component.c_str(), s.message().c_str());
     }
+  }
+  if (changed.is_ok()) {
+    for (auto& warning : warnings) changed->warnings.push_back(std::move(warning));
   }
   return changed;
 }

@@ -23,6 +23,7 @@
 #include "engine/cql/execution_context.h"
 #include "engine/cql/functions_internal.h"
 #include "engine/cql/index_read.h"
+#include "engine/cql/modification.h"
 #include "engine/cql/restrictions.h"
 #include "engine/cql/select_ann.h"
 #include "engine/cql/selection.h"
@@ -316,10 +317,8 @@ Status check_group_by(const SelectStatement& statement, const TableDef& table,
 Status check_order_by(const SelectStatement& statement, const TableDef& table,
                       const SelectRestrictions& restrictions, SelectPlan& plan) {
   for (const OrderingClause& o : statement.order_by) {
-    const ColumnDef* def = table.find_column(o.column);
-    if (def == nullptr) {
-      return Status::invalid_argument(fmt::format("Undefined column name {}", o.column));
-    }
+    // Cassandra 5.0 binds an ordering with getExistingColumn ("... in table ks.t")
+    CASSETTE_ASSIGN_OR_RETURN(const ColumnDef* def, existing_column(table, o.column));
     plan.ordering.emplace_back(def, o.descending);
   }
   if (restrictions.uses_secondary_index) {
@@ -694,9 +693,7 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
   // clause, the selectors, then DISTINCT, GROUP BY, ORDER BY and filtering rules.
   CASSETTE_ASSIGN_OR_RETURN(bool selects_only_static, Selection::check_columns(*table, statement));
   for (const OrderingClause& o : statement.order_by) {
-    if (table->find_column(o.column) == nullptr) {
-      return Status::invalid_argument(fmt::format("Undefined column name {}", o.column));
-    }
+    CASSETTE_RETURN_IF_ERROR(existing_column(*table, o.column).status());
   }
   SelectPlan plan;
   plan.table = table.get();

@@ -7,6 +7,7 @@
 
 #include "engine/cql/execution_context.h"
 #include "engine/cql/modification_statement.h"
+#include "engine/cql/select_ann.h"
 
 namespace cassette::cql {
 
@@ -60,6 +61,7 @@ Result<PreparedModification> prepare_update(const UpdateStatement& statement,
   CASSETTE_ASSIGN_OR_RETURN(
       prepared.targets, resolve_modification_where(*table, statement.where, StatementType::kUpdate,
                                                    only_static, context));
+  CASSETTE_RETURN_IF_ERROR(check_indexable_vectors(context, *table, prepared.operations));
   return prepared;
 }
 

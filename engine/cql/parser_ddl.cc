@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "engine/cql/parser_internal.h"
+#include "engine/schema/index_components.h"
 
 namespace cassette::cql::parser_internal {
 
@@ -200,8 +201,10 @@ CreateIndexStatement Parser::parse_create_index(bool custom) {
   stmt.table = parse_qualified_name();
   expect_symbol("(");
   int targets = 0;
+  std::string target_list;  // as IndexTarget.asCqlString joins them, for the SAI message
   auto index_ident = [&]() {
     ++targets;
+    if (targets > 1) target_list += ", ";
     static const std::pair<std::string_view, CreateIndexStatement::Target> kForms[] = {
         {"values", CreateIndexStatement::Target::kValues},
         {"keys", CreateIndexStatement::Target::kKeys},
@@ -213,6 +216,7 @@ CreateIndexStatement Parser::parse_create_index(bool custom) {
         advance();
         std::string column = parse_cident();
         expect_symbol(")");
+        target_list += fmt::format("{}({})", word, column);
         if (targets == 1) {
           stmt.target = target;
           stmt.target_written = true;
@@ -222,6 +226,7 @@ CreateIndexStatement Parser::parse_create_index(bool custom) {
       }
     }
     std::string column = parse_cident();
+    target_list += column;
     if (targets == 1) stmt.column = std::move(column);
   };
   if (!at_symbol(")")) {
@@ -238,8 +243,17 @@ CreateIndexStatement Parser::parse_create_index(bool custom) {
   if (targets == 0 && !custom)
     throw Status::invalid_argument(
         "Only CUSTOM indexes can be created without specifying a target column");
-  if (targets > 1 && !custom)
-    throw Status::invalid_argument("Only CUSTOM indexes support multiple columns");
+  // USING names a custom class (CREATE INDEX ... USING 'sai' is custom in Cassandra 5.0), and
+  // StorageAttachedIndex.validateOptions refuses more than one target; other classes keep
+  // Cassette's one-column AST.
+  if (targets > 1) {
+    schema::IndexDef probe;
+    probe.custom_class = stmt.custom_class;
+    if (schema::is_sai_index(probe))
+      throw Status::invalid_argument(fmt::format(
+          "A storage-attached index cannot be created over multiple columns: {}", target_list));
+    if (!custom) throw Status::invalid_argument("Only CUSTOM indexes support multiple columns");
+  }
   return stmt;
 }
 

@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstddef>
+#include <span>
 #include <string>
 
+#include "engine/cql/modification.h"
 #include "engine/cql/term.h"
 
 namespace cassette::cql {
@@ -36,6 +39,40 @@ const schema::IndexDef* vector_index_on(const schema::Schema& schema, const sche
   return nullptr;
 }
 
+// Java's Float.toString for the values the messages show (NaN, Infinity, large magnitudes).
+std::string java_float(float f) {
+  if (std::isnan(f)) return "NaN";
+  if (std::isinf(f)) return f > 0 ? "Infinity" : "-Infinity";
+  return fmt::format("{}", f);
+}
+
+// OnHeapGraph.validateIndexable.
+Status check_indexable(Similarity similarity, std::span<const float> v) {
+  constexpr float kMaxComponent = 1e17f;
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!std::isfinite(v[i]))
+      return Status::invalid_argument(
+          fmt::format("non-finite value at vector[{}]={}", i, java_float(v[i])));
+    if (std::fabs(v[i]) > kMaxComponent)
+      return Status::invalid_argument(
+          fmt::format("Out-of-bounds value at vector[{}]={}", i, java_float(v[i])));
+  }
+  if (similarity == Similarity::kCosine && is_zero_vector(v))
+    return Status::invalid_argument(
+        "Zero vectors cannot be indexed or queried with cosine similarity");
+  return Status::ok();
+}
+
+Result<Similarity> index_similarity(const schema::IndexDef& index) {
+  auto option = index.options.find("similarity_function");
+  if (option == index.options.end()) return Similarity::kCosine;
+  auto similarity = similarity_by_option(option->second);
+  if (!similarity)
+    return Status::invalid_argument(
+        fmt::format("Similarity function {} was not recognized", option->second));
+  return *similarity;
+}
+
 Status check_ann_clauses(const SelectStatement& statement) {
   size_t ann = 0;
   for (const OrderingClause& o : statement.order_by) ann += o.ann_of ? 1 : 0;
@@ -57,9 +94,7 @@ Result<std::optional<AnnOrdering>> prepare_ann_ordering(const SelectStatement& s
   if (!has_ann) return std::optional<AnnOrdering>();
   CASSETTE_RETURN_IF_ERROR(check_ann_clauses(statement));
   const OrderingClause& clause = statement.order_by[0];
-  const schema::ColumnDef* column = table.find_column(clause.column);
-  if (column == nullptr)
-    return Status::invalid_argument(fmt::format("Undefined column name {}", clause.column));
+  CASSETTE_ASSIGN_OR_RETURN(const schema::ColumnDef* column, existing_column(table, clause.column));
   const schema::IndexDef* index =
       context.schema ? vector_index_on(*context.schema, table, column->name) : nullptr;
   if (index == nullptr)
@@ -78,10 +113,28 @@ Result<std::optional<AnnOrdering>> prepare_ann_ordering(const SelectStatement& s
     return Status::invalid_argument(
         fmt::format("Unsupported null value for column {}", column->name));
   CASSETTE_ASSIGN_OR_RETURN(ann.query, types::vector_floats(*query, type.dimension));
-  if (ann.similarity == Similarity::kCosine && is_zero_vector(ann.query))
-    return Status::invalid_argument(
-        "Zero vectors cannot be indexed or queried with cosine similarity");
+  CASSETTE_RETURN_IF_ERROR(check_indexable(ann.similarity, ann.query));
   return std::optional<AnnOrdering>(std::move(ann));
+}
+
+Status check_indexable_vectors(const ExecutionContext& context, const schema::TableDef& table,
+                               std::span<const write::ColumnOperation> operations) {
+  if (!context.schema) return Status::ok();
+  for (const write::ColumnOperation& op : operations) {
+    const schema::ColumnDef& column = *op.column;
+    if (op.kind != write::ColumnOperation::Kind::kSetValue || !op.value ||
+        column.type.kind != types::TypeKind::kVector ||
+        column.type.params[0].kind != types::TypeKind::kFloat) {
+      continue;
+    }
+    const schema::IndexDef* index = vector_index_on(*context.schema, table, column.name);
+    if (index == nullptr) continue;
+    CASSETTE_ASSIGN_OR_RETURN(Similarity similarity, index_similarity(*index));
+    CASSETTE_ASSIGN_OR_RETURN(std::vector<float> floats,
+                              types::vector_floats(*op.value, column.type.dimension));
+    CASSETTE_RETURN_IF_ERROR(check_indexable(similarity, floats));
+  }
+  return Status::ok();
 }
 
 Status check_ann_limit(std::optional<int64_t> limit) {

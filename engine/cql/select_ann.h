@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "engine/cql/ann_index.h"
@@ -20,6 +21,7 @@
 #include "engine/cql/vector_similarity.h"
 #include "engine/schema/schema.h"
 #include "engine/types/value.h"
+#include "engine/write/operation.h"
 
 namespace cassette::cql {
 
@@ -36,6 +38,13 @@ struct AnnOrdering {
 Result<std::optional<AnnOrdering>> prepare_ann_ordering(const SelectStatement& statement,
                                                         const schema::TableDef& table,
                                                         const ExecutionContext& context);
+
+// Whether the vectors a write sets can be held by their columns' storage-attached indexes, as
+// Cassandra 5.0's vector index checks every written and queried vector: finite elements of at
+// most 1e17 in magnitude ("non-finite value at vector[1]=NaN"), and no all-zero vector under
+// cosine similarity. OK for columns without such an index and for nulls.
+Status check_indexable_vectors(const ExecutionContext& context, const schema::TableDef& table,
+                               std::span<const write::ColumnOperation> operations);
 
 // An ANN query needs a LIMIT of at most 1000, as Cassandra's SAI top-k reads.
 Status check_ann_limit(std::optional<int64_t> limit);
