@@ -24,6 +24,7 @@ namespace {
 using storage::Cell;
 using storage::ColumnData;
 using storage::DeletionTime;
+using storage::LivenessInfo;
 using storage::Row;
 
 // kAutoTimestamp (the store's timestamp, assigned at commit) is the lowest timestamp as a number,
@@ -161,11 +162,59 @@ Result<std::optional<ViewKey>> view_key(const ViewShape& shape, const BaseKey& k
   return std::optional<ViewKey>(std::move(out));
 }
 
+// The liveness of the view row of `after` when the view's key is the base key: the base row's
+// marker, kept alive by the base row's live cells in columns the view does not select (Cassandra's
+// "virtual cells", ViewUpdateGenerator.computeLivenessInfoForEntry): a base row that lives only
+// by such a cell has a view row too, with that cell's timestamp, and expiring only when every
+// such cell expires (then with the latest of them).
+LivenessInfo base_key_liveness(const ViewShape& shape, const Row& after, int64_t now_seconds) {
+  const LivenessInfo& base = after.liveness;
+  int64_t timestamp = base.timestamp;
+  bool non_expiring = false;
+  const Cell* latest_expiring = nullptr;
+  auto see = [&](const Cell& cell) {
+    if (!cell.is_live(now_seconds)) return;
+    timestamp = std::max(timestamp, cell.timestamp);
+    if (!cell.is_expiring()) {
+      non_expiring = true;
+    } else if (latest_expiring == nullptr ||
+               cell.local_deletion_time > latest_expiring->local_deletion_time) {
+      latest_expiring = &cell;
+    }
+  };
+  for (const ColumnData& data : after.columns) {
+    const bool selected = std::any_of(shape.cells.begin(), shape.cells.end(),
+                                      [&](const auto& ids) { return ids.first == data.id; });
+    if (selected) continue;
+    if (data.complex) {
+      for (const Cell& cell : data.cells) see(cell);
+    } else {
+      see(data.cell);
+    }
+  }
+  if ((base.is_live(now_seconds) && !base.is_expiring()) || non_expiring) {
+    LivenessInfo out;
+    out.timestamp = timestamp;
+    return out;
+  }
+  if (latest_expiring == nullptr) return base;
+  if (!base.is_live(now_seconds) ||
+      latest_expiring->local_deletion_time > base.local_expiration_time) {
+    LivenessInfo out;
+    out.timestamp = timestamp;
+    out.ttl = latest_expiring->ttl;
+    out.local_expiration_time = latest_expiring->local_deletion_time;
+    return out;
+  }
+  return base;
+}
+
 // The view row for live base row `after` (view_key found it a key). `floor` is the lowest
 // timestamp its data may have (see the header: a view row that moved to a new key).
 Row project(const ViewShape& shape, const Row& after, int64_t floor, int64_t now_seconds) {
   Row out;
-  out.liveness = after.liveness;
+  out.liveness =
+      shape.regular_key == nullptr ? base_key_liveness(shape, after, now_seconds) : after.liveness;
   int64_t expires = storage::kNoDeletionTime;  // K's expiry, when K expires
   if (shape.regular_key != nullptr) {
     const Cell* k = live_cell(after, shape.regular_key->id, now_seconds);

@@ -10,7 +10,10 @@
 // - the view row's key is the base row's values of the view's primary key columns (every base key
 //   column, at most one regular column K); no view row when the base row is dead or K is null;
 // - its liveness is the base row's marker, or K's cell when that is newer, and expires with K
-//   when K expires (the view row expires with the base cells that make it live); its cells are the
+//   when K expires (the view row expires with the base cells that make it live); without K, the
+//   base row's live cells in columns the view does not select keep it alive too (Cassandra's
+//   virtual cells, folded into the one marker: a view row deleted with its base row does not
+//   come back for such a cell written later with an older timestamp); its cells are the
 //   base row's cells of the view's columns, with their timestamps and TTLs (capped by K's expiry);
 // - when the view key changes (K takes a new value, or the row dies), the old view row is deleted
 //   at the base write's timestamp; the new view row's cells are written at no less than that
