@@ -43,14 +43,35 @@ Result<PasswordFile> PasswordFile::load(const std::string& path) {
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (is_skipped(line)) continue;
     const size_t colon = line.find(':');
-    const std::string_view hash = colon == std::string_view::npos ? "" : line.substr(colon + 1);
+    std::string_view hash = colon == std::string_view::npos ? "" : line.substr(colon + 1);
+    std::string_view permissions;
+    if (const size_t more = hash.find(':'); more != std::string_view::npos) {  // no ':' in bcrypt
+      permissions = hash.substr(more + 1);
+      hash = hash.substr(0, more);
+    }
     if (colon == 0 || !is_bcrypt_hash(hash)) {
       return Status::invalid_argument(
           fmt::format("{}:{}: expected 'user:hash' with a bcrypt hash ($2a$ or $2b$, as "
                       "`cassette passwd` writes)",
                       path, number));
     }
-    file.hashes_.insert_or_assign(std::string(line.substr(0, colon)), std::string(hash));
+    bool unmask = false;
+    while (!permissions.empty()) {
+      const size_t comma = permissions.find(',');
+      const std::string_view word = permissions.substr(0, comma);
+      if (word == "unmask" || word == "superuser") {
+        unmask = true;
+      } else {
+        return Status::invalid_argument(
+            fmt::format("{}:{}: unknown permission '{}' (expected 'unmask' or 'superuser')", path,
+                        number, word));
+      }
+      if (comma == std::string_view::npos) break;
+      permissions.remove_prefix(comma + 1);
+    }
+    const std::string user(line.substr(0, colon));
+    file.hashes_.insert_or_assign(user, std::string(hash));
+    file.unmask_.insert_or_assign(user, unmask);
   }
   return file;
 }
@@ -64,6 +85,11 @@ bool PasswordFile::check(std::string_view user, std::string_view password) const
   const std::string phrase(password);
   const char* hashed = crypt_rn(phrase.c_str(), entry->second.c_str(), data.get(), sizeof *data);
   return hashed != nullptr && entry->second == hashed;
+}
+
+bool PasswordFile::can_unmask(std::string_view user) const {
+  auto entry = unmask_.find(user);
+  return entry != unmask_.end() && entry->second;
 }
 
 Result<std::string> hash_password(std::string_view password) {
@@ -99,7 +125,11 @@ Status write_password_line(const std::string& path, std::string_view user, std::
   for (std::string_view line : split_lines(old_text)) {
     if (line.starts_with(prefix)) {
       if (replaced) continue;  // a duplicate line of the same user goes
-      text += fmt::format("{}{}\n", prefix, hash);
+      // the user's permissions (after the hash, which holds no ':') stay
+      const size_t more = line.find(':', prefix.size());
+      const std::string_view permissions =
+          more == std::string_view::npos ? std::string_view() : line.substr(more);
+      text += fmt::format("{}{}{}\n", prefix, hash, permissions);
       replaced = true;
     } else {
       text += fmt::format("{}\n", line);

@@ -2,6 +2,10 @@
 // passwords. One user a line, `user:hash`, the hash in the form Cassandra keeps in
 // system_auth.roles.salted_hash (bcrypt, `$2a$` or `$2b$`): a hash copied from a Cassandra
 // cluster works as it is. Blank lines and lines starting with '#' are skipped.
+// A line may end with `:` and the user's permissions, comma-separated: `unmask` (Cassandra's
+// UNMASK: SELECT shows the clear values of masked columns) or `superuser` (every permission
+// Cassette knows, so UNMASK too), as in `alice:$2b$10$...:unmask`. Without them a user sees
+// masked values.
 //
 //   $ cassette passwd users.txt alice        (reads the password from stdin, without echo)
 //   $ cassette serve app.cassette --auth-file users.txt
@@ -33,17 +37,21 @@ class PasswordFile {
 
   size_t size() const { return hashes_.size(); }
 
+  // True when the file gives `user` the UNMASK permission (`unmask` or `superuser`).
+  bool can_unmask(std::string_view user) const;
+
  private:
   std::map<std::string, std::string, std::less<>> hashes_;  // user -> bcrypt hash
+  std::map<std::string, bool, std::less<>> unmask_;         // user -> may unmask
 };
 
 // A new bcrypt (`$2b$`) hash of `password` with a random salt. Internal when libcrypt fails.
 Result<std::string> hash_password(std::string_view password);
 
-// Writes `user:hash` into the file at `path`, replacing the user's line if there is one and
-// keeping the other lines; creates the file when it does not exist. The file is replaced
-// atomically (a temporary file renamed over it) by one of mode 0600. InvalidArgument for a user
-// name with
+// Writes `user:hash` into the file at `path`, replacing the user's line if there is one (its
+// permissions stay) and keeping the other lines; creates the file when it does not exist. The file
+// is replaced atomically (a temporary file renamed over it) by one of mode 0600. InvalidArgument
+// for a user name with
 // ':' or a line break, or an empty one; IOError naming the file.
 Status write_password_line(const std::string& path, std::string_view user, std::string_view hash);
 

@@ -232,12 +232,14 @@ bool ProtocolConnection::runs_concurrently(const FrameHeader& header, std::strin
 std::unique_ptr<ProtocolConnection> ProtocolConnection::fork(
     std::unique_ptr<cql::Session> session) const {
   session->set_node_info(session_->node_info());
+  session->set_unmask(unmask_);
   auto forked = std::make_unique<ProtocolConnection>(std::move(session), max_frame_bytes_,
                                                      passwords_, prepared_);
   forked->stage_ = stage_;
   forked->compression_ = compression_;
   forked->version_ = version_;
   forked->client_address_ = client_address_;
+  forked->unmask_ = unmask_;
   return forked;
 }
 
@@ -571,6 +573,8 @@ Reply ProtocolConnection::authenticate(const FrameHeader& header, std::string_vi
       message = "Authentication ID must not be null";
     } else if (passwords_->check(user, password)) {
       stage_ = Stage::kReady;
+      unmask_ = passwords_->can_unmask(user);
+      session_->set_unmask(unmask_);
       BodyWriter out;
       out.write_bytes(std::nullopt);  // PLAIN has no final challenge
       return Reply{response(header, Opcode::kAuthSuccess, out.body()), false};

@@ -183,6 +183,7 @@ class ProtocolConnection {
   std::shared_ptr<const PasswordFile> passwords_;
   std::shared_ptr<PreparedCache> prepared_;
   std::string client_address_;
+  bool unmask_ = false;  // the authenticated user may see masked columns in clear (UNMASK)
   // Cassandra's connection stages: before STARTUP, between AUTHENTICATE and AUTH_SUCCESS,
   // serving.
   enum class Stage { kEstablished, kAuthenticating, kReady };

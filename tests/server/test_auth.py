@@ -230,6 +230,50 @@ def test_a_malformed_auth_file_is_refused_naming_the_line(build_dir):
         assert not os.path.exists(store)
 
 
+def test_unmask_permission_in_the_auth_file(build_dir):
+    """Column masks (Cassandra 5.0): a user whose line ends with ':unmask' (or ':superuser') has
+    Cassandra's UNMASK and reads masked columns in clear; the others read them masked; `cassette
+    passwd` keeps a user's permissions when it changes the password; an unknown permission is
+    refused naming the line."""
+    with tempfile.TemporaryDirectory() as d:
+        users = users_file(build_dir, d, {"alice": "wonderland", "bob": "builder",
+                                          "root": "toor"})
+        lines = open(users).read().splitlines()
+        perms = {"alice": ":unmask", "bob": "", "root": ":superuser"}
+        with open(users, "w") as f:
+            for line in lines:
+                f.write(line + perms[line.split(":")[0]] + "\n")
+        assert passwd(build_dir, users, "alice", "wonderland").returncode == 0
+        assert open(users).read().splitlines()[0].endswith(":unmask"), open(users).read()
+        store = os.path.join(d, "store")
+        with Server(build_dir, store, "--auth-file", users) as server:
+            seen = {}
+            for user, password in (("alice", "wonderland"), ("bob", "builder"),
+                                   ("root", "toor")):
+                c = auth_cluster(server, user, password)
+                try:
+                    s = c.connect()
+                    if user == "alice":
+                        s.execute("CREATE KEYSPACE ks WITH replication = "
+                                  "{'class': 'SimpleStrategy', 'replication_factor': 1}")
+                        s.execute("CREATE TABLE ks.people (id int PRIMARY KEY, "
+                                  "name text MASKED WITH mask_inner(1, null))")
+                        s.execute("INSERT INTO ks.people (id, name) VALUES (1, 'Ada')")
+                    # several requests, so that some run on forks of the connection
+                    seen[user] = {tuple(r) for _ in range(8)
+                                  for r in s.execute("SELECT id, name FROM ks.people")}
+                finally:
+                    c.shutdown()
+            assert seen == {"alice": {(1, "Ada")}, "bob": {(1, "A**")},
+                            "root": {(1, "Ada")}}, seen
+        with open(users, "a") as f:
+            f.write(lines[1].replace("bob", "eve") + ":unmask,drop\n")
+        process = serve(build_dir, os.path.join(d, "other"), "--auth-file", users)
+        out, err = process.communicate(timeout=30)
+        assert process.returncode == 2, (out, err)
+        assert f"{users}:4: unknown permission 'drop'" in err, err
+
+
 def test_a_non_loopback_address_needs_auth_or_insecure(build_dir):
     with tempfile.TemporaryDirectory() as d:
         store = os.path.join(d, "store")
