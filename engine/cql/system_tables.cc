@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 
+#include "engine/cql/column_mask.h"
 #include "engine/cql/execute_schema_internal.h"
 #include "engine/cql/execution_context.h"
 #include "engine/cql/parser.h"
@@ -493,13 +494,15 @@ void write_trace_events(RowWriter& rows) {
   }
 }
 
-// Cassandra 5.0's system_schema.column_masks: one row per masked column, its partial arguments
-// as their types' names and their values as text (AbstractType.getString).
+// Cassandra 5.0's system_schema.column_masks: one row per masked column (a materialized view's
+// columns with their base table's masks, as Cassandra keeps them for the view), its partial
+// arguments as their types' names and their values as text (AbstractType.getString).
 void write_column_masks(const schema::Schema& schema, RowWriter& rows) {
   for_each_table(schema, [&](const TableDef& table) {
     for (const schema::ColumnDef& column : table.columns) {
-      if (!column.mask) continue;
-      const schema::ColumnMask& mask = *column.mask;
+      const schema::ColumnDef* masked = masked_definition(schema, table, column);
+      if (masked == nullptr || !masked->mask) continue;
+      const schema::ColumnMask& mask = *masked->mask;
       std::vector<std::string> types;
       std::vector<std::string> values;
       for (size_t i = 0; i < mask.argument_types.size(); ++i) {
