@@ -442,13 +442,15 @@ types::CqlType Parser::parse_type() {
         result = parse_vector_parameters();
       } else {  // frozen
         result = parse_type();
-        if (!result.is_collection() && result.kind != TypeKind::kUdt &&
-            result.kind != TypeKind::kTuple)
+        // A vector is one cell already: Cassandra 5.0's RawVector.freeze() returns it as it is.
+        const bool freezable = result.is_collection() || result.kind == TypeKind::kUdt ||
+                               result.kind == TypeKind::kTuple;
+        if (freezable)
+          freeze(result);
+        else if (result.kind != TypeKind::kVector)
           recognition_error(fmt::format(
               "frozen<> is only allowed on collections, tuples, and user-defined types (got {})",
               type_name_for_message(result)));
-        else
-          freeze(result);
       }
       expect_symbol(">");
       return result;
