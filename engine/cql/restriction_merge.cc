@@ -175,12 +175,15 @@ Status Analyzer::add_clustering(Restriction restriction) {
   }
   const ColumnDef* new_start = restriction.columns.front();
   bool new_is_slice = restriction.is_slice();
+  // An index that answers the new restriction lifts the ordering rules (Cassandra checks them
+  // only when the restriction has no supporting index).
+  const bool new_indexed = supported_by_index(restriction);
   CASSETTE_RETURN_IF_ERROR(add_to(clustering_, std::move(restriction)));
   std::stable_sort(clustering_.begin(), clustering_.end(),
                    [](const Restriction& a, const Restriction& b) {
                      return a.first_position() < b.first_position();
                    });
-  if (!last_copy || options_.allow_filtering) return Status::ok();
+  if (!last_copy || options_.allow_filtering || new_indexed) return Status::ok();
   const ColumnDef* last_start = last_copy->columns.front();
   if (last_copy->is_slice() && new_start->position > last_start->position) {
     return Status::invalid_argument(fmt::format(
