@@ -126,7 +126,7 @@ Status add_single_column(const Relation& relation, const schema::ColumnDef& colu
     return add_slice_bound(relation.op, {std::move(*v)}, column, r);
   }
   return Status::invalid_argument(
-      fmt::format("Unsupported \"{}\" relation: {}", operator_text(relation.op), relation.source));
+      fmt::format("Unsupported '{}' relation: {}", operator_text(relation.op), relation.source));
 }
 
 // The cartesian product of per-column value lists.
@@ -257,7 +257,7 @@ Result<ModificationTargets> resolve_modification_where(
         continue;
       }
       if (relation.op != Operator::kEq && relation.op != Operator::kIn) {
-        return Status::invalid_argument(fmt::format("Unsupported \"{}\" relation: {}",
+        return Status::invalid_argument(fmt::format("Unsupported '{}' relation: {}",
                                                     operator_text(relation.op), relation.source));
       }
       for (const schema::ColumnDef* c : columns) {

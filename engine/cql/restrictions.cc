@@ -186,7 +186,7 @@ Status Analyzer::add_multi_column_relation(const Relation& relation) {
   // Relation.toRestriction rejects the operator before MultiColumnRelation checks its columns.
   if (relation.op == Operator::kNeq || relation.op == Operator::kNotIn) {
     return Status::invalid_argument(fmt::format(
-        "Unsupported \"{}\" relation: {}", operator_text(relation.op), relation_text(relation)));
+        "Unsupported '{}' relation: {}", operator_text(relation.op), relation_text(relation)));
   }
   Restriction r;
   r.multi = true;
@@ -274,7 +274,7 @@ Status Analyzer::add_multi_column_relation(const Relation& relation) {
     set_slice_bound(r, relation.op, std::move(tuple));
   } else {
     return Status::invalid_argument(fmt::format(
-        "Unsupported \"{}\" relation: {}", operator_text(relation.op), relation_text(relation)));
+        "Unsupported '{}' relation: {}", operator_text(relation.op), relation_text(relation)));
   }
   return add_clustering(std::move(r));
 }
@@ -290,7 +290,7 @@ Status Analyzer::add_single_column_relation(const Relation& relation) {
     case Operator::kNeq:
     case Operator::kNotIn:
       return Status::invalid_argument(fmt::format(
-          "Unsupported \"{}\" relation: {}", operator_text(relation.op), relation_text(relation)));
+          "Unsupported '{}' relation: {}", operator_text(relation.op), relation_text(relation)));
     case Operator::kIsNotNull:
       return Status::invalid_argument(
           fmt::format("Unsupported restriction: {}", relation_text(relation)));
