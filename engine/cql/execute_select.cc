@@ -701,8 +701,22 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
   RestrictionOptions options;
   options.allow_filtering = statement.allow_filtering;
   options.selects_only_static_columns = selects_only_static;
-  CASSETTE_ASSIGN_OR_RETURN(plan.restrictions,
-                            analyze_restrictions(*table, statement.where, options, context));
+  Result<SelectRestrictions> analyzed =
+      analyze_restrictions(*table, statement.where, options, context);
+  const bool has_ann = std::any_of(statement.order_by.begin(), statement.order_by.end(),
+                                   [](const OrderingClause& o) { return o.ann_of != nullptr; });
+  if (!analyzed.is_ok() && has_ann && !options.allow_filtering) {
+    // Cassandra refuses an ANN query's unindexed restrictions before it asks for ALLOW FILTERING
+    RestrictionOptions filtering = options;
+    filtering.allow_filtering = true;
+    Result<SelectRestrictions> relaxed =
+        analyze_restrictions(*table, statement.where, filtering, context);
+    if (relaxed.is_ok()) {
+      CASSETTE_RETURN_IF_ERROR(check_ann_restrictions(*relaxed, *table, context, true));
+    }
+  }
+  if (!analyzed.is_ok()) return analyzed.status();
+  plan.restrictions = std::move(analyzed).value();
   const SelectRestrictions& restrictions = plan.restrictions;
   CASSETTE_ASSIGN_OR_RETURN(Selection selection, Selection::prepare(*table, statement, context));
 
@@ -719,6 +733,7 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
   }
   CASSETTE_ASSIGN_OR_RETURN(std::optional<AnnOrdering> ann,
                             prepare_ann_ordering(statement, *table, context));
+  CASSETTE_RETURN_IF_ERROR(check_ann_restrictions(restrictions, *table, context, ann.has_value()));
   if (!statement.order_by.empty() && !ann) {
     CASSETTE_RETURN_IF_ERROR(check_order_by(statement, *table, restrictions, plan));
   }

@@ -137,6 +137,27 @@ Status check_indexable_vectors(const ExecutionContext& context, const schema::Ta
   return Status::ok();
 }
 
+Status check_ann_restrictions(const SelectRestrictions& restrictions, const schema::TableDef& table,
+                              const ExecutionContext& context, bool has_ann) {
+  if (!context.schema) return Status::ok();
+  const auto indexes = context.schema->indexes_on(table);
+  for (const schema::ColumnDef* column : restrictions.non_primary_key_columns) {
+    if (has_ann) {
+      const bool indexed = std::any_of(indexes.begin(), indexes.end(), [&](const auto& index) {
+        return index->column == column->name;
+      });
+      if (!indexed) {
+        return Status::invalid_argument(
+            "ANN ordering by vector requires all restricted column(s) to be indexed");
+      }
+    } else if (column->type.kind == types::TypeKind::kVector &&
+               vector_index_on(*context.schema, table, column->name) != nullptr) {
+      return Status::invalid_argument("Vector indexes only support ANN queries");
+    }
+  }
+  return Status::ok();
+}
+
 Status check_ann_limit(std::optional<int64_t> limit) {
   if (limit && *limit <= kMaxAnnLimit) return Status::ok();
   return Status::invalid_argument(

@@ -18,6 +18,7 @@
 #include "engine/cql/ann_index.h"
 #include "engine/cql/ast.h"
 #include "engine/cql/execution_context.h"
+#include "engine/cql/restrictions.h"
 #include "engine/cql/vector_similarity.h"
 #include "engine/schema/schema.h"
 #include "engine/types/value.h"
@@ -45,6 +46,13 @@ Result<std::optional<AnnOrdering>> prepare_ann_ordering(const SelectStatement& s
 // cosine similarity. OK for columns without such an index and for nulls.
 Status check_indexable_vectors(const ExecutionContext& context, const schema::TableDef& table,
                                std::span<const write::ColumnOperation> operations);
+
+// StatementRestrictions' rules for vector indexes: with an ANN ordering every restricted non-key
+// column must be indexed ("ANN ordering by vector requires all restricted column(s) to be
+// indexed", ALLOW FILTERING or not); without one, a vector column with a storage-attached index
+// cannot be restricted ("Vector indexes only support ANN queries").
+Status check_ann_restrictions(const SelectRestrictions& restrictions, const schema::TableDef& table,
+                              const ExecutionContext& context, bool has_ann);
 
 // An ANN query needs a LIMIT of at most 1000, as Cassandra's SAI top-k reads.
 Status check_ann_limit(std::optional<int64_t> limit);
