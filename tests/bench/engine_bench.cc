@@ -10,10 +10,12 @@
 //   disk size     bytes of each store directory after the ingest
 //   peak memory   growth of VmHWM over the RSS at the start of each engine's run
 //
-// Prints "# ..." detail lines and `RESULT <workload> <peer> <ratio>`, ratio = ours / peer for
-// throughput (above 1: we are faster), peer / ours for bytes. With BENCH_MEMORY_ROWS (default
-// 5M, 0 skips) it also ingests that many rows into a fresh store and reports
-// `RESULT peak_memory_5m budget <(memtable + cache budgets + 64 MB) / peak>`.
+// Prints "# ..." detail lines (for the ingest also its two phases, the commits and the settling
+// flushes and compactions, the CPU time of all threads and the files it leaves) and `RESULT
+// <workload> <peer> <ratio>`, ratio = ours / peer for throughput (above 1: we are faster), peer /
+// ours for bytes. With BENCH_MEMORY_ROWS (default 5M, 0 skips) it also ingests that many rows into
+// a fresh store and reports `RESULT peak_memory_5m budget <(memtable + cache budgets + 64 MB) /
+// peak>`.
 //
 // BENCH_SCAN_DETAIL=N instead runs only the read-path micro-benchmark (no RocksDB): N rows in
 // partitions of 100 (the FDW bench's shape), scanned from the memtable, from one SSTable, from
@@ -65,6 +67,14 @@ uint64_t env_or(const char* name, uint64_t fallback) {
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// User and system CPU time of the whole process (every thread): on a machine busy with other
+// work, rows per CPU second say more about an engine than rows per second.
+double process_cpu_seconds() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
 }
 
 // ---- memory and disk -------------------------------------------------------------------
@@ -156,6 +166,10 @@ std::string ts_clustering(int64_t ts) {
 
 struct Figures {
   double ingest_rows_per_s = 0;
+  double write_s = 0;       // the commits, until the last one returned
+  double settle_s = 0;      // then the closing flush and the compactions it leads to
+  double ingest_cpu_s = 0;  // CPU time of every thread of the process during the ingest
+  std::string files;        // flushes, compactions and files at the end of the ingest
   double slices_per_s = 0;
   double scan_rows_per_s = 0;
   uint64_t disk_bytes = 0;
@@ -184,6 +198,7 @@ Figures run_cassette(const Workload& w, const std::string& dir) {
   Store& store = **opened;
 
   auto start = std::chrono::steady_clock::now();
+  const double cpu_start = process_cpu_seconds();
   for (uint64_t i = 0; i < w.rows; i += w.batch) {
     MutationBuilder batch;
     for (uint64_t j = i; j < std::min(w.rows, i + w.batch); ++j) {
@@ -195,10 +210,16 @@ Figures run_cassette(const Workload& w, const std::string& dir) {
     }
     if (auto r = apply_mutations(store, batch); !r.is_ok()) fail(r.status().message());
   }
+  f.write_s = seconds_since(start);
   if (Status s = store.flush(); !s.is_ok()) fail(s.message());
   if (Status s = store.wait_for_background_work(); !s.is_ok()) fail(s.message());
+  f.settle_s = seconds_since(start) - f.write_s;
+  f.ingest_cpu_s = process_cpu_seconds() - cpu_start;
   f.ingest_rows_per_s = static_cast<double>(w.rows) / seconds_since(start);
   f.disk_bytes = directory_bytes(dir);
+  const StoreStats stats = store.stats();
+  f.files = fmt::format("{} flushes, {} compactions, {} SSTables", stats.flushes, stats.compactions,
+                        stats.sstable_count);
 
   start = std::chrono::steady_clock::now();
   for (const auto& [p, ts] : w.slice_starts) {
@@ -349,6 +370,7 @@ Figures run_rocksdb(const Workload& w, const std::string& dir) {
   });
   rocksdb::WriteOptions write_options;
   auto start = std::chrono::steady_clock::now();
+  const double cpu_start = process_cpu_seconds();
   for (uint64_t i = 0; i < w.rows; i += w.batch) {
     rocksdb::WriteBatch batch;
     for (uint64_t j = i; j < std::min(w.rows, i + w.batch); ++j) {
@@ -356,6 +378,7 @@ Figures run_rocksdb(const Workload& w, const std::string& dir) {
     }
     check(db->Write(write_options, &batch));
   }
+  f.write_s = seconds_since(start);
   stop = true;
   syncer.join();
   check(db->Flush(rocksdb::FlushOptions()));
@@ -365,8 +388,16 @@ Figures run_rocksdb(const Workload& w, const std::string& dir) {
     db->GetIntProperty("rocksdb.compaction-pending", &pending);
     if (running > 0 || pending > 0) std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  f.settle_s = seconds_since(start) - f.write_s;
+  f.ingest_cpu_s = process_cpu_seconds() - cpu_start;
   f.ingest_rows_per_s = static_cast<double>(w.rows) / seconds_since(start);
   f.disk_bytes = directory_bytes(dir);
+  f.files = "files per level:";
+  for (int level = 0; level < options.num_levels; ++level) {
+    std::string files;
+    db->GetProperty(fmt::format("rocksdb.num-files-at-level{}", level), &files);
+    f.files += " " + files;
+  }
 
   start = std::chrono::steady_clock::now();
   rocksdb::ReadOptions read_options;
@@ -398,6 +429,9 @@ void print_detail(const char* name, const Figures& f) {
       "peak RSS {:>6.1f} MB\n",
       name, f.ingest_rows_per_s, f.slices_per_s, f.scan_rows_per_s, f.disk_bytes / 1e6,
       f.peak_rss / 1e6);
+  fmt::print(
+      "# {:9} ingest: commits {:.2f} s, closing flush and compactions {:.2f} s, CPU {:.2f} s; {}\n",
+      name, f.write_s, f.settle_s, f.ingest_cpu_s, f.files);
 }
 
 std::string make_temp_dir() {
@@ -435,6 +469,8 @@ int main() {
     fail(fmt::format("engines disagree: scan {} vs {} (want {}), slice rows {} vs {}",
                      ours.scan_rows, peer.scan_rows, w.rows, ours.slice_rows, peer.slice_rows));
   }
+  fmt::print("# ingest per CPU second (every thread's): {:.2f} of RocksDB's\n",
+             peer.ingest_cpu_s / ours.ingest_cpu_s);
   fmt::print("RESULT ingest rocksdb {:.2f}\n", ours.ingest_rows_per_s / peer.ingest_rows_per_s);
   fmt::print("RESULT reverse_slices rocksdb {:.2f}\n", ours.slices_per_s / peer.slices_per_s);
   fmt::print("RESULT full_scan rocksdb {:.2f}\n", ours.scan_rows_per_s / peer.scan_rows_per_s);
