@@ -476,20 +476,28 @@ Status CommitLogWriter::pending_error() {
 
 // kNormal: wakes when an append leaves unsynced data, syncs it, then waits out the interval so
 // that the appends of the next few milliseconds share one sync. The destructor syncs the rest.
+// It waits for a sync under way (a roll's, sync()'s) to end first, as sync_through_locked does:
+// open_segment swaps and closes the descriptor once syncing_ is false, so a second sync started
+// meanwhile could run on a closed descriptor (EBADF, a write failed for nothing) or on whatever
+// file reused its number.
 void CommitLogWriter::group_commit_loop() {
   std::unique_lock lock(sync_mutex_);
   while (true) {
-    sync_cv_.wait(lock, [&] { return dirty_ || stopping_; });
+    sync_cv_.wait(lock, [&] { return (dirty_ && !syncing_) || stopping_; });
     if (stopping_) return;
     dirty_ = false;
     syncing_ = true;
+    const LogPosition target = written_;
     int fd = fd_.get();
     std::string path = segment_path_;
     lock.unlock();
     Status s = file::fsync_file(fd, path);
+    sync_count_.fetch_add(1, std::memory_order_relaxed);
     lock.lock();
     syncing_ = false;
     if (!s.is_ok() && sync_error_.is_ok()) sync_error_ = s;  // sticky: no retry can be trusted
+    // A roll that follows finds its segment synced already.
+    if (s.is_ok() && sync_error_.is_ok()) durable_ = std::max(durable_, target);
     sync_cv_.notify_all();
     sync_cv_.wait_for(lock, kGroupCommitInterval, [&] { return stopping_; });
   }

@@ -60,16 +60,35 @@ class GatedLogSyncs final : public file::FileSystem {
     }
     return s;
   }
+  // Every sync of a log segment takes `delay` longer (the busy disk of a loaded machine), and
+  // the most syncs of log segments under way at once is counted.
+  void slow_syncs(std::chrono::milliseconds delay) {
+    std::lock_guard lock(mutex_);
+    sync_delay_ = delay;
+  }
+  int most_concurrent_log_syncs() {
+    std::lock_guard lock(mutex_);
+    return most_syncing_;
+  }
+
   Status sync(int fd, const std::string& path) override {
-    if (is_log_segment(path)) {
+    if (!is_log_segment(path)) return posix_.sync(fd, path);
+    std::chrono::milliseconds delay;
+    {
       std::unique_lock lock(mutex_);
       if (armed_ && !gated_) {
         gated_ = true;
         cv_.wait_for(lock, std::chrono::seconds(10), [&] { return log_writes_ >= gate_writes_; });
       }
       ++log_syncs_;
+      most_syncing_ = std::max(most_syncing_, ++syncing_);
+      delay = sync_delay_;
     }
-    return posix_.sync(fd, path);
+    std::this_thread::sleep_for(delay);
+    Status s = posix_.sync(fd, path);
+    std::lock_guard lock(mutex_);
+    --syncing_;
+    return s;
   }
 
   Result<UniqueFd> open(const std::string& path, int flags, int mode) override {
@@ -109,6 +128,9 @@ class GatedLogSyncs final : public file::FileSystem {
   uint64_t gate_writes_ = 0;
   uint64_t log_writes_ = 0;
   uint64_t log_syncs_ = 0;
+  std::chrono::milliseconds sync_delay_{0};
+  int syncing_ = 0;
+  int most_syncing_ = 0;
 };
 
 Status write_row(Store& store, int64_t c) {
@@ -181,6 +203,30 @@ TEST_CASE("group commit: commits that wait together share one sync of the log") 
   // A later wait on a covered record syncs nothing more.
   CHECK(w.wait_durable(ends.front()).is_ok());
   CHECK(w.sync_count() - before == 1);
+}
+
+// Sync normal: the log's thread syncs what the appends of the last few milliseconds left. A roll
+// to a new segment syncs the old one itself, then closes its descriptor: were the thread to start
+// a sync meanwhile, it would sync a closed descriptor (EBADF: an append fails for nothing) or
+// another file that reused its number. Slow syncs make the thread wake during every roll's.
+TEST_CASE("group commit: sync normal's thread never syncs while a roll syncs the old segment") {
+  TempDir dir;
+  GatedLogSyncs fs(dir.path());
+  fs.slow_syncs(std::chrono::milliseconds(20));
+  auto writer = CommitLogWriter::open(dir.file("log"), {}, SyncMode::kNormal, 4096);
+  REQUIRE(writer.is_ok());
+  CommitLogWriter& w = **writer;
+  const std::string record(1000, 'r');
+  LogPosition end;
+  for (int i = 0; i < 40; ++i) {  // a roll every fifth record
+    Result<LogPosition> appended = w.append(record, /*sync=*/false);
+    REQUIRE_MESSAGE(appended.is_ok(), appended.status().message());
+    end = *appended;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  CHECK(end.segment >= 8);
+  CHECK(fs.most_concurrent_log_syncs() == 1);
+  CHECK(w.sync().is_ok());
 }
 
 TEST_CASE("group commit: concurrent store commits use fewer syncs than commits, all kept") {
