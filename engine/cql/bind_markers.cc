@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "engine/cql/modification.h"
 #include "engine/cql/term.h"
 
 namespace cassette::cql {
@@ -108,11 +109,15 @@ class MarkerWalker {
       json.unset_error = unset_for("[json]");
       return term(s.json_value, json);
     }
-    for (size_t i = 0; i < s.values.size() && i < s.columns.size(); ++i) {
+    // Cassandra's order of checks (UpdateStatement.ParsedInsert): the lists' lengths first.
+    if (s.values.size() != s.columns.size()) {
+      return Status::invalid_argument("Unmatched column names/values");
+    }
+    for (size_t i = 0; i < s.values.size(); ++i) {
       const schema::ColumnDef* def = table_->find_column(s.columns[i]);
       if (def == nullptr) {
         if (!contains_marker(*s.values[i])) continue;  // the executor names it
-        return Status::invalid_argument(fmt::format("Unknown identifier {}", s.columns[i]));
+        return existing_column(*table_, s.columns[i]).status();
       }
       CASSETTE_RETURN_IF_ERROR(term(s.values[i], column_receiver(*def)));
     }

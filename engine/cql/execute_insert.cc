@@ -23,11 +23,8 @@ PreparedModification begin_insert(std::shared_ptr<const schema::TableDef> table)
   return prepared;
 }
 
-// INSERT ... VALUES: the key columns become equality relations, the others `c = v`.
-Status prepare_values(const InsertStatement& statement, const ExecutionContext& context,
-                      PreparedModification& prepared, std::vector<Relation>& key_relations,
-                      bool& clustering_given) {
-  const schema::TableDef& table = *prepared.table;
+// Cassandra's first checks of INSERT ... VALUES (UpdateStatement.ParsedInsert).
+Status check_column_list(const InsertStatement& statement) {
   if (statement.columns.empty()) return Status::invalid_argument("No columns provided to INSERT");
   if (statement.columns.size() != statement.values.size()) {
     return Status::invalid_argument("Unmatched column names/values");
@@ -39,6 +36,15 @@ Status prepare_values(const InsertStatement& statement, const ExecutionContext& 
       }
     }
   }
+  return Status::ok();
+}
+
+// INSERT ... VALUES: the key columns become equality relations, the others `c = v`.
+Status prepare_values(const InsertStatement& statement, const ExecutionContext& context,
+                      PreparedModification& prepared, std::vector<Relation>& key_relations,
+                      bool& clustering_given) {
+  const schema::TableDef& table = *prepared.table;
+  CASSETTE_RETURN_IF_ERROR(check_column_list(statement));
   for (size_t i = 0; i < statement.columns.size(); ++i) {
     CASSETTE_ASSIGN_OR_RETURN(const schema::ColumnDef* column,
                               existing_column(table, statement.columns[i]));
@@ -94,6 +100,39 @@ Status prepare_json(const InsertStatement& statement, const ExecutionContext& co
 }
 
 }  // namespace
+
+Status check_insert_columns(const InsertStatement& statement, const schema::TableDef& table) {
+  if (statement.json) return Status::ok();
+  CASSETTE_RETURN_IF_ERROR(check_column_list(statement));
+  std::vector<const schema::ColumnDef*> given;
+  bool clustering = false, regulars = false, statics = false;
+  for (const std::string& name : statement.columns) {
+    CASSETTE_ASSIGN_OR_RETURN(const schema::ColumnDef* column, existing_column(table, name));
+    given.push_back(column);
+    clustering = clustering || column->kind == schema::ColumnKind::kClustering;
+    regulars = regulars || column->kind == schema::ColumnKind::kRegular;
+    statics = statics || column->kind == schema::ColumnKind::kStatic;
+  }
+  auto missing = [&](schema::ColumnKind kind) {
+    std::string names;
+    for (const schema::ColumnDef& column : table.columns) {
+      if (column.kind != kind || std::find(given.begin(), given.end(), &column) != given.end()) {
+        continue;
+      }
+      names += (names.empty() ? "" : ", ") + column.name;
+    }
+    return names;
+  };
+  if (std::string names = missing(schema::ColumnKind::kPartitionKey); !names.empty()) {
+    return Status::invalid_argument(fmt::format("Some partition key parts are missing: {}", names));
+  }
+  // Without clustering columns an INSERT may still set static columns alone.
+  if (std::string names = missing(schema::ColumnKind::kClustering);
+      !names.empty() && (clustering || regulars || !statics)) {
+    return Status::invalid_argument(fmt::format("Some clustering keys are missing: {}", names));
+  }
+  return Status::ok();
+}
 
 Result<PreparedModification> prepare_insert(const InsertStatement& statement,
                                             const ExecutionContext& context) {

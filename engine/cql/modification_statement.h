@@ -47,6 +47,11 @@ Result<PreparedModification> prepare_update(const UpdateStatement& statement,
 Result<PreparedModification> prepare_delete(const DeleteStatement& statement,
                                             const ExecutionContext& context);
 
+// The checks of an INSERT ... VALUES that need no value, made when it is prepared as Cassandra
+// makes them: the column list ("Unmatched column names/values", duplicates, undefined columns)
+// and the primary key ("Some partition key parts are missing: k"). INSERT JSON passes.
+Status check_insert_columns(const InsertStatement& statement, const schema::TableDef& table);
+
 // Statement-level checks shared by INSERT, UPDATE and DELETE (counters and timestamps,
 // conditions and IN), run once the statement is prepared.
 Status validate_modification(const PreparedModification& statement);

@@ -3,9 +3,11 @@
 #include <map>
 #include <mutex>
 #include <new>
+#include <span>
 #include <type_traits>
 
 #include "engine/cql/execution_context.h"
+#include "engine/cql/modification_statement.h"
 #include "engine/cql/parser.h"
 #include "engine/cql/selection.h"
 #include "engine/cql/statement_kind.h"
@@ -68,6 +70,27 @@ std::vector<QualifiedName> statement_tables(const Statement& statement) {
   };
   std::visit(add, statement);
   return tables;
+}
+
+// Cassandra checks an INSERT's columns when it is prepared (a missing primary key column is an
+// error of PREPARE, not of each EXECUTE). `tables` are statement_tables(statement)'s, in order.
+Status check_prepared_inserts(const Statement& statement,
+                              std::span<const std::shared_ptr<const schema::TableDef>> tables) {
+  size_t next = 0;
+  auto check = [&](const auto& s) -> Status {
+    using T = std::decay_t<decltype(s)>;
+    const schema::TableDef& table = *tables[next++];
+    if constexpr (std::is_same_v<T, InsertStatement>) return check_insert_columns(s, table);
+    return Status::ok();
+  };
+  if (const auto* batch = std::get_if<BatchStatement>(&statement)) {
+    for (const auto& inner : batch->statements) {
+      CASSETTE_RETURN_IF_ERROR(std::visit(check, inner));
+    }
+    return Status::ok();
+  }
+  if (const auto* insert = std::get_if<InsertStatement>(&statement)) return check(*insert);
+  return Status::ok();
 }
 
 // Whether `now` is still the table `then` was, for what a prepared statement depends on: the
@@ -139,6 +162,7 @@ Result<std::shared_ptr<const PreparedStatement>> Session::prepare_parsed(
                               context.resolve_table(name));
     prepared->tables.push_back(std::move(table));
   }
+  CASSETTE_RETURN_IF_ERROR(check_prepared_inserts(prepared->statement, prepared->tables));
   CASSETTE_ASSIGN_OR_RETURN(prepared->result_columns, prepared_result_columns(*prepared, context));
   prepared->partition_key_indexes = partition_key_indexes(*prepared);
   return std::shared_ptr<const PreparedStatement>(std::move(prepared));
@@ -216,8 +240,10 @@ Result<std::optional<Statement>> Session::bind_prepared(const PreparedStatement&
                     prepared.variables.size(), values.size()));
   }
   for (const std::shared_ptr<const schema::TableDef>& then : prepared.tables) {
-    std::shared_ptr<const schema::TableDef> now =
-        context.schema->find_table(then->keyspace, then->name);
+    // resolve_table, not the schema alone: the system keyspaces are generated, not stored.
+    Result<std::shared_ptr<const schema::TableDef>> found =
+        context.resolve_table(QualifiedName{then->keyspace, then->name});
+    std::shared_ptr<const schema::TableDef> now = found.is_ok() ? *found : nullptr;
     if (now == nullptr) {
       return Status::unprepared(
           fmt::format("Prepared statement is out of date: table {}.{} was dropped", then->keyspace,

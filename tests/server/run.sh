@@ -16,6 +16,7 @@
 #   test_concurrency.py        one connection's requests run concurrently, answered as they
 #                              complete; USE keeps its place
 #   test_paging_state.py       a paging state resumes only its own query
+#   test_driver_suite.py       what the Python driver's own integration suite hit, case by case
 # They run under Debian's /usr/bin/python3, which has python3-cassandra, python3-lz4 and
 # python3-snappy (make deps). Prints "server: N passed, M failed" last.
 set -uo pipefail
@@ -26,7 +27,8 @@ passed=0
 failed=0
 for test in test_protocol.py test_driver_connection.py test_driver_cluster.py test_auth.py \
             test_tls.py test_events.py test_limits.py test_driver_statements.py test_protocol_v5.py \
-            test_concurrency.py test_paging_state.py test_golden_through_driver.py \
+            test_concurrency.py test_paging_state.py test_driver_suite.py \
+            test_golden_through_driver.py \
             test_mixed_hosts.py; do
   out=$(mktemp)
   # test_events.py and test_mixed_hosts.py load the SQLite extension into python, and a

@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""What the DataStax Python driver's own integration suite (tests/integration/standard of
+datastax/python-driver 3.25) hit when pointed at `cassette serve`: each case here is one
+behaviour that failed there, named after the upstream test, so that it cannot come back.
+
+Usage: tests/server/test_driver_suite.py BUILD_DIR
+"""
+import logging
+
+from cassandra import InvalidRequest
+from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
+from cassandra.policies import RoundRobinPolicy
+
+from server_process import Server, run_tests
+from test_driver_connection import KEYSPACE
+
+logging.getLogger("cassandra.cluster").setLevel(logging.ERROR)
+
+
+def connected(server, **options):
+    profile = ExecutionProfile(load_balancing_policy=RoundRobinPolicy(), request_timeout=10)
+    c = Cluster(["127.0.0.1"], port=server.port, connect_timeout=10,
+                execution_profiles={EXEC_PROFILE_DEFAULT: profile}, **options)
+    session = c.connect()
+    session.execute(KEYSPACE)
+    return c, session
+
+
+def expect_invalid(call, message):
+    try:
+        call()
+    except InvalidRequest as error:
+        assert message in str(error), error
+        return
+    raise AssertionError(f"no InvalidRequest {message!r}")
+
+
+def test_prepared_statements_on_system_tables_execute(build_dir):
+    # test_cluster.py test_pool_management, test_trace: an EXECUTE of a statement prepared on a
+    # system table was answered UNPREPARED every time (the system keyspaces are generated, and
+    # the out-of-date check looked for the table in the stored schema only), so the driver
+    # prepared it again forever and the request timed out.
+    with Server(build_dir, ":memory:") as server:
+        c, session = connected(server)
+        try:
+            local = session.prepare("SELECT key, cluster_name FROM system.local WHERE key = ?")
+            assert [tuple(r) for r in session.execute(local, ("local",))] == \
+                [("local", "Cassette")]
+            keyspaces = session.prepare(
+                "SELECT keyspace_name FROM system_schema.keyspaces WHERE keyspace_name = ?")
+            assert [r.keyspace_name for r in session.execute(keyspaces, ("ks",))] == ["ks"]
+            peers = session.prepare("SELECT peer FROM system.peers")
+            assert list(session.execute(peers)) == []
+        finally:
+            c.shutdown()
+
+
+def test_prepare_checks_the_primary_key_of_an_insert(build_dir):
+    # test_prepared_statements.py test_missing_primary_key, test_too_many_bind_values: since
+    # Cassandra 3.0 (CASSANDRA-6237) PREPARE itself refuses an INSERT without its key.
+    with Server(build_dir, ":memory:") as server:
+        c, session = connected(server)
+        try:
+            session.execute("CREATE TABLE ks.t (k int PRIMARY KEY, v int)")
+            session.execute("CREATE TABLE ks.c (k int, c int, s int STATIC, v int, "
+                            "PRIMARY KEY (k, c))")
+            expect_invalid(lambda: session.prepare("INSERT INTO ks.t (v) VALUES (?)"),
+                           "Some partition key parts are missing: k")
+            expect_invalid(lambda: session.prepare("INSERT INTO ks.c (k, v) VALUES (?, ?)"),
+                           "Some clustering keys are missing: c")
+            expect_invalid(lambda: session.prepare("INSERT INTO ks.t (k, v) VALUES (?)"),
+                           "Unmatched column names/values")
+            expect_invalid(lambda: session.prepare("INSERT INTO ks.t (k, x) VALUES (?, ?)"),
+                           "Undefined column name x")
+            expect_invalid(lambda: session.prepare(
+                "BEGIN BATCH INSERT INTO ks.t (k, v) VALUES (?, ?); "
+                "INSERT INTO ks.t (v) VALUES (?); APPLY BATCH"),
+                "Some partition key parts are missing: k")
+            # A static column alone needs no clustering key; nothing was written by the above.
+            static = session.prepare("INSERT INTO ks.c (k, s) VALUES (?, ?)")
+            session.execute(static, (1, 7))
+            assert [tuple(r) for r in session.execute("SELECT k, c, s FROM ks.c")] == \
+                [(1, None, 7)]
+            assert list(session.execute("SELECT * FROM ks.t")) == []
+        finally:
+            c.shutdown()
+
+
+if __name__ == "__main__":
+    raise SystemExit(run_tests("server-driver-suite", globals()))
