@@ -63,9 +63,9 @@ Result<std::optional<std::string>> BodyReader::read_bytes() {
   return std::optional<std::string>(std::string(s));
 }
 
-Result<BoundValue> BodyReader::read_value() {
+Result<BoundValue> BodyReader::read_value(uint8_t version) {
   CASSETTE_ASSIGN_OR_RETURN(int32_t n, read_int());
-  if (n == -1) return BoundValue::null();
+  if (n == -1 || (n < 0 && version < 4)) return BoundValue::null();
   if (n == -2) return BoundValue::unset();
   if (n < 0) return Status::invalid_argument(fmt::format("Invalid [value] length {}", n));
   CASSETTE_ASSIGN_OR_RETURN(std::string_view s, take(static_cast<size_t>(n), "a [value]"));

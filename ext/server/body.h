@@ -34,8 +34,10 @@ class BodyReader {
   Result<std::string> read_string();                // [string]
   Result<std::string> read_long_string();           // [long string]
   Result<std::optional<std::string>> read_bytes();  // [bytes]: nullopt for null
-  Result<BoundValue> read_value();                  // [value]
-  Result<std::string> read_short_bytes();           // [short bytes]
+  // [value]: -1 is null, -2 unset (v4 on); before v4 every negative length is null, as
+  // Cassandra's CBUtil.readBoundValue reads them.
+  Result<BoundValue> read_value(uint8_t version = 4);
+  Result<std::string> read_short_bytes();  // [short bytes]
   Result<std::vector<std::string>> read_string_list();
   Result<std::map<std::string, std::string>> read_string_map();
   // [bytes map]: a custom payload (§2.2); a null value is kept as nullopt.

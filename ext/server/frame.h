@@ -19,9 +19,11 @@ namespace cassette::server {
 
 // The versions this server speaks, and how Cassandra names them in SUPPORTED and in the
 // "Invalid or unsupported protocol version" message.
-inline constexpr uint8_t kMinProtocolVersion = 4;
+// v3 as Cassandra 5.0 still speaks it: no unset values, no warnings or custom payloads, and
+// the v4 types (date, time, smallint, tinyint) named as custom types.
+inline constexpr uint8_t kMinProtocolVersion = 3;
 inline constexpr uint8_t kMaxProtocolVersion = 5;
-inline constexpr std::string_view kProtocolVersionNames = "4/v4, 5/v5";
+inline constexpr std::string_view kProtocolVersionNames = "3/v3, 4/v4, 5/v5";
 
 inline constexpr size_t kFrameHeaderSize = 9;
 // Cassandra's native_transport_max_frame_size default.
@@ -53,7 +55,7 @@ inline constexpr uint8_t kFlagCustomPayload = 0x04;
 inline constexpr uint8_t kFlagWarning = 0x08;
 
 struct FrameHeader {
-  uint8_t version = kMinProtocolVersion;  // without the direction bit
+  uint8_t version = 4;  // without the direction bit
   bool response = false;
   uint8_t flags = 0;
   int16_t stream = 0;

@@ -592,7 +592,7 @@ Reply ProtocolConnection::options(const FrameHeader& header) {
   BodyWriter out;
   out.write_string_multimap({{"CQL_VERSION", {std::string(cql::kCqlVersion)}},
                              {"COMPRESSION", {"lz4", "snappy"}},
-                             {"PROTOCOL_VERSIONS", {"4/v4", "5/v5"}}});
+                             {"PROTOCOL_VERSIONS", {"3/v3", "4/v4", "5/v5"}}});
   return Reply{response(header, Opcode::kSupported, out.body()), false};
 }
 
@@ -697,7 +697,8 @@ Reply ProtocolConnection::result_reply(const FrameHeader& header, const cql::Sta
       break;
   }
   const bool schema_changed = result->kind == cql::ExecutionResult::Kind::kSchemaChange;
-  if (result->warnings.empty()) {
+  // v3 has no warnings (Cassandra drops them for a v3 client).
+  if (result->warnings.empty() || header.version < 4) {
     return Reply{response(header, Opcode::kResult, result_body), false, schema_changed};
   }
   // The warning flag puts a [string list] of warnings before the body (§2.2).

@@ -7,7 +7,7 @@ namespace cassette::server {
 namespace {
 
 // <n>[short] then n [value]s, each after its [string] name when `named`.
-Status read_values(BodyReader& in, bool named, std::vector<BoundValue>& values,
+Status read_values(BodyReader& in, bool named, uint8_t version, std::vector<BoundValue>& values,
                    std::vector<std::string>& names) {
   CASSETTE_ASSIGN_OR_RETURN(uint16_t count, in.read_short());
   for (uint16_t i = 0; i < count; ++i) {
@@ -15,18 +15,18 @@ Status read_values(BodyReader& in, bool named, std::vector<BoundValue>& values,
       CASSETTE_ASSIGN_OR_RETURN(std::string name, in.read_string());
       names.push_back(std::move(name));
     }
-    CASSETTE_ASSIGN_OR_RETURN(BoundValue value, in.read_value());
+    CASSETTE_ASSIGN_OR_RETURN(BoundValue value, in.read_value(version));
     values.push_back(std::move(value));
   }
   return Status::ok();
 }
 
-Status read_values(BodyReader& in, QueryParameters& parameters) {
-  return read_values(in, (parameters.flags & kQueryValueNames) != 0, parameters.values,
+Status read_values(BodyReader& in, uint8_t version, QueryParameters& parameters) {
+  return read_values(in, (parameters.flags & kQueryValueNames) != 0, version, parameters.values,
                      parameters.value_names);
 }
 
-Result<BatchChild> read_batch_child(BodyReader& in) {
+Result<BatchChild> read_batch_child(BodyReader& in, uint8_t version) {
   BatchChild child;
   CASSETTE_ASSIGN_OR_RETURN(uint8_t kind, in.read_byte());
   if (kind == 0) {
@@ -38,7 +38,7 @@ Result<BatchChild> read_batch_child(BodyReader& in) {
     return Status::invalid_argument(
         fmt::format("Invalid query kind in BATCH messages. Must be 0 or 1 but got {}", kind));
   }
-  CASSETTE_RETURN_IF_ERROR(read_values(in, false, child.values, child.value_names));
+  CASSETTE_RETURN_IF_ERROR(read_values(in, false, version, child.values, child.value_names));
   return child;
 }
 
@@ -72,7 +72,8 @@ Result<QueryParameters> read_query_parameters(BodyReader& in, uint8_t version) {
   QueryParameters parameters;
   CASSETTE_ASSIGN_OR_RETURN(parameters.consistency, in.read_short());
   CASSETTE_ASSIGN_OR_RETURN(parameters.flags, read_flags(in, version));
-  if (parameters.flags & kQueryValues) CASSETTE_RETURN_IF_ERROR(read_values(in, parameters));
+  if (parameters.flags & kQueryValues)
+    CASSETTE_RETURN_IF_ERROR(read_values(in, version, parameters));
   if (parameters.flags & kQueryPageSize) {
     CASSETTE_ASSIGN_OR_RETURN(int32_t page_size, in.read_int());
     parameters.page_size = page_size;
@@ -155,7 +156,7 @@ Result<BatchRequest> decode_batch(std::string_view body, uint8_t version) {
   // Values in a BATCH are never named: the flag 0x40 "is not functional in v4" (the spec,
   // CASSANDRA-10246), and Cassandra reads plain value lists.
   for (uint16_t i = 0; i < count; ++i) {
-    CASSETTE_ASSIGN_OR_RETURN(BatchChild child, read_batch_child(in));
+    CASSETTE_ASSIGN_OR_RETURN(BatchChild child, read_batch_child(in, version));
     request.children.push_back(std::move(child));
   }
   CASSETTE_ASSIGN_OR_RETURN(request.consistency, in.read_short());

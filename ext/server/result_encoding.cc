@@ -125,6 +125,20 @@ void write_udt_option(BodyWriter& out, const CqlType& type, uint8_t version) {
 
 void write_type_option(BodyWriter& out, const CqlType& type, uint8_t version) {
   switch (type.kind) {
+    case TypeKind::kDate:
+    case TypeKind::kTime:
+    case TypeKind::kSmallint:
+    case TypeKind::kTinyint:
+      // Types of v4: a v3 client gets them as custom types, as Cassandra's DataType.fromType
+      // names a type newer than the client's version.
+      if (version >= 4) break;
+      out.write_short(kCustomId);
+      out.write_string(marshal_class(type));
+      return;
+    default:
+      break;
+  }
+  switch (type.kind) {
     case TypeKind::kDuration:
       if (version >= 5) {
         out.write_short(kDurationId);
@@ -205,9 +219,11 @@ void write_variables_metadata(BodyWriter& out, const cql::PreparedStatement& pre
   const bool global = !variables.empty() && one_table;
   out.write_int(global ? kRowsGlobalTablesSpec : 0);
   out.write_int(static_cast<int32_t>(variables.size()));
-  const std::vector<uint16_t> indexes = routing_indexes(prepared);
-  out.write_int(static_cast<int32_t>(indexes.size()));
-  for (uint16_t index : indexes) out.write_short(index);
+  if (version >= 4) {  // the partition key's variables: v4 on
+    const std::vector<uint16_t> indexes = routing_indexes(prepared);
+    out.write_int(static_cast<int32_t>(indexes.size()));
+    for (uint16_t index : indexes) out.write_short(index);
+  }
   if (global) {
     out.write_string(variables.front().keyspace);
     out.write_string(variables.front().table);

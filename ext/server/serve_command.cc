@@ -130,7 +130,7 @@ Result<ServeOptions> parse_serve_options(std::span<const std::string> args) {
 
 std::string serve_usage_text() {
   return "Usage: cassette serve STORE [OPTIONS]\n"
-         "Serves STORE to Cassandra drivers over the CQL native protocol (version 4).\n"
+         "Serves STORE to Cassandra drivers over the CQL native protocol (v3, v4, v5).\n"
          "\n"
          "  --listen HOST:PORT       where to listen (default 127.0.0.1:9042; port 0: any free\n"
          "                           port, printed on the 'listening on' line)\n"

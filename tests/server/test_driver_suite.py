@@ -86,5 +86,33 @@ def test_prepare_checks_the_primary_key_of_an_insert(build_dir):
             c.shutdown()
 
 
+def test_the_driver_pinned_to_protocol_v3(build_dir):
+    # Cluster(protocol_version=3): Cassandra 5.0 still speaks v3. The suite's standard tests
+    # (test_types, test_udts, test_query_paging, test_prepared_statements ...) pass on it.
+    with Server(build_dir, ":memory:") as server:
+        c, session = connected(server, protocol_version=3)
+        try:
+            assert c.protocol_version == 3
+            session.execute("CREATE TYPE ks.point (x int, y int)")
+            session.execute("CREATE TABLE ks.v3 (k int, c int, v text, d date, t time, "
+                            "s smallint, ti tinyint, p frozen<point>, PRIMARY KEY (k, c))")
+            insert = session.prepare("INSERT INTO ks.v3 (k, c, v) VALUES (?, ?, ?)")
+            for i in range(5):
+                session.execute(insert, (1, i, f"v{i}"))
+            session.execute("INSERT INTO ks.v3 (k, c, d, t, s, ti, p) VALUES "
+                            "(2, 0, '2024-02-29', '01:02:03', -300, 7, {x: 1, y: 2})")
+            select = session.prepare("SELECT c, v FROM ks.v3 WHERE k = ?")
+            select.fetch_size = 2
+            assert [tuple(r) for r in session.execute(select, (1,))] == \
+                [(i, f"v{i}") for i in range(5)]
+            # date, time, smallint and tinyint come as custom types the driver decodes by
+            # their class names.
+            row = session.execute("SELECT d, t, s, ti, p FROM ks.v3 WHERE k = 2").one()
+            assert (str(row.d), str(row.t), row.s, row.ti, (row.p.x, row.p.y)) == \
+                ("2024-02-29", "01:02:03.000000000", -300, 7, (1, 2)), row
+        finally:
+            c.shutdown()
+
+
 if __name__ == "__main__":
     raise SystemExit(run_tests("server-driver-suite", globals()))

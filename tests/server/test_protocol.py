@@ -89,7 +89,7 @@ def rows_count(body):
 def test_versions_it_does_not_speak_are_refused_in_a_frame_the_client_reads(build_dir):
     with Server(build_dir, ":memory:") as server:
         expected = ("Invalid or unsupported protocol version ({}); "
-                    "supported versions are (4/v4, 5/v5)")
+                    "supported versions are (3/v3, 4/v4, 5/v5)")
         for version in (6, 0x42):  # newer than v5: answered in v5
             sock = connect(server)
             sock.sendall(frame(OPTIONS, version=version, stream=3))
@@ -97,10 +97,10 @@ def test_versions_it_does_not_speak_are_refused_in_a_frame_the_client_reads(buil
             assert (answer_version, stream, opcode) == (0x85, 3, ERROR)
             assert read_error(body) == (0x000A, expected.format(version)), read_error(body)
             assert is_closed(sock)
-        # Version 3: answered in version 3.
+        # Version 3 is spoken (Cassandra 5.0 still does): SUPPORTED, in version 3.
         sock = connect(server)
         sock.sendall(frame(OPTIONS, version=3))
-        assert read_frame(sock)[0] == 0x83
+        assert read_frame(sock)[::3] == (0x83, SUPPORTED)
         # Version 2's 8-byte header, one-byte stream id: answered in it.
         sock = connect(server)
         sock.sendall(struct.pack(">BBbBI", 2, 0, 7, OPTIONS, 0) + b"\0")
@@ -285,6 +285,58 @@ def test_bad_arguments_and_an_address_in_use_fail_with_a_message(build_dir):
         assert busy.returncode == 1
         assert busy.stderr == (f"cassette serve: cannot listen on 127.0.0.1:{server.port}: "
                                "Address already in use\n"), busy.stderr
+
+
+def test_protocol_v3_as_cassandra_speaks_it(build_dir):
+    """v3 frames: PREPARED has no partition key indexes, a value of length -2 is null (unset
+    is v4's), warnings are not sent, and smallint (a v4 type) is named as a custom type."""
+    with Server(build_dir, ":memory:") as server:
+        sock = connect(server)
+        sock.sendall(frame(STARTUP, string_map({"CQL_VERSION": "3.0.0"}), version=3))
+        assert read_frame(sock)[::3] == (0x83, READY)
+        for i, text in enumerate([KEYSPACE, "CREATE TABLE ks.t (k int PRIMARY KEY, v int, "
+                                  "s smallint)", "INSERT INTO ks.t (k, v) VALUES (1, 7)"]):
+            sock.sendall(frame(QUERY, query_body(text), stream=i, version=3))
+            assert read_frame(sock)[3] == RESULT
+        text = b"INSERT INTO ks.t (k, v) VALUES (?, ?)"
+        sock.sendall(frame(PREPARE, struct.pack(">I", len(text)) + text, version=3))
+        version, _, _, opcode, body = read_frame(sock)
+        assert (version, opcode) == (0x83, RESULT)
+        kind, id_length = struct.unpack(">iH", body[:6])
+        statement_id = body[6:6 + id_length]
+        metadata = body[6 + id_length:]
+        # <flags: global tables spec><2 columns> then at once the keyspace: no <pk_count>.
+        assert metadata[:8] == struct.pack(">ii", 1, 2), metadata
+        assert metadata[8:8 + 4] == string("ks"), metadata
+        # EXECUTE with v = [length -2]: null in v3 (Cassandra's CBUtil.readBoundValue).
+        values = struct.pack(">H", 2) + struct.pack(">ii", 4, 1) + struct.pack(">i", -2)
+        execute = (struct.pack(">H", len(statement_id)) + statement_id +
+                   struct.pack(">HB", 1, 0x01) + values)
+        sock.sendall(frame(0x0A, execute, stream=5, version=3))
+        assert read_frame(sock)[3] == RESULT
+        # An aggregate without partition key warns in v4; in v3 the flag never appears.
+        sock.sendall(frame(QUERY, query_body("SELECT count(*), v, s FROM ks.t"), 6, version=3))
+        version, flags, stream, opcode, body = read_frame(sock)
+        assert (version, flags, stream, opcode) == (0x83, 0, 6, RESULT), (flags, body)
+        rows_flags, columns = struct.unpack(">ii", body[4:12])
+        assert columns == 3
+        spec = body[12:]
+        spec = spec[len(string("ks")) + len(string("t")):]
+        expected = (string("count") + struct.pack(">H", 2) + string("v") + struct.pack(">H", 9) +
+                    string("s") + struct.pack(">H", 0) +
+                    string("org.apache.cassandra.db.marshal.ShortType"))
+        assert spec[:len(expected)] == expected, spec
+        row_count = struct.unpack(">i", spec[len(expected):len(expected) + 4])[0]
+        assert row_count == 1
+        # count 1, v null (the -2 above), s null
+        assert spec[len(expected) + 4:] == (struct.pack(">i", 8) + struct.pack(">q", 1) +
+                                            struct.pack(">ii", -1, -1)), spec
+        # The same query on v4 warns (flag 0x08), and names smallint by its id (0x0013).
+        v4 = started(server)
+        v4.sendall(frame(QUERY, query_body("SELECT count(*), v, s FROM ks.t"), 7))
+        version, flags, stream, opcode, body = read_frame(v4)
+        assert (version, flags, stream, opcode) == (0x84, 0x08, 7, RESULT), (flags, body)
+        assert string("s") + struct.pack(">H", 0x13) in body, body
 
 
 if __name__ == "__main__":

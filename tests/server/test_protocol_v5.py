@@ -125,8 +125,8 @@ def test_options_and_startup_in_v5_frames_then_segments(build_dir):
         sock.sendall(frame(OPTIONS, version=5, stream=4))
         version, _, stream, opcode, body = read_frame(sock)
         assert (version, stream, opcode) == (0x85, 4, SUPPORTED)
-        assert body.endswith(string("PROTOCOL_VERSIONS") + b"\x00\x02" + string("4/v4") +
-                             string("5/v5")), body
+        assert body.endswith(string("PROTOCOL_VERSIONS") + b"\x00\x03" + string("3/v3") +
+                             string("4/v4") + string("5/v5")), body
         sock.sendall(frame(STARTUP, string_map({"CQL_VERSION": "3.0.0"}), version=5))
         assert read_frame(sock)[::3] == (0x85, READY)
         # Two envelopes in one self-contained segment: both answered, in self-contained segments.

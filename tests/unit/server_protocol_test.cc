@@ -223,7 +223,7 @@ TEST_CASE("server errors: the engine's status codes map to the protocol's") {
   CHECK(error_code_for(StatusCode::kBusy) == ErrorCode::kOverloaded);
   CHECK(error_code_for(StatusCode::kIOError) == ErrorCode::kServerError);
   CHECK(unsupported_version_message(6) ==
-        "Invalid or unsupported protocol version (6); supported versions are (4/v4, 5/v5)");
+        "Invalid or unsupported protocol version (6); supported versions are (3/v3, 4/v4, 5/v5)");
 }
 
 TEST_CASE("server compression: lz4 and snappy bodies round-trip; a lying length is refused") {
@@ -252,7 +252,7 @@ TEST_CASE("server connection: OPTIONS before STARTUP, then READY") {
   CHECK(in.read_string().value() == "COMPRESSION");
   CHECK(in.read_string_list().value() == std::vector<std::string>{"lz4", "snappy"});
   CHECK(in.read_string().value() == "PROTOCOL_VERSIONS");
-  CHECK(in.read_string_list().value() == std::vector<std::string>{"4/v4", "5/v5"});
+  CHECK(in.read_string_list().value() == std::vector<std::string>{"3/v3", "4/v4", "5/v5"});
 
   CHECK(error_of(f.query("SELECT 1")) ==
         std::pair<int32_t, std::string>{0x000A,
@@ -279,7 +279,7 @@ TEST_CASE("server connection: frames it cannot continue after close the connecti
   CHECK(error_of(refused) ==
         std::pair<int32_t, std::string>{0x000A,
                                         "Invalid or unsupported protocol version (6); supported "
-                                        "versions are (4/v4, 5/v5)"});
+                                        "versions are (3/v3, 4/v4, 5/v5)"});
 
   FrameHeader big;
   big.opcode = static_cast<uint8_t>(Opcode::kQuery);

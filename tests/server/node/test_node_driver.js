@@ -182,6 +182,36 @@ tests.traced_queries_and_custom_payloads = () => withServer([], (server) => with
   assert.strictEqual(untraced.info.traceId, undefined);
 }));
 
+// Protocol v3 (maxVersion: 3), which Cassandra 5.0 still speaks: prepared statements, paging and
+// batches. date, time, smallint and tinyint are v4 types: a v3 client gets them as custom types
+// (as Cassandra sends them), which this driver hands over as their bytes.
+tests.protocol_v3 = () => withServer([], (server) => withClient(server, {
+  protocolOptions: { port: server.port, maxVersion: 3 },
+}, async (c) => {
+  assert.strictEqual(c.controlConnection.protocolVersion, 3);
+  await c.execute(KEYSPACE);
+  await c.execute('CREATE TABLE ks.v3 (k int, c int, v text, s smallint, PRIMARY KEY (k, c))');
+  for (let i = 0; i < 5; i++) {
+    await c.execute('INSERT INTO ks.v3 (k, c, v) VALUES (?, ?, ?)', [1, i, `v${i}`],
+                    { prepare: true });
+  }
+  await c.batch([{ query: 'INSERT INTO ks.v3 (k, c) VALUES (?, ?)', params: [2, 0] },
+                 { query: 'INSERT INTO ks.v3 (k, c, s) VALUES (2, 1, -300)' }], { prepare: true });
+  const rows = [];
+  for await (const row of c.stream('SELECT c, v FROM ks.v3 WHERE k = ?', [1],
+                                   { prepare: true, fetchSize: 2 })) {
+    rows.push(row);
+  }
+  assert.deepStrictEqual(rows.map((r) => [r.c, r.v]),
+                         [[0, 'v0'], [1, 'v1'], [2, 'v2'], [3, 'v3'], [4, 'v4']]);
+  const batched = await c.execute('SELECT c, s FROM ks.v3 WHERE k = 2');
+  assert.deepStrictEqual(batched.columns.map((col) => [col.name, col.type.code, col.type.info ?? null]),
+                         [['c', types.dataTypes.int, null],
+                          ['s', types.dataTypes.custom, 'org.apache.cassandra.db.marshal.ShortType']]);
+  assert.deepStrictEqual(batched.rows.map((r) => [r.c, r.s && r.s.toString('hex')]),
+                         [[0, null], [1, 'fed4']]);
+}));
+
 function writeUsers(dir) {
   const users = path.join(dir, 'users.txt');
   const written = childProcess.spawnSync(cassette, ['passwd', users, 'alice'],
