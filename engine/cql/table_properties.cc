@@ -120,6 +120,9 @@ std::map<std::string, std::string> default_compaction() {
 
 Result<std::map<std::string, std::string>> normalize_compression(
     std::map<std::string, std::string> options) {
+  // `compression = {}` turns compression off (CompressionParams.fromMap asks for a class only
+  // of a non-empty map).
+  if (options.empty()) return std::map<std::string, std::string>{{"enabled", "false"}};
   auto enabled = options.find("enabled");
   if (enabled != options.end() && !java_boolean(enabled->second)) {
     return std::map<std::string, std::string>{{"enabled", "false"}};

@@ -86,6 +86,21 @@ def test_prepare_checks_the_primary_key_of_an_insert(build_dir):
             c.shutdown()
 
 
+def test_empty_compression_map_turns_compression_off(build_dir):
+    # test_metadata.py test_compression_disabled: `WITH compression = {}` was refused with
+    # "Missing sub-option 'class'"; Cassandra (3.0 on) turns compression off.
+    with Server(build_dir, ":memory:") as server:
+        c, session = connected(server)
+        try:
+            session.execute("CREATE TABLE ks.plain (k int PRIMARY KEY, v int) "
+                            "WITH compression = {}")
+            c.refresh_table_metadata("ks", "plain")
+            exported = c.metadata.keyspaces["ks"].tables["plain"].export_as_string()
+            assert "compression = {'enabled': 'false'}" in exported, exported
+        finally:
+            c.shutdown()
+
+
 def test_the_driver_pinned_to_protocol_v3(build_dir):
     # Cluster(protocol_version=3): Cassandra 5.0 still speaks v3. The suite's standard tests
     # (test_types, test_udts, test_query_paging, test_prepared_statements ...) pass on it.
