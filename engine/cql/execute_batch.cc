@@ -6,7 +6,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
 #include <variant>
+#include <vector>
 
 #include "engine/codec/table_codec.h"
 #include "engine/cql/execution_context.h"
@@ -16,6 +20,60 @@
 namespace cassette::cql {
 
 namespace {
+
+// Cassandra's batch_size_warn_threshold_in_kb (5 KiB) and
+// unlogged_batch_across_partitions_warn_threshold (10) defaults.
+constexpr int64_t kBatchSizeWarnThreshold = 5 * 1024;
+constexpr size_t kUnloggedBatchPartitionsWarnThreshold = 10;
+
+// The client warnings of a batch without conditions, as Cassandra's BatchStatement
+// verifyBatchSize and verifyBatchType give them: a batch over more than one partition whose data
+// exceeds 5 KiB, and an unlogged batch over more than 10 partitions. The size follows
+// PartitionUpdate.dataSize(): each row's clustering values, 8 bytes for an INSERT's row
+// marker, and each cell's value (with its map key or set element) plus 16 bytes (timestamp,
+// TTL, local deletion time). (Cassandra also refuses a batch over 50 KiB; this one does not.)
+std::vector<std::string> batch_warnings(const BatchStatement& batch,
+                                        const std::vector<PreparedModification>& statements) {
+  std::set<std::pair<std::string, std::string>> partitions;  // keyspace, key: a Mutation each
+  std::set<std::string> keys;
+  std::set<std::string> tables;
+  int64_t size = 0;
+  for (const PreparedModification& statement : statements) {
+    const schema::TableDef& table = *statement.table;
+    tables.insert(fmt::format("{}.{}", table.keyspace, table.name));
+    int64_t row_size = statement.type == StatementType::kInsert ? 8 : 0;
+    for (const ColumnOperation& op : statement.operations) {
+      row_size += 16 + static_cast<int64_t>(op.key.size() + (op.value ? op.value->size() : 0));
+    }
+    const auto& prefixes = statement.targets.clustering_prefixes;
+    for (const std::string& key : statement.targets.partition_keys) {
+      partitions.emplace(table.keyspace, key);
+      keys.insert(key);
+      if (prefixes.empty()) size += row_size;
+      for (const std::vector<std::string>& prefix : prefixes) {
+        size += row_size;
+        for (const std::string& value : prefix) size += static_cast<int64_t>(value.size());
+      }
+    }
+  }
+  std::string table_list;
+  for (const std::string& name : tables) table_list += (table_list.empty() ? "" : ", ") + name;
+  std::vector<std::string> warnings;
+  if (partitions.size() > 1 && size > kBatchSizeWarnThreshold) {
+    warnings.push_back(
+        fmt::format("Batch for [{}] is of size {}, exceeding specified threshold of "
+                    "{} by {}.",
+                    table_list, size, kBatchSizeWarnThreshold, size - kBatchSizeWarnThreshold));
+  }
+  if (batch.type == BatchStatement::Type::kUnlogged &&
+      keys.size() > kUnloggedBatchPartitionsWarnThreshold) {
+    warnings.push_back(fmt::format(
+        "Unlogged batch covering {} partitions detected against table{} [{}]. You should use a "
+        "logged batch for atomicity, or asynchronous writes for performance.",
+        keys.size(), tables.size() == 1 ? "" : "s", table_list));
+  }
+  return warnings;
+}
 
 bool has_own_timestamp(const std::variant<InsertStatement, UpdateStatement, DeleteStatement>& s) {
   return std::visit(
@@ -293,7 +351,9 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
     }
     CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
     CASSETTE_RETURN_IF_ERROR(context.write(write));
-    return ExecutionResult{};
+    ExecutionResult result;
+    result.warnings = batch_warnings(batch, statements);
+    return result;
   }
   std::vector<ReadRow> read_rows;
   CASSETTE_RETURN_IF_ERROR(context.write_prepared(
@@ -308,7 +368,9 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
         return true;
       }));
   context.add_conflict_keys(read_rows);
-  return ExecutionResult{};
+  ExecutionResult result;
+  result.warnings = batch_warnings(batch, statements);
+  return result;
 }
 
 }  // namespace cassette::cql

@@ -10,6 +10,7 @@ import logging
 from cassandra import InvalidRequest
 from cassandra.cluster import EXEC_PROFILE_DEFAULT, Cluster, ExecutionProfile
 from cassandra.policies import RoundRobinPolicy
+from cassandra.query import BatchStatement, BatchType
 
 from server_process import Server, run_tests
 from test_driver_connection import KEYSPACE
@@ -97,6 +98,43 @@ def test_empty_compression_map_turns_compression_off(build_dir):
             c.refresh_table_metadata("ks", "plain")
             exported = c.metadata.keyspaces["ks"].tables["plain"].export_as_string()
             assert "compression = {'enabled': 'false'}" in exported, exported
+        finally:
+            c.shutdown()
+
+
+def test_large_and_unlogged_batches_warn_as_cassandra_does(build_dir):
+    # test_client_warnings.py test_warning_basic: a batch over several partitions whose data
+    # exceeds batch_size_warn_threshold (5 KiB) comes back with Cassandra's warning, and an
+    # unlogged batch over more than 10 partitions with its own.
+    with Server(build_dir, ":memory:") as server:
+        c, session = connected(server)
+        try:
+            session.execute("CREATE TABLE ks.w (k int, v0 int, v1 int, PRIMARY KEY (k, v0))")
+            insert = session.prepare("INSERT INTO ks.w (k, v0, v1) VALUES (?, ?, ?)")
+            big = BatchStatement()
+            for x in range(214):  # 214 rows of 4 + 8 + (16 + 4) bytes: 6,848
+                big.add(insert, (x, x, 1))
+            future = session.execute_async(big)
+            future.result()
+            assert future.warnings == [
+                "Batch for [ks.w] is of size 6848, exceeding specified threshold of 5120 by "
+                "1728."], future.warnings
+            small = BatchStatement()
+            for x in range(3):
+                small.add(insert, (x, x, 2))
+            future = session.execute_async(small)
+            future.result()
+            assert future.warnings is None, future.warnings
+            unlogged = BatchStatement(batch_type=BatchType.UNLOGGED)
+            for x in range(11):
+                unlogged.add(insert, (x, 0, 3))
+            future = session.execute_async(unlogged)
+            future.result()
+            assert future.warnings == [
+                "Unlogged batch covering 11 partitions detected against table [ks.w]. You should "
+                "use a logged batch for atomicity, or asynchronous writes for performance."], \
+                future.warnings
+            assert session.execute("SELECT count(*) FROM ks.w").one()[0] == 224  # (1..10, 0) are new
         finally:
             c.shutdown()
 
