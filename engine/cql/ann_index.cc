@@ -29,8 +29,8 @@ namespace {
 // The search list of a graph (hnswlib's ef): at least 512 candidates, and twice the fetch. Over
 // 100k uniformly random 128-dimension vectors (no neighbourhoods to follow: the hard case) in
 // two SSTables, graphs of M 32 / ef_construction 200, 40 fetched from each: recall@10 0.43 at
-// ef 40, 0.78 at 128, 0.93 at 256, 0.97 at 384, 0.99 at 512 (tests/bench/bench_ann.sh and the
-// table of session 20's note). Clustered data reaches 1.00 from ef 128. A graph's recall does not
+// ef 40, 0.78 at 128, 0.93 at 256, 0.97 at 384, 0.99 at 512 (tests/bench/README.md, "Vector
+// search"). Clustered data reaches 1.00 from ef 128. A graph's recall does not
 // depend on how many SSTables are searched (each is searched for its own nearest; a smaller graph
 // is found more easily), so the count does not scale it.
 constexpr size_t kMinSearchCandidates = 512;
