@@ -141,6 +141,10 @@ Store::~Store() {
   p_->background_cv.notify_all();
   if (p_->background.joinable()) p_->background.join();
   {
+    std::lock_guard guard(p_->segment_remover_mutex);
+    if (p_->segment_remover.joinable()) p_->segment_remover.join();
+  }
+  {
     std::lock_guard guard(p_->state_mutex);
     p_->log_writer.reset();  // syncs what the group commit has not yet
   }

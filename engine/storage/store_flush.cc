@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <random>
+#include <system_error>
+#include <thread>
 #include <utility>
 
 #include "engine/storage/internal_key.h"
@@ -264,56 +266,81 @@ Status Store::Private::flush_immutable(uint64_t step_bytes) {
     for (const PendingFile& f : outputs) remove_pending_file(f);
   };
 
-  std::lock_guard writer(writer_mutex);
-  StoreLockHolder store_locked(*store_lock);
-  if (Status s = store_locked.lock(options.busy_timeout); !s.is_ok()) {
-    discard();
-    return s;
-  }
-  std::lock_guard state(state_mutex);
-  Status s = catch_up_locked();
-  if (s.is_ok() && unsynced_failed_locked()) {
-    // A group-commit sync failed: the memtable written may hold records whose commits failed.
-    // Taking the segment out of use flushes the memtables without them instead.
-    log_write_failed_locked();
-  }
-  if (s.is_ok() && log_failed) {
-    discard();
-    return abandon_failed_segment_locked();
-  }
-  // A prepared transaction left undecided must not end up before the manifest's `covered`.
-  if (s.is_ok()) s = resolve_in_doubt_locked(/*must_decide=*/true);
-  if (s.is_ok() && (imm != flushing || manifest.covered != start)) {
-    discard();  // another process flushed these records first; catch-up rebuilt our memtable
-    return Status::ok();
-  }
-  if (s.is_ok() && log_writer != nullptr && log_writer->end() == log_end && log_end == end) {
-    // Nothing was written since the memtable was swapped: start a new log segment so that every
-    // older one can go now, instead of keeping up to a segment of records the SSTables hold.
-    s = log_writer->roll_segment();
-    if (s.is_ok()) {
-      end = mem_start = log_end = log_writer->end();
-    } else {
-      log_write_failed_locked();  // the old segment's sync failed: see abandon_failed_segment
+  {
+    std::lock_guard writer(writer_mutex);
+    StoreLockHolder store_locked(*store_lock);
+    if (Status s = store_locked.lock(options.busy_timeout); !s.is_ok()) {
+      discard();
+      return s;
+    }
+    std::lock_guard state(state_mutex);
+    Status s = catch_up_locked();
+    if (s.is_ok() && unsynced_failed_locked()) {
+      // A group-commit sync failed: the memtable written may hold records whose commits failed.
+      // Taking the segment out of use flushes the memtables without them instead.
+      log_write_failed_locked();
+    }
+    if (s.is_ok() && log_failed) {
+      discard();
+      return abandon_failed_segment_locked();
+    }
+    // A prepared transaction left undecided must not end up before the manifest's `covered`.
+    if (s.is_ok()) s = resolve_in_doubt_locked(/*must_decide=*/true);
+    if (s.is_ok() && (imm != flushing || manifest.covered != start)) {
+      discard();  // another process flushed these records first; catch-up rebuilt our memtable
+      return Status::ok();
+    }
+    if (s.is_ok() && log_writer != nullptr && log_writer->end() == log_end && log_end == end) {
+      // Nothing was written since the memtable was swapped: start a new log segment so that every
+      // older one can go now, instead of keeping up to a segment of records the SSTables hold.
+      s = log_writer->roll_segment();
+      if (s.is_ok()) {
+        end = mem_start = log_end = log_writer->end();
+      } else {
+        log_write_failed_locked();  // the old segment's sync failed: see abandon_failed_segment
+      }
+    }
+    Manifest next = manifest;
+    ++next.generation;
+    next.covered = end;
+    next.last_timestamp = last_timestamp;
+    for (const PendingFile& f : outputs) next.files.push_back(f.meta);
+    if (s.is_ok()) s = install_locked(next, outputs, LoadAction::kFlushedImm);
+    if (!s.is_ok()) {
+      discard();
+      return s;
+    }
+    flushes.fetch_add(1);
+    {
+      std::lock_guard guard(background_mutex);
+      compaction_wanted = true;
     }
   }
-  Manifest next = manifest;
-  ++next.generation;
-  next.covered = end;
-  next.last_timestamp = last_timestamp;
-  for (const PendingFile& f : outputs) next.files.push_back(f.meta);
-  if (s.is_ok()) s = install_locked(next, outputs, LoadAction::kFlushedImm);
-  if (!s.is_ok()) {
-    discard();
-    return s;
-  }
-  flushes.fetch_add(1);
-  {
-    std::lock_guard guard(background_mutex);
-    compaction_wanted = true;
-  }
   background_cv.notify_all();
-  return remove_commit_log_segments_before(log_dir, end);
+  // The flushed segments go once every lock is let go: commits of other threads do not wait
+  // for the unlinks (nor, in an inline flush's step, the commit running it: see below).
+  return remove_flushed_segments(end, /*off_thread=*/step_bytes != kNoStepLimit);
+}
+
+// Removes the segments `covered` makes redundant. With `off_thread` (the last step of an inline
+// flush) and a process that runs a thread for the store anyway (sync normal's group commit, or
+// background threads), on a thread of its own: unlinking a segment frees its extents, 20-180 ms
+// on a busy disk (strace of tests/bench/bench_latency.sh), which the commit running the step
+// would wait for. Removal order and the directory sync are remove_commit_log_segments_before's;
+// a removal that fails leaves segments the next one removes (or the next open ignores).
+Status Store::Private::remove_flushed_segments(LogPosition covered, bool off_thread) {
+  if (off_thread && (options.sync == SyncMode::kNormal || options.background_threads)) {
+    std::lock_guard guard(segment_remover_mutex);
+    if (segment_remover.joinable()) segment_remover.join();  // long done: a flush ago
+    try {
+      segment_remover = std::thread(
+          [dir = log_dir, covered] { (void)remove_commit_log_segments_before(dir, covered); });
+      return Status::ok();
+    } catch (const std::system_error&) {
+      // No thread to be had: now.
+    }
+  }
+  return remove_commit_log_segments_before(log_dir, covered);
 }
 
 Status Store::Private::flush_all() {

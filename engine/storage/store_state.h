@@ -196,6 +196,10 @@ struct Store::Private {
   Status background_error;
   std::atomic<uint64_t> flushes{0};
   std::atomic<uint64_t> compactions{0};
+  // The flushed commit-log segments an inline flush removes off the commit path (store_flush.cc,
+  // remove_flushed_segments); joined by the next removal and by ~Store.
+  std::mutex segment_remover_mutex;
+  std::thread segment_remover;
 
   // store_catch_up.cc
   Status recover();
@@ -286,6 +290,7 @@ struct Store::Private {
   // Writes up to `step_bytes` of the immutable memtable's entries into SSTables, continuing the
   // flush under way (flush_job), and installs them once it is all written.
   Status flush_immutable(uint64_t step_bytes = kNoStepLimit);
+  Status remove_flushed_segments(LogPosition covered, bool off_thread);
   Status flush_all();
   Result<std::vector<PendingFile>> write_memtable(const Memtable& mem, std::optional<TableId> skip);
   Result<PendingFile> new_pending_file(TableId table);
