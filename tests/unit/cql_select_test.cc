@@ -77,7 +77,8 @@ TEST_CASE("cql select: ORDER BY") {
         "ORDER BY is only supported when the partition key is restricted by an EQ or an IN.");
   CHECK(f.error("SELECT * FROM t WHERE k = 0 ORDER BY v DESC") ==
         "Order by is currently only supported on the clustered columns of the PRIMARY KEY, got v");
-  CHECK(f.error("SELECT * FROM t WHERE k = 0 ORDER BY x DESC") == "Undefined column name x");
+  CHECK(f.error("SELECT * FROM t WHERE k = 0 ORDER BY x DESC") ==
+        "Undefined column name x in table ks.t");
 }
 
 TEST_CASE("cql select: descending clustering order") {
@@ -587,7 +588,8 @@ TEST_CASE("cql select: key validation and error precedence") {
   // Unknown selected columns are reported before WHERE clause errors, selector errors after.
   CHECK(f.error("SELECT x FROM kt WHERE v = 1") == "Undefined column name x");
   CHECK(f.error("SELECT writetime(k) FROM kt WHERE v = 1") == kFiltering);
-  CHECK(f.error("SELECT * FROM kt WHERE k = 'a' ORDER BY x") == "Undefined column name x");
+  CHECK(f.error("SELECT * FROM kt WHERE k = 'a' ORDER BY x") ==
+        "Undefined column name x in table ks.kt");
 }
 
 }  // namespace cassette::test
