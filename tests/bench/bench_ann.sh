@@ -14,7 +14,8 @@
 # saves it as an index component (timed apart: the build); a second, fresh process loads it: its
 # first query is timed apart too (a new process's first-query latency), and its other queries
 # give the recall and the rate. ANN_BENCH_OPTIONS adds index options, e.g.
-# "'maximum_node_connections': 16, 'construction_beam_width': 100".
+# "'optimize_for': 'recall'" (the graph parameters are refused, as Cassandra 5.0
+# refuses them by default).
 #
 #   tests/bench/bench_ann.sh BUILD_DIR
 #

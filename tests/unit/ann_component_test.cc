@@ -83,7 +83,7 @@ const char* kSetup[] = {
 };
 const char* kIndex =
     "CREATE CUSTOM INDEX items_v ON ks.items (v) USING 'StorageAttachedIndex' WITH OPTIONS = "
-    "{'similarity_function': 'euclidean', 'maximum_node_connections': 8}";
+    "{'similarity_function': 'euclidean'}";
 const char* kQuery =
     "SELECT id FROM ks.items ORDER BY v ANN OF [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, "
     "0.7, 0.8] LIMIT 5";
