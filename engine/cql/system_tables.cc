@@ -139,6 +139,18 @@ std::vector<std::pair<std::string, std::string>> definitions() {
              "frozen<list<text>>, function_argument_values frozen<list<text>>, PRIMARY KEY "
              "((keyspace_name), table_name, column_name)",
              "column dynamic data masks"),
+      // Cassandra fills these with its per-range estimates (SizeEstimatesRecorder); here they
+      // stay empty, so that the tools that read them (Spark's connector) find the tables.
+      system("CREATE TABLE size_estimates (keyspace_name text, table_name text, range_start "
+             "text, range_end text, mean_partition_size bigint, partitions_count bigint, "
+             "PRIMARY KEY ((keyspace_name), table_name, range_start, range_end)",
+             "per-table primary range size estimates, table is deprecated in favor of "
+             "table_estimates"),
+      system("CREATE TABLE table_estimates (keyspace_name text, table_name text, range_type "
+             "text, range_start text, range_end text, mean_partition_size bigint, "
+             "partitions_count bigint, PRIMARY KEY ((keyspace_name), table_name, range_type, "
+             "range_start, range_end)",
+             "per-table range size estimates"),
   };
 }
 

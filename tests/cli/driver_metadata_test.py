@@ -145,7 +145,8 @@ def main():
     check("counter table", shop.tables["hits"].columns["n"].cql_type == "counter")
     events = keyspaces["logs"].tables["events"]
     check("compound partition key", [c.name for c in events.partition_key] == ["source", "hour"])
-    check("system tables", sorted(keyspaces["system"].tables) == ["local", "peers", "peers_v2"])
+    check("system tables", sorted(keyspaces["system"].tables) ==
+          ["local", "peers", "peers_v2", "size_estimates", "table_estimates"])
 
     exported = "\n\n".join(keyspaces[k].export_as_string() for k in ["logs", "shop"]) + "\n"
     expected_path = os.path.join(HERE, "driver_metadata.expected")

@@ -139,6 +139,24 @@ def test_large_and_unlogged_batches_warn_as_cassandra_does(build_dir):
             c.shutdown()
 
 
+def test_size_estimates_tables_exist_and_are_empty(build_dir):
+    # system.size_estimates / table_estimates (read by Spark's connector to split a scan) were
+    # "table size_estimates does not exist"; Cassandra fills them per token range, here they
+    # are there and empty.
+    with Server(build_dir, ":memory:") as server:
+        c, session = connected(server)
+        try:
+            assert list(session.execute("SELECT * FROM system.size_estimates")) == []
+            rows = session.execute("SELECT range_start, partitions_count FROM "
+                                   "system.table_estimates WHERE keyspace_name = 'ks'")
+            assert (list(rows), rows.column_names) == ([], ["range_start", "partitions_count"])
+            tables = c.metadata.keyspaces["system"].tables
+            assert [c.name for c in tables["size_estimates"].primary_key] == \
+                ["keyspace_name", "table_name", "range_start", "range_end"]
+        finally:
+            c.shutdown()
+
+
 def test_the_driver_pinned_to_protocol_v3(build_dir):
     # Cluster(protocol_version=3): Cassandra 5.0 still speaks v3. The suite's standard tests
     # (test_types, test_udts, test_query_paging, test_prepared_statements ...) pass on it.

@@ -42,7 +42,8 @@ TEST_CASE("system tables: every table of system, system_schema and system_traces
     }
   }
   CHECK(names == std::vector<std::string>{
-                     "system.local", "system.peers", "system.peers_v2", "system_schema.aggregates",
+                     "system.local", "system.peers", "system.peers_v2", "system.size_estimates",
+                     "system.table_estimates", "system_schema.aggregates",
                      "system_schema.column_masks", "system_schema.columns",
                      "system_schema.dropped_columns", "system_schema.functions",
                      "system_schema.indexes", "system_schema.keyspaces", "system_schema.tables",
