@@ -17,6 +17,7 @@
 #                              complete; USE keeps its place
 #   test_paging_state.py       a paging state resumes only its own query
 #   test_driver_suite.py       what the Python driver's own integration suite hit, case by case
+#                              (python_driver_suite.sh runs that suite itself: a local tool)
 # They run under Debian's /usr/bin/python3, which has python3-cassandra, python3-lz4 and
 # python3-snappy (make deps). Prints "server: N passed, M failed" last.
 set -uo pipefail
