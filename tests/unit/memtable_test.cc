@@ -88,10 +88,14 @@ TEST_CASE("memtable seeks agree with a std::map model") {
 TEST_CASE("memtable readers run concurrently with a writer") {
   Memtable mem;
   std::atomic<uint64_t> published{0};
+  std::atomic<bool> read_once{false};
   std::thread writer([&] {
     for (uint64_t i = 1; i <= 20000; ++i) {
       mem.add(i, 1, partition_prefix(static_cast<int64_t>(i * 7919), "k"), "v");
       published.store(i, std::memory_order_release);
+      // Halfway, until the reader has walked the memtable once: on a busy machine the writer
+      // could otherwise finish before the reader runs at all.
+      while (i == 10000 && !read_once.load()) std::this_thread::yield();
     }
   });
   uint64_t checks = 0;
@@ -117,6 +121,7 @@ TEST_CASE("memtable readers run concurrently with a writer") {
     }
     CHECK(n >= snap);  // later writes may show up here, but nothing is lost
     ++checks;
+    read_once.store(true);
   }
   writer.join();
   CHECK(checks > 0);
