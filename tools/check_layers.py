@@ -50,7 +50,7 @@ LAYERS = {
     # engine (issue 18: engine/txn, the one INSERT encoder).
     "storage": (["types", "util"],
                 "arena.h clock.h commit_log.h durability.h encoded_batch.h encoded_row_writer.h "
-                "entry_iterator.h ids.h index_component.h internal_key.h manifest.h memtable.h "
+                "entry_iterator.h flat_row_values.h ids.h index_component.h internal_key.h manifest.h memtable.h "
                 "mutation_builder.h sai_component.h overlay.h row.h row_codec.h row_cursor.h "
                 "sorted_entry_source.h store.h store_directory.h store_lock.h",
                 ""),

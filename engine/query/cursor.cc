@@ -41,6 +41,7 @@ class Cursor final : public QueryCursor {
         clustering_descending_(layout_.clustering_descending.get()) {
     values_.resize(table_->columns.size());
     decoded_row_.assign(table_->columns.size(), 0);
+    column_position_.assign(table_->columns.size(), 0);
     clustering_values_.resize(clustering_columns_.size());
   }
 
@@ -99,9 +100,25 @@ class Cursor final : public QueryCursor {
       }
       case ColumnKind::kStatic:
       case ColumnKind::kRegular: {
+        if (const storage::FlatRowValues* cached = cursor_->cached_values()) {
+          // A row-cache hit: the value straight from the cached head's flat layout.
+          const size_t r =
+              a.kind == ColumnKind::kStatic ? cursor_->cached_static_row() : cursor_->cached_row();
+          std::string_view flat;
+          if (r != storage::RowCursor::kNoCachedRow) {
+            switch (cached->find(r, a.id, &flat)) {
+              case storage::FlatRowValues::Found::kValue:
+                return flat;
+              case storage::FlatRowValues::Found::kNull:
+                return std::nullopt;
+              case storage::FlatRowValues::Found::kInRow:
+                break;
+            }
+          }
+        }
         const storage::Row* row = row_for(a.kind);
         if (row == nullptr) return std::nullopt;
-        const storage::ColumnData* data = row->find_column(a.id);
+        const storage::ColumnData* data = find_column(*row, column, a.id);
         if (data == nullptr) return std::nullopt;
         // The common case, a simple non-counter cell: a view of the stored bytes, no copy.
         if (!data->complex && !data->cell.is_counter()) {
@@ -191,6 +208,17 @@ class Cursor final : public QueryCursor {
     return true;
   }
 
+  // `row`'s cell of table column `column` (id `id`). Rows of a read mostly hold the same
+  // columns, so the cell sits where it sat in the last row: checked first, a search otherwise.
+  const storage::ColumnData* find_column(const storage::Row& row, size_t column,
+                                         storage::ColumnId id) {
+    uint32_t& at = column_position_[column];
+    if (at < row.columns.size() && row.columns[at].id == id) return &row.columns[at];
+    const storage::ColumnData* data = row.find_column(id);
+    if (data != nullptr) at = static_cast<uint32_t>(data - row.columns.data());
+    return data;
+  }
+
   // The stored row that holds a column of this kind in the current row (none for key columns).
   const storage::Row* row_for(ColumnKind kind) const {
     if (kind == ColumnKind::kStatic) return cursor_->static_row();
@@ -266,6 +294,7 @@ class Cursor final : public QueryCursor {
   uint64_t clustering_row_ = 0;
   std::vector<types::Value> values_;  // decoded complex and counter columns of the current row
   std::vector<uint64_t> decoded_row_;
+  std::vector<uint32_t> column_position_;  // by column: where find_column() last found it
 };
 
 Status Cursor::prepare(AccessPath path) {

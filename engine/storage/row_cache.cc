@@ -38,10 +38,17 @@ constexpr size_t kEntryOverhead = 160;
 }  // namespace
 
 void CachedPartition::finish() {
+  std::vector<const Row*> all;
+  all.reserve(rows.size() + 1);
+  for (const Row& row : rows) all.push_back(&row);
+  const Row no_static;
+  all.push_back(has_static ? &static_row : &no_static);
+  flat.build(all);
   expires_at = has_static ? first_expiry(static_row) : kNoDeletionTime;
   bytes = sizeof(CachedPartition) + kEntryOverhead + 2 * prefix.capacity() +
           partition_key.capacity() + (has_static ? row_bytes(static_row) : 0) +
-          clustering.capacity() * sizeof(std::string) + rows.capacity() * sizeof(Row);
+          clustering.capacity() * sizeof(std::string) + rows.capacity() * sizeof(Row) +
+          flat.memory_bytes();
   for (size_t i = 0; i < rows.size(); ++i) {
     expires_at = std::min(expires_at, first_expiry(rows[i]));
     bytes += row_bytes(rows[i]) - sizeof(Row) + clustering[i].capacity();

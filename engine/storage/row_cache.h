@@ -33,6 +33,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/storage/flat_row_values.h"
 #include "engine/storage/ids.h"
 #include "engine/storage/memtable.h"
 #include "engine/storage/row.h"
@@ -55,8 +56,11 @@ struct CachedPartition {
   // The first second at which a cell or row marker of the head expires (kNoDeletionTime: none).
   int64_t expires_at = kNoDeletionTime;
   size_t bytes = 0;  // what it costs the budget (estimate_bytes)
+  // The simple cells of `rows` (row i) and of the static row (row rows.size()), laid out for a
+  // reader that asks for one value at a time (a hit hands them out without touching the Rows).
+  FlatRowValues flat;
 
-  // Sets expires_at and bytes from the rows.
+  // Sets expires_at, flat and bytes from the rows.
   void finish();
 };
 

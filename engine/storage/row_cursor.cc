@@ -99,6 +99,8 @@ RowCursor::RowCursor(ReadSpec spec, std::shared_ptr<const CachedPartition> cache
   partition_number_ = 1;
   static_live_ = cached_->has_static;
   static_view_ = &cached_->static_row;
+  cached_values_ = &cached_->flat;
+  cached_static_row_ = cached_->rows.size();
 }
 
 RowCursor::~RowCursor() = default;
@@ -106,6 +108,7 @@ RowCursor::~RowCursor() = default;
 bool RowCursor::next_cached() {
   if (done_) return false;
   static_only_ = false;
+  cached_row_ = kNoCachedRow;
   if (!cached_started_) {  // the slice's rows in the cached head, found at the first call
     cached_started_ = true;
     const std::vector<std::string>& keys = cached_->clustering;
@@ -127,6 +130,7 @@ bool RowCursor::next_cached() {
       const size_t i = spec_.reverse ? --cached_next_ : cached_next_++;
       row_view_ = &cached_->rows[i];
       clustering_view_ = &cached_->clustering[i];
+      cached_row_ = i;
       emitted_in_partition_ = true;
       return true;
     }

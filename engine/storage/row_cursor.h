@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "engine/storage/entry_iterator.h"
+#include "engine/storage/flat_row_values.h"
 #include "engine/storage/row.h"
 
 namespace cassette::storage {
@@ -89,6 +90,13 @@ class RowCursor {
   bool is_static_only() const { return static_only_; }
   const std::string& clustering() const { return *clustering_view_; }
   const Row& row() const { return *row_view_; }
+  // A read served from the row cache: the cached head's values (nullptr for any other read),
+  // and the index among them of the current row (kNoCachedRow for a static-only row and for the
+  // rows read past the cached head) and of the partition's static row.
+  const FlatRowValues* cached_values() const { return cached_values_; }
+  size_t cached_row() const { return cached_row_; }
+  size_t cached_static_row() const { return cached_static_row_; }
+  static constexpr size_t kNoCachedRow = SIZE_MAX;
 
  private:
   bool find_group();
@@ -147,6 +155,9 @@ class RowCursor {
   std::shared_ptr<const CachedPartition> cached_;
   size_t cached_next_ = 0;
   size_t cached_end_ = 0;
+  size_t cached_row_ = kNoCachedRow;
+  const FlatRowValues* cached_values_ = nullptr;  // &cached_->flat
+  size_t cached_static_row_ = 0;
   bool cached_started_ = false;
   bool cached_needs_rest_ = false;
   ReadRest rest_;

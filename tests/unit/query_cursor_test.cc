@@ -7,6 +7,7 @@
 #include <map>
 
 #include "engine/query/query.h"
+#include "engine/types/scalar.h"
 #include "engine/types/value.h"
 #include "tests/unit/cql_test_fixture.h"
 
@@ -131,6 +132,93 @@ TEST_CASE("query cursor: a reversed partition lookup with a limit, reading one c
   while (cursor->next()) rows.push_back(int_of(cursor->value(b)));  // b only, never a
   REQUIRE(cursor->status().is_ok());
   CHECK(rows == std::vector<std::string>{"7", "1"});
+}
+
+namespace {
+
+// Every row of the partitions (1, 'x'), (2, 'yy') and (3, 'zzz'), read by partition lookups, every
+// column asked for (b and v twice), as text.
+std::vector<std::string> read_partitions(Fixture& f) {
+  query::PlanRequest request;
+  query::Constraint p, q;
+  p.column = static_cast<int>(f.column("p"));
+  q.column = static_cast<int>(f.column("q"));
+  request.constraints = {p, q};
+  query::Plan plan = query::plan_query(
+      *f.table, request, query::table_statistics(*f.store().snapshot().value(), *f.table));
+  REQUIRE(plan.access == query::AccessKind::kPartitions);
+  const types::CqlType list_type = f.table->columns[f.column("l")].type;
+  std::vector<std::string> out;
+  for (auto [key, text] : {std::pair{1, "x"}, {2, "yy"}, {3, "zzz"}}) {
+    query::Bindings bindings;
+    bindings.values = {{types::store_be(key, 4)}, {std::string(text)}};
+    auto cursor = f.open(plan, std::move(bindings));
+    while (cursor->next()) {
+      auto& c = *cursor;
+      const std::string v = text_of(c.value(f.column("v")));
+      const std::optional<std::string_view> l = c.value(f.column("l"));
+      out.push_back(fmt::format(
+          "{} {} {} {} s={} l={} v={} b={} v={} static_only={}", int_of(c.value(f.column("p"))),
+          text_of(c.value(f.column("q"))), text_of(c.value(f.column("a"))),
+          int_of(c.value(f.column("b"))), text_of(c.value(f.column("s"))),
+          l ? types::to_json(list_type, std::string(*l)) : "null", v,
+          int_of(c.value(f.column("b"))), text_of(c.value(f.column("v"))), c.is_static_only()));
+    }
+    REQUIRE(cursor->status().is_ok());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("query cursor: a row-cache hit gives every value a read from storage gives") {
+  Fixture f;
+  // A value with NUL bytes in it, and a column added later (a gap in the rows' column ids).
+  f.ok("ALTER TABLE ks.t ADD w blob");
+  f.ok("UPDATE ks.t SET w = 0x00ff0000 WHERE p = 1 AND q = 'x' AND a = 'b' AND b = 7");
+  f.table = f.session().catalog().current().value()->find_table("ks", "t");
+  const std::vector<std::string> stored = read_partitions(f);
+  REQUIRE(stored.size() == 6);
+  CHECK(stored[0] == "1 'x' 'aa' 2 s='s1' l=[3] v='v2' b=2 v='v2' static_only=false");
+  CHECK(stored[5] ==
+        "3 'zzz' null null s='only static' l=null v=null b=null v=null "
+        "static_only=true");
+  auto blob_of = [&](Fixture& fixture) {
+    query::PlanRequest request;
+    query::Constraint p, q;
+    p.column = static_cast<int>(fixture.column("p"));
+    q.column = static_cast<int>(fixture.column("q"));
+    request.constraints = {p, q};
+    query::Plan plan = query::plan_query(
+        *fixture.table, request,
+        query::table_statistics(*fixture.store().snapshot().value(), *fixture.table));
+    query::Bindings bindings;
+    bindings.values = {{types::store_be(1, 4)}, {std::string("x")}};
+    auto cursor = fixture.open(plan, std::move(bindings));
+    std::vector<std::string> out;
+    while (cursor->next()) {
+      std::optional<std::string_view> w = cursor->value(fixture.column("w"));
+      out.push_back(w ? std::string(*w) : "null");
+    }
+    return out;
+  };
+  const std::vector<std::string> blobs = {"null", "null", std::string("\0\xff\0\0", 4)};
+  CHECK(blob_of(f) == blobs);
+
+  // Heads of 3 rows hold every partition whole; heads of 1 row leave rows past them, read from
+  // storage. Each time the first read fills the cache (and is served from what it filled) and
+  // the second hits it.
+  for (std::string rows : {"3", "1"}) {
+    CAPTURE(rows);
+    f.ok(fmt::format(
+        "ALTER TABLE ks.t WITH caching = {{'keys': 'ALL', 'rows_per_partition': '{}'}}", rows));
+    f.table = f.session().catalog().current().value()->find_table("ks", "t");
+    const uint64_t before = f.store().stats().row_cache_hits;
+    CHECK(read_partitions(f) == stored);
+    CHECK(read_partitions(f) == stored);
+    CHECK(blob_of(f) == blobs);
+    CHECK(f.store().stats().row_cache_hits == before + 4);  // the second read and blob_of
+  }
 }
 
 }  // namespace cassette::test
