@@ -15,6 +15,7 @@
 #include "engine/storage/durability.h"
 #include "engine/util/file_system.h"
 #include "tests/unit/fault_injection_fs.h"
+#include "tests/unit/posix_forwarding_fs.h"
 #include "tests/unit/store_test_util.h"
 
 using namespace cassette;
@@ -28,10 +29,9 @@ constexpr TableId kTable = 1;
 
 // The real file system; once held, syncs of commit-log segments wait until released. Counts
 // them.
-class HeldLogSyncs final : public file::FileSystem {
+class HeldLogSyncs final : public PosixForwardingFileSystem {
  public:
-  explicit HeldLogSyncs(const std::string& root) { mount_.emplace(root, this); }
-  ~HeldLogSyncs() override { mount_.reset(); }
+  using PosixForwardingFileSystem::PosixForwardingFileSystem;
 
   void hold() {
     std::lock_guard lock(mutex_);
@@ -57,39 +57,8 @@ class HeldLogSyncs final : public file::FileSystem {
     }
     return posix_.sync(fd, path);
   }
-  Status write(int fd, std::string_view data, const std::string& path) override {
-    return posix_.write(fd, data, path);
-  }
-  Result<UniqueFd> open(const std::string& path, int flags, int mode) override {
-    return posix_.open(path, flags, mode);
-  }
-  Status read(int fd, uint64_t offset, size_t n, char* out, const std::string& path) override {
-    return posix_.read(fd, offset, n, out, path);
-  }
-  Status truncate(int fd, uint64_t size, const std::string& path) override {
-    return posix_.truncate(fd, size, path);
-  }
-  Result<uint64_t> size(int fd, const std::string& path) override { return posix_.size(fd, path); }
-  Result<uint64_t> size(const std::string& path) override { return posix_.size(path); }
-  Result<void*> map_shared(int fd, size_t size, const std::string& path) override {
-    return posix_.map_shared(fd, size, path);
-  }
-  bool exists(const std::string& path) override { return posix_.exists(path); }
-  Status create_directory(const std::string& dir) override { return posix_.create_directory(dir); }
-  Status sync_directory(const std::string& dir) override { return posix_.sync_directory(dir); }
-  Result<std::vector<std::string>> list_directory(const std::string& dir) override {
-    return posix_.list_directory(dir);
-  }
-  Status remove(const std::string& path) override { return posix_.remove(path); }
-  Status rename(const std::string& from, const std::string& to) override {
-    return posix_.rename(from, to);
-  }
-  Result<FileIdentity> identity(const std::string& path) override { return posix_.identity(path); }
-  bool writable(const std::string& path) override { return posix_.writable(path); }
 
  private:
-  file::PosixFileSystem posix_;
-  std::optional<file::FileSystemMount> mount_;
   std::mutex mutex_;
   std::condition_variable cv_;
   bool held_ = false;

@@ -16,6 +16,7 @@
 #include "engine/storage/commit_log.h"
 #include "engine/util/file_system.h"
 #include "tests/unit/fault_injection_fs.h"
+#include "tests/unit/posix_forwarding_fs.h"
 #include "tests/unit/store_test_util.h"
 
 using namespace cassette;
@@ -34,10 +35,9 @@ bool is_log_segment(const std::string& path) {
 // The real file system, counting the commit log's writes and syncs. Once armed, the first sync
 // of a log segment is held back until `writes` more log writes have happened (or ten seconds,
 // so that a log that cannot let writers in meanwhile fails the test's bound instead of hanging).
-class GatedLogSyncs final : public file::FileSystem {
+class GatedLogSyncs final : public PosixForwardingFileSystem {
  public:
-  explicit GatedLogSyncs(const std::string& root) { mount_.emplace(root, this); }
-  ~GatedLogSyncs() override { mount_.reset(); }
+  using PosixForwardingFileSystem::PosixForwardingFileSystem;
 
   void arm(uint64_t writes) {
     std::lock_guard lock(mutex_);
@@ -91,36 +91,7 @@ class GatedLogSyncs final : public file::FileSystem {
     return s;
   }
 
-  Result<UniqueFd> open(const std::string& path, int flags, int mode) override {
-    return posix_.open(path, flags, mode);
-  }
-  Status read(int fd, uint64_t offset, size_t n, char* out, const std::string& path) override {
-    return posix_.read(fd, offset, n, out, path);
-  }
-  Status truncate(int fd, uint64_t size, const std::string& path) override {
-    return posix_.truncate(fd, size, path);
-  }
-  Result<uint64_t> size(int fd, const std::string& path) override { return posix_.size(fd, path); }
-  Result<uint64_t> size(const std::string& path) override { return posix_.size(path); }
-  Result<void*> map_shared(int fd, size_t size, const std::string& path) override {
-    return posix_.map_shared(fd, size, path);
-  }
-  bool exists(const std::string& path) override { return posix_.exists(path); }
-  Status create_directory(const std::string& dir) override { return posix_.create_directory(dir); }
-  Status sync_directory(const std::string& dir) override { return posix_.sync_directory(dir); }
-  Result<std::vector<std::string>> list_directory(const std::string& dir) override {
-    return posix_.list_directory(dir);
-  }
-  Status remove(const std::string& path) override { return posix_.remove(path); }
-  Status rename(const std::string& from, const std::string& to) override {
-    return posix_.rename(from, to);
-  }
-  Result<FileIdentity> identity(const std::string& path) override { return posix_.identity(path); }
-  bool writable(const std::string& path) override { return posix_.writable(path); }
-
  private:
-  file::PosixFileSystem posix_;
-  std::optional<file::FileSystemMount> mount_;
   std::mutex mutex_;
   std::condition_variable cv_;
   bool armed_ = false;
