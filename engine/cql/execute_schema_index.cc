@@ -132,6 +132,10 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
   if (!custom && !statement.options.empty()) {
     return Status::invalid_argument("Cannot specify options for a non-CUSTOM index");
   }
+  // Cassandra 5.0's default cassandra.yaml has sasi_indexes_enabled: false; Cassette has no SASI.
+  if (custom_class == "org.apache.cassandra.index.sasi.SASIIndex") {
+    return Status::invalid_argument("SASI indexes are disabled. Enable in cassandra.yaml to use.");
+  }
   // A vector index created on a table with data: its SSTables' graphs, built after the change.
   std::shared_ptr<const schema::TableDef> vector_table;
   std::optional<AnnIndexDef> vector_index;
