@@ -283,6 +283,7 @@ class ChildHost:
         self.paths, self.name = paths, name
         self.proc = None
         self.buffer = b""
+        self.hung = False
 
     def argv(self):
         raise NotImplementedError
@@ -294,6 +295,7 @@ class ChildHost:
         self.proc = subprocess.Popen(self.argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, env=self.env())
         self.buffer = b""
+        self.hung = False
         self.publish_pid(self.proc.pid)
 
     def env(self):
@@ -341,6 +343,7 @@ class ChildHost:
         while b"\n" not in self.buffer:
             left = deadline - time.monotonic()
             if left <= 0:
+                self.hung = True
                 self.proc.kill()
                 return None
             ready, _, _ = select.select([self.proc.stdout], [], [], left)
@@ -353,13 +356,19 @@ class ChildHost:
         return line.decode(errors="replace")
 
     def _died(self, when, lines=()):
-        """The child is gone (or hangs): killed by the orchestrator when it said nothing, else
-        ended by the error it printed."""
+        """The child is gone (or hangs). Ended by a signal it did not raise itself (the
+        orchestrator's SIGKILL), whatever it printed before is partial output; ended on its own
+        (-bail), what it printed is the error."""
+        signalled = False
         if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
+            try:  # its stdout closes a moment before it can be reaped
+                self.proc.wait(timeout=5)
+                signalled = self.proc.returncode < 0 and not self.hung
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
             self.proc = None
-        if lines:
+        if lines and not signalled:
             raise self.error_of(" / ".join(lines[-5:]))
         raise HostError(f"host process died {when}", expected=True)
 
