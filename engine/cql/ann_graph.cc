@@ -100,11 +100,17 @@ AnnGraph::AnnGraph(Similarity similarity, size_t dimension, AnnGraphParams param
 
 AnnGraph::~AnnGraph() = default;
 
-Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(Similarity similarity, size_t dimension,
-                                                        AnnGraphParams params,
-                                                        std::vector<std::vector<float>> points,
-                                                        std::vector<uint32_t> partition_of,
-                                                        std::vector<std::string> partitions) {
+Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(
+    Similarity similarity, size_t dimension, AnnGraphParams params,
+    std::vector<std::vector<float>> points, std::vector<uint32_t> partition_of,
+    std::vector<std::string> partitions, const std::function<bool()>& cancelled) {
+  constexpr size_t kCancelCheckPoints = 256;
+  std::atomic<bool> stopped{false};
+  auto stop_here = [&](size_t i) {
+    if (!cancelled || i % kCancelCheckPoints != 0) return stopped.load();
+    if (cancelled()) stopped = true;
+    return stopped.load();
+  };
   std::shared_ptr<AnnGraph> graph(new AnnGraph(similarity, dimension, params));
   graph->partition_of_ = std::move(partition_of);
   graph->partitions_ = std::move(partitions);
@@ -121,7 +127,7 @@ Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(Similarity similarity, s
             ? 1
             : std::clamp<size_t>(std::thread::hardware_concurrency(), size_t{1}, size_t{4});
     if (threads == 1) {
-      for (size_t i = 0; i < points.size(); ++i) add(i);
+      for (size_t i = 0; i < points.size() && !stop_here(i); ++i) add(i);
     } else {
       // the first point alone (it is the entry point), then the rest from a shared counter
       add(0);
@@ -132,7 +138,7 @@ Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(Similarity similarity, s
       for (size_t t = 0; t < threads; ++t) {
         workers.emplace_back([&] {
           try {
-            for (size_t i = next++; i < points.size(); i = next++) add(i);
+            for (size_t i = next++; i < points.size() && !stop_here(i); i = next++) add(i);
           } catch (...) {
             std::lock_guard lock(failure_mutex);
             failure = std::current_exception();
@@ -146,6 +152,7 @@ Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(Similarity similarity, s
   } catch (const std::exception& e) {
     return Status::internal(fmt::format("building an ANN graph: {}", e.what()));
   }
+  if (stopped) return Status::cancelled("building an ANN graph: cancelled");
   return std::shared_ptr<const AnnGraph>(std::move(graph));
 }
 
@@ -207,6 +214,13 @@ Status AnnGraph::save(const std::string& sstable_path, const std::string& name) 
   if (s.is_ok()) s = file::rename_file(graph_temp, graph_path);
   if (s.is_ok()) s = file::rename_file(meta_temp, meta_path(graph_path));
   if (!s.is_ok()) return cleanup(s);
+  // An SSTable is unlinked before its components are (TableFile::~TableFile): when it is still
+  // here, whoever removes it later removes these too; when it is gone, nobody will.
+  if (!file::exists(sstable_path)) {
+    (void)file::remove_file(meta_path(graph_path));
+    (void)file::remove_file(graph_path);
+    return Status::not_found(fmt::format("{}: removed while its ANN graph was saved", sstable_path));
+  }
   size_t slash = graph_path.rfind('/');
   return file::sync_directory(slash == std::string::npos ? "." : graph_path.substr(0, slash));
 }

@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,15 +52,17 @@ class AnnGraph {
 
   // The graph of `points` (point i belongs to partitions[partition_of[i]]). Cosine graphs hold
   // normalized vectors and are searched by inner product, dot_product by inner product,
-  // euclidean by L2: each order is the order of the similarity score.
-  static Result<std::shared_ptr<const AnnGraph>> build(Similarity similarity, size_t dimension,
-                                                       AnnGraphParams params,
-                                                       std::vector<std::vector<float>> points,
-                                                       std::vector<uint32_t> partition_of,
-                                                       std::vector<std::string> partitions);
+  // euclidean by L2: each order is the order of the similarity score. `cancelled`, when given,
+  // is asked every few hundred points: once it says true the build stops (Cancelled).
+  static Result<std::shared_ptr<const AnnGraph>> build(
+      Similarity similarity, size_t dimension, AnnGraphParams params,
+      std::vector<std::vector<float>> points, std::vector<uint32_t> partition_of,
+      std::vector<std::string> partitions, const std::function<bool()>& cancelled = {});
 
   // Writes the component `name` of the SSTable at `sstable_path` (temporary files of this
-  // process, fsynced, renamed in graph first and .meta last).
+  // process, fsynced, renamed in graph first and .meta last). When the SSTable is gone once they
+  // are in place (another process compacted it away meanwhile, and removed its components before
+  // these arrived), they are removed again and the answer is NotFound.
   Status save(const std::string& sstable_path, const std::string& name) const;
 
   // The component `name` of the SSTable at `sstable_path`: NotFound when it has none;

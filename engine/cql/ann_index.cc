@@ -1,22 +1,28 @@
 #include "engine/cql/ann_index.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <exception>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
+#include <thread>
 #include <tuple>
 #include <utility>
 
 #include "engine/query/query.h"
 #include "engine/schema/index_components.h"
+#include "engine/storage/index_component_removals.h"
 #include "engine/storage/manifest.h"
 #include "engine/types/murmur3.h"
 #include "engine/types/value.h"
@@ -63,21 +69,55 @@ struct CachedGraph {
   std::shared_ptr<const AnnGraph> graph;
 };
 
+// The vectors of one SSTable, collected for its graph: point i belongs to
+// partitions[partition_of[i]].
+struct Points {
+  std::vector<std::vector<float>> vectors;
+  std::vector<uint32_t> partition_of;
+  std::vector<std::string> partitions;
+
+  void add(const std::string& partition, std::vector<float> floats) {
+    if (partitions.empty() || partitions.back() != partition) partitions.push_back(partition);
+    partition_of.push_back(static_cast<uint32_t>(partitions.size() - 1));
+    vectors.push_back(std::move(floats));
+  }
+};
+
+// A graph to build on the builder thread from the points a query (or CREATE INDEX) collected.
+struct BuildJob {
+  GraphKey key;
+  std::weak_ptr<storage::TableFile> file;
+  std::string sstable;  // its path
+  AnnIndexDef index;
+  size_t dimension = 0;
+  Points points;
+  uint64_t removals = 0;  // storage::index_component_removals() when the points were collected
+};
+
 struct GraphCache {
   std::mutex mutex;
+  std::condition_variable idle;  // notified whenever a build ends
   std::map<GraphKey, CachedGraph> graphs;
-  // One load or build of a graph at a time: the queries that need it meanwhile wait for it
-  // rather than build it too (a build takes seconds to minutes of a core).
+  // One load of a graph at a time: the queries that need it meanwhile wait for it rather than
+  // load it too.
   std::map<GraphKey, std::shared_ptr<std::mutex>> turns;
+  // The graphs queued for, or being built by, the builder thread (one thread per process, started
+  // by the first build), and the queue.
+  std::set<GraphKey> building;
+  std::deque<BuildJob> queue;
+  std::condition_variable work;
+  bool builder_started = false;
+  bool held = false;  // ann_hold_builds()
   uint64_t built = 0;
   uint64_t loaded = 0;
   uint64_t refused = 0;
+  uint64_t exact = 0;
 
   // REQUIRES: mutex held.
   std::shared_ptr<const AnnGraph> find(const GraphKey& key,
                                        const std::shared_ptr<storage::TableFile>& file) {
     auto it = graphs.find(key);
-    if (it == graphs.end() || it->second.file.lock() != file) return nullptr;
+    if (it == graphs.end() || it->second.file.lock() != file) return std::shared_ptr<const AnnGraph>();
     return it->second.graph;
   }
   // REQUIRES: mutex held.
@@ -138,39 +178,121 @@ Status for_each_vector(const storage::Store& store,
   return cursor->status();
 }
 
-Result<std::shared_ptr<const AnnGraph>> build_graph(const storage::Store& store,
-                                                    const storage::Snapshot& snapshot,
-                                                    std::shared_ptr<const schema::TableDef> table,
-                                                    const schema::ColumnDef& column,
-                                                    const AnnIndexDef& index,
-                                                    std::shared_ptr<storage::TableFile> file) {
-  const storage::TableId table_id = table->table_id;
-  std::vector<std::vector<float>> points;
-  std::vector<uint32_t> partition_of;
-  std::vector<std::string> partitions;
-  CASSETTE_RETURN_IF_ERROR(for_each_vector(
-      store, narrowed(snapshot, table_id, false, std::move(file)), std::move(table), column,
-      index.similarity, [&](const std::string& partition, std::vector<float> floats) {
-        if (partitions.empty() || partitions.back() != partition) partitions.push_back(partition);
-        partition_of.push_back(static_cast<uint32_t>(partitions.size() - 1));
-        points.push_back(std::move(floats));
-      }));
-  return AnnGraph::build(index.similarity, static_cast<size_t>(column.type.dimension), index.params,
-                         std::move(points), std::move(partition_of), std::move(partitions));
+// data/<table>-<file id>.sst (manifest.h)
+std::string sstable_path(const storage::Store& store, const storage::TableFile& file) {
+  return file::join(file::join(store.path(), "data"),
+                    storage::sstable_file_name(file.meta.table, file.meta.file_id));
 }
 
-// The graph of `file`: the cached one, else its component on disk, else built from the SSTable
-// (and saved as its component). A component that cannot be used is reported and replaced.
-Result<std::shared_ptr<const AnnGraph>> graph_of(
-    const storage::Store& store, const storage::Snapshot& snapshot,
-    const std::shared_ptr<const schema::TableDef>& table, const schema::ColumnDef& column,
-    const AnnIndexDef& index, const std::shared_ptr<storage::TableFile>& file) {
-  const GraphKey key{file.get(), column.id, index.similarity, index.params.links,
-                     index.params.build_candidates};
+GraphKey graph_key(const storage::TableFile& file, const schema::ColumnDef& column,
+                   const AnnIndexDef& index) {
+  return {&file, column.id, index.similarity, index.params.links, index.params.build_candidates};
+}
+
+// REQUIRES: cache().mutex held.
+void remember(const GraphKey& key, const std::shared_ptr<storage::TableFile>& file,
+              std::shared_ptr<const AnnGraph> graph, bool loaded) {
+  cache().prune();  // the graphs of SSTables gone since
+  cache().graphs[key] = {file, std::move(graph)};
+  ++(loaded ? cache().loaded : cache().built);
+}
+
+// Builds one job's graph and saves it beside its SSTable, unless the SSTable went away or an
+// index component was removed (DROP INDEX) meanwhile. At most one build of a graph runs across
+// processes: the builder holds an exclusive lock (flock) on the SSTable's file, and a process
+// that finds it held leaves the graph to the one that holds it (its queries score that SSTable
+// exactly until the component appears on disk). A builder killed half way leaves only
+// temporary files of a dead process (removed when a store opens; never read) or, between the two
+// renames, a graph file without its .meta (ignored, replaced by the next build).
+void run(BuildJob& job) {
+  auto cancelled = [&job] {
+    return job.file.expired() || storage::index_component_removals() != job.removals;
+  };
+  if (cancelled()) return;
+  Result<file::UniqueFd> lock = file::open_file(job.sstable, O_RDONLY);
+  if (lock.is_ok() && ::flock(lock->get(), LOCK_EX | LOCK_NB) != 0) return;  // built elsewhere
+  Result<std::shared_ptr<const AnnGraph>> graph =
+      AnnGraph::load(job.sstable, job.index.component, job.index.similarity, job.dimension,
+                     job.index.params);  // saved by another process since the points were read
+  bool loaded = graph.is_ok();
+  if (!loaded) {
+    graph = AnnGraph::build(job.index.similarity, job.dimension, job.index.params,
+                            std::move(job.points.vectors), std::move(job.points.partition_of),
+                            std::move(job.points.partitions), cancelled);
+    if (!graph.is_ok()) {
+      if (graph.status().code() != StatusCode::kCancelled) {
+        std::fprintf(stderr, "cassette: building the ANN graph of %s: %s\n", job.sstable.c_str(),
+                     graph.status().message().c_str());
+      }
+      return;
+    }
+    if (cancelled()) return;
+    // A graph that cannot be saved (a read-only store, a full disk) still answers this process.
+    Status s = (*graph)->save(job.sstable, job.index.component);
+    if (!s.is_ok() && s.code() != StatusCode::kNotFound) {
+      std::fprintf(stderr, "cassette: saving the ANN graph of %s: %s\n", job.sstable.c_str(),
+                   s.message().c_str());
+    }
+    if (cancelled()) {  // DROP INDEX while it was saved: its removal may have missed these files
+      (void)file::remove_file(job.sstable + "." + job.index.component + ".meta");
+      (void)file::remove_file(job.sstable + "." + job.index.component);
+      return;
+    }
+  }
+  std::shared_ptr<storage::TableFile> file = job.file.lock();
+  if (file == nullptr) return;
+  std::lock_guard<std::mutex> guard(cache().mutex);
+  remember(job.key, file, std::move(*graph), loaded);
+}
+
+void builder_loop() {
+  for (;;) {
+    BuildJob job;
+    {
+      std::unique_lock<std::mutex> lock(cache().mutex);
+      cache().work.wait(lock, [] { return !cache().queue.empty() && !cache().held; });
+      job = std::move(cache().queue.front());
+      cache().queue.pop_front();
+    }
+    try {
+      run(job);
+    } catch (const std::exception& e) {  // memory: the graph is left to a later query
+      std::fprintf(stderr, "cassette: building the ANN graph of %s: %s\n", job.sstable.c_str(),
+                   e.what());
+    }
+    const GraphKey key = job.key;
+    job = BuildJob();  // the points' memory before the next job's
+    std::lock_guard<std::mutex> lock(cache().mutex);
+    cache().building.erase(key);
+    cache().idle.notify_all();
+  }
+}
+
+// REQUIRES: cache().mutex held, job.key not in cache().building.
+void schedule(BuildJob job) {
+  cache().building.insert(job.key);
+  cache().queue.push_back(std::move(job));
+  if (!cache().builder_started) {
+    cache().builder_started = true;
+    std::thread(builder_loop).detach();  // never joined: it ends with the process
+  }
+  cache().work.notify_one();
+}
+
+// The graph of `file` when this process has it or its component is on disk (then loaded and
+// cached); nullptr when it has none yet. `*build` says whether the caller should collect the
+// SSTable's points and hand them to build() (no build of this graph is queued or running in this
+// process). A component that cannot be used is reported and built again.
+Result<std::shared_ptr<const AnnGraph>> available_graph(
+    const storage::Store& store, const schema::ColumnDef& column, const AnnIndexDef& index,
+    const std::shared_ptr<storage::TableFile>& file, bool* build) {
+  const GraphKey key = graph_key(*file, column, index);
+  *build = false;
   std::shared_ptr<std::mutex> turn;
   {
     std::lock_guard<std::mutex> lock(cache().mutex);
     if (auto graph = cache().find(key, file)) return graph;
+    if (cache().building.contains(key)) return std::shared_ptr<const AnnGraph>();
     std::shared_ptr<std::mutex>& slot = cache().turns[key];
     if (slot == nullptr) slot = std::make_shared<std::mutex>();
     turn = slot;
@@ -179,39 +301,56 @@ Result<std::shared_ptr<const AnnGraph>> graph_of(
   {
     std::lock_guard<std::mutex> lock(cache().mutex);
     if (auto graph = cache().find(key, file)) return graph;  // the query before this one got it
+    if (cache().building.contains(key)) return std::shared_ptr<const AnnGraph>();
   }
-  // data/<table>-<file id>.sst (manifest.h)
-  const std::string sstable =
-      file::join(file::join(store.path(), "data"),
-                 storage::sstable_file_name(file->meta.table, file->meta.file_id));
-  const size_t dimension = static_cast<size_t>(column.type.dimension);
-  bool loaded = false;
-  std::shared_ptr<const AnnGraph> graph;
+  const std::string sstable = sstable_path(store, *file);
   Result<std::shared_ptr<const AnnGraph>> on_disk =
-      AnnGraph::load(sstable, index.component, index.similarity, dimension, index.params);
-  if (on_disk.is_ok()) {
-    graph = std::move(*on_disk);
-    loaded = true;
-  } else {
-    if (on_disk.status().code() != StatusCode::kNotFound) {
-      std::fprintf(stderr, "cassette: %s; building the graph again\n",
-                   on_disk.status().message().c_str());
-      std::lock_guard<std::mutex> lock(cache().mutex);
-      ++cache().refused;
-    }
-    CASSETTE_ASSIGN_OR_RETURN(graph, build_graph(store, snapshot, table, column, index, file));
-    // A graph that cannot be saved (a read-only store, a full disk) still answers this process.
-    if (Status s = graph->save(sstable, index.component); !s.is_ok()) {
-      std::fprintf(stderr, "cassette: saving the ANN graph of %s: %s\n", sstable.c_str(),
-                   s.message().c_str());
-    }
-  }
+      AnnGraph::load(sstable, index.component, index.similarity,
+                     static_cast<size_t>(column.type.dimension), index.params);
   std::lock_guard<std::mutex> lock(cache().mutex);
-  cache().prune();  // the graphs of SSTables gone since
-  cache().graphs[key] = {file, graph};
   cache().turns.erase(key);  // whoever waits holds it; later queries find the graph
-  ++(loaded ? cache().loaded : cache().built);
-  return graph;
+  if (on_disk.is_ok()) {
+    remember(key, file, *on_disk, true);
+    return std::move(*on_disk);
+  }
+  if (on_disk.status().code() != StatusCode::kNotFound) {
+    std::fprintf(stderr, "cassette: %s; building the graph again\n",
+                 on_disk.status().message().c_str());
+    ++cache().refused;
+  }
+  *build = true;
+  return std::shared_ptr<const AnnGraph>();
+}
+
+// Queues the graph of `file` for the builder thread, unless one is queued or running already.
+void build_later(const storage::Store& store, const schema::ColumnDef& column,
+                 const AnnIndexDef& index, const std::shared_ptr<storage::TableFile>& file,
+                 Points points, uint64_t removals) {
+  BuildJob job;
+  job.key = graph_key(*file, column, index);
+  job.file = file;
+  job.sstable = sstable_path(store, *file);
+  job.index = index;
+  job.dimension = static_cast<size_t>(column.type.dimension);
+  job.points = std::move(points);
+  job.removals = removals;
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  if (cache().building.contains(job.key) || cache().find(job.key, file) != nullptr) return;
+  schedule(std::move(job));
+}
+
+// The `fetch` best of `scored` (score, partition) into `keys`; false when some were left out.
+bool keep_best(std::vector<std::pair<float, std::string>> scored, size_t fetch,
+               std::set<std::string>* keys) {
+  const bool all = scored.size() <= fetch;
+  if (!all) {
+    std::partial_sort(scored.begin(), scored.begin() + static_cast<ptrdiff_t>(fetch),
+                      scored.end(),
+                      [](const auto& a, const auto& b) { return a.first > b.first; });
+    scored.resize(fetch);
+  }
+  for (auto& [score, partition] : scored) keys->insert(std::move(partition));
+  return all;
 }
 
 }  // namespace
@@ -268,8 +407,18 @@ Status ann_build_components(const storage::Store& store,
                             std::shared_ptr<const storage::Snapshot> snapshot,
                             std::shared_ptr<const schema::TableDef> table,
                             const schema::ColumnDef& column, const AnnIndexDef& index) {
+  const uint64_t removals = storage::index_component_removals();
   for (const auto& file : snapshot->version->files(table->table_id)) {
-    CASSETTE_RETURN_IF_ERROR(graph_of(store, *snapshot, table, column, index, file).status());
+    bool build = false;
+    CASSETTE_RETURN_IF_ERROR(available_graph(store, column, index, file, &build).status());
+    if (!build) continue;
+    Points points;
+    CASSETTE_RETURN_IF_ERROR(for_each_vector(
+        store, narrowed(*snapshot, table->table_id, false, file), table, column, index.similarity,
+        [&](const std::string& partition, std::vector<float> floats) {
+          points.add(partition, std::move(floats));
+        }));
+    build_later(store, column, index, file, std::move(points), removals);
   }
   return Status::ok();
 }
@@ -295,25 +444,39 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
                         similarity, [&](const std::string& partition, std::vector<float> floats) {
                           scored.emplace_back(similarity_score(similarity, q, floats), partition);
                         }));
-    if (scored.size() > fetch) {
-      result.complete = false;
-      std::partial_sort(scored.begin(), scored.begin() + static_cast<ptrdiff_t>(fetch),
-                        scored.end(),
-                        [](const auto& a, const auto& b) { return a.first > b.first; });
-      scored.resize(fetch);
-    }
-    for (auto& [score, partition] : scored) keys.insert(std::move(partition));
+    if (!keep_best(std::move(scored), fetch, &keys)) result.complete = false;
   }
 
-  // Each SSTable: its graph's nearest `fetch`. A TRUNCATE this reader sees hides them all.
+  // Each SSTable: its graph's nearest `fetch`; an SSTable whose graph is not built yet is scored
+  // exactly as the memtables are (the answer never waits for a build), and its vectors, read
+  // anyway, are handed to the builder thread. A TRUNCATE this reader sees hides them all.
   const bool truncated =
       std::binary_search(snapshot->truncated.begin(), snapshot->truncated.end(), table_id);
   const auto& files = truncated ? std::vector<std::shared_ptr<storage::TableFile>>()
                                 : snapshot->version->files(table_id);
   const size_t ef = ann_search_candidates(fetch);
   for (const auto& file : files) {
+    bool build = false;
     CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const AnnGraph> graph,
-                              graph_of(store, *snapshot, table, column, index, file));
+                              available_graph(store, column, index, file, &build));
+    if (graph == nullptr) {
+      const uint64_t removals = storage::index_component_removals();
+      Points points;
+      std::vector<std::pair<float, std::string>> scored;
+      CASSETTE_RETURN_IF_ERROR(for_each_vector(
+          store, narrowed(*snapshot, table_id, false, file), table, column, similarity,
+          [&](const std::string& partition, std::vector<float> floats) {
+            scored.emplace_back(similarity_score(similarity, q, floats), partition);
+            if (build) points.add(partition, std::move(floats));
+          }));
+      if (!keep_best(std::move(scored), fetch, &keys)) result.complete = false;
+      {
+        std::lock_guard<std::mutex> lock(cache().mutex);
+        ++cache().exact;
+      }
+      if (build) build_later(store, column, index, file, std::move(points), removals);
+      continue;
+    }
     if (graph->size() > fetch) result.complete = false;
     std::vector<uint32_t> partitions;
     try {
@@ -339,7 +502,19 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
 AnnIndexStats ann_index_stats() {
   std::lock_guard<std::mutex> lock(cache().mutex);
   cache().prune();
-  return {cache().built, cache().loaded, cache().refused, cache().graphs.size()};
+  return {cache().built,          cache().loaded, cache().refused,
+          cache().graphs.size(),  cache().exact,  cache().building.size()};
+}
+
+void ann_hold_builds(bool hold) {
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  cache().held = hold;
+  cache().work.notify_all();
+}
+
+void ann_wait_for_builds() {
+  std::unique_lock<std::mutex> lock(cache().mutex);
+  cache().idle.wait(lock, [] { return cache().building.empty(); });
 }
 
 }  // namespace cassette::cql

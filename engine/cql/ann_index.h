@@ -7,9 +7,14 @@
 // in this process (keyed by the SSTable's TableFile, the column and the similarity function). A
 // graph is not built while an SSTable is written (a flush's or a compaction's steps stay as
 // short as the bytes they write: building a graph costs about a millisecond a vector, seconds to
-// minutes for one SSTable) but by the first query, or the CREATE INDEX, that finds an SSTable
-// without one, which then saves it beside the SSTable for every later process. A component that
-// cannot be read (damaged, or built with other options) is reported on stderr and built again.
+// minutes for one SSTable) but in the background, by one builder thread of the first process
+// whose query (or CREATE INDEX) finds the SSTable without one: that query scores the SSTable's
+// vectors exactly, as the memtables' are (its answer never waits for the build), and hands the
+// vectors it read to the builder, which saves the graph beside the SSTable for every later
+// process. One build of a graph at a time across processes (a lock on the SSTable's file); a
+// build is abandoned when its SSTable goes (compaction, TRUNCATE, DROP TABLE, the store closed)
+// or an index component is removed (DROP INDEX). A component that cannot be read (damaged, or
+// built with other options) is reported on stderr and built again.
 //
 // A graph only proposes candidates. ann_candidate_partitions() returns the partitions of the
 // `fetch` nearest vectors of each SSTable and of the memtables; the caller re-reads them through
@@ -62,8 +67,8 @@ Result<AnnIndexDef> ann_index_of(const schema::TableDef& table, const schema::In
 // the fetch.
 size_t ann_search_candidates(size_t fetch);
 
-// Builds and saves the graph of every SSTable of `table` under `snapshot` that has none on disk
-// (CREATE INDEX on a table with data).
+// Queues the build of the graph of every SSTable of `table` under `snapshot` that has none on
+// disk (CREATE INDEX on a table with data); reads their vectors, does not wait for the builds.
 Status ann_build_components(const storage::Store& store,
                             std::shared_ptr<const storage::Snapshot> snapshot,
                             std::shared_ptr<const schema::TableDef> table,
@@ -71,7 +76,8 @@ Status ann_build_components(const storage::Store& store,
 
 // The candidate partitions for the `fetch` nearest neighbours of `query` in `column` (a
 // vector<float, n> column of `table`) under `snapshot`. Builds and caches the graphs of the
-// snapshot's SSTables that have none yet. REQUIRES: query.size() is the column's dimension.
+// snapshot's SSTables that have none on disk yet, scoring those exactly meanwhile.
+// REQUIRES: query.size() is the column's dimension.
 Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
                                                std::shared_ptr<const storage::Snapshot> snapshot,
                                                std::shared_ptr<const schema::TableDef> table,
@@ -80,14 +86,22 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
                                                std::span<const float> query, size_t fetch);
 
 // What the graph cache has done in this process, for tests: graphs built from SSTables, graphs
-// loaded from their components, components refused (damaged, other options), and the graphs
-// held now.
+// loaded from their components, components refused (damaged, other options), the graphs held
+// now, SSTables scored exactly by a query because their graph was not built yet, and the builds
+// queued or running.
 struct AnnIndexStats {
   uint64_t graphs_built = 0;
   uint64_t graphs_loaded = 0;
   uint64_t components_refused = 0;
   size_t graphs_cached = 0;
+  uint64_t exact_scans = 0;
+  size_t builds_pending = 0;
 };
 AnnIndexStats ann_index_stats();
+
+// Waits until this process's builder thread has nothing queued or running (tests, benches).
+void ann_wait_for_builds();
+// For tests: while held, the builder thread starts no build (queued ones wait).
+void ann_hold_builds(bool hold);
 
 }  // namespace cassette::cql

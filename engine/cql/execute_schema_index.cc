@@ -223,7 +223,8 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
         return std::optional<schema::Schema>(std::move(next));
       });
   if (changed.is_ok() && vector_index && context.store != nullptr && context.planned == nullptr) {
-    // The index exists now; a graph that cannot be built here is built by the first query.
+    // The index exists now; its graphs are built in the background (queries meanwhile score the
+    // SSTables exactly).
     Result<std::shared_ptr<const storage::Snapshot>> snapshot = context.store->snapshot();
     const schema::ColumnDef* column = vector_table->find_column(statement.column);
     Status s = snapshot.is_ok() ? ann_build_components(*context.store, *snapshot, vector_table,

@@ -1,9 +1,12 @@
-// The ANN index's components (engine/cql/ann_graph.h): a graph saved beside its SSTable by the
-// first query that builds it, loaded by the next process instead of being built again, replaced
-// when damaged, gone with its SSTable (compaction) and at DROP INDEX, and built for the SSTables
-// already written at CREATE INDEX.
+// The ANN index's components (engine/cql/ann_graph.h): a graph built in the background after the
+// first query that finds its SSTable without one (which scores that SSTable exactly meanwhile),
+// saved beside the SSTable, loaded by the next process instead of being built again, replaced
+// when damaged or half written, gone with its SSTable (compaction) and at DROP INDEX (even one
+// dropped while its graph is built), and built for the SSTables already written at CREATE INDEX.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -87,6 +90,23 @@ const char* kIndex =
 const char* kQuery =
     "SELECT id FROM ks.items ORDER BY v ANN OF [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, "
     "0.7, 0.8] LIMIT 5";
+// The same top 5 by a scan of every row (a token restriction: the index does not serve it).
+const char* kExactQuery =
+    "SELECT id FROM ks.items WHERE token(id) > -9223372036854775807 ORDER BY v ANN OF [0.1, 0.2, "
+    "0.3, 0.4, 0.5, 0.6, 0.7, 0.8] LIMIT 5 ALLOW FILTERING";
+
+// Builds held for the scope (the graphs stay unbuilt), released and waited for at its end.
+class HeldBuilds {
+ public:
+  HeldBuilds() {
+    cql::ann_wait_for_builds();
+    cql::ann_hold_builds(true);
+  }
+  ~HeldBuilds() {
+    cql::ann_hold_builds(false);
+    cql::ann_wait_for_builds();
+  }
+};
 
 }  // namespace
 
@@ -103,10 +123,24 @@ TEST_CASE(
     insert(s, rng, 0, 300);
     REQUIRE(s.store().flush().is_ok());
     CHECK(ann_files(dir.path()).empty());  // not written by the flush
+    const auto exact = s.rows(kExactQuery);
+    REQUIRE(exact.size() == 5);
     const auto before = cql::ann_index_stats();
-    answer = s.rows(kQuery);
-    REQUIRE(answer.size() == 5);
+    {
+      HeldBuilds held;
+      // no graph yet: the SSTable is scored exactly, the graph queued
+      answer = s.rows(kQuery);
+      CHECK(answer == exact);
+      CHECK(cql::ann_index_stats().exact_scans == before.exact_scans + 1);
+      CHECK(cql::ann_index_stats().builds_pending == 1);
+      CHECK(ann_files(dir.path()).empty());
+      CHECK(s.rows(kQuery) == exact);  // still exact, not queued twice
+      CHECK(cql::ann_index_stats().builds_pending == 1);
+    }
     CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 1);
+    // the graph answers the same
+    CHECK(s.rows(kQuery) == exact);
+    CHECK(cql::ann_index_stats().exact_scans == before.exact_scans + 2);
     const auto files = ann_files(dir.path());
     REQUIRE(files.size() == 2);
     CHECK(files[0].ends_with(".sst.ann.c1.euclidean"));
@@ -122,15 +156,21 @@ TEST_CASE(
     // a second SSTable: its graph is built, the first one's comes from the cache
     insert(s, rng, 300, 400);
     REQUIRE(s.store().flush().is_ok());
-    s.rows(kQuery);
+    const auto exact = s.rows(kExactQuery);
+    CHECK(s.rows(kQuery) == exact);
+    cql::ann_wait_for_builds();
     CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 1);
     CHECK(ann_files(dir.path()).size() == 4);
 
-    // compacted into one SSTable: one graph built, the two old components removed with theirs
+    // compacted into one SSTable: exact at once, then one graph built, the two old components
+    // removed with theirs
     REQUIRE(s.store().compact(s.table_id()).is_ok());
-    const auto merged = s.rows(kQuery);
+    CHECK(ann_files(dir.path()).empty());
+    CHECK(s.rows(kQuery) == exact);
+    cql::ann_wait_for_builds();
     CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 2);
     CHECK(ann_files(dir.path()).size() == 2);
+    CHECK(s.rows(kQuery) == exact);
 
     s.ok("DROP INDEX ks.items_v");
     CHECK(ann_files(dir.path()).empty());
@@ -148,6 +188,7 @@ TEST_CASE("ann component: a damaged or missing graph is built again, and the ans
     insert(s, rng, 0, 200);
     REQUIRE(s.store().flush().is_ok());
     answer = s.rows(kQuery);
+    cql::ann_wait_for_builds();
   }
   const auto files = ann_files(dir.path());
   REQUIRE(files.size() == 2);
@@ -170,10 +211,33 @@ TEST_CASE("ann component: a damaged or missing graph is built again, and the ans
     std::filesystem::remove(meta);
     refused = 0;  // no component: nothing to report
   }
+  SUBCASE("a build killed between its renames: the graph half written, no .meta") {
+    std::filesystem::remove(meta);
+    std::filesystem::resize_file(graph, std::filesystem::file_size(graph) / 2);
+    refused = 0;
+  }
+  SUBCASE("a build killed before its renames: its temporary files, never read") {
+    std::filesystem::remove(meta);
+    std::filesystem::remove(graph);
+    const pid_t child = ::fork();  // a process that is gone
+    if (child == 0) ::_exit(0);
+    REQUIRE(child > 0);
+    ::waitpid(child, nullptr, 0);
+    for (std::string name : {files[0], files[1]}) {
+      std::ofstream(fmt::format("{}/data/tmp-{}-a1.sst.{}", dir.path(), child,
+                                name.substr(name.find(".sst.") + 5)))
+          << "half";
+    }
+    refused = 0;
+  }
 
   AnnStore s(dir.path());
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path() + "/data")) {
+    CHECK(entry.path().filename().string().rfind("tmp-", 0) != 0);  // removed at open
+  }
   const auto before = cql::ann_index_stats();
   CHECK(s.rows(kQuery) == answer);
+  cql::ann_wait_for_builds();
   CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 1);
   CHECK(cql::ann_index_stats().graphs_loaded == before.graphs_loaded);
   CHECK(cql::ann_index_stats().components_refused == before.components_refused + refused);
@@ -195,8 +259,10 @@ TEST_CASE("ann component: CREATE INDEX on a table with data builds the graphs of
     REQUIRE(s.store().flush().is_ok());
     insert(s, rng, 150, 300);
     REQUIRE(s.store().flush().is_ok());
+    cql::ann_wait_for_builds();
     const auto before = cql::ann_index_stats();
-    s.ok(kIndex);
+    s.ok(kIndex);  // queues the two graphs
+    cql::ann_wait_for_builds();
     CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 2);
     CHECK(ann_files(dir.path()).size() == 4);
     answer = s.rows(kQuery);
@@ -207,6 +273,61 @@ TEST_CASE("ann component: CREATE INDEX on a table with data builds the graphs of
   CHECK(s.rows(kQuery) == answer);
   CHECK(cql::ann_index_stats().graphs_loaded == before.graphs_loaded + 2);
   CHECK(cql::ann_index_stats().graphs_built == before.graphs_built);
+}
+
+TEST_CASE("ann component: DROP INDEX while a graph waits or is built leaves no component") {
+  TempDir dir;
+  std::mt19937 rng(5);
+  AnnStore s(dir.path());
+  for (const char* statement : kSetup) s.ok(statement);
+  s.ok(kIndex);
+  insert(s, rng, 0, 200);
+  REQUIRE(s.store().flush().is_ok());
+  const auto before = cql::ann_index_stats();
+  {
+    HeldBuilds held;
+    REQUIRE(s.rows(kQuery).size() == 5);  // queues the graph
+    CHECK(cql::ann_index_stats().builds_pending == 1);
+    s.ok("DROP INDEX ks.items_v");
+  }
+  CHECK(cql::ann_index_stats().builds_pending == 0);
+  CHECK(cql::ann_index_stats().graphs_built == before.graphs_built);  // abandoned
+  CHECK(ann_files(dir.path()).empty());
+
+  // created again: queued by CREATE INDEX, built, and answering
+  s.ok(kIndex);
+  cql::ann_wait_for_builds();
+  CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 1);
+  CHECK(ann_files(dir.path()).size() == 2);
+  CHECK(s.rows(kQuery) == s.rows(kExactQuery));
+}
+
+TEST_CASE("ann component: a graph saved after its SSTable was removed is removed too") {
+  TempDir dir;
+  std::mt19937 rng(9);
+  AnnStore s(dir.path());
+  for (const char* statement : kSetup) s.ok(statement);
+  s.ok(kIndex);
+  insert(s, rng, 0, 50);
+  REQUIRE(s.store().flush().is_ok());
+  REQUIRE(s.rows(kQuery).size() == 5);
+  cql::ann_wait_for_builds();
+  const auto files = ann_files(dir.path());
+  REQUIRE(files.size() == 2);
+  const std::string sstable = dir.path() + "/data/" + files[0].substr(0, files[0].find(".sst.") + 4);
+  auto graph = cql::AnnGraph::load(sstable, "ann.c1.euclidean", cql::Similarity::kEuclidean, 8, {});
+  REQUIRE(graph.is_ok());
+  // as when another process compacted the SSTable away (and removed its components) while
+  // this one built the graph: the SSTable is gone when the graph is saved
+  const std::string moved = dir.path() + "/moved.sst";
+  std::filesystem::rename(sstable, moved);
+  std::filesystem::remove(dir.path() + "/data/" + files[0]);
+  std::filesystem::remove(dir.path() + "/data/" + files[1]);
+  CHECK((*graph)->save(sstable, "ann.c1.euclidean").code() == StatusCode::kNotFound);
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path() + "/data")) {
+    CHECK(entry.path().filename().string().find(".ann.") == std::string::npos);
+  }
+  std::filesystem::rename(moved, sstable);
 }
 
 }  // namespace cassette::test
