@@ -5,6 +5,8 @@
 // dropped while its graph is built), and built for the SSTables already written at CREATE INDEX.
 #include <doctest/doctest.h>
 #include <fmt/format.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -300,6 +302,47 @@ TEST_CASE("ann component: DROP INDEX while a graph waits or is built leaves no c
   CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 1);
   CHECK(ann_files(dir.path()).size() == 2);
   CHECK(s.rows(kQuery) == s.rows(kExactQuery));
+}
+
+TEST_CASE("ann component: a graph another process is building is not built here too") {
+  TempDir dir;
+  std::mt19937 rng(13);
+  AnnStore s(dir.path());
+  for (const char* statement : kSetup) s.ok(statement);
+  s.ok(kIndex);
+  insert(s, rng, 0, 100);
+  REQUIRE(s.store().flush().is_ok());
+  const auto exact = s.rows(kExactQuery);
+  std::string sstable;  // the table's (the flush wrote the schema tables' too)
+  const std::string prefix = fmt::format("{:016x}-", s.table_id());
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path() + "/data")) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with(prefix) && name.ends_with(".sst")) sstable = entry.path().string();
+  }
+  REQUIRE(!sstable.empty());
+  cql::ann_wait_for_builds();
+  const auto before = cql::ann_index_stats();
+  {
+    // the lock a builder holds on the SSTable's file (flock: per open file, so it holds
+    // against this process's builder too)
+    const int fd = ::open(sstable.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    REQUIRE(::flock(fd, LOCK_EX | LOCK_NB) == 0);
+    CHECK(s.rows(kQuery) == exact);
+    cql::ann_wait_for_builds();
+    CHECK(cql::ann_index_stats().graphs_built == before.graphs_built);  // left to the holder
+    CHECK(ann_files(dir.path()).empty());
+    CHECK(s.rows(kQuery) == exact);  // still exact, and queued again
+    cql::ann_wait_for_builds();
+    CHECK(cql::ann_index_stats().exact_scans == before.exact_scans + 2);
+    ::close(fd);
+  }
+  CHECK(s.rows(kQuery) == exact);
+  cql::ann_wait_for_builds();
+  CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 1);
+  CHECK(ann_files(dir.path()).size() == 2);
+  CHECK(s.rows(kQuery) == exact);
+  CHECK(cql::ann_index_stats().exact_scans == before.exact_scans + 3);
 }
 
 TEST_CASE("ann component: a graph saved after its SSTable was removed is removed too") {
