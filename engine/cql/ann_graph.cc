@@ -87,6 +87,75 @@ Status corrupt(const std::string& path, std::string_view why) {
   return Status::corruption(fmt::format("ANN component {}: {}", path, why));
 }
 
+using Hnsw = hnswlib::HierarchicalNSW<float>;
+
+// The CRC and size of the bytes hnswlib's saveIndex writes for `index` (its header, the
+// bottom layer, then each point's upper-layer links after their size), computed from the graph
+// in memory: a saved graph is not read back to checksum it, and a loaded one not read twice.
+std::pair<uint32_t, uint64_t> image_crc(const Hnsw& index) {
+  uint32_t crc = 0;
+  uint64_t size = 0;
+  auto add = [&](const void* data, size_t n) {
+    crc = crc32c::extend(crc, static_cast<const char*>(data), n);
+    size += n;
+  };
+  auto pod = [&](const auto& v) { add(&v, sizeof(v)); };
+  pod(index.offsetLevel0_);
+  pod(index.max_elements_);
+  pod(index.cur_element_count);
+  pod(index.size_data_per_element_);
+  pod(index.label_offset_);
+  pod(index.offsetData_);
+  pod(index.maxlevel_);
+  pod(index.enterpoint_node_);
+  pod(index.maxM_);
+  pod(index.maxM0_);
+  pod(index.M_);
+  pod(index.mult_);
+  pod(index.ef_construction_);
+  add(index.data_level0_memory_, index.cur_element_count * index.size_data_per_element_);
+  for (size_t i = 0; i < index.cur_element_count; ++i) {
+    const auto levels = static_cast<unsigned int>(std::max(index.element_levels_[i], 0));
+    const unsigned int links = levels * static_cast<unsigned int>(index.size_links_per_element_);
+    pod(links);
+    if (links != 0) add(index.linkLists_[i], links);
+  }
+  return {crc, size};
+}
+
+// hnswlib trusts the header of the file it loads (its sizes decide the buffers it fills): the
+// header must be the one a graph of `points` points of these parameters has, before hnswlib
+// reads the file. The rest is checked against the .meta file's CRC once loaded (image_crc), before
+// the graph is searched: hnswlib's load only bounds-checks the link lists' sizes against the
+// file's and copies bytes.
+Status check_header(const std::string& path, size_t points, size_t dimension,
+                    AnnGraphParams params, uint64_t graph_size) {
+  struct Header {  // saveIndex's first fields, in its order, packed
+    uint64_t offset_level0, max_elements, count, size_data_per_element, label_offset, offset_data;
+    int32_t max_level;
+    uint32_t entry_point;
+    uint64_t max_m, max_m0, m;
+    double mult;
+    uint64_t ef_construction;
+  } h;
+  static_assert(sizeof(Header) == 96);
+  CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd, file::open_file(path, O_RDONLY));
+  CASSETTE_ASSIGN_OR_RETURN(uint64_t size, file::file_size(fd.get(), path));
+  if (size != graph_size || size < sizeof(Header)) return corrupt(path, "size mismatch");
+  CASSETTE_RETURN_IF_ERROR(
+      file::pread_exact(fd.get(), 0, sizeof(Header), reinterpret_cast<char*>(&h), path));
+  const uint64_t links0 = 2 * params.links * sizeof(uint32_t) + sizeof(uint32_t);
+  const uint64_t data = dimension * sizeof(float);
+  const bool ok = h.offset_level0 == 0 && h.max_elements == points && h.count == points &&
+                  h.size_data_per_element == links0 + data + sizeof(hnswlib::labeltype) &&
+                  h.label_offset == links0 + data && h.offset_data == links0 &&
+                  h.max_level >= 0 && h.max_level < 64 && h.entry_point < points &&
+                  h.max_m == params.links && h.max_m0 == 2 * params.links &&
+                  h.m == params.links &&
+                  h.ef_construction == std::max(params.build_candidates, params.links);
+  return ok ? Status::ok() : corrupt(path, "not the graph its .meta file describes");
+}
+
 }  // namespace
 
 AnnGraph::AnnGraph(Similarity similarity, size_t dimension, AnnGraphParams params)
@@ -116,7 +185,7 @@ Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(
   graph->partitions_ = std::move(partitions);
   if (points.empty()) return std::shared_ptr<const AnnGraph>(std::move(graph));
   try {
-    graph->index_ = std::make_unique<hnswlib::HierarchicalNSW<float>>(
+    graph->index_ = std::make_unique<Hnsw>(
         graph->space_.get(), points.size(), params.links, params.build_candidates);
     auto add = [&](size_t i) {
       if (similarity == Similarity::kCosine) normalize(points[i].data(), dimension);
@@ -179,16 +248,21 @@ Status AnnGraph::save(const std::string& sstable_path, const std::string& name) 
     (void)file::remove_file(meta_temp);
     return s;
   };
-  std::string graph_bytes;
+  std::pair<uint32_t, uint64_t> image{crc32c::value(""), 0};
   if (index_ != nullptr) {
     try {
       index_->saveIndex(graph_temp);
     } catch (const std::exception& e) {
       return cleanup(Status::internal(fmt::format("saving an ANN graph: {}", e.what())));
     }
-    Result<std::string> bytes = file::read_whole_file(graph_temp);
-    if (!bytes.is_ok()) return cleanup(bytes.status());
-    graph_bytes = std::move(*bytes);
+    image = image_crc(*index_);
+    // saveIndex reports no write error: a short file (a full disk) shows in its size
+    Result<uint64_t> written = file::file_size(graph_temp);
+    if (!written.is_ok()) return cleanup(written.status());
+    if (*written != image.second) {
+      return cleanup(Status::io_error(fmt::format("saving an ANN graph: {} bytes of {} written",
+                                                  *written, image.second)));
+    }
   } else if (Status s = write_synced(graph_temp, ""); !s.is_ok()) {
     return cleanup(s);
   }
@@ -197,8 +271,8 @@ Status AnnGraph::save(const std::string& sstable_path, const std::string& name) 
   coding::put_fixed32(&meta, static_cast<uint32_t>(dimension_));
   coding::put_fixed32(&meta, static_cast<uint32_t>(params_.links));
   coding::put_fixed32(&meta, static_cast<uint32_t>(params_.build_candidates));
-  coding::put_fixed64(&meta, graph_bytes.size());
-  coding::put_fixed32(&meta, crc32c::mask(crc32c::value(graph_bytes)));
+  coding::put_fixed64(&meta, image.second);
+  coding::put_fixed32(&meta, crc32c::mask(image.first));
   coding::put_fixed32(&meta, static_cast<uint32_t>(partitions_.size()));
   for (const std::string& p : partitions_) {
     coding::put_fixed32(&meta, static_cast<uint32_t>(p.size()));
@@ -276,18 +350,25 @@ Result<std::shared_ptr<const AnnGraph>> AnnGraph::load(const std::string& sstabl
     if (p >= partitions) return corrupt(meta_file, "a point of no partition");
     graph->partition_of_.push_back(p);
   }
-  Result<std::string> bytes = file::read_whole_file(graph_path);
-  if (!bytes.is_ok()) return corrupt(graph_path, bytes.status().message());
-  if (bytes->size() != graph_size || crc32c::mask(crc32c::value(*bytes)) != graph_crc)
-    return corrupt(graph_path, "size or checksum mismatch");
-  if (points == 0) return std::shared_ptr<const AnnGraph>(std::move(graph));
+  if (points == 0) {
+    Result<uint64_t> size = file::file_size(graph_path);
+    if (!size.is_ok()) return corrupt(graph_path, size.status().message());
+    if (*size != 0 || graph_size != 0) return corrupt(graph_path, "size mismatch");
+    return std::shared_ptr<const AnnGraph>(std::move(graph));
+  }
+  // read once, by hnswlib, after its header is checked; the whole checked in memory
+  if (Status s = check_header(graph_path, points, dimension, params, graph_size); !s.is_ok()) {
+    return s.code() == StatusCode::kCorruption ? s : corrupt(graph_path, s.message());
+  }
   try {
-    graph->index_ =
-        std::make_unique<hnswlib::HierarchicalNSW<float>>(graph->space_.get(), graph_path);
+    graph->index_ = std::make_unique<Hnsw>(graph->space_.get(), graph_path);
   } catch (const std::exception& e) {
     return corrupt(graph_path, e.what());
   }
-  if (graph->index_->cur_element_count != points) return corrupt(graph_path, "point count");
+  const auto [crc, size] = image_crc(*graph->index_);
+  if (size != graph_size || crc32c::mask(crc) != graph_crc) {
+    return corrupt(graph_path, "size or checksum mismatch");
+  }
   return std::shared_ptr<const AnnGraph>(std::move(graph));
 }
 

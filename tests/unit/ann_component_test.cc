@@ -203,6 +203,11 @@ TEST_CASE("ann component: a damaged or missing graph is built again, and the ans
     f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(graph) / 2));
     f.put('\x7f');
   }
+  SUBCASE("the graph's header changed (refused before hnswlib sizes its buffers by it)") {
+    std::fstream f(graph, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(8);  // max_elements: a buffer too small for the points that follow
+    f.put('\x01');
+  }
   SUBCASE("the .meta file cut short") {
     std::filesystem::resize_file(meta, std::filesystem::file_size(meta) - 3);
   }
