@@ -128,8 +128,8 @@ std::pair<uint32_t, uint64_t> image_crc(const Hnsw& index) {
 // reads the file. The rest is checked against the .meta file's CRC once loaded (image_crc), before
 // the graph is searched: hnswlib's load only bounds-checks the link lists' sizes against the
 // file's and copies bytes.
-Status check_header(const std::string& path, size_t points, size_t dimension,
-                    AnnGraphParams params, uint64_t graph_size) {
+Status check_header(const std::string& path, size_t points, size_t dimension, AnnGraphParams params,
+                    uint64_t graph_size) {
   struct Header {  // saveIndex's first fields, in its order, packed
     uint64_t offset_level0, max_elements, count, size_data_per_element, label_offset, offset_data;
     int32_t max_level;
@@ -148,10 +148,9 @@ Status check_header(const std::string& path, size_t points, size_t dimension,
   const uint64_t data = dimension * sizeof(float);
   const bool ok = h.offset_level0 == 0 && h.max_elements == points && h.count == points &&
                   h.size_data_per_element == links0 + data + sizeof(hnswlib::labeltype) &&
-                  h.label_offset == links0 + data && h.offset_data == links0 &&
-                  h.max_level >= 0 && h.max_level < 64 && h.entry_point < points &&
-                  h.max_m == params.links && h.max_m0 == 2 * params.links &&
-                  h.m == params.links &&
+                  h.label_offset == links0 + data && h.offset_data == links0 && h.max_level >= 0 &&
+                  h.max_level < 64 && h.entry_point < points && h.max_m == params.links &&
+                  h.max_m0 == 2 * params.links && h.m == params.links &&
                   h.ef_construction == std::max(params.build_candidates, params.links);
   return ok ? Status::ok() : corrupt(path, "not the graph its .meta file describes");
 }
@@ -169,10 +168,12 @@ AnnGraph::AnnGraph(Similarity similarity, size_t dimension, AnnGraphParams param
 
 AnnGraph::~AnnGraph() = default;
 
-Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(
-    Similarity similarity, size_t dimension, AnnGraphParams params,
-    std::vector<std::vector<float>> points, std::vector<uint32_t> partition_of,
-    std::vector<std::string> partitions, const std::function<bool()>& cancelled) {
+Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(Similarity similarity, size_t dimension,
+                                                        AnnGraphParams params,
+                                                        std::vector<std::vector<float>> points,
+                                                        std::vector<uint32_t> partition_of,
+                                                        std::vector<std::string> partitions,
+                                                        const std::function<bool()>& cancelled) {
   constexpr size_t kCancelCheckPoints = 256;
   std::atomic<bool> stopped{false};
   auto stop_here = [&](size_t i) {
@@ -185,8 +186,8 @@ Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(
   graph->partitions_ = std::move(partitions);
   if (points.empty()) return std::shared_ptr<const AnnGraph>(std::move(graph));
   try {
-    graph->index_ = std::make_unique<Hnsw>(
-        graph->space_.get(), points.size(), params.links, params.build_candidates);
+    graph->index_ = std::make_unique<Hnsw>(graph->space_.get(), points.size(), params.links,
+                                           params.build_candidates);
     auto add = [&](size_t i) {
       if (similarity == Similarity::kCosine) normalize(points[i].data(), dimension);
       graph->index_->addPoint(points[i].data(), i);
@@ -260,8 +261,8 @@ Status AnnGraph::save(const std::string& sstable_path, const std::string& name) 
     Result<uint64_t> written = file::file_size(graph_temp);
     if (!written.is_ok()) return cleanup(written.status());
     if (*written != image.second) {
-      return cleanup(Status::io_error(fmt::format("saving an ANN graph: {} bytes of {} written",
-                                                  *written, image.second)));
+      return cleanup(Status::io_error(
+          fmt::format("saving an ANN graph: {} bytes of {} written", *written, image.second)));
     }
   } else if (Status s = write_synced(graph_temp, ""); !s.is_ok()) {
     return cleanup(s);
@@ -293,7 +294,8 @@ Status AnnGraph::save(const std::string& sstable_path, const std::string& name) 
   if (!file::exists(sstable_path)) {
     (void)file::remove_file(meta_path(graph_path));
     (void)file::remove_file(graph_path);
-    return Status::not_found(fmt::format("{}: removed while its ANN graph was saved", sstable_path));
+    return Status::not_found(
+        fmt::format("{}: removed while its ANN graph was saved", sstable_path));
   }
   size_t slash = graph_path.rfind('/');
   return file::sync_directory(slash == std::string::npos ? "." : graph_path.substr(0, slash));

@@ -9,7 +9,9 @@
 //                                                  and CRC, and a CRC of its own
 //
 // The .meta file is renamed in last, so a reader that finds it finds a whole graph; load()
-// checks both checksums before hnswlib reads a byte (a damaged file is refused, never searched).
+// checks the .meta's checksum and the graph's size and header before hnswlib reads the graph
+// file (once), and the graph's checksum over what it loaded before anyone searches it (a damaged
+// file is refused, never searched).
 //
 //   auto graph = AnnGraph::build(Similarity::kCosine, 128, params, std::move(points), ...);
 //   (void)(*graph)->save(sstable_path, "ann.c3.cosine");
@@ -54,10 +56,12 @@ class AnnGraph {
   // normalized vectors and are searched by inner product, dot_product by inner product,
   // euclidean by L2: each order is the order of the similarity score. `cancelled`, when given,
   // is asked every few hundred points: once it says true the build stops (Cancelled).
-  static Result<std::shared_ptr<const AnnGraph>> build(
-      Similarity similarity, size_t dimension, AnnGraphParams params,
-      std::vector<std::vector<float>> points, std::vector<uint32_t> partition_of,
-      std::vector<std::string> partitions, const std::function<bool()>& cancelled = {});
+  static Result<std::shared_ptr<const AnnGraph>> build(Similarity similarity, size_t dimension,
+                                                       AnnGraphParams params,
+                                                       std::vector<std::vector<float>> points,
+                                                       std::vector<uint32_t> partition_of,
+                                                       std::vector<std::string> partitions,
+                                                       const std::function<bool()>& cancelled = {});
 
   // Writes the component `name` of the SSTable at `sstable_path` (temporary files of this
   // process, fsynced, renamed in graph first and .meta last). When the SSTable is gone once they

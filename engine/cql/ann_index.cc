@@ -117,7 +117,8 @@ struct GraphCache {
   std::shared_ptr<const AnnGraph> find(const GraphKey& key,
                                        const std::shared_ptr<storage::TableFile>& file) {
     auto it = graphs.find(key);
-    if (it == graphs.end() || it->second.file.lock() != file) return std::shared_ptr<const AnnGraph>();
+    if (it == graphs.end() || it->second.file.lock() != file)
+      return std::shared_ptr<const AnnGraph>();
     return it->second.graph;
   }
   // REQUIRES: mutex held.
@@ -344,8 +345,7 @@ bool keep_best(std::vector<std::pair<float, std::string>> scored, size_t fetch,
                std::set<std::string>* keys) {
   const bool all = scored.size() <= fetch;
   if (!all) {
-    std::partial_sort(scored.begin(), scored.begin() + static_cast<ptrdiff_t>(fetch),
-                      scored.end(),
+    std::partial_sort(scored.begin(), scored.begin() + static_cast<ptrdiff_t>(fetch), scored.end(),
                       [](const auto& a, const auto& b) { return a.first > b.first; });
     scored.resize(fetch);
   }
@@ -463,12 +463,12 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
       const uint64_t removals = storage::index_component_removals();
       Points points;
       std::vector<std::pair<float, std::string>> scored;
-      CASSETTE_RETURN_IF_ERROR(for_each_vector(
-          store, narrowed(*snapshot, table_id, false, file), table, column, similarity,
-          [&](const std::string& partition, std::vector<float> floats) {
-            scored.emplace_back(similarity_score(similarity, q, floats), partition);
-            if (build) points.add(partition, std::move(floats));
-          }));
+      CASSETTE_RETURN_IF_ERROR(
+          for_each_vector(store, narrowed(*snapshot, table_id, false, file), table, column,
+                          similarity, [&](const std::string& partition, std::vector<float> floats) {
+                            scored.emplace_back(similarity_score(similarity, q, floats), partition);
+                            if (build) points.add(partition, std::move(floats));
+                          }));
       if (!keep_best(std::move(scored), fetch, &keys)) result.complete = false;
       {
         std::lock_guard<std::mutex> lock(cache().mutex);
@@ -502,8 +502,8 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
 AnnIndexStats ann_index_stats() {
   std::lock_guard<std::mutex> lock(cache().mutex);
   cache().prune();
-  return {cache().built,          cache().loaded, cache().refused,
-          cache().graphs.size(),  cache().exact,  cache().building.size()};
+  return {cache().built,         cache().loaded, cache().refused,
+          cache().graphs.size(), cache().exact,  cache().building.size()};
 }
 
 void ann_hold_builds(bool hold) {

@@ -51,8 +51,8 @@ std::optional<SaiIndex> sai_column_index(const ColumnDef& column, IndexDef::Targ
 // The ANN component of a storage-attached index on a vector column: "ann.c<column id>.<similarity
 // function>" (and its ".meta" file; FORMAT.md, "ANN components"); nullopt for other indexes. It is
 // registered with the store under both names so that it goes with its SSTable and at DROP INDEX,
-// but no builder writes it at flush or compaction: engine/cql/ann_index.h builds a graph when a
-// query or CREATE INDEX first needs it, and saves it then.
+// but no builder writes it at flush or compaction: engine/cql/ann_index.h builds a graph in the
+// background once a query or CREATE INDEX finds an SSTable without one, and saves it then.
 std::optional<std::string> ann_component(const TableDef& table, const IndexDef& index);
 
 // Every table's components, for Store::set_index_components.

@@ -125,8 +125,8 @@ int main(int argc, char** argv) {
       recall[e] = static_cast<double>(found) / static_cast<double>(10 * queries);
     }
     std::printf("%-12s %9.1f %11.2f %13.0f %10.3f %9.0f %10.3f %9.0f\n", setting.c_str(), build,
-                build * 10000 / static_cast<double>(rows), per_point, recall[0], qps[0],
-                recall[1], qps[1]);
+                build * 10000 / static_cast<double>(rows), per_point, recall[0], qps[0], recall[1],
+                qps[1]);
     std::fflush(stdout);
   }
   return 0;

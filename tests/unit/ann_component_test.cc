@@ -4,8 +4,8 @@
 // when damaged or half written, gone with its SSTable (compaction) and at DROP INDEX (even one
 // dropped while its graph is built), and built for the SSTables already written at CREATE INDEX.
 #include <doctest/doctest.h>
-#include <fmt/format.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -362,7 +362,8 @@ TEST_CASE("ann component: a graph saved after its SSTable was removed is removed
   cql::ann_wait_for_builds();
   const auto files = ann_files(dir.path());
   REQUIRE(files.size() == 2);
-  const std::string sstable = dir.path() + "/data/" + files[0].substr(0, files[0].find(".sst.") + 4);
+  const std::string sstable =
+      dir.path() + "/data/" + files[0].substr(0, files[0].find(".sst.") + 4);
   auto graph = cql::AnnGraph::load(sstable, "ann.c1.euclidean", cql::Similarity::kEuclidean, 8, {});
   REQUIRE(graph.is_ok());
   // as when another process compacted the SSTable away (and removed its components) while
