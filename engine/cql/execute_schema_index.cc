@@ -169,6 +169,13 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
           return Status::invalid_argument(
               "Only CUSTOM indexes can be created without specifying a target column");
         }
+        schema::IndexDef probe;
+        probe.custom_class = custom_class;
+        if (statement.column.empty() && !schema::is_sai_index(probe)) {
+          // no target or several (Cassette's AST keeps one): the class is what Cassandra refuses
+          return Status::configuration(
+              fmt::format("Unable to find custom indexer class '{}'", custom_class));
+        }
         const schema::ColumnDef* column = table->find_column(statement.column);
         if (column == nullptr) {
           return Status::invalid_argument(
@@ -206,6 +213,12 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
             return Status::invalid_argument(fmt::format(
                 "Index {} is a duplicate of existing index {}", index.name, other->name));
           }
+        }
+        // IndexMetadata.validate loads the class: Cassette implements SAI only (SASI refused
+        // above), so any other class is one Cassandra 5.0 would not find either.
+        if (custom && !schema::is_sai_index(index)) {
+          return Status::configuration(
+              fmt::format("Unable to find custom indexer class '{}'", custom_class));
         }
         if (schema::is_sai_index(index)) {
           CASSETTE_RETURN_IF_ERROR(validate_sai_index(*ks, *column, index, &warnings));

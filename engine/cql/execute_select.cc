@@ -748,6 +748,10 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
                                            "limit", "LIMIT", context));
   CASSETTE_RETURN_IF_ERROR(restrictions.bind_error);
   if (ann) {
+    // SelectStatement.execute (5.0): top-k queries are not paged, so they cannot aggregate.
+    if (plan.aggregate_everything || !statement.group_by.empty()) {
+      return Status::invalid_argument("Top-K queries can not be run with aggregation");
+    }
     CASSETTE_RETURN_IF_ERROR(check_ann_limit(plan.limits.limit));
     plan.sort_in_memory = true;  // read every candidate; keep_nearest applies the LIMIT
   }

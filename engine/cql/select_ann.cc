@@ -141,15 +141,30 @@ Status check_ann_restrictions(const SelectRestrictions& restrictions, const sche
                               const ExecutionContext& context, bool has_ann) {
   if (!context.schema) return Status::ok();
   const auto indexes = context.schema->indexes_on(table);
+  auto indexed = [&](const schema::ColumnDef* column) {
+    return std::any_of(indexes.begin(), indexes.end(),
+                       [&](const auto& index) { return index->column == column->name; });
+  };
+  constexpr const char* kNeedsIndexedFiltering =
+      "ANN ordering by vector requires all restricted column(s) to be indexed";
+  if (has_ann) {
+    // StatementRestrictions (5.0): a partition key restricted in part (filtered) is refused, and
+    // every restricted clustering column must be indexed, the partition key given or not.
+    for (const RowPredicate& predicate : restrictions.predicates) {
+      for (const schema::ColumnDef* column : predicate.columns) {
+        if (column->kind == schema::ColumnKind::kPartitionKey && !restrictions.partition_keys &&
+            !restrictions.has_token_restriction) {
+          return Status::invalid_argument(kNeedsIndexedFiltering);
+        }
+        if (column->kind == schema::ColumnKind::kClustering && !indexed(column)) {
+          return Status::invalid_argument(kNeedsIndexedFiltering);
+        }
+      }
+    }
+  }
   for (const schema::ColumnDef* column : restrictions.non_primary_key_columns) {
     if (has_ann) {
-      const bool indexed = std::any_of(indexes.begin(), indexes.end(), [&](const auto& index) {
-        return index->column == column->name;
-      });
-      if (!indexed) {
-        return Status::invalid_argument(
-            "ANN ordering by vector requires all restricted column(s) to be indexed");
-      }
+      if (!indexed(column)) return Status::invalid_argument(kNeedsIndexedFiltering);
     } else if (column->type.kind == types::TypeKind::kVector &&
                vector_index_on(*context.schema, table, column->name) != nullptr) {
       return Status::invalid_argument("Vector indexes only support ANN queries");
