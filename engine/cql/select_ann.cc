@@ -11,6 +11,7 @@
 
 #include "engine/cql/modification.h"
 #include "engine/cql/term.h"
+#include "engine/types/value_internal.h"
 
 namespace cassette::cql {
 
@@ -39,11 +40,9 @@ const schema::IndexDef* vector_index_on(const schema::Schema& schema, const sche
   return nullptr;
 }
 
-// Java's Float.toString for the values the messages show (NaN, Infinity, large magnitudes).
+// Java's Float.toString for the values the messages show (NaN, Infinity, 1.0E18).
 std::string java_float(float f) {
-  if (std::isnan(f)) return "NaN";
-  if (std::isinf(f)) return f > 0 ? "Infinity" : "-Infinity";
-  return fmt::format("{}", f);
+  return types::internal::java_float_to_string(f);
 }
 
 // OnHeapGraph.validateIndexable.
@@ -117,22 +116,26 @@ Result<std::optional<AnnOrdering>> prepare_ann_ordering(const SelectStatement& s
   return std::optional<AnnOrdering>(std::move(ann));
 }
 
+Status check_indexable_vector(const schema::Schema& schema, const schema::TableDef& table,
+                              const schema::ColumnDef& column, const types::Value& value) {
+  if (!value || column.type.kind != types::TypeKind::kVector ||
+      column.type.params[0].kind != types::TypeKind::kFloat) {
+    return Status::ok();
+  }
+  const schema::IndexDef* index = vector_index_on(schema, table, column.name);
+  if (index == nullptr) return Status::ok();
+  CASSETTE_ASSIGN_OR_RETURN(Similarity similarity, index_similarity(*index));
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<float> floats,
+                            types::vector_floats(*value, column.type.dimension));
+  return check_indexable(similarity, floats);
+}
+
 Status check_indexable_vectors(const ExecutionContext& context, const schema::TableDef& table,
                                std::span<const write::ColumnOperation> operations) {
   if (!context.schema) return Status::ok();
   for (const write::ColumnOperation& op : operations) {
-    const schema::ColumnDef& column = *op.column;
-    if (op.kind != write::ColumnOperation::Kind::kSetValue || !op.value ||
-        column.type.kind != types::TypeKind::kVector ||
-        column.type.params[0].kind != types::TypeKind::kFloat) {
-      continue;
-    }
-    const schema::IndexDef* index = vector_index_on(*context.schema, table, column.name);
-    if (index == nullptr) continue;
-    CASSETTE_ASSIGN_OR_RETURN(Similarity similarity, index_similarity(*index));
-    CASSETTE_ASSIGN_OR_RETURN(std::vector<float> floats,
-                              types::vector_floats(*op.value, column.type.dimension));
-    CASSETTE_RETURN_IF_ERROR(check_indexable(similarity, floats));
+    if (op.kind != write::ColumnOperation::Kind::kSetValue) continue;
+    CASSETTE_RETURN_IF_ERROR(check_indexable_vector(*context.schema, table, *op.column, op.value));
   }
   return Status::ok();
 }

@@ -19,6 +19,7 @@
 #include "engine/cql/ast.h"
 #include "engine/cql/execution_context.h"
 #include "engine/cql/restrictions.h"
+#include "engine/cql/vector_checks.h"
 #include "engine/cql/vector_similarity.h"
 #include "engine/schema/schema.h"
 #include "engine/types/value.h"

@@ -16,6 +16,7 @@
 #include "engine/codec/current_row.h"
 #include "engine/codec/table_codec.h"
 #include "engine/cql/modification.h"
+#include "engine/cql/vector_checks.h"
 #include "engine/cql/view_maintenance.h"
 #include "engine/storage/row_codec.h"
 #include "engine/storage/store_directory.h"
@@ -236,6 +237,9 @@ Status insert_row(cas_table* table, const cas_value* values, const cas_repr* rep
     const ColumnDef& c = def.columns[i];
     CASSETTE_ASSIGN_OR_RETURN(row[i], from_pg_value(c.type, values[i], reprs[i], c.name));
     if (row[i] && !c.is_primary_key()) CASSETTE_RETURN_IF_ERROR(check_writable(c));
+    if (c.type.kind == types::TypeKind::kVector && table->schema) {
+      CASSETTE_RETURN_IF_ERROR(cql::check_indexable_vector(*table->schema, def, c, row[i]));
+    }
   }
   encoder->set_parameters(write_parameters(def, table->store->clock().now_micros()));
   TransactionSink sink(*table, level, command, written);
@@ -329,6 +333,9 @@ Status write_row(cas_table* table, ForeignRow::Kind kind, const cas_value* value
       }
       CASSETTE_ASSIGN_OR_RETURN(types::Value v, from_pg_value(c.type, values[i], reprs[i], c.name));
       CASSETTE_RETURN_IF_ERROR(check_writable(c));
+      if (c.type.kind == types::TypeKind::kVector && table->schema) {
+        CASSETTE_RETURN_IF_ERROR(cql::check_indexable_vector(*table->schema, def, c, v));
+      }
       row.sets.emplace_back(i, std::move(v));
     }
   }

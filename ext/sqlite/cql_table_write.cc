@@ -10,6 +10,7 @@
 // NOTHING = IF NOT EXISTS.
 #include "engine/codec/table_codec.h"
 #include "engine/cql/modification.h"
+#include "engine/cql/vector_checks.h"
 #include "engine/cql/view_maintenance.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/partition_key.h"
@@ -186,6 +187,9 @@ Status insert_row(CqlTable& t, sqlite3_value** values, const cql::WriteParameter
     bool is_null = false;
     CASSETTE_RETURN_IF_ERROR(cql_value_into(c.type, v, c.name, &*value, &is_null));
     if (is_null) value.reset();
+    if (c.type.kind == types::TypeKind::kVector && t.schema_seen) {
+      CASSETTE_RETURN_IF_ERROR(cql::check_indexable_vector(*t.schema_seen, *t.table, c, value));
+    }
   }
   encoder.set_parameters(params);
   const bool if_not_exists = sqlite3_vtab_on_conflict(t.connection->db()) == SQLITE_IGNORE;
@@ -275,6 +279,9 @@ Status update_row(CqlTable& t, sqlite3_value** argv, const cql::WriteParameters&
     }
     if (static_only && !c.is_static()) continue;  // NULL (check_static_only_write)
     CASSETTE_ASSIGN_OR_RETURN(types::Value v, cql_value(c.type, values[t.sql_position[i]], c.name));
+    if (c.type.kind == types::TypeKind::kVector && t.schema_seen) {
+      CASSETTE_RETURN_IF_ERROR(cql::check_indexable_vector(*t.schema_seen, table, c, v));
+    }
     const bool is_static = c.is_static();
     auto& cache = is_static ? existing_static : existing;
     bool needs_row = c.type.is_multi_cell() && !w.timestamp_set;

@@ -31,3 +31,11 @@ SELECT cql_flush() AS flushed;
 DELETE FROM items WHERE id = 3;
 UPDATE items SET v = '[1, 1, 0.1]' WHERE id = 4;
 SELECT * FROM cql_rows('SELECT id FROM main.items ORDER BY v ANN OF [1, 1, 0] LIMIT 2');
+.print '== the index checks every vector written, as CQL writes do: refused, nothing written'
+INSERT INTO items (id, v) VALUES (6, '[0, 0, 0]');
+UPDATE items SET v = '[0, 0, 0]' WHERE id = 1;
+INSERT INTO items (id, v) VALUES (6, X'0000C07F0000803F0000803F');
+INSERT INTO items (id, v) VALUES (6, X'0000803F000080FF0000803F');
+INSERT INTO items (id, v) VALUES (6, '[1e18, 1, 1]');
+SELECT cql('INSERT INTO main.items (id, v) VALUES (6, [0, 0, 0])');
+SELECT id, v FROM items ORDER BY id;

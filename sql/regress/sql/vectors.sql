@@ -19,5 +19,19 @@ SELECT id, v FROM imported.embeddings ORDER BY id;
 SELECT cql($$CREATE CUSTOM INDEX ON app.embeddings (v) USING 'StorageAttachedIndex'
   WITH OPTIONS = {'similarity_function': 'euclidean'}$$);
 SELECT cql('SELECT id FROM app.embeddings ORDER BY v ANN OF [0, 1, 0] LIMIT 2');
+-- The index checks every vector written, as CQL's writes: finite elements of at most 1e17 in
+-- magnitude; a zero vector only under cosine similarity. Refused writes change nothing.
+INSERT INTO imported.embeddings (id, v) VALUES (5, '{NaN, 1, 2}');
+INSERT INTO imported.embeddings (id, v) VALUES (5, '{1, -Infinity, 2}');
+UPDATE imported.embeddings SET v = '{1e18, 1, 2}' WHERE id = 1;
+INSERT INTO imported.embeddings (id, v) VALUES (5, '{0, 0, 0}');
+SELECT cql('SELECT id, v FROM app.embeddings WHERE id = 5');
+DELETE FROM imported.embeddings WHERE id = 5;
+SELECT cql('DROP INDEX app.embeddings_v_idx');
+SELECT cql($$CREATE CUSTOM INDEX ON app.embeddings (v) USING 'StorageAttachedIndex'$$) IS NOT NULL AS created;
+INSERT INTO imported.embeddings (id, v) VALUES (6, '{0, 0, 0}');
+UPDATE imported.embeddings SET v = '{0, 0, 0}' WHERE id = 1;
+SELECT cql('INSERT INTO app.embeddings (id, v) VALUES (6, [0, 0, 0])');
+SELECT id, v FROM imported.embeddings ORDER BY id;
 DROP FOREIGN TABLE imported.embeddings;
 SELECT cql('DROP TABLE app.embeddings');
