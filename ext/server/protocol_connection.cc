@@ -9,6 +9,7 @@
 #include "engine/cql/parser.h"
 #include "engine/cql/system_tables.h"
 #include "ext/server/body.h"
+#include "ext/server/consistency.h"
 #include "ext/server/error_codes.h"
 #include "ext/server/paging_state.h"
 #include "ext/server/requests.h"
@@ -438,19 +439,6 @@ Reply ProtocolConnection::run_request(const FrameHeader& header, Opcode op, std:
   }
 }
 
-namespace {
-
-// Cassandra's names of the consistency levels (§3), as traces print them.
-std::string consistency_name(uint16_t level) {
-  static constexpr std::string_view kNames[] = {
-      "ANY",          "ONE",         "TWO",    "THREE",        "QUORUM",   "ALL",
-      "LOCAL_QUORUM", "EACH_QUORUM", "SERIAL", "LOCAL_SERIAL", "LOCAL_ONE"};
-  if (level < std::size(kNames)) return std::string(kNames[level]);
-  return fmt::format("0x{:04x}", level);
-}
-
-}  // namespace
-
 cql::TraceSession ProtocolConnection::trace_session_for(const FrameHeader& header, Opcode op,
                                                         std::string_view body) {
   // What Cassandra's QueryMessage, ExecuteMessage, PrepareMessage and BatchMessage record.
@@ -653,6 +641,11 @@ Reply ProtocolConnection::run_statement(const FrameHeader& header, const QueryRe
     return error_reply(header, encode_error(error_code_for(status.code()), status.message()));
   }
   const std::optional<SchemaChange> change = schema_change_of(*statement, keyspace, **schema);
+  if (Status refused =
+          consistency_refusal(*statement, parameters.consistency, parameters.serial_consistency);
+      !refused.is_ok()) {
+    return error_reply(header, encode_error(error_code_for(refused.code()), refused.message()));
+  }
   cql::StatementOptions options = statement_options(parameters);
   const std::string paged_query =
       paged_query_identity(request.query, keyspace, parameters.values, parameters.value_names);

@@ -148,6 +148,9 @@ class ProtocolConnection {
   Reply execute(const FrameHeader& header, std::string_view body);
   Reply batch(const FrameHeader& header, std::string_view body);
   Reply run_batch(const FrameHeader& header, const BatchRequest& request);
+  // Cassandra's refusal of `statement` at these consistency levels (consistency.h), or ok.
+  Status consistency_refusal(const cql::Statement& statement, uint16_t consistency,
+                             std::optional<uint16_t> serial) const;
   // Runs `prepared` with the parameters' values; `id` (empty for a QUERY's statement) goes into
   // an UNPREPARED error when the statement is out of date.
   Reply run_prepared(const FrameHeader& header, const cql::PreparedStatement& prepared,

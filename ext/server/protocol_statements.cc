@@ -12,6 +12,7 @@
 
 #include "engine/cql/parser.h"
 #include "ext/server/body.h"
+#include "ext/server/consistency.h"
 #include "ext/server/error_codes.h"
 #include "ext/server/paging_state.h"
 #include "ext/server/protocol_connection.h"
@@ -82,6 +83,18 @@ Result<BatchMember> batch_member(cql::Statement statement) {
 }
 
 }  // namespace
+
+Status ProtocolConnection::consistency_refusal(const cql::Statement& statement,
+                                               uint16_t consistency,
+                                               std::optional<uint16_t> serial) const {
+  return check_consistency(statement, consistency, serial, [&](const cql::QualifiedName& name) {
+    auto schema = session_->catalog().current();
+    if (!schema.is_ok()) return false;
+    auto table = (*schema)->find_table(name.keyspace.empty() ? session_->keyspace() : name.keyspace,
+                                       name.name);
+    return table != nullptr && table->is_counter_table();
+  });
+}
 
 Reply ProtocolConnection::prepare(const FrameHeader& header, std::string_view body) {
   auto request = decode_prepare(body, header.version);
@@ -154,6 +167,11 @@ Reply ProtocolConnection::run_prepared(const FrameHeader& header,
   if (!open_paging_state(options, paged_query)) {
     return error_reply(header, protocol_error_body(kInvalidPagingState));
   }
+  if (Status refused = consistency_refusal(prepared.statement, parameters.consistency,
+                                           parameters.serial_consistency);
+      !refused.is_ok()) {
+    return error_reply(header, error_body(refused));
+  }
   auto result = session_->execute(prepared, values, options);
   seal_paging_state(result, paged_query);
   if (!result.is_ok() && result.status().code() == StatusCode::kUnprepared && !id.empty()) {
@@ -205,6 +223,11 @@ Reply ProtocolConnection::run_batch(const FrameHeader& header, const BatchReques
   cql::StatementOptions options;
   options.default_timestamp = request.default_timestamp;
   const cql::Statement statement = std::move(batch);
+  if (Status refused =
+          consistency_refusal(statement, request.consistency, request.serial_consistency);
+      !refused.is_ok()) {
+    return error_reply(header, error_body(refused));
+  }
   return result_reply(header, statement, std::nullopt, session_->execute(statement, options),
                       false);
 }

@@ -2,9 +2,19 @@
 
 #include <fmt/format.h>
 
+#include "ext/server/consistency.h"
+
 namespace cassette::server {
 
 namespace {
+
+// [consistency]: a code that names no level is a protocol error (Cassandra's
+// ConsistencyLevel.fromCode), before anything runs.
+Result<uint16_t> read_consistency(BodyReader& in) {
+  CASSETTE_ASSIGN_OR_RETURN(uint16_t level, in.read_short());
+  if (auto unknown = unknown_consistency(level)) return Status::invalid_argument(*unknown);
+  return level;
+}
 
 // <n>[short] then n [value]s, each after its [string] name when `named`.
 Status read_values(BodyReader& in, bool named, uint8_t version, std::vector<BoundValue>& values,
@@ -70,7 +80,7 @@ Status read_keyspace_and_now(BodyReader& in, uint32_t flags, std::optional<std::
 // (v5: [keyspace][now_in_seconds])
 Result<QueryParameters> read_query_parameters(BodyReader& in, uint8_t version) {
   QueryParameters parameters;
-  CASSETTE_ASSIGN_OR_RETURN(parameters.consistency, in.read_short());
+  CASSETTE_ASSIGN_OR_RETURN(parameters.consistency, read_consistency(in));
   CASSETTE_ASSIGN_OR_RETURN(parameters.flags, read_flags(in, version));
   if (parameters.flags & kQueryValues)
     CASSETTE_RETURN_IF_ERROR(read_values(in, version, parameters));
@@ -83,7 +93,7 @@ Result<QueryParameters> read_query_parameters(BodyReader& in, uint8_t version) {
     parameters.paging_state = std::move(state);
   }
   if (parameters.flags & kQuerySerialConsistency) {
-    CASSETTE_ASSIGN_OR_RETURN(uint16_t serial, in.read_short());
+    CASSETTE_ASSIGN_OR_RETURN(uint16_t serial, read_consistency(in));
     parameters.serial_consistency = serial;
   }
   if (parameters.flags & kQueryDefaultTimestamp) {
@@ -159,10 +169,10 @@ Result<BatchRequest> decode_batch(std::string_view body, uint8_t version) {
     CASSETTE_ASSIGN_OR_RETURN(BatchChild child, read_batch_child(in, version));
     request.children.push_back(std::move(child));
   }
-  CASSETTE_ASSIGN_OR_RETURN(request.consistency, in.read_short());
+  CASSETTE_ASSIGN_OR_RETURN(request.consistency, read_consistency(in));
   CASSETTE_ASSIGN_OR_RETURN(request.flags, read_flags(in, version));
   if (request.flags & kQuerySerialConsistency) {
-    CASSETTE_ASSIGN_OR_RETURN(uint16_t serial, in.read_short());
+    CASSETTE_ASSIGN_OR_RETURN(uint16_t serial, read_consistency(in));
     request.serial_consistency = serial;
   }
   if (request.flags & kQueryDefaultTimestamp) {
