@@ -15,6 +15,7 @@
 #include "engine/codec/table_codec.h"
 #include "engine/cql/execution_context.h"
 #include "engine/cql/modification_statement.h"
+#include "engine/cql/system_views.h"
 #include "engine/cql/view_maintenance.h"
 
 namespace cassette::cql {
@@ -26,51 +27,78 @@ namespace {
 constexpr int64_t kBatchSizeWarnThreshold = 5 * 1024;
 constexpr size_t kUnloggedBatchPartitionsWarnThreshold = 10;
 
-// The client warnings of a batch without conditions, as Cassandra's BatchStatement
-// verifyBatchSize and verifyBatchType give them: a batch over more than one partition whose data
-// exceeds 5 KiB, and an unlogged batch over more than 10 partitions. The size follows
-// PartitionUpdate.dataSize(): each row's clustering values, 8 bytes for an INSERT's row
+// What Cassandra's BatchStatement verifyBatchSize and verifyBatchType count of a batch without
+// conditions: its partitions (a Mutation each), their keys, its tables, and its size, which
+// follows PartitionUpdate.dataSize(): each row's clustering values, 8 bytes for an INSERT's row
 // marker, and each cell's value (with its map key or set element) plus 16 bytes (timestamp,
-// TTL, local deletion time). (Cassandra also refuses a batch over 50 KiB; this one does not.)
-std::vector<std::string> batch_warnings(const BatchStatement& batch,
-                                        const std::vector<PreparedModification>& statements) {
-  std::set<std::pair<std::string, std::string>> partitions;  // keyspace, key: a Mutation each
+// TTL, local deletion time).
+struct BatchFootprint {
+  std::set<std::pair<std::string, std::string>> partitions;  // keyspace, key
   std::set<std::string> keys;
   std::set<std::string> tables;
   int64_t size = 0;
+
+  std::string table_list() const {
+    std::string out;
+    for (const std::string& name : tables) out += (out.empty() ? "" : ", ") + name;
+    return out;
+  }
+};
+
+BatchFootprint batch_footprint(const std::vector<PreparedModification>& statements) {
+  BatchFootprint out;
   for (const PreparedModification& statement : statements) {
     const schema::TableDef& table = *statement.table;
-    tables.insert(fmt::format("{}.{}", table.keyspace, table.name));
+    out.tables.insert(fmt::format("{}.{}", table.keyspace, table.name));
     int64_t row_size = statement.type == StatementType::kInsert ? 8 : 0;
     for (const ColumnOperation& op : statement.operations) {
       row_size += 16 + static_cast<int64_t>(op.key.size() + (op.value ? op.value->size() : 0));
     }
     const auto& prefixes = statement.targets.clustering_prefixes;
     for (const std::string& key : statement.targets.partition_keys) {
-      partitions.emplace(table.keyspace, key);
-      keys.insert(key);
-      if (prefixes.empty()) size += row_size;
+      out.partitions.emplace(table.keyspace, key);
+      out.keys.insert(key);
+      if (prefixes.empty()) out.size += row_size;
       for (const std::vector<std::string>& prefix : prefixes) {
-        size += row_size;
-        for (const std::string& value : prefix) size += static_cast<int64_t>(value.size());
+        out.size += row_size;
+        for (const std::string& value : prefix) out.size += static_cast<int64_t>(value.size());
       }
     }
   }
-  std::string table_list;
-  for (const std::string& name : tables) table_list += (table_list.empty() ? "" : ", ") + name;
+  return out;
+}
+
+// Cassandra's batch_size_fail_threshold (50 KiB by default; system_views.h: only the CQL server
+// applies it): a batch over more than one partition that exceeds it is refused before anything
+// is written.
+Status check_batch_size(const BatchFootprint& footprint) {
+  const int64_t threshold = batch_size_fail_threshold();
+  if (threshold > 0 && footprint.partitions.size() > 1 && footprint.size > threshold) {
+    return Status::invalid_argument("Batch too large");
+  }
+  return Status::ok();
+}
+
+// The client warnings of a batch without conditions, as verifyBatchSize and verifyBatchType
+// give them: a batch over more than one partition whose data exceeds 5 KiB, and an unlogged
+// batch over more than 10 partitions.
+std::vector<std::string> batch_warnings(const BatchStatement& batch,
+                                        const BatchFootprint& footprint) {
+  const std::string table_list = footprint.table_list();
   std::vector<std::string> warnings;
-  if (partitions.size() > 1 && size > kBatchSizeWarnThreshold) {
+  if (footprint.partitions.size() > 1 && footprint.size > kBatchSizeWarnThreshold) {
     warnings.push_back(
         fmt::format("Batch for [{}] is of size {}, exceeding specified threshold of "
                     "{} by {}.",
-                    table_list, size, kBatchSizeWarnThreshold, size - kBatchSizeWarnThreshold));
+                    table_list, footprint.size, kBatchSizeWarnThreshold,
+                    footprint.size - kBatchSizeWarnThreshold));
   }
   if (batch.type == BatchStatement::Type::kUnlogged &&
-      keys.size() > kUnloggedBatchPartitionsWarnThreshold) {
+      footprint.keys.size() > kUnloggedBatchPartitionsWarnThreshold) {
     warnings.push_back(fmt::format(
         "Unlogged batch covering {} partitions detected against table{} [{}]. You should use a "
         "logged batch for atomicity, or asynchronous writes for performance.",
-        keys.size(), tables.size() == 1 ? "" : "s", table_list));
+        footprint.keys.size(), footprint.tables.size() == 1 ? "" : "s", table_list));
   }
   return warnings;
 }
@@ -338,6 +366,8 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
     return execute_conditional_batch(statements, params, context);
   }
 
+  const BatchFootprint footprint = batch_footprint(statements);
+  CASSETTE_RETURN_IF_ERROR(check_batch_size(footprint));
   storage::Store& store = *context.store;
   bool needs_read = false;
   for (size_t i = 0; i < statements.size(); ++i) {
@@ -352,7 +382,7 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
     CASSETTE_RETURN_IF_ERROR(context.check_interrupt());
     CASSETTE_RETURN_IF_ERROR(context.write(write));
     ExecutionResult result;
-    result.warnings = batch_warnings(batch, statements);
+    result.warnings = batch_warnings(batch, footprint);
     return result;
   }
   std::vector<ReadRow> read_rows;
@@ -369,7 +399,7 @@ Result<ExecutionResult> execute_batch(const BatchStatement& batch, ExecutionCont
       }));
   context.add_conflict_keys(read_rows);
   ExecutionResult result;
-  result.warnings = batch_warnings(batch, statements);
+  result.warnings = batch_warnings(batch, footprint);
   return result;
 }
 

@@ -11,6 +11,7 @@
 #include "engine/cql/execute_schema_internal.h"
 #include "engine/cql/execution_context.h"
 #include "engine/cql/parser.h"
+#include "engine/cql/system_views.h"
 #include "engine/cql/table_properties.h"
 #include "engine/cql/tracing.h"
 #include "engine/schema/schema_digest.h"
@@ -66,6 +67,12 @@ std::vector<std::pair<std::string, std::string>> definitions() {
     return std::pair<std::string, std::string>(
         "system_schema",
         fmt::format("{}) WITH comment = '{}' AND {}", columns, comment, kSchemaOptions));
+  };
+  // Cassandra 5.0's virtual tables: a comment and nothing else (no options, no storage).
+  auto virtual_table = [](std::string_view keyspace, std::string_view columns,
+                          std::string_view comment) {
+    return std::pair<std::string, std::string>(
+        keyspace, fmt::format("{}) WITH comment = '{}'", columns, comment));
   };
   return {
       system("CREATE TABLE local (key text PRIMARY KEY, bootstrapped text, broadcast_address inet, "
@@ -151,6 +158,33 @@ std::vector<std::pair<std::string, std::string>> definitions() {
              "partitions_count bigint, PRIMARY KEY ((keyspace_name), table_name, range_type, "
              "range_start, range_end)",
              "per-table range size estimates"),
+      // system_virtual_schema (VirtualSchemaKeyspace): the virtual keyspaces' own schema, which
+      // drivers read beside system_schema's (Python driver 3.25 SchemaParserV4, Node.js driver
+      // 4.x SchemaParserV3 as `virtual` keyspaces).
+      virtual_table("system_virtual_schema",
+                    "CREATE TABLE keyspaces (keyspace_name text PRIMARY KEY",
+                    "virtual keyspace definitions"),
+      virtual_table("system_virtual_schema",
+                    "CREATE TABLE tables (keyspace_name text, table_name text, comment text, "
+                    "PRIMARY KEY ((keyspace_name), table_name)",
+                    "virtual table definitions"),
+      virtual_table("system_virtual_schema",
+                    "CREATE TABLE columns (keyspace_name text, table_name text, column_name text, "
+                    "clustering_order text, column_name_bytes blob, kind text, position int, "
+                    "type text, PRIMARY KEY ((keyspace_name), table_name, column_name)",
+                    "virtual column definitions"),
+      // system_views: the node's connections (ClientsTable, with 5.0's authentication columns)
+      // and its settings (SettingsTable: cassandra.yaml's names; system_views.h).
+      virtual_table("system_views",
+                    "CREATE TABLE clients (address inet, port int, authentication_metadata "
+                    "map<text, text>, authentication_mode text, client_options map<text, text>, "
+                    "connection_stage text, driver_name text, driver_version text, hostname text, "
+                    "protocol_version int, request_count bigint, ssl_cipher_suite text, "
+                    "ssl_enabled boolean, ssl_protocol text, username text, "
+                    "PRIMARY KEY ((address), port)",
+                    "currently connected clients"),
+      virtual_table("system_views", "CREATE TABLE settings (name text PRIMARY KEY, value text",
+                    "current settings"),
   };
 }
 
@@ -186,7 +220,8 @@ Result<std::shared_ptr<const TableDef>> build_system_table(const std::string& ke
 
 schema::Schema build_system_keyspaces() {
   schema::Schema out;
-  for (std::string name : {"system", "system_schema", "system_traces"}) {
+  for (std::string name :
+       {"system", "system_schema", "system_traces", "system_views", "system_virtual_schema"}) {
     auto keyspace = std::make_shared<KeyspaceDef>();
     keyspace->name = name;
     keyspace->replication = {{"class", std::string(kLocalStrategy)}};
@@ -315,10 +350,13 @@ void write_local(const ExecutionContext& context, RowWriter& rows) {
   rows.end_row();
 }
 
-// Every keyspace a statement can read: the generated ones, then the store's.
+// Every keyspace system_schema lists: the generated ones but the virtual ones (which
+// system_virtual_schema lists), then the store's.
 std::vector<const KeyspaceDef*> all_keyspaces(const schema::Schema& schema) {
   std::vector<const KeyspaceDef*> out;
-  for (const auto& [name, keyspace] : system_keyspaces().keyspaces) out.push_back(keyspace.get());
+  for (const auto& [name, keyspace] : system_keyspaces().keyspaces) {
+    if (!is_virtual_keyspace(name)) out.push_back(keyspace.get());
+  }
   for (const auto& [name, keyspace] : schema.keyspaces) out.push_back(keyspace.get());
   return out;
 }
@@ -409,22 +447,26 @@ std::string_view kind_name(ColumnKind kind) {
   return "regular";
 }
 
+// One table's rows of system_schema.columns (and system_virtual_schema.columns, which has the
+// same columns).
+void write_table_columns(const TableDef& table, RowWriter& rows) {
+  for (const schema::ColumnDef& column : table.columns) {
+    rows.set("keyspace_name", table.keyspace);
+    rows.set("table_name", table.name);
+    rows.set("column_name", column.name);
+    std::string_view order = "none";
+    if (column.kind == ColumnKind::kClustering) order = column.descending ? "desc" : "asc";
+    rows.set("clustering_order", order);
+    rows.set_bytes("column_name_bytes", column.name);
+    rows.set("kind", kind_name(column.kind));
+    rows.set("position", column.is_primary_key() ? column.position : -1);
+    rows.set("type", schema_internal::type_name(column.type, table.keyspace));
+    rows.end_row();
+  }
+}
+
 void write_columns(const schema::Schema& schema, RowWriter& rows) {
-  for_each_table(schema, [&](const TableDef& table) {
-    for (const schema::ColumnDef& column : table.columns) {
-      rows.set("keyspace_name", table.keyspace);
-      rows.set("table_name", table.name);
-      rows.set("column_name", column.name);
-      std::string_view order = "none";
-      if (column.kind == ColumnKind::kClustering) order = column.descending ? "desc" : "asc";
-      rows.set("clustering_order", order);
-      rows.set_bytes("column_name_bytes", column.name);
-      rows.set("kind", kind_name(column.kind));
-      rows.set("position", column.is_primary_key() ? column.position : -1);
-      rows.set("type", schema_internal::type_name(column.type, table.keyspace));
-      rows.end_row();
-    }
-  });
+  for_each_table(schema, [&](const TableDef& table) { write_table_columns(table, rows); });
 }
 
 void write_dropped_columns(const schema::Schema& schema, RowWriter& rows) {
@@ -536,6 +578,70 @@ void write_column_masks(const schema::Schema& schema, RowWriter& rows) {
   });
 }
 
+// system_virtual_schema.keyspaces, tables and columns: the virtual keyspaces as
+// VirtualSchemaKeyspace lists them.
+std::vector<const KeyspaceDef*> virtual_keyspaces() {
+  std::vector<const KeyspaceDef*> out;
+  for (const auto& [name, keyspace] : system_keyspaces().keyspaces) {
+    if (is_virtual_keyspace(name)) out.push_back(keyspace.get());
+  }
+  return out;
+}
+
+void write_virtual_keyspaces(RowWriter& rows) {
+  for (const KeyspaceDef* keyspace : virtual_keyspaces()) {
+    rows.set("keyspace_name", keyspace->name);
+    rows.end_row();
+  }
+}
+
+void write_virtual_tables(RowWriter& rows) {
+  for (const KeyspaceDef* keyspace : virtual_keyspaces()) {
+    for (const auto& [name, table] : keyspace->tables) {
+      rows.set("keyspace_name", table->keyspace);
+      rows.set("table_name", table->name);
+      rows.set("comment", table->params.comment);
+      rows.end_row();
+    }
+  }
+}
+
+void write_virtual_columns(RowWriter& rows) {
+  for (const KeyspaceDef* keyspace : virtual_keyspaces()) {
+    for (const auto& [name, table] : keyspace->tables) write_table_columns(*table, rows);
+  }
+}
+
+void write_clients(RowWriter& rows) {
+  for (const ConnectedClient& client : connected_clients()) {
+    rows.set("address", client.address);
+    rows.set("port", client.port);
+    if (!client.authentication_mode.empty()) {
+      rows.set("authentication_mode", client.authentication_mode);
+    }
+    if (client.client_options) rows.set_map("client_options", *client.client_options);
+    rows.set("connection_stage", client.connection_stage);
+    if (client.driver_name) rows.set("driver_name", *client.driver_name);
+    if (client.driver_version) rows.set("driver_version", *client.driver_version);
+    rows.set("hostname", client.hostname);
+    rows.set("protocol_version", client.protocol_version);
+    rows.set("request_count", std::to_string(client.request_count));
+    if (client.ssl_cipher_suite) rows.set("ssl_cipher_suite", *client.ssl_cipher_suite);
+    rows.set("ssl_enabled", client.ssl_enabled ? "true" : "false");
+    if (client.ssl_protocol) rows.set("ssl_protocol", *client.ssl_protocol);
+    if (client.username) rows.set("username", *client.username);
+    rows.end_row();
+  }
+}
+
+void write_settings(RowWriter& rows) {
+  for (const auto& [name, value] : all_settings()) {
+    rows.set("name", name);
+    rows.set("value", value);
+    rows.end_row();
+  }
+}
+
 using Generator = std::function<void(const ExecutionContext&, RowWriter&)>;
 
 // What each table holds; the tables not listed (peers, peers_v2, triggers, functions,
@@ -563,6 +669,14 @@ const std::map<std::string, Generator, std::less<>>& generators() {
        [](const ExecutionContext&, RowWriter& r) { write_trace_events(r); }},
       {"system_schema.column_masks",
        [](const ExecutionContext& c, RowWriter& r) { write_column_masks(*c.schema, r); }},
+      {"system_virtual_schema.keyspaces",
+       [](const ExecutionContext&, RowWriter& r) { write_virtual_keyspaces(r); }},
+      {"system_virtual_schema.tables",
+       [](const ExecutionContext&, RowWriter& r) { write_virtual_tables(r); }},
+      {"system_virtual_schema.columns",
+       [](const ExecutionContext&, RowWriter& r) { write_virtual_columns(r); }},
+      {"system_views.clients", [](const ExecutionContext&, RowWriter& r) { write_clients(r); }},
+      {"system_views.settings", [](const ExecutionContext&, RowWriter& r) { write_settings(r); }},
   };
   return instance;
 }
@@ -570,7 +684,12 @@ const std::map<std::string, Generator, std::less<>>& generators() {
 }  // namespace
 
 bool is_system_keyspace(std::string_view keyspace) {
-  return keyspace == "system" || keyspace == "system_schema" || keyspace == "system_traces";
+  return keyspace == "system" || keyspace == "system_schema" || keyspace == "system_traces" ||
+         is_virtual_keyspace(keyspace);
+}
+
+bool is_virtual_keyspace(std::string_view keyspace) {
+  return keyspace == "system_views" || keyspace == "system_virtual_schema";
 }
 
 const schema::Schema& system_keyspaces() {

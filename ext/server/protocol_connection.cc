@@ -194,6 +194,7 @@ std::optional<Reply> ProtocolConnection::check_header(std::span<const uint8_t> h
 
 Reply ProtocolConnection::handle_frame(const FrameHeader& header, std::string_view body) {
   if (version_ == 0) version_ = header.version;
+  if (client_) client_->count_request();
   try {
     if (!(header.flags & kFlagCompression)) return dispatch(header, body);
     auto plain = decompress_body(compression_, body, max_frame_bytes_);
@@ -240,6 +241,7 @@ std::unique_ptr<ProtocolConnection> ProtocolConnection::fork(
   forked->compression_ = compression_;
   forked->version_ = version_;
   forked->client_address_ = client_address_;
+  forked->client_ = client_;
   forked->unmask_ = unmask_;
   return forked;
 }
@@ -538,6 +540,7 @@ Reply ProtocolConnection::startup(const FrameHeader& header, std::string_view bo
     stage_ = Stage::kReady;
   }
   compression_ = compression;
+  if (client_) client_->started(header.version, *options);
   return reply;
 }
 
@@ -561,6 +564,7 @@ Reply ProtocolConnection::authenticate(const FrameHeader& header, std::string_vi
       message = "Authentication ID must not be null";
     } else if (passwords_->check(user, password)) {
       stage_ = Stage::kReady;
+      if (client_) client_->authenticated(std::string(user));
       unmask_ = passwords_->can_unmask(user);
       session_->set_unmask(unmask_);
       BodyWriter out;

@@ -41,6 +41,7 @@
 #include "engine/cql/session.h"
 #include "engine/cql/tracing.h"
 #include "ext/server/compression.h"
+#include "ext/server/connected_clients.h"
 #include "ext/server/frame.h"
 #include "ext/server/password_file.h"
 #include "ext/server/prepared_cache.h"
@@ -77,6 +78,8 @@ class ProtocolConnection {
 
   // The client's address, for the traces of its requests (system_traces.sessions.client).
   void set_client_address(std::string address) { client_address_ = std::move(address); }
+  // Where this connection (and its forks) shows itself in system_views.clients.
+  void set_client_record(std::shared_ptr<ClientRecord> record) { client_ = std::move(record); }
 
   // Checks a frame's header before its body is read: nullopt when the body should be read, else
   // the error to write before closing. `header_bytes` holds the first kFrameHeaderSize bytes.
@@ -186,6 +189,7 @@ class ProtocolConnection {
   std::shared_ptr<const PasswordFile> passwords_;
   std::shared_ptr<PreparedCache> prepared_;
   std::string client_address_;
+  std::shared_ptr<ClientRecord> client_;  // null: not listed (unit tests)
   bool unmask_ = false;  // the authenticated user may see masked columns in clear (UNMASK)
   // Cassandra's connection stages: before STARTUP, between AUTHENTICATE and AUTH_SUCCESS,
   // serving.

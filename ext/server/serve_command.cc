@@ -58,6 +58,11 @@ Status apply_option(std::string_view name, std::string_view value, ServeOptions*
                               parse_number<int>(name, value, 0, 7 * 24 * 3600));
     return Status::ok();
   }
+  if (name == "--batch-size-fail-threshold") {
+    CASSETTE_ASSIGN_OR_RETURN(int64_t kib, parse_number<int64_t>(name, value, 0, int64_t{1} << 30));
+    server.batch_size_fail_threshold = kib * 1024;
+    return Status::ok();
+  }
   if (name == "--sync") {
     CASSETTE_ASSIGN_OR_RETURN(options->sync, storage::parse_sync_mode(value, "--sync"));
     return Status::ok();
@@ -145,6 +150,10 @@ std::string serve_usage_text() {
          "                           before the server stops reading it (default 128)\n"
          "  --idle-timeout SECONDS   close connections that send no request that long\n"
          "                           (default 0: never)\n"
+         "  --batch-size-fail-threshold KIB\n"
+         "                           refuse a batch over several partitions bigger than this,\n"
+         "                           \"Batch too large\", as Cassandra does (default 50; 0: no\n"
+         "                           limit, for large migration batches)\n"
          "  --sync full|normal|off   when a commit reaches the disk: full (default) before it is\n"
          "                           acknowledged; normal within a few milliseconds (a power\n"
          "                           loss may lose the last ones, a crash of the server none);\n"

@@ -91,6 +91,8 @@ struct ServerState {
   std::shared_ptr<PreparedCache> prepared = std::make_shared<PreparedCache>();
   // Where connections run their requests concurrently (Connection::run_concurrently).
   std::unique_ptr<asio::thread_pool> requests;
+  // The open connections, as system_views.clients lists them.
+  ClientRegistry clients;
 };
 
 // Tells the connections registered for SCHEMA_CHANGE what changed in the store's schema since
@@ -142,8 +144,16 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     asio::error_code error;
     const tcp::endpoint remote = stream_.lowest_layer().remote_endpoint(error);
     if (!error) protocol_.set_client_address(remote.address().to_string());
+    client_ = std::make_shared<ClientRecord>(error ? "0.0.0.0" : remote.address().to_string(),
+                                             error ? 0 : remote.port(),
+                                             state_.options.passwords != nullptr);
+    protocol_.set_client_record(client_);
+    client_handle_ = state_.clients.add(client_);
   }
-  ~Connection() override { state_.open_connections.fetch_sub(1); }
+  ~Connection() override {
+    state_.clients.remove(client_handle_);
+    state_.open_connections.fetch_sub(1);
+  }
 
   void start() {
     if constexpr (std::is_same_v<Stream, tcp::socket>) {
@@ -156,6 +166,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
                               [self = this->shared_from_this()](const asio::error_code& error) {
                                 if (error) return self->close();
                                 if (self->read_ends_here()) return;
+                                self->note_tls();
                                 self->read_header();
                               });
     }
@@ -181,6 +192,15 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   asio::any_io_executor executor() override { return stream_.get_executor(); }
 
  private:
+  // What system_views.clients shows of the TLS the handshake agreed.
+  void note_tls() {
+    if constexpr (!std::is_same_v<Stream, tcp::socket>) {
+      SSL* ssl = stream_.native_handle();
+      const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl);
+      client_->set_tls(SSL_get_version(ssl), cipher != nullptr ? SSL_CIPHER_get_name(cipher) : "");
+    }
+  }
+
   struct Outgoing {
     std::string bytes;
     bool is_response;  // counts against max_in_flight (events do not)
@@ -529,6 +549,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
 
   Stream stream_;  // its executor is the connection's own strand
   ProtocolConnection protocol_;
+  std::shared_ptr<ClientRecord> client_;
+  ClientRegistry::Handle client_handle_;
   ServerState& state_;
   asio::steady_timer idle_timer_;
   std::array<uint8_t, kFrameHeaderSize> header_bytes_{};
@@ -726,6 +748,24 @@ Result<std::unique_ptr<asio::ssl::context>> make_tls_context(const ServerOptions
 
 }  // namespace
 
+// system_views.settings: this server's settings under cassandra.yaml's names.
+// `address`: HOST:PORT listened on (the port chosen when options.port is 0).
+std::vector<std::pair<std::string, std::string>> host_settings(const ServerOptions& options,
+                                                               const std::string& address) {
+  auto mebibytes = [](uint32_t bytes) {
+    return bytes % (1 << 20) == 0 ? fmt::format("{}MiB", bytes >> 20) : fmt::format("{}B", bytes);
+  };
+  return {
+      {"rpc_address", options.host},
+      {"native_transport_port", address.substr(address.rfind(':') + 1)},
+      {"native_transport_max_frame_size", mebibytes(options.max_frame_bytes)},
+      {"native_transport_max_concurrent_connections", std::to_string(options.max_connections)},
+      {"native_transport_idle_timeout", fmt::format("{}ms", options.idle_timeout_seconds * 1000)},
+      {"authenticator", options.passwords ? "PasswordAuthenticator" : "AllowAllAuthenticator"},
+      {"client_encryption_options_enabled", options.tls_cert.empty() ? "false" : "true"},
+  };
+}
+
 Status check_server_options(const ServerOptions& options) {
   asio::io_context io;
   CASSETTE_RETURN_IF_ERROR(resolve_listen_endpoint(io, options).status());
@@ -746,12 +786,24 @@ Status run_server(std::shared_ptr<storage::Store> store, const ServerOptions& op
   // what the limits let a connection hold. Buffers from 256 KiB go to the system and back.
   mallopt(M_MMAP_THRESHOLD, 256 << 10);
 #endif
+  // What system_views shows of this server (cql/system_views.h), and the batch limit it
+  // applies; cleared as it returns.
+  cql::set_connected_clients_source([&state] { return state.clients.rows(); });
+  cql::set_batch_size_fail_threshold(options.batch_size_fail_threshold);
+  struct ClearHostViews {
+    ~ClearHostViews() {
+      cql::set_connected_clients_source(nullptr);
+      cql::set_host_settings({});
+      cql::set_batch_size_fail_threshold(0);
+    }
+  } clear_host_views;
   asio::io_context io;
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   state.requests = std::make_unique<asio::thread_pool>(
       std::max(kMinRequestThreads, kRequestThreadsPerCore * cores));
   Listener listener(io, state);
   CASSETTE_ASSIGN_OR_RETURN(std::string address, listener.listen());
+  cql::set_host_settings(host_settings(options, address));
   listener.start();
   on_listening(address);
 

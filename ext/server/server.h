@@ -61,6 +61,9 @@ struct ServerOptions {
   // reading requests (it also stops when they are estimated at max_frame_bytes).
   int max_in_flight = 128;
   int idle_timeout_seconds = 0;  // > 0: a connection that sends no request that long is closed
+  // Cassandra's batch_size_fail_threshold (50 KiB by default): a batch over several partitions
+  // bigger than this is refused, "Batch too large". 0: no limit.
+  int64_t batch_size_fail_threshold = 50 * 1024;
 };
 
 // The checks run_server makes before it listens, without listening: an address that does not

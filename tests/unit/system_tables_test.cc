@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "engine/cql/session.h"
+#include "engine/cql/system_views.h"
 #include "engine/cql/tracing.h"
 #include "tests/unit/cql_test_fixture.h"
 #include "tests/unit/temp_dir.h"
@@ -31,9 +32,11 @@ std::unique_ptr<Session> open_session(const std::string& path) {
   return Session::open(store).value();
 }
 
-TEST_CASE("system tables: every table of system, system_schema and system_traces is defined") {
+TEST_CASE(
+    "system tables: every table of system, system_schema, system_traces and the virtual "
+    "keyspaces is defined") {
   const schema::Schema& system = system_keyspaces();
-  CHECK(system.keyspaces.size() == 3);
+  CHECK(system.keyspaces.size() == 5);
   std::vector<std::string> names;
   for (const auto& [keyspace, definition] : system.keyspaces) {
     for (const auto& [name, table] : definition->tables) {
@@ -41,17 +44,36 @@ TEST_CASE("system tables: every table of system, system_schema and system_traces
       CHECK(is_system_table(*table));
     }
   }
-  CHECK(names == std::vector<std::string>{
-                     "system.local", "system.peers", "system.peers_v2", "system.size_estimates",
-                     "system.table_estimates", "system_schema.aggregates",
-                     "system_schema.column_masks", "system_schema.columns",
-                     "system_schema.dropped_columns", "system_schema.functions",
-                     "system_schema.indexes", "system_schema.keyspaces", "system_schema.tables",
-                     "system_schema.triggers", "system_schema.types", "system_schema.views",
-                     "system_traces.events", "system_traces.sessions"});
+  CHECK(names == std::vector<std::string>{"system.local",
+                                          "system.peers",
+                                          "system.peers_v2",
+                                          "system.size_estimates",
+                                          "system.table_estimates",
+                                          "system_schema.aggregates",
+                                          "system_schema.column_masks",
+                                          "system_schema.columns",
+                                          "system_schema.dropped_columns",
+                                          "system_schema.functions",
+                                          "system_schema.indexes",
+                                          "system_schema.keyspaces",
+                                          "system_schema.tables",
+                                          "system_schema.triggers",
+                                          "system_schema.types",
+                                          "system_schema.views",
+                                          "system_traces.events",
+                                          "system_traces.sessions",
+                                          "system_views.clients",
+                                          "system_views.settings",
+                                          "system_virtual_schema.columns",
+                                          "system_virtual_schema.keyspaces",
+                                          "system_virtual_schema.tables"});
   CHECK(is_system_keyspace("system"));
   CHECK(is_system_keyspace("system_schema"));
   CHECK(is_system_keyspace("system_traces"));
+  CHECK(is_system_keyspace("system_views"));
+  CHECK(is_system_keyspace("system_virtual_schema"));
+  CHECK(is_virtual_keyspace("system_views"));
+  CHECK_FALSE(is_virtual_keyspace("system_schema"));
   CHECK_FALSE(is_system_keyspace("System"));
   CHECK_FALSE(is_system_keyspace("ks"));
 }

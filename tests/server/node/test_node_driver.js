@@ -212,6 +212,32 @@ tests.protocol_v3 = () => withServer([], (server) => withClient(server, {
                          [[0, null], [1, 'fed4']]);
 }));
 
+// Cassandra 5.0's virtual keyspaces: the driver reads system_virtual_schema into `virtual`
+// keyspaces and tables; system_views.clients lists its connections with its name and version.
+tests.virtual_keyspaces = () => withServer([], (server) => withClient(server, {}, async (c) => {
+  const keyspaces = c.metadata.keyspaces;
+  assert.strictEqual(keyspaces.system_views.virtual, true);
+  assert.strictEqual(keyspaces.system_virtual_schema.virtual, true);
+  assert.strictEqual(keyspaces.system_schema.virtual, false);
+  const clients = await c.metadata.getTable('system_views', 'clients');
+  assert.strictEqual(clients.virtual, true);
+  assert.deepStrictEqual(clients.partitionKeys.map((k) => k.name), ['address']);
+  assert.deepStrictEqual(clients.clusteringKeys.map((k) => k.name), ['port']);
+  assert.deepStrictEqual(clients.columns.map((k) => k.name).sort(),
+                         ['address', 'authentication_metadata', 'authentication_mode',
+                          'client_options', 'connection_stage', 'driver_name', 'driver_version',
+                          'hostname', 'port', 'protocol_version', 'request_count',
+                          'ssl_cipher_suite', 'ssl_enabled', 'ssl_protocol', 'username']);
+  const rows = (await c.execute('SELECT driver_name, driver_version, connection_stage, username ' +
+                                'FROM system_views.clients')).rows;
+  assert.ok(rows.length >= 1);
+  for (const row of rows) {
+    assert.deepStrictEqual([row.driver_name, row.driver_version, row.connection_stage, row.username],
+                           ['DataStax Node.js Driver for Apache Cassandra', require('cassandra-driver/package.json').version,
+                            'ready', 'anonymous']);
+  }
+}));
+
 function writeUsers(dir) {
   const users = path.join(dir, 'users.txt');
   const written = childProcess.spawnSync(cassette, ['passwd', users, 'alice'],
