@@ -28,30 +28,75 @@ def run(sock, text, flags=0, stream=0):
     return body
 
 
-def test_a_write_waiting_for_the_store_lock_does_not_hold_back_the_reads_behind_it(build_dir):
+class V4Frames:
+    """Requests as v4 frames, one after the other on the socket; answers as frames."""
+    start = staticmethod(started)
+
+    @staticmethod
+    def send(sock, queries):
+        sock.sendall(b"".join(frame(QUERY, query_body(text, SKIP_METADATA), stream)
+                              for stream, text in queries))
+
+    @staticmethod
+    def read(sock, count):
+        return [read_frame(sock)[2:] for _ in range(count)]
+
+
+class V5Segments:
+    """Requests as the envelopes of one v5 segment; answers from the segments they come in."""
+    start = staticmethod(v5_started)
+
+    @staticmethod
+    def send(sock, queries):
+        sock.sendall(segment(b"".join(v5_query(text, stream, SKIP_METADATA)
+                                      for stream, text in queries)))
+
+    @staticmethod
+    def read(sock, count):
+        return [answer[2:] for answer in read_answers(sock, count)]
+
+
+def a_write_waiting_for_the_store_lock_does_not_hold_back_the_reads_behind_it(build_dir, framing):
     with tempfile.TemporaryDirectory() as d:
         store = os.path.join(d, "store")
         with Server(build_dir, store) as server:
-            sock = started(server)
+            sock = framing.start(server)
+
+            def run_one(text):
+                framing.send(sock, [(1, text)])
+                [(stream, opcode, body)] = framing.read(sock, 1)
+                assert (stream, opcode) == (1, RESULT), (stream, opcode, body)
+                return body
+
             for text in (KEYSPACE, "CREATE TABLE ks.t (k int PRIMARY KEY)",
                          "INSERT INTO ks.t (k) VALUES (1)"):
-                run(sock, text)
+                run_one(text)
             # This process holds the store's write lock (as a writing shell or sqlite3 would):
             # the INSERT on stream 1 waits for it, the two reads sent after it do not.
             with open(os.path.join(store, "LOCK"), "rb") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
-                sock.sendall(frame(QUERY, query_body("INSERT INTO ks.t (k) VALUES (2)"), 1) +
-                             frame(QUERY, query_body("SELECT k FROM ks.t WHERE k = 1",
-                                                     SKIP_METADATA), 2) +
-                             frame(QUERY, query_body("SELECT k FROM ks.t WHERE k = 2",
-                                                     SKIP_METADATA), 3))
-                first = [read_frame(sock) for _ in range(2)]
-                assert sorted((f[2], f[3]) for f in first) == [(2, RESULT), (3, RESULT)], first
-                counts = {f[2]: rows_count(f[4]) for f in first}
+                framing.send(sock, [(1, "INSERT INTO ks.t (k) VALUES (2)"),
+                                    (2, "SELECT k FROM ks.t WHERE k = 1"),
+                                    (3, "SELECT k FROM ks.t WHERE k = 2")])
+                first = framing.read(sock, 2)
+                assert sorted(a[:2] for a in first) == [(2, RESULT), (3, RESULT)], first
+                counts = {a[0]: rows_count(a[2]) for a in first}
                 assert counts == {2: 1, 3: 0}, counts  # the INSERT had not happened yet
                 fcntl.flock(lock, fcntl.LOCK_UN)
-            assert read_frame(sock)[2:4] == (1, RESULT)
-            assert rows_count(run(sock, "SELECT k FROM ks.t WHERE k = 2", SKIP_METADATA)) == 1
+            assert [a[:2] for a in framing.read(sock, 1)] == [(1, RESULT)]
+            assert rows_count(run_one("SELECT k FROM ks.t WHERE k = 2")) == 1
+
+
+def test_a_write_waiting_for_the_store_lock_does_not_hold_back_the_reads_behind_it(build_dir):
+    a_write_waiting_for_the_store_lock_does_not_hold_back_the_reads_behind_it(build_dir,
+                                                                              V4Frames)
+
+
+def test_v5_a_write_waiting_for_the_store_lock_does_not_hold_back_the_reads_behind_it(
+        build_dir):
+    # The INSERT and the two reads after it are envelopes of one segment.
+    a_write_waiting_for_the_store_lock_does_not_hold_back_the_reads_behind_it(build_dir,
+                                                                              V5Segments)
 
 
 def test_many_requests_in_flight_on_one_connection_are_each_answered_once(build_dir):
@@ -127,32 +172,6 @@ def run_v5(sock, text, stream=1):
     [(_, _, got_stream, opcode, body)] = read_answers(sock, 1)
     assert (got_stream, opcode) == (stream, RESULT), (got_stream, opcode, body)
     return body
-
-
-def test_v5_requests_of_one_segment_are_answered_as_they_complete(build_dir):
-    with tempfile.TemporaryDirectory() as d:
-        store = os.path.join(d, "store")
-        with Server(build_dir, store) as server:
-            sock = v5_started(server)
-            for text in (KEYSPACE, "CREATE TABLE ks.t (k int PRIMARY KEY)",
-                         "INSERT INTO ks.t (k) VALUES (1)"):
-                run_v5(sock, text)
-            # The INSERT (stream 1) waits for the store's write lock, which this process holds;
-            # the two reads after it in the same segment are answered first.
-            with open(os.path.join(store, "LOCK"), "rb") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
-                sock.sendall(segment(v5_query("INSERT INTO ks.t (k) VALUES (2)", 1) +
-                                     v5_query("SELECT k FROM ks.t WHERE k = 1", 2) +
-                                     v5_query("SELECT k FROM ks.t WHERE k = 2", 3)))
-                first = sorted(read_answers(sock, 2), key=lambda a: a[2])
-                assert [a[2:4] for a in first] == [(2, RESULT), (3, RESULT)], first
-                # Rows with metadata: the count follows the one column's spec.
-                assert first[0][4].endswith(b"\x00\x00\x00\x01\x00\x00\x00\x04\x00\x00\x00\x01")
-                assert first[1][4].endswith(b"\x00\x00\x00\x00")  # not yet written
-                fcntl.flock(lock, fcntl.LOCK_UN)
-            assert [a[2:4] for a in read_answers(sock, 1)] == [(1, RESULT)]
-            body = run_v5(sock, "SELECT count(*) FROM ks.t")
-            assert body.endswith(struct.pack(">iq", 8, 2)), body
 
 
 def test_v5_many_requests_in_flight_after_uses_land_in_their_keyspaces(build_dir):
