@@ -81,7 +81,9 @@ std::optional<SaiIndex> sai_column_index(const ColumnDef& column, IndexDef::Targ
   const types::CqlType type = column.type;
   static constexpr char kTargets[] = {'v', 'k', 'e', 'f'};
   SaiIndex out;
-  out.component = "sai.c" + std::to_string(column.id) + kTargets[static_cast<int>(target)];
+  const std::string name = "c" + std::to_string(column.id) + kTargets[static_cast<int>(target)];
+  out.component = "sai2." + name;
+  out.column.legacy_component = "sai." + name;
   out.column.column = column.id;
   out.column.is_static = column.is_static();
   using Target = IndexDef::Target;
@@ -122,6 +124,7 @@ std::optional<SaiIndex> sai_column_index(const ColumnDef& column, IndexDef::Targ
   if (multi) return std::nullopt;  // a non-frozen UDT
   if (fold_case) {
     out.component += 'i';
+    out.column.legacy_component += 'i';
     out.column.terms = [type](std::string_view value, std::string_view,
                               std::vector<std::string>* terms) {
       add_term(type, sai_fold_case(value), nullptr, terms);
@@ -173,6 +176,12 @@ std::shared_ptr<const storage::IndexComponentMap> index_components(const Schema&
         continue;
       }
       factories.push_back({sai->component, [column] { return storage::make_sai_builder(column); }});
+      // Version 1's components of the index (a store written before version 2), no longer
+      // written: registered so that DROP INDEX removes them too.
+      if (!column.legacy_component.empty()) {
+        factories.push_back({column.legacy_component,
+                             [] { return std::unique_ptr<storage::IndexComponentBuilder>(); }});
+      }
     }
   }
   return map;

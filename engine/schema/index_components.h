@@ -22,7 +22,10 @@
 namespace cassette::schema {
 
 struct SaiIndex {
-  std::string component;  // the component's name: "sai.c<column id>.<v|k|e|f>"
+  // The component's name: "sai2.c<column id><v|k|e|f>" (then i: case_sensitive = false).
+  // Version 1's "sai.c<column id><v|k|e|f>[i]" (same terms) is column.legacy_component: still
+  // read where an SSTable lacks the new one.
+  std::string component;
   storage::SaiColumn column;
 };
 

@@ -28,9 +28,10 @@ constexpr size_t kFooterSize = 24;
 std::atomic<uint64_t> g_index_reads{0};
 std::atomic<uint64_t> g_components_opened{0};
 
-// The terms of one encoded entry of the indexed column (nothing for other kinds of entry).
-bool entry_terms(std::string_view key, std::string_view value, const SaiColumn& column,
-                 int64_t now_seconds, bool check_expiry, std::vector<std::string>* terms) {
+}  // namespace
+
+bool sai_entry_terms(std::string_view key, std::string_view value, const SaiColumn& column,
+                     int64_t now_seconds, bool check_expiry, std::vector<std::string>* terms) {
   size_t prefix = partition_prefix_length(key);
   if (prefix == 0 || prefix >= key.size()) return false;
   auto kind = static_cast<EntryKind>(key[prefix]);
@@ -52,6 +53,8 @@ bool entry_terms(std::string_view key, std::string_view value, const SaiColumn& 
   return true;
 }
 
+namespace {
+
 class SaiBuilder : public IndexComponentBuilder {
  public:
   explicit SaiBuilder(SaiColumn column) : column_(std::move(column)) {}
@@ -59,7 +62,7 @@ class SaiBuilder : public IndexComponentBuilder {
   Status add(std::string_view key, std::string_view value) override {
     terms_.clear();
     // Expiring cells are indexed until compaction drops them: a reader re-checks the row.
-    if (!entry_terms(key, value, column_, 0, false, &terms_)) {
+    if (!sai_entry_terms(key, value, column_, 0, false, &terms_)) {
       return Status::corruption("SAI component: malformed entry");
     }
     if (terms_.empty()) return Status::ok();
@@ -125,7 +128,7 @@ class SaiBuilder : public IndexComponentBuilder {
 struct ComponentCache {
   std::mutex mutex;
   std::map<std::pair<std::string, std::pair<uint64_t, uint64_t>>,
-           std::shared_ptr<const SaiComponentReader>>
+           std::shared_ptr<const SaiTermIndex>>
       readers;
 };
 ComponentCache& component_cache() {
@@ -142,7 +145,7 @@ ComponentCache& component_cache() {
 // them for SSTables already read.
 struct FileComponents {
   std::weak_ptr<TableFile> file;
-  std::vector<std::pair<std::string, std::shared_ptr<const SaiComponentReader>>> components;
+  std::vector<std::pair<std::string, std::shared_ptr<const SaiTermIndex>>> components;
 };
 struct FileComponentCache {
   std::mutex mutex;
@@ -155,8 +158,8 @@ FileComponentCache& file_component_cache() {
   return *cache;
 }
 
-Result<std::shared_ptr<const SaiComponentReader>> component_of(
-    const std::shared_ptr<TableFile>& file, std::string_view name) {
+Result<std::shared_ptr<const SaiTermIndex>> component_of(const std::shared_ptr<TableFile>& file,
+                                                         std::string_view name) {
   FileComponentCache& cache = file_component_cache();
   const uint64_t removals = index_component_removals();
   {
@@ -172,9 +175,8 @@ Result<std::shared_ptr<const SaiComponentReader>> component_of(
       }
     }
   }
-  CASSETTE_ASSIGN_OR_RETURN(
-      std::shared_ptr<const SaiComponentReader> reader,
-      SaiComponentReader::open(index_component_path(file->reader->path(), name)));
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const SaiTermIndex> reader,
+                            open_sai_component(index_component_path(file->reader->path(), name)));
   g_components_opened.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard guard(cache.mutex);
   if (cache.removals != removals) return reader;  // removed meanwhile: used once, not kept
@@ -196,7 +198,7 @@ Result<std::shared_ptr<const SaiComponentReader>> component_of(
 
 }  // namespace
 
-std::unique_ptr<IndexComponentBuilder> make_sai_builder(const SaiColumn& column) {
+std::unique_ptr<IndexComponentBuilder> make_sai_v1_builder(const SaiColumn& column) {
   return std::make_unique<SaiBuilder>(column);
 }
 
@@ -257,8 +259,7 @@ Result<std::shared_ptr<const SaiComponentReader>> SaiComponentReader::parse(
   return std::shared_ptr<const SaiComponentReader>(std::move(reader));
 }
 
-Result<std::shared_ptr<const SaiComponentReader>> SaiComponentReader::open(
-    const std::string& path) {
+Result<std::shared_ptr<const SaiTermIndex>> open_sai_component(const std::string& path) {
   CASSETTE_ASSIGN_OR_RETURN(file::FileIdentity id, file::file_identity(path));
   auto key = std::make_pair(path, std::make_pair(id.device, id.inode));
   ComponentCache& cache = component_cache();
@@ -267,9 +268,16 @@ Result<std::shared_ptr<const SaiComponentReader>> SaiComponentReader::open(
     auto it = cache.readers.find(key);
     if (it != cache.readers.end()) return it->second;
   }
-  CASSETTE_ASSIGN_OR_RETURN(std::string bytes, file::read_whole_file(path));
-  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const SaiComponentReader> reader,
-                            parse(std::move(bytes), path));
+  // Version 2 is mapped; a version 1 component (a store written before it) is read whole.
+  std::shared_ptr<const SaiTermIndex> reader;
+  auto mapped = Sai2ComponentReader::map(path);
+  if (mapped.is_ok()) {
+    reader = std::move(mapped).value();
+  } else {
+    CASSETTE_ASSIGN_OR_RETURN(std::string bytes, file::read_whole_file(path));
+    if (is_sai2_component(bytes)) return mapped.status();
+    CASSETTE_ASSIGN_OR_RETURN(reader, SaiComponentReader::parse(std::move(bytes), path));
+  }
   std::lock_guard guard(cache.mutex);
   // Entries of files gone (compacted away, dropped indexes) go when the cache grows.
   if (cache.readers.size() >= 1024) {
@@ -333,11 +341,12 @@ size_t SaiComponentReader::lower_bound(const TermRange& range) const {
   return lo;
 }
 
-void SaiComponentReader::lookup(const TermRange& range, std::vector<std::string>* keys) const {
+Status SaiComponentReader::lookup(const TermRange& range, std::vector<std::string>* keys) const {
   for (size_t i = lower_bound(range); i < offsets_.size(); ++i) {
     if (!range.contains(term(i))) break;
     keys->emplace_back(key(i));
   }
+  return Status::ok();
 }
 
 void sai_memtable_candidates(const Memtable& memtable, TableId table, const SaiColumn& column,
@@ -349,7 +358,7 @@ void sai_memtable_candidates(const Memtable& memtable, TableId table, const SaiC
     terms.clear();
     // A fragment of a row: any version of the cell may be the current one, so each counts
     // (the reader re-checks the merged row). Expired cells are no candidates.
-    if (!entry_terms(it.key(), it.value(), column, now_seconds, true, &terms)) continue;
+    if (!sai_entry_terms(it.key(), it.value(), column, now_seconds, true, &terms)) continue;
     for (const std::string& t : terms) {
       if (std::any_of(ranges.begin(), ranges.end(),
                       [&](const TermRange& r) { return r.contains(t); })) {
@@ -368,11 +377,16 @@ Result<std::optional<std::vector<std::string>>> sai_candidates(
   if (!truncated && snapshot.version != nullptr) {
     for (const auto& f : snapshot.version->files(table)) {
       auto reader = component_of(f, component);
+      if (!reader.is_ok() && reader.status().is_not_found() && !column.legacy_component.empty()) {
+        reader = component_of(f, column.legacy_component);
+      }
       if (!reader.is_ok()) {
         if (reader.status().is_not_found()) return std::optional<std::vector<std::string>>();
         return reader.status();
       }
-      for (const TermRange& range : ranges) (*reader)->lookup(range, &keys);
+      for (const TermRange& range : ranges) {
+        CASSETTE_RETURN_IF_ERROR((*reader)->lookup(range, &keys));
+      }
       if (stats != nullptr) ++stats->components_read;
     }
   }

@@ -40,10 +40,21 @@ struct SaiColumn {
   ColumnId column = 0;
   bool is_static = false;  // a static column: its terms point at the partition's static row
   TermExtractor terms;
+  // The name of an older version's component with the same terms, read for an SSTable that
+  // lacks the current one (written before the version changed); empty: none.
+  std::string legacy_component;
 };
 
-// The builder of one SAI component (an IndexComponentFactory's `make`).
+// The builder of one SAI component (an IndexComponentFactory's `make`): version 2.
 std::unique_ptr<IndexComponentBuilder> make_sai_builder(const SaiColumn& column);
+// Version 1's builder: no longer registered (stores written before version 2 still hold such
+// components, which are read); kept for the tests that read them.
+std::unique_ptr<IndexComponentBuilder> make_sai_v1_builder(const SaiColumn& column);
+
+// The terms of one encoded entry of the indexed column (nothing for other kinds of entry);
+// false: a malformed entry.
+bool sai_entry_terms(std::string_view key, std::string_view value, const SaiColumn& column,
+                     int64_t now_seconds, bool check_expiry, std::vector<std::string>* terms);
 
 // A term range: [lower, upper] with each end inclusive or not; nullopt: unbounded.
 struct TermRange {
@@ -60,15 +71,27 @@ struct TermRange {
   bool contains(std::string_view term) const;
 };
 
-// One SAI component, read whole into memory (verified by its checksum) and shared.
-class SaiComponentReader {
+// What an index read asks of a component, whichever its version.
+class SaiTermIndex {
  public:
-  static Result<std::shared_ptr<const SaiComponentReader>> open(const std::string& path);
+  virtual ~SaiTermIndex() = default;
+  // Appends the entry keys of the terms in `range` (in term order, then key order); Corruption
+  // when what it reads of the component is damaged.
+  virtual Status lookup(const TermRange& range, std::vector<std::string>* keys) const = 0;
+};
+
+// A component of either version (told apart by its magic), shared by every reader of the file.
+Result<std::shared_ptr<const SaiTermIndex>> open_sai_component(const std::string& path);
+// Whether `bytes` (a whole file) end as a version 2 component does.
+bool is_sai2_component(std::string_view bytes);
+
+// A version 1 component, read whole into memory (verified by its checksum).
+class SaiComponentReader : public SaiTermIndex {
+ public:
   static Result<std::shared_ptr<const SaiComponentReader>> parse(std::string bytes,
                                                                  const std::string& path);
   size_t size() const { return offsets_.size(); }
-  // Appends the entry keys of the terms in `range` (in term order, then key order).
-  void lookup(const TermRange& range, std::vector<std::string>* keys) const;
+  Status lookup(const TermRange& range, std::vector<std::string>* keys) const override;
   // Entry i's term and key.
   std::string_view term(size_t i) const;
   std::string_view key(size_t i) const;
@@ -85,6 +108,40 @@ class SaiComponentReader {
   static constexpr size_t kSampleEvery = 32;
   std::string samples_;
   std::vector<uint32_t> sample_ends_;
+};
+
+// A version 2 component: each term once, in blocks of 16 (prefix-compressed), its postings as
+// offsets into a table of the entry keys (each once). Mapped, not read: open() checks the footer,
+// the block index and their checksum; a term block or a 4 KiB chunk of the key table is checked
+// against its own checksum when a lookup first touches it.
+class Sai2ComponentReader : public SaiTermIndex {
+ public:
+  static Result<std::shared_ptr<const Sai2ComponentReader>> map(const std::string& path);
+  static Result<std::shared_ptr<const Sai2ComponentReader>> parse(std::string bytes,
+                                                                  const std::string& path);
+  ~Sai2ComponentReader() override;
+  size_t terms() const { return term_count_; }
+  size_t keys() const { return key_count_; }
+  size_t file_size() const { return data_.size(); }
+  Status lookup(const TermRange& range, std::vector<std::string>* keys) const override;
+
+ private:
+  Sai2ComponentReader() = default;
+  Status corrupt(std::string_view what) const;
+  Status check_footer();
+  uint64_t block_offset(uint32_t b) const;
+  Result<std::string_view> block(uint32_t b) const;  // its terms, checked
+  Result<std::string_view> first_term(uint32_t b) const;
+  Result<std::string_view> key_at(uint64_t offset) const;
+
+  struct Checked;
+  std::string path_;
+  void* map_ = nullptr;
+  std::string owned_;  // parse()'s bytes
+  std::string_view data_;
+  uint64_t terms_start_ = 0, blocks_start_ = 0;
+  uint32_t block_count_ = 0, term_count_ = 0, key_count_ = 0;
+  std::shared_ptr<Checked> checked_;
 };
 
 // The entry keys of the rows of `table` in `memtable` that have a live cell of the column with a

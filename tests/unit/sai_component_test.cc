@@ -82,69 +82,139 @@ std::vector<std::string> component_files(const std::string& dir) {
 
 }  // namespace
 
+// Both versions: version 2 is written now, version 1's components (stores written before it)
+// are still read.
 TEST_CASE("sai component: terms in byte order, ranges, and a corrupt file refused") {
-  TempDir dir;
-  auto builder = make_sai_builder(value_column());
-  auto row = [](std::string v) {
-    std::string out;
-    encode_row(insert_row(std::move(v), 10), &out);
-    return out;
-  };
-  std::string prefix = partition_prefix(7, "p");
-  // Entries arrive in key order; terms in any order.
-  std::vector<std::pair<int64_t, std::string>> rows = {{1, "m"}, {2, "b"}, {3, "m"}, {4, "z"}};
-  for (const auto& [c, v] : rows) {
-    REQUIRE(builder->add(entry_key(prefix, EntryKind::kRow, ck(c)), row(v)).is_ok());
-  }
-  // A row without the column and a row whose cell is a tombstone index nothing.
-  Row no_cell;
-  no_cell.liveness.timestamp = 10;
-  std::string encoded;
-  encode_row(no_cell, &encoded);
-  REQUIRE(builder->add(entry_key(prefix, EntryKind::kRow, ck(5)), encoded).is_ok());
-  Row dead = insert_row("q", 10);
-  dead.columns[0].cell = Cell::tombstone(10, 100);
-  encoded.clear();
-  encode_row(dead, &encoded);
-  REQUIRE(builder->add(entry_key(prefix, EntryKind::kRow, ck(6)), encoded).is_ok());
-  std::string path = dir.file("c.sai");
-  REQUIRE(builder->finish(path).is_ok());
-
-  auto reader = SaiComponentReader::open(path).value();
-  REQUIRE(reader->size() == 4);
-  CHECK(reader->term(0) == "b");
-  CHECK(reader->term(1) == "m");
-  CHECK(reader->term(2) == "m");
-  CHECK(reader->term(3) == "z");
-  auto clusterings = [&](const TermRange& range) {
-    std::vector<std::string> keys;
-    reader->lookup(range, &keys);
-    std::vector<int64_t> out;
-    for (const std::string& k : keys) {
-      DecodedKey d;
-      REQUIRE(decode_entry_key(k, &d));
-      out.push_back(ck_value(d.clustering));
+  for (int version : {1, 2}) {
+    CAPTURE(version);
+    TempDir dir;
+    auto builder =
+        version == 1 ? make_sai_v1_builder(value_column()) : make_sai_builder(value_column());
+    auto row = [](std::string v) {
+      std::string out;
+      encode_row(insert_row(std::move(v), 10), &out);
+      return out;
+    };
+    std::string prefix = partition_prefix(7, "p");
+    // Entries arrive in key order; terms in any order.
+    std::vector<std::pair<int64_t, std::string>> rows = {{1, "m"}, {2, "b"}, {3, "m"}, {4, "z"}};
+    for (const auto& [c, v] : rows) {
+      REQUIRE(builder->add(entry_key(prefix, EntryKind::kRow, ck(c)), row(v)).is_ok());
     }
-    return out;
-  };
-  CHECK(clusterings(TermRange::equal("m")) == std::vector<int64_t>{1, 3});
-  CHECK(clusterings(TermRange::equal("q")).empty());
-  TermRange above_b;
-  above_b.lower = "b";
-  above_b.lower_inclusive = false;
-  CHECK(clusterings(above_b) == std::vector<int64_t>{1, 3, 4});
-  TermRange up_to_m;
-  up_to_m.upper = "m";
-  CHECK(clusterings(up_to_m) == std::vector<int64_t>{2, 1, 3});
-  up_to_m.upper_inclusive = false;
-  CHECK(clusterings(up_to_m) == std::vector<int64_t>{2});
+    // A row without the column and a row whose cell is a tombstone index nothing.
+    Row no_cell;
+    no_cell.liveness.timestamp = 10;
+    std::string encoded;
+    encode_row(no_cell, &encoded);
+    REQUIRE(builder->add(entry_key(prefix, EntryKind::kRow, ck(5)), encoded).is_ok());
+    Row dead = insert_row("q", 10);
+    dead.columns[0].cell = Cell::tombstone(10, 100);
+    encoded.clear();
+    encode_row(dead, &encoded);
+    REQUIRE(builder->add(entry_key(prefix, EntryKind::kRow, ck(6)), encoded).is_ok());
+    std::string path = dir.file("c.sai");
+    REQUIRE(builder->finish(path).is_ok());
 
-  std::string bytes = cassette::file::read_whole_file(path).value();
-  bytes[3] ^= 1;
-  auto bad = SaiComponentReader::parse(bytes, path);
-  REQUIRE_FALSE(bad.is_ok());
-  CHECK(bad.status().message() == "SAI component " + path + ": checksum mismatch");
-  CHECK_FALSE(SaiComponentReader::parse("short", path).is_ok());
+    std::string bytes = cassette::file::read_whole_file(path).value();
+    CHECK(is_sai2_component(bytes) == (version == 2));
+    auto reader = open_sai_component(path).value();
+    if (version == 2) {
+      auto v2 = Sai2ComponentReader::map(path).value();
+      CHECK(v2->terms() == 3);  // b, m, z: m once, with two keys
+      CHECK(v2->keys() == 4);
+    }
+    auto clusterings = [&](const TermRange& range) {
+      std::vector<std::string> keys;
+      REQUIRE(reader->lookup(range, &keys).is_ok());
+      std::vector<int64_t> out;
+      for (const std::string& k : keys) {
+        DecodedKey d;
+        REQUIRE(decode_entry_key(k, &d));
+        out.push_back(ck_value(d.clustering));
+      }
+      return out;
+    };
+    CHECK(clusterings(TermRange::equal("m")) == std::vector<int64_t>{1, 3});
+    CHECK(clusterings(TermRange::equal("q")).empty());
+    CHECK(clusterings(TermRange::equal("a")).empty());
+    CHECK(clusterings(TermRange::equal("zz")).empty());
+    TermRange above_b;
+    above_b.lower = "b";
+    above_b.lower_inclusive = false;
+    CHECK(clusterings(above_b) == std::vector<int64_t>{1, 3, 4});
+    TermRange up_to_m;
+    up_to_m.upper = "m";
+    CHECK(clusterings(up_to_m) == std::vector<int64_t>{2, 1, 3});
+    up_to_m.upper_inclusive = false;
+    CHECK(clusterings(up_to_m) == std::vector<int64_t>{2});
+
+    // A flipped bit in the key table (byte 3), the terms (just after the last key) or the
+    // footer: refused when opened (footer) or when a lookup reads the damaged piece.
+    auto damaged = [&](size_t at) {
+      std::string copy = bytes;
+      copy[at] ^= 1;
+      std::vector<std::string> keys;
+      if (version == 1) return SaiComponentReader::parse(copy, path).status().message();
+      auto r = Sai2ComponentReader::parse(copy, path);
+      if (!r.is_ok()) return r.status().message();
+      TermRange all;
+      return (*r)->lookup(all, &keys).message();
+    };
+    if (version == 1) {
+      CHECK(damaged(3) == "SAI component " + path + ": checksum mismatch");
+      CHECK_FALSE(SaiComponentReader::parse("short", path).is_ok());
+    } else {
+      CHECK(damaged(3) == "SAI component " + path + ": checksum mismatch in key chunk 0");
+      const size_t keys_size = 4 * (1 + entry_key(prefix, EntryKind::kRow, ck(1)).size());
+      CHECK(damaged(keys_size + 1) ==
+            "SAI component " + path + ": checksum mismatch in term block 0");
+      CHECK(damaged(bytes.size() - 20) == "SAI component " + path + ": checksum mismatch");
+      CHECK(damaged(bytes.size() - 1) == "SAI component " + path + ": bad magic");
+      CHECK(Sai2ComponentReader::parse("short", path).status().message() ==
+            "SAI component " + path + ": too short");
+    }
+  }
+}
+
+// Version 2 keeps each term once and each key once: an indexed column with few distinct
+// values (an age, a status) costs a key table and a few bytes per row, where version 1 repeated
+// the term and the key in every entry. Terms spanning several blocks are looked up exactly.
+TEST_CASE("sai component: version 2 stores each term and key once, across term blocks") {
+  TempDir dir;
+  auto v1 = make_sai_v1_builder(value_column());
+  auto v2 = make_sai_builder(value_column());
+  std::string prefix = partition_prefix(7, "p");
+  for (int64_t c = 0; c < 2000; ++c) {
+    std::string value;
+    encode_row(insert_row("status-" + std::to_string(c % 40), 10), &value);
+    std::string key = entry_key(prefix, EntryKind::kRow, ck(c));
+    REQUIRE(v1->add(key, value).is_ok());
+    REQUIRE(v2->add(key, value).is_ok());
+  }
+  REQUIRE(v1->finish(dir.file("v1")).is_ok());
+  REQUIRE(v2->finish(dir.file("v2")).is_ok());
+  const uint64_t v1_size = cassette::file::file_size(dir.file("v1")).value();
+  const uint64_t v2_size = cassette::file::file_size(dir.file("v2")).value();
+  CHECK(v2_size * 3 < v1_size * 2);  // here each key is unique to its row: the key table dominates
+  auto reader = Sai2ComponentReader::map(dir.file("v2")).value();
+  CHECK(reader->terms() == 40);
+  CHECK(reader->file_size() == v2_size);
+  auto count = [&](const TermRange& range) {
+    std::vector<std::string> keys;
+    REQUIRE(reader->lookup(range, &keys).is_ok());
+    return keys.size();
+  };
+  for (int t = 0; t < 40; ++t) {
+    std::vector<std::string> keys;
+    REQUIRE(reader->lookup(TermRange::equal("status-" + std::to_string(t)), &keys).is_ok());
+    CHECK(keys.size() == 50);
+    CHECK(std::is_sorted(keys.begin(), keys.end()));
+  }
+  TermRange range;  // status-17 < term <= status-30: 18, 19, 2, 20..29, 3, 30 (byte order)
+  range.lower = "status-17";
+  range.lower_inclusive = false;
+  range.upper = "status-30";
+  CHECK(count(range) == 50 * 15);
 }
 
 TEST_CASE(
@@ -225,5 +295,49 @@ TEST_CASE("sai component: a component of no live SSTable is removed when the sto
   REQUIRE(cassette::file::write_file_atomically(dir.path() + "/data/t1-00ff.sst.sai.test", "junk")
               .is_ok());
   auto store = Store::open(dir.path(), sai_options()).value();
+  CHECK(component_files(dir.path()).empty());
+}
+
+// A store written before version 2 holds version 1 components under the old name: they are
+// read (SaiColumn::legacy_component) until compaction rewrites their SSTables with version 2,
+// and removed with their SSTable or by name (DROP INDEX registers the old name too).
+TEST_CASE("sai component: version 1 components of an older store are read until compaction") {
+  TempDir dir;
+  auto store = Store::open(dir.path(), sai_options()).value();
+  SaiColumn column = value_column();
+  auto old_map = std::make_shared<IndexComponentMap>();
+  (*old_map)[1].push_back({"sai.old", [column] { return make_sai_v1_builder(column); }});
+  store->set_index_components(old_map);
+  put(*store, 1, "a", 1, insert_row("x"));
+  REQUIRE(store->flush().is_ok());
+
+  column.legacy_component = "sai.old";
+  auto new_map = std::make_shared<IndexComponentMap>();
+  (*new_map)[1].push_back({"sai2.new", [column] { return make_sai_builder(column); }});
+  (*new_map)[1].push_back({"sai.old", [] { return std::unique_ptr<IndexComponentBuilder>(); }});
+  store->set_index_components(new_map);
+  put(*store, 1, "b", 1, insert_row("x"));
+  REQUIRE(store->flush().is_ok());
+  std::vector<std::string> files = component_files(dir.path());
+  REQUIRE(files.size() == 2);
+  CHECK(files[0].ends_with(".sst.sai.old") != files[1].ends_with(".sst.sai.old"));
+  CHECK(files[0].ends_with(".sst.sai2.new") != files[1].ends_with(".sst.sai2.new"));
+
+  auto lookup = [&](const SaiColumn& c) {
+    auto snap = store->snapshot().value();
+    auto found = sai_candidates(*snap, 1, "sai2.new", c, TermRange::equal("x")).value();
+    return found ? found->size() : size_t{999};
+  };
+  CHECK(lookup(column) == 2);  // one key from each version
+  SaiColumn without_legacy = value_column();
+  CHECK(lookup(without_legacy) == 999);  // the old SSTable has no version 2 component
+
+  REQUIRE(store->compact(1).is_ok());
+  files = component_files(dir.path());
+  REQUIRE(files.size() == 1);
+  CHECK(files[0].ends_with(".sst.sai2.new"));
+  CHECK(lookup(without_legacy) == 2);
+
+  REQUIRE(store->remove_index_components(1, "sai2.new").is_ok());
   CHECK(component_files(dir.path()).empty());
 }

@@ -1,0 +1,330 @@
+// SAI components, version 2 (FORMAT.md, "SAI components"): each term once, its postings as
+// offsets into a table holding each entry key once, the file mapped rather than read, and
+// checked a piece at a time as lookups first touch it.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <atomic>
+
+#include "engine/storage/sai_component.h"
+#include "engine/util/coding.h"
+#include "engine/util/crc32c.h"
+#include "engine/util/file.h"
+
+namespace cassette::storage {
+
+namespace {
+
+constexpr uint64_t kSai2Magic = 0x32494153'74746573ull;  // "settSAI2" in file order
+constexpr size_t kFooterSize = 40;
+constexpr size_t kTermsPerBlock = 16;
+constexpr size_t kKeyChunk = 4096;  // the key table is checked in chunks of this size
+
+size_t shared_prefix(std::string_view a, std::string_view b) {
+  size_t n = std::min(a.size(), b.size()), i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
+class Sai2Builder : public IndexComponentBuilder {
+ public:
+  explicit Sai2Builder(SaiColumn column) : column_(std::move(column)) {}
+
+  Status add(std::string_view key, std::string_view value) override {
+    terms_.clear();
+    // Expiring cells are indexed until compaction drops them: a reader re-checks the row.
+    if (!sai_entry_terms(key, value, column_, 0, false, &terms_)) {
+      return Status::corruption("SAI component: malformed entry");
+    }
+    if (terms_.empty()) return Status::ok();
+    std::sort(terms_.begin(), terms_.end());
+    terms_.erase(std::unique(terms_.begin(), terms_.end()), terms_.end());
+    // Keys arrive in order: the key table is written as they come, each key once.
+    const uint64_t key_at = keys_.size();
+    coding::put_length_prefixed(&keys_, key);
+    for (const std::string& t : terms_) {
+      postings_.push_back({term_data_.size(), key_at, static_cast<uint32_t>(t.size())});
+      term_data_.append(t);
+    }
+    ++key_count_;
+    return Status::ok();
+  }
+
+  Status finish(const std::string& path) override {
+    auto term = [&](const Posting& p) {
+      return std::string_view(term_data_).substr(p.term, p.term_size);
+    };
+    // A stable sort keeps each term's keys in key order (the order they came in).
+    std::stable_sort(postings_.begin(), postings_.end(),
+                     [&](const Posting& a, const Posting& b) { return term(a) < term(b); });
+    std::string out = std::move(keys_);
+    const uint64_t terms_start = out.size();
+    std::vector<uint32_t> blocks;
+    uint32_t term_count = 0;
+    std::string_view previous;
+    size_t block_begin = 0;
+    auto end_block = [&] {
+      coding::put_fixed32(&out,
+                          crc32c::mask(crc32c::value(std::string_view(out).substr(block_begin))));
+    };
+    for (size_t i = 0; i < postings_.size();) {
+      std::string_view t = term(postings_[i]);
+      size_t j = i;
+      while (j < postings_.size() && term(postings_[j]) == t) ++j;
+      if (term_count % kTermsPerBlock == 0) {
+        if (term_count > 0) end_block();
+        if (out.size() > UINT32_MAX) {
+          return Status::invalid_argument("SAI component over 4 GiB: " + path);
+        }
+        block_begin = out.size();
+        blocks.push_back(static_cast<uint32_t>(out.size()));
+        previous = {};
+      }
+      const size_t shared = shared_prefix(previous, t);
+      coding::put_varint64(&out, shared);
+      coding::put_length_prefixed(&out, t.substr(shared));
+      coding::put_varint64(&out, j - i);
+      uint64_t last = 0;
+      for (size_t k = i; k < j; ++k) {
+        coding::put_varint64(&out, postings_[k].key - last);
+        last = postings_[k].key;
+      }
+      previous = t;
+      ++term_count;
+      i = j;
+    }
+    if (term_count > 0) end_block();
+    const uint64_t blocks_start = out.size();
+    if (blocks_start > UINT32_MAX) {
+      return Status::invalid_argument("SAI component over 4 GiB: " + path);
+    }
+    const size_t checked_from = out.size();
+    for (uint32_t b : blocks) coding::put_fixed32(&out, b);
+    for (uint64_t at = 0; at < terms_start; at += kKeyChunk) {
+      const size_t n = std::min<uint64_t>(kKeyChunk, terms_start - at);
+      coding::put_fixed32(&out, crc32c::mask(crc32c::value(std::string_view(out).substr(at, n))));
+    }
+    coding::put_fixed64(&out, terms_start);
+    coding::put_fixed64(&out, blocks_start);
+    coding::put_fixed32(&out, static_cast<uint32_t>(blocks.size()));
+    coding::put_fixed32(&out, term_count);
+    coding::put_fixed32(&out, key_count_);
+    coding::put_fixed32(&out,
+                        crc32c::mask(crc32c::value(std::string_view(out).substr(checked_from))));
+    coding::put_fixed64(&out, kSai2Magic);
+    CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd,
+                              file::open_file(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC));
+    CASSETTE_RETURN_IF_ERROR(file::write_all(fd.get(), out, path));
+    return file::fsync_file(fd.get(), path);
+  }
+
+ private:
+  struct Posting {
+    uint64_t term;  // offset into term_data_
+    uint64_t key;   // offset of the key in the key table
+    uint32_t term_size;
+  };
+  SaiColumn column_;
+  std::vector<std::string> terms_;
+  std::string keys_;
+  std::string term_data_;
+  std::vector<Posting> postings_;
+  uint32_t key_count_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<IndexComponentBuilder> make_sai_builder(const SaiColumn& column) {
+  return std::make_unique<Sai2Builder>(column);
+}
+
+bool is_sai2_component(std::string_view bytes) {
+  return bytes.size() >= kFooterSize &&
+         coding::decode_fixed64(bytes.data() + bytes.size() - 8) == kSai2Magic;
+}
+
+struct Sai2ComponentReader::Checked {
+  explicit Checked(size_t n) : flags(new std::atomic<uint8_t>[n]) {
+    for (size_t i = 0; i < n; ++i) flags[i].store(0, std::memory_order_relaxed);
+  }
+  std::unique_ptr<std::atomic<uint8_t>[]> flags;  // blocks, then key chunks: 1 once verified
+};
+
+Sai2ComponentReader::~Sai2ComponentReader() {
+  if (map_ != nullptr) ::munmap(map_, data_.size());
+}
+
+Result<std::shared_ptr<const Sai2ComponentReader>> Sai2ComponentReader::map(
+    const std::string& path) {
+  CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd, file::open_file(path, O_RDONLY | O_CLOEXEC));
+  CASSETTE_ASSIGN_OR_RETURN(uint64_t size, file::file_size(fd.get(), path));
+  auto reader = std::shared_ptr<Sai2ComponentReader>(new Sai2ComponentReader);
+  reader->path_ = path;
+  if (size > 0) {
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+    if (map == MAP_FAILED) return file::errno_status("mmap", path);
+    reader->map_ = map;
+    reader->data_ = std::string_view(static_cast<const char*>(map), size);
+  }
+  CASSETTE_RETURN_IF_ERROR(reader->check_footer());
+  return std::shared_ptr<const Sai2ComponentReader>(std::move(reader));
+}
+
+Result<std::shared_ptr<const Sai2ComponentReader>> Sai2ComponentReader::parse(
+    std::string bytes, const std::string& path) {
+  auto reader = std::shared_ptr<Sai2ComponentReader>(new Sai2ComponentReader);
+  reader->path_ = path;
+  reader->owned_ = std::move(bytes);
+  reader->data_ = reader->owned_;
+  CASSETTE_RETURN_IF_ERROR(reader->check_footer());
+  return std::shared_ptr<const Sai2ComponentReader>(std::move(reader));
+}
+
+Status Sai2ComponentReader::corrupt(std::string_view what) const {
+  return Status::corruption(fmt::format("SAI component {}: {}", path_, what));
+}
+
+Status Sai2ComponentReader::check_footer() {
+  if (data_.size() < kFooterSize) return corrupt("too short");
+  const char* footer = data_.data() + data_.size() - kFooterSize;
+  if (coding::decode_fixed64(footer + 32) != kSai2Magic) return corrupt("bad magic");
+  terms_start_ = coding::decode_fixed64(footer);
+  blocks_start_ = coding::decode_fixed64(footer + 8);
+  block_count_ = coding::decode_fixed32(footer + 16);
+  term_count_ = coding::decode_fixed32(footer + 20);
+  key_count_ = coding::decode_fixed32(footer + 24);
+  const uint64_t chunks = (terms_start_ + kKeyChunk - 1) / kKeyChunk;
+  if (terms_start_ > blocks_start_ ||
+      blocks_start_ + (uint64_t{block_count_} + chunks) * 4 != data_.size() - kFooterSize) {
+    return corrupt("bad footer");
+  }
+  const std::string_view checked = data_.substr(blocks_start_, data_.size() - blocks_start_ - 12);
+  if (crc32c::value(checked) != crc32c::unmask(coding::decode_fixed32(footer + 28))) {
+    return corrupt("checksum mismatch");
+  }
+  if ((term_count_ + kTermsPerBlock - 1) / kTermsPerBlock != block_count_) {
+    return corrupt("bad footer");
+  }
+  for (uint32_t b = 0; b < block_count_; ++b) {
+    const uint64_t begin = block_offset(b);
+    const uint64_t end = b + 1 < block_count_ ? block_offset(b + 1) : blocks_start_;
+    if (begin < terms_start_ || begin + 4 > end || end > blocks_start_ ||
+        (b == 0 && begin != terms_start_)) {
+      return corrupt("bad block offsets");
+    }
+  }
+  if (block_count_ == 0 && terms_start_ != blocks_start_) return corrupt("bad block offsets");
+  checked_ = std::make_shared<Checked>(block_count_ + chunks);
+  return Status::ok();
+}
+
+uint64_t Sai2ComponentReader::block_offset(uint32_t b) const {
+  return coding::decode_fixed32(data_.data() + blocks_start_ + 4 * uint64_t{b});
+}
+
+Result<std::string_view> Sai2ComponentReader::block(uint32_t b) const {
+  const uint64_t begin = block_offset(b);
+  const uint64_t end = b + 1 < block_count_ ? block_offset(b + 1) : blocks_start_;
+  std::string_view bytes = data_.substr(begin, end - begin - 4);
+  std::atomic<uint8_t>& flag = checked_->flags[b];
+  if (flag.load(std::memory_order_acquire) == 0) {
+    if (crc32c::value(bytes) != crc32c::unmask(coding::decode_fixed32(data_.data() + end - 4))) {
+      return corrupt(fmt::format("checksum mismatch in term block {}", b));
+    }
+    flag.store(1, std::memory_order_release);
+  }
+  return bytes;
+}
+
+Result<std::string_view> Sai2ComponentReader::key_at(uint64_t offset) const {
+  std::string_view in = data_.substr(0, terms_start_);
+  uint64_t n = 0;
+  if (offset >= in.size()) return corrupt("bad key offset");
+  in.remove_prefix(offset);
+  const size_t before = in.size();
+  if (!coding::get_varint64(&in, &n) || n > in.size()) return corrupt("bad key");
+  const uint64_t end = offset + (before - in.size()) + n;
+  const uint64_t chunks_at = blocks_start_ + 4 * uint64_t{block_count_};
+  for (uint64_t c = offset / kKeyChunk; c * kKeyChunk < end; ++c) {
+    std::atomic<uint8_t>& flag = checked_->flags[block_count_ + c];
+    if (flag.load(std::memory_order_acquire) != 0) continue;
+    const std::string_view chunk =
+        data_.substr(c * kKeyChunk, std::min<uint64_t>(kKeyChunk, terms_start_ - c * kKeyChunk));
+    if (crc32c::value(chunk) !=
+        crc32c::unmask(coding::decode_fixed32(data_.data() + chunks_at + 4 * c))) {
+      return corrupt(fmt::format("checksum mismatch in key chunk {}", c));
+    }
+    flag.store(1, std::memory_order_release);
+  }
+  return in.substr(0, n);
+}
+
+Result<std::string_view> Sai2ComponentReader::first_term(uint32_t b) const {
+  CASSETTE_ASSIGN_OR_RETURN(std::string_view in, block(b));
+  uint64_t shared = 0, n = 0;
+  if (!coding::get_varint64(&in, &shared) || shared != 0 || !coding::get_varint64(&in, &n) ||
+      n > in.size()) {
+    return corrupt(fmt::format("bad term in block {}", b));
+  }
+  return in.substr(0, n);
+}
+
+Status Sai2ComponentReader::lookup(const TermRange& range, std::vector<std::string>* keys) const {
+  if (block_count_ == 0) return Status::ok();
+  auto before = [&](std::string_view term) {  // whether `term` sorts before the range
+    if (!range.lower) return false;
+    int c = term.compare(*range.lower);
+    return c < 0 || (c == 0 && !range.lower_inclusive);
+  };
+  // The first block whose first term is not before the range: the range starts in the block
+  // before it (or at its first term).
+  uint32_t a = 0, z = block_count_;
+  if (range.lower) {
+    while (a < z) {
+      uint32_t mid = a + (z - a) / 2;
+      CASSETTE_ASSIGN_OR_RETURN(std::string_view t, first_term(mid));
+      if (before(t)) {
+        a = mid + 1;
+      } else {
+        z = mid;
+      }
+    }
+  }
+  std::string term;
+  for (uint32_t b = a == 0 ? 0 : a - 1; b < block_count_; ++b) {
+    CASSETTE_ASSIGN_OR_RETURN(std::string_view in, block(b));
+    term.clear();
+    while (!in.empty()) {
+      uint64_t shared = 0, n = 0, count = 0;
+      if (!coding::get_varint64(&in, &shared) || shared > term.size() ||
+          !coding::get_varint64(&in, &n) || n > in.size()) {
+        return corrupt(fmt::format("bad term in block {}", b));
+      }
+      term.resize(shared);
+      term.append(in.substr(0, n));
+      in.remove_prefix(n);
+      if (!coding::get_varint64(&in, &count)) {
+        return corrupt(fmt::format("bad postings in block {}", b));
+      }
+      const bool skip = before(term);
+      if (!skip && !range.contains(term)) return Status::ok();  // past the upper end
+      uint64_t key = 0;
+      for (uint64_t i = 0; i < count; ++i) {
+        uint64_t delta = 0;
+        if (!coding::get_varint64(&in, &delta)) {
+          return corrupt(fmt::format("bad postings in block {}", b));
+        }
+        if (skip) continue;
+        key += delta;
+        CASSETTE_ASSIGN_OR_RETURN(std::string_view k, key_at(key));
+        keys->emplace_back(k);
+      }
+    }
+  }
+  return Status::ok();
+}
+
+}  // namespace cassette::storage
