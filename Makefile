@@ -32,7 +32,7 @@ DEB_PACKAGES = build-essential cmake pkg-config sqlite3 libsqlite3-dev libpqxx-d
                doctest-dev libzstd-dev libgmp-dev postgresql-15 postgresql-server-dev-15 \
                libedit-dev python3 clang-14 libclang-rt-14-dev clang-format-14 acl \
                libasio-dev liblz4-dev libsnappy-dev python3-cassandra python3-lz4 python3-snappy \
-               libcrypt-dev libssl-dev openssl nodejs libhnswlib-dev
+               libcrypt-dev libssl-dev openssl nodejs libhnswlib-dev libicu-dev
 # clang-14 builds the sanitizer suite and the fuzz targets; libclang-rt-14-dev has its ASan and
 # UBSan runtimes and libFuzzer (libclang_rt.fuzzer). clang-format-14: make format, format-check.
 # acl: setfacl, for the shell test of a store a group shares (ext/postgres/README.md).

@@ -23,9 +23,10 @@ std::optional<storage::TermRange> range_for(const RowPredicate& p, const schema:
     return std::nullopt;
   }
   const types::CqlType& type = column.type;
-  const bool fold = schema::sai_case_insensitive(index, column);
-  if (fold != (p.fold_case && p.kind == Kind::kEq)) return std::nullopt;
-  const std::string v = fold ? schema::sai_fold_case(p.values[0][0]) : p.values[0][0];
+  const uint8_t analysis = schema::sai_text_analysis(index, column);
+  if (analysis != (p.kind == Kind::kEq ? p.text_analysis : 0)) return std::nullopt;
+  const std::string v =
+      analysis != 0 ? schema::sai_analyze(analysis, p.values[0][0]) : p.values[0][0];
   const bool multi = type.is_collection() && type.is_multi_cell();
   std::optional<std::string> term;
   switch (p.kind) {

@@ -19,9 +19,8 @@ void Analyzer::add_predicates(const Restriction& r, SelectRestrictions& out) con
       RowPredicate p{RowPredicate::Kind::kEq, r.columns, r.values};
       if (r.columns.size() == 1) {
         for (const auto& index : indexes_) {
-          if (index->column == r.columns.front()->name &&
-              schema::sai_case_insensitive(*index, *r.columns.front())) {
-            p.fold_case = true;
+          if (index->column == r.columns.front()->name) {
+            p.text_analysis |= schema::sai_text_analysis(*index, *r.columns.front());
           }
         }
       }
@@ -121,13 +120,13 @@ using schema::TableDef;
 // Compares the row's values of `columns` with `tuple` (shorter tuples compare a prefix).
 std::optional<int> compare_tuple(const std::vector<const ColumnDef*>& columns,
                                  const TableDef& table, const RowValues& row,
-                                 const std::vector<std::string>& tuple, bool fold_case = false) {
+                                 const std::vector<std::string>& tuple, uint8_t analysis = 0) {
   for (size_t i = 0; i < tuple.size() && i < columns.size(); ++i) {
     size_t index = static_cast<size_t>(columns[i] - table.columns.data());
     const types::Value& v = row[index];
     if (!v) return std::nullopt;
-    int c = fold_case && schema::sai_folds_case(columns[i]->type)
-                ? schema::sai_fold_case(*v).compare(schema::sai_fold_case(tuple[i]))
+    int c = analysis != 0 && schema::sai_folds_case(columns[i]->type)
+                ? schema::sai_analyze(analysis, *v).compare(schema::sai_analyze(analysis, tuple[i]))
                 : types::compare_values(columns[i]->type, *v, tuple[i]);
     if (c != 0) return c;
   }
@@ -139,7 +138,7 @@ std::optional<int> compare_tuple(const std::vector<const ColumnDef*>& columns,
 bool row_matches(const RowPredicate& p, const TableDef& table, const RowValues& row) {
   switch (p.kind) {
     case RowPredicate::Kind::kEq: {
-      auto c = compare_tuple(p.columns, table, row, p.values[0], p.fold_case);
+      auto c = compare_tuple(p.columns, table, row, p.values[0], p.text_analysis);
       return c && *c == 0;
     }
     case RowPredicate::Kind::kIn:

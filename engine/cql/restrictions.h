@@ -45,9 +45,10 @@ struct RowPredicate {
   Kind kind = Kind::kEq;
   std::vector<const schema::ColumnDef*> columns;
   std::vector<std::vector<std::string>> values;
-  // Text compared case-insensitively: an EQ on a column whose storage-attached index says
-  // case_sensitive = false (as the index answers it).
-  bool fold_case = false;
+  // Text compared after SAI's text analysis (schema::TextAnalysis bits: case_sensitive =
+  // false, normalize, ascii): an EQ on a column whose storage-attached index analyzes its values
+  // (as the index answers it). 0: compared as stored.
+  uint8_t text_analysis = 0;
 };
 
 // The values of one candidate row, by the column's index in TableDef::columns (nullopt: null).

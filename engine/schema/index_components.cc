@@ -49,13 +49,16 @@ bool sai_folds_case(const types::CqlType& type) {
   return type.kind == types::TypeKind::kText || type.kind == types::TypeKind::kAscii;
 }
 
-bool sai_case_insensitive(const IndexDef& index, const ColumnDef& column) {
-  if (!is_sai_index(index) || !sai_folds_case(column.type)) return false;
+uint8_t sai_text_analysis(const IndexDef& index, const ColumnDef& column) {
+  if (!is_sai_index(index) || !sai_folds_case(column.type)) return 0;
+  uint8_t analysis = 0;
   for (const auto& [name, value] : index.options) {
     std::string n = sai_fold_case(name), v = sai_fold_case(value);
-    if (n == "case_sensitive" && v == "false") return true;
+    if (n == "case_sensitive" && v == "false") analysis |= kLowerCase;
+    if (n == "normalize" && v == "true") analysis |= kNormalize;
+    if (n == "ascii" && v == "true") analysis |= kAsciiFold;
   }
-  return false;
+  return analysis;
 }
 
 std::string sai_fold_case(std::string_view text) {
@@ -71,11 +74,11 @@ std::optional<SaiIndex> sai_index(const TableDef& table, const IndexDef& index) 
   if (!index.custom_class.empty() && !is_sai_index(index)) return std::nullopt;
   const ColumnDef* column = table.find_column(index.column);
   if (column == nullptr) return std::nullopt;
-  return sai_column_index(*column, index.target, sai_case_insensitive(index, *column));
+  return sai_column_index(*column, index.target, sai_text_analysis(index, *column));
 }
 
 std::optional<SaiIndex> sai_column_index(const ColumnDef& column, IndexDef::Target target,
-                                         bool fold_case) {
+                                         uint8_t analysis) {
   if (column.is_primary_key()) return std::nullopt;
   if (column.type.kind == types::TypeKind::kVector) return std::nullopt;  // the ANN index's
   const types::CqlType type = column.type;
@@ -122,12 +125,15 @@ std::optional<SaiIndex> sai_column_index(const ColumnDef& column, IndexDef::Targ
     return out;
   }
   if (multi) return std::nullopt;  // a non-frozen UDT
-  if (fold_case) {
-    out.component += 'i';
-    out.column.legacy_component += 'i';
-    out.column.terms = [type](std::string_view value, std::string_view,
-                              std::vector<std::string>* terms) {
-      add_term(type, sai_fold_case(value), nullptr, terms);
+  if (analysis != 0 && sai_folds_case(type)) {
+    // Version 1 knew only ASCII lower case: its components of such an index are not read.
+    out.column.legacy_component.clear();
+    if (analysis & kLowerCase) out.component += 'i';
+    if (analysis & kNormalize) out.component += 'n';
+    if (analysis & kAsciiFold) out.component += 'a';
+    out.column.terms = [type, analysis](std::string_view value, std::string_view,
+                                        std::vector<std::string>* terms) {
+      add_term(type, sai_analyze(analysis, value), nullptr, terms);
     };
     return out;
   }

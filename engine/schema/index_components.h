@@ -22,9 +22,9 @@
 namespace cassette::schema {
 
 struct SaiIndex {
-  // The component's name: "sai2.c<column id><v|k|e|f>" (then i: case_sensitive = false).
-  // Version 1's "sai.c<column id><v|k|e|f>[i]" (same terms) is column.legacy_component: still
-  // read where an SSTable lacks the new one.
+  // The component's name: "sai2.c<column id><v|k|e|f>", then i, n and a for the text analysis
+  // (lower case, normalize, ascii). Version 1's "sai.c<column id><v|k|e|f>" (no text analysis)
+  // is column.legacy_component: still read where an SSTable lacks the new one.
   std::string component;
   storage::SaiColumn column;
 };
@@ -35,12 +35,20 @@ bool is_sai_index(const IndexDef& index);
 // the "literal" types (text, ascii, boolean, collections and other frozen values).
 bool sai_supports_ranges(const types::CqlType& type);
 
-// SAI's text analysis: with the index option case_sensitive = 'false' on a text or ascii
-// column, terms and the values they are compared with are folded to lower case (ASCII letters).
-// normalize and ascii are accepted as Cassandra does and change nothing here (Unicode
-// normalization is not applied).
-bool sai_case_insensitive(const IndexDef& index, const ColumnDef& column);
-bool sai_folds_case(const types::CqlType& type);
+// SAI's text analysis (Cassandra 5.0's NonTokenizingAnalyzer) on a text or ascii column: the
+// index options case_sensitive = 'false' (lower case, Unicode's full case mapping as Java's
+// toLowerCase), normalize = 'true' (Unicode NFC) and ascii = 'true' (Latin letters and symbols
+// folded to ASCII, as Lucene's ASCIIFoldingFilter), applied in that order to the indexed values
+// and to the values an equality compares them with. Bits of a TextAnalysis; 0: none.
+enum TextAnalysis : uint8_t {
+  kLowerCase = 1,
+  kNormalize = 2,
+  kAsciiFold = 4,
+};
+uint8_t sai_text_analysis(const IndexDef& index, const ColumnDef& column);
+bool sai_folds_case(const types::CqlType& type);  // whether the type's values are analyzed
+std::string sai_analyze(uint8_t analysis, std::string_view text);
+// ASCII letters to lower case (option names and values).
 std::string sai_fold_case(std::string_view text);
 
 // The SAI component of `index` on `table`; nullopt when it has none.
@@ -49,7 +57,7 @@ std::optional<SaiIndex> sai_index(const TableDef& table, const IndexDef& index);
 // target only (so that an index dropped and created again on something else never reads the old
 // one's components, and a host that knows a column is indexed finds it without the index).
 std::optional<SaiIndex> sai_column_index(const ColumnDef& column, IndexDef::Target target,
-                                         bool fold_case = false);
+                                         uint8_t analysis = 0);
 
 // The ANN component of a storage-attached index on a vector column: "ann.c<column id>.<similarity
 // function>" (and its ".meta" file; FORMAT.md, "ANN components"); nullopt for other indexes. It is

@@ -4,10 +4,12 @@
 #include <doctest/doctest.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "engine/cql/parser.h"
+#include "engine/schema/index_components.h"
 #include "engine/storage/sai_component.h"
 #include "tests/unit/cql_test_fixture.h"
 
@@ -119,6 +121,43 @@ TEST_CASE("cql sai: an IN on an indexed column (ALLOW FILTERING) reads one term 
   CHECK(f.rows("SELECT pk, ck FROM t WHERE s = 'd' AND v IN (10, 20) ALLOW FILTERING") ==
         std::vector<std::string>{"3|1"});
   CHECK(storage::sai_index_reads() - before == 3);
+}
+
+// SAI's text analysis (Cassandra 5.0's NonTokenizingAnalyzer; the Java test named per case).
+TEST_CASE("cql sai: text analysis folds case, normalizes and folds to ASCII") {
+  using schema::kAsciiFold;
+  using schema::kLowerCase;
+  using schema::kNormalize;
+  // NonTokenizingAnalyzerTest.asciiAnalyzer, caseInsensitiveAnalyzer, caseSensitiveAnalyzer
+  CHECK(schema::sai_analyze(kLowerCase | kAsciiFold, "Éppinger") == "eppinger");
+  CHECK(schema::sai_analyze(kLowerCase, "Nip it in the bud") == "nip it in the bud");
+  CHECK(schema::sai_analyze(0, "Nip it in the bud") == "Nip it in the bud");
+  // Java's toLowerCase beyond ASCII (final sigma: 'Σ' at the end of a word is 'ς').
+  CHECK(schema::sai_analyze(kLowerCase, "ÉPPINGER ΣΟΦΙΑ") == "éppinger σοφια");
+  CHECK(schema::sai_analyze(kLowerCase, "ΟΔΟΣ") == "\u03bf\u03b4\u03bf\u03c2");
+  // BasicResultFiltersTest.testNormalize: NFC composes 'E' + U+0301 into 'É'.
+  CHECK(schema::sai_analyze(kNormalize, "E\u0301") == "\u00c9");
+  CHECK(schema::sai_analyze(kAsciiFold, "Straße æon œuvre") == "Strasse aeon oeuvre");
+  CHECK(schema::sai_analyze(kAsciiFold, "Ångström") == "Angstrom");
+}
+
+TEST_CASE("cql sai: an index with text analysis is read from its components") {
+  CqlFixture f;
+  f.ok("CREATE TABLE t (k int PRIMARY KEY, v text)");
+  f.ok(
+      "CREATE INDEX ON t (v) USING 'sai' WITH OPTIONS = {'case_sensitive': 'false', "
+      "'normalize': 'true', 'ascii': 'true'}");
+  f.ok("INSERT INTO t (k, v) VALUES (1, 'Éppinger')");
+  f.ok("INSERT INTO t (k, v) VALUES (2, 'E\u0301PPINGER')");
+  f.ok("INSERT INTO t (k, v) VALUES (3, 'Moreau')");
+  REQUIRE(f.store().flush().is_ok());
+  f.ok("INSERT INTO t (k, v) VALUES (4, 'eppinger')");
+  uint64_t before = storage::sai_index_reads();
+  std::vector<std::string> rows = f.rows("SELECT k FROM t WHERE v = 'EPPINGER'");
+  std::sort(rows.begin(), rows.end());
+  CHECK(rows == std::vector<std::string>{"1", "2", "4"});
+  CHECK(f.rows("SELECT k FROM t WHERE v = 'moreau'") == std::vector<std::string>{"3"});
+  CHECK(storage::sai_index_reads() - before == 2);
 }
 
 }  // namespace
