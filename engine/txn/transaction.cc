@@ -140,6 +140,14 @@ bool Transaction::has_views(const std::shared_ptr<const schema::TableDef>& table
   return views_checked_result_;
 }
 
+namespace {
+Result<std::string> encoded_current_row(const storage::Store& store,
+                                        const storage::Snapshot& snapshot,
+                                        const schema::TableDef& table,
+                                        const std::string& partition_key,
+                                        const std::optional<std::string>& clustering);
+}  // namespace
+
 Status Transaction::add_with_views(Kind kind, const std::shared_ptr<const schema::TableDef>& table,
                                    std::string_view partition_key, std::string_view clustering,
                                    std::string_view encoded_row, uint64_t statement) {
@@ -150,7 +158,15 @@ Status Transaction::add_with_views(Kind kind, const std::shared_ptr<const schema
   }
   // The base row as the transaction reads it now, before this write: the view rows follow from
   // it and the write, as for a CQL statement in the transaction (ExecutionContext::write).
-  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> before, read_view());
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> committed, committed_view());
+  std::optional<std::string> read_then;  // without a pinned snapshot: the committed row now
+  if (pinned_ == nullptr) {
+    CASSETTE_ASSIGN_OR_RETURN(
+        read_then, encoded_current_row(*store_, *committed, *table, std::string(partition_key),
+                                       std::string(clustering)));
+  }
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> before,
+                            with_overlay(std::move(committed)));
   storage::MutationBuilder writes;
   writes.partition(table->table_id, partition_key)
       .rows.push_back({std::string(clustering), std::move(row)});
@@ -171,7 +187,12 @@ Status Transaction::add_with_views(Kind kind, const std::shared_ptr<const schema
     log_.truncate(entries_before);
     return status;
   }
-  add_conflict_key(table, partition_key, false, clustering);
+  if (read_then) {
+    conflict_keys_.push_back(
+        {table, std::string(partition_key), std::string(clustering), std::move(read_then)});
+  } else {
+    add_conflict_key(table, partition_key, false, clustering);
+  }
   return Status::ok();
 }
 
@@ -602,7 +623,7 @@ void Transaction::add_conflict_key(const std::shared_ptr<const schema::TableDef>
                                    std::string_view clustering) {
   if (pinned_ == nullptr) return;         // nothing read at a snapshot older than the commit's
   if (table->is_counter_table()) return;  // increments are deltas: none is lost
-  ConflictKey key{table, std::string(partition_key), std::nullopt};
+  ConflictKey key{table, std::string(partition_key), std::nullopt, std::nullopt};
   if (!is_static) key.clustering = std::string(clustering);
   conflict_keys_.push_back(std::move(key));
 }
@@ -643,11 +664,15 @@ std::string printed_partition_key(const schema::TableDef& table, std::string_vie
 }  // namespace
 
 Status Transaction::check_conflicts(const CommitCheck& check, const storage::Snapshot& now) const {
-  if (check.pinned == nullptr) return Status::ok();
   for (const ConflictKey& key : *check.keys) {
-    CASSETTE_ASSIGN_OR_RETURN(
-        std::string then,
-        encoded_current_row(*store_, *check.pinned, *key.table, key.partition_key, key.clustering));
+    if (check.pinned == nullptr && !key.read_then) continue;
+    std::string then;
+    if (key.read_then) {
+      then = *key.read_then;
+    } else {
+      CASSETTE_ASSIGN_OR_RETURN(then, encoded_current_row(*store_, *check.pinned, *key.table,
+                                                          key.partition_key, key.clustering));
+    }
     CASSETTE_ASSIGN_OR_RETURN(
         std::string current,
         encoded_current_row(*store_, now, *key.table, key.partition_key, key.clustering));

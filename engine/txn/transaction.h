@@ -32,10 +32,11 @@
 // it just before (read_view(): the committed state, pinned or latest, with the transaction's
 // own writes on top). Later writes to the same row see the earlier ones, so the log folds to
 // the right final view rows (a view key changed twice, a row deleted and written again), and a
-// savepoint or ROLLBACK undoes the view rows with their base rows. Under a pinned snapshot such
-// a row is also a conflict key: when another commit changed it since, the view rows were
-// computed from a stale row and the commit fails with a serialization failure. A TRUNCATE of a
-// base table truncates its views too.
+// savepoint or ROLLBACK undoes the view rows with their base rows. Such a row is also a conflict
+// key, under a pinned snapshot or not (kPerStatement: the committed row each write read): when
+// another commit changed it since, the view rows were computed from a stale row and the commit
+// fails with a serialization failure (a READ COMMITTED transaction too: its view rows cannot be
+// recomputed at commit). A TRUNCATE of a base table truncates its views too.
 //
 // Transactions larger than memory (docs/ARCHITECTURE.md). Once the pending log reaches the
 // store's StoreOptions::transaction_spill_bytes, it is folded and written to disk as a sorted
@@ -275,9 +276,12 @@ class Transaction {
     std::shared_ptr<const schema::TableDef> table;
     std::string partition_key;
     std::optional<std::string> clustering;  // nullopt: the static row
+    // Without a pinned snapshot (kPerStatement), a base row whose view rows a write computed:
+    // the committed row it read then (encoded; empty: none), checked whatever `pinned` is.
+    std::optional<std::string> read_then;
   };
   // What a commit checks under the write lock: the rows of `keys` as `pinned` had them (no
-  // check when nullptr).
+  // check when nullptr) or as their `read_then` says.
   struct CommitCheck {
     const storage::Snapshot* pinned;
     const std::vector<ConflictKey>* keys;

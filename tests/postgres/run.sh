@@ -256,6 +256,34 @@ else
   echo "psql: $err"; echo "rows: $got"
   fail "a shell commit between a REPEATABLE READ read and its COMMIT fails the COMMIT with 40001"
 fi
+# READ COMMITTED and a base table with a view: each write computes its view rows from the base
+# row committed when it ran, so a shell commit that changes that row before the COMMIT fails the
+# COMMIT with 40001 (the view rows would be stale: an orphan view row), writing nothing; a
+# transaction nobody interferes with commits, and the view matches its base table.
+cassette "$shared" -e "CREATE TABLE s.users (id int PRIMARY KEY, city text);
+  CREATE MATERIALIZED VIEW s.by_city AS SELECT city, id FROM s.users
+    WHERE city IS NOT NULL AND id IS NOT NULL PRIMARY KEY (city, id);
+  INSERT INTO s.users (id, city) VALUES (1, 'paris');" >/dev/null 2>&1
+psql_q -c "IMPORT FOREIGN SCHEMA s LIMIT TO (users) FROM SERVER shared INTO shared" >/dev/null
+shell_move=$(printf '%q ' "$build_dir/cassette" "$shared" -e "UPDATE s.users SET city = 'rome' WHERE id = 1")
+if [ "$(id -un)" != postgres ]; then shell_move="su postgres -s /bin/bash -c $(printf '%q' "$shell_move")"; fi
+err=$(psql -X -q -At -d postgres 2>&1 <<SQL
+\\set VERBOSITY verbose
+BEGIN ISOLATION LEVEL READ COMMITTED;
+UPDATE shared.users SET city = 'oslo' WHERE id = 1;
+\\! $shell_move
+COMMIT;
+SQL
+)
+psql_q -c "BEGIN; INSERT INTO shared.users VALUES (2, 'lima'); UPDATE shared.users SET city = 'kyiv' WHERE id = 2; COMMIT;" >/dev/null
+got=$(cassette "$shared" --format csv -e "SELECT city, id FROM s.by_city; SELECT id, city FROM s.users" 2>&1 | tr '\n' ';')
+if [ "$(grep ERROR <<<"$err")" = "ERROR:  40001: could not serialize access due to concurrent update" ] &&
+   [ "$got" = "city,id;rome,1;kyiv,2;id,city;1,rome;2,kyiv;" ]; then
+  pass "a READ COMMITTED write to a base table with a view fails its COMMIT with 40001 when the row changed since"
+else
+  echo "psql: $err"; echo "rows: $got"
+  fail "a READ COMMITTED write to a base table with a view fails its COMMIT with 40001 when the row changed since"
+fi
 # an aborted transaction leaves nothing for the shell to see
 psql -X -q -d postgres -c "BEGIN; INSERT INTO shared.kv VALUES (3, 'never'); ROLLBACK;" >/dev/null 2>&1
 psql -X -q -d postgres -v ON_ERROR_STOP=1 >/dev/null 2>&1 <<SQL
