@@ -250,6 +250,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   // there is room for it, the others here once the requests before them completed (and those
   // after one wait for it). Then reads on while there is room.
   void resume() {
+    if (checking_password_) return;  // its completion resumes
     while (!backlog_.empty() && !closed_) {
       SegmentRequest& next = backlog_.front();
       const bool concurrent = !next.refusal && protocol_.runs_concurrently(next.header, next.body);
@@ -259,6 +260,10 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       if (concurrent) {
         run_concurrently(request.header, std::move(request.body));
         continue;
+      }
+      if (!request.refusal &&
+          request.header.opcode == static_cast<uint8_t>(Opcode::kAuthResponse)) {
+        return check_password(std::move(request));
       }
       Reply reply = request.refusal ? std::move(*request.refusal)
                                     : protocol_.handle_frame(request.header, request.body);
@@ -272,6 +277,36 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       paused_ = false;
       read_header();
     }
+  }
+
+  // AUTH_RESPONSE: bcrypt takes tens of milliseconds by design, so the connection's own
+  // protocol state checks the password on a request thread, not on the network thread that
+  // serves other connections too. Meanwhile the strand neither reads from the client nor
+  // touches protocol_ (nothing else runs on a connection that is authenticating), and the
+  // request counts as executing (a stop waits for its answer).
+  void check_password(SegmentRequest request) {
+    checking_password_ = true;
+    ++executing_;
+    asio::any_io_executor strand =
+        asio::prefer(executor(), asio::execution::outstanding_work.tracked);
+    asio::post(*state_.requests, [self = this->shared_from_this(), request = std::move(request),
+                                  strand = std::move(strand)]() mutable {
+      auto reply =
+          std::make_shared<Reply>(self->protocol_.handle_frame(request.header, request.body));
+      asio::post(strand, [self = std::move(self), reply] {
+        self->checking_password_ = false;
+        --self->executing_;
+        if (self->segmented_ && !reply->bytes.empty()) {
+          reply->bytes = self->protocol_.as_segments(reply->bytes);
+        }
+        if (!self->queue_reply(std::move(*reply))) {
+          self->backlog_.clear();
+          return;
+        }
+        self->resume();
+        if (self->stopping_ && self->may_linger()) self->linger();
+      });
+    });
   }
 
   // Runs a request on a fork of the protocol connection on the server's workers; its reply is
@@ -549,6 +584,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
 
   Stream stream_;  // its executor is the connection's own strand
   ProtocolConnection protocol_;
+  bool checking_password_ = false;  // an AUTH_RESPONSE runs on a request thread (check_password)
   std::shared_ptr<ClientRecord> client_;
   ClientRegistry::Handle client_handle_;
   ServerState& state_;

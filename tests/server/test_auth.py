@@ -147,6 +147,35 @@ def test_raw_frames_authenticate_then_serve(build_dir):
             sock.close()
 
 
+def test_requests_pipelined_behind_a_login_run_after_it_on_many_connections(build_dir):
+    # The password is checked on a request thread (bcrypt is slow by design), not on the
+    # network thread: the requests a client sends right behind its AUTH_RESPONSE still wait for
+    # it, on every connection logging in at once, and a wrong password leaves them refused.
+    with tempfile.TemporaryDirectory() as d:
+        users = users_file(build_dir, d, {"alice": "wonderland"})
+        with Server(build_dir, ":memory:", "--auth-file", users) as server:
+            socks = []
+            for i in range(8):
+                sock = connect(server)
+                sock.sendall(frame(STARTUP, string_map({"CQL_VERSION": "3.0.0"})))
+                assert read_frame(sock)[3] == AUTHENTICATE
+                socks.append(sock)
+            for i, sock in enumerate(socks):
+                password = "wonderland" if i % 2 == 0 else "wrong"
+                sock.sendall(frame(AUTH_RESPONSE, sasl_plain("alice", password), stream=1) +
+                             frame(QUERY, query_body("SELECT key FROM system.local"), stream=2))
+            for i, sock in enumerate(socks):
+                first, second = read_frame(sock), read_frame(sock)
+                if i % 2 == 0:
+                    assert first[2:4] == (1, AUTH_SUCCESS) and second[2:4] == (2, RESULT), \
+                        (first, second)
+                else:
+                    assert first[2:4] == (1, ERROR) and second[2:4] == (2, ERROR)
+                    assert read_error(second[4]) == (
+                        0x000A, "Unexpected message QUERY, expecting SASL_RESPONSE")
+                sock.close()
+
+
 def test_without_auth_file_startup_is_answered_ready(build_dir):
     with Server(build_dir, ":memory:") as server:
         sock = connect(server)
