@@ -10,6 +10,7 @@
 #include "engine/cql/column_mask.h"
 #include "engine/cql/execute_schema_internal.h"
 #include "engine/cql/execution_context.h"
+#include "engine/cql/system_views.h"
 #include "engine/cql/table_properties.h"
 
 namespace cassette::cql {
@@ -36,6 +37,12 @@ std::vector<std::shared_ptr<const T>> sorted_by_name(
 }
 
 std::string keyspace_cql(const schema::KeyspaceDef& keyspace) {
+  if (is_virtual_keyspace(keyspace.name)) {  // KeyspaceMetadata.toCqlString of a virtual one
+    return fmt::format(
+        "/*\nWarning: Keyspace {0} is a virtual keyspace and cannot be recreated with CQL.\n"
+        "Structure, for reference:\nVIRTUAL KEYSPACE {0};\n*/",
+        maybe_quote(keyspace.name));
+  }
   return fmt::format("CREATE KEYSPACE {} WITH replication = {}  AND durable_writes = {};",
                      maybe_quote(keyspace.name), format_option_map(keyspace.replication),
                      keyspace.durable_writes ? "true" : "false");
@@ -118,6 +125,9 @@ std::string table_options_cql(const schema::TableDef& table) {
     out += fmt::format("CLUSTERING ORDER BY ({})\n    AND ", order);
   }
   std::vector<std::string> options = describe_table_options(table.params);
+  if (is_virtual_keyspace(table.keyspace)) {
+    std::erase_if(options, [](const std::string& o) { return !o.starts_with("comment = "); });
+  }
   if (table.is_view()) {
     std::erase_if(options,
                   [](const std::string& o) { return o.starts_with("default_time_to_live"); });
@@ -133,8 +143,17 @@ std::string table_options_cql(const schema::TableDef& table) {
 std::string table_cql(const schema::TableDef& table) {
   const std::vector<const schema::ColumnDef*>& partition_key = table.partition_key();
   bool inline_key = partition_key.size() == 1 && table.clustering().empty();
-  std::string out =
-      fmt::format("CREATE TABLE {}.{} (\n", maybe_quote(table.keyspace), maybe_quote(table.name));
+  // A virtual table (TableMetadata.toCqlString): a commented-out VIRTUAL TABLE with its comment
+  // as its only option.
+  const bool is_virtual = is_virtual_keyspace(table.keyspace);
+  std::string out = is_virtual
+                        ? fmt::format(
+                              "/*\nWarning: Table {0}.{1} is a virtual table and cannot be "
+                              "recreated with CQL.\nStructure, for reference:\nVIRTUAL TABLE "
+                              "{0}.{1} (\n",
+                              maybe_quote(table.keyspace), maybe_quote(table.name))
+                        : fmt::format("CREATE TABLE {}.{} (\n", maybe_quote(table.keyspace),
+                                      maybe_quote(table.name));
   for (size_t i = 0; i < table.columns.size(); ++i) {
     const schema::ColumnDef& column = table.columns[i];
     out +=
@@ -146,7 +165,7 @@ std::string table_cql(const schema::TableDef& table) {
     out += (last && inline_key) ? "\n" : ",\n";
   }
   if (!inline_key) out += fmt::format("    {}\n", primary_key_cql(table));
-  return out + ") WITH " + table_options_cql(table);
+  return out + ") WITH " + table_options_cql(table) + (is_virtual ? "\n*/" : "");
 }
 
 // Cassandra's ViewMetadata.toCqlString.

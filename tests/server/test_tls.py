@@ -60,6 +60,18 @@ def test_the_driver_connects_over_tls_and_round_trips_rows(build_dir):
                 session.execute("CREATE TABLE ks.t (k int PRIMARY KEY, v text)")
                 session.execute("INSERT INTO ks.t (k, v) VALUES (1, 'over tls')")
                 assert list(session.execute("SELECT k, v FROM ks.t")) == [(1, "over tls")]
+                # system_views.clients shows the TLS each connection agreed (the client's own
+                # view of its socket: the version and cipher it negotiated).
+                sock = c.control_connection._connection._socket
+                rows = session.execute("SELECT ssl_enabled, ssl_protocol, ssl_cipher_suite, "
+                                       "client_options FROM system_views.clients")
+                rows = list(rows)
+                assert rows and all(r.ssl_enabled for r in rows), rows
+                assert {r.ssl_protocol for r in rows} == {sock.version()}, rows
+                assert {r.ssl_cipher_suite for r in rows} == {sock.cipher()[0]}, rows
+                setting = session.execute("SELECT value FROM system_views.settings "
+                                          "WHERE name = 'client_encryption_options_enabled'")
+                assert setting.one().value == "true"
             finally:
                 c.shutdown()
 

@@ -82,6 +82,36 @@ def test_the_driver_reads_the_virtual_keyspaces_into_its_metadata(build_dir):
             c.shutdown()
 
 
+def test_describe_prints_virtual_keyspaces_as_cassandra_does(build_dir):
+    # cqlsh 4.0+ sends DESCRIBE to the server and prints its create_statement column.
+    with Server(build_dir, ":memory:") as server:
+        c = cluster(server)
+        session = c.connect()
+        try:
+            rows = list(session.execute("DESCRIBE KEYSPACE system_views"))
+            assert [(r.keyspace_name, r.type, r.name) for r in rows] == [
+                ("system_views", "keyspace", "system_views"),
+                ("system_views", "table", "clients"),
+                ("system_views", "table", "settings")], rows
+            assert rows[0].create_statement == (
+                "/*\nWarning: Keyspace system_views is a virtual keyspace and cannot be "
+                "recreated with CQL.\nStructure, for reference:\nVIRTUAL KEYSPACE system_views;"
+                "\n*/")
+            assert rows[2].create_statement == (
+                "/*\nWarning: Table system_views.settings is a virtual table and cannot be "
+                "recreated with CQL.\nStructure, for reference:\n"
+                "VIRTUAL TABLE system_views.settings (\n"
+                "    name text PRIMARY KEY,\n"
+                "    value text\n"
+                ") WITH comment = 'current settings';\n*/")
+            clients = session.execute("DESCRIBE TABLE system_views.clients").one()
+            assert clients.create_statement.endswith(
+                "    PRIMARY KEY (address, port)\n) WITH CLUSTERING ORDER BY (port ASC)\n"
+                "    AND comment = 'currently connected clients';\n*/"), clients.create_statement
+        finally:
+            c.shutdown()
+
+
 def test_clients_lists_this_servers_connections(build_dir):
     with Server(build_dir, ":memory:") as server:
         c = cluster(server)
