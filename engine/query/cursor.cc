@@ -6,6 +6,7 @@
 // the product of the IN lists), never the rows: a full scan is one RowCursor over the table.
 #include <algorithm>
 #include <span>
+#include <tuple>
 
 #include "engine/codec/table_codec.h"
 #include "engine/query/access_path.h"
@@ -452,6 +453,38 @@ void bind_token(Operator op, int64_t t, storage::TokenRange& tokens) {
   }
 }
 
+// A range on regular or static columns (an index scan's <, <=, >, >=): each row's value must
+// lie within it (a null matches nothing). The index read takes its term range from it.
+class ColumnRangeFilter final : public RowFilter {
+ public:
+  struct Range {
+    size_t column = 0;  // index in TableDef::columns
+    types::CqlType type;
+    Bound lower, upper;
+  };
+  explicit ColumnRangeFilter(std::vector<Range> ranges) : ranges_(std::move(ranges)) {}
+  const std::vector<Range>& ranges() const { return ranges_; }
+
+  Result<bool> matches(QueryCursor& row) override {
+    for (const Range& r : ranges_) {
+      std::optional<std::string_view> v = row.value(r.column);
+      if (!v) return false;
+      if (r.lower.value) {
+        int c = types::compare_values(r.type, *v, *r.lower.value);
+        if (c < 0 || (c == 0 && !r.lower.inclusive)) return false;
+      }
+      if (r.upper.value) {
+        int c = types::compare_values(r.type, *v, *r.upper.value);
+        if (c > 0 || (c == 0 && !r.upper.inclusive)) return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  std::vector<Range> ranges_;
+};
+
 Result<BoundArguments> bind_arguments(const TableDef& table, const Plan& plan, Bindings& bindings) {
   static const types::CqlType token_type = types::CqlType::simple(types::TypeKind::kBigint);
   BoundArguments out;
@@ -524,6 +557,20 @@ Result<AccessPath> bind(const TableDef& table, const Plan& plan, Bindings bindin
     }
   }
 
+  // Regular-column ranges (an index scan's): a filter on every row.
+  std::vector<ColumnRangeFilter::Range> column_ranges;
+  for (size_t c = 0; c < restricted.size(); ++c) {
+    if (!restricted[c].lower.value && !restricted[c].upper.value) continue;
+    if (table.columns[c].kind == ColumnKind::kRegular ||
+        table.columns[c].kind == ColumnKind::kStatic) {
+      column_ranges.push_back({c, table.columns[c].type, std::move(restricted[c].lower),
+                               std::move(restricted[c].upper)});
+    }
+  }
+  if (!column_ranges.empty()) {
+    path.filter = std::make_shared<ColumnRangeFilter>(std::move(column_ranges));
+  }
+
   // Clustering ranges: the product of the EQ/IN prefix, then a slice on the next column.
   const schema::KeyLayout& layout = table.layout();
   std::vector<const std::vector<std::string>*> prefix_lists;
@@ -569,12 +616,62 @@ Result<AccessPath> bind(const TableDef& table, const Plan& plan, Bindings bindin
 
 namespace {
 
+// Reads the candidate partitions of `terms` from the index of `column` (values or frozen
+// target) into `path`; false when no index of it has a component in every SSTable.
+Result<bool> read_index_terms(const storage::Snapshot& snapshot, const TableDef& table,
+                              const ColumnDef& column, std::span<const storage::TermRange> terms,
+                              AccessPath& path) {
+  for (auto target : {schema::IndexDef::Target::kValues, schema::IndexDef::Target::kFull}) {
+    std::optional<schema::SaiIndex> sai = schema::sai_column_index(column, target);
+    if (!sai) continue;
+    CASSETTE_ASSIGN_OR_RETURN(
+        std::optional<std::vector<std::string>> keys,
+        storage::sai_candidate_partitions(snapshot, table.table_id, sai->component, sai->column,
+                                          terms, path.tokens));
+    if (!keys) continue;
+    path.partitions = AccessPath::Partitions::kKeys;
+    path.keys.clear();
+    path.keys.reserve(keys->size());
+    for (std::string& key : *keys) {
+      int64_t token = types::murmur3_token(key);
+      path.keys.push_back({std::move(key), token});
+    }
+    return true;
+  }
+  return false;
+}
+
 // An index scan's EQ or IN on a column with an SAI component (engine/schema/index_components.h)
 // reads the candidate partitions of the index (one term per value) instead of every partition;
-// the EQ filters still check each row. Without a component in every SSTable the path stays the
-// filtered scan.
+// a range, the candidates of its term range. The filters still check each row. Without a
+// component in every SSTable the path stays the filtered scan.
 Status read_index(const storage::Snapshot& snapshot, const TableDef& table, AccessPath& path) {
   if (path.partitions != AccessPath::Partitions::kTokenRange) return Status::ok();
+  if (path.equal_filters.empty()) {
+    const auto* ranges = dynamic_cast<const ColumnRangeFilter*>(path.filter.get());
+    if (ranges == nullptr) return Status::ok();
+    for (const ColumnRangeFilter::Range& r : ranges->ranges()) {
+      storage::TermRange range;
+      for (auto [bound, term, inclusive] :
+           {std::tuple(&r.lower, &range.lower, &range.lower_inclusive),
+            std::tuple(&r.upper, &range.upper, &range.upper_inclusive)}) {
+        if (!bound->value) continue;
+        std::string encoded;
+        if (!types::encode_key_component(r.type, *bound->value, false, &encoded).is_ok()) break;
+        *term = std::move(encoded);
+        *inclusive = bound->inclusive;
+      }
+      if (range.lower.has_value() != r.lower.value.has_value() ||
+          range.upper.has_value() != r.upper.value.has_value()) {
+        continue;
+      }
+      CASSETTE_ASSIGN_OR_RETURN(
+          bool read,
+          read_index_terms(snapshot, table, table.columns[r.column], std::span(&range, 1), path));
+      if (read) return Status::ok();
+    }
+    return Status::ok();
+  }
   for (const EqualFilter& f : path.equal_filters) {
     if (f.values.empty()) continue;  // matches nothing: the filter says so without an index
     const ColumnDef& column = table.columns[f.column];
@@ -585,23 +682,8 @@ Status read_index(const storage::Snapshot& snapshot, const TableDef& table, Acce
       terms.push_back(storage::TermRange::equal(std::move(term)));
     }
     if (terms.size() != f.values.size()) continue;
-    for (auto target : {schema::IndexDef::Target::kValues, schema::IndexDef::Target::kFull}) {
-      std::optional<schema::SaiIndex> sai = schema::sai_column_index(column, target);
-      if (!sai) continue;
-      CASSETTE_ASSIGN_OR_RETURN(
-          std::optional<std::vector<std::string>> keys,
-          storage::sai_candidate_partitions(snapshot, table.table_id, sai->component, sai->column,
-                                            terms, path.tokens));
-      if (!keys) continue;
-      path.partitions = AccessPath::Partitions::kKeys;
-      path.keys.clear();
-      path.keys.reserve(keys->size());
-      for (std::string& key : *keys) {
-        int64_t token = types::murmur3_token(key);
-        path.keys.push_back({std::move(key), token});
-      }
-      return Status::ok();
-    }
+    CASSETTE_ASSIGN_OR_RETURN(bool read, read_index_terms(snapshot, table, column, terms, path));
+    if (read) return Status::ok();
   }
   return Status::ok();
 }

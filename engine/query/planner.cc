@@ -4,6 +4,10 @@
 //   token(...) bounds                   -> kTokenRange (+ clustering EQ prefix and slice per
 //                                          partition)
 //   EQ or IN on an indexed regular column -> kIndexScan (the index's SAI components, one term
+//                                          per value, then the candidate partitions); a range
+//                                          (<, <=, >, >=, BETWEEN) on an indexed number, date,
+//                                          time or inet column when it costs less than the scan
+//                                          -> kIndexScan (one term range)
 //                                          per value, then the candidate partitions)
 //   otherwise                           -> kFullScan   (+ clustering EQ prefix and slice per
 //                                          partition)
@@ -14,6 +18,7 @@
 #include <cmath>
 
 #include "engine/query/query.h"
+#include "engine/schema/index_components.h"
 
 namespace cassette::query {
 
@@ -30,6 +35,10 @@ constexpr double kOneSidedSlice = 0.25;  // fraction of a partition one range bo
 constexpr double kTwoSidedSlice = 0.0625;
 constexpr double kIndexSelectivity = 0.1;
 constexpr double kIndexRowsPerValue = 10;  // rows an indexed EQ matches (SQLite's guess too)
+// The rows an indexed range keeps without statistics of the values: SQLite's own guess for a
+// range on an index it has not analysed (each bound a quarter, both 1/64).
+constexpr double kIndexOneSidedRange = 0.25;
+constexpr double kIndexTwoSidedRange = 1.0 / 64;
 
 bool is_range(Operator op) {
   return op == Operator::kLt || op == Operator::kLe || op == Operator::kGt || op == Operator::kGe;
@@ -238,6 +247,37 @@ Plan plan_query(const TableDef& table, const PlanRequest& request,
       ++index_terms;
     }
   }
+  // Without an indexed EQ or IN: a range on an indexed column whose index answers ranges (not
+  // float or double: SQL's zero is both of their zeros, which the index keeps apart), read as
+  // one term range when its candidates' lookups cost less than scanning every row.
+  double index_range = 1;  // the fraction of the rows an indexed range keeps; 1: none
+  if (!by_key && plan.access != AccessKind::kTokenRange && index_terms == 0) {
+    for (int column : request.indexed_columns) {
+      const types::CqlType& type = table.columns[static_cast<size_t>(column)].type;
+      if (!schema::sai_supports_ranges(type) || type.kind == types::TypeKind::kFloat ||
+          type.kind == types::TypeKind::kDouble) {
+        continue;
+      }
+      const bool lower = b.find(column, [](Operator op) { return is_lower(op); }) >= 0;
+      const bool upper =
+          b.find(column, [](Operator op) { return is_range(op) && !is_lower(op); }) >= 0;
+      if (!lower && !upper) continue;
+      const double kept = lower && upper ? kIndexTwoSidedRange : kIndexOneSidedRange;
+      const double matched = rows * kept;
+      const double parts = std::max(1.0, matched / rows_per_partition);
+      const double sstables = std::max(1.0, statistics.sstables);
+      const double index_cost = (sstables + parts) * kSeekCost + std::log2(rows) * sstables +
+                                parts * std::max(1.0, rows_per_partition * row_fraction);
+      const double scan_cost = kSeekCost * (1 + (row_fraction < 1 ? partitions : 0)) +
+                               partitions * std::max(1.0, rows_per_partition * row_fraction);
+      if (index_cost >= scan_cost) continue;
+      bool sliced = false;
+      b.take_slice(column, &sliced);
+      plan.access = AccessKind::kIndexScan;
+      index_range = kept;
+      break;
+    }
+  }
 
   // ---- order ----
   const bool single_partition = by_key && !has_in;
@@ -294,9 +334,11 @@ Plan plan_query(const TableDef& table, const PlanRequest& request,
       // The index components (one binary search per SSTable and a scan of the memtable), then
       // one partition lookup per candidate. Without statistics of distinct values an EQ is taken
       // to match about as many rows as SQLite assumes of an index it has not analysed.
-      double matched = std::min(rows * std::pow(kIndexSelectivity, index_terms),
-                                kIndexRowsPerValue * static_cast<double>(index_terms)) *
-                       index_values;
+      double matched = index_range < 1
+                           ? rows * index_range
+                           : std::min(rows * std::pow(kIndexSelectivity, index_terms),
+                                      kIndexRowsPerValue * static_cast<double>(index_terms)) *
+                                 index_values;
       matched = std::min(matched, rows);
       double parts = std::max(1.0, matched / rows_per_partition);
       seeks = std::max(1.0, statistics.sstables) * index_values + parts;

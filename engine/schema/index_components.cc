@@ -155,6 +155,18 @@ std::optional<std::string> ann_component(const TableDef& table, const IndexDef& 
   return name;
 }
 
+std::vector<int> sai_indexed_columns(const Schema& schema, const TableDef& table) {
+  std::vector<int> columns;
+  for (const auto& index : schema.indexes_on(table)) {
+    if (index->target != IndexDef::Target::kValues && index->target != IndexDef::Target::kFull) {
+      continue;
+    }
+    const ColumnDef* c = table.find_column(index->column);
+    if (c && !c->is_primary_key()) columns.push_back(static_cast<int>(c - table.columns.data()));
+  }
+  return columns;
+}
+
 std::shared_ptr<const storage::IndexComponentMap> index_components(const Schema& schema) {
   auto map = std::make_shared<storage::IndexComponentMap>();
   for (const auto& [ks_name, keyspace] : schema.keyspaces) {

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/schema/schema.h"
 #include "engine/storage/sai_component.h"
@@ -65,6 +66,10 @@ std::optional<SaiIndex> sai_column_index(const ColumnDef& column, IndexDef::Targ
 // but no builder writes it at flush or compaction: engine/cql/ann_index.h builds a graph in the
 // background once a query or CREATE INDEX finds an SSTable without one, and saves it then.
 std::optional<std::string> ann_component(const TableDef& table, const IndexDef& index);
+
+// The columns of `table` (indexes into TableDef::columns) whose values (or frozen whole value)
+// an index of `schema` holds: the SQL hosts plan =, IN and ranges on them as index reads.
+std::vector<int> sai_indexed_columns(const Schema& schema, const TableDef& table);
 
 // Every table's components, for Store::set_index_components.
 std::shared_ptr<const storage::IndexComponentMap> index_components(const Schema& schema);

@@ -163,6 +163,9 @@ int cas_plan(cas_table* table, const cas_constraint* constraints, int count,
                               table->store->snapshot());
     query::TableStatistics stats = query::table_statistics(*snapshot, *table->def);
     query::PlanRequest request;
+    for (size_t c = 0; c < table->columns.size(); ++c) {
+      if (table->columns[c].indexed) request.indexed_columns.push_back(static_cast<int>(c));
+    }
     count = std::min(count, CAS_MAX_CONSTRAINTS);
     for (int i = 0; i < count; ++i) {
       query::Constraint c;

@@ -9,6 +9,7 @@
 
 #include "engine/cql/parser.h"
 #include "engine/cql/statement_kind.h"
+#include "engine/schema/index_components.h"
 #include "engine/storage/store_directory.h"
 #include "engine/util/json.h"
 #include "ext/pg_common/pg_types.h"
@@ -104,6 +105,16 @@ Status split_table_name(const std::string& qualified, std::string* keyspace, std
   return Status::ok();
 }
 
+// Which columns an index holds, from the schema resolve_table last read (CREATE INDEX and DROP
+// INDEX leave the table's definition as it is: a handle's flags follow the schema).
+void mark_indexed_columns(cas_table* t) {
+  for (cas_column_info& info : t->columns) info.indexed = 0;
+  if (t->schema == nullptr || t->def == nullptr) return;
+  for (int c : schema::sai_indexed_columns(*t->schema, *t->def)) {
+    t->columns[static_cast<size_t>(c)].indexed = 1;
+  }
+}
+
 void describe_columns(cas_table* t) {
   const schema::TableDef& def = *t->def;
   size_t n = def.columns.size();
@@ -129,6 +140,7 @@ void describe_columns(cas_table* t) {
     info.descending = c.descending ? 1 : 0;
     info.orderable = pg_order_matches(c.type) ? 1 : 0;
   }
+  mark_indexed_columns(t);
 }
 
 }  // namespace
@@ -326,7 +338,8 @@ int cas_table_open(const char* store_path, const char* qualified_name, cas_table
     // A table handle never changes once handed out (the glue keeps pointers into its column
     // descriptions for a whole query); a changed definition gets a new handle.
     if (current && current->def == def) {
-      current->schema = probe->schema;  // a view made or dropped since
+      current->schema = probe->schema;  // a view or an index made or dropped since
+      mark_indexed_columns(current);
       *out = current;
       return Status::ok();
     }

@@ -96,6 +96,8 @@ extern "C"
 		int position;	/* among the partition key / clustering columns */
 		int descending; /* clustering order */
 		int orderable; /* PostgreSQL's order of pg_type is CQL's order (ORDER BY pushdown) */
+		int indexed; /* a regular or static column an index holds: =, IN and ranges on it may be
+					  * index reads (cas_plan decides) */
 	} cas_column_info;
 
 	int cas_table_columns(cas_table *table, const cas_column_info **columns,

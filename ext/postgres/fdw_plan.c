@@ -241,7 +241,9 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 		!rel->att_natural[att])
 		return false;
 	info = &rel->columns[column];
-	if (info->kind != CAS_PARTITION_KEY && info->kind != CAS_CLUSTERING)
+	/* key columns, and the indexed ones (the engine's planner may read their index) */
+	if (info->kind != CAS_PARTITION_KEY && info->kind != CAS_CLUSTERING &&
+		!info->indexed)
 		return false;
 
 	value_type = exprType((Node *) value);
@@ -276,7 +278,8 @@ classify_clause(PlannerInfo *root, RelOptInfo *baserel, CassetteRelation *rel,
 	if (out->op != CAS_OP_EQ && out->op != CAS_OP_IN)
 	{
 		/* A slice needs PostgreSQL's order to be CQL's (for text: code point order). */
-		if (info->kind != CAS_CLUSTERING || !rel->att_cql_order[att])
+		if ((info->kind != CAS_CLUSTERING && !info->indexed) ||
+			!rel->att_cql_order[att])
 			return false;
 		if (OidIsValid(collation) && !cassette_collation_is_cql_order(collation))
 			return false;

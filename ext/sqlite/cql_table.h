@@ -115,9 +115,6 @@ struct CqlTable {
   int error(const std::string& message);
 };
 
-// The columns of `table` that a values (or frozen full) secondary index of `schema` covers.
-std::vector<int> indexed_columns_of(const schema::Schema& schema, const schema::TableDef& table);
-
 struct CqlCursor {
   sqlite3_vtab_cursor base;  // must come first
   std::unique_ptr<query::QueryCursor> rows;

@@ -8,6 +8,7 @@
 
 #include "engine/cql/execution_context.h"
 #include "engine/cql/parser.h"
+#include "engine/schema/index_components.h"
 #include "ext/sqlite/cql_table.h"
 #include "ext/sqlite/value_mapping.h"
 
@@ -369,7 +370,7 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
 
   auto t = new_table(argv, connection, store.value(), s, keyspace, name, owns);
   t->table = table;
-  t->indexed_columns = indexed_columns_of(*schema.value(), *table);
+  t->indexed_columns = schema::sai_indexed_columns(*schema.value(), *table);
   t->dropped.assign(table->columns.size(), 0);
   t->schema_seen = schema.value();
 
@@ -430,19 +431,6 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
 
 }  // namespace
 
-std::vector<int> indexed_columns_of(const schema::Schema& schema, const schema::TableDef& table) {
-  std::vector<int> columns;
-  for (const auto& index : schema.indexes_on(table)) {
-    if (index->target != schema::IndexDef::Target::kValues &&
-        index->target != schema::IndexDef::Target::kFull) {
-      continue;
-    }
-    const schema::ColumnDef* c = table.find_column(index->column);
-    if (c && !c->is_primary_key()) columns.push_back(static_cast<int>(c - table.columns.data()));
-  }
-  return columns;
-}
-
 Status CqlTable::refresh(std::optional<storage::SequenceNumber> seq) {
   if (table == nullptr) return Status::invalid_argument(gone);  // connected without its table
   if (!seq || *seq != refreshed_at) {
@@ -474,7 +462,7 @@ Status CqlTable::catch_up() {
         any_dropped = any_dropped || dropped[i];
       }
       columns_changed = any_dropped || now->columns.size() != table->columns.size();
-      indexed_columns = indexed_columns_of(*schema, *now);
+      indexed_columns = schema::sai_indexed_columns(*schema, *now);
       for (int& c : indexed_columns) {  // `now`'s column indexes -> `table`'s
         const schema::ColumnDef* mine =
             table->find_column(now->columns[static_cast<size_t>(c)].name);

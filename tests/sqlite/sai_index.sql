@@ -30,3 +30,14 @@ DELETE FROM before;
 INSERT INTO before SELECT cql_index_reads();
 SELECT id FROM users WHERE email IN ('user5@example.com', 'new@example.com', 'user7@example.com', 'none') ORDER BY id;
 SELECT cql_index_reads() - (SELECT n FROM before) AS index_reads;
+.print '== ranges on the indexed number column: BETWEEN reads the index (a term range), one bound scans'
+SELECT cql('CREATE INDEX users_age ON main.users (age)');
+EXPLAIN QUERY PLAN SELECT id FROM users WHERE age BETWEEN 10 AND 11;
+EXPLAIN QUERY PLAN SELECT id FROM users WHERE age > 10;
+DELETE FROM before;
+INSERT INTO before SELECT cql_index_reads();
+SELECT count(*), min(id), max(id) FROM users WHERE age BETWEEN 10 AND 11;
+SELECT count(*) FROM users WHERE age >= 88 AND age < 89;
+SELECT cql_index_reads() - (SELECT n FROM before) AS index_reads;
+SELECT count(*) FROM users WHERE age > 80;
+SELECT cql_index_reads() - (SELECT n FROM before) AS index_reads;
