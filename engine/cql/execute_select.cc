@@ -752,6 +752,11 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
     if (plan.aggregate_everything || !statement.group_by.empty()) {
       return Status::invalid_argument("Top-K queries can not be run with aggregation");
     }
+    // SelectStatement.TOPK_PARTITION_LIMIT_ERROR (the index's warning lists PER PARTITION LIMIT
+    // as unsupported): the nearest rows are chosen over the whole result, not per partition.
+    if (plan.limits.limit && plan.limits.per_partition) {
+      return Status::invalid_argument("Top-K queries do not support per-partition limits");
+    }
     CASSETTE_RETURN_IF_ERROR(check_ann_limit(plan.limits.limit));
     plan.sort_in_memory = true;  // read every candidate; keep_nearest applies the LIMIT
   }
