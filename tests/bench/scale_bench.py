@@ -14,7 +14,10 @@ its own so that each side's peak RSS is its own:
   peak RSS     the ingesting process's maximum resident set (getrusage), each side
   cold slices  a new process per side after every file of both sides is synced and dropped from
                the page cache (posix_fadvise(POSIX_FADV_DONTNEED)): every partition's newest 50
-               rows once (1,000 slices, random order), so that every slice reads from the disk
+               rows once (1,000 slices, random order), so that every slice reads from the disk;
+               the bytes each slice fetched from the block device (/proc/self/io read_bytes)
+               are printed beside the time (a VM's host may still cache them: the time then
+               is that of the host's cache)
 Every result is checked against the other side's (row counts, the scan's groups).
 
 Prints "# ..." figures, a table, and `RESULT <workload>-<rows> sqlite-native <ratio>` lines:
@@ -113,11 +116,27 @@ def child_load(work, side, rows):
     print(json.dumps(out))
 
 
+def read_bytes():
+    """This process's bytes fetched from the block device so far (/proc/self/io read_bytes: page
+    cache hits do not count), or None where the kernel does not say."""
+    try:
+        with open("/proc/self/io") as f:
+            for line in f:
+                if line.startswith("read_bytes:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return None
+
+
 def child_cold(work, side):
     conn = sb.connect(side, side_path(work, side))
+    before = read_bytes()
     seconds, fetched = timed_slices(conn, cold_keys())
+    after = read_bytes()
     conn.close()
     print(json.dumps({"slices_cold": seconds, "cold_rows": fetched,
+                      "cold_read_bytes": None if before is None else after - before,
                       "rss_cold": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 
 
@@ -155,9 +174,13 @@ def run_size(rows):
     if floor is not None and floor["floor_rows"] != native["hot_rows"]:
         raise SystemExit(f"{rows} rows: the floor fetched {floor['floor_rows']} rows, "
                          f"native {native['hot_rows']}")
+    cold_slices = len(cold_keys())
     for side, f in (("native", native), ("cassette", ours)):
+        disk_read = ("" if f["cold_read_bytes"] is None else
+                     f" ({f['cold_read_bytes'] / cold_slices / 1024:.1f} KiB from the disk each)")
         print(f"# {rows} {side:8s} ingest {f['ingest']:.2f} s ({rows / f['ingest']:,.0f} rows/s), "
-              f"hot slices {f['slices_hot']:.2f} s, cold slices {f['slices_cold']:.2f} s, "
+              f"hot slices {f['slices_hot']:.2f} s, cold slices {f['slices_cold']:.2f} s"
+              f"{disk_read}, "
               f"scan {f['scan']:.2f} s, disk {f['disk'] / 1e6:.1f} MB, "
               f"peak RSS {f['rss'] / 1e6:.0f} MB (cold reader {f['rss_cold'] / 1e6:.0f} MB)")
     if floor is not None:
