@@ -204,15 +204,20 @@ std::string run_path(const std::string& data_dir) {
 }  // namespace
 
 Status fold_sorted(const PendingLog& log, int64_t now_seconds, SortedRun* out) {
+  return fold_sorted(log, 0, log.entries.size(), now_seconds, out);
+}
+
+Status fold_sorted(const PendingLog& log, size_t begin, size_t end, int64_t now_seconds,
+                   SortedRun* out) {
   out->folded.clear();
   out->items.clear();
   PendingFold fold(&log, now_seconds);
-  fold.reserve(log.entries.size());
+  fold.reserve(end - begin);
   if (log.truncates.empty()) {
-    CASSETTE_RETURN_IF_ERROR(fold.add_range(0, log.entries.size()));
+    CASSETTE_RETURN_IF_ERROR(fold.add_range(begin, end));
   } else {
-    const std::vector<size_t> first_kept = log.first_kept(log.entries.size());
-    for (size_t i = 0; i < log.entries.size(); ++i) {
+    const std::vector<size_t> first_kept = log.first_kept(end);
+    for (size_t i = begin; i < end; ++i) {
       if (log.counts(i, first_kept)) CASSETTE_RETURN_IF_ERROR(fold.add(i).status());
     }
   }
@@ -238,15 +243,31 @@ void Spill::add_tables(const PendingLog& log) {
   for (const auto& table : log.tables) tables_.emplace(table->table_id, table);
 }
 
-void Spill::add_cuts(const PendingLog& log) {
+void Spill::add_cuts(const PendingLog& log, size_t begin, size_t end) {
   for (size_t i : log.truncates) {
-    cuts_.push_back({log.table_of(i).table_id, runs_.size()});
+    if (i >= begin && i < end) cuts_.push_back({log.table_of(i).table_id, runs_.size()});
   }
 }
 
-Status Spill::write_run(const PendingLog& log, int64_t now_seconds) {
+Status Spill::write_runs(const PendingLog& log, int64_t now_seconds,
+                         const std::vector<size_t>& splits) {
+  const size_t runs_before = runs_.size();
+  size_t begin = 0;
+  for (size_t k = 0; k <= splits.size(); ++k) {
+    const size_t end = k < splits.size() ? splits[k] : log.entries.size();
+    if (Status s = write_run(log, begin, end, now_seconds); !s.is_ok()) {
+      drop_runs_from(runs_before);
+      return s;
+    }
+    begin = end;
+  }
+  add_tables(log);
+  return Status::ok();
+}
+
+Status Spill::write_run(const PendingLog& log, size_t begin, size_t end, int64_t now_seconds) {
   SortedRun run;
-  CASSETTE_RETURN_IF_ERROR(fold_sorted(log, now_seconds, &run));
+  CASSETTE_RETURN_IF_ERROR(fold_sorted(log, begin, end, now_seconds, &run));
   const std::string path = run_path(data_dir_);
   CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd,
                             file::open_file(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC));
@@ -269,10 +290,10 @@ Status Spill::write_run(const PendingLog& log, int64_t now_seconds) {
     (void)file::remove_file(path);
     return status;
   }
-  add_tables(log);
-  add_cuts(log);
+  add_cuts(log, begin, end);
   runs_.push_back(path);
-  max_statements_.push_back(log.entries.empty() ? 0 : log.entries.back().statement);
+  // An empty segment (none: splits are inside the log) would keep the statement before it.
+  max_statements_.push_back(end > begin ? log.entries[end - 1].statement : max_statement());
   return Status::ok();
 }
 

@@ -41,7 +41,11 @@ struct SortedRun {
   storage::EncodedBatch folded;
   std::vector<Item> items;
 };
+// fold_sorted() of the entries [begin, end) of `log` (TRUNCATEs before `begin` already cut the
+// entries they drop: only those in the range act).
 Status fold_sorted(const PendingLog& log, int64_t now_seconds, SortedRun* out);
+Status fold_sorted(const PendingLog& log, size_t begin, size_t end, int64_t now_seconds,
+                   SortedRun* out);
 
 class Spill {
  public:
@@ -52,9 +56,13 @@ class Spill {
   Spill& operator=(const Spill&) = delete;
 
   size_t runs() const { return runs_.size(); }
-  // Writes the first `end` entries of `log` (folded, sorted) as a new run; the caller then
-  // empties the log. The log's TRUNCATEs cut the earlier runs.
-  Status write_run(const PendingLog& log, int64_t now_seconds);
+  // Writes the entries of `log` (folded, sorted) as new runs, one per segment between the
+  // positions of `splits` (ascending, each in (0, entries)): a savepoint whose mark is inside
+  // the log is at a run's boundary afterwards, so that ROLLBACK TO it drops runs. The caller then
+  // empties the log. A segment's TRUNCATEs cut the runs before it. All or nothing: on failure no
+  // run of the log stays.
+  Status write_runs(const PendingLog& log, int64_t now_seconds,
+                    const std::vector<size_t>& splits = {});
   // Removes runs [n, runs()) and the cuts their logs made (a savepoint rolled back).
   void drop_runs_from(size_t n);
   // The tables the runs' logs truncated (the commit truncates them first).
@@ -77,7 +85,10 @@ class Spill {
     size_t runs_before;  // runs [0, runs_before) lose the table's entries
   };
   void add_tables(const PendingLog& log);
-  void add_cuts(const PendingLog& log);
+  // The cuts of the log's TRUNCATEs in [begin, end): the runs written so far lose the table.
+  void add_cuts(const PendingLog& log, size_t begin, size_t end);
+  // One run of the entries [begin, end) of `log`.
+  Status write_run(const PendingLog& log, size_t begin, size_t end, int64_t now_seconds);
 
   std::string data_dir_;
   std::vector<std::string> runs_;         // paths, oldest first

@@ -76,7 +76,6 @@ Status Transaction::unspill(StatementId visible_before) {
         PendingLog::Entry{e.kind, e.is_static, e.is_header, index, e.statement, offset});
   }
   for (Mark& mark : marks_) {
-    if (mark.inside_run) continue;  // stays refused: its position in the run is lost
     mark.entries = mark.runs < run_starts.size() ? run_starts[mark.runs] : base + mark.entries;
     mark.runs = 0;
   }
@@ -103,20 +102,31 @@ Status Transaction::maybe_spill(size_t entries_before) {
   if (spill_blocked_) return Status::ok();
   if (spill_ == nullptr) spill_ = std::make_unique<Spill>(file::join(store_->path(), "data"));
   const size_t runs = spill_->runs();
-  if (Status s = spill_->write_run(log_, store_->clock().now_seconds()); !s.is_ok()) {
+  // A savepoint whose mark is inside the log gets a run boundary there (ROLLBACK TO it then
+  // drops the runs after it): the log is written as one run per segment between such marks.
+  std::vector<size_t> splits;
+  for (const Mark& mark : marks_) {
+    if (mark.runs == runs && mark.entries > 0 && mark.entries < log_.entries.size()) {
+      splits.push_back(mark.entries);
+    }
+  }
+  std::sort(splits.begin(), splits.end());
+  splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
+  if (Status s = spill_->write_runs(log_, store_->clock().now_seconds(), splits); !s.is_ok()) {
     log_.truncate(entries_before);
     if (spill_->runs() == 0) spill_.reset();
     return s;
   }
-  // A mark inside the log is now inside the run; one at its end is at the next run's start.
+  // A mark inside the log or at its end is now at the start of a run (the one after its
+  // segment); one at its start already was.
   for (Mark& mark : marks_) {
-    if (mark.inside_run || mark.runs != runs) continue;
-    if (mark.entries == log_.entries.size()) {
-      mark.runs = runs + 1;
-      mark.entries = 0;
-    } else if (mark.entries > 0) {
-      mark.inside_run = true;
-    }
+    if (mark.runs != runs || mark.entries == 0) continue;
+    mark.runs = mark.entries == log_.entries.size()
+                    ? runs + splits.size() + 1
+                    : runs + static_cast<size_t>(
+                                 std::upper_bound(splits.begin(), splits.end(), mark.entries) -
+                                 splits.begin());
+    mark.entries = 0;
   }
   log_.clear();
   reset_overlay();
@@ -393,14 +403,6 @@ void Transaction::rollback_to(int level) {
     return;
   }
   const Mark mark = marks_[static_cast<size_t>(level)];
-  if (mark.inside_run) {
-    // The run would have to be cut at the mark (layer 5 of the design): refused, and the commit
-    // fails rather than write what the savepoint undid.
-    spill_error_ = spilled_refusal("ROLLBACK TO a savepoint set before the writes went to disk",
-                                   "the transaction can only be rolled back");
-    marks_.resize(static_cast<size_t>(level) + 1);
-    return;
-  }
   spill_blocked_ = false;
   if (spill_ != nullptr && mark.runs < spill_->runs()) {
     spill_->drop_runs_from(mark.runs);

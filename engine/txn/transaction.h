@@ -42,14 +42,14 @@
 // store's StoreOptions::transaction_spill_bytes, it is folded and written to disk as a sorted
 // run (spill.h) and starts again empty; the commit merges the runs and the log into SSTables
 // installed by one manifest change (Store::apply_sorted), stamping the commit timestamp as it
-// writes them. Conflict keys, TRUNCATE and savepoints whose mark is at a run's boundary work as
-// in memory. What the runs cannot do yet brings them back into memory (unspill(): the
-// transaction then holds everything in memory, as before the spill existed): reads of the
-// transaction's own writes, INSERT OR IGNORE, PREPARE TRANSACTION, a commit with schema
-// changes. Refused with kUnsupported rather than done wrong: ROLLBACK TO a mark inside a run
-// (the commit then fails: the transaction can only be rolled back), and a PostgreSQL statement
-// that reads after its own writes spilled. A transaction that keeps views, holds INSERT OR
-// IGNORE rows or changes the schema does not spill.
+// writes them. Conflict keys, TRUNCATE and savepoints work as in memory: a spill writes one run
+// per segment between the savepoint marks inside the log, so that every mark is at a run's
+// boundary and ROLLBACK TO drops the runs after it. What the runs cannot do yet brings them back
+// into memory (unspill(): the transaction then holds everything in memory, as before the spill
+// existed): reads of the transaction's own writes, INSERT OR IGNORE, PREPARE TRANSACTION, a
+// commit with schema changes. Refused with kUnsupported rather than done wrong: a PostgreSQL
+// statement that reads after its own writes spilled. A transaction that keeps views, holds
+// INSERT OR IGNORE rows or changes the schema does not spill.
 //
 // Isolation. kPerStatement (the default; PostgreSQL's READ COMMITTED) reads the store's latest
 // committed state at each read_view(). kSnapshot (PostgreSQL's REPEATABLE READ, a SQLite
@@ -305,8 +305,9 @@ class Transaction {
     size_t entries;
     size_t schema_changes;
     size_t conflict_keys;
-    size_t runs = 0;          // spill runs written when it began (`entries` counts after them)
-    bool inside_run = false;  // its entries went into a run since: cannot be rolled back to
+    // Spill runs written when it began (`entries` counts after them). A spill puts a run
+    // boundary at a mark inside the log (Spill::write_runs): marks stay at runs' starts.
+    size_t runs = 0;
   };
   std::vector<Mark> marks_;
   uint64_t schema_generation_ = 0;  // bumped whenever schema_changes_ changes
@@ -332,8 +333,8 @@ class Transaction {
   storage::Overlay overlay_;
   bool overlay_advanced_ = false;  // a rewrite moved its timestamp since the last reset
 
-  // The runs written to disk (nullptr: none), and what the commit must fail with instead (a
-  // ROLLBACK TO that could not be done).
+  // The runs written to disk (nullptr: none), and what the commit must fail with instead (the
+  // runs could not be brought back into memory).
   std::unique_ptr<Spill> spill_;
   Status spill_error_;
   bool spill_blocked_ = false;  // maybe_spill found the log must stay in memory

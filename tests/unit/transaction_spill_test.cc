@@ -4,6 +4,7 @@
 // than memory").
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "engine/cql/parser.h"
@@ -221,28 +222,75 @@ TEST_CASE_FIXTURE(SpillFixture, "spill: a read inside brings the runs back into 
   CHECK(rows("SELECT b, v FROM t") == Rows{"1|changed", "2|again", "4|prepared"});
 }
 
-TEST_CASE_FIXTURE(SpillFixture, "spill: ROLLBACK TO a mark inside a run fails the commit") {
+TEST_CASE_FIXTURE(SpillFixture, "spill: ROLLBACK TO a mark inside a spilled log drops its runs") {
   // A threshold between the first row's bytes and the second's: the mark after the first row is
-  // inside the run the second row writes.
+  // inside the log the second row spills, which is written as two runs split at the mark.
   open(200);
-  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'first')");
+  ok("INSERT INTO t (a, b, v, w) VALUES (1, 1, 'committed', 10)");
+  tick();
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'first')");
   REQUIRE(!transaction_->spilled());
   transaction_->savepoint(0);
-  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, '" + std::string(300, 'y') + "')");
+  ok_in("UPDATE t SET v = 'undone' WHERE a = 1 AND b = 2");
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 3, '" + std::string(300, 'y') + "')");
   REQUIRE(transaction_->spilled());
+  CHECK(spill_files() == 2);
   transaction_->rollback_to(0);
-  const Status status = transaction_->commit();
-  CHECK(status.code() == StatusCode::kUnsupported);
-  CHECK(status.message() ==
-        "ROLLBACK TO a savepoint set before the writes went to disk is not supported yet in a "
-        "transaction whose pending writes went to disk (over 200 bytes): the transaction can "
-        "only be rolled back");
-  CHECK(spill_files() == 0);
-  CHECK(rows("SELECT count(*) FROM t") == Rows{"0"});
-  // The transaction is empty again and works.
-  ok_in("INSERT INTO t (a, b, v) VALUES (1, 3, 'later')");
+  CHECK(spill_files() == 1);
+  ok_in("DELETE FROM t WHERE a = 1 AND b = 1");
   REQUIRE(transaction_->commit().is_ok());
-  CHECK(rows("SELECT b, v FROM t") == Rows{"3|later"});
+  CHECK(spill_files() == 0);
+  CHECK(rows("SELECT b, v FROM t") == Rows{"2|first"});
+}
+
+TEST_CASE_FIXTURE(SpillFixture, "spill: nested savepoints inside spilled logs, released and kept") {
+  // Several marks inside one spilled log, some at the same place; a TRUNCATE between two marks
+  // cuts only the runs before its own.
+  open(400);
+  ok("CREATE TABLE u (k int PRIMARY KEY, v text)");
+  ok("INSERT INTO u (k, v) VALUES (0, 'committed')");
+  tick();
+  std::shared_ptr<const schema::TableDef> u =
+      session_->catalog().current().value()->find_table("ks", "u");
+  ok_in("INSERT INTO u (k, v) VALUES (1, 'a')");
+  transaction_->savepoint(0);
+  ok_in("INSERT INTO u (k, v) VALUES (2, 'b')");
+  transaction_->savepoint(1);
+  transaction_->savepoint(2);  // the same position as depth 1
+  REQUIRE(transaction_->truncate(u, transaction_->next_statement()).is_ok());
+  ok_in("INSERT INTO u (k, v) VALUES (3, 'c')");
+  transaction_->savepoint(3);
+  ok_in("INSERT INTO u (k, v) VALUES (4, 'd')");
+  REQUIRE(!transaction_->spilled());
+  ok_in("INSERT INTO u (k, v) VALUES (5, '" + std::string(500, 'z') + "')");
+  REQUIRE(transaction_->spilled());
+  CHECK(spill_files() == 4);  // [1] [2] [truncate, 3] [4, 5]
+  transaction_->release(3);
+  transaction_->rollback_to(2);  // undoes the TRUNCATE and 3, 4, 5
+  CHECK(spill_files() == 2);
+  ok_in("INSERT INTO u (k, v) VALUES (6, 'f')");
+  transaction_->rollback_to(1);
+  CHECK(spill_files() == 2);
+  ok_in("INSERT INTO u (k, v) VALUES (7, '" + std::string(500, 'g') + "')");
+  CHECK(spill_files() == 3);
+  REQUIRE(transaction_->commit().is_ok());
+  CHECK(spill_files() == 0);
+  Rows kept = rows("SELECT k, v FROM u");
+  std::sort(kept.begin(), kept.end());
+  CHECK(kept == Rows{"0|committed", "1|a", "2|b", "7|" + std::string(500, 'g')});
+
+  // Without the rollback the TRUNCATE cuts the runs before it and keeps the rows after it.
+  ok_in("INSERT INTO u (k, v) VALUES (8, 'h')");
+  transaction_->savepoint(0);
+  REQUIRE(transaction_->truncate(u, transaction_->next_statement()).is_ok());
+  ok_in("INSERT INTO u (k, v) VALUES (9, 'i')");
+  transaction_->savepoint(1);
+  ok_in("INSERT INTO u (k, v) VALUES (10, '" + std::string(500, 'j') + "')");
+  REQUIRE(transaction_->spilled());
+  CHECK(spill_files() == 3);
+  transaction_->rollback_to(1);
+  REQUIRE(transaction_->commit().is_ok());
+  CHECK(rows("SELECT k, v FROM u") == Rows{"9|i"});
 }
 
 }  // namespace cassette
