@@ -23,7 +23,9 @@ Every result is checked against the other side's (row counts, the scan's groups)
 Prints "# ..." figures, a table, and `RESULT <workload>-<rows> sqlite-native <ratio>` lines:
 native's time / Cassette's (above 1: Cassette faster), native's bytes / Cassette's for disk,
 native's peak RSS / Cassette's for rss; `RESULT slices-hot-<rows> floor <ratio>` is the floor's
-time / Cassette's (the issue's "fraction of the floor").
+time / Cassette's (the issue's "fraction of the floor"). `RESULT <workload>-<rows>-cpu ...` are
+the same ratios of CPU seconds (every thread of the process, the store's background work
+included), which a loaded machine disturbs much less than wall time.
 """
 import json
 import os
@@ -71,12 +73,19 @@ def drop_page_cache(work):
                 os.close(fd)
 
 
+def cpu_seconds():
+    """This process's CPU time so far, every thread's (the store's background work included)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed_slices(conn, keys):
+    """(seconds, rows fetched, CPU seconds)."""
     fetched = 0
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     for key in keys:
         fetched += len(conn.execute(sb.SLICE, key).fetchall())
-    return time.perf_counter() - start, fetched
+    return time.perf_counter() - start, fetched, cpu_seconds() - cpu
 
 
 def hot_keys():
@@ -97,18 +106,20 @@ def child_load(work, side, rows):
     conn = sb.connect(side, path)
     conn.execute(sb.CREATE[side])
     out = {}
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     conn.execute("BEGIN")
     conn.execute(sb.ingest_sql(rows))
     conn.execute("COMMIT")
     out["ingest"] = time.perf_counter() - start
+    out["ingest_cpu"] = cpu_seconds() - cpu
     count = conn.execute("SELECT count(*) FROM events").fetchone()[0]
     if count != rows:
         raise SystemExit(f"{side}: {count} rows after the ingest, want {rows}")
-    out["slices_hot"], out["hot_rows"] = timed_slices(conn, hot_keys())
-    start = time.perf_counter()
+    out["slices_hot"], out["hot_rows"], out["slices_hot_cpu"] = timed_slices(conn, hot_keys())
+    start, cpu = time.perf_counter(), cpu_seconds()
     out["scan_result"] = conn.execute(sb.SCAN).fetchall()
     out["scan"] = time.perf_counter() - start
+    out["scan_cpu"] = cpu_seconds() - cpu
     if side == "cassette":
         conn.execute("SELECT cql_flush()").fetchall()
     conn.close()
@@ -132,10 +143,10 @@ def read_bytes():
 def child_cold(work, side):
     conn = sb.connect(side, side_path(work, side))
     before = read_bytes()
-    seconds, fetched = timed_slices(conn, cold_keys())
+    seconds, fetched, cpu = timed_slices(conn, cold_keys())
     after = read_bytes()
     conn.close()
-    print(json.dumps({"slices_cold": seconds, "cold_rows": fetched,
+    print(json.dumps({"slices_cold": seconds, "cold_rows": fetched, "slices_cold_cpu": cpu,
                       "cold_read_bytes": None if before is None else after - before,
                       "rss_cold": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}))
 
@@ -143,9 +154,9 @@ def child_cold(work, side):
 def child_floor(work):
     sb.work = work
     conn = sb.open_floor(50)
-    seconds, fetched = timed_slices(conn, hot_keys())
+    seconds, fetched, cpu = timed_slices(conn, hot_keys())
     conn.close()
-    print(json.dumps({"floor": seconds, "floor_rows": fetched}))
+    print(json.dumps({"floor": seconds, "floor_rows": fetched, "floor_cpu": cpu}))
 
 
 def in_child(*args):
@@ -182,9 +193,11 @@ def run_size(rows):
               f"hot slices {f['slices_hot']:.2f} s, cold slices {f['slices_cold']:.2f} s"
               f"{disk_read}, "
               f"scan {f['scan']:.2f} s, disk {f['disk'] / 1e6:.1f} MB, "
-              f"peak RSS {f['rss'] / 1e6:.0f} MB (cold reader {f['rss_cold'] / 1e6:.0f} MB)")
+              f"peak RSS {f['rss'] / 1e6:.0f} MB (cold reader {f['rss_cold'] / 1e6:.0f} MB); "
+              f"CPU s: ingest {f['ingest_cpu']:.2f}, hot slices {f['slices_hot_cpu']:.2f}, "
+              f"cold slices {f['slices_cold_cpu']:.2f}, scan {f['scan_cpu']:.2f}")
     if floor is not None:
-        print(f"# {rows} floor    hot slices {floor['floor']:.2f} s")
+        print(f"# {rows} floor    hot slices {floor['floor']:.2f} s (CPU {floor['floor_cpu']:.2f} s)")
     ratios = {
         "ingest": native["ingest"] / ours["ingest"],
         "slices-hot": native["slices_hot"] / ours["slices_hot"],
@@ -193,11 +206,21 @@ def run_size(rows):
         "disk": native["disk"] / ours["disk"],
         "rss": native["rss"] / ours["rss"],
     }
+    # By CPU seconds: on a loaded machine each side's wall time depends on the load of its own
+    # minutes, its CPU time much less.
+    for workload, key in (("ingest", "ingest_cpu"), ("slices-hot", "slices_hot_cpu"),
+                          ("slices-cold", "slices_cold_cpu"), ("scan", "scan_cpu")):
+        ratios[workload + "-cpu"] = native[key] / max(ours[key], 1e-9)
     for workload, ratio in ratios.items():
-        print(f"RESULT {workload}-{rows} sqlite-native {ratio:.2f}")
+        if workload.endswith("-cpu"):
+            print(f"RESULT {workload[:-4]}-{rows}-cpu sqlite-native {ratio:.2f}")
+        else:
+            print(f"RESULT {workload}-{rows} sqlite-native {ratio:.2f}")
     if floor is not None:
         ratios["floor"] = floor["floor"] / ours["slices_hot"]
+        ratios["floor-cpu"] = floor["floor_cpu"] / max(ours["slices_hot_cpu"], 1e-9)
         print(f"RESULT slices-hot-{rows} floor {ratios['floor']:.2f}")
+        print(f"RESULT slices-hot-{rows}-cpu floor {ratios['floor-cpu']:.2f}")
     sys.stdout.flush()
     return r, ratios, floor
 
@@ -231,6 +254,9 @@ def main():
               f"{ratios['slices-hot']:.2f}x (floor {ratios.get('floor', float('nan')):.2f}) | "
               f"{ratios['slices-cold']:.2f}x | {ratios['scan']:.2f}x | {ratios['disk']:.1f}x | "
               f"{ratios['rss']:.2f} |")
+        print(f"# | {rows:,} | by CPU seconds | {ratios['ingest-cpu']:.2f}x | "
+              f"{ratios['slices-hot-cpu']:.2f}x (floor {ratios.get('floor-cpu', float('nan')):.2f}) | "
+              f"{ratios['slices-cold-cpu']:.2f}x | {ratios['scan-cpu']:.2f}x | | |")
 
 
 if __name__ == "__main__":
