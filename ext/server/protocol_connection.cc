@@ -231,6 +231,17 @@ bool ProtocolConnection::runs_concurrently(const FrameHeader& header, std::strin
   }
 }
 
+bool ProtocolConnection::is_prepared_read(const FrameHeader& header, std::string_view body) const {
+  if (static_cast<Opcode>(header.opcode) != Opcode::kExecute || (header.flags & kFlagCompression)) {
+    return false;
+  }
+  BodyReader in(body);
+  auto id = in.read_short_bytes();
+  if (!id.is_ok()) return false;
+  std::shared_ptr<const cql::PreparedStatement> prepared = prepared_->find(*id);
+  return prepared != nullptr && std::holds_alternative<cql::SelectStatement>(prepared->statement);
+}
+
 std::unique_ptr<ProtocolConnection> ProtocolConnection::fork(
     std::unique_ptr<cql::Session> session) const {
   session->set_node_info(session_->node_info());

@@ -100,6 +100,9 @@ class ProtocolConnection {
   // v4 or older once the connection is ready. A USE waits for the requests before it and holds
   // back the ones after it, so that each runs in the keyspace its order gives it.
   bool runs_concurrently(const FrameHeader& header, std::string_view body) const;
+  // Whether the request (one runs_concurrently allows) is an EXECUTE of a prepared SELECT: a
+  // read, which never waits for the store's write lock.
+  bool is_prepared_read(const FrameHeader& header, std::string_view body) const;
   // A connection in this one's negotiated state (version, compression, authenticated) over
   // `session`, for requests that runs_concurrently allows; its session gets this one's node info.
   std::unique_ptr<ProtocolConnection> fork(std::unique_ptr<cql::Session> session) const;

@@ -93,6 +93,8 @@ struct ServerState {
   std::unique_ptr<asio::thread_pool> requests;
   // The open connections, as system_views.clients lists them.
   ClientRegistry clients;
+  // Requests handed to `requests` and not yet run to their answer.
+  std::atomic<int> pooled{0};
 };
 
 // Tells the connections registered for SCHEMA_CHANGE what changed in the store's schema since
@@ -330,9 +332,15 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     // threads stay until its answer is written, even as the server stops.
     asio::any_io_executor strand =
         asio::prefer(executor(), asio::execution::outstanding_work.tracked);
-    asio::post(*state_.requests, [self = this->shared_from_this(), fork = std::move(fork), header,
-                                  body = std::move(body), body_size,
-                                  strand = std::move(strand)]() mutable {
+    // A lone read (nothing else of this connection running, waiting or unread in its socket:
+    // executing_ counts this one; no request on the pool): here, without waking a request thread
+    // for it (a read never waits for the store's write lock; a write might, and would hold up this
+    // network thread's other connections).
+    const bool here = executing_ == 1 && backlog_.empty() && nothing_more_to_read() &&
+                      state_.pooled.load(std::memory_order_relaxed) == 0 &&
+                      protocol_.is_prepared_read(header, body);
+    auto run = [self = this->shared_from_this(), fork = std::move(fork), header,
+                body = std::move(body), body_size, strand = std::move(strand)]() mutable {
       storage::DeferredDurability deferred;
       auto answer = std::make_shared<Answer>();
       answer->reply = fork->handle_frame(header, body);
@@ -345,6 +353,12 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
           self->on_completed(std::move(answer->fork), std::move(answer->reply), body_size);
         });
       });
+    };
+    if (here) return run();
+    state_.pooled.fetch_add(1, std::memory_order_relaxed);
+    asio::post(*state_.requests, [run = std::move(run), &pooled = state_.pooled]() mutable {
+      run();
+      pooled.fetch_sub(1, std::memory_order_relaxed);
     });
   }
 
@@ -360,6 +374,17 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     }
     resume();
     if (stopping_ && may_linger()) linger();
+  }
+
+  // Whether the client has sent nothing more yet (plain TCP: the socket holds no byte; under
+  // TLS the stream may hold decrypted bytes: never sure).
+  bool nothing_more_to_read() {
+    if constexpr (std::is_same_v<Stream, tcp::socket>) {
+      asio::error_code error;
+      return stream_.available(error) == 0 && !error;
+    } else {
+      return false;
+    }
   }
 
   // A protocol connection for one concurrent request: an idle one of this connection's, or a
