@@ -13,6 +13,11 @@
 // does not wait for its commit's fsync: it hands the commit over (storage::DeferredDurability)
 // and takes the next request; the answer is queued by the thread whose fsync covered the commit,
 // never before.
+// Two exceptions run off the pool or off the strand: a lone read (an EXECUTE of a prepared
+// SELECT while nothing else of its connection runs or waits unread in its socket, and no request
+// runs on the pool) runs on the network thread itself, without the hand-off (at one request in
+// flight: about 2.5x the point reads); AUTH_RESPONSE's bcrypt check runs on a request thread,
+// not on the network thread that serves other connections too.
 // A connection runs and holds answers for at most max_in_flight requests, and for at most about
 // max_frame_bytes of them (request bodies running, responses unwritten); then it stops reading
 // until they drain: a client that sends faster than it reads is held back by TCP, so a slow
