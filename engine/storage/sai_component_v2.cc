@@ -164,7 +164,10 @@ Result<std::shared_ptr<const Sai2ComponentReader>> Sai2ComponentReader::map(
   auto reader = std::shared_ptr<Sai2ComponentReader>(new Sai2ComponentReader);
   reader->path_ = path;
   if (size > 0) {
-    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+    // Populated at once: lookups land on random pages, and a fault per page they first touch
+    // cost more in all (20,000 lookups of the 1M-row bench) than mapping every page up front
+    // (a few milliseconds for 47 MB in the page cache; no copy, unlike version 1's read).
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
     if (map == MAP_FAILED) return file::errno_status("mmap", path);
     reader->map_ = map;
     reader->data_ = std::string_view(static_cast<const char*>(map), size);
