@@ -8,6 +8,7 @@
 
 #include "engine/storage/commit_record.h"
 #include "engine/storage/durability.h"
+#include "engine/storage/file_reaper.h"
 #include "engine/storage/index_component_removals.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/memtable_iterator.h"
@@ -45,8 +46,7 @@ Result<std::string> make_private_directory() {
 template <typename StorePrivate>
 void start_background_thread(StorePrivate& p) {
   std::lock_guard guard(p.background_mutex);
-  if (p.stopping || p.background.joinable()) return;
-  p.background = std::thread([&p] { p.background_loop(); });
+  p.start_background_threads_locked();
 }
 
 }  // namespace
@@ -55,8 +55,18 @@ TableFile::~TableFile() {
   if (obsolete.load() && reader != nullptr) {
     std::string path = reader->path();
     reader.reset();  // its descriptor first
-    (void)file::remove_file(path);
-    remove_index_component_files(path);
+    auto remove = [path] {
+      (void)file::remove_file(path);
+      remove_index_component_files(path);
+    };
+    // Whoever lets go last (a commit's compaction step, a reader's snapshot) need not wait for
+    // the unlink when the store runs threads anyway (file_reaper.h).
+    size_t slash = path.rfind('/');
+    if (slash != std::string::npos && threaded_store(path.substr(0, slash))) {
+      reap_later(std::move(remove));
+    } else {
+      remove();
+    }
   }
 }
 
@@ -140,17 +150,20 @@ Store::~Store() {
   }
   p_->background_cv.notify_all();
   if (p_->background.joinable()) p_->background.join();
-  {
-    std::lock_guard guard(p_->segment_remover_mutex);
-    if (p_->segment_remover.joinable()) p_->segment_remover.join();
-  }
+  if (p_->compactor.joinable()) p_->compactor.join();
   {
     std::lock_guard guard(p_->state_mutex);
     p_->log_writer.reset();  // syncs what the group commit has not yet
   }
   bool in_memory = p_->in_memory;
   bool registered = p_->registered;
+  const bool threaded_removals = p_->threaded_removals;
+  const std::string data_dir = p_->data_dir;
   p_.reset();
+  if (threaded_removals) {
+    unregister_threaded_store(data_dir);
+    drain_file_reaper();  // the segments flushed and the SSTables compacted away are gone
+  }
   if (in_memory) {
     std::error_code ec;
     std::filesystem::remove_all(path_, ec);
@@ -609,12 +622,15 @@ Status Store::flush() {
   } else if (s.is_ok()) {
     s = p_->compact_inline_after_flush();
   }
+  drain_file_reaper();  // the segments it made redundant are gone when it returns
   return s;
 }
 
 Status Store::compact(TableId table) {
   CASSETTE_RETURN_IF_ERROR(p_->check_writable());
-  return p_->compact_table(table);
+  Status s = p_->compact_table(table);
+  drain_file_reaper();  // the inputs no snapshot reads are gone when it returns
+  return s;
 }
 
 Status Store::truncate(TableId table) {
@@ -627,10 +643,12 @@ Status Store::wait_for_background_work() {
   p_->background_cv.wait(lock, [&] {
     std::lock_guard view(p_->view_mutex);
     return p_->stopping || !p_->background.joinable() ||
-           (!p_->background_busy && p_->imm == nullptr && !p_->compaction_wanted) ||
-           !p_->background_error.is_ok();
+           (!p_->background_busy && !p_->compactor_busy && p_->imm == nullptr &&
+            !p_->compaction_wanted) ||
+           !p_->background_error.is_ok() || !p_->compaction_error.is_ok();
   });
-  return p_->background_error;
+  drain_file_reaper();
+  return !p_->background_error.is_ok() ? p_->background_error : p_->compaction_error;
 }
 
 StoreStats Store::stats() const {

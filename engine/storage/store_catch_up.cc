@@ -9,6 +9,7 @@
 #include <charconv>
 
 #include "engine/storage/commit_record.h"
+#include "engine/storage/file_reaper.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/store_state.h"
 
@@ -55,6 +56,12 @@ Status Store::Private::recover() {
     store_lock->unlock();
     CASSETTE_RETURN_IF_ERROR(s);
   }
+  // Removals (file_reaper.h) go to a thread of their own when the store runs threads anyway; a
+  // host that wants none keeps them inline.
+  if (options.background_threads || options.sync == SyncMode::kNormal) {
+    register_threaded_store(data_dir);
+    threaded_removals = true;
+  }
   // The background thread starts when there is work for it (start_background_thread in
   // store.cc): here only when the SSTables already call for a compaction.
   if (options.background_threads) {
@@ -65,7 +72,7 @@ Status Store::Private::recover() {
       compaction_due = !pick_size_tiered(*version, &table).empty();
     }
     std::lock_guard guard(background_mutex);
-    if (compaction_due) background = std::thread([this] { background_loop(); });
+    if (compaction_due) start_background_threads_locked();
   }
   return Status::ok();
 }

@@ -5,10 +5,10 @@
 
 #include <algorithm>
 #include <random>
-#include <system_error>
 #include <thread>
 #include <utility>
 
+#include "engine/storage/file_reaper.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
 #include "engine/storage/sstable_writer.h"
@@ -265,6 +265,11 @@ Status Store::Private::flush_immutable(uint64_t step_bytes) {
   auto discard = [&] {
     for (const PendingFile& f : outputs) remove_pending_file(f);
   };
+  // The install syncs the log through `end` (install_locked) under the write locks: on the
+  // flush thread, most of that sync now, so that the commits waiting for the locks wait only for
+  // what was appended since (its error, if any, is the install's to report). Inline, the commit
+  // running the step would wait for both.
+  if (options.background_threads) (void)sync_commit_log_through(log_dir, end);
 
   {
     std::lock_guard writer(writer_mutex);
@@ -318,27 +323,21 @@ Status Store::Private::flush_immutable(uint64_t step_bytes) {
   }
   background_cv.notify_all();
   // The flushed segments go once every lock is let go: commits of other threads do not wait
-  // for the unlinks (nor, in an inline flush's step, the commit running it: see below).
-  return remove_flushed_segments(end, /*off_thread=*/step_bytes != kNoStepLimit);
+  // for the unlinks (nor, in an inline flush's step, the commit running it; nor the next flush,
+  // which the writers may be waiting for: see below).
+  return remove_flushed_segments(end);
 }
 
-// Removes the segments `covered` makes redundant. With `off_thread` (the last step of an inline
-// flush) and a process that runs a thread for the store anyway (sync normal's group commit, or
-// background threads), on a thread of its own: unlinking a segment frees its extents, 20-180 ms
+// Removes the segments `covered` makes redundant. In a process that runs a thread for the store
+// anyway (sync normal's group commit, or background threads), on the file reaper's thread
+// (file_reaper.h; Store::flush waits for it): unlinking a segment frees its extents, 20-180 ms
 // on a busy disk (strace of tests/bench/bench_latency.sh), which the commit running the step
 // would wait for. Removal order and the directory sync are remove_commit_log_segments_before's;
 // a removal that fails leaves segments the next one removes (or the next open ignores).
-Status Store::Private::remove_flushed_segments(LogPosition covered, bool off_thread) {
-  if (off_thread && (options.sync == SyncMode::kNormal || options.background_threads)) {
-    std::lock_guard guard(segment_remover_mutex);
-    if (segment_remover.joinable()) segment_remover.join();  // long done: a flush ago
-    try {
-      segment_remover = std::thread(
-          [dir = log_dir, covered] { (void)remove_commit_log_segments_before(dir, covered); });
-      return Status::ok();
-    } catch (const std::system_error&) {
-      // No thread to be had: now.
-    }
+Status Store::Private::remove_flushed_segments(LogPosition covered) {
+  if ((options.sync == SyncMode::kNormal || options.background_threads)) {
+    reap_later([dir = log_dir, covered] { (void)remove_commit_log_segments_before(dir, covered); });
+    return Status::ok();
   }
   return remove_commit_log_segments_before(log_dir, covered);
 }
@@ -515,7 +514,13 @@ Status Store::Private::wait_for_memtable_room() {
   return background_error;
 }
 
-void Store::Private::background_loop() {
+void Store::Private::start_background_threads_locked() {
+  if (stopping) return;
+  if (!background.joinable()) background = std::thread([this] { flush_loop(); });
+  if (!compactor.joinable()) compactor = std::thread([this] { compaction_loop(); });
+}
+
+void Store::Private::flush_loop() {
   std::unique_lock lock(background_mutex);
   while (!stopping) {
     bool flush_pending;
@@ -523,26 +528,41 @@ void Store::Private::background_loop() {
       std::lock_guard view(view_mutex);
       flush_pending = imm != nullptr;
     }
-    if (!flush_pending && !compaction_wanted) {
+    if (!flush_pending) {
       background_cv.wait_for(lock, std::chrono::milliseconds(100));
       continue;
     }
     background_busy = true;
     lock.unlock();
-    bool did_work = true;
-    // A compaction goes in steps too, so that a flush due meanwhile (the writers wait for it
-    // once both memtables are full) waits for one step, not for a whole merge of large tiers.
-    Status s = flush_pending ? flush_immutable()
-                             : compact_inline_step(&did_work, kBackgroundCompactionStepBytes);
+    Status s = flush_immutable();
     lock.lock();
     background_busy = false;
-    if (!flush_pending && (!did_work || !s.is_ok())) compaction_wanted = false;
     background_error = s;
     background_cv.notify_all();
-    if (!s.is_ok() && flush_pending) {
+    if (!s.is_ok()) {
       // A failed flush (a full disk, a busy store) is retried; writers see the error meanwhile.
       background_cv.wait_for(lock, std::chrono::milliseconds(200));
     }
+  }
+}
+
+void Store::Private::compaction_loop() {
+  std::unique_lock lock(background_mutex);
+  while (!stopping) {
+    if (!compaction_wanted) {
+      background_cv.wait_for(lock, std::chrono::milliseconds(100));
+      continue;
+    }
+    compactor_busy = true;
+    lock.unlock();
+    bool did_work = true;
+    // In steps, so that ~Store waits for one step, not for a whole merge of large tiers.
+    Status s = compact_inline_step(&did_work, kBackgroundCompactionStepBytes);
+    lock.lock();
+    compactor_busy = false;
+    if (!did_work || !s.is_ok()) compaction_wanted = false;
+    compaction_error = s;
+    background_cv.notify_all();
   }
 }
 

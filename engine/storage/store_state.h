@@ -132,9 +132,10 @@ struct Store::Private {
   // MANIFEST change instead of a commit-log record (store_sstable_commit.cc); 0: never. Tests
   // lower it (StoreInternals). Not a StoreOptions field yet: see docs/ARCHITECTURE.md.
   uint64_t sstable_commit_bytes = kSstableCommitBytes;
-  StoreDirectory directory;  // its identity, checked under the store lock (store_directory.h)
-  bool read_only = false;    // !directory.writable: no lock, no writes (Store::read_only)
-  bool registered = false;   // in the registry of open stores (guarded by its mutex)
+  StoreDirectory directory;        // its identity, checked under the store lock (store_directory.h)
+  bool read_only = false;          // !directory.writable: no lock, no writes (Store::read_only)
+  bool registered = false;         // in the registry of open stores (guarded by its mutex)
+  bool threaded_removals = false;  // register_threaded_store(data_dir) at open (file_reaper.h)
   std::optional<StoreLock> store_lock;
   std::optional<ChangeCounter> change_counter;
   BlockCache cache;
@@ -189,17 +190,18 @@ struct Store::Private {
   // ---- background work ----
   std::mutex background_mutex;
   std::condition_variable background_cv;
-  std::thread background;
+  // Two threads, so that a flush (which writers wait for once both memtables are full) never
+  // waits behind a compaction step, and both cores work while a compaction runs.
+  std::thread background;  // flushes
+  std::thread compactor;   // compactions
   bool stopping = false;
   bool compaction_wanted = true;
-  bool background_busy = false;
-  Status background_error;
+  bool background_busy = false;  // the flush thread is flushing
+  bool compactor_busy = false;
+  Status background_error;  // the last flush's (writers waiting for room see it)
+  Status compaction_error;  // the last compaction step's
   std::atomic<uint64_t> flushes{0};
   std::atomic<uint64_t> compactions{0};
-  // The flushed commit-log segments an inline flush removes off the commit path (store_flush.cc,
-  // remove_flushed_segments); joined by the next removal and by ~Store.
-  std::mutex segment_remover_mutex;
-  std::thread segment_remover;
 
   // store_catch_up.cc
   Status recover();
@@ -290,7 +292,7 @@ struct Store::Private {
   // Writes up to `step_bytes` of the immutable memtable's entries into SSTables, continuing the
   // flush under way (flush_job), and installs them once it is all written.
   Status flush_immutable(uint64_t step_bytes = kNoStepLimit);
-  Status remove_flushed_segments(LogPosition covered, bool off_thread);
+  Status remove_flushed_segments(LogPosition covered);
   Status flush_all();
   Result<std::vector<PendingFile>> write_memtable(const Memtable& mem, std::optional<TableId> skip);
   Result<PendingFile> new_pending_file(TableId table);
@@ -318,7 +320,10 @@ struct Store::Private {
   // writer_mutex, the store lock and state_mutex, caught up.
   Status abandon_failed_segment_locked();
   void schedule_background_work();
-  void background_loop();
+  // Starts the flush and compaction threads unless they run. REQUIRES: background_mutex.
+  void start_background_threads_locked();
+  void flush_loop();
+  void compaction_loop();
   void after_commit();  // after a write released its locks: after_write, and the thread if due
   void after_write();   // background threads: swap a full memtable and wake the thread
   // Inline mode, before a write commits: the flush and compaction step that are due. Their

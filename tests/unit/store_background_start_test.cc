@@ -1,5 +1,6 @@
-// A store with background threads starts its thread only when it has work for it: a process that
-// opens a store and reads (or writes less than a memtable) stays single-threaded.
+// A store with background threads starts its threads (flush and compaction) only when it has work
+// for them: a process that opens a store and reads (or writes less than a memtable) stays
+// single-threaded.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -49,8 +50,8 @@ TEST_CASE("store: the background thread starts with the first flush, not at open
     CHECK(read_table(*store, 1).size() == 3);
     CHECK(threads_become(before));  // reads and small writes need no thread
 
-    REQUIRE(store->flush().is_ok());  // a flush may call for a compaction: the thread starts
-    CHECK(threads_become(before + 1));
+    REQUIRE(store->flush().is_ok());    // a flush may call for a compaction: the threads start
+    CHECK(threads_become(before + 2));  // the flush thread and the compaction thread
     REQUIRE(store->wait_for_background_work().is_ok());
     CHECK(read_table(*store, 1).size() == 3);
   }
@@ -77,7 +78,7 @@ TEST_CASE("store: a write that fills the memtable starts the background thread")
     put(*store, 1, "p" + std::to_string(i % 50), i, insert_row(value));
     ++i;
   }
-  CHECK(threads_become(before + 1));
+  CHECK(threads_become(before + 2));  // the flush thread and the compaction thread
   CHECK(store->stats().memtable_bytes > 0);
   for (; i < 20'000; ++i) put(*store, 1, "p" + std::to_string(i % 50), i, insert_row(value));
   REQUIRE(store->wait_for_background_work().is_ok());
@@ -100,7 +101,7 @@ TEST_CASE("store: a store reopened with SSTables to compact starts its thread at
   }
   const size_t before = thread_count();
   auto store = Store::open(dir.path(), threaded_options()).value();
-  CHECK(threads_become(before + 1));
+  CHECK(threads_become(before + 2));
   REQUIRE(store->wait_for_background_work().is_ok());
   CHECK(store->stats().sstable_count == 1);
   CHECK(read_table(*store, 1).size() == 4);
