@@ -50,6 +50,8 @@ bool sai_entry_terms(std::string_view key, std::string_view value, const SaiColu
       if (live(c)) column.terms(c.value, c.path, terms);
     }
   }
+  std::sort(terms->begin(), terms->end());
+  terms->erase(std::unique(terms->begin(), terms->end()), terms->end());
   return true;
 }
 
@@ -66,8 +68,6 @@ class SaiBuilder : public IndexComponentBuilder {
       return Status::corruption("SAI component: malformed entry");
     }
     if (terms_.empty()) return Status::ok();
-    std::sort(terms_.begin(), terms_.end());
-    terms_.erase(std::unique(terms_.begin(), terms_.end()), terms_.end());
     // Every term and key goes into one buffer (an SSTable of a million rows indexes a million
     // entries: 16 bytes each here, plus their bytes, instead of two strings apiece).
     uint64_t key_at = data_.size();

@@ -51,8 +51,8 @@ std::unique_ptr<IndexComponentBuilder> make_sai_builder(const SaiColumn& column)
 // components, which are read); kept for the tests that read them.
 std::unique_ptr<IndexComponentBuilder> make_sai_v1_builder(const SaiColumn& column);
 
-// The terms of one encoded entry of the indexed column (nothing for other kinds of entry);
-// false: a malformed entry.
+// The terms of one encoded entry of the indexed column, sorted and each once (nothing for other
+// kinds of entry); false: a malformed entry.
 bool sai_entry_terms(std::string_view key, std::string_view value, const SaiColumn& column,
                      int64_t now_seconds, bool check_expiry, std::vector<std::string>* terms);
 

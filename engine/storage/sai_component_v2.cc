@@ -40,8 +40,6 @@ class Sai2Builder : public IndexComponentBuilder {
       return Status::corruption("SAI component: malformed entry");
     }
     if (terms_.empty()) return Status::ok();
-    std::sort(terms_.begin(), terms_.end());
-    terms_.erase(std::unique(terms_.begin(), terms_.end()), terms_.end());
     // Keys arrive in order: the key table is written as they come, each key once.
     const uint64_t key_at = keys_.size();
     coding::put_length_prefixed(&keys_, key);
