@@ -412,6 +412,22 @@ Status Analyzer::add_single_column_relation(const Relation& relation) {
   }
 }
 
+bool Analyzer::contains_supported_by_index(const ColumnDef& column, const RowPredicate& p,
+                                           bool sai_only) const {
+  using Target = schema::IndexDef::Target;
+  const Target wanted = p.kind == RowPredicate::Kind::kContains      ? Target::kValues
+                        : p.kind == RowPredicate::Kind::kContainsKey ? Target::kKeys
+                                                                     : Target::kEntries;
+  for (const auto& index : indexes_) {
+    if (index->column != column.name) continue;
+    const bool sai = schema::is_sai_index(*index);
+    if (sai_only && !sai) continue;
+    if (!index->custom_class.empty() && !sai) return true;
+    if (index->target == wanted) return true;
+  }
+  return false;
+}
+
 bool Analyzer::supported_by_index(const Restriction& r, bool sai_only) const {
   if (r.multi) {
     // A tuple equality is answered by indexes only when every column it names has one (a
@@ -439,20 +455,12 @@ bool Analyzer::supported_by_index(const Restriction& r, bool sai_only) const {
           return true;
         }
         break;
-      case Restriction::Kind::kContains: {
-        bool all = true;
-        for (const RowPredicate& p : r.contains) {
-          bool ok = (p.kind == RowPredicate::Kind::kContains &&
-                     index->target == schema::IndexDef::Target::kValues) ||
-                    (p.kind == RowPredicate::Kind::kContainsKey &&
-                     index->target == schema::IndexDef::Target::kKeys) ||
-                    (p.kind == RowPredicate::Kind::kMapEntry &&
-                     index->target == schema::IndexDef::Target::kEntries);
-          all = all && ok;
-        }
-        if (all) return true;
-        break;
-      }
+      case Restriction::Kind::kContains:
+        // Each CONTAINS / CONTAINS KEY / [key] = value of the column may be answered by a
+        // different index on it (keys, values, entries: MultipleColumnIndexTest).
+        return std::all_of(r.contains.begin(), r.contains.end(), [&](const RowPredicate& p) {
+          return contains_supported_by_index(*column, p, sai_only);
+        });
       case Restriction::Kind::kSlice:
         // SAI answers ranges on numeric, date and time values, not on text ("literal") ones.
         if (sai && schema::sai_supports_ranges(column->type)) return true;

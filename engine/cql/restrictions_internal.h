@@ -73,6 +73,8 @@ class Analyzer {
   Status add_to(std::vector<Restriction>& set, Restriction restriction);
   // `sai_only`: by a storage-attached index (which answers several restrictions at once).
   bool supported_by_index(const Restriction& r, bool sai_only = false) const;
+  bool contains_supported_by_index(const ColumnDef& column, const RowPredicate& p,
+                                   bool sai_only) const;
   bool set_supported_by_index(const std::vector<Restriction>& set) const;
   bool clustering_needs_filtering() const;
   Status process(SelectRestrictions& out);
