@@ -357,10 +357,14 @@ Status Analyzer::add_single_column_relation(const Relation& relation) {
     RowPredicate p;
     p.kind = RowPredicate::Kind::kMapEntry;
     p.columns = {column};
-    CASSETTE_ASSIGN_OR_RETURN(std::string key, value_for(*relation.map_key, *column, type.params[0],
-                                                         column->name, "map key"));
-    CASSETTE_ASSIGN_OR_RETURN(std::string value, value_for(*relation.value, *column, type.params[1],
-                                                           column->name, "map value"));
+    // SingleColumnRelation.toReceivers: the key and value receivers of MapType, named
+    // key(m) and value(m) in errors.
+    CASSETTE_ASSIGN_OR_RETURN(std::string key,
+                              value_for(*relation.map_key, *column, type.params[0],
+                                        fmt::format("key({})", column->name), "map key"));
+    CASSETTE_ASSIGN_OR_RETURN(std::string value,
+                              value_for(*relation.value, *column, type.params[1],
+                                        fmt::format("value({})", column->name), "map value"));
     p.values.push_back({std::move(key), std::move(value)});
     r.contains.push_back(std::move(p));
   } else if (relation.op == Operator::kContains || relation.op == Operator::kContainsKey) {
@@ -374,8 +378,12 @@ Status Analyzer::add_single_column_relation(const Relation& relation) {
     } else {
       p.kind = RowPredicate::Kind::kContains;
     }
+    // The collection's element receiver (CollectionType.makeCollectionReceiver): key(m) for
+    // CONTAINS KEY, value(c) for CONTAINS.
+    const std::string receiver = fmt::format(
+        "{}({})", p.kind == RowPredicate::Kind::kContainsKey ? "key" : "value", column->name);
     CASSETTE_ASSIGN_OR_RETURN(std::string v,
-                              value_for(*relation.value, *column, *element, column->name));
+                              value_for(*relation.value, *column, *element, receiver));
     p.values.push_back({std::move(v)});
     r.contains.push_back(std::move(p));
   } else if (relation.op == Operator::kEq) {
