@@ -280,6 +280,43 @@ schema::Schema add_columns_to_views(schema::Schema schema, const AlterTableState
   return schema;
 }
 
+// AbstractType.isSerializationCompatibleWith as far as a re-added column needs it (values
+// written as `previous` readable as `type`, of the same fixed length, cells alike): a blob
+// reads any variable-length single-cell value, text reads ascii, bigint and timestamp each
+// other. An int re-added as varint is refused (AlterTest.testDropFixedAddVariable).
+bool serialization_compatible(const CqlType& type, const CqlType& previous) {
+  using types::TypeKind;
+  if (type == previous) return true;
+  switch (type.kind) {
+    case TypeKind::kBlob:
+      switch (previous.kind) {
+        case TypeKind::kInt:
+        case TypeKind::kBigint:
+        case TypeKind::kBoolean:
+        case TypeKind::kCounter:
+        case TypeKind::kDate:
+        case TypeKind::kDouble:
+        case TypeKind::kFloat:
+        case TypeKind::kTime:
+        case TypeKind::kTimestamp:
+        case TypeKind::kTimeuuid:
+        case TypeKind::kUuid:
+        case TypeKind::kVector:
+          return false;  // fixed length (a vector of fixed-length elements too)
+        default:
+          return !previous.is_multi_cell();
+      }
+    case TypeKind::kText:
+      return previous.kind == TypeKind::kAscii;
+    case TypeKind::kBigint:
+      return previous.kind == TypeKind::kTimestamp;
+    case TypeKind::kTimestamp:
+      return previous.kind == TypeKind::kBigint;
+    default:
+      return false;
+  }
+}
+
 Result<schema::TableDef> add_columns(const AlterTableStatement& statement,
                                      const schema::KeyspaceDef& keyspace, schema::TableDef table) {
   for (const ColumnDefinition& added : statement.added) {
@@ -307,7 +344,7 @@ Result<schema::TableDef> add_columns(const AlterTableStatement& statement,
         std::find_if(table.dropped.begin(), table.dropped.end(),
                      [&](const schema::DroppedColumn& d) { return d.name == added.name; });
     if (dropped != table.dropped.end()) {
-      if (dropped->type != type) {
+      if (!serialization_compatible(type, dropped->type)) {
         return Status::invalid_argument(fmt::format(
             "Cannot re-add previously dropped column '{}' of type {}, incompatible with previous "
             "type {}",
@@ -316,6 +353,13 @@ Result<schema::TableDef> add_columns(const AlterTableStatement& statement,
       if (table.is_counter_table()) {
         return Status::invalid_argument(
             fmt::format("Cannot re-add previously dropped counter column {}", added.name));
+      }
+      if (dropped->is_static != added.is_static) {
+        return Status::invalid_argument(fmt::format(
+            "Cannot re-add previously dropped column '{}' of kind {}, incompatible with previous "
+            "kind {}",
+            added.name, added.is_static ? "STATIC" : "REGULAR",
+            dropped->is_static ? "STATIC" : "REGULAR"));
       }
     }
     bool counter_table = table.is_counter_table();
@@ -362,7 +406,8 @@ Result<schema::TableDef> drop_columns(const AlterTableStatement& statement,
                       type_name(column->type, table.keyspace)));
     }
     CASSETTE_RETURN_IF_ERROR(check_no_dependent_indexes(schema, table, name, false));
-    schema::DroppedColumn dropped{column->name, column->type, dropped_at, column->id};
+    schema::DroppedColumn dropped{column->name, column->type, dropped_at, column->id,
+                                  column->is_static()};
     std::erase_if(table.dropped,
                   [&](const schema::DroppedColumn& d) { return d.name == dropped.name; });
     table.dropped.push_back(std::move(dropped));

@@ -2,6 +2,7 @@
 // AlterTypeStatement, DropTypeStatement). A change to a type is carried into every table and type
 // that uses it, since columns hold their user types resolved.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <set>
@@ -161,6 +162,23 @@ Result<ExecutionResult> execute_alter_type(const AlterTypeStatement& statement,
                     "Cannot add new field {} of type {} to user type {} as this would create a "
                     "circular reference",
                     name, type_name(raw, keyspace), full_name));
+              }
+              // A frozen value in a partition key would change its serialized form (and its
+              // token) once the type has one more field.
+              std::vector<std::string> keyed;
+              for (const auto& [table_name, table] : ks.tables) {
+                for (const schema::ColumnDef* column : table->partition_key()) {
+                  if (references_type(column->type, keyspace, type.name)) {
+                    keyed.push_back(fmt::format("{}.{}", keyspace, table_name));
+                    break;
+                  }
+                }
+              }
+              if (!keyed.empty()) {
+                return Status::invalid_argument(fmt::format(
+                    "Cannot add new field {} of type {} to user type {} as the type is being used "
+                    "in partition key by the following tables: {}",
+                    name, type_name(raw, keyspace), full_name, fmt::join(keyed, ", ")));
               }
               type.field_names.push_back(name);
               type.field_types.push_back(std::move(resolved));

@@ -476,7 +476,7 @@ void write_dropped_columns(const schema::Schema& schema, RowWriter& rows) {
       rows.set("table_name", table.name);
       rows.set("column_name", dropped.name);
       rows.set("dropped_time", std::to_string(dropped.dropped_at_micros / 1000));
-      rows.set("kind", "regular");  // the catalog does not remember a dropped static
+      rows.set("kind", dropped.is_static ? "static" : "regular");
       rows.set("type", schema_internal::type_name(dropped.type, table.keyspace));
       rows.end_row();
     }

@@ -118,31 +118,49 @@ std::map<std::string, std::string> default_compaction() {
           {"min_threshold", "4"}};
 }
 
+// CompressionParams.fromMap, its checks in its order, and asMap's form of the result.
 Result<std::map<std::string, std::string>> normalize_compression(
     std::map<std::string, std::string> options) {
   // `compression = {}` turns compression off (CompressionParams.fromMap asks for a class only
   // of a non-empty map).
   if (options.empty()) return std::map<std::string, std::string>{{"enabled", "false"}};
   auto enabled = options.find("enabled");
-  if (enabled != options.end() && !java_boolean(enabled->second)) {
-    return std::map<std::string, std::string>{{"enabled", "false"}};
+  const bool is_enabled = enabled == options.end() || lower(enabled->second) == "true";
+  if (is_enabled && !options.contains("class") && !options.contains("sstable_compression")) {
+    return Status::configuration("Missing sub-option 'class' for the 'compression' option.");
   }
   if (enabled != options.end()) options.erase(enabled);
+  if (!is_enabled) {
+    if (!options.empty()) {
+      return Status::configuration(
+          "If the 'enabled' option is set to false no other options must be specified");
+    }
+    return std::map<std::string, std::string>{{"enabled", "false"}};
+  }
   // The pre-3.0 spelling of the sub-options.
   if (auto it = options.find("sstable_compression"); it != options.end()) {
+    if (options.contains("class")) {
+      return Status::configuration(
+          "The 'sstable_compression' option must not be used if the compression algorithm is "
+          "already specified by the 'class' option");
+    }
     if (it->second.empty()) return std::map<std::string, std::string>{{"enabled", "false"}};
     options["class"] = it->second;
     options.erase(it);
+  } else if (options["class"].empty()) {
+    return Status::configuration(
+        "The 'class' option must not be empty. To disable compression use 'enabled' : false");
   }
   if (auto it = options.find("chunk_length_kb"); it != options.end()) {
+    if (options.contains("chunk_length_in_kb")) {
+      return Status::configuration(
+          "The 'chunk_length_kb' option must not be used if the chunk length is already "
+          "specified by the 'chunk_length_in_kb' option");
+    }
     options["chunk_length_in_kb"] = it->second;
     options.erase(it);
   }
   auto cls = options.find("class");
-  if (cls == options.end()) {
-    return Status::configuration("Missing sub-option 'class' for the 'compression' option.");
-  }
-  if (cls->second.empty()) return std::map<std::string, std::string>{{"enabled", "false"}};
   cls->second = expand_class(cls->second, "org.apache.cassandra.io.compress.");
   // The compressors Cassandra 4.1 ships (CompressionParams fails to load any other class).
   static const std::set<std::string> kCompressors = {
@@ -165,6 +183,26 @@ Result<std::map<std::string, std::string>> normalize_compression(
     }
   } else {
     options["chunk_length_in_kb"] = "16";
+  }
+  // min_compress_ratio: 0 (the default, not shown) or at least 1, shown as a Java double.
+  if (auto it = options.find("min_compress_ratio"); it != options.end()) {
+    double ratio = 0;
+    const char* end = it->second.data() + it->second.size();
+    auto [ptr, ec] = std::from_chars(it->second.data(), end, ratio);
+    if (it->second.empty() || ec != std::errc() || ptr != end) {
+      return Status::configuration(
+          fmt::format("Invalid value for min_compress_ratio: {}", it->second));
+    }
+    if (ratio < 0) return Status::configuration("Invalid negative min_compress_ratio");
+    if (ratio > 0 && ratio < 1) {
+      return Status::configuration(
+          "min_compress_ratio can either be 0 or greater than or equal to 1");
+    }
+    if (ratio == 0) {
+      options.erase(it);
+    } else {
+      it->second = java_double(ratio);
+    }
   }
   if (auto it = options.find("compression_level"); it != options.end()) {
     std::optional<int64_t> level = parse_java_int(it->second);

@@ -297,6 +297,7 @@ std::string encode_dropped(const DroppedColumn& dropped) {
   w.bytes(2, encode_cql_type(dropped.type));
   w.integer(3, dropped.dropped_at_micros);
   w.integer(4, dropped.id);
+  if (dropped.is_static) w.integer(5, 1);
   return w.take();
 }
 
@@ -308,6 +309,8 @@ Result<DroppedColumn> decode_dropped(std::string_view bytes) {
   CASSETTE_ASSIGN_OR_RETURN(dropped.dropped_at_micros, r.integer(3, 0));
   CASSETTE_ASSIGN_OR_RETURN(int64_t id, r.integer(4, 0));
   dropped.id = static_cast<storage::ColumnId>(id);
+  CASSETTE_ASSIGN_OR_RETURN(int64_t is_static, r.integer(5, 0));
+  dropped.is_static = is_static != 0;
   return dropped;
 }
 

@@ -74,6 +74,7 @@ struct DroppedColumn {
   types::CqlType type;
   int64_t dropped_at_micros = 0;
   storage::ColumnId id = 0;
+  bool is_static = false;  // its kind: a column is re-added only as the kind it was
 };
 
 // Table options. The ones that change behaviour on one node are typed; every other option the

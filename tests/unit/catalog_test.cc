@@ -327,6 +327,33 @@ TEST_CASE("catalog codec: a masked table is a format 2 record") {
   CHECK(codec::decode_table(future).status().is_corruption());
 }
 
+// A dropped column keeps its kind (a static one may be re-added only as static, as Cassandra's
+// dropped_columns.kind); a record without the field (written before it) reads as regular.
+TEST_CASE("catalog codec: a dropped column keeps its kind") {
+  TableDef table;
+  table.keyspace = "ks";
+  table.name = "t";
+  ColumnDef k;
+  k.name = "k";
+  k.type = types::CqlType::simple(types::TypeKind::kInt);
+  k.kind = ColumnKind::kPartitionKey;
+  table.columns = {k};
+  table.dropped.push_back(
+      {"s", types::CqlType::simple(types::TypeKind::kInt), 1700000000000000, 1, true});
+  table.dropped.push_back(
+      {"r", types::CqlType::simple(types::TypeKind::kText), 1700000000000001, 2, false});
+  table.finalize();
+  auto decoded = codec::decode_table(codec::encode_table(table));
+  REQUIRE(decoded.is_ok());
+  REQUIRE(decoded->dropped.size() == 2);
+  CHECK(decoded->dropped[0].name == "s");
+  CHECK(decoded->dropped[0].is_static);
+  CHECK(decoded->dropped[0].dropped_at_micros == 1700000000000000);
+  CHECK(decoded->dropped[1].name == "r");
+  CHECK_FALSE(decoded->dropped[1].is_static);
+  CHECK(decoded->dropped[1].type == types::CqlType::simple(types::TypeKind::kText));
+}
+
 // A catalog record whose type breaks its kind's shape (cql_type.h) is corrupt: the store does
 // not open, where it used to open and then fail its statements with an internal error (an
 // out-of-range index into the type's parameters) once a value of that type was read or written.
