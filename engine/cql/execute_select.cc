@@ -130,7 +130,14 @@ Status check_distinct(const SelectStatement& statement, const Selection& selecti
   for (const ColumnDef* c : restrictions.non_primary_key_columns) {
     non_pk_static_only = non_pk_static_only && c->is_static();
   }
-  if (restrictions.has_clustering_restrictions ||
+  // 5.0's StatementRestrictions adds an ORDER BY ... ANN OF as a restriction on the vector
+  // column, which validateDistinctSelection then counts like any other.
+  bool ann_on_regular = false;
+  for (const OrderingClause& o : statement.order_by) {
+    const ColumnDef* c = o.ann_of != nullptr ? table.find_column(o.column) : nullptr;
+    ann_on_regular = ann_on_regular || (c != nullptr && !c->is_static());
+  }
+  if (restrictions.has_clustering_restrictions || ann_on_regular ||
       (restrictions.has_non_primary_key_restrictions && !non_pk_static_only)) {
     return Status::invalid_argument(
         "SELECT DISTINCT with WHERE clause only supports restriction by partition key and/or "
