@@ -732,6 +732,26 @@ Status encode_key_component(const CqlType& type, std::string_view serialized, bo
 
 Status decode_key_component(const CqlType& type, bool descending, std::string_view* in,
                             std::string* value) {
+  // The commonest clustering components (timestamps, bigints, ints, dates, times) are a value
+  // header and a fixed number of bytes: decoded here in a few instructions (a read decodes one
+  // per row). Anything else, an empty value or a malformed one included, goes the general way.
+  if (const size_t width = fixed_width(type.kind);
+      width != 0 && (is_signed_integer(type.kind) || type.kind == TypeKind::kDate ||
+                     type.kind == TypeKind::kTime)) {
+    const uint8_t mask = descending ? 0xFF : 0x00;
+    if (in->size() > width && (static_cast<uint8_t>((*in)[0]) ^ mask) == kValue) {
+      // Word-wide: the width bytes (at most 8) unmasked at once, then the sign bit flipped back.
+      uint64_t word = 0;
+      std::memcpy(&word, in->data() + 1, width);
+      word ^= descending ? ~uint64_t{0} : 0;
+      char bytes[8];
+      std::memcpy(bytes, &word, 8);
+      if (is_signed_integer(type.kind)) bytes[0] = static_cast<char>(bytes[0] ^ 0x80);
+      value->assign(bytes, width);
+      in->remove_prefix(1 + width);
+      return Status::ok();
+    }
+  }
   value->clear();  // get_value appends
   std::string_view rest = *in;
   Reader reader(&rest, descending ? 0xFF : 0x00);
