@@ -34,6 +34,25 @@ struct Reader {
     return true;
   }
   bool varint(uint64_t* v) {
+    // Most varints of a row are one byte (column ids, lengths, cell timestamps relative to the
+    // row's); the row's own timestamp takes eight. With ten bytes left (the longest varint) the
+    // loop needs no end check: a row decode spent ~200 instructions here before.
+    if (p != end && (static_cast<uint8_t>(*p) & 0x80) == 0) {
+      *v = static_cast<uint8_t>(*p++);
+      return true;
+    }
+    if (end - p >= 10) {
+      uint64_t result = 0;
+      for (int shift = 0; shift <= 63; shift += 7) {
+        const uint8_t b = static_cast<uint8_t>(*p++);
+        result |= static_cast<uint64_t>(b & 0x7f) << shift;
+        if ((b & 0x80) == 0) {
+          *v = result;
+          return true;
+        }
+      }
+      return false;
+    }
     uint64_t result = 0;
     for (int shift = 0; shift <= 63 && p != end; shift += 7) {
       const uint8_t b = static_cast<uint8_t>(*p++);
