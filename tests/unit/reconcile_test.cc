@@ -312,6 +312,29 @@ TEST_CASE("row decoding reads varints of every length, at any distance from the 
       CHECK_FALSE(decode_row(std::string_view(bytes).substr(0, cut), &back));
     }
   }
+  // Value lengths and TTLs across the varint length boundaries, in rows long enough that their
+  // varints are read a word at a time, and at the end of a row, byte by byte.
+  for (size_t size : {0, 1, 127, 128, 129, 16383, 16384, 70000}) {
+    for (int64_t ttl : {int64_t{1}, int64_t{127}, int64_t{128}, int64_t{16384}, kMaxTtlSeconds}) {
+      CAPTURE(size);
+      CAPTURE(ttl);
+      Row row;
+      row.liveness = LivenessInfo::written(1'700'000'000'000'000, ttl, 1'700'000'000);
+      row.columns.push_back(
+          {1,
+           false,
+           Cell::expiring(1'700'000'000'000'001, ttl, 1'700'000'000, std::string(size, 'v')),
+           {},
+           {}});
+      row.columns.push_back(
+          {2, false, Cell::live(1'699'999'999'999'999, "tail of the row"), {}, {}});
+      std::string bytes;
+      encode_row(row, &bytes);
+      Row back;
+      REQUIRE(decode_row(bytes, &back));
+      CHECK(back == row);
+    }
+  }
   // An over-long varint (ten continuation bytes) is malformed, as coding.h reads it.
   std::string bad = "\x01";  // flags: has liveness
   bad += std::string(10, '\x80');
