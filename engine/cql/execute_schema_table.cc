@@ -612,11 +612,10 @@ Result<ExecutionResult> execute_truncate(const TruncateStatement& statement,
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::TableDef> table,
                             context.resolve_writable_table(statement.table, /*truncate=*/true));
   CASSETTE_RETURN_IF_ERROR(context.check_interrupt());  // Ctrl-C: the last point to stop
-  // The base table and its views under the same write locks (Store::apply_prepared's
-  // truncate_first, as a SQL transaction's TRUNCATE commits): no write to the base table comes
-  // between them to leave a view row behind its truncated base row. The views first: a crash in
-  // between leaves base rows without view rows for the next TRUNCATE to remove, never view rows
-  // without their base rows.
+  // The base table and its views under the same write locks and in one manifest change
+  // (Store::apply_prepared's truncate_first, as a SQL transaction's TRUNCATE commits): no write
+  // to the base table comes between them to leave a view row behind its truncated base row, and
+  // a crash leaves all of them truncated or none.
   std::vector<storage::TableId> tables;
   for (const auto& view : context.schema->views_on(*table)) tables.push_back(view->table_id);
   tables.push_back(table->table_id);

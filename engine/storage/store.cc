@@ -352,7 +352,7 @@ Result<std::optional<int64_t>> Store::apply_locked(
     WriteLocks locks;
     CASSETTE_RETURN_IF_ERROR(lock_for_write(locks, !truncate_first.empty()));
     CASSETTE_ASSIGN_OR_RETURN(bool write, decide(p.writer_view_locked(*current_snapshot())));
-    for (TableId table : truncate_first) CASSETTE_RETURN_IF_ERROR(p.truncate_table_locked(table));
+    CASSETTE_RETURN_IF_ERROR(p.truncate_tables_locked(truncate_first));
     if (!write) return std::optional<int64_t>();
     CASSETTE_RETURN_IF_ERROR(p.ensure_log_writer_locked());
 

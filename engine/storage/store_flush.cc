@@ -103,8 +103,8 @@ Result<std::unique_ptr<SSTableWriter>> Store::Private::create_table_writer(
 // taken by take_outputs() (an error, a flush given up) are removed with the writer.
 class Store::Private::MemtableWriter {
  public:
-  MemtableWriter(Private* p, const Memtable& source, std::optional<TableId> skip)
-      : p_(p), it_(&source), skip_(skip) {}
+  MemtableWriter(Private* p, const Memtable& source, std::vector<TableId> skip = {})
+      : p_(p), it_(&source), skip_(std::move(skip)) {}
   MemtableWriter(const MemtableWriter&) = delete;
   MemtableWriter& operator=(const MemtableWriter&) = delete;
   ~MemtableWriter() { discard(); }
@@ -130,7 +130,9 @@ class Store::Private::MemtableWriter {
         fragments_.push_back(it_.value());
         written += key.size() + it_.value().size();
       }
-      if (skip_ && table == *skip_) continue;
+      if (!skip_.empty() && std::find(skip_.begin(), skip_.end(), table) != skip_.end()) {
+        continue;
+      }
       if (writer_ == nullptr || outputs_.back().meta.table != table) {
         CASSETTE_RETURN_IF_ERROR(finish_file());
         CASSETTE_ASSIGN_OR_RETURN(PendingFile pending, p_->new_pending_file(table));
@@ -166,7 +168,7 @@ class Store::Private::MemtableWriter {
 
   Private* p_;
   Memtable::RawIterator it_;
-  std::optional<TableId> skip_;
+  std::vector<TableId> skip_;
   std::vector<PendingFile> outputs_;
   std::unique_ptr<SSTableWriter> writer_;
   std::vector<std::string_view> fragments_;
@@ -176,10 +178,7 @@ class Store::Private::MemtableWriter {
 // The flush of an immutable memtable under way: the records [start, end) of the log.
 struct Store::Private::FlushJob {
   FlushJob(Private* p, std::shared_ptr<Memtable> memtable, LogPosition start_at, LogPosition end_at)
-      : source(std::move(memtable)),
-        start(start_at),
-        end(end_at),
-        writer(p, *source, std::nullopt) {}
+      : source(std::move(memtable)), start(start_at), end(end_at), writer(p, *source) {}
   std::shared_ptr<Memtable> source;
   LogPosition start, end;
   MemtableWriter writer;
@@ -187,7 +186,7 @@ struct Store::Private::FlushJob {
 };
 
 Result<std::vector<PendingFile>> Store::Private::write_memtable(const Memtable& source,
-                                                                std::optional<TableId> skip) {
+                                                                const std::vector<TableId>& skip) {
   MemtableWriter writer(this, source, skip);
   bool done = false;
   CASSETTE_RETURN_IF_ERROR(writer.step(kNoStepLimit, &done));
@@ -374,16 +373,18 @@ Status Store::Private::truncate_table(TableId table) {
   if (unsynced_failed_locked()) log_write_failed_locked();
   if (log_failed) CASSETTE_RETURN_IF_ERROR(abandon_failed_segment_locked());
   CASSETTE_RETURN_IF_ERROR(resolve_in_doubt_locked(/*must_decide=*/true));
-  return truncate_table_locked(table);
+  return truncate_tables_locked({table});
 }
 
-// The memtables' other tables go to SSTables and a manifest without the table's files covers the
-// whole log: nothing of the table remains to read or to replay.
-Status Store::Private::truncate_table_locked(TableId table) {
+// The memtables' other tables go to SSTables and a manifest without the tables' files covers the
+// whole log: nothing of the tables remains to read or to replay. One manifest change for all of
+// them (a base table and its views: a crash leaves all or none truncated).
+Status Store::Private::truncate_tables_locked(const std::vector<TableId>& tables) {
+  if (tables.empty()) return Status::ok();
   std::vector<PendingFile> outputs;
   for (const auto& source : {imm, mem}) {
     if (source == nullptr || source->empty()) continue;
-    auto written = write_memtable(*source, table);
+    auto written = write_memtable(*source, tables);
     if (!written.is_ok()) {
       for (const PendingFile& f : outputs) remove_pending_file(f);
       return written.status();
@@ -394,8 +395,15 @@ Status Store::Private::truncate_table_locked(TableId table) {
   ++next.generation;
   next.covered = log_end;
   next.last_timestamp = last_timestamp;
-  std::erase_if(next.files, [&](const ManifestFile& f) { return f.table == table; });
-  std::vector<std::shared_ptr<TableFile>> dropped = version->files(table);
+  auto truncated = [&](TableId table) {
+    return std::find(tables.begin(), tables.end(), table) != tables.end();
+  };
+  std::erase_if(next.files, [&](const ManifestFile& f) { return truncated(f.table); });
+  std::vector<std::shared_ptr<TableFile>> dropped;
+  for (TableId table : tables) {
+    const auto& files = version->files(table);
+    dropped.insert(dropped.end(), files.begin(), files.end());
+  }
   for (const PendingFile& f : outputs) next.files.push_back(f.meta);
   if (Status s = install_locked(next, outputs, LoadAction::kFlushedAll); !s.is_ok()) {
     for (const PendingFile& f : outputs) remove_pending_file(f);
@@ -426,7 +434,7 @@ Status Store::Private::abandon_failed_segment_locked() {
   };
   for (const auto& source : {imm, mem}) {
     if (source == nullptr || source->empty()) continue;
-    auto written = write_memtable(*source, std::nullopt);
+    auto written = write_memtable(*source);
     if (!written.is_ok()) return discard(written.status());
     outputs.insert(outputs.end(), written->begin(), written->end());
   }

@@ -102,7 +102,7 @@ Status Store::Private::decide_prepared_locked(LogPosition position,
   }
   // A TRUNCATE happens only now that the transaction commits. A crash between it and the
   // commit record keeps the truncation without the writes, as apply_prepared's would.
-  for (TableId table : prepared.truncate) CASSETTE_RETURN_IF_ERROR(truncate_table_locked(table));
+  CASSETTE_RETURN_IF_ERROR(truncate_tables_locked(prepared.truncate));
   // The commit record carries the writes itself and is synced. Another process may swap its
   // memtable between the two records (a swap takes no store lock) and flush it later, writing a
   // manifest whose `covered` lies between them: a reader replaying from there never sees the

@@ -294,7 +294,9 @@ struct Store::Private {
   Status flush_immutable(uint64_t step_bytes = kNoStepLimit);
   Status remove_flushed_segments(LogPosition covered);
   Status flush_all();
-  Result<std::vector<PendingFile>> write_memtable(const Memtable& mem, std::optional<TableId> skip);
+  // Every table's entries but those of `skip`.
+  Result<std::vector<PendingFile>> write_memtable(const Memtable& mem,
+                                                  const std::vector<TableId>& skip = {});
   Result<PendingFile> new_pending_file(TableId table);
   // A writer of `file`'s temporary path with its table's options.
   Result<std::unique_ptr<SSTableWriter>> create_table_writer(const PendingFile& file);
@@ -312,9 +314,9 @@ struct Store::Private {
   // What apply_locked commits for `batch` at `timestamp`: its record, or, when it is at least
   // sstable_commit_bytes, the batch itself (EncodedTransaction::sstable_batch).
   Result<EncodedTransaction> commit_of(const EncodedBatch& batch, int64_t timestamp) const;
-  // truncate_table's work. REQUIRES: writer_mutex, flush_mutex, the store lock and state_mutex
-  // held, caught up.
-  Status truncate_table_locked(TableId table);
+  // truncate_table's work, for any number of tables in one manifest change. REQUIRES:
+  // writer_mutex, flush_mutex, the store lock and state_mutex held, caught up.
+  Status truncate_tables_locked(const std::vector<TableId>& tables);
   // After log_failed: every memtable into SSTables, a manifest that covers the log up to the
   // next segment, the failed segment removed (store_flush.cc explains why). REQUIRES:
   // writer_mutex, the store lock and state_mutex, caught up.
