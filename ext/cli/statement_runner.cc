@@ -172,7 +172,10 @@ bool StatementRunner::run_shell_command(std::string_view text, const SourceLocat
       if (table == nullptr) {
         return fail(fmt::format("table {}.{} does not exist", keyspace, name->second), where);
       }
-      Status status = session_.store().compact(table->table_id);
+      // A background compaction the last FLUSH started holds the table's files until it ends:
+      // wait for it rather than fail with "a compaction of this table is running".
+      Status status = session_.store().wait_for_background_work();
+      if (status.is_ok()) status = session_.store().compact(table->table_id);
       return status.is_ok() || fail(status.message(), where);
     }
     case ShellCommandKind::kCopy: {
