@@ -9,6 +9,8 @@ namespace cassette::storage {
 
 bool LivenessInfo::supersedes(const LivenessInfo& other) const {
   if (timestamp != other.timestamp) return timestamp > other.timestamp;
+  // Equal timestamps: an expired marker (a view row's, see the header) wins.
+  if (is_expired_marker() != other.is_expired_marker()) return is_expired_marker();
   // Equal timestamps: an expiring marker beats a non-expiring one (CASSANDRA-14592), and of two
   // expiring markers the one that expires last wins.
   if (is_expiring() == other.is_expiring()) {
@@ -99,6 +101,7 @@ Cell reconcile_cells(const Cell& a, const Cell& b) {
 }
 
 bool Row::has_live_data(int64_t now_seconds) const {
+  if (liveness.is_strict_marker()) return false;
   if (liveness.is_live(now_seconds)) return true;
   for (const ColumnData& col : columns) {
     if (!col.complex) {
@@ -224,7 +227,9 @@ void apply_deletion(Row& row, const DeletionTime& outer) {
   DeletionTime effective = max_deletion(outer, row.deletion);
   if (effective.is_live()) return;
   if (outer.deletes(row.deletion.marked_for_delete_at)) row.deletion = DeletionTime{};
-  if (effective.deletes(row.liveness.timestamp)) row.liveness = LivenessInfo{};
+  if (effective.deletes(row.liveness.timestamp) && !row.liveness.is_strict_marker()) {
+    row.liveness = LivenessInfo{};
+  }
   std::erase_if(row.columns, [&](ColumnData& col) {
     if (!col.complex) return effective.deletes(col.cell.timestamp);
     if (effective.deletes(col.complex_deletion.marked_for_delete_at)) {
@@ -237,6 +242,11 @@ void apply_deletion(Row& row, const DeletionTime& outer) {
 }
 
 bool purge_for_read(Row& row, const DeletionTime& outer, int64_t now_seconds) {
+  // A strict view row without liveness is dead whatever its cells (row.h, LivenessInfo).
+  if (row.liveness.ttl == LivenessInfo::kStrictExpiredTtl) [[unlikely]] {
+    row = Row{};
+    return false;
+  }
   // The scan's common case, checked field by field: no deletion applies and every column is a
   // simple live cell, so nothing is removed.
   if (outer.marked_for_delete_at == kNoTimestamp &&
@@ -308,8 +318,15 @@ bool purge_for_compaction(Row& row, const DeletionTime& outer, int64_t now_secon
     row.deletion = DeletionTime{};
   }
   const LivenessInfo& li = row.liveness;
-  if (li.is_expiring() && now_seconds >= li.local_expiration_time &&
-      li.local_expiration_time - li.ttl < gc_before && may_purge(li.timestamp)) {
+  if (li.is_expired_marker()) {
+    // Purged as a tombstone written at local_expiration_time; a strict row goes with it (its
+    // cells were dead with the marker: Cassandra's Row.purge under enforceStrictLiveness).
+    if (li.local_expiration_time < gc_before && may_purge(li.timestamp)) {
+      if (li.is_strict_marker()) row.columns.clear();
+      row.liveness = LivenessInfo{};
+    }
+  } else if (li.is_expiring() && now_seconds >= li.local_expiration_time &&
+             li.local_expiration_time - li.ttl < gc_before && may_purge(li.timestamp)) {
     row.liveness = LivenessInfo{};
   }
   std::erase_if(row.columns, [&](ColumnData& col) {

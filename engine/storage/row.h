@@ -61,10 +61,29 @@ struct LivenessInfo {
     return out;
   }
 
+  // Cassandra's expired liveness (LivenessInfo.EXPIRED_LIVENESS_TTL): what a materialized view
+  // row gets when it loses its liveness without its cells being deleted (view_maintenance.h). It
+  // is never live, wins over older and equal-timestamp markers, and is purged gc_grace after
+  // `local_expiration_time` (when it was written). The strict form is for views whose key holds
+  // a base regular column (Cassandra's enforceStrictLiveness): a row whose marker it is reads
+  // as dead whatever its cells, and a row deletion does not remove it.
+  static constexpr int64_t kExpiredTtl = 0x7fffffff;
+  static constexpr int64_t kStrictExpiredTtl = 0x7ffffffe;
+  static LivenessInfo expired(int64_t timestamp, int64_t now_seconds, bool strict) {
+    LivenessInfo out;
+    out.timestamp = timestamp;
+    out.ttl = strict ? kStrictExpiredTtl : kExpiredTtl;
+    out.local_expiration_time = now_seconds;
+    return out;
+  }
+  bool is_expired_marker() const { return ttl >= kStrictExpiredTtl; }
+  bool is_strict_marker() const { return ttl == kStrictExpiredTtl; }
+
   bool is_empty() const { return timestamp == kNoTimestamp; }
   bool is_expiring() const { return ttl > 0; }
   bool is_live(int64_t now_seconds) const {
-    return !is_empty() && (!is_expiring() || now_seconds < local_expiration_time);
+    return !is_empty() &&
+           (!is_expiring() || (now_seconds < local_expiration_time && !is_expired_marker()));
   }
   bool supersedes(const LivenessInfo& other) const;
   friend bool operator==(const LivenessInfo&, const LivenessInfo&) = default;

@@ -397,6 +397,12 @@ bool RowCursor::next() {
     }
     clustering_.assign(clustering);
     if (!consume_group(&row_)) return false;
+    if (spec_.keep_deleted) {
+      row_.deletion = max_deletion(row_.deletion, header_.deletion_for(clustering_));
+      apply_deletion(row_, DeletionTime{});
+      emitted_in_partition_ = true;
+      return true;
+    }
     const bool live = header_.range_tombstones.empty()
                           ? purge_for_read(row_, header_.deletion, now_seconds_)
                           : purge_for_read(row_, header_.deletion_for(clustering_), now_seconds_);

@@ -40,6 +40,11 @@ struct ReadSpec {
   // Report a partition that has a live static row but no live rows as one row with an empty
   // clustering (Cassandra returns it when the query does not restrict clustering columns).
   bool emit_static_only = true;
+  // Rows as a write merges into them (view maintenance, engine/cql/view_maintenance.h): each row
+  // with the strongest deletion that applies to it (partition, range or its own) in its
+  // `deletion`, its tombstones and expired cells kept, and also when nothing in it is live.
+  // Single-partition reads; never served from the row cache.
+  bool keep_deleted = false;
 
   bool single_partition() const { return !partition_prefix.empty(); }
 };
@@ -86,6 +91,9 @@ class RowCursor {
   const std::string& partition_prefix() const { return current_prefix_; }
   // The partition's live static row, or nullptr when it has none.
   const Row* static_row() const { return static_live_ ? static_view_ : nullptr; }
+  // The partition's deletion and range tombstones (a single-partition read, once next() was
+  // called: also when it found no row).
+  const PartitionHeader& partition_header() const { return header_; }
   // True when this "row" stands for a partition with a static row and no live rows.
   bool is_static_only() const { return static_only_; }
   const std::string& clustering() const { return *clustering_view_; }

@@ -523,7 +523,7 @@ std::unique_ptr<RowCursor> read_sources(const Snapshot& snap, TableId table, Rea
 }  // namespace
 
 std::unique_ptr<RowCursor> Store::read(const Snapshot& snap, TableId table, ReadSpec spec) const {
-  if (spec.single_partition() && p_->row_cache.any_table_cached()) {
+  if (spec.single_partition() && !spec.keep_deleted && p_->row_cache.any_table_cached()) {
     if (auto cursor = p_->read_cached(snap, table, spec)) return cursor;
   }
   return read_sources(snap, table, std::move(spec));
