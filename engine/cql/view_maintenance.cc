@@ -54,29 +54,6 @@ void map_row(Row& row, int64_t (*map)(int64_t)) {
   }
 }
 
-// The newest timestamp a partition update writes (a deletion's included): the base write's.
-int64_t write_timestamp(const storage::PartitionUpdate& update) {
-  int64_t newest = storage::kNoTimestamp;
-  auto see = [&](int64_t t) { newest = std::max(newest, raise_auto(t)); };
-  if (!update.header.deletion.is_live()) see(update.header.deletion.marked_for_delete_at);
-  for (const storage::RangeTombstone& rt : update.header.range_tombstones) {
-    see(rt.deletion.marked_for_delete_at);
-  }
-  for (const storage::ClusteringRow& row : update.rows) {
-    if (!row.row.liveness.is_empty()) see(row.row.liveness.timestamp);
-    if (!row.row.deletion.is_live()) see(row.row.deletion.marked_for_delete_at);
-    for (const ColumnData& column : row.row.columns) {
-      if (column.complex) {
-        if (!column.complex_deletion.is_live()) see(column.complex_deletion.marked_for_delete_at);
-        for (const Cell& cell : column.cells) see(cell.timestamp);
-      } else {
-        see(column.cell.timestamp);
-      }
-    }
-  }
-  return newest;
-}
-
 // Where a view's columns come from in its base table, worked out once per view and write.
 struct ViewShape {
   const schema::TableDef* view = nullptr;
@@ -86,11 +63,18 @@ struct ViewShape {
   const schema::ColumnDef* regular_key = nullptr;  // K: a base regular column in the view's key
   // The view's non-key columns: (base column id, view column id), by view column id.
   std::vector<std::pair<storage::ColumnId, storage::ColumnId>> cells;
+  bool include_all_columns = false;  // SELECT *: no base column is left out
+
+  bool selects(storage::ColumnId base_id) const {
+    return std::any_of(cells.begin(), cells.end(),
+                       [&](const auto& ids) { return ids.first == base_id; });
+  }
 };
 
 ViewShape shape_of(const schema::TableDef& base, const schema::TableDef& view) {
   ViewShape shape;
   shape.view = &view;
+  shape.include_all_columns = view.view && view.view->include_all_columns;
   auto source = [&](const schema::ColumnDef* column) {
     const schema::ColumnDef* from = base.find_column(column->name);
     if (from != nullptr && !from->is_primary_key()) shape.regular_key = from;
@@ -131,7 +115,8 @@ const Cell* live_cell(const Row& row, storage::ColumnId id, int64_t now_seconds)
   return &data->cell;
 }
 
-// The view row's key for base row `row` (nullopt: no view row: the row is dead or K is null).
+// The view row's key for base row `row` (nullopt: the row has no view row: it is dead, K is not
+// live, or the key would have an empty partition key). `row` may hold tombstones.
 Result<std::optional<ViewKey>> view_key(const ViewShape& shape, const BaseKey& key,
                                         const std::optional<Row>& row, int64_t now_seconds) {
   if (!row || !row->has_live_data(now_seconds)) return std::optional<ViewKey>();
@@ -169,6 +154,7 @@ Result<std::optional<ViewKey>> view_key(const ViewShape& shape, const BaseKey& k
 // such cell expires (then with the latest of them).
 LivenessInfo base_key_liveness(const ViewShape& shape, const Row& after, int64_t now_seconds) {
   const LivenessInfo& base = after.liveness;
+  if (shape.include_all_columns) return base;
   int64_t timestamp = base.timestamp;
   bool non_expiring = false;
   const Cell* latest_expiring = nullptr;
@@ -183,9 +169,7 @@ LivenessInfo base_key_liveness(const ViewShape& shape, const Row& after, int64_t
     }
   };
   for (const ColumnData& data : after.columns) {
-    const bool selected = std::any_of(shape.cells.begin(), shape.cells.end(),
-                                      [&](const auto& ids) { return ids.first == data.id; });
-    if (selected) continue;
+    if (shape.selects(data.id)) continue;
     if (data.complex) {
       for (const Cell& cell : data.cells) see(cell);
     } else {
@@ -209,145 +193,231 @@ LivenessInfo base_key_liveness(const ViewShape& shape, const Row& after, int64_t
   return base;
 }
 
-// The view row for live base row `after` (view_key found it a key). `floor` is the lowest
-// timestamp its data may have (see the header: a view row that moved to a new key).
-Row project(const ViewShape& shape, const Row& after, int64_t floor, int64_t now_seconds) {
-  Row out;
-  out.liveness =
-      shape.regular_key == nullptr ? base_key_liveness(shape, after, now_seconds) : after.liveness;
-  int64_t expires = storage::kNoDeletionTime;  // K's expiry, when K expires
-  if (shape.regular_key != nullptr) {
-    const Cell* k = live_cell(after, shape.regular_key->id, now_seconds);
-    if (k != nullptr) {
-      if (out.liveness.is_empty() || k->timestamp >= out.liveness.timestamp) {
-        out.liveness.timestamp = k->timestamp;
-        out.liveness.ttl = 0;
-        out.liveness.local_expiration_time = storage::kNoDeletionTime;
-      }
-      if (k->is_expiring()) {
-        out.liveness.ttl = k->ttl;
-        out.liveness.local_expiration_time = k->local_deletion_time;
-        expires = k->local_deletion_time;
+// The liveness of the view row of live base row `after`: with a base regular column K in the
+// view's key, K's cell (its timestamp and TTL); otherwise base_key_liveness.
+LivenessInfo entry_liveness(const ViewShape& shape, const Row& after, int64_t now_seconds) {
+  if (shape.regular_key == nullptr) return base_key_liveness(shape, after, now_seconds);
+  LivenessInfo out;
+  const Cell* k = live_cell(after, shape.regular_key->id, now_seconds);
+  if (k == nullptr) return out;
+  out.timestamp = k->timestamp;
+  if (k->is_expiring()) {
+    out.ttl = k->ttl;
+    out.local_expiration_time = k->local_deletion_time;
+  }
+  return out;
+}
+
+// The view row being written for one base row: its liveness, deletion, and the base cells it
+// takes. With K expiring, the cells it takes expire with K at the latest: Cassandra's view reads
+// such a row as dead once K's liveness expired (strict liveness), whatever its cells; here a
+// row is read as live by any live cell, so its cells may not outlive K.
+class EntryBuilder {
+ public:
+  EntryBuilder(const ViewShape& shape, const Row& base, int64_t now_seconds) : shape_(shape) {
+    if (shape.regular_key != nullptr) {
+      const Cell* k = live_cell(base, shape.regular_key->id, now_seconds);
+      if (k != nullptr && k->is_expiring()) {
+        expires_ = k->local_deletion_time;
+        ttl_ = k->ttl;
       }
     }
   }
-  if (!out.liveness.is_empty()) {
-    out.liveness.timestamp = std::max(out.liveness.timestamp, floor);
-  }
-  auto cap = [&](Cell& cell) {
-    cell.timestamp = std::max(cell.timestamp, floor);
-    if (expires == storage::kNoDeletionTime || cell.is_tombstone()) return;
-    if (!cell.is_expiring() || cell.local_deletion_time > expires) {
-      cell.flags |= Cell::kExpiring;
-      cell.ttl = out.liveness.ttl;
-      cell.local_deletion_time = expires;
-    }
-  };
-  for (const auto& [base_id, view_id] : shape.cells) {
-    const ColumnData* data = after.find_column(base_id);
-    if (data == nullptr) continue;
-    ColumnData copy = *data;
+
+  Row& row() { return row_; }
+
+  // Adds base column `data` as view column `view_id` (all of it).
+  void add_column(const ColumnData& data, storage::ColumnId view_id) {
+    ColumnData copy = data;
     copy.id = view_id;
     if (copy.complex) {
       for (Cell& cell : copy.cells) cap(cell);
     } else {
       cap(copy.cell);
     }
-    out.columns.push_back(std::move(copy));
+    row_.columns.push_back(std::move(copy));
   }
-  return out;
-}
 
-// Tombstones in `row` (the view row written for a base row whose view key did not change) for
-// what `before` had live in the view's columns and `after` no longer has.
-void add_removed_cells(const ViewShape& shape, const Row& before, const Row& after,
-                       int64_t timestamp, int64_t now_seconds, Row& row) {
-  std::vector<ColumnData> removed;
-  for (const auto& [base_id, view_id] : shape.cells) {
-    const ColumnData* old_data = before.find_column(base_id);
-    if (old_data == nullptr) continue;
-    const ColumnData* new_data = after.find_column(base_id);
-    if (!old_data->complex) {
-      if (new_data != nullptr || !old_data->cell.is_live(now_seconds)) continue;
-      ColumnData tombstone;
-      tombstone.id = view_id;
-      tombstone.cell = Cell::tombstone(timestamp, now_seconds);
-      removed.push_back(std::move(tombstone));
-      continue;
+  // Every selected column of `base`, tombstones included (Cassandra's createEntry).
+  void add_all(const Row& base) {
+    for (const auto& [base_id, view_id] : shape_.cells) {
+      if (const ColumnData* data = base.find_column(base_id)) add_column(*data, view_id);
     }
-    ColumnData elements;
-    elements.id = view_id;
-    elements.complex = true;
-    for (const Cell& cell : old_data->cells) {
-      bool kept =
-          new_data != nullptr && std::any_of(new_data->cells.begin(), new_data->cells.end(),
-                                             [&](const Cell& c) { return c.path == cell.path; });
-      if (!kept) elements.cells.push_back(Cell::tombstone(timestamp, now_seconds, cell.path));
-    }
-    if (!elements.cells.empty()) removed.push_back(std::move(elements));
   }
-  if (removed.empty()) return;
-  Row tombstones;
-  tombstones.columns = std::move(removed);
-  std::sort(tombstones.columns.begin(), tombstones.columns.end(),
-            [](const ColumnData& a, const ColumnData& b) { return a.id < b.id; });
-  storage::reconcile_rows(row, tombstones);
-}
 
-// The base rows of one partition as they are now: the rows `update` writes, or the whole
-// partition when it deletes a range or the partition.
-Result<std::map<std::string, Row>> rows_before(const storage::Store& store,
-                                               const storage::Snapshot& snapshot,
-                                               const schema::TableDef& base,
-                                               const storage::PartitionUpdate& update) {
-  std::map<std::string, Row> rows;
-  auto read = [&](storage::ReadSpec spec, const std::string* only) -> Status {
-    spec.emit_static_only = false;
-    std::unique_ptr<storage::RowCursor> cursor = store.read(snapshot, base.table_id, spec);
-    while (cursor->next()) {
-      if (only == nullptr || cursor->clustering() == *only) {
-        rows.emplace(cursor->clustering(), cursor->row());
+  // What `after` has in selected columns that `before` has not in the same form (Cassandra's
+  // addDifferentCells): changed cells, new tombstones, a newer collection deletion.
+  void add_different(const Row& before, const Row& after) {
+    for (const auto& [base_id, view_id] : shape_.cells) {
+      const ColumnData* now = after.find_column(base_id);
+      if (now == nullptr) continue;
+      const ColumnData* old = before.find_column(base_id);
+      if (old == nullptr) {
+        add_column(*now, view_id);
+        continue;
+      }
+      if (*now == *old) continue;
+      if (!now->complex) {
+        add_column(*now, view_id);
+        continue;
+      }
+      ColumnData changed;
+      changed.id = base_id;
+      changed.complex = true;
+      if (now->complex_deletion.supersedes(old->complex_deletion)) {
+        changed.complex_deletion = now->complex_deletion;
+      }
+      for (const Cell& cell : now->cells) {
+        const bool same = std::any_of(old->cells.begin(), old->cells.end(),
+                                      [&](const Cell& c) { return c == cell; });
+        if (!same) changed.cells.push_back(cell);
+      }
+      if (!changed.cells.empty() || !changed.complex_deletion.is_live()) {
+        add_column(changed, view_id);
       }
     }
-    return cursor->status();
-  };
-  if (!update.header.is_empty()) {
-    CASSETTE_RETURN_IF_ERROR(read(storage::Store::partition_spec(update.partition_key), nullptr));
-    return rows;
   }
-  for (const storage::ClusteringRow& row : update.rows) {
-    storage::ReadSpec spec = storage::Store::partition_spec(update.partition_key);
-    spec.clustering_start = row.clustering;
-    spec.clustering_end = types::prefix_end_bound(row.clustering);
-    CASSETTE_RETURN_IF_ERROR(read(std::move(spec), &row.clustering));
+
+  Row finish() {
+    std::sort(row_.columns.begin(), row_.columns.end(),
+              [](const ColumnData& a, const ColumnData& b) { return a.id < b.id; });
+    return std::move(row_);
   }
-  return rows;
+
+ private:
+  void cap(Cell& cell) const {
+    if (expires_ == storage::kNoDeletionTime || cell.is_tombstone()) return;
+    if (!cell.is_expiring() || cell.local_deletion_time > expires_) {
+      cell.flags |= Cell::kExpiring;
+      cell.ttl = ttl_;
+      cell.local_deletion_time = expires_;
+    }
+  }
+
+  const ViewShape& shape_;
+  int64_t expires_ = storage::kNoDeletionTime;  // K's expiry, when K expires
+  int64_t ttl_ = 0;
+  Row row_;
+};
+
+// The timestamp at which the view row of `before` dies in `after` (Cassandra's
+// computeTimestampForEntryDeletion): with K, K's timestamp (or the deletion's, when the base
+// row's deletion removed K); otherwise the newest of the row's deletion, its marker and what it
+// has in unselected columns, live or not (any of them may be what kept the view row alive).
+int64_t entry_deletion_timestamp(const ViewShape& shape, const Row& before, const Row& after) {
+  const DeletionTime& deletion = after.deletion;
+  if (shape.regular_key != nullptr) {
+    const ColumnData* k = before.find_column(shape.regular_key->id);
+    const int64_t k_timestamp = k != nullptr ? k->cell.timestamp : storage::kNoTimestamp;
+    return deletion.deletes(k_timestamp) ? deletion.marked_for_delete_at : k_timestamp;
+  }
+  int64_t timestamp = std::max(deletion.marked_for_delete_at, before.liveness.timestamp);
+  if (shape.include_all_columns) return timestamp;
+  for (const ColumnData& data : before.columns) {
+    if (shape.selects(data.id)) continue;
+    if (data.complex) {
+      for (const Cell& cell : data.cells) timestamp = std::max(timestamp, cell.timestamp);
+    } else {
+      timestamp = std::max(timestamp, data.cell.timestamp);
+    }
+  }
+  return timestamp;
 }
 
-// The view rows of one view for one base row, before and after: a deletion of the old view row
-// when its key changed or it died, and the new row's state.
+// The view rows of one view for one base row, as Cassandra's ViewUpdateGenerator computes them
+// from the base row before the write (`before`: none, or as merged so far, tombstones included)
+// and after it (`after`, likewise):
+// - a new view row (no view row before, or K took a new value) takes the liveness of
+//   entry_liveness, the base row's deletion and every selected column (tombstones included);
+// - the view row of an unchanged key takes the new liveness and deletion and the cells that
+//   changed;
+// - a view row that died (or whose K moved) is not deleted with a row tombstone, which would
+//   shadow base cells written later with older timestamps: it takes the base row's deletion, the
+//   cells that changed, and an expired marker at entry_deletion_timestamp (LivenessInfo, row.h),
+//   strict with K, where the row lives only by its marker.
 Status add_view_row(const ViewShape& shape, const BaseKey& key, const std::optional<Row>& before,
-                    const std::optional<Row>& after, int64_t timestamp, int64_t now_seconds,
+                    const std::optional<Row>& after, int64_t now_seconds,
                     storage::MutationBuilder& out) {
   CASSETTE_ASSIGN_OR_RETURN(std::optional<ViewKey> old_key,
                             view_key(shape, key, before, now_seconds));
   CASSETTE_ASSIGN_OR_RETURN(std::optional<ViewKey> new_key,
                             view_key(shape, key, after, now_seconds));
   const storage::TableId view_id = shape.view->table_id;
+  auto emit = [&](const ViewKey& at, Row row) {
+    if (row.is_empty()) return;
+    out.partition(view_id, at.partition_key).rows.push_back({at.clustering, std::move(row)});
+  };
+  const Row empty;
+  const Row& merged = after ? *after : empty;
   if (old_key && old_key != new_key) {
-    Row deleted;
-    deleted.deletion = DeletionTime{timestamp, now_seconds};
-    out.partition(view_id, old_key->partition_key)
-        .rows.push_back({old_key->clustering, std::move(deleted)});
+    EntryBuilder entry(shape, merged, now_seconds);
+    const int64_t timestamp = entry_deletion_timestamp(shape, *before, merged);
+    if (shape.regular_key != nullptr || timestamp > merged.deletion.marked_for_delete_at) {
+      entry.row().liveness =
+          LivenessInfo::expired(timestamp, now_seconds, shape.regular_key != nullptr);
+    }
+    entry.row().deletion = merged.deletion;
+    entry.add_different(*before, merged);
+    emit(*old_key, entry.finish());
   }
   if (!new_key) return Status::ok();
-  const bool moved = old_key != new_key;
-  Row row = project(shape, *after, moved ? timestamp : storage::kNoTimestamp, now_seconds);
-  if (!moved) add_removed_cells(shape, *before, *after, timestamp, now_seconds, row);
-  if (row.is_empty()) return Status::ok();
-  out.partition(view_id, new_key->partition_key)
-      .rows.push_back({new_key->clustering, std::move(row)});
+  EntryBuilder entry(shape, merged, now_seconds);
+  entry.row().liveness = entry_liveness(shape, merged, now_seconds);
+  entry.row().deletion = merged.deletion;
+  if (old_key == new_key) {
+    // With K, every cell again: K's expiry, which caps them, may have changed.
+    if (shape.regular_key != nullptr) {
+      entry.add_all(merged);
+    } else {
+      entry.add_different(*before, merged);
+    }
+  } else {
+    entry.add_all(merged);
+  }
+  emit(*new_key, entry.finish());
   return Status::ok();
+}
+
+// The base rows of one partition as the write finds them, tombstones and deletions included
+// (ReadSpec::keep_deleted): the rows `update` writes (an empty row, with the deletion that
+// covers it, when there is none), and every row of the partition when it deletes a range or
+// the partition.
+Result<std::map<std::string, Row>> rows_before(const storage::Store& store,
+                                               const storage::Snapshot& snapshot,
+                                               const schema::TableDef& base,
+                                               const storage::PartitionUpdate& update) {
+  std::map<std::string, Row> rows;
+  storage::PartitionHeader header;
+  auto read = [&](storage::ReadSpec spec, const std::string* only) -> Status {
+    spec.emit_static_only = false;
+    spec.keep_deleted = true;
+    std::unique_ptr<storage::RowCursor> cursor = store.read(snapshot, base.table_id, spec);
+    while (cursor->next()) {
+      if (cursor->is_static_only()) continue;
+      if (only == nullptr || cursor->clustering() == *only) {
+        rows.emplace(cursor->clustering(), cursor->row());
+      }
+    }
+    header = cursor->partition_header();
+    return cursor->status();
+  };
+  if (!update.header.is_empty()) {
+    CASSETTE_RETURN_IF_ERROR(read(storage::Store::partition_spec(update.partition_key), nullptr));
+  }
+  for (const storage::ClusteringRow& row : update.rows) {
+    if (rows.contains(row.clustering)) continue;
+    if (update.header.is_empty()) {
+      storage::ReadSpec spec = storage::Store::partition_spec(update.partition_key);
+      spec.clustering_start = row.clustering;
+      spec.clustering_end = types::prefix_end_bound(row.clustering);
+      CASSETTE_RETURN_IF_ERROR(read(std::move(spec), &row.clustering));
+      if (rows.contains(row.clustering)) continue;
+    }
+    Row absent;
+    absent.deletion = header.deletion_for(row.clustering);
+    rows.emplace(row.clustering, std::move(absent));
+  }
+  return rows;
 }
 
 Result<BaseKey> decode_key(const schema::TableDef& base, const std::string& partition_key,
@@ -365,34 +435,25 @@ Status add_partition_view_rows(const storage::Store& store, const storage::Snaps
                                const storage::PartitionUpdate& update, int64_t now_seconds,
                                storage::MutationBuilder& out) {
   CASSETTE_ASSIGN_OR_RETURN(auto before, rows_before(store, snapshot, base, update));
-  const int64_t timestamp = write_timestamp(update);
   std::map<std::string, const Row*> written;
   for (const storage::ClusteringRow& row : update.rows) written[row.clustering] = &row.row;
-  std::vector<std::string> affected;
-  for (const auto& [clustering, row] : before) affected.push_back(clustering);
-  for (const auto& [clustering, row] : written) {
-    if (!before.contains(clustering)) affected.push_back(clustering);
-  }
-  for (const std::string& clustering : affected) {
-    std::optional<Row> old_row;
-    if (auto it = before.find(clustering); it != before.end()) old_row = it->second;
-    Row merged = old_row.value_or(Row());
-    map_row(merged, raise_auto);
+  for (auto& [clustering, existing] : before) {
+    map_row(existing, raise_auto);
+    Row merged = existing;
     DeletionTime deletion = update.header.deletion_for(clustering);
     map_deletion(deletion, raise_auto);
-    if (!deletion.is_live()) storage::apply_deletion(merged, deletion);
+    merged.deletion = storage::max_deletion(merged.deletion, deletion);
     if (auto it = written.find(clustering); it != written.end()) {
       Row change = *it->second;
       map_row(change, raise_auto);
       storage::reconcile_rows(merged, change);
     }
-    std::optional<Row> new_row;
-    if (storage::purge_for_read(merged, DeletionTime{}, now_seconds)) new_row = std::move(merged);
-    if (old_row) map_row(*old_row, raise_auto);
+    storage::apply_deletion(merged, DeletionTime{});
+    std::optional<Row> old_row;
+    if (!existing.is_empty()) old_row = std::move(existing);
     CASSETTE_ASSIGN_OR_RETURN(BaseKey key, decode_key(base, update.partition_key, clustering));
     for (const ViewShape& shape : views) {
-      CASSETTE_RETURN_IF_ERROR(
-          add_view_row(shape, key, old_row, new_row, timestamp, now_seconds, out));
+      CASSETTE_RETURN_IF_ERROR(add_view_row(shape, key, old_row, merged, now_seconds, out));
     }
   }
   return Status::ok();
@@ -436,8 +497,8 @@ Status build_view_rows(const storage::Store& store, const storage::Snapshot& sna
   while (cursor->next()) {
     CASSETTE_ASSIGN_OR_RETURN(BaseKey key,
                               decode_key(base, cursor->partition_key(), cursor->clustering()));
-    CASSETTE_RETURN_IF_ERROR(add_view_row(shape, key, std::nullopt, cursor->row(),
-                                          storage::kNoTimestamp, now_seconds, builder));
+    CASSETTE_RETURN_IF_ERROR(
+        add_view_row(shape, key, std::nullopt, cursor->row(), now_seconds, builder));
   }
   return cursor->status();
 }

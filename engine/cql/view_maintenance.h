@@ -6,19 +6,28 @@
 // the base rows as they are before the write and as the write leaves them, and added to the
 // write's own batch: the base write and its view rows are one commit, all or nothing.
 //
-// How a base row maps to its view row:
+// How a base row maps to its view row (Cassandra 5.0's ViewUpdateGenerator, case by case):
 // - the view row's key is the base row's values of the view's primary key columns (every base key
-//   column, at most one regular column K); no view row when the base row is dead or K is null;
-// - its liveness is the base row's marker, or K's cell when that is newer, and expires with K
-//   when K expires (the view row expires with the base cells that make it live); without K, the
-//   base row's live cells in columns the view does not select keep it alive too (Cassandra's
-//   virtual cells, folded into the one marker: a view row deleted with its base row does not
-//   come back for such a cell written later with an older timestamp); its cells are the
-//   base row's cells of the view's columns, with their timestamps and TTLs (capped by K's expiry);
-// - when the view key changes (K takes a new value, or the row dies), the old view row is deleted
-//   at the base write's timestamp; the new view row's cells are written at no less than that
-//   timestamp, so a key that comes back is not shadowed by its earlier deletion (writetime() in
-//   the view may then be later than in the base table).
+//   column, at most one regular column K); no view row when the base row is dead or K is not live;
+// - the base rows are read as a write finds them (ReadSpec::keep_deleted: deletions and
+//   tombstones included), so a write shadowed in the base table by an older deletion is
+//   shadowed for the view too;
+// - a new view row takes K's cell as its liveness (timestamp and TTL) or, without K, the base
+//   row's marker kept alive by the base row's live cells in columns the view does not select
+//   (Cassandra's "virtual cells", folded into the one marker), the base row's deletion, and the
+//   base row's cells of the view's columns with their timestamps (tombstones included); cells
+//   expire with K at the latest (Cassandra reads a view row with K as dead once K's liveness
+//   is, whatever its cells; here a row is live by any live cell);
+// - a view row whose key is unchanged takes the new liveness, the base row's deletion and the
+//   cells that changed;
+// - a view row that dies (the base row died, or K changed) gets no row tombstone, which would
+//   shadow base cells written later with older timestamps: it takes the base row's deletion, the
+//   cells that changed, and an expired marker (LivenessInfo::expired, engine/storage/row.h) at
+//   the timestamp of what kept it alive (K's cell, or the base row's marker and unselected
+//   cells), strict with K: such a row reads as dead until a newer liveness revives it.
+// A view row that dies only because an unselected cell was deleted stays dead when a cell is
+// written later with an older timestamp (CASSANDRA-11500; 5.0's testPartialDeleteUnselected-
+// Column is @Ignore'd for it): as 5.0.
 #pragma once
 
 #include <memory>

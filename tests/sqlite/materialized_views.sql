@@ -84,3 +84,36 @@ SELECT * FROM by_country ORDER BY country, id;
 .print '== the view as CQL reads it agrees'
 SELECT cql('SELECT country, id, name FROM shop.by_country WHERE country = ''be''') AS result;
 SELECT cql('SELECT count(*) FROM shop.by_country') AS result;
+.print '== timestamped writes (cql_timestamp) and deletes (cql() USING TIMESTAMP) keep the view as Cassandra 5.0 does'
+SELECT cql('CREATE TABLE shop.stamped (k int, c int, a int, b int, e int, PRIMARY KEY (k, c))') AS result;
+SELECT cql('CREATE MATERIALIZED VIEW shop.stamped_v AS SELECT a, b, c, k FROM shop.stamped WHERE k IS NOT NULL AND c IS NOT NULL PRIMARY KEY (k, c)') AS result;
+SELECT cql('CREATE MATERIALIZED VIEW shop.stamped_by_a AS SELECT * FROM shop.stamped WHERE k IS NOT NULL AND c IS NOT NULL AND a IS NOT NULL PRIMARY KEY (a, k, c)') AS result;
+CREATE VIRTUAL TABLE stamped USING cql(table = 'shop.stamped');
+CREATE VIRTUAL TABLE stamped_v USING cql(table = 'shop.stamped_v');
+CREATE VIRTUAL TABLE stamped_by_a USING cql(table = 'shop.stamped_by_a');
+.print '-- a row alive only by an unselected cell, which a delete at the same timestamp removes'
+SELECT cql('UPDATE shop.stamped USING TIMESTAMP 18 SET e = 1 WHERE k = 1 AND c = 1') AS result;
+SELECT * FROM stamped_v;
+UPDATE stamped SET e = NULL, cql_timestamp = 18 WHERE k = 1 AND c = 1;
+SELECT count(*) AS base_rows FROM stamped;
+SELECT count(*) AS view_rows FROM stamped_v;
+.print '-- an older write after it shows in both (no row tombstone in the view)'
+INSERT INTO stamped (k, c, a, cql_timestamp) VALUES (1, 1, 7, 16);
+SELECT k, c, a, b, writetime_a FROM stamped;
+SELECT k, c, a, b, writetime_a FROM stamped_v;
+SELECT a, k, c, b FROM stamped_by_a;
+.print '-- a base row deleted at a newer timestamp than a later write: no view row'
+SELECT cql('DELETE FROM shop.stamped USING TIMESTAMP 30 WHERE k = 2 AND c = 2') AS result;
+INSERT INTO stamped (k, c, a, cql_timestamp) VALUES (2, 2, 5, 20);
+SELECT count(*) AS base_rows FROM stamped WHERE k = 2;
+SELECT count(*) AS view_rows FROM stamped_v WHERE k = 2;
+SELECT count(*) AS view_rows FROM stamped_by_a WHERE a = 5;
+.print '-- the view key moves and comes back: the cells keep their write times'
+BEGIN;
+UPDATE stamped SET a = 8, cql_timestamp = 40 WHERE k = 1 AND c = 1;
+UPDATE stamped SET a = 7, cql_timestamp = 41 WHERE k = 1 AND c = 1;
+COMMIT;
+INSERT INTO stamped (k, c, b, cql_timestamp) VALUES (1, 1, 3, 17);
+SELECT k, c, a, b, writetime_b FROM stamped;
+SELECT a, k, c, b, writetime_b FROM stamped_by_a;
+SELECT count(*) AS moved_away FROM stamped_by_a WHERE a = 8;

@@ -61,6 +61,36 @@ SELECT * FROM viewed.people_by_city WHERE city = 'Rome';
 TRUNCATE viewed.people;
 SELECT count(*) FROM viewed.people_by_city;
 SELECT cql('SELECT count(*) FROM app.people_by_city');
+-- timestamped writes and deletes (cql() USING TIMESTAMP, in a transaction block with the
+-- foreign tables' writes, and outside one) keep the view as Cassandra 5.0 does
+SELECT cql('CREATE TABLE app.stamped (p int PRIMARY KEY, v1 int, v2 int)');
+SELECT cql($$CREATE MATERIALIZED VIEW app.stamped_by_v1 AS SELECT * FROM app.stamped
+             WHERE p IS NOT NULL AND v1 IS NOT NULL PRIMARY KEY (v1, p)$$);
+IMPORT FOREIGN SCHEMA app LIMIT TO (stamped, stamped_by_v1) FROM SERVER cassette INTO viewed;
+SELECT cql('INSERT INTO app.stamped (p, v1, v2) VALUES (1, 1, 1) USING TIMESTAMP 1');
+INSERT INTO viewed.stamped VALUES (2, 2, 2);
+-- a write older than the row's deletion leaves no view row, in a transaction block too
+BEGIN;
+SELECT cql('DELETE FROM app.stamped USING TIMESTAMP 5 WHERE p = 1');
+SELECT cql('INSERT INTO app.stamped (p, v1) VALUES (1, 3) USING TIMESTAMP 3');
+SELECT * FROM viewed.stamped_by_v1 ORDER BY v1, p;
+COMMIT;
+SELECT * FROM viewed.stamped ORDER BY p;
+SELECT * FROM viewed.stamped_by_v1 ORDER BY v1, p;
+-- the view row moves and comes back; a cell written later with a timestamp older than the
+-- moves shows in it as in the base table, with its own write time
+SELECT cql('UPDATE app.stamped USING TIMESTAMP 6 SET v1 = 4 WHERE p = 1');
+SELECT cql('UPDATE app.stamped USING TIMESTAMP 7 SET v1 = 9 WHERE p = 1');
+SELECT cql('UPDATE app.stamped USING TIMESTAMP 8 SET v1 = 4 WHERE p = 1');
+BEGIN;
+SELECT cql('UPDATE app.stamped USING TIMESTAMP 6 SET v2 = 6 WHERE p = 1');
+UPDATE viewed.stamped SET v2 = 7 WHERE p = 2;
+COMMIT;
+SELECT cql('SELECT v1, p, v2, writetime(v2) FROM app.stamped WHERE p = 1');
+SELECT cql('SELECT v1, p, v2, writetime(v2) FROM app.stamped_by_v1 WHERE v1 = 4 AND p = 1');
+SELECT * FROM viewed.stamped_by_v1 ORDER BY v1, p;
+SELECT cql('DROP MATERIALIZED VIEW app.stamped_by_v1');
+SELECT cql('DROP TABLE app.stamped');
 SELECT cql('DROP MATERIALIZED VIEW app.people_by_city');
 SELECT cql('DROP TABLE app.people');
 DROP SCHEMA viewed CASCADE;
