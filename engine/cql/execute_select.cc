@@ -420,32 +420,43 @@ Result<std::unique_ptr<query::QueryCursor>> open_rows(
                             context.read_snapshot(*table));
   const SelectRestrictions& r = plan.restrictions;
   query::AccessPath path;
-  // A scan an index answers reads the candidate partitions only (index_read.h).
-  std::optional<std::vector<std::string>> indexed;
+  // A scan an index answers reads the candidate partitions only, and in them the candidate
+  // rows by key (index_read.h).
+  std::optional<std::vector<storage::SaiPartitionCandidates>> indexed;
   if (!r.partition_keys) {
     if (std::optional<IndexRead> read = choose_index_read(*table, r, context)) {
       CASSETTE_ASSIGN_OR_RETURN(
-          indexed, storage::sai_candidate_partitions(*snapshot, table->table_id, read->component,
-                                                     read->column, read->ranges, r.token_range));
+          indexed, storage::sai_candidate_rows(*snapshot, table->table_id, read->component,
+                                               read->column, read->ranges, r.token_range));
     }
   }
-  if (indexed && resume &&
-      std::find(indexed->begin(), indexed->end(), resume->partition_key) == indexed->end()) {
+  if (indexed && resume && std::none_of(indexed->begin(), indexed->end(), [&](const auto& c) {
+        return c.partition_key == resume->partition_key;
+      })) {
     // The page before ended in a partition the index no longer names (its value changed since):
-    // it stays in the list, in token order, for the read to resume after it.
+    // it stays in the list, in token order, for the read to resume after it (no row of it is
+    // read: its rows after the position are no candidates).
     const std::string& after = resume->partition_key;
     const int64_t token = types::murmur3_token(after);
-    auto at = std::find_if(indexed->begin(), indexed->end(), [&](const std::string& key) {
-      int64_t t = types::murmur3_token(key);
-      return t > token || (t == token && key > after);
+    auto at = std::find_if(indexed->begin(), indexed->end(), [&](const auto& c) {
+      int64_t t = types::murmur3_token(c.partition_key);
+      return t > token || (t == token && c.partition_key > after);
     });
-    indexed->insert(at, after);
+    indexed->insert(at, {after, std::vector<std::string>()});
   }
-  if (r.partition_keys || indexed) {
-    const std::vector<std::string>& keys = r.partition_keys ? *r.partition_keys : *indexed;
+  if (r.partition_keys) {
     path.partitions = query::AccessPath::Partitions::kKeys;
-    path.keys.reserve(keys.size());
-    for (const std::string& key : keys) path.keys.push_back({key, types::murmur3_token(key)});
+    path.keys.reserve(r.partition_keys->size());
+    for (const std::string& key : *r.partition_keys) {
+      path.keys.push_back({key, types::murmur3_token(key)});
+    }
+  } else if (indexed) {
+    path.partitions = query::AccessPath::Partitions::kKeys;
+    path.keys.reserve(indexed->size());
+    for (storage::SaiPartitionCandidates& c : *indexed) {
+      const int64_t token = types::murmur3_token(c.partition_key);
+      path.keys.push_back({std::move(c.partition_key), token, std::move(c.rows)});
+    }
   } else {
     path.tokens = r.token_range;
     path.scan_hull = true;

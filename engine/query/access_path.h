@@ -36,6 +36,9 @@ namespace cassette::query {
 struct PartitionKey {
   std::string key;
   int64_t token = 0;
+  // An index read's candidates in the partition: the clustering keys of the only rows that may
+  // match, read by key (engine/storage/keyed_read.h); nullopt: the partition's rows in the ranges.
+  std::optional<std::vector<std::string>> rows = std::nullopt;
 };
 
 // The order of the partitions partition_keys() returns.

@@ -13,6 +13,7 @@
 #include "engine/query/query.h"
 #include "engine/schema/index_components.h"
 #include "engine/storage/internal_key.h"
+#include "engine/storage/keyed_read.h"
 #include "engine/storage/sai_component.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/murmur3.h"
@@ -250,7 +251,16 @@ class Cursor final : public QueryCursor {
 
   bool open_next_read() {
     if (next_read_ >= reads_.size()) return false;
-    cursor_ = store_.read(*snapshot_, table_->table_id, reads_[next_read_++]);
+    const size_t read = next_read_++;
+    if (read < read_keyed_.size() && read_keyed_[read] >= 0) {
+      if (!keyed_reader_) {
+        keyed_reader_ = std::make_unique<storage::KeyedReader>(snapshot_, table_->table_id);
+      }
+      cursor_ =
+          keyed_reader_->read(reads_[read], keyed_rows_[static_cast<size_t>(read_keyed_[read])]);
+    } else {
+      cursor_ = store_.read(*snapshot_, table_->table_id, reads_[read]);
+    }
     partition_read_ = nullptr;  // a new read may reuse the old one's address
     return true;
   }
@@ -282,6 +292,11 @@ class Cursor final : public QueryCursor {
 
   std::vector<storage::ReadSpec> reads_;
   size_t next_read_ = 0;
+  // An index read's partitions read by key: by read (when longer than reads_, -1 past its end)
+  // the index into keyed_rows_ of the partition's candidate rows, -1 for a read of the ranges.
+  std::vector<int32_t> read_keyed_;
+  std::vector<std::vector<std::string>> keyed_rows_;
+  std::unique_ptr<storage::KeyedReader> keyed_reader_;
   std::vector<EqualFilter> filters_;
   std::shared_ptr<RowFilter> filter_;
   std::optional<int64_t> limit_;
@@ -366,6 +381,8 @@ Status Cursor::add_partition_reads(const AccessPath& path,
     const bool resumed = path.after && k == first;
     const std::vector<ClusteringRange>& partition_ranges = resumed ? rest : ranges;
     std::string prefix = storage::partition_prefix(key(k).token, key(k).key);
+    const int32_t keyed = key(k).rows ? static_cast<int32_t>(keyed_rows_.size()) : -1;
+    if (key(k).rows) keyed_rows_.push_back(*key(k).rows);
     for (const ClusteringRange& range : partition_ranges) {
       storage::ReadSpec spec;
       // The last read of a partition takes its prefix.
@@ -373,6 +390,10 @@ Status Cursor::add_partition_reads(const AccessPath& path,
       reads_.push_back(read_of(std::move(spec), path, range));
       // The resumed partition has returned a row already: no static-only row for it.
       if (resumed) reads_.back().emit_static_only = false;
+      if (keyed >= 0) {
+        read_keyed_.resize(reads_.size(), -1);
+        read_keyed_.back() = keyed;
+      }
     }
   }
   return Status::ok();
@@ -639,16 +660,16 @@ Result<bool> read_index_terms(const storage::Snapshot& snapshot, const TableDef&
     std::optional<schema::SaiIndex> sai = schema::sai_column_index(column, target);
     if (!sai) continue;
     CASSETTE_ASSIGN_OR_RETURN(
-        std::optional<std::vector<std::string>> keys,
-        storage::sai_candidate_partitions(snapshot, table.table_id, sai->component, sai->column,
-                                          terms, path.tokens));
-    if (!keys) continue;
+        std::optional<std::vector<storage::SaiPartitionCandidates>> candidates,
+        storage::sai_candidate_rows(snapshot, table.table_id, sai->component, sai->column, terms,
+                                    path.tokens));
+    if (!candidates) continue;
     path.partitions = AccessPath::Partitions::kKeys;
     path.keys.clear();
-    path.keys.reserve(keys->size());
-    for (std::string& key : *keys) {
-      int64_t token = types::murmur3_token(key);
-      path.keys.push_back({std::move(key), token});
+    path.keys.reserve(candidates->size());
+    for (storage::SaiPartitionCandidates& c : *candidates) {
+      int64_t token = types::murmur3_token(c.partition_key);
+      path.keys.push_back({std::move(c.partition_key), token, std::move(c.rows)});
     }
     return true;
   }

@@ -403,16 +403,16 @@ Result<std::optional<std::vector<std::string>>> sai_candidates(
   return std::optional<std::vector<std::string>>(std::move(keys));
 }
 
-Result<std::optional<std::vector<std::string>>> sai_candidate_partitions(
+Result<std::optional<std::vector<SaiPartitionCandidates>>> sai_candidate_rows(
     const Snapshot& snapshot, TableId table, std::string_view component, const SaiColumn& column,
     std::span<const TermRange> ranges, const TokenRange& tokens) {
   CASSETTE_ASSIGN_OR_RETURN(std::optional<std::vector<std::string>> keys,
                             sai_candidates(snapshot, table, component, column, ranges));
-  if (!keys) return std::optional<std::vector<std::string>>();
-  std::vector<std::string> partitions;
+  if (!keys) return std::optional<std::vector<SaiPartitionCandidates>>();
+  std::vector<SaiPartitionCandidates> partitions;
   std::string start_key, end_key;
   if (!tokens.to_key_bounds(&start_key, &end_key)) {
-    return std::optional<std::vector<std::string>>(std::move(partitions));
+    return std::optional<std::vector<SaiPartitionCandidates>>(std::move(partitions));
   }
   std::string_view last_prefix;
   for (const std::string& key : *keys) {
@@ -420,14 +420,22 @@ Result<std::optional<std::vector<std::string>>> sai_candidate_partitions(
     size_t n = partition_prefix_length(key);
     if (n == 0) continue;
     std::string_view prefix = std::string_view(key).substr(0, n);
-    if (prefix == last_prefix) continue;
-    last_prefix = prefix;
-    int64_t token = 0;
-    std::string pk;
-    if (!decode_partition_prefix(prefix, &token, &pk)) continue;
-    partitions.push_back(std::move(pk));
+    if (prefix != last_prefix) {
+      int64_t token = 0;
+      std::string pk;
+      if (!decode_partition_prefix(prefix, &token, &pk)) continue;
+      last_prefix = prefix;
+      partitions.push_back({std::move(pk), std::vector<std::string>()});
+    }
+    std::optional<std::vector<std::string>>& rows = partitions.back().rows;
+    if (!rows) continue;  // the whole partition is read already
+    if (key.size() > n && key[n] == static_cast<char>(EntryKind::kRow)) {
+      rows->emplace_back(std::string_view(key).substr(n + 1));  // sorted: the keys are
+    } else {
+      rows.reset();
+    }
   }
-  return std::optional<std::vector<std::string>>(std::move(partitions));
+  return std::optional<std::vector<SaiPartitionCandidates>>(std::move(partitions));
 }
 
 uint64_t sai_index_reads() {

@@ -167,9 +167,16 @@ inline Result<std::optional<std::vector<std::string>>> sai_candidates(
   return sai_candidates(snapshot, table, component, column, std::span(&range, 1), stats);
 }
 
-// The serialized partition keys of the candidates (sai_candidates), each once, in token order,
-// keeping those of `tokens` only; nullopt when a component is missing.
-Result<std::optional<std::vector<std::string>>> sai_candidate_partitions(
+// The candidates (sai_candidates) of one partition: its serialized key and the clustering keys
+// of its candidate rows, sorted, each once (for a keyed read, keyed_read.h); `rows` is nullopt
+// when a candidate is not a clustering row (a static row's: every row of the partition may match).
+struct SaiPartitionCandidates {
+  std::string partition_key;
+  std::optional<std::vector<std::string>> rows;
+};
+// The candidates by partition, in token order, keeping those of `tokens` only; nullopt when a
+// component is missing.
+Result<std::optional<std::vector<SaiPartitionCandidates>>> sai_candidate_rows(
     const Snapshot& snapshot, TableId table, std::string_view component, const SaiColumn& column,
     std::span<const TermRange> ranges, const TokenRange& tokens);
 

@@ -486,9 +486,6 @@ ReadSpec Store::range_spec(const TokenRange& range) {
   return spec;
 }
 
-namespace {
-// Whether an SSTable can hold anything a read wants: its key range and, for one partition, its
-// bloom filter.
 bool file_may_match(const TableFile& file, const ReadSpec& spec) {
   const SSTableStats& stats = file.reader->stats();
   if (spec.single_partition()) {
@@ -501,6 +498,7 @@ bool file_may_match(const TableFile& file, const ReadSpec& spec) {
   return stats.last_key >= spec.start_key;
 }
 
+namespace {
 // Whether a transaction's uncommitted writes touch the partition (it reads around the cache).
 bool overlay_writes_partition(const Snapshot& snap, TableId table, std::string_view prefix) {
   if (snap.overlay == nullptr || snap.overlay->table_entry_count(table) == 0) return false;

@@ -70,6 +70,9 @@ struct PendingFile {
 };
 // Removes a pending file and its index components.
 void remove_pending_file(const PendingFile& file);
+// Whether an SSTable can hold anything a read wants: its key range and, for one partition, its
+// bloom filter (Store::read and the keyed read, keyed_read.h).
+bool file_may_match(const TableFile& file, const ReadSpec& spec);
 // Removes the index components of an SSTable that is gone (every file named after it).
 void remove_index_component_files(const std::string& sstable_path);
 
