@@ -5,6 +5,7 @@
 #include "engine/storage/sai_component.h"
 
 #include <doctest/doctest.h>
+#include <fmt/format.h>
 
 #include <set>
 
@@ -340,4 +341,43 @@ TEST_CASE("sai component: version 1 components of an older store are read until 
 
   REQUIRE(store->remove_index_components(1, "sai2.new").is_ok());
   CHECK(component_files(dir.path()).empty());
+}
+
+// A lookup's binary search runs over a sample of the blocks' first terms, then over the blocks
+// between two samples: every term of a component of 49 blocks (4 samples) is found, at a
+// sample's block, between samples, and past the last one; terms between them find nothing.
+TEST_CASE("sai component: version 2 lookups across sampled term blocks") {
+  TempDir dir;
+  auto builder = make_sai_builder(value_column());
+  const std::string prefix = partition_prefix(7, "p");
+  constexpr int kTerms = 16 * 16 * 3 + 7;
+  auto term = [](int i) { return fmt::format("t{:05d}", i); };
+  for (int i = 0; i < kTerms; ++i) {
+    std::string row;
+    encode_row(insert_row(term(i), 10), &row);
+    REQUIRE(builder->add(entry_key(prefix, EntryKind::kRow, ck(i)), row).is_ok());
+  }
+  const std::string path = dir.file("c.sai");
+  REQUIRE(builder->finish(path).is_ok());
+  auto reader = Sai2ComponentReader::map(path).value();
+  REQUIRE(reader->terms() == kTerms);
+  for (int i = 0; i < kTerms; ++i) {
+    CAPTURE(i);
+    std::vector<std::string> keys;
+    REQUIRE(reader->lookup(TermRange::equal(term(i)), &keys).is_ok());
+    REQUIRE(keys.size() == 1);
+    CHECK(keys[0] == entry_key(prefix, EntryKind::kRow, ck(i)));
+    keys.clear();
+    REQUIRE(reader->lookup(TermRange::equal(term(i) + "x"), &keys).is_ok());
+    CHECK(keys.empty());
+    TermRange after;  // every term after term(i)
+    after.lower = term(i);
+    after.lower_inclusive = false;
+    REQUIRE(reader->lookup(after, &keys).is_ok());
+    CHECK(keys.size() == static_cast<size_t>(kTerms - 1 - i));
+  }
+  std::vector<std::string> keys;
+  REQUIRE(reader->lookup(TermRange::equal("a"), &keys).is_ok());  // before every term
+  REQUIRE(reader->lookup(TermRange::equal("u"), &keys).is_ok());  // after every term
+  CHECK(keys.empty());
 }
