@@ -380,4 +380,16 @@ TEST_CASE("sai component: version 2 lookups across sampled term blocks") {
   REQUIRE(reader->lookup(TermRange::equal("a"), &keys).is_ok());  // before every term
   REQUIRE(reader->lookup(TermRange::equal("u"), &keys).is_ok());  // after every term
   CHECK(keys.empty());
+
+  // A damaged first term of a sampled block (block 16's "t00256" read as "t00056") misleads the
+  // search: the lookup lands next to that block and reports it, never returns other keys.
+  std::string bytes = cassette::file::read_whole_file(path).value();
+  const size_t at = bytes.find("t00256");
+  REQUIRE(at != std::string::npos);
+  bytes[at + 3] = '0';
+  auto damaged = Sai2ComponentReader::parse(bytes, path).value();
+  keys.clear();
+  CHECK(damaged->lookup(TermRange::equal(term(100)), &keys).message() ==
+        "SAI component " + path + ": checksum mismatch in term block 16");
+  CHECK(keys.empty());
 }
