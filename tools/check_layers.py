@@ -65,7 +65,8 @@ LAYERS = {
     # A host's SQL transaction (engine/txn): below cql, above codec.
     "txn": (["codec", "schema", "storage", "types", "util"], "pending_fold.h spill.h transaction.h", ""),
     "cql": (["txn", "write", "query", "codec", "schema", "storage", "types", "util"],
-            "ast.h bind_markers.h conditions.h execution_context.h functions.h modification.h "
+            "ann_build.h ast.h bind_markers.h conditions.h execution_context.h functions.h "
+            "modification.h "
             "modification_statement.h modification_where.h parser.h result.h session.h "
             "statement_kind.h system_tables.h system_views.h tracing.h vector_checks.h "
             "view_maintenance.h",

@@ -5,8 +5,10 @@
 #include <sys/file.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <condition_variable>
 #include <cstdio>
@@ -20,7 +22,9 @@
 #include <tuple>
 #include <utility>
 
+#include "engine/cql/session.h"
 #include "engine/query/query.h"
+#include "engine/schema/catalog.h"
 #include "engine/schema/index_components.h"
 #include "engine/storage/index_component_removals.h"
 #include "engine/storage/manifest.h"
@@ -92,6 +96,12 @@ struct BuildJob {
   size_t dimension = 0;
   Points points;
   uint64_t removals = 0;  // storage::index_component_removals() when the points were collected
+  // The store and table, to ask the latest schema whether the index still exists (another
+  // process may drop it): none, no such check.
+  std::weak_ptr<storage::Store> store;
+  storage::TableId table = 0;
+  // When the schema was last asked (steady clock, milliseconds): 0, never.
+  std::shared_ptr<std::atomic<int64_t>> schema_checked = std::make_shared<std::atomic<int64_t>>(0);
 };
 
 struct GraphCache {
@@ -198,20 +208,65 @@ void remember(const GraphKey& key, const std::shared_ptr<storage::TableFile>& fi
   ++(loaded ? cache().loaded : cache().built);
 }
 
-// Builds one job's graph and saves it beside its SSTable, unless the SSTable went away or an
-// index component was removed (DROP INDEX) meanwhile. At most one build of a graph runs across
-// processes: the builder holds an exclusive lock (flock) on the SSTable's file, and a process
-// that finds it held leaves the graph to the one that holds it (its queries score that SSTable
-// exactly until the component appears on disk). A builder killed half way leaves only
-// temporary files of a dead process (removed when a store opens; never read) or, between the two
-// renames, a graph file without its .meta (ignored, replaced by the next build).
-void run(BuildJob& job) {
+// Whether `schema` still has an index on `table` whose ANN component is `component`.
+bool has_ann_component(const schema::Schema& schema, storage::TableId table,
+                       const std::string& component) {
+  std::shared_ptr<const schema::TableDef> def = schema.find_table_by_id(table);
+  if (def == nullptr) return false;
+  for (const auto& index : schema.indexes_on(*def)) {
+    if (schema::ann_component(*def, *index) == component) return true;
+  }
+  return false;
+}
+
+// Whether the index of `job` is gone from the latest schema: dropped by another process (a DROP
+// INDEX of this process shows in index_component_removals() at once, and reloading the schema
+// here removes the components of an index dropped elsewhere, as every reload does). Reloading
+// reads the store, so a running build asks at most every kSchemaCheckMillis; `now` asks at once
+// (before and after the save).
+constexpr int64_t kSchemaCheckMillis = 2000;
+
+bool index_dropped(const BuildJob& job, bool now) {
+  std::shared_ptr<storage::Store> store = job.store.lock();
+  if (store == nullptr) return false;
+  const int64_t t = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now().time_since_epoch())
+                        .count();
+  int64_t last = job.schema_checked->load();
+  if (!now && t - last < kSchemaCheckMillis) return false;
+  // the build's threads ask at once: one of them reloads
+  if (!job.schema_checked->compare_exchange_strong(last, t) && !now) return false;
+  Result<std::shared_ptr<schema::Catalog>> catalog = catalog_for(store);
+  if (!catalog.is_ok()) return false;
+  Result<std::shared_ptr<const schema::Schema>> schema = (*catalog)->current();
+  return schema.is_ok() && !has_ann_component(**schema, job.table, job.index.component);
+}
+
+enum class BuildOutcome { kBuilt, kLoaded, kCancelled, kBusy };
+
+// Builds one job's graph and saves it beside its SSTable, unless the SSTable went away or its
+// index was dropped (here: an index component removed; elsewhere: the latest schema lacks it)
+// meanwhile. At most one build of a graph runs across processes: the builder holds an exclusive
+// lock (flock) on the SSTable's file, and a process that finds it held leaves the graph to the
+// one that holds it (kBusy: its queries score that SSTable exactly until the component appears
+// on disk), or, when `wait_for_lock`, waits for it and loads what it saved. A builder killed half
+// way leaves only temporary files of a dead process (removed when a store opens; never read) or,
+// between the two renames, a graph file without its .meta (ignored, replaced by the next build):
+// a graph is trusted only once its .meta is in place, and a build is never resumed.
+Result<BuildOutcome> run(BuildJob& job, bool wait_for_lock) {
   auto cancelled = [&job] {
-    return job.file.expired() || storage::index_component_removals() != job.removals;
+    return job.file.expired() || storage::index_component_removals() != job.removals ||
+           index_dropped(job, false);
   };
-  if (cancelled()) return;
+  auto dropped_now = [&job] {
+    return job.file.expired() || storage::index_component_removals() != job.removals ||
+           index_dropped(job, true);
+  };
+  if (dropped_now()) return BuildOutcome::kCancelled;
   Result<file::UniqueFd> lock = file::open_file(job.sstable, O_RDONLY);
-  if (lock.is_ok() && ::flock(lock->get(), LOCK_EX | LOCK_NB) != 0) return;  // built elsewhere
+  if (lock.is_ok() && ::flock(lock->get(), wait_for_lock ? LOCK_EX : LOCK_EX | LOCK_NB) != 0) {
+    return BuildOutcome::kBusy;  // built elsewhere
+  }
   Result<std::shared_ptr<const AnnGraph>> graph =
       AnnGraph::load(job.sstable, job.index.component, job.index.similarity, job.dimension,
                      job.index.params);  // saved by another process since the points were read
@@ -221,29 +276,28 @@ void run(BuildJob& job) {
                             std::move(job.points.vectors), std::move(job.points.partition_of),
                             std::move(job.points.partitions), cancelled);
     if (!graph.is_ok()) {
-      if (graph.status().code() != StatusCode::kCancelled) {
-        std::fprintf(stderr, "cassette: building the ANN graph of %s: %s\n", job.sstable.c_str(),
-                     graph.status().message().c_str());
-      }
-      return;
+      if (graph.status().code() == StatusCode::kCancelled) return BuildOutcome::kCancelled;
+      return graph.status();
     }
-    if (cancelled()) return;
+    if (dropped_now()) return BuildOutcome::kCancelled;
     // A graph that cannot be saved (a read-only store, a full disk) still answers this process.
     Status s = (*graph)->save(job.sstable, job.index.component);
     if (!s.is_ok() && s.code() != StatusCode::kNotFound) {
       std::fprintf(stderr, "cassette: saving the ANN graph of %s: %s\n", job.sstable.c_str(),
                    s.message().c_str());
     }
-    if (cancelled()) {  // DROP INDEX while it was saved: its removal may have missed these files
+    // DROP INDEX while it was saved (here or elsewhere): its removal may have missed these files
+    if (dropped_now()) {
       (void)file::remove_file(job.sstable + "." + job.index.component + ".meta");
       (void)file::remove_file(job.sstable + "." + job.index.component);
-      return;
+      return BuildOutcome::kCancelled;
     }
   }
   std::shared_ptr<storage::TableFile> file = job.file.lock();
-  if (file == nullptr) return;
+  if (file == nullptr) return BuildOutcome::kCancelled;
   std::lock_guard<std::mutex> guard(cache().mutex);
   remember(job.key, file, std::move(*graph), loaded);
+  return loaded ? BuildOutcome::kLoaded : BuildOutcome::kBuilt;
 }
 
 void builder_loop() {
@@ -256,7 +310,11 @@ void builder_loop() {
       cache().queue.pop_front();
     }
     try {
-      run(job);
+      Result<BuildOutcome> outcome = run(job, false);
+      if (!outcome.is_ok()) {
+        std::fprintf(stderr, "cassette: building the ANN graph of %s: %s\n", job.sstable.c_str(),
+                     outcome.status().message().c_str());
+      }
     } catch (const std::exception& e) {  // memory: the graph is left to a later query
       std::fprintf(stderr, "cassette: building the ANN graph of %s: %s\n", job.sstable.c_str(),
                    e.what());
@@ -323,10 +381,12 @@ Result<std::shared_ptr<const AnnGraph>> available_graph(
   return std::shared_ptr<const AnnGraph>();
 }
 
-// Queues the graph of `file` for the builder thread, unless one is queued or running already.
-void build_later(const storage::Store& store, const schema::ColumnDef& column,
-                 const AnnIndexDef& index, const std::shared_ptr<storage::TableFile>& file,
-                 Points points, uint64_t removals) {
+// The build of the graph of `file` from `points`. `catalog`, when given, is the one whose latest
+// schema the build asks whether the index still exists.
+BuildJob make_job(const storage::Store& store, const schema::Catalog* catalog,
+                  const schema::ColumnDef& column, const AnnIndexDef& index,
+                  const std::shared_ptr<storage::TableFile>& file, Points points,
+                  uint64_t removals) {
   BuildJob job;
   job.key = graph_key(*file, column, index);
   job.file = file;
@@ -335,9 +395,101 @@ void build_later(const storage::Store& store, const schema::ColumnDef& column,
   job.dimension = static_cast<size_t>(column.type.dimension);
   job.points = std::move(points);
   job.removals = removals;
+  if (catalog != nullptr) job.store = catalog->shared_store();
+  job.table = file->meta.table;
+  return job;
+}
+
+// Queues the graph of `file` for the builder thread, unless one is queued or running already.
+void build_later(BuildJob job) {
+  std::shared_ptr<storage::TableFile> file = job.file.lock();
+  if (file == nullptr) return;
   std::lock_guard<std::mutex> lock(cache().mutex);
   if (cache().building.contains(job.key) || cache().find(job.key, file) != nullptr) return;
   schedule(std::move(job));
+}
+
+// Builds now, on this thread, the graphs of the SSTables of `table` that have none for `index`
+// (ann_build_indexes), and counts them in `report`. A graph this process's builder thread has
+// queued or is building is waited for; one another process builds (it holds the SSTable's lock)
+// too, and loaded once saved. An SSTable compacted away meanwhile gives way to the compaction's
+// output, whose graph is built in the next round.
+Status build_now(storage::Store& store, const schema::Catalog& catalog,
+                 const std::shared_ptr<const schema::TableDef>& table,
+                 const schema::ColumnDef& column, const AnnIndexDef& index, AnnIndexBuild* report) {
+  constexpr int kRounds = 4;
+  for (int round = 0; round < kRounds; ++round) {
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot, store.snapshot());
+    if (std::binary_search(snapshot->truncated.begin(), snapshot->truncated.end(),
+                           table->table_id)) {
+      return Status::ok();
+    }
+    bool again = false;
+    for (const auto& file : snapshot->version->files(table->table_id)) {
+      const uint64_t removals = storage::index_component_removals();
+      bool build = false;
+      CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const AnnGraph> graph,
+                                available_graph(store, column, index, file, &build));
+      if (graph != nullptr) {
+        if (round == 0) ++report->present;
+        continue;
+      }
+      if (!build) {  // the builder thread has it
+        ann_wait_for_builds();
+        again = true;
+        continue;
+      }
+      Points points;
+      CASSETTE_RETURN_IF_ERROR(for_each_vector(
+          store, narrowed(*snapshot, table->table_id, false, file), table, column, index.similarity,
+          [&](const std::string& partition, std::vector<float> floats) {
+            points.add(partition, std::move(floats));
+          }));
+      const size_t vectors = points.vectors.size();
+      BuildJob job = make_job(store, &catalog, column, index, file, std::move(points), removals);
+      {
+        std::lock_guard<std::mutex> lock(cache().mutex);
+        if (cache().building.contains(job.key)) {
+          again = true;
+          continue;
+        }
+        cache().building.insert(job.key);
+      }
+      Result<BuildOutcome> outcome = Status::internal("not built");
+      try {
+        outcome = run(job, true);
+      } catch (const std::exception& e) {
+        outcome = Status::internal(fmt::format("building an ANN graph: {}", e.what()));
+      }
+      {
+        std::lock_guard<std::mutex> lock(cache().mutex);
+        cache().building.erase(job.key);
+        cache().idle.notify_all();
+      }
+      if (!outcome.is_ok()) {
+        return Status::internal(fmt::format("building the ANN graph of {}: {}", job.sstable,
+                                            outcome.status().message()));
+      }
+      switch (*outcome) {
+        case BuildOutcome::kBuilt:
+          ++report->built;
+          report->vectors += vectors;
+          break;
+        case BuildOutcome::kLoaded:
+          if (round == 0) ++report->present;
+          break;
+        case BuildOutcome::kCancelled:
+          if (index_dropped(job, true)) return Status::ok();  // dropped meanwhile: nothing to do
+          again = true;
+          break;
+        case BuildOutcome::kBusy:
+          again = true;
+          break;
+      }
+    }
+    if (!again) break;
+  }
+  return Status::ok();
 }
 
 // The `fetch` best of `scored` (score, partition) into `keys`; false when some were left out.
@@ -406,7 +558,8 @@ size_t ann_search_candidates(size_t fetch) {
 Status ann_build_components(const storage::Store& store,
                             std::shared_ptr<const storage::Snapshot> snapshot,
                             std::shared_ptr<const schema::TableDef> table,
-                            const schema::ColumnDef& column, const AnnIndexDef& index) {
+                            const schema::ColumnDef& column, const AnnIndexDef& index,
+                            const schema::Catalog* catalog) {
   const uint64_t removals = storage::index_component_removals();
   for (const auto& file : snapshot->version->files(table->table_id)) {
     bool build = false;
@@ -418,7 +571,7 @@ Status ann_build_components(const storage::Store& store,
         [&](const std::string& partition, std::vector<float> floats) {
           points.add(partition, std::move(floats));
         }));
-    build_later(store, column, index, file, std::move(points), removals);
+    build_later(make_job(store, catalog, column, index, file, std::move(points), removals));
   }
   return Status::ok();
 }
@@ -428,7 +581,8 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
                                                std::shared_ptr<const schema::TableDef> table,
                                                const schema::ColumnDef& column,
                                                const AnnIndexDef& index,
-                                               std::span<const float> query, size_t fetch) {
+                                               std::span<const float> query, size_t fetch,
+                                               const schema::Catalog* catalog) {
   const storage::TableId table_id = table->table_id;
   const Similarity similarity = index.similarity;
   AnnCandidates result;
@@ -474,7 +628,9 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
         std::lock_guard<std::mutex> lock(cache().mutex);
         ++cache().exact;
       }
-      if (build) build_later(store, column, index, file, std::move(points), removals);
+      if (build) {
+        build_later(make_job(store, catalog, column, index, file, std::move(points), removals));
+      }
       continue;
     }
     if (graph->size() > fetch) result.complete = false;
@@ -497,6 +653,29 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
   result.keys.reserve(ordered.size());
   for (auto& [token, k] : ordered) result.keys.push_back(std::move(k));
   return result;
+}
+
+Result<std::vector<AnnIndexBuild>> ann_build_indexes(schema::Catalog& catalog,
+                                                     std::optional<storage::TableId> table) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const schema::Schema> schema, catalog.current());
+  ann_wait_for_builds();  // what this process's queries queued: built by now, or the next step
+  std::vector<AnnIndexBuild> builds;
+  for (const auto& [ks_name, keyspace] : schema->keyspaces) {
+    for (const auto& [name, index] : keyspace->indexes) {
+      std::shared_ptr<const schema::TableDef> def = schema->find_table(ks_name, index->table);
+      if (def == nullptr || (table && def->table_id != *table)) continue;
+      if (!schema::ann_component(*def, *index)) continue;
+      CASSETTE_ASSIGN_OR_RETURN(AnnIndexDef ann, ann_index_of(*def, *index));
+      const schema::ColumnDef* column = def->find_column(index->column);
+      if (column == nullptr) continue;
+      AnnIndexBuild report;
+      report.keyspace = ks_name;
+      report.index = name;
+      CASSETTE_RETURN_IF_ERROR(build_now(catalog.store(), catalog, def, *column, ann, &report));
+      builds.push_back(std::move(report));
+    }
+  }
+  return builds;
 }
 
 AnnIndexStats ann_index_stats() {

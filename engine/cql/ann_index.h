@@ -35,11 +35,16 @@
 #include <string>
 #include <vector>
 
+#include "engine/cql/ann_build.h"
 #include "engine/cql/ann_graph.h"
 #include "engine/cql/vector_similarity.h"
 #include "engine/schema/schema.h"
 #include "engine/storage/store.h"
 #include "engine/util/status.h"
+
+namespace cassette::schema {
+class Catalog;
+}  // namespace cassette::schema
 
 namespace cassette::cql {
 
@@ -69,21 +74,26 @@ size_t ann_search_candidates(size_t fetch);
 
 // Queues the build of the graph of every SSTable of `table` under `snapshot` that has none on
 // disk (CREATE INDEX on a table with data); reads their vectors, does not wait for the builds.
+// `catalog` (the store's; optional) is asked, before a graph is saved and every few seconds of
+// its build, whether the index still exists: another process may drop it meanwhile.
 Status ann_build_components(const storage::Store& store,
                             std::shared_ptr<const storage::Snapshot> snapshot,
                             std::shared_ptr<const schema::TableDef> table,
-                            const schema::ColumnDef& column, const AnnIndexDef& index);
+                            const schema::ColumnDef& column, const AnnIndexDef& index,
+                            const schema::Catalog* catalog = nullptr);
 
 // The candidate partitions for the `fetch` nearest neighbours of `query` in `column` (a
 // vector<float, n> column of `table`) under `snapshot`. Builds and caches the graphs of the
-// snapshot's SSTables that have none on disk yet, scoring those exactly meanwhile.
+// snapshot's SSTables that have none on disk yet, scoring those exactly meanwhile (`catalog` as
+// for ann_build_components).
 // REQUIRES: query.size() is the column's dimension.
 Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
                                                std::shared_ptr<const storage::Snapshot> snapshot,
                                                std::shared_ptr<const schema::TableDef> table,
                                                const schema::ColumnDef& column,
                                                const AnnIndexDef& index,
-                                               std::span<const float> query, size_t fetch);
+                                               std::span<const float> query, size_t fetch,
+                                               const schema::Catalog* catalog = nullptr);
 
 // What the graph cache has done in this process, for tests: graphs built from SSTables, graphs
 // loaded from their components, components refused (damaged, other options), the graphs held

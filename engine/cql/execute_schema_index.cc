@@ -241,7 +241,7 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
     Result<std::shared_ptr<const storage::Snapshot>> snapshot = context.store->snapshot();
     const schema::ColumnDef* column = vector_table->find_column(statement.column);
     Status s = snapshot.is_ok() ? ann_build_components(*context.store, *snapshot, vector_table,
-                                                       *column, *vector_index)
+                                                       *column, *vector_index, context.catalog)
                                 : snapshot.status();
     if (!s.is_ok()) {
       std::fprintf(stderr, "cassette: building the ANN graphs of index %s: %s\n",

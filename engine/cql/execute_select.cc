@@ -667,9 +667,10 @@ Result<ReadResult> read_ann_candidates(SelectPlan& plan, std::shared_ptr<const T
                             context.read_snapshot(*table));
   const size_t limit = static_cast<size_t>(*plan.limits.limit);
   for (size_t fetch = std::max(kMinFetch, limit * kOverFetch);; fetch *= 4) {
-    CASSETTE_ASSIGN_OR_RETURN(AnnCandidates candidates,
-                              ann_candidate_partitions(*context.store, snapshot, table, *ann.column,
-                                                       ann.index, ann.query, fetch));
+    CASSETTE_ASSIGN_OR_RETURN(
+        AnnCandidates candidates,
+        ann_candidate_partitions(*context.store, snapshot, table, *ann.column, ann.index, ann.query,
+                                 fetch, context.catalog));
     plan.restrictions.partition_keys = std::move(candidates.keys);
     CASSETTE_ASSIGN_OR_RETURN(ReadResult read, read_rows(plan, table, selection, paging, context));
     const size_t with_vector = static_cast<size_t>(std::count_if(

@@ -91,6 +91,7 @@ ShellCommandKind classify_statement(std::string_view text) {
   if (word == "clock") return ShellCommandKind::kClock;
   if (word == "flush") return ShellCommandKind::kFlush;
   if (word == "compact") return ShellCommandKind::kCompact;
+  if (word == "build") return ShellCommandKind::kBuildIndexes;
   if (word == "help") return ShellCommandKind::kHelp;
   if (word == "exit" || word == "quit") return ShellCommandKind::kExit;
   return ShellCommandKind::kCql;
@@ -286,21 +287,47 @@ Status parse_flush_command(std::string_view text) {
   return Status::ok();
 }
 
+namespace {
+
+// The tokens from `from` on as [ks.]table: the keyspace (empty: the current one) and the table.
+std::optional<std::pair<std::string, std::string>> table_name(const std::vector<ShellToken>& t,
+                                                              size_t from) {
+  auto is_name = [](const ShellToken& token) {
+    return token.kind == ShellToken::Kind::kWord || token.kind == ShellToken::Kind::kQuotedName;
+  };
+  if (t.size() == from + 1 && is_name(t[from])) return std::make_pair(std::string(), t[from].text);
+  if (t.size() == from + 3 && is_name(t[from]) && t[from + 1].kind == ShellToken::Kind::kSymbol &&
+      t[from + 1].text == "." && is_name(t[from + 2])) {
+    return std::make_pair(t[from].text, t[from + 2].text);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<std::pair<std::string, std::string>> parse_compact_command(std::string_view text) {
   const Status improper =
       Status::syntax_error("Improper COMPACT command (expected COMPACT [ks.]table).");
   auto tokens = tokenize_shell_command(text);
   if (!tokens.is_ok()) return improper;
-  auto is_name = [](const ShellToken& t) {
-    return t.kind == ShellToken::Kind::kWord || t.kind == ShellToken::Kind::kQuotedName;
-  };
-  const std::vector<ShellToken>& t = *tokens;
-  if (t.size() == 2 && is_name(t[1])) return std::make_pair(std::string(), t[1].text);
-  if (t.size() == 4 && is_name(t[1]) && t[2].kind == ShellToken::Kind::kSymbol &&
-      t[2].text == "." && is_name(t[3])) {
-    return std::make_pair(t[1].text, t[3].text);
+  std::optional<std::pair<std::string, std::string>> name = table_name(*tokens, 1);
+  if (!name) return improper;
+  return std::move(*name);
+}
+
+Result<std::optional<std::pair<std::string, std::string>>> parse_build_indexes_command(
+    std::string_view text) {
+  const Status improper =
+      Status::syntax_error("Improper BUILD command (expected BUILD INDEXES [[ks.]table]).");
+  auto tokens = tokenize_shell_command(text);
+  if (!tokens.is_ok() || tokens->size() < 2 || (*tokens)[1].kind != ShellToken::Kind::kWord ||
+      (*tokens)[1].text != "indexes") {
+    return improper;
   }
-  return improper;
+  if (tokens->size() == 2) return std::optional<std::pair<std::string, std::string>>();
+  std::optional<std::pair<std::string, std::string>> name = table_name(*tokens, 2);
+  if (!name) return improper;
+  return std::optional<std::pair<std::string, std::string>>(std::move(*name));
 }
 
 std::string help_text() {
@@ -316,6 +343,8 @@ Shell commands:
   CLOCK ADVANCE n          move the manual clock (cassette --clock) forward n seconds
   FLUSH                    write every memtable to SSTables (nodetool flush)
   COMPACT [ks.]table       compact the table's SSTables into one (nodetool compact)
+  BUILD INDEXES [[ks.]table]  flush, then build and save the ANN graphs not built yet (vector
+                           indexes; a query builds them in the background otherwise)
   HELP                     this text
   EXIT, QUIT               leave the shell
 
@@ -343,6 +372,7 @@ bool script_may_write(std::string_view script) {
       }
       case ShellCommandKind::kFlush:
       case ShellCommandKind::kCompact:
+      case ShellCommandKind::kBuildIndexes:
         return true;
       case ShellCommandKind::kClock:
       case ShellCommandKind::kHelp:

@@ -6,6 +6,7 @@
 //   CLOCK ADVANCE n          (seconds; only with --clock)
 //   FLUSH                    (every memtable to SSTables, as nodetool flush)
 //   COMPACT [ks.]table       (the table's SSTables into one, as nodetool compact)
+//   BUILD INDEXES [[ks.]table] (the ANN graphs not built yet, now: engine/cql/ann_index.h)
 //   HELP | ?
 //   EXIT | QUIT
 //
@@ -24,7 +25,17 @@
 
 namespace cassette::cli {
 
-enum class ShellCommandKind { kCql, kCopy, kSource, kClock, kFlush, kCompact, kHelp, kExit };
+enum class ShellCommandKind {
+  kCql,
+  kCopy,
+  kSource,
+  kClock,
+  kFlush,
+  kCompact,
+  kBuildIndexes,
+  kHelp,
+  kExit
+};
 
 // Which command a statement is, from its first word (case-insensitive, after comments).
 ShellCommandKind classify_statement(std::string_view text);
@@ -73,6 +84,11 @@ Status parse_flush_command(std::string_view text);
 
 // COMPACT [ks.]table: the keyspace (empty: the current one) and the table.
 Result<std::pair<std::string, std::string>> parse_compact_command(std::string_view text);
+
+// BUILD INDEXES [[ks.]table]: the keyspace (empty: the current one) and the table; nullopt: every
+// table of the store.
+Result<std::optional<std::pair<std::string, std::string>>> parse_build_indexes_command(
+    std::string_view text);
 
 // The text HELP prints.
 std::string help_text();

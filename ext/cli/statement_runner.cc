@@ -10,6 +10,7 @@
 #include <sstream>
 #include <type_traits>
 
+#include "engine/cql/ann_build.h"
 #include "engine/cql/parser.h"
 #include "ext/cli/copy_command.h"
 #include "ext/cli/describe_output.h"
@@ -124,6 +125,22 @@ bool StatementRunner::run_statement(std::string_view raw_text, const SourceLocat
 }
 
 bool StatementRunner::run_shell_command(std::string_view text, const SourceLocation& where) {
+  // [ks.]table as COMPACT and BUILD INDEXES name it: its storage id.
+  auto resolve_table = [&](const std::string& ks,
+                           const std::string& name) -> Result<storage::TableId> {
+    const std::string keyspace = ks.empty() ? session_.keyspace() : ks;
+    if (keyspace.empty()) {
+      return Status::invalid_argument(
+          "No keyspace has been specified. USE a keyspace, or explicitly specify "
+          "keyspace.tablename");
+    }
+    CASSETTE_ASSIGN_OR_RETURN(auto schema, session_.catalog().current());
+    auto table = schema->find_table(keyspace, name);
+    if (table == nullptr) {
+      return Status::invalid_argument(fmt::format("table {}.{} does not exist", keyspace, name));
+    }
+    return table->table_id;
+  };
   switch (classify_statement(text)) {
     case ShellCommandKind::kExit:
       exit_requested_ = true;
@@ -160,23 +177,35 @@ bool StatementRunner::run_shell_command(std::string_view text, const SourceLocat
     case ShellCommandKind::kCompact: {
       auto name = parse_compact_command(text);
       if (!name.is_ok()) return fail(name.status().message(), where);
-      const std::string& keyspace = name->first.empty() ? session_.keyspace() : name->first;
-      if (keyspace.empty())
-        return fail(
-            "No keyspace has been specified. USE a keyspace, or explicitly specify "
-            "keyspace.tablename",
-            where);
-      auto schema = session_.catalog().current();
-      if (!schema.is_ok()) return fail(schema.status().message(), where);
-      auto table = (*schema)->find_table(keyspace, name->second);
-      if (table == nullptr) {
-        return fail(fmt::format("table {}.{} does not exist", keyspace, name->second), where);
-      }
+      auto table = resolve_table(name->first, name->second);
+      if (!table.is_ok()) return fail(table.status().message(), where);
       // A background compaction the last FLUSH started holds the table's files until it ends:
       // wait for it rather than fail with "a compaction of this table is running".
       Status status = session_.store().wait_for_background_work();
-      if (status.is_ok()) status = session_.store().compact(table->table_id);
+      if (status.is_ok()) status = session_.store().compact(*table);
       return status.is_ok() || fail(status.message(), where);
+    }
+    case ShellCommandKind::kBuildIndexes: {
+      auto name = parse_build_indexes_command(text);
+      if (!name.is_ok()) return fail(name.status().message(), where);
+      std::optional<storage::TableId> table;
+      if (*name) {
+        auto id = resolve_table((*name)->first, (*name)->second);
+        if (!id.is_ok()) return fail(id.status().message(), where);
+        table = *id;
+      }
+      // the memtables' vectors too: a script that loaded rows gets their graphs
+      Status status = session_.store().flush();
+      if (!status.is_ok()) return fail(status.message(), where);
+      auto builds = cql::ann_build_indexes(session_.catalog(), table);
+      if (!builds.is_ok()) return fail(builds.status().message(), where);
+      if (builds->empty()) console_.out("No vector index to build.\n");
+      for (const cql::AnnIndexBuild& b : *builds) {
+        console_.out(fmt::format("{}.{}: {} graph{} built ({} vector{}), {} already built\n",
+                                 b.keyspace, b.index, b.built, b.built == 1 ? "" : "s", b.vectors,
+                                 b.vectors == 1 ? "" : "s", b.present));
+      }
+      return true;
     }
     case ShellCommandKind::kCopy: {
       auto command = parse_copy_command(text);

@@ -839,7 +839,9 @@ Status run_server(std::shared_ptr<storage::Store> store, const ServerOptions& op
   state.store = std::move(store);
   state.options = options;
   CASSETTE_ASSIGN_OR_RETURN(state.tls, make_tls_context(options));
-  CASSETTE_ASSIGN_OR_RETURN(state.catalog, schema::Catalog::open(state.store));
+  // The catalog every session of the store shares: it lives as long as the server, so that the
+  // ANN builder thread (engine/cql/ann_index.cc) asks it for the latest schema.
+  CASSETTE_ASSIGN_OR_RETURN(state.catalog, cql::catalog_for(state.store));
   CASSETTE_ASSIGN_OR_RETURN(state.announced_schema, state.catalog->current());
 #ifdef __GLIBC__
   // Requests run on many threads, and glibc's malloc gives threads arenas of their own that keep

@@ -1,8 +1,9 @@
 // The entry point: `.load ./build/cassette` calls sqlite3_cassette_init once per connection. It
 // registers, for that connection, the `cql` virtual table module, the eponymous `cql_rows`
 // table-valued function and `cql_transaction` table (transaction_listener.cc), and the
-// functions cql(), cql_import_schema(), cql_open(), cql_flush() and cql_compact(), all sharing
-// one Connection (stores, sessions, pending writes), freed when the connection closes.
+// functions cql(), cql_import_schema(), cql_open(), cql_flush(), cql_compact() and
+// cql_build_indexes(), all sharing one Connection (stores, sessions, pending writes), freed when
+// the connection closes.
 //
 // The functions have side effects (they write the store, open and create directories), so they
 // are SQLITE_DIRECTONLY, as SQLite's own load_extension() and fts3_tokenizer() are: only SQL the
@@ -61,6 +62,8 @@ extern "C" __attribute__((visibility("default"))) int sqlite3_cassette_init(
       {"cql_index_reads", 0, cql_index_reads_function},
       {"cql_compact", 0, cql_compact_function},
       {"cql_compact", 1, cql_compact_function},
+      {"cql_build_indexes", 0, cql_build_indexes_function},
+      {"cql_build_indexes", 1, cql_build_indexes_function},
   };
   for (const Function& f : functions) {
     if (rc != SQLITE_OK) break;

@@ -13,9 +13,11 @@
 // database file someone else wrote) cannot call them.
 #include "ext/sqlite/functions.h"
 
+#include <optional>
 #include <span>
 #include <vector>
 
+#include "engine/cql/ann_build.h"
 #include "engine/cql/parser.h"
 #include "engine/cql/statement_kind.h"
 #include "engine/storage/sai_component.h"
@@ -293,8 +295,10 @@ namespace {
 
 // The tables cql_compact() compacts: the one `name` names ("ks.t", CQL's quoting for mixed
 // case), or, for NULL, every table of the store and its catalog.
-Result<std::vector<storage::TableId>> tables_to_compact(cql::Session& session,
-                                                        sqlite3_value* name) {
+// The tables `name` ('ks.t') names for `function` (cql_compact(), cql_build_indexes()); NULL or
+// none: every table of the store (and its catalog).
+Result<std::vector<storage::TableId>> tables_named(cql::Session& session, sqlite3_value* name,
+                                                   std::string_view function) {
   CASSETTE_ASSIGN_OR_RETURN(auto schema, session.catalog().current());
   std::vector<storage::TableId> tables;
   if (name == nullptr || sqlite3_value_type(name) == SQLITE_NULL) {
@@ -308,7 +312,7 @@ Result<std::vector<storage::TableId>> tables_to_compact(cql::Session& session,
   const size_t dot = qualified.find('.');
   if (dot == std::string::npos) {
     return Status::invalid_argument(
-        fmt::format("cql_compact() takes a table as keyspace.table, not '{}'", qualified));
+        fmt::format("{} takes a table as keyspace.table, not '{}'", function, qualified));
   }
   const std::string keyspace = cql_identifier(qualified.substr(0, dot));
   const std::string table_name = cql_identifier(qualified.substr(dot + 1));
@@ -331,7 +335,7 @@ void cql_compact_function(sqlite3_context* context, int argc, sqlite3_value** ar
     }
     auto session = main_session(*connection);
     if (!session.is_ok()) return result_error(context, session.status().message());
-    auto tables = tables_to_compact(*session.value(), argc > 0 ? argv[0] : nullptr);
+    auto tables = tables_named(*session.value(), argc > 0 ? argv[0] : nullptr, "cql_compact()");
     if (!tables.is_ok()) return result_error(context, tables.status().message());
     // Committed writes only, as cql_flush(): the memtables go to SSTables first, so that each
     // table ends in one file.
@@ -344,6 +348,33 @@ void cql_compact_function(sqlite3_context* context, int argc, sqlite3_value** ar
     sqlite3_result_null(context);
   } catch (const std::exception& e) {
     result_error(context, std::string("Internal error in cql_compact(): ") + e.what());
+  }
+}
+
+void cql_build_indexes_function(sqlite3_context* context, int argc, sqlite3_value** argv) {
+  try {
+    auto* connection = static_cast<Connection*>(sqlite3_user_data(context));
+    if (Status s = connection->check_writable("cql_build_indexes()"); !s.is_ok()) {
+      return result_error(context, s);
+    }
+    auto session = main_session(*connection);
+    if (!session.is_ok()) return result_error(context, session.status().message());
+    std::optional<storage::TableId> table;
+    if (argc > 0) {
+      auto tables = tables_named(*session.value(), argv[0], "cql_build_indexes()");
+      if (!tables.is_ok()) return result_error(context, tables.status().message());
+      if (sqlite3_value_type(argv[0]) != SQLITE_NULL) table = tables->front();
+    }
+    // Committed writes only, as cql_flush(): the memtables' vectors go to SSTables first.
+    Status status = session.value()->store().flush();
+    if (!status.is_ok()) return result_error(context, status.message());
+    auto builds = cql::ann_build_indexes(session.value()->catalog(), table);
+    if (!builds.is_ok()) return result_error(context, builds.status().message());
+    int64_t built = 0;
+    for (const cql::AnnIndexBuild& b : *builds) built += static_cast<int64_t>(b.built);
+    sqlite3_result_int64(context, built);
+  } catch (const std::exception& e) {
+    result_error(context, std::string("Internal error in cql_build_indexes(): ") + e.what());
   }
 }
 

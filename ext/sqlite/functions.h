@@ -38,6 +38,11 @@ void cql_index_reads_function(sqlite3_context* context, int argc, sqlite3_value*
 // (its memtable flushed first, then its SSTables merged into one).
 void cql_compact_function(sqlite3_context* context, int argc, sqlite3_value** argv);
 
+// Builds the ANN graphs of the main database's store not built yet, now (its memtables flushed
+// first): cql_build_indexes() every table's, cql_build_indexes('ks.t') one table's; returns how
+// many were built (engine/cql/ann_build.h).
+void cql_build_indexes_function(sqlite3_context* context, int argc, sqlite3_value** argv);
+
 const sqlite3_module& cql_rows_module();
 // The eponymous cql_transaction table (transaction_listener.cc).
 const sqlite3_module& transaction_listener_module();

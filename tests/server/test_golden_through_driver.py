@@ -13,9 +13,10 @@ with --echo):
   - anything else: success.
 
 Each file runs on a fresh server and store. Files that need the shell itself are skipped: shell
-commands (CLOCK ADVANCE, SOURCE, COMPACT ...) and its manual clock, which the driver's client
-timestamps cannot follow. DESCRIBE statements are skipped (the shell prints only their CQL text),
-and so is the shell's FLUSH, which changes where rows are stored, not what a query returns.
+commands (CLOCK ADVANCE, SOURCE, COMPACT, BUILD INDEXES ...) and its manual clock, which the
+driver's client timestamps cannot follow. DESCRIBE statements are skipped (the shell prints only
+their CQL text), and so is the shell's FLUSH, which changes where rows are stored, not what a
+query returns.
 Prints "server-golden: N passed, M failed" (one case per file) and what it compared.
 
 Usage: tests/server/test_golden_through_driver.py BUILD_DIR [NAME_FILTER]
@@ -38,7 +39,7 @@ logging.getLogger("cassandra").setLevel(logging.CRITICAL)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CORPUS = os.path.join(HERE, "..", "cql")
-SHELL_ONLY = re.compile(r"^\s*(CLOCK|SOURCE|COMPACT|EXPAND|PAGING|TRACING|CONSISTENCY|SERIAL)\b", re.I | re.M)
+SHELL_ONLY = re.compile(r"^\s*(CLOCK|SOURCE|COMPACT|BUILD|EXPAND|PAGING|TRACING|CONSISTENCY|SERIAL)\b", re.I | re.M)
 PLAIN_TYPES = {"int", "bigint", "smallint", "tinyint", "varint", "text", "varchar", "ascii",
                "counter"}
 

@@ -6,17 +6,21 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "engine/cql/ann_build.h"
 #include "engine/cql/ann_index.h"
 #include "engine/cql/session.h"
 #include "engine/storage/store.h"
@@ -49,6 +53,7 @@ class AnnStore {
     return CqlFixture::lines(r->rows);
   }
   storage::Store& store() { return *store_; }
+  cql::Session& session() { return *session_; }
   storage::TableId table_id() {
     return session_->catalog().current().value()->find_table("ks", "items")->table_id;
   }
@@ -96,6 +101,36 @@ const char* kQuery =
 const char* kExactQuery =
     "SELECT id FROM ks.items WHERE token(id) > -9223372036854775807 ORDER BY v ANN OF [0.1, 0.2, "
     "0.3, 0.4, 0.5, 0.6, 0.7, 0.8] LIMIT 5 ALLOW FILTERING";
+
+// The table's SSTable files (the flushes wrote the schema tables' too).
+std::vector<std::string> table_sstables(const std::string& dir, storage::TableId table) {
+  std::vector<std::string> out;
+  const std::string prefix = fmt::format("{:016x}-", table);
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/data")) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with(prefix) && name.ends_with(".sst")) out.push_back(entry.path().string());
+  }
+  return out;
+}
+
+// Runs `fn` in a child process (another process of the store) and waits for it: true when it
+// exited 0.
+template <typename Fn>
+bool in_other_process(Fn&& fn) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    int code = 1;
+    try {
+      code = fn() ? 0 : 1;
+    } catch (...) {
+    }
+    ::_exit(code);
+  }
+  if (child < 0) return false;
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
 
 // Builds held for the scope (the graphs stay unbuilt), released and waited for at its end.
 class HeldBuilds {
@@ -377,6 +412,180 @@ TEST_CASE("ann component: a graph saved after its SSTable was removed is removed
     CHECK(entry.path().filename().string().find(".ann.") == std::string::npos);
   }
   std::filesystem::rename(moved, sstable);
+}
+
+TEST_CASE(
+    "ann component: ann_build_indexes builds the missing graphs now, for this and later "
+    "processes") {
+  TempDir dir;
+  std::mt19937 rng(17);
+  std::vector<std::string> exact;
+  {
+    AnnStore s(dir.path());
+    for (const char* statement : kSetup) s.ok(statement);
+    s.ok(kIndex);
+    s.ok("CREATE TABLE ks.other (id int PRIMARY KEY, w vector<float, 2>)");
+    s.ok("CREATE CUSTOM INDEX other_w ON ks.other (w) USING 'StorageAttachedIndex'");
+    s.ok("INSERT INTO ks.other (id, w) VALUES (1, [1, 2])");
+    insert(s, rng, 0, 150);
+    REQUIRE(s.store().flush().is_ok());
+    insert(s, rng, 150, 250);
+    REQUIRE(s.store().flush().is_ok());
+    exact = s.rows(kExactQuery);
+    cql::ann_wait_for_builds();
+    const auto before = cql::ann_index_stats();
+    // one table: its two SSTables' graphs, built on this thread, none left to the builder
+    auto builds = cql::ann_build_indexes(s.session().catalog(), s.table_id());
+    REQUIRE(builds.is_ok());
+    REQUIRE(builds->size() == 1);
+    CHECK((*builds)[0].keyspace == "ks");
+    CHECK((*builds)[0].index == "items_v");
+    CHECK((*builds)[0].built == 2);
+    CHECK((*builds)[0].vectors == 250);
+    CHECK((*builds)[0].present == 0);
+    CHECK(cql::ann_index_stats().builds_pending == 0);
+    CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 2);
+    CHECK(ann_files(dir.path()).size() == 4);
+    // queried: from the graphs, exact no more
+    CHECK(s.rows(kQuery) == exact);
+    CHECK(cql::ann_index_stats().exact_scans == before.exact_scans);
+    // again, every table: those two were built already; ks.other's SSTable (the flushes wrote
+    // every table's memtable) gets its graph
+    builds = cql::ann_build_indexes(s.session().catalog(), std::nullopt);
+    REQUIRE(builds.is_ok());
+    REQUIRE(builds->size() == 2);
+    CHECK((*builds)[0].index == "items_v");
+    CHECK((*builds)[0].built == 0);
+    CHECK((*builds)[0].present == 2);
+    CHECK((*builds)[1].index == "other_w");
+    CHECK((*builds)[1].built == 1);
+    CHECK((*builds)[1].vectors == 1);
+    CHECK((*builds)[1].present == 0);
+    // a graph a query queued is waited for, not built twice
+    insert(s, rng, 250, 300);
+    REQUIRE(s.store().flush().is_ok());
+    {
+      HeldBuilds held;
+      exact = s.rows(kExactQuery);
+      CHECK(s.rows(kQuery) == exact);
+      CHECK(cql::ann_index_stats().builds_pending == 1);
+    }
+    builds = cql::ann_build_indexes(s.session().catalog(), s.table_id());
+    REQUIRE(builds.is_ok());
+    CHECK((*builds)[0].built == 0);
+    CHECK((*builds)[0].present == 3);
+  }
+  // the next process loads them all
+  AnnStore s(dir.path());
+  const auto before = cql::ann_index_stats();
+  CHECK(s.rows(kQuery) == exact);
+  CHECK(cql::ann_index_stats().graphs_loaded == before.graphs_loaded + 3);
+  CHECK(cql::ann_index_stats().exact_scans == before.exact_scans);
+}
+
+TEST_CASE("ann component: DROP INDEX in another process while a graph is built saves nothing") {
+  TempDir dir;
+  std::mt19937 rng(19);
+  AnnStore s(dir.path());
+  for (const char* statement : kSetup) s.ok(statement);
+  s.ok(kIndex);
+  insert(s, rng, 0, 200);
+  REQUIRE(s.store().flush().is_ok());
+  const auto before = cql::ann_index_stats();
+  {
+    HeldBuilds held;
+    REQUIRE(s.rows(kQuery).size() == 5);  // queues the graph
+    CHECK(cql::ann_index_stats().builds_pending == 1);
+    // another process drops the index: nothing of this process hears of it but the catalog
+    CHECK(in_other_process([&] {
+      AnnStore other(dir.path());
+      return other.session().execute("DROP INDEX ks.items_v").is_ok();
+    }));
+  }
+  // the builder asked the latest schema before saving
+  CHECK(cql::ann_index_stats().builds_pending == 0);
+  CHECK(cql::ann_index_stats().graphs_built == before.graphs_built);
+  CHECK(ann_files(dir.path()).empty());
+
+  // created again elsewhere: this process's build command builds it, dropped again elsewhere:
+  // it builds nothing of the dropped index
+  CHECK(in_other_process([&] {
+    AnnStore other(dir.path());
+    return other.session().execute(kIndex).is_ok();
+  }));
+  auto builds = cql::ann_build_indexes(s.session().catalog(), s.table_id());
+  REQUIRE(builds.is_ok());
+  REQUIRE(builds->size() == 1);
+  CHECK((*builds)[0].built == 1);
+  CHECK(ann_files(dir.path()).size() == 2);
+  CHECK(in_other_process([&] {
+    AnnStore other(dir.path());
+    return other.session().execute("DROP INDEX ks.items_v").is_ok();
+  }));
+  CHECK(ann_files(dir.path()).empty());  // the other process removed the components
+  builds = cql::ann_build_indexes(s.session().catalog(), s.table_id());
+  REQUIRE(builds.is_ok());
+  CHECK(builds->empty());
+  CHECK(ann_files(dir.path()).empty());
+}
+
+TEST_CASE("ann component: a build killed half way leaves nothing that is trusted") {
+  TempDir dir;
+  std::mt19937 rng(23);
+  storage::TableId table = 0;
+  std::vector<std::string> exact;
+  {
+    AnnStore s(dir.path());
+    for (const char* statement : kSetup) s.ok(statement);
+    s.ok(kIndex);
+    insert(s, rng, 0, 6000);
+    REQUIRE(s.store().flush().is_ok());
+    exact = s.rows(kExactQuery);
+    table = s.table_id();
+    cql::ann_wait_for_builds();
+  }
+  const std::vector<std::string> sstables = table_sstables(dir.path(), table);
+  REQUIRE(sstables.size() == 1);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    AnnStore other(dir.path());
+    (void)cql::ann_build_indexes(other.session().catalog(), std::nullopt);
+    ::_exit(0);
+  }
+  REQUIRE(child > 0);
+  // killed once it holds the SSTable's lock (it builds)
+  const int fd = ::open(sstables[0].c_str(), O_RDONLY);
+  REQUIRE(fd >= 0);
+  bool killed = false;
+  for (int i = 0; i < 60000 && !killed; ++i) {
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      ::kill(child, SIGKILL);
+      killed = true;
+    } else {
+      ::flock(fd, LOCK_UN);
+      int status = 0;
+      if (::waitpid(child, &status, WNOHANG) == child) break;  // done before it was seen
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  ::close(fd);
+  if (killed) ::waitpid(child, nullptr, 0);
+  CHECK(killed);
+  // at most a whole component (a kill after the .meta's rename), never a part of one read
+  const auto files = ann_files(dir.path());
+  const bool whole = files.size() == 2 && files[1].ends_with(".meta");
+  AnnStore s(dir.path());
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path() + "/data")) {
+    CHECK(entry.path().filename().string().rfind("tmp-", 0) != 0);  // removed at open
+  }
+  const auto before = cql::ann_index_stats();
+  CHECK(s.rows(kQuery) == exact);
+  CHECK(cql::ann_index_stats().components_refused == before.components_refused);
+  CHECK(cql::ann_index_stats().graphs_loaded == before.graphs_loaded + (whole ? 1 : 0));
+  cql::ann_wait_for_builds();
+  CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + (whole ? 0 : 1));
+  CHECK(ann_files(dir.path()).size() == 2);
+  CHECK(s.rows(kQuery) == exact);
 }
 
 }  // namespace cassette::test
