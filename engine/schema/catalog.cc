@@ -14,6 +14,7 @@
 
 #include "engine/schema/catalog_codec.h"
 #include "engine/schema/index_components.h"
+#include "engine/schema/orphan_components.h"
 #include "engine/storage/durability.h"
 #include "engine/storage/row_codec.h"
 #include "engine/types/partition_key.h"
@@ -279,6 +280,17 @@ Result<std::shared_ptr<const Schema>> Catalog::current() {
   CASSETTE_ASSIGN_OR_RETURN(schema_, load_schema(*store_, *snapshot));
   apply_table_options(*store_, *schema_);
   apply_index_components(*store_, *schema_, previous.get());
+  if (previous == nullptr && !store_->read_only()) {
+    // The first look at the schema: components of indexes dropped while another process wrote
+    // or built them go now, unless the schema changes meanwhile (a new index's may be there).
+    const uint64_t loaded = schema_->version;
+    (void)remove_orphan_components(*store_, *schema_, [&] {
+      auto again = store_->snapshot();
+      if (!again.is_ok()) return false;
+      auto version = read_version(*store_, **again);
+      return version.is_ok() && version->version == loaded;
+    });
+  }
   return schema_;
 }
 

@@ -588,4 +588,36 @@ TEST_CASE("ann component: a build killed half way leaves nothing that is trusted
   CHECK(s.rows(kQuery) == exact);
 }
 
+TEST_CASE("ann component: components of no index of the schema are removed when a store opens") {
+  TempDir dir;
+  std::mt19937 rng(29);
+  {
+    AnnStore s(dir.path());
+    for (const char* statement : kSetup) s.ok(statement);
+    s.ok(kIndex);
+    insert(s, rng, 0, 100);
+    REQUIRE(s.store().flush().is_ok());
+    REQUIRE(cql::ann_build_indexes(s.session().catalog(), std::nullopt).is_ok());
+  }
+  const auto files = ann_files(dir.path());
+  REQUIRE(files.size() == 2);
+  const std::string data = dir.path() + "/data/";
+  const std::string sstable = files[0].substr(0, files[0].find(".sst.") + 4);
+  // as a build that had not heard of a DROP INDEX elsewhere leaves them: the graph of an index
+  // with another similarity, an SAI component of a dropped index; and a file of some other kind
+  std::filesystem::copy_file(data + files[0], data + sstable + ".ann.c1.cosine");
+  std::filesystem::copy_file(data + files[1], data + sstable + ".ann.c1.cosine.meta");
+  std::ofstream(data + sstable + ".sai2.c1v") << "x";
+  std::ofstream(data + sstable + ".other.kind") << "x";
+  AnnStore s(dir.path());
+  CHECK(!std::filesystem::exists(data + sstable + ".ann.c1.cosine"));
+  CHECK(!std::filesystem::exists(data + sstable + ".ann.c1.cosine.meta"));
+  CHECK(!std::filesystem::exists(data + sstable + ".sai2.c1v"));
+  CHECK(std::filesystem::exists(data + sstable + ".other.kind"));
+  CHECK(ann_files(dir.path()) == files);  // the index's own stay
+  const auto before = cql::ann_index_stats();
+  CHECK(s.rows(kQuery) == s.rows(kExactQuery));
+  CHECK(cql::ann_index_stats().graphs_loaded == before.graphs_loaded + 1);
+}
+
 }  // namespace cassette::test
