@@ -200,7 +200,8 @@ Options:
   -v, --version             print the version and exit
 
 Shell commands (besides CQL): COPY t [(cols)] TO|FROM 'file.csv' [WITH HEADER = true AND
-DELIMITER = ',' ...]; SOURCE 'file.cql'; CLOCK ADVANCE n; FLUSH; COMPACT t; HELP; EXIT; QUIT.
+DELIMITER = ',' ...]; SOURCE 'file.cql'; CLOCK ADVANCE n; FLUSH; COMPACT t; BUILD INDEXES [t];
+HELP; EXIT; QUIT.
 
 Exit status: 0 when every statement succeeded, 1 when one failed (the first error stops the
 script unless --keep-going), 2 for a bad command line.
