@@ -52,7 +52,7 @@ LAYERS = {
                 "arena.h clock.h commit_log.h durability.h encoded_batch.h encoded_row_writer.h "
                 "entry_iterator.h flat_row_values.h ids.h index_component.h internal_key.h manifest.h memtable.h "
                 "mutation_builder.h sai_component.h overlay.h row.h row_codec.h row_cursor.h "
-                "sorted_entry_source.h store.h store_directory.h store_lock.h",
+                "sorted_entry_source.h spilled_writes.h store.h store_directory.h store_lock.h",
                 # engine/cql's ANN graph builder abandons a build when an index is dropped;
                 # engine/query reads an index's candidate rows by key
                 "index_component_removals.h keyed_read.h"),

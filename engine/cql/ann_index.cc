@@ -153,6 +153,7 @@ std::shared_ptr<const storage::Snapshot> narrowed(const storage::Snapshot& snaps
     narrow->memtable.reset();
     narrow->flushing.reset();
     narrow->overlay.reset();
+    narrow->spilled.reset();  // a transaction's spilled writes are read with the memtables
   }
   auto version = std::make_shared<storage::Version>();
   if (file != nullptr) version->tables[table].push_back(std::move(file));

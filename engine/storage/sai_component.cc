@@ -12,6 +12,7 @@
 #include "engine/storage/internal_key.h"
 #include "engine/storage/memtable.h"
 #include "engine/storage/row_codec.h"
+#include "engine/storage/spilled_writes.h"
 #include "engine/storage/sstable_reader.h"
 #include "engine/storage/store.h"
 #include "engine/util/coding.h"
@@ -390,9 +391,28 @@ Result<std::optional<std::vector<std::string>>> sai_candidates(
       if (stats != nullptr) ++stats->components_read;
     }
   }
+  const bool spilled = snapshot.spilled != nullptr && snapshot.spilled->holds(table);
+  if (spilled) {
+    // A transaction's spilled writes (in place of its overlay): a scan of the table's entries.
+    std::unique_ptr<EntryIterator> it = snapshot.spilled->new_iterator(table);
+    std::vector<std::string> terms;
+    for (it->seek({}); it->valid(); it->next()) {
+      terms.clear();
+      if (!sai_entry_terms(it->key(), it->value(), column, snapshot.now_seconds, true, &terms)) {
+        continue;
+      }
+      if (std::any_of(terms.begin(), terms.end(), [&](const std::string& t) {
+            return std::any_of(ranges.begin(), ranges.end(),
+                               [&](const TermRange& r) { return r.contains(t); });
+          })) {
+        keys.emplace_back(it->key());
+      }
+    }
+    CASSETTE_RETURN_IF_ERROR(it->status());
+  }
   for (const std::shared_ptr<Memtable>& m :
        {truncated ? nullptr : snapshot.memtable, truncated ? nullptr : snapshot.flushing,
-        snapshot.overlay}) {
+        spilled ? nullptr : snapshot.overlay}) {
     if (m == nullptr) continue;
     sai_memtable_candidates(*m, table, column, ranges, snapshot.now_seconds, &keys);
     if (stats != nullptr) ++stats->memtables_scanned;

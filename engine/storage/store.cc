@@ -12,6 +12,7 @@
 #include "engine/storage/index_component_removals.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/memtable_iterator.h"
+#include "engine/storage/spilled_writes.h"
 #include "engine/storage/store_state.h"
 #include "engine/types/murmur3.h"
 
@@ -533,6 +534,7 @@ std::unique_ptr<RowCursor> Store::read(const Snapshot& snap, TableId table, Read
 std::unique_ptr<RowCursor> Store::Private::read_cached(const Snapshot& snap, TableId table,
                                                        const ReadSpec& spec) {
   if (std::binary_search(snap.truncated.begin(), snap.truncated.end(), table)) return nullptr;
+  if (snap.spilled != nullptr && snap.spilled->holds(table)) return nullptr;
   if (overlay_writes_partition(snap, table, spec.partition_prefix)) return nullptr;
   uint64_t head_rows = 0;
   std::shared_ptr<const CachedPartition> entry = row_cache.lookup(
@@ -591,7 +593,13 @@ std::unique_ptr<RowCursor> read_sources(const Snapshot& snap, TableId table, Rea
       lookups.push_back(new_memtable_iterator(mem, table, seq));
     }
   };
-  add_memtable(snap.overlay, snap.overlay_seq);
+  if (snap.spilled != nullptr && snap.spilled->holds(table)) {
+    // A transaction's spilled writes, its in-memory tail folded in: in place of the overlay.
+    sources.push_back(snap.spilled->new_iterator(table));
+    lookups.push_back(snap.spilled->new_iterator(table));
+  } else {
+    add_memtable(snap.overlay, snap.overlay_seq);
+  }
   if (std::binary_search(snap.truncated.begin(), snap.truncated.end(), table)) {
     return std::make_unique<RowCursor>(std::move(spec), std::move(sources), std::move(lookups),
                                        snap.now_seconds);

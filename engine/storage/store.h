@@ -44,6 +44,7 @@ class PreparedCommit;
 struct WriteLocks;          // store_state.h
 struct EncodedTransaction;  // commit_record.h
 class SortedEntrySource;    // sorted_entry_source.h
+class SpilledWrites;        // spilled_writes.h
 class SSTableReader;
 
 // What a host says of a prepared transaction whose writer is gone (Store::prepare_commit): the
@@ -143,6 +144,10 @@ struct Snapshot {
   // reads only the rows it wrote after the TRUNCATE, which are in the overlay). Sorted; set by
   // the caller with the overlay, never by the store.
   std::vector<TableId> truncated;
+  // A transaction's writes that went to disk, with its in-memory tail folded on top: for the
+  // tables it holds, reads take it instead of `overlay` (and go around the row cache). Set by the
+  // caller with the overlay, never by the store.
+  std::shared_ptr<const SpilledWrites> spilled;
   std::shared_ptr<const Version> version;
   int64_t now_seconds = 0;
   // The row cache's count of table-wide changes (TRUNCATE, another process's SSTables) when the

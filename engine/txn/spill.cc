@@ -8,15 +8,14 @@
 #include <cerrno>
 
 #include "engine/storage/internal_key.h"
+#include "engine/txn/spill_format.h"
 #include "engine/util/coding.h"
 #include "engine/util/file.h"
 
 namespace cassette::txn {
 namespace {
-
-constexpr size_t kWriteBuffer = 1 << 20;
-constexpr size_t kReadBuffer = 256 << 10;
 constexpr uint8_t kReplaces = 1;
+}  // namespace
 
 bool key_less(storage::TableId at, std::string_view ak, storage::TableId bt, std::string_view bk) {
   if (at != bt) return at < bt;
@@ -26,6 +25,71 @@ bool key_less(storage::TableId at, std::string_view ak, storage::TableId bt, std
 storage::EntryKind kind_of(std::string_view key) {
   return static_cast<storage::EntryKind>(key[storage::partition_prefix_length(key)]);
 }
+
+// One entry of a run file (the header comment's format) from the front of `in`.
+bool parse_item(std::string_view* in, SortedRun::Item* item) {
+  uint8_t flags = 0;
+  uint64_t table = 0;
+  if (!coding::get_byte(in, &flags) || !coding::get_varint64(in, &table) ||
+      !coding::get_length_prefixed(in, &item->key) ||
+      !coding::get_length_prefixed(in, &item->value)) {
+    return false;
+  }
+  item->table = static_cast<storage::TableId>(table);
+  item->replaces = (flags & kReplaces) != 0;
+  return true;
+}
+
+// Up to `n` bytes of `run` at `offset` (fewer at its end).
+Result<size_t> read_at(const RunFile& run, uint64_t offset, char* out, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t got =
+        ::pread(run.fd.get(), out + done, n - done, static_cast<off_t>(offset + done));
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return file::errno_status("read", run.path);
+    if (got == 0) break;
+    done += static_cast<size_t>(got);
+  }
+  return done;
+}
+
+Status Refold::fold(std::span<const SortedRun::Item* const> versions,
+                    storage::SortedEntrySource::Entry* entry) {
+  size_t from = versions.size() - 1;
+  while (from > 0 && !versions[from]->replaces) --from;
+  const SortedRun::Item& first = *versions[from];
+  *entry = {first.table, first.key, first.value};
+  if (from + 1 == versions.size()) return Status::ok();
+  auto table = tables_->find(entry->table);
+  if (table == tables_->end()) {
+    return Status::internal("A spilled write of the transaction is of a table it does not know.");
+  }
+  mini_.clear();
+  mini_.tables.assign(1, table->second);
+  const storage::EntryKind kind = kind_of(entry->key);
+  for (size_t k = from; k < versions.size(); ++k) {
+    const SortedRun::Item& it = *versions[k];
+    PendingLog::Entry e;
+    e.kind = k == from && it.replaces ? PendingLog::Kind::kDeleteRow : PendingLog::Kind::kWrite;
+    e.is_static = kind == storage::EntryKind::kStaticRow;
+    e.is_header = kind == storage::EntryKind::kPartitionHeader;
+    e.offset = mini_.batch.add(it.table, it.key, it.value);
+    mini_.entries.push_back(e);
+  }
+  PendingFold fold(&mini_, now_seconds_);
+  CASSETTE_RETURN_IF_ERROR(fold.add_range(0, mini_.entries.size()));
+  folded_.clear();
+  fold.emit(&folded_);
+  entry->value = folded_.entry_at(0).value;
+  entry->key = folded_.entry_at(0).key;
+  return Status::ok();
+}
+
+namespace {
+
+constexpr size_t kWriteBuffer = 1 << 20;
+constexpr size_t kReadBuffer = 256 << 10;
 
 // One input of the merge: a run file or the in-memory tail.
 class Cursor {
@@ -54,8 +118,8 @@ class TailCursor final : public Cursor {
 class RunCursor final : public Cursor {
  public:
   // Entries of the tables in `dropped` (cut by a later TRUNCATE) are skipped.
-  RunCursor(std::string path, file::UniqueFd fd, std::vector<storage::TableId> dropped)
-      : path_(std::move(path)), fd_(std::move(fd)), dropped_(std::move(dropped)) {}
+  RunCursor(std::shared_ptr<const RunFile> run, std::vector<storage::TableId> dropped)
+      : run_(std::move(run)), dropped_(std::move(dropped)) {}
   Result<bool> next() override {
     for (;;) {
       CASSETTE_ASSIGN_OR_RETURN(bool more, read_one());
@@ -69,20 +133,14 @@ class RunCursor final : public Cursor {
     for (;;) {
       std::string_view in(buffer_.data() + pos_, buffer_.size() - pos_);
       const size_t before = in.size();
-      uint8_t flags = 0;
-      uint64_t table = 0;
-      if (coding::get_byte(&in, &flags) && coding::get_varint64(&in, &table) &&
-          coding::get_length_prefixed(&in, &item.key) &&
-          coding::get_length_prefixed(&in, &item.value)) {
-        item.table = static_cast<storage::TableId>(table);
-        item.replaces = (flags & kReplaces) != 0;
+      if (parse_item(&in, &item)) {
         pos_ += before - in.size();
         return true;
       }
       if (eof_) {
         if (before == 0) return false;
         return Status::corruption(
-            fmt::format("a truncated entry in the transaction spill file {}", path_));
+            fmt::format("a truncated entry in the transaction spill file {}", run_->path));
       }
       // Keep the partial entry, read more behind it (views handed out before are dead now: the
       // merge has moved past them).
@@ -91,19 +149,14 @@ class RunCursor final : public Cursor {
       const size_t have = buffer_.size();
       const size_t want = std::max(kReadBuffer, have);
       buffer_.resize(have + want);
-      ssize_t n;
-      do {
-        n = ::pread(fd_.get(), buffer_.data() + have, want, static_cast<off_t>(offset_));
-      } while (n < 0 && errno == EINTR);
-      if (n < 0) return file::errno_status("read", path_);
-      buffer_.resize(have + static_cast<size_t>(n));
-      offset_ += static_cast<uint64_t>(n);
+      CASSETTE_ASSIGN_OR_RETURN(size_t n, read_at(*run_, offset_, buffer_.data() + have, want));
+      buffer_.resize(have + n);
+      offset_ += n;
       if (n == 0) eof_ = true;
     }
   }
 
-  std::string path_;
-  file::UniqueFd fd_;
+  std::shared_ptr<const RunFile> run_;
   std::vector<storage::TableId> dropped_;
   std::string buffer_;
   size_t pos_ = 0;
@@ -118,10 +171,7 @@ class MergedRuns final : public storage::SortedEntrySource {
   MergedRuns(std::vector<std::unique_ptr<Cursor>> inputs, std::unique_ptr<SortedRun> tail,
              const std::map<storage::TableId, std::shared_ptr<const schema::TableDef>>* tables,
              int64_t now_seconds)
-      : inputs_(std::move(inputs)),
-        tail_(std::move(tail)),
-        tables_(tables),
-        now_seconds_(now_seconds) {}
+      : inputs_(std::move(inputs)), tail_(std::move(tail)), refold_(tables, now_seconds) {}
 
   Status start() {
     live_.resize(inputs_.size());
@@ -150,50 +200,19 @@ class MergedRuns final : public storage::SortedEntrySource {
       }
     }
     if (least == nullptr) return false;
-    // From the newest version that replaces the row (or the oldest) on.
-    size_t from = advance_.size() - 1;
-    while (from > 0 && !inputs_[advance_[from]]->item.replaces) --from;
-    const SortedRun::Item& first = inputs_[advance_[from]]->item;
-    *entry = {first.table, first.key, first.value};
-    if (from + 1 < advance_.size()) CASSETTE_RETURN_IF_ERROR(refold(from, entry));
+    versions_.clear();
+    for (size_t i : advance_) versions_.push_back(&inputs_[i]->item);
+    CASSETTE_RETURN_IF_ERROR(refold_.fold(versions_, entry));
     return true;
   }
 
  private:
-  Status refold(size_t from, Entry* entry) {
-    auto table = tables_->find(entry->table);
-    if (table == tables_->end()) {
-      return Status::internal("A spilled write of the transaction is of a table it does not know.");
-    }
-    mini_.clear();
-    mini_.tables.assign(1, table->second);
-    const storage::EntryKind kind = kind_of(entry->key);
-    for (size_t k = from; k < advance_.size(); ++k) {
-      const SortedRun::Item& it = inputs_[advance_[k]]->item;
-      PendingLog::Entry e;
-      e.kind = k == from && it.replaces ? PendingLog::Kind::kDeleteRow : PendingLog::Kind::kWrite;
-      e.is_static = kind == storage::EntryKind::kStaticRow;
-      e.is_header = kind == storage::EntryKind::kPartitionHeader;
-      e.offset = mini_.batch.add(it.table, it.key, it.value);
-      mini_.entries.push_back(e);
-    }
-    PendingFold fold(&mini_, now_seconds_);
-    CASSETTE_RETURN_IF_ERROR(fold.add_range(0, mini_.entries.size()));
-    folded_.clear();
-    fold.emit(&folded_);
-    entry->value = folded_.entry_at(0).value;
-    entry->key = folded_.entry_at(0).key;
-    return Status::ok();
-  }
-
   std::vector<std::unique_ptr<Cursor>> inputs_;  // oldest first; the tail last
   std::unique_ptr<SortedRun> tail_;
-  const std::map<storage::TableId, std::shared_ptr<const schema::TableDef>>* tables_;
-  int64_t now_seconds_;
   std::vector<bool> live_;
   std::vector<size_t> advance_;  // the inputs at the entry handed out last
-  PendingLog mini_;              // refold's
-  storage::EncodedBatch folded_;
+  std::vector<const SortedRun::Item*> versions_;
+  Refold refold_;
 };
 
 std::string run_path(const std::string& data_dir) {
@@ -268,47 +287,77 @@ Status Spill::write_runs(const PendingLog& log, int64_t now_seconds,
 Status Spill::write_run(const PendingLog& log, size_t begin, size_t end, int64_t now_seconds) {
   SortedRun run;
   CASSETTE_RETURN_IF_ERROR(fold_sorted(log, begin, end, now_seconds, &run));
-  const std::string path = run_path(data_dir_);
-  CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd,
-                            file::open_file(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC));
+  auto file = std::make_shared<RunFile>();
+  file->path = run_path(data_dir_);
+  CASSETTE_ASSIGN_OR_RETURN(file->fd,
+                            file::open_file(file->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC));
   std::string buffer;
   buffer.reserve(kWriteBuffer + 4096);
   Status status;
+  uint64_t block_start = 0;
   for (const SortedRun::Item& item : run.items) {
+    const uint64_t at = file->size + buffer.size();
+    if (file->blocks.empty() || at - block_start >= kRunBlockBytes) {
+      file->blocks.push_back({item.table, std::string(item.key), at});
+      block_start = at;
+    }
+    if (file->tables.empty() || file->tables.back() != item.table)
+      file->tables.push_back(item.table);
     buffer.push_back(static_cast<char>(item.replaces ? kReplaces : 0));
     coding::put_varint64(&buffer, item.table);
     coding::put_length_prefixed(&buffer, item.key);
     coding::put_length_prefixed(&buffer, item.value);
     if (buffer.size() >= kWriteBuffer) {
-      status = file::write_all(fd.get(), buffer, path);
+      status = file::write_all(file->fd.get(), buffer, file->path);
       if (!status.is_ok()) break;
+      file->size += buffer.size();
       buffer.clear();
     }
   }
-  if (status.is_ok() && !buffer.empty()) status = file::write_all(fd.get(), buffer, path);
+  if (status.is_ok() && !buffer.empty()) {
+    status = file::write_all(file->fd.get(), buffer, file->path);
+    file->size += buffer.size();
+  }
   if (!status.is_ok()) {
-    (void)file::remove_file(path);
+    (void)file::remove_file(file->path);
     return status;
   }
   add_cuts(log, begin, end);
-  runs_.push_back(path);
   // An empty segment (none: splits are inside the log) would keep the statement before it.
-  max_statements_.push_back(end > begin ? log.entries[end - 1].statement : max_statement());
+  file->min_statement = end > begin ? log.entries[begin].statement : max_statement();
+  file->max_statement = end > begin ? log.entries[end - 1].statement : max_statement();
+  runs_.push_back(std::move(file));
   return Status::ok();
 }
 
 void Spill::drop_runs_from(size_t n) {
   while (runs_.size() > n) {
-    (void)file::remove_file(runs_.back());
+    // Read sources made earlier keep the descriptor: they read on after the unlink.
+    (void)file::remove_file(runs_.back()->path);
     runs_.pop_back();
-    max_statements_.pop_back();
   }
   std::erase_if(cuts_, [n](const Cut& c) { return c.runs_before >= n; });
 }
 
-std::vector<storage::TableId> Spill::truncated_tables() const {
+size_t Spill::runs_before(uint64_t statement) const {
+  size_t n = 0;
+  while (n < runs_.size() && runs_[n]->max_statement < statement) ++n;
+  return n;
+}
+
+std::vector<storage::TableId> Spill::dropped_tables(
+    size_t run, size_t visible_runs, const std::vector<storage::TableId>& also) const {
+  std::vector<storage::TableId> dropped = also;
+  for (const Cut& c : cuts_) {
+    if (run < c.runs_before && c.runs_before < visible_runs) dropped.push_back(c.table);
+  }
+  return dropped;
+}
+
+std::vector<storage::TableId> Spill::truncated_tables(size_t visible_runs) const {
   std::vector<storage::TableId> tables;
   for (const Cut& c : cuts_) {
+    if (c.runs_before >= visible_runs) continue;
     if (std::find(tables.begin(), tables.end(), c.table) == tables.end()) tables.push_back(c.table);
   }
   return tables;
@@ -342,11 +391,10 @@ Status Spill::read_back(PendingLog& log, std::vector<size_t>* run_starts) const 
     for (const Cut& c : cuts_) {
       if (c.runs_before == r) {
         append_entry(log, PendingLog::Kind::kTruncate, tables_.at(c.table), {}, {},
-                     max_statements_[r]);
+                     runs_[r]->max_statement);
       }
     }
-    CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd, file::open_file(runs_[r], O_RDONLY | O_CLOEXEC));
-    RunCursor cursor(runs_[r], std::move(fd), {});
+    RunCursor cursor(runs_[r], {});
     for (;;) {
       CASSETTE_ASSIGN_OR_RETURN(bool more, cursor.next());
       if (!more) break;
@@ -357,7 +405,7 @@ Status Spill::read_back(PendingLog& log, std::vector<size_t>* run_starts) const 
             "A spilled write of the transaction is of a table it does not know.");
       }
       append_entry(log, it.replaces ? PendingLog::Kind::kDeleteRow : PendingLog::Kind::kWrite,
-                   table->second, it.key, it.value, max_statements_[r]);
+                   table->second, it.key, it.value, runs_[r]->max_statement);
     }
   }
   return Status::ok();
@@ -369,12 +417,8 @@ Result<std::unique_ptr<storage::SortedEntrySource>> Spill::merge(const PendingLo
   const std::vector<storage::TableId> tail_truncated = tail.truncated_tables(tail.entries.size());
   std::vector<std::unique_ptr<Cursor>> inputs;
   for (size_t r = 0; r < runs_.size(); ++r) {
-    std::vector<storage::TableId> dropped = tail_truncated;
-    for (const Cut& c : cuts_) {
-      if (r < c.runs_before) dropped.push_back(c.table);
-    }
-    CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd, file::open_file(runs_[r], O_RDONLY | O_CLOEXEC));
-    inputs.push_back(std::make_unique<RunCursor>(runs_[r], std::move(fd), std::move(dropped)));
+    inputs.push_back(
+        std::make_unique<RunCursor>(runs_[r], dropped_tables(r, runs_.size(), tail_truncated)));
   }
   auto tail_run = std::make_unique<SortedRun>();
   CASSETTE_RETURN_IF_ERROR(fold_sorted(tail, now_seconds, tail_run.get()));

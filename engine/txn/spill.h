@@ -15,6 +15,12 @@
 //
 // A TRUNCATE in the log drops the table's entries of the runs written before it (a cut); the
 // commit truncates the table under its write lock, as for a transaction in memory.
+//
+// Reads inside the transaction (read_source) see the runs without bringing them back into
+// memory: a merge of the runs and the in-memory tail with the same fold as the commit's, as a
+// seekable read source of the snapshot (storage::SpilledWrites). A run keeps a sparse index (the
+// first key and offset of each block of about kRunBlockBytes, in memory while the run lives), so
+// a point or slice read reads one block of each run rather than the run.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +32,9 @@
 #include "engine/schema/schema.h"
 #include "engine/storage/encoded_batch.h"
 #include "engine/storage/sorted_entry_source.h"
+#include "engine/storage/spilled_writes.h"
 #include "engine/txn/pending_fold.h"
+#include "engine/util/file.h"
 
 namespace cassette::txn {
 
@@ -47,6 +55,26 @@ Status fold_sorted(const PendingLog& log, int64_t now_seconds, SortedRun* out);
 Status fold_sorted(const PendingLog& log, size_t begin, size_t end, int64_t now_seconds,
                    SortedRun* out);
 
+// One run file, open, with its sparse block index. Shared by the Spill and the read sources
+// made from it: a read source keeps reading a run that a ROLLBACK TO dropped (its file is
+// unlinked, the descriptor stays open).
+// A run's sparse index has an entry every kRunBlockBytes or so of the file.
+constexpr uint64_t kRunBlockBytes = 16 << 10;
+
+struct RunFile {
+  struct Block {
+    storage::TableId table = 0;  // of the block's first entry
+    std::string first_key;
+    uint64_t offset = 0;
+  };
+  std::string path;
+  file::UniqueFd fd;
+  uint64_t size = 0;
+  std::vector<Block> blocks;                      // ascending; a block ends where the next begins
+  std::vector<storage::TableId> tables;           // the tables it has entries of, ascending
+  uint64_t min_statement = 0, max_statement = 0;  // of the log entries it folds
+};
+
 class Spill {
  public:
   // Runs go to `data_dir` (the store's data/ directory).
@@ -65,10 +93,27 @@ class Spill {
                     const std::vector<size_t>& splits = {});
   // Removes runs [n, runs()) and the cuts their logs made (a savepoint rolled back).
   void drop_runs_from(size_t n);
-  // The tables the runs' logs truncated (the commit truncates them first).
-  std::vector<storage::TableId> truncated_tables() const;
+  // The tables the logs of the first `visible_runs` runs truncated (the commit truncates them
+  // first; a read does not see their committed rows).
+  std::vector<storage::TableId> truncated_tables(size_t visible_runs = SIZE_MAX) const;
   // The last statement whose writes are in a run.
-  uint64_t max_statement() const { return max_statements_.empty() ? 0 : max_statements_.back(); }
+  uint64_t max_statement() const { return runs_.empty() ? 0 : runs_.back()->max_statement; }
+  // How many runs (oldest first) hold only writes of statements before `statement`; and whether
+  // the next run mixes statements before it with later ones (a statement that spilled while
+  // writing reads what it wrote before it: see Transaction::maybe_spill's statement split).
+  size_t runs_before(uint64_t statement) const;
+  bool run_mixes(size_t run, uint64_t statement) const {
+    return run < runs_.size() && runs_[run]->min_statement < statement;
+  }
+  // The read source of runs [0, visible_runs) with the entries [0, tail_visible) of `tail` (the
+  // in-memory log after them) folded on top, every kAutoTimestamp stamped `timestamp`. It
+  // holds what it reads (the runs' files, a fold of the tail's visible entries): later writes
+  // and rollbacks of the transaction do not change it.
+  Result<std::shared_ptr<const storage::SpilledWrites>> read_source(const PendingLog& tail,
+                                                                    size_t visible_runs,
+                                                                    size_t tail_visible,
+                                                                    int64_t timestamp,
+                                                                    int64_t now_seconds) const;
   // Appends the runs' rows to `log`, oldest run first, each run after the TRUNCATEs of its log
   // (the transaction goes back to memory: for what the runs cannot do yet). A run's entries
   // carry its last statement, and a row that replaces earlier writes is a kDeleteRow, so that
@@ -90,9 +135,13 @@ class Spill {
   // One run of the entries [begin, end) of `log`.
   Status write_run(const PendingLog& log, size_t begin, size_t end, int64_t now_seconds);
 
+  // The tables whose entries run `run` does not show: cut by a TRUNCATE of a later run among
+  // the first `visible_runs`, or in `also` (the tail's).
+  std::vector<storage::TableId> dropped_tables(size_t run, size_t visible_runs,
+                                               const std::vector<storage::TableId>& also) const;
+
   std::string data_dir_;
-  std::vector<std::string> runs_;         // paths, oldest first
-  std::vector<uint64_t> max_statements_;  // by run: its log's last statement
+  std::vector<std::shared_ptr<const RunFile>> runs_;  // oldest first
   std::vector<Cut> cuts_;
   // The tables the runs write (the fold's rules need each row's table).
   std::map<storage::TableId, std::shared_ptr<const schema::TableDef>> tables_;

@@ -110,6 +110,17 @@ Status Transaction::maybe_spill(size_t entries_before) {
       splits.push_back(mark.entries);
     }
   }
+  // And, for a host that reads by statement (PostgreSQL), where the last statement's writes
+  // begin: a statement that spilled while writing reads the earlier statements' writes without
+  // its own, the runs before that split.
+  const StatementId last = log_.entries.empty() ? 0 : log_.entries.back().statement;
+  const size_t last_begins = static_cast<size_t>(
+      std::partition_point(log_.entries.begin(), log_.entries.end(),
+                           [&](const PendingLog::Entry& e) { return e.statement < last; }) -
+      log_.entries.begin());
+  if (reads_by_statement_ && last_begins > 0 && last_begins < log_.entries.size()) {
+    splits.push_back(last_begins);
+  }
   std::sort(splits.begin(), splits.end());
   splits.erase(std::unique(splits.begin(), splits.end()), splits.end());
   if (Status s = spill_->write_runs(log_, store_->clock().now_seconds(), splits); !s.is_ok()) {
@@ -404,6 +415,7 @@ void Transaction::rollback_to(int level) {
   }
   const Mark mark = marks_[static_cast<size_t>(level)];
   spill_blocked_ = false;
+  ++spill_generation_;  // the log may grow back to the same size with other entries
   if (spill_ != nullptr && mark.runs < spill_->runs()) {
     spill_->drop_runs_from(mark.runs);
     if (mark.runs == 0) spill_.reset();
@@ -439,6 +451,8 @@ void Transaction::clear() {
 }
 
 void Transaction::reset_overlay() {
+  ++spill_generation_;
+  spill_source_.reset();
   overlay_fold_.reset();
   overlay_entries_ = 0;
   overlay_truncated_.clear();
@@ -702,9 +716,21 @@ Status Transaction::check_row_unchanged(const std::shared_ptr<const schema::Tabl
 
 Result<std::shared_ptr<const storage::Snapshot>> Transaction::with_overlay(
     std::shared_ptr<const storage::Snapshot> snapshot, StatementId visible_before) {
-  // Layer 4 of the design (reads of the runs through the overlay) is not built yet: a read
-  // brings the runs back into memory.
-  if (spilled()) CASSETTE_RETURN_IF_ERROR(unspill(visible_before));
+  // The runs a read sees (layer 4 of the design): those of the statements before
+  // `visible_before`. A spill splits its log where the last statement's writes begin (see
+  // maybe_spill), so a statement that spilled reads what the earlier ones wrote.
+  if (visible_before != kAllStatements) reads_by_statement_ = true;
+  size_t visible_runs = 0;
+  if (spilled()) {
+    visible_runs = spill_->runs();
+    if (visible_before != kAllStatements) {
+      visible_runs = spill_->runs_before(visible_before);
+      if (spill_->run_mixes(visible_runs, visible_before)) {
+        return spilled_refusal("Reading from a statement before the last one that spilled",
+                               "split the transaction");
+      }
+    }
+  }
   // Statement ids never decrease along the log: the visible entries are a prefix.
   size_t visible = log_.entries.size();
   if (visible_before != kAllStatements) {
@@ -714,11 +740,37 @@ Result<std::shared_ptr<const storage::Snapshot>> Transaction::with_overlay(
                                                        }) -
                                   log_.entries.begin());
   }
-  if (visible == 0) return snapshot;
-  if (overlay_entries_ != visible || !overlay_.started()) {
-    CASSETTE_RETURN_IF_ERROR(extend_overlay(visible));
+  if (spilled() && visible_runs < spill_->runs()) visible = 0;  // the tail comes after the runs
+  std::shared_ptr<const storage::Snapshot> view = std::move(snapshot);
+  if (visible > 0) {
+    if (overlay_entries_ != visible || !overlay_.started()) {
+      CASSETTE_RETURN_IF_ERROR(extend_overlay(visible));
+    }
+    view = overlay_.on(*view, overlay_truncated_);
   }
-  return overlay_.on(*snapshot, overlay_truncated_);
+  if (visible_runs == 0) return view;
+  return with_spilled(*view, visible_runs, visible);
+}
+
+Result<std::shared_ptr<const storage::Snapshot>> Transaction::with_spilled(
+    const storage::Snapshot& view, size_t visible_runs, size_t visible) {
+  if (spill_source_ == nullptr || spill_source_generation_ != spill_generation_ ||
+      spill_source_runs_ != visible_runs || spill_source_entries_ != visible) {
+    CASSETTE_ASSIGN_OR_RETURN(spill_source_, spill_->read_source(log_, visible_runs, visible,
+                                                                 store_->clock().now_micros() + 1,
+                                                                 store_->clock().now_seconds()));
+    spill_source_generation_ = spill_generation_;
+    spill_source_runs_ = visible_runs;
+    spill_source_entries_ = visible;
+  }
+  auto spilled_view = std::make_shared<storage::Snapshot>(view);
+  spilled_view->spilled = spill_source_;
+  // A TRUNCATE in a run's log hides the table's committed rows too.
+  std::vector<storage::TableId>& truncated = spilled_view->truncated;
+  for (storage::TableId t : spill_->truncated_tables(visible_runs)) truncated.push_back(t);
+  std::sort(truncated.begin(), truncated.end());
+  truncated.erase(std::unique(truncated.begin(), truncated.end()), truncated.end());
+  return std::shared_ptr<const storage::Snapshot>(std::move(spilled_view));
 }
 
 Status Transaction::extend_overlay(size_t visible) {

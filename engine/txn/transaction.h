@@ -44,12 +44,14 @@
 // installed by one manifest change (Store::apply_sorted), stamping the commit timestamp as it
 // writes them. Conflict keys, TRUNCATE and savepoints work as in memory: a spill writes one run
 // per segment between the savepoint marks inside the log, so that every mark is at a run's
-// boundary and ROLLBACK TO drops the runs after it. What the runs cannot do yet brings them back
-// into memory (unspill(): the transaction then holds everything in memory, as before the spill
-// existed): reads of the transaction's own writes, INSERT OR IGNORE, PREPARE TRANSACTION, a
-// commit with schema changes. Refused with kUnsupported rather than done wrong: a PostgreSQL
-// statement that reads after its own writes spilled. A transaction that keeps views, holds
-// INSERT OR IGNORE rows or changes the schema does not spill.
+// boundary and ROLLBACK TO drops the runs after it. Reads of the transaction's own writes see
+// the runs where they are (Spill::read_source on the snapshot: the runs and the in-memory tail
+// folded key by key). What the runs cannot do yet brings them back into memory (unspill(): the
+// transaction then holds everything in memory, as before the spill existed): INSERT OR IGNORE,
+// PREPARE TRANSACTION, a commit with schema changes. Refused with kUnsupported rather than done
+// wrong: a read of the writes before a statement that a run folded with later ones' (see
+// with_overlay). A transaction that keeps views, holds INSERT OR IGNORE rows or changes the
+// schema does not spill.
 //
 // Isolation. kPerStatement (the default; PostgreSQL's READ COMMITTED) reads the store's latest
 // committed state at each read_view(). kSnapshot (PostgreSQL's REPEATABLE READ, a SQLite
@@ -80,6 +82,7 @@
 #include "engine/schema/schema.h"
 #include "engine/storage/mutation_builder.h"
 #include "engine/storage/overlay.h"
+#include "engine/storage/spilled_writes.h"
 #include "engine/storage/store.h"
 #include "engine/txn/pending_fold.h"
 #include "engine/txn/spill.h"
@@ -253,10 +256,10 @@ class Transaction {
   // Writes the log as a spill run when it reached transaction_spill_bytes and nothing keeps it
   // in memory. On failure the log is cut back to `entries_before` (the statement's entries).
   Status maybe_spill(size_t entries_before);
-  // Brings the runs back into the log (Spill::read_back), for what the runs cannot do yet: reads
-  // of the transaction's writes (those before `visible_before`), INSERT OR IGNORE, PREPARE, schema
-  // changes. The transaction then stays in memory, as before the spill existed. kUnsupported
-  // when a run holds writes of a statement at or after `visible_before` (its own writes).
+  // Brings the runs back into the log (Spill::read_back), for what the runs cannot do yet:
+  // INSERT OR IGNORE, PREPARE, schema changes. The transaction then stays in memory, as before the
+  // spill existed. kUnsupported when a run holds writes of a statement at or after `visible_before`
+  // (its own writes).
   Status unspill(StatementId visible_before);
   // kUnsupported: `what` in a transaction whose writes went to disk; `advice` ends the message.
   Status spilled_refusal(std::string_view what, std::string_view advice) const;
@@ -268,6 +271,12 @@ class Transaction {
   // Appends the writes of `batch` to `log` as statement `statement`, tables found in `schema`.
   Status append_batch(PendingLog& log, const storage::MutationBuilder& batch,
                       const schema::Schema& schema, uint64_t statement);
+  // `view` with the read source of the first `visible_runs` runs and the log's first `visible`
+  // entries on top (Spill::read_source; kept while nothing changed), and the tables the runs'
+  // logs truncated.
+  Result<std::shared_ptr<const storage::Snapshot>> with_spilled(const storage::Snapshot& view,
+                                                                size_t visible_runs,
+                                                                size_t visible);
   // Folds the overlay's entries up to `visible` (the log's first entries), starting over when
   // it must (see with_overlay) and adding what is new to the memtable otherwise.
   Status extend_overlay(size_t visible);
@@ -338,6 +347,12 @@ class Transaction {
   std::unique_ptr<Spill> spill_;
   Status spill_error_;
   bool spill_blocked_ = false;  // maybe_spill found the log must stay in memory
+  // with_spilled()'s last read source, and what it was made of; spill_generation_ moves when
+  // the log or the runs change other than by growing.
+  std::shared_ptr<const storage::SpilledWrites> spill_source_;
+  bool reads_by_statement_ = false;  // a read asked for the writes before a statement
+  uint64_t spill_generation_ = 0, spill_source_generation_ = 0;
+  size_t spill_source_runs_ = 0, spill_source_entries_ = 0;
 };
 
 }  // namespace cassette::txn

@@ -3,9 +3,12 @@
 // timestamp, and what is not built yet is refused (docs/ARCHITECTURE.md, "Transactions larger
 // than memory").
 #include <doctest/doctest.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <random>
 
 #include "engine/cql/parser.h"
 #include "engine/cql/session.h"
@@ -70,6 +73,16 @@ class SpillFixture {
     return n;
   }
   void tick() { clock_.advance_seconds(1); }
+  txn::Transaction& transaction() { return *transaction_; }
+  std::shared_ptr<const schema::TableDef> table(std::string_view name) {
+    return session_->catalog().current().value()->find_table("ks", std::string(name));
+  }
+  // `statement` run in the transaction: its rows, or its error.
+  Rows read_in(std::string_view statement) {
+    auto r = in_transaction(statement);
+    if (!r.is_ok()) return Rows{"error: " + r.status().message()};
+    return test::CqlFixture::lines(r->rows);
+  }
 
  protected:
   test::TempDir dir_;
@@ -188,30 +201,32 @@ TEST_CASE_FIXTURE(SpillFixture, "spill: a TRUNCATE drops the runs' rows of its t
   CHECK(rows("SELECT k, v FROM u") == Rows{"1|other table"});
 }
 
-TEST_CASE_FIXTURE(SpillFixture, "spill: a read inside brings the runs back into memory") {
+TEST_CASE_FIXTURE(SpillFixture, "spill: reads inside see the runs without bringing them back") {
   ok("INSERT INTO t (a, b, v, w) VALUES (1, 1, 'committed', 10)");
+  ok("INSERT INTO t (a, b, v, w) VALUES (1, 7, 'committed', 70)");
   tick();
   ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'x')");
   ok_in("UPDATE t SET v = 'changed' WHERE a = 1 AND b = 1");
   ok_in("DELETE FROM t WHERE a = 1 AND b = 2");
   ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'again')");
-  transaction_->savepoint(0);  // at a run's boundary: kept through the read
+  ok_in("DELETE FROM t WHERE a = 1 AND b > 5");  // a range tombstone over a committed row
+  transaction_->savepoint(0);                    // at a run's boundary
   ok_in("INSERT INTO t (a, b, v) VALUES (1, 3, 'undone')");
   REQUIRE(transaction_->spilled());
-  auto read = in_transaction("SELECT b, v, w FROM t");
-  REQUIRE_MESSAGE(read.is_ok(), read.status().message());
-  CHECK(test::CqlFixture::lines(read->rows) ==
-        Rows{"1|changed|10", "2|again|null", "3|undone|null"});
-  CHECK(!transaction_->spilled());
-  CHECK(spill_files() == 0);
+  const size_t runs = spill_files();
+  CHECK(read_in("SELECT b, v, w FROM t") == Rows{"1|changed|10", "2|again|null", "3|undone|null"});
+  CHECK(read_in("SELECT b, v, w FROM t WHERE a = 1 AND b = 2") == Rows{"2|again|null"});
+  CHECK(read_in("SELECT b FROM t WHERE a = 1 AND b >= 2 ORDER BY b DESC") == Rows{"3", "2"});
+  CHECK(read_in("SELECT b FROM t WHERE a = 1 AND b = 7") == Rows{});
+  CHECK(transaction_->spilled());
+  CHECK(spill_files() == runs);  // nothing read back
   transaction_->rollback_to(0);
-  auto again = in_transaction("SELECT b, v FROM t");
-  REQUIRE(again.is_ok());
-  CHECK(test::CqlFixture::lines(again->rows) == Rows{"1|changed", "2|again"});
+  CHECK(read_in("SELECT b, v FROM t") == Rows{"1|changed", "2|again"});
+  CHECK(rows("SELECT b, v FROM t") == Rows{"1|committed", "7|committed"});  // not yet committed
   REQUIRE(transaction_->commit().is_ok());
   CHECK(rows("SELECT b, v, w FROM t") == Rows{"1|changed|10", "2|again|null"});
 
-  // PREPARE TRANSACTION (its prepared record carries the writes) brings them back as well.
+  // PREPARE TRANSACTION (its prepared record carries the writes) brings them back.
   ok_in("INSERT INTO t (a, b, v) VALUES (1, 4, 'prepared')");
   REQUIRE(transaction_->spilled());
   auto prepared = transaction_->prepare("tag");
@@ -220,6 +235,23 @@ TEST_CASE_FIXTURE(SpillFixture, "spill: a read inside brings the runs back into 
   CHECK(spill_files() == 0);
   REQUIRE((*prepared)->commit().is_ok());
   CHECK(rows("SELECT b, v FROM t") == Rows{"1|changed", "2|again", "4|prepared"});
+}
+
+TEST_CASE_FIXTURE(SpillFixture, "spill: a read source keeps what it read through later writes") {
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'first')");
+  REQUIRE(transaction_->spilled());
+  auto view = transaction_->read_view();
+  REQUIRE(view.is_ok());
+  ok_in("UPDATE t SET v = 'second' WHERE a = 1 AND b = 1");
+  transaction_->clear();  // the runs' files go; the view keeps reading them
+  CHECK(spill_files() == 0);
+  storage::ReadSpec spec;
+  auto cursor = store_->read(**view, table("t")->table_id, spec);
+  REQUIRE(cursor->next());
+  REQUIRE(cursor->row().columns.size() == 1);
+  CHECK(cursor->row().columns[0].cell.value == "first");
+  CHECK(!cursor->next());
+  CHECK(cursor->status().is_ok());
 }
 
 TEST_CASE_FIXTURE(SpillFixture, "spill: ROLLBACK TO a mark inside a spilled log drops its runs") {
@@ -291,6 +323,126 @@ TEST_CASE_FIXTURE(SpillFixture, "spill: nested savepoints inside spilled logs, r
   transaction_->rollback_to(1);
   REQUIRE(transaction_->commit().is_ok());
   CHECK(rows("SELECT k, v FROM u") == Rows{"9|i"});
+}
+
+TEST_CASE("spill: reads of a spilled transaction return what the in-memory path returns") {
+  // The same random statements in two stores, one transaction each: one spills past a few
+  // hundred bytes (some statements' writes in runs, the later ones in the in-memory tail), the
+  // other never. Every read in between returns the same rows, and so do the commits.
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    std::mt19937 random(seed);
+    auto pick = [&](int n) { return static_cast<int>(random() % static_cast<uint32_t>(n)); };
+    SpillFixture spilled(200 + 100 * (seed % 5));
+    SpillFixture memory(0);
+    for (SpillFixture* f : {&spilled, &memory}) {
+      f->ok(
+          "CREATE TABLE r (a int, b int, v text, w int, s int static, st set<int>, "
+          "m map<int, int>, PRIMARY KEY (a, b))");
+      f->ok("CREATE TABLE c (k int, j int, n counter, PRIMARY KEY (k, j))");
+      for (int a = 0; a < 3; ++a) {
+        f->ok(fmt::format("INSERT INTO r (a, b, v, w, s) VALUES ({}, 1, 'committed', 1, 5)", a));
+        f->ok(fmt::format("UPDATE c SET n = n + 100 WHERE k = {} AND j = 1", a));
+      }
+      f->tick();
+    }
+    std::vector<std::string> done;  // the statements so far, for the failure's message
+    for (int step = 0; step < 50; ++step) {
+      const int a = pick(3), b = pick(6), x = pick(100);
+      std::string statement;
+      switch (pick(16)) {
+        case 0:
+        case 1:
+          statement =
+              fmt::format("INSERT INTO r (a, b, v, w) VALUES ({}, {}, 'v{}', {})", a, b, x, x);
+          break;
+        case 2:
+          statement = fmt::format("UPDATE r SET v = 'u{}' WHERE a = {} AND b = {}", x, a, b);
+          break;
+        case 3:
+          statement = fmt::format("DELETE FROM r WHERE a = {} AND b = {}", a, b);
+          break;
+        case 4:
+          statement = fmt::format("DELETE FROM r WHERE a = {} AND b >= {} AND b < {}", a, b, b + 2);
+          break;
+        case 5:
+          statement = fmt::format("DELETE FROM r WHERE a = {}", a);
+          break;
+        case 6:
+          statement = fmt::format("UPDATE r SET s = {} WHERE a = {}", x, a);
+          break;
+        case 7:
+          statement = fmt::format("UPDATE r SET st = st + {{{}}} WHERE a = {} AND b = {}", x, a, b);
+          break;
+        case 8:
+          statement = fmt::format("UPDATE r SET st = {{{}}} WHERE a = {} AND b = {}", x, a, b);
+          break;
+        case 9:
+          statement = fmt::format("UPDATE r SET m[{}] = {} WHERE a = {} AND b = {}", b, x, a, b);
+          break;
+        case 10:
+          statement = fmt::format("DELETE v FROM r WHERE a = {} AND b = {}", a, b);
+          break;
+        case 11:
+          statement = fmt::format("UPDATE c SET n = n + {} WHERE k = {} AND j = {}", x, a, b);
+          break;
+        case 12:
+          statement =
+              fmt::format("INSERT INTO r (a, b, v) VALUES ({}, {}, 't{}') USING TIMESTAMP {}", a, b,
+                          x, 1000 + x);
+          break;
+        case 13: {
+          const int depth = pick(3);
+          for (SpillFixture* f : {&spilled, &memory}) {
+            if (x < 50) {
+              f->transaction().savepoint(depth);
+            } else if (x < 80) {
+              f->transaction().rollback_to(depth);
+            } else {
+              f->transaction().release(depth);
+            }
+          }
+          done.push_back(fmt::format("savepoint op {} at depth {}", x, depth));
+          break;
+        }
+        case 14:
+          if (x < 20) {
+            for (SpillFixture* f : {&spilled, &memory}) {
+              REQUIRE(f->transaction()
+                          .truncate(f->table("r"), f->transaction().next_statement())
+                          .is_ok());
+            }
+            done.push_back("TRUNCATE r");
+          }
+          break;
+        default:
+          statement = fmt::format("UPDATE r SET w = {} WHERE a = {} AND b = {}", x, a, b);
+          break;
+      }
+      if (!statement.empty()) {
+        spilled.ok_in(statement);
+        memory.ok_in(statement);
+        done.push_back(statement);
+      }
+      INFO("seed " << seed << ", statements:\n" << fmt::format("{}", fmt::join(done, "\n")));
+      for (const std::string& read :
+           {std::string("SELECT * FROM r"), std::string("SELECT * FROM c"),
+            fmt::format("SELECT * FROM r WHERE a = {}", a),
+            fmt::format("SELECT * FROM r WHERE a = {} AND b = {}", a, b),
+            fmt::format("SELECT a, b, s FROM r WHERE a = {} AND b >= {} ORDER BY b DESC", a, b),
+            fmt::format("SELECT b, st, m FROM r WHERE a = {} AND b < {}", a, b + 1),
+            fmt::format("SELECT n FROM c WHERE k = {} AND j = {}", a, b)}) {
+        INFO(read);
+        const Rows expected = memory.read_in(read);
+        REQUIRE(spilled.read_in(read) == expected);
+      }
+    }
+    CHECK(spilled.transaction().spilled());
+    REQUIRE(spilled.transaction().commit().is_ok());
+    REQUIRE(memory.transaction().commit().is_ok());
+    CHECK(spilled.spill_files() == 0);
+    CHECK(spilled.rows("SELECT * FROM r") == memory.rows("SELECT * FROM r"));
+    CHECK(spilled.rows("SELECT * FROM c") == memory.rows("SELECT * FROM c"));
+  }
 }
 
 }  // namespace cassette
