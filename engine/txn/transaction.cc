@@ -87,6 +87,10 @@ Status Transaction::unspill(StatementId visible_before) {
 }
 
 Status Transaction::maybe_spill(size_t entries_before) {
+  // The read source of a tail that has grown since is not read again: its fold goes now.
+  if (spill_source_ != nullptr && spill_source_entries_ != log_.entries.size()) {
+    spill_source_.reset();
+  }
   const uint64_t limit = store_->options().transaction_spill_bytes;
   if (limit == 0 || log_.batch.byte_size() < limit || spill_blocked_) return Status::ok();
   // What the spill cannot carry yet keeps the whole transaction in memory, as before: INSERT OR
@@ -742,6 +746,17 @@ Result<std::shared_ptr<const storage::Snapshot>> Transaction::with_overlay(
   }
   if (spilled() && visible_runs < spill_->runs()) visible = 0;  // the tail comes after the runs
   std::shared_ptr<const storage::Snapshot> view = std::move(snapshot);
+  if (visible_runs > 0) {
+    CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> spilled_view,
+                              with_spilled(*view, visible_runs, visible));
+    // The read source folds the tail in for the tables the runs hold: the overlay memtable (a
+    // second copy of the tail) is only made for a tail that writes other tables.
+    const bool overlay_needed =
+        visible > 0 && std::any_of(log_.tables.begin(), log_.tables.end(), [&](const auto& t) {
+          return !spill_source_->holds(t->table_id);
+        });
+    if (!overlay_needed) return spilled_view;
+  }
   if (visible > 0) {
     if (overlay_entries_ != visible || !overlay_.started()) {
       CASSETTE_RETURN_IF_ERROR(extend_overlay(visible));
@@ -765,9 +780,10 @@ Result<std::shared_ptr<const storage::Snapshot>> Transaction::with_spilled(
   }
   auto spilled_view = std::make_shared<storage::Snapshot>(view);
   spilled_view->spilled = spill_source_;
-  // A TRUNCATE in a run's log hides the table's committed rows too.
+  // A TRUNCATE in a run's log or in the tail hides the table's committed rows.
   std::vector<storage::TableId>& truncated = spilled_view->truncated;
   for (storage::TableId t : spill_->truncated_tables(visible_runs)) truncated.push_back(t);
+  for (storage::TableId t : log_.truncated_tables(visible)) truncated.push_back(t);
   std::sort(truncated.begin(), truncated.end());
   truncated.erase(std::unique(truncated.begin(), truncated.end()), truncated.end());
   return std::shared_ptr<const storage::Snapshot>(std::move(spilled_view));

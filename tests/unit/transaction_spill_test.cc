@@ -325,6 +325,34 @@ TEST_CASE_FIXTURE(SpillFixture, "spill: nested savepoints inside spilled logs, r
   CHECK(rows("SELECT k, v FROM u") == Rows{"9|i"});
 }
 
+TEST_CASE_FIXTURE(SpillFixture, "spill: a statement that spilled reads the earlier ones' writes") {
+  // PostgreSQL reads the writes of the statements before the current one. Once it reads so, a
+  // spill puts a run boundary where the last statement's writes begin.
+  open(400);
+  auto count_before = [&](txn::StatementId statement) {
+    auto view = transaction_->read_view(statement);
+    REQUIRE_MESSAGE(view.is_ok(), view.status().message());
+    auto cursor = store_->read(**view, table("t")->table_id, storage::ReadSpec{});
+    std::vector<std::string> values;
+    while (cursor->next()) values.emplace_back(cursor->row().columns[0].cell.value);
+    REQUIRE(cursor->status().is_ok());
+    return values;
+  };
+  transaction_->set_statement(1);
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'one')");
+  CHECK(count_before(2) == std::vector<std::string>{"one"});
+  transaction_->set_statement(2);
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'two')");
+  transaction_->set_statement(3);
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 3, '" + std::string(500, 'x') + "')");
+  REQUIRE(transaction_->spilled());
+  CHECK(spill_files() == 2);  // statements 1 and 2, then statement 3
+  CHECK(count_before(3) == std::vector<std::string>{"one", "two"});
+  CHECK(count_before(4).size() == 3);
+  REQUIRE(transaction_->commit().is_ok());
+  CHECK(rows("SELECT b FROM t") == Rows{"1", "2", "3"});
+}
+
 TEST_CASE("spill: reads of a spilled transaction return what the in-memory path returns") {
   // The same random statements in two stores, one transaction each: one spills past a few
   // hundred bytes (some statements' writes in runs, the later ones in the in-memory tail), the
