@@ -6,6 +6,7 @@
 #include "engine/storage/memtable_iterator.h"
 #include "engine/storage/row_cache.h"
 #include "engine/storage/row_codec.h"
+#include "engine/storage/spilled_writes.h"
 #include "engine/storage/store_state.h"
 
 namespace cassette::storage {
@@ -59,7 +60,12 @@ void KeyedReader::open_sources() {
     sources_.push_back({new_memtable_iterator(mem, table_, seq), nullptr,
                         mem->has_partition_metadata.load(std::memory_order_acquire)});
   };
-  add_memtable(snap.overlay, snap.overlay_seq);
+  if (snap.spilled != nullptr && snap.spilled->holds(table_)) {
+    // A transaction's spilled writes, its in-memory tail folded in: in place of the overlay.
+    sources_.push_back({snap.spilled->new_iterator(table_), nullptr, true});
+  } else {
+    add_memtable(snap.overlay, snap.overlay_seq);
+  }
   if (std::binary_search(snap.truncated.begin(), snap.truncated.end(), table_)) return;
   add_memtable(snap.memtable, snap.seq);
   add_memtable(snap.flushing, snap.seq);

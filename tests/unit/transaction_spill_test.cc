@@ -237,6 +237,25 @@ TEST_CASE_FIXTURE(SpillFixture, "spill: reads inside see the runs without bringi
   CHECK(rows("SELECT b, v FROM t") == Rows{"1|changed", "2|again", "4|prepared"});
 }
 
+TEST_CASE_FIXTURE(SpillFixture, "spill: an index read inside sees the runs' rows") {
+  ok("CREATE CUSTOM INDEX ON t (w) USING 'sai'");
+  ok("INSERT INTO t (a, b, v, w) VALUES (1, 1, 'committed', 10)");
+  ok("INSERT INTO t (a, b, v, w) VALUES (2, 1, 'committed', 5)");
+  tick();
+  ok_in("INSERT INTO t (a, b, v, w) VALUES (1, 2, 'new', 5)");
+  ok_in("UPDATE t SET w = 5, v = 'changed' WHERE a = 1 AND b = 1");
+  ok_in("DELETE FROM t WHERE a = 2 AND b = 1");
+  ok_in("INSERT INTO t (a, b, v, w) VALUES (3, 1, 'gone', 5)");
+  ok_in("DELETE FROM t WHERE a = 3");
+  REQUIRE(transaction_->spilled());
+  // The index's candidates and the rows read by key both come from the runs.
+  CHECK(read_in("SELECT a, b, v FROM t WHERE w = 5") == Rows{"1|1|changed", "1|2|new"});
+  CHECK(read_in("SELECT a, b, v FROM t WHERE w = 10") == Rows{});
+  CHECK(rows("SELECT a, b, v FROM t WHERE w = 5") == Rows{"2|1|committed"});
+  REQUIRE(transaction_->commit().is_ok());
+  CHECK(rows("SELECT a, b, v FROM t WHERE w = 5") == Rows{"1|1|changed", "1|2|new"});
+}
+
 TEST_CASE_FIXTURE(SpillFixture, "spill: a read source keeps what it read through later writes") {
   ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'first')");
   REQUIRE(transaction_->spilled());
