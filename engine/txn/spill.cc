@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "engine/storage/internal_key.h"
+#include "engine/txn/entry_sort.h"
 #include "engine/txn/spill_format.h"
 #include "engine/util/coding.h"
 #include "engine/util/file.h"
@@ -174,10 +175,9 @@ class MergedRuns final : public storage::SortedEntrySource {
       : inputs_(std::move(inputs)), tail_(std::move(tail)), refold_(tables, now_seconds) {}
 
   Status start() {
-    live_.resize(inputs_.size());
     for (size_t i = 0; i < inputs_.size(); ++i) {
       CASSETTE_ASSIGN_OR_RETURN(bool more, inputs_[i]->next());
-      live_[i] = more;
+      if (more) push(i);
     }
     return Status::ok();
   }
@@ -185,21 +185,20 @@ class MergedRuns final : public storage::SortedEntrySource {
   Result<bool> next(Entry* entry) override {
     for (size_t i : advance_) {
       CASSETTE_ASSIGN_OR_RETURN(bool more, inputs_[i]->next());
-      live_[i] = more;
+      if (more) push(i);
     }
     advance_.clear();
-    const SortedRun::Item* least = nullptr;
-    for (size_t i = 0; i < inputs_.size(); ++i) {
-      if (!live_[i]) continue;
-      const SortedRun::Item& it = inputs_[i]->item;
-      if (least == nullptr || key_less(it.table, it.key, least->table, least->key)) {
-        least = &it;
-        advance_.assign(1, i);
-      } else if (it.table == least->table && it.key == least->key) {
-        advance_.push_back(i);  // inputs are in age order: advance_ stays oldest first
-      }
+    // A heap of the live inputs by their current key (a bulk load's commit merges dozens of
+    // runs: a scan of them all for each entry would compare each key dozens of times).
+    if (heap_.empty()) return false;
+    advance_.push_back(pop());
+    const SortedRun::Item* least = &inputs_[advance_[0]]->item;
+    while (!heap_.empty()) {
+      const SortedRun::Item& it = inputs_[heap_.front()]->item;
+      if (it.table != least->table || it.key != least->key) break;
+      advance_.push_back(pop());
     }
-    if (least == nullptr) return false;
+    // (Equal keys leave the heap oldest input first: advance_ is in age order.)
     versions_.clear();
     for (size_t i : advance_) versions_.push_back(&inputs_[i]->item);
     CASSETTE_RETURN_IF_ERROR(refold_.fold(versions_, entry));
@@ -209,7 +208,26 @@ class MergedRuns final : public storage::SortedEntrySource {
  private:
   std::vector<std::unique_ptr<Cursor>> inputs_;  // oldest first; the tail last
   std::unique_ptr<SortedRun> tail_;
-  std::vector<bool> live_;
+  // Heap order: the greater (table, key), or the newer input for the same key, sinks.
+  bool after(size_t a, size_t b) const {
+    const SortedRun::Item& x = inputs_[a]->item;
+    const SortedRun::Item& y = inputs_[b]->item;
+    if (x.table != y.table) return x.table > y.table;
+    const int c = x.key.compare(y.key);
+    return c != 0 ? c > 0 : a > b;
+  }
+  void push(size_t i) {
+    heap_.push_back(i);
+    std::push_heap(heap_.begin(), heap_.end(), [this](size_t a, size_t b) { return after(a, b); });
+  }
+  size_t pop() {
+    std::pop_heap(heap_.begin(), heap_.end(), [this](size_t a, size_t b) { return after(a, b); });
+    const size_t i = heap_.back();
+    heap_.pop_back();
+    return i;
+  }
+
+  std::vector<size_t> heap_;     // the live inputs not in advance_
   std::vector<size_t> advance_;  // the inputs at the entry handed out last
   std::vector<const SortedRun::Item*> versions_;
   Refold refold_;
@@ -247,10 +265,7 @@ Status fold_sorted(const PendingLog& log, size_t begin, size_t end, int64_t now_
     const storage::EncodedBatch::Entry e = out->folded.entry_at(offset, &offset);
     out->items.push_back({e.table, e.key, e.value, fold.replaces(row)});
   }
-  std::sort(out->items.begin(), out->items.end(),
-            [](const SortedRun::Item& a, const SortedRun::Item& b) {
-              return key_less(a.table, a.key, b.table, b.key);
-            });
+  sort_by_key(&out->items);
   return Status::ok();
 }
 
