@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "engine/storage/commit_record.h"
+#include "engine/storage/commit_trace.h"
 #include "engine/storage/durability.h"
 #include "engine/storage/file_reaper.h"
 #include "engine/storage/index_component_removals.h"
@@ -308,11 +309,16 @@ Status Store::lock_for_write(WriteLocks& locks, bool truncating) {
   if (auto* deferred = DeferredDurability::current(); deferred && deferred->pending()) {
     CASSETTE_RETURN_IF_ERROR(deferred->wait());
   }
+  CommitTrace::mark("deferred_wait");
   CASSETTE_RETURN_IF_ERROR(p.check_writable());
+  CommitTrace::mark("check_writable");
   CASSETTE_RETURN_IF_ERROR(p.inline_work_before_write());
   CASSETTE_RETURN_IF_ERROR(p.wait_for_memtable_room());
+  CommitTrace::mark("memtable_room");
   CASSETTE_RETURN_IF_ERROR(take_write_locks(locks, truncating));
-  return p.resolve_in_doubt_locked(/*must_decide=*/true);
+  Status s = p.resolve_in_doubt_locked(/*must_decide=*/true);
+  CommitTrace::mark("in_doubt");
+  return s;
 }
 
 Status Store::take_write_locks(WriteLocks& locks, bool truncating) {
@@ -320,15 +326,19 @@ Status Store::take_write_locks(WriteLocks& locks, bool truncating) {
   locks.writer = std::unique_lock(p.writer_mutex);
   // A truncation writes files, as a flush does (the lock order of truncate_table).
   if (truncating) locks.flush = std::unique_lock(p.flush_mutex);
+  CommitTrace::mark("writer_mutex");
   CASSETTE_RETURN_IF_ERROR(p.store_lock->lock(p.options.busy_timeout));
   locks.store_lock = &*p.store_lock;
+  CommitTrace::mark("store_lock");
   // One stat(2) per transaction: a removed directory must fail the write, not lose it.
   CASSETTE_RETURN_IF_ERROR(check_store_directory(p.directory));
   locks.state = std::unique_lock(p.state_mutex);
+  CommitTrace::mark("state_mutex");
   if (p.change_counter->load() != p.seen_counter.load() || !p.log_tail_is_ours_locked() ||
       truncating) {
     CASSETTE_RETURN_IF_ERROR(p.catch_up_locked());
   }
+  CommitTrace::mark("catch_up");
   // A sync failed after its commits let go of the locks (group commit): nothing more goes into
   // that segment, and their records leave the memtable (abandon_failed_segment_locked).
   if (p.unsynced_failed_locked()) p.log_write_failed_locked();
@@ -349,16 +359,20 @@ Result<std::optional<int64_t>> Store::apply_locked(
   std::shared_ptr<CommitLogWriter> logged_to;  // group commit: the writer that holds our record
   LogPosition logged_end;
   SequenceNumber unsynced_seq = 0;
+  CommitTrace trace;
   {
     WriteLocks locks;
     CASSETTE_RETURN_IF_ERROR(lock_for_write(locks, !truncate_first.empty()));
     CASSETTE_ASSIGN_OR_RETURN(bool write, decide(p.writer_view_locked(*current_snapshot())));
     CASSETTE_RETURN_IF_ERROR(p.truncate_tables_locked(truncate_first));
+    CommitTrace::mark("decide");
     if (!write) return std::optional<int64_t>();
     CASSETTE_RETURN_IF_ERROR(p.ensure_log_writer_locked());
+    CommitTrace::mark("log_writer_open");
 
     timestamp = std::max(clock_->now_micros(), p.last_timestamp + 1);
     CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode(timestamp));
+    CommitTrace::mark("encode");
     if (tx.sstable_source != nullptr) {
       CASSETTE_RETURN_IF_ERROR(p.commit_sorted_locked(*tx.sstable_source, timestamp));
     } else if (tx.sstable_batch != nullptr) {
@@ -375,9 +389,11 @@ Result<std::optional<int64_t>> Store::apply_locked(
         logged_to = p.log_writer;
         logged_end = p.log_end;
       }
+      CommitTrace::mark("log_and_apply");
       p.publish_change_locked();
     }
   }
+  CommitTrace::mark("unlock");
   // A failed sync fails every commit it covered, which stay invisible; the next write takes
   // them out of the memtable and the segment out of use.
   Status durable;
@@ -395,8 +411,10 @@ Result<std::optional<int64_t>> Store::apply_locked(
     durable = logged_to->wait_durable(logged_end);
     // Every record before ours is durable too (the log is sequential): all can be seen.
     if (durable.is_ok()) p.raise_visible_seq(unsynced_seq);
+    CommitTrace::mark("wait_durable");
   }
   p.after_commit();
+  CommitTrace::mark("after_commit");
   if (!durable.is_ok()) return durable;
   return std::optional<int64_t>(timestamp);
 }

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "engine/storage/commit_record.h"
+#include "engine/storage/commit_trace.h"
 #include "engine/storage/store_state.h"
 #include "engine/util/message.h"
 
@@ -174,11 +175,13 @@ Status Store::Private::log_and_apply_locked(EncodedTransaction& tx, SequenceNumb
   // Hosts that want no threads (background_threads off: a PostgreSQL backend) get neither.
   if (tx.payload.size() < kOverlapBytes || !options.background_threads) {
     Result<LogPosition> end = log_writer->append(tx.payload, /*sync=*/false);
+    CommitTrace::mark("log_append");
     if (!end.is_ok()) {
       log_write_failed_locked();
       return end.status();
     }
     insert_record_locked(record);
+    CommitTrace::mark("memtable_insert");
     log_end = *end;
     publish(record);
     return Status::ok();

@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include "engine/storage/commit_trace.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
 #include "engine/storage/sstable_writer.h"
@@ -282,6 +283,7 @@ Status Store::Private::compact_inline_step(bool* did_work, uint64_t step_bytes) 
     // a snapshot still reads it).
     if (step_bytes != kNoStepLimit && !compaction_job->inputs.empty()) {
       compaction_job->inputs.pop_back();
+      CommitTrace::mark("compaction_unlink_input");
       if (compaction_job->inputs.empty()) compaction_job.reset();
       std::lock_guard guard(background_mutex);
       compaction_wanted = true;
@@ -318,10 +320,12 @@ Status Store::Private::compact_inline_step(bool* did_work, uint64_t step_bytes) 
       return s;  // retried after the next flush (or an explicit compaction)
     }
     compaction_job = std::move(job);
+    CommitTrace::mark("compaction_start");
   }
   Status s;
   if (!compaction_job->merged) {
     s = compaction_job->step(step_bytes, &compaction_job->merged);
+    CommitTrace::mark(compaction_job->merged ? "compaction_last_merge" : "compaction_merge");
     // In steps, the install (which syncs the directory and the manifest) is the next step's,
     // so that no commit waits for both it and the output's sync.
     if (s.is_ok() && (!compaction_job->merged || step_bytes != kNoStepLimit)) {
@@ -333,6 +337,7 @@ Status Store::Private::compact_inline_step(bool* did_work, uint64_t step_bytes) 
     }
   }
   if (s.is_ok()) s = install_compaction(*compaction_job);
+  CommitTrace::mark("compaction_install");
   if (s.is_ok() && step_bytes != kNoStepLimit && !compaction_job->inputs.empty()) {
     // Installed; the job keeps the inputs for the next steps to remove (above), nothing else.
     compaction_job->merger.reset();

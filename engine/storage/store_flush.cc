@@ -8,6 +8,7 @@
 #include <thread>
 #include <utility>
 
+#include "engine/storage/commit_trace.h"
 #include "engine/storage/file_reaper.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
@@ -182,7 +183,8 @@ struct Store::Private::FlushJob {
   std::shared_ptr<Memtable> source;
   LogPosition start, end;
   MemtableWriter writer;
-  bool written = false;  // the files are finished: only their install is left
+  bool written = false;     // the files are finished: only their install is left
+  bool log_synced = false;  // inline: the log synced through `end` (a step of its own)
 };
 
 Result<std::vector<PendingFile>> Store::Private::write_memtable(const Memtable& source,
@@ -196,13 +198,15 @@ Result<std::vector<PendingFile>> Store::Private::write_memtable(const Memtable& 
 // Renames the outputs into place and makes `next` the manifest. REQUIRES: writer_mutex, the
 // store lock and state_mutex, with the state caught up.
 Status Store::Private::install_locked(const Manifest& next, std::vector<PendingFile>& outputs,
-                                      LoadAction action) {
+                                      LoadAction action, bool log_synced) {
   // The log must be durable up to where the new manifest says the SSTables take over: were the
   // manifest to outlive the log's unsynced tail (sync off or normal) in a power loss, recovery
   // would start past the end of the log and the store would not open.
-  if (next.covered != manifest.covered) {
+  CommitTrace::mark("install_locks");
+  if (next.covered != manifest.covered && !log_synced) {
     CASSETTE_RETURN_IF_ERROR(sync_commit_log_through(log_dir, next.covered));
   }
+  CommitTrace::mark("install_log_sync");
   std::vector<std::string> installed;
   auto undo = [&](Status s) {
     for (const std::string& p : installed) (void)file::remove_file(p);
@@ -222,8 +226,12 @@ Status Store::Private::install_locked(const Manifest& next, std::vector<PendingF
     if (Status s = file::rename_file(f.temp_path, final_path); !s.is_ok()) return undo(s);
     installed.push_back(final_path);
   }
+  CommitTrace::mark("install_renames");
   if (Status s = file::sync_directory(data_dir); !s.is_ok()) return undo(s);
-  if (Status s = write_manifest(manifest_path(path), next); !s.is_ok()) {
+  CommitTrace::mark("install_dir_sync");
+  Status wrote = write_manifest(manifest_path(path), next);
+  CommitTrace::mark("install_manifest");
+  if (Status s = wrote; !s.is_ok()) {
     // A failure after the rename (syncing the directory) leaves `next` in place: its files must
     // stay, and the store follows it. The outputs go only when the manifest is surely the old
     // one; when that cannot be told they stay too (the next open removes them if orphaned).
@@ -239,6 +247,7 @@ Status Store::Private::install_locked(const Manifest& next, std::vector<PendingF
   }
   CASSETTE_RETURN_IF_ERROR(load_manifest_locked(next, action));
   publish_change_locked();
+  CommitTrace::mark("install_load");
   return Status::ok();
 }
 
@@ -258,11 +267,25 @@ Status Store::Private::flush_immutable(uint64_t step_bytes) {
   }
   if (!flush_job->written) {
     Status step = flush_job->writer.step(step_bytes, &flush_job->written);
+    CommitTrace::mark(flush_job->written ? "flush_last_write" : "flush_write");
     if (!step.is_ok()) flush_job.reset();
     if (!step.is_ok() || !flush_job->written) return step;
     // The files are written and synced; their install syncs the log, the directory and the
     // manifest: in steps, that is the next step's, so that no commit waits for both.
     if (step_bytes != kNoStepLimit) return Status::ok();
+  }
+  if (step_bytes != kNoStepLimit && !flush_job->log_synced) {
+    // Inline, the install needs the log synced through the flush's end: that sync is this
+    // step's (install_locked is told, and skips it), so that the commit running the install,
+    // under the locks, does not wait for it as well as for the directory and manifest syncs.
+    Status synced = sync_commit_log_through(log_dir, flush_job->end);
+    CommitTrace::mark("flush_log_sync");
+    if (!synced.is_ok()) {
+      flush_job.reset();  // as a failed install: the flush starts again, its sync with it
+      return synced;
+    }
+    flush_job->log_synced = true;
+    return Status::ok();
   }
   std::shared_ptr<FlushJob> job = std::exchange(flush_job, nullptr);
   std::shared_ptr<Memtable> flushing = job->source;
@@ -271,11 +294,13 @@ Status Store::Private::flush_immutable(uint64_t step_bytes) {
   auto discard = [&] {
     for (const PendingFile& f : outputs) remove_pending_file(f);
   };
-  // The install syncs the log through `end` (install_locked) under the write locks: on the
-  // flush thread, most of that sync now, so that the commits waiting for the locks wait only for
-  // what was appended since (its error, if any, is the install's to report). Inline, the commit
-  // running the step would wait for both.
-  if (options.background_threads) (void)sync_commit_log_through(log_dir, end);
+  // The install needs the log synced through `end` (install_locked): done before the write
+  // locks are taken (inline: by the step before, above; on the flush thread: now), so that the
+  // commits waiting for the locks do not wait for it. Failed, the install syncs and reports.
+  bool log_synced = job->log_synced;
+  if (options.background_threads && !log_synced) {
+    log_synced = sync_commit_log_through(log_dir, end).is_ok();  // else the install's reports it
+  }
 
   {
     std::lock_guard writer(writer_mutex);
@@ -316,7 +341,9 @@ Status Store::Private::flush_immutable(uint64_t step_bytes) {
     next.covered = end;
     next.last_timestamp = last_timestamp;
     for (const PendingFile& f : outputs) next.files.push_back(f.meta);
-    if (s.is_ok()) s = install_locked(next, outputs, LoadAction::kFlushedImm);
+    // (A roll above made the log durable through its new end too: it syncs the old segment and
+    // the new one's header before it returns.)
+    if (s.is_ok()) s = install_locked(next, outputs, LoadAction::kFlushedImm, log_synced);
     if (!s.is_ok()) {
       discard();
       return s;
@@ -331,7 +358,10 @@ Status Store::Private::flush_immutable(uint64_t step_bytes) {
   // The flushed segments go once every lock is let go: commits of other threads do not wait
   // for the unlinks (nor, in an inline flush's step, the commit running it; nor the next flush,
   // which the writers may be waiting for: see below).
-  return remove_flushed_segments(end);
+  CommitTrace::mark("flush_installed");
+  Status removed = remove_flushed_segments(end);
+  CommitTrace::mark("flush_remove_segments");
+  return removed;
 }
 
 // Removes the segments `covered` makes redundant. In a process that runs a thread for the store
@@ -506,15 +536,20 @@ Status Store::Private::inline_work_before_write() {
     step_memtable_bytes = now;
     flushing = imm != nullptr;
   }
+  CommitTrace::mark("inline_start");
   if (memtable_full()) {
     if (flushing) CASSETTE_RETURN_IF_ERROR(flush_immutable(kNoStepLimit));
+    CommitTrace::mark("inline_flush_rest");
     std::lock_guard state(state_mutex);
     if (imm == nullptr && memtable_full()) swap_memtable_locked();
+    CommitTrace::mark("inline_swap");
   }
   CASSETTE_RETURN_IF_ERROR(
       flush_immutable(std::max(kInlineMinStepBytes, added * kInlineFlushStepFactor)));
+  CommitTrace::mark("inline_flush_step");
   (void)compact_inline_step(nullptr,
                             std::max(kInlineMinStepBytes, added * kInlineCompactionStepFactor));
+  CommitTrace::mark("inline_compaction_step");
   return Status::ok();
 }
 

@@ -303,7 +303,9 @@ struct Store::Private {
   Result<PendingFile> new_pending_file(TableId table);
   // A writer of `file`'s temporary path with its table's options.
   Result<std::unique_ptr<SSTableWriter>> create_table_writer(const PendingFile& file);
-  Status install_locked(const Manifest& next, std::vector<PendingFile>& outputs, LoadAction action);
+  // `log_synced`: a sync of the log through next.covered succeeded already (the flush's).
+  Status install_locked(const Manifest& next, std::vector<PendingFile>& outputs, LoadAction action,
+                        bool log_synced = false);
   Status truncate_table(TableId table);
 
   // store_sstable_commit.cc: `batch` committed at `timestamp` as SSTables installed by one
