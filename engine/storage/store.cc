@@ -342,6 +342,8 @@ Status Store::take_write_locks(WriteLocks& locks, bool truncating) {
   // A sync failed after its commits let go of the locks (group commit): nothing more goes into
   // that segment, and their records leave the memtable (abandon_failed_segment_locked).
   if (p.unsynced_failed_locked()) p.log_write_failed_locked();
+  // A flush's sync of the log failed outside the locks: the same.
+  if (p.flush_log_sync_failed.exchange(false)) p.log_write_failed_locked();
   if (p.log_failed) CASSETTE_RETURN_IF_ERROR(p.abandon_failed_segment_locked());
   return Status::ok();
 }

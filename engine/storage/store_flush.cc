@@ -204,7 +204,10 @@ Status Store::Private::install_locked(const Manifest& next, std::vector<PendingF
   // would start past the end of the log and the store would not open.
   CommitTrace::mark("install_locks");
   if (next.covered != manifest.covered && !log_synced) {
-    CASSETTE_RETURN_IF_ERROR(sync_commit_log_through(log_dir, next.covered));
+    if (Status s = sync_commit_log_through(log_dir, next.covered); !s.is_ok()) {
+      log_write_failed_locked();  // a segment whose sync failed is taken out of use (FORMAT.md)
+      return s;
+    }
   }
   CommitTrace::mark("install_log_sync");
   std::vector<std::string> installed;
@@ -281,7 +284,10 @@ Status Store::Private::flush_immutable(uint64_t step_bytes) {
     Status synced = sync_commit_log_through(log_dir, flush_job->end);
     CommitTrace::mark("flush_log_sync");
     if (!synced.is_ok()) {
-      flush_job.reset();  // as a failed install: the flush starts again, its sync with it
+      // The next locked step takes the segment out of use (flush_log_sync_failed), and the
+      // flush of everything that follows covers the log past it.
+      flush_log_sync_failed.store(true);
+      flush_job.reset();
       return synced;
     }
     flush_job->log_synced = true;
@@ -296,10 +302,13 @@ Status Store::Private::flush_immutable(uint64_t step_bytes) {
   };
   // The install needs the log synced through `end` (install_locked): done before the write
   // locks are taken (inline: by the step before, above; on the flush thread: now), so that the
-  // commits waiting for the locks do not wait for it. Failed, the install syncs and reports.
+  // commits waiting for the locks do not wait for it. Failed, the segment goes out of use.
   bool log_synced = job->log_synced;
   if (options.background_threads && !log_synced) {
-    log_synced = sync_commit_log_through(log_dir, end).is_ok();  // else the install's reports it
+    Status synced = sync_commit_log_through(log_dir, end);
+    // Failed: the locked section below takes the segment out of use and flushes everything.
+    if (!synced.is_ok()) flush_log_sync_failed.store(true);
+    log_synced = synced.is_ok();
   }
 
   {
@@ -311,6 +320,7 @@ Status Store::Private::flush_immutable(uint64_t step_bytes) {
     }
     std::lock_guard state(state_mutex);
     Status s = catch_up_locked();
+    if (s.is_ok() && flush_log_sync_failed.exchange(false)) log_write_failed_locked();
     if (s.is_ok() && unsynced_failed_locked()) {
       // A group-commit sync failed: the memtable written may hold records whose commits failed.
       // Taking the segment out of use flushes the memtables without them instead.

@@ -175,6 +175,10 @@ struct Store::Private {
   // A write or sync of the log's current segment failed: nothing more is appended to it; the
   // next write first takes it out of use (abandon_failed_segment_locked).
   bool log_failed = false;
+  // A flush's sync of the log failed outside the locks (its own step, or the flush thread): a
+  // later sync of that file may report success for pages the failed one dropped, so the segment
+  // goes out of use at the next locked step (as log_failed), never synced again and trusted.
+  std::atomic<bool> flush_log_sync_failed{false};
   std::map<uint64_t, std::shared_ptr<TableFile>> open_files;  // by file id
   std::mutex options_mutex;  // guards table_options alone: read under any other lock
   std::map<TableId, TableOptions> table_options;
