@@ -5,6 +5,9 @@
 // block matching the data.
 #include <fmt/format.h>
 
+#include <string>
+#include <vector>
+
 #include "engine/storage/block.h"
 #include "engine/storage/sstable_reader.h"
 #include "engine/storage/sstable_reader_impl.h"
@@ -21,6 +24,23 @@ bool same_stats(const SSTableStats& a, const SSTableStats& b) {
          a.last_key == b.last_key && a.data_bytes == b.data_bytes;
 }
 
+// `block` read backwards gives `keys` (its keys read forwards) in reverse: backward reads and
+// seeks go by the restart array, which a forward read never consults, so a restart point that is
+// not the start of an entry sharing nothing with its predecessor shows only here.
+Status verify_backwards(BlockIterator& block, const std::vector<std::string>& keys,
+                        const SSTableReader::Impl& table, uint64_t offset) {
+  size_t n = keys.size();
+  for (block.seek_to_last(); block.valid(); block.prev()) {
+    if (n == 0 || block.key() != keys[n - 1]) break;
+    --n;
+  }
+  CASSETTE_RETURN_IF_ERROR(block.status());
+  if (n != 0 || block.valid()) {
+    return table.corruption("restart array does not match the entries of block", offset);
+  }
+  return Status::ok();
+}
+
 // Checks one data block, feeding its entries to `collector`.
 Status verify_data_block(const SSTableReader::Impl& table, const BlockHandle& handle,
                          std::string_view low_index_key, bool has_low, std::string_view index_key,
@@ -29,8 +49,10 @@ Status verify_data_block(const SSTableReader::Impl& table, const BlockHandle& ha
   BlockIterator data;
   data.reset(std::make_shared<const std::string>(std::move(bytes)), &table.path, handle.offset);
   uint64_t entries = 0;
+  std::vector<std::string> keys;
   for (data.seek_to_first(); data.valid(); data.next(), ++entries) {
     const std::string_view key = data.key();
+    keys.emplace_back(key);
     if (collector->entries() > 0 && key <= std::string_view(collector->last_key())) {
       return table.corruption("entry keys out of order in data block", handle.offset);
     }
@@ -48,7 +70,7 @@ Status verify_data_block(const SSTableReader::Impl& table, const BlockHandle& ha
   }
   CASSETTE_RETURN_IF_ERROR(data.status());
   if (entries == 0) return table.corruption("empty data block", handle.offset);
-  return Status::ok();
+  return verify_backwards(data, keys, table, handle.offset);
 }
 
 }  // namespace
@@ -65,7 +87,9 @@ Status SSTableReader::verify() const {
     index.reset(std::make_shared<const std::string>(std::move(bytes)), &table.path,
                 index_handle.offset);
     uint64_t index_entries = 0;
+    std::vector<std::string> index_keys;
     for (index.seek_to_first(); index.valid(); index.next(), ++index_entries) {
+      index_keys.emplace_back(index.key());
       if (has_previous && index.key() <= std::string_view(previous_index_key)) {
         return table.corruption("index keys out of order in index block", index_handle.offset);
       }
@@ -81,6 +105,7 @@ Status SSTableReader::verify() const {
     }
     CASSETTE_RETURN_IF_ERROR(index.status());
     if (index_entries == 0) return table.corruption("empty index block", index_handle.offset);
+    CASSETTE_RETURN_IF_ERROR(verify_backwards(index, index_keys, table, index_handle.offset));
     if (previous_index_key != table.summary_keys[i]) {
       return table.corruption("index summary does not match index block", index_handle.offset);
     }
