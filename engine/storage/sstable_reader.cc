@@ -38,12 +38,25 @@ bool SSTableReader::Impl::handle_in_range(const BlockHandle& handle) const {
 }
 
 Result<std::string> SSTableReader::Impl::read_block_uncached(const BlockHandle& handle) const {
+  std::string block;
+  CASSETTE_RETURN_IF_ERROR(read_block_into(handle, &block));
+  return block;
+}
+
+Status SSTableReader::Impl::read_block_into(const BlockHandle& handle, std::string* out) const {
   if (!handle_in_range(handle)) return out_of_range(handle);
-  std::string stored(handle.size + kBlockTrailerSize, '\0');
+  const size_t n = handle.size + kBlockTrailerSize;
+  // A block's stored bytes are read, checked and decompressed, then not needed: one buffer per
+  // thread serves every read (grown to the largest block, no zero-fill after that), but a rare
+  // huge block is read into its own.
+  constexpr size_t kMaxReusedBytes = 1 << 20;
+  thread_local std::string reused;
+  std::string own;
+  std::string& stored = n <= kMaxReusedBytes ? reused : own;
+  if (stored.size() < n) stored.resize(n);
   CASSETTE_ASSIGN_OR_RETURN(TableCache::Handle fd, descriptor());
-  CASSETTE_RETURN_IF_ERROR(
-      file::pread_exact(fd->get(), handle.offset, stored.size(), stored.data(), path));
-  return unframe_block(stored, handle, path);
+  CASSETTE_RETURN_IF_ERROR(file::pread_exact(fd->get(), handle.offset, n, stored.data(), path));
+  return unframe_block_into(std::string_view(stored.data(), n), handle, path, out);
 }
 
 Result<std::string_view> SSTableReader::Impl::stored_in_window(const BlockHandle& handle,
@@ -83,10 +96,15 @@ Result<BlockCache::Block> SSTableReader::Impl::read_block(const BlockHandle& han
   // Every block read is checked here, once, before it is cached: iterators then take blocks on
   // trust (BlockIterator::reset_checked) however often the cache serves them.
   if (ahead == nullptr) {
-    CASSETTE_ASSIGN_OR_RETURN(std::string block, read_block_uncached(handle));
-    CASSETTE_RETURN_IF_ERROR(check_block(block, path, handle.offset));
+    // The stored bytes go to a buffer this thread reuses, the block to a buffer the cache evicted
+    // (spare_buffer): a miss neither allocates nor zero-fills, and frees nothing cold.
+    std::shared_ptr<std::string> block = cache != nullptr
+                                             ? cache->spare_buffer(cache_id, handle.offset)
+                                             : std::make_shared<std::string>();
+    CASSETTE_RETURN_IF_ERROR(read_block_into(handle, block.get()));
+    CASSETTE_RETURN_IF_ERROR(check_block(*block, path, handle.offset));
     if (cache != nullptr) return cache->insert(cache_id, handle.offset, std::move(block));
-    return std::make_shared<const std::string>(std::move(block));
+    return BlockCache::Block(std::move(block));
   }
   std::shared_ptr<std::string> buffer = ahead->free_buffer();
   CASSETTE_ASSIGN_OR_RETURN(std::string_view stored, stored_in_window(handle, ahead, forward));

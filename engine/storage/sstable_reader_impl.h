@@ -79,6 +79,8 @@ struct SSTableReader::Impl {
   bool handle_in_range(const BlockHandle& handle) const;
   // Reads the block at `handle`, checks its checksum and decompresses it, bypassing the cache.
   Result<std::string> read_block_uncached(const BlockHandle& handle) const;
+  // The same into `out`, overwritten whole (a reused buffer keeps its allocation).
+  Status read_block_into(const BlockHandle& handle, std::string* out) const;
   // The same through the block cache (when there is one), with the block's restart array checked
   // (check_block, block.h) before it is cached or returned. With `ahead` (a walk from block to
   // block: `forward` says which way), a miss is read through that window, decompressed into one
