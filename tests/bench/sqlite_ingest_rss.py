@@ -10,13 +10,16 @@ its INSERT ... SELECT of BENCH_SQLITE_ROWS rows inside BEGIN/COMMIT), so `/usr/b
 import os
 import shutil
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import sqlite_bench as bench  # noqa: E402  (reads BUILD_DIR from argv, makes bench.work)
+import sqlite_bench as bench  # noqa: E402  (reads BUILD_DIR from argv)
 
 
 def main():
+    # sqlite_bench makes its work directory in its own main(), which this script does not run.
+    bench.work = tempfile.mkdtemp(prefix="cassette-ingest-rss-", dir=os.environ.get("BENCH_DIR"))
     try:
         conn = bench.connect("cassette", os.path.join(bench.work, "cassette.db"))
         conn.execute(bench.CREATE["cassette"])
