@@ -17,12 +17,20 @@ constexpr std::string_view kNames[] = {"map_keys",       "map_values",     "coll
                                        "collection_min", "collection_max", "collection_sum",
                                        "collection_avg"};
 
-// The parameter each function accepts, as FunctionParameter prints it.
+// The parameter each function accepts, as Cassandra's FunctionParameter prints it in a signature
+// (its set-or-list parameter of collection_min/max prints as numeric_set_or_list too).
 std::string_view parameter_name(std::string_view name) {
-  if (name == "map_keys" || name == "map_values") return "map<any, any>";
+  if (name == "map_keys" || name == "map_values") return "map";
   if (name == "collection_count") return "collection";
-  if (name == "collection_sum" || name == "collection_avg") return "numeric_set_or_list";
-  return "set_or_list";
+  return "numeric_set_or_list";
+}
+
+// What an argument must be, as Cassandra's refusal of another one says it.
+std::string_view parameter_requirement(std::string_view name) {
+  if (name == "map_keys" || name == "map_values") return "a map";
+  if (name == "collection_count") return "a collection";
+  if (name == "collection_sum" || name == "collection_avg") return "a numeric set/list";
+  return "a set or list";
 }
 
 bool is_numeric(TypeKind k) {
@@ -88,9 +96,9 @@ Result<std::shared_ptr<const ScalarFunction>> make_collection_function(
         args[0].text, signature));
   const CqlType& input = *args[0].type;
   if (!accepts(name, input))
-    return Status::invalid_argument(fmt::format(
-        "Function system.{} requires an argument of type {}, but found argument {} of type {}",
-        name, parameter_name(name), args[0].text, types::cql_type_name(input)));
+    return Status::invalid_argument(
+        fmt::format("Function system.{} requires {} argument, but found argument {} of type {}",
+                    name, parameter_requirement(name), args[0].text, types::cql_type_name(input)));
   if (name == "collection_min") return aggregation(std::string(name), input, "min");
   if (name == "collection_max") return aggregation(std::string(name), input, "max");
   if (name == "collection_sum") return aggregation(std::string(name), input, "sum");
