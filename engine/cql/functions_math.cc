@@ -2,11 +2,11 @@
 // returning its argument's type with Java's arithmetic (NumberType.abs/exp/log/log10/round):
 // fixed-width integers convert the double result back with Java's saturating casts and round
 // is the identity for them; float and double round half up (Math.round); decimal rounds
-// HALF_UP to scale 0. exp/log/log10 of varint and decimal are computed in long double, where
-// Cassandra uses arbitrary precision: their last digits may differ.
+// HALF_UP to scale 0. exp/log/log10 of varint and decimal are computed to Cassandra's precision
+// (decimal_math.h).
 #include <cmath>
-#include <cstdio>
 
+#include "engine/cql/decimal_math.h"
 #include "engine/cql/functions_internal.h"
 #include "engine/types/value_internal.h"
 
@@ -90,29 +90,18 @@ std::string strip_sign(std::string text) {
   return text.starts_with("-") ? text.substr(1) : text;
 }
 
-Result<Value> big_log_exp(Op op, long double x, bool varint) {
-  if (op != Op::kExp && x <= 0)
-    return Status::invalid_argument(op == Op::kLog ? "Natural log of number zero or less"
-                                                   : "Log10 of number zero or less");
-  const long double r = op == Op::kExp ? std::exp(x) : op == Op::kLog ? std::log(x) : std::log10(x);
-  char buf[96];
-  if (varint) {
-    std::snprintf(buf, sizeof buf, "%.0Lf", std::trunc(r));
-    auto bytes = internal::varint_from_text(buf);  // not for inf, or digits snprintf cut
-    if (!bytes) return Status::invalid_argument(fmt::format("Cannot compute {} as a varint", buf));
-    return Value(*bytes);
-  }
-  std::snprintf(buf, sizeof buf, "%.16Lg", r);
-  auto bytes = internal::decimal_from_text(buf);
-  if (!bytes) return Status::invalid_argument(fmt::format("Cannot compute {} as a decimal", buf));
-  return Value(*bytes);
+DecimalMathFunction decimal_math_function(Op op) {
+  return op == Op::kExp   ? DecimalMathFunction::kExp
+         : op == Op::kLog ? DecimalMathFunction::kLog
+                          : DecimalMathFunction::kLog10;
 }
 
 Result<Value> varint_op(Op op, std::string_view b) {
   const std::string text = types::varint_to_text(b);
   if (op == Op::kRound) return Value(std::string(b));
   if (op == Op::kAbs) return Value(*internal::varint_from_text(strip_sign(text)));
-  return big_log_exp(op, std::strtold(text.c_str(), nullptr), true);
+  CASSETTE_ASSIGN_OR_RETURN(std::string result, varint_math(decimal_math_function(op), b));
+  return Value(std::move(result));
 }
 
 // BigDecimal.setScale(0, HALF_UP): drop the fraction, rounding half away from zero.
@@ -149,7 +138,8 @@ Result<Value> decimal_op(Op op, std::string_view b) {
   }
   const std::string text = types::decimal_to_text(b);
   if (op == Op::kAbs) return Value(*internal::decimal_from_text(strip_sign(text)));
-  return big_log_exp(op, std::strtold(text.c_str(), nullptr), false);
+  CASSETTE_ASSIGN_OR_RETURN(std::string result, decimal_math(decimal_math_function(op), b));
+  return Value(std::move(result));
 }
 
 Apply math(Op op, TypeKind kind) {
