@@ -508,7 +508,9 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_function(
                               : duration ? simple(TypeKind::kDuration)  // ts - 1d
                                          : *receiver);
     }
-    return resolve_operator(*native, operand_types);
+    std::vector<std::string> operand_texts;
+    for (const FunctionArgument& a : arguments) operand_texts.push_back(a.text);
+    return resolve_operator(*native, operand_types, operand_texts);
   }
   if (native && functions_internal::is_collection_function(*native))
     return functions_internal::make_collection_function(*native, arguments);

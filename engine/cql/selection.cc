@@ -249,10 +249,13 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_function(const Sel
       if (term == nullptr || term->kind != Term::Kind::kConstant ||
           (term->constant_kind != types::ConstantKind::kInteger &&
            term->constant_kind != types::ConstantKind::kFloat &&
-           term->constant_kind != types::ConstantKind::kDuration)) {
+           term->constant_kind != types::ConstantKind::kDuration &&
+           term->constant_kind != types::ConstantKind::kString)) {
         return resolved.status();
       }
-      if (term->constant_kind == types::ConstantKind::kDuration) {
+      if (term->constant_kind == types::ConstantKind::kString) {
+        operand_types.push_back(CqlType::simple(TypeKind::kText));  // a + ' '
+      } else if (term->constant_kind == types::ConstantKind::kDuration) {
         operand_types.push_back(CqlType::simple(TypeKind::kDuration));  // ts + 1d
       } else if (term->constant_kind == types::ConstantKind::kFloat) {
         operand_types.push_back(CqlType::simple(TypeKind::kDouble));
@@ -263,7 +266,9 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_function(const Sel
         operand_types.push_back(CqlType::simple(fits ? TypeKind::kInt : TypeKind::kBigint));
       }
     }
-    resolved = resolve_operator(lname, operand_types);
+    std::vector<std::string> operand_texts;
+    for (const auto& arg : node->args) operand_texts.push_back(arg->name);
+    resolved = resolve_operator(lname, operand_types, operand_texts);
   }
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const ScalarFunction> f, std::move(resolved));
   // Literal arguments take the parameter's type.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "engine/cql/decimal_math.h"
 #include "engine/cql/functions_internal.h"
 #include "engine/types/scalar.h"
 #include "engine/types/temporal.h"
@@ -27,7 +28,9 @@ char symbol_of(std::string_view name) {
   return 0;
 }
 
-// OperationFcts.size(): the byte size of a numeric type, 0 when not handled here.
+// OperationFcts.size(): the byte size of a numeric type, kUnbounded for varint and decimal, 0
+// for the other types.
+constexpr int kUnbounded = 16;
 int size_of(TypeKind kind) {
   switch (kind) {
     case TypeKind::kTinyint:
@@ -41,19 +44,27 @@ int size_of(TypeKind kind) {
     case TypeKind::kCounter:
     case TypeKind::kDouble:
       return 8;
+    case TypeKind::kVarint:
+    case TypeKind::kDecimal:
+      return kUnbounded;
     default:
       return 0;
   }
 }
 
+// NumberType.isFloatingPoint().
 bool is_floating(TypeKind kind) {
-  return kind == TypeKind::kFloat || kind == TypeKind::kDouble;
+  return kind == TypeKind::kFloat || kind == TypeKind::kDouble || kind == TypeKind::kDecimal;
+}
+
+bool is_string(TypeKind kind) {
+  return kind == TypeKind::kText || kind == TypeKind::kAscii;
 }
 
 TypeKind result_kind(TypeKind left, TypeKind right) {
   int size = std::max(size_of(left), size_of(right));
   if (is_floating(left) || is_floating(right))
-    return size <= 4 ? TypeKind::kFloat : TypeKind::kDouble;
+    return size <= 4 ? TypeKind::kFloat : size <= 8 ? TypeKind::kDouble : TypeKind::kDecimal;
   switch (size) {
     case 1:
       return TypeKind::kTinyint;
@@ -61,8 +72,10 @@ TypeKind result_kind(TypeKind left, TypeKind right) {
       return TypeKind::kSmallint;
     case 4:
       return TypeKind::kInt;
-    default:
+    case 8:
       return TypeKind::kBigint;
+    default:
+      return TypeKind::kVarint;
   }
 }
 
@@ -144,14 +157,36 @@ Result<std::shared_ptr<const ScalarFunction>> temporal_operation(std::string_vie
   return std::shared_ptr<const ScalarFunction>(std::move(f));
 }
 
+// String concatenation: text + text (ascii when both are ascii), as OperationFcts' string '+'.
+std::shared_ptr<const ScalarFunction> concatenation(std::string_view name,
+                                                    std::span<const CqlType> arguments) {
+  auto f = std::make_shared<ScalarFunction>();
+  f->name = fmt::format("system.{}", name);
+  f->parameter_types.assign(arguments.begin(), arguments.end());
+  const bool ascii = arguments[0].kind == TypeKind::kAscii && arguments[1].kind == TypeKind::kAscii;
+  f->return_type = CqlType::simple(ascii ? TypeKind::kAscii : TypeKind::kText);
+  f->apply = [](std::span<const types::Value> args,
+                const FunctionContext&) -> Result<types::Value> {
+    return types::Value(*args[0] + *args[1]);
+  };
+  return f;
+}
+
+// The operation's failure as OperationFcts reports it.
+Status operation_failed(const std::string& what, const Status& cause) {
+  return Status::invalid_argument(
+      fmt::format("the operation '{}' failed: {}", what, cause.message()));
+}
+
 }  // namespace
 
 bool is_operator_function(std::string_view name) {
   return symbol_of(name) != 0 || name == "_negate";
 }
 
-Result<std::shared_ptr<const ScalarFunction>> resolve_operator(std::string_view name,
-                                                               std::span<const CqlType> arguments) {
+Result<std::shared_ptr<const ScalarFunction>> resolve_operator(
+    std::string_view name, std::span<const CqlType> arguments,
+    std::span<const std::string> operand_texts) {
   auto f = std::make_shared<ScalarFunction>();
   f->name = fmt::format("system.{}", name);
   f->parameter_types.assign(arguments.begin(), arguments.end());
@@ -159,15 +194,33 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_operator(std::string_view 
   if (arguments.size() == 2 && (symbol == '+' || symbol == '-') && is_temporal(arguments[0].kind) &&
       arguments[1].kind == TypeKind::kDuration)
     return temporal_operation(name, symbol, arguments[0].kind);
+  if (arguments.size() == 2 && symbol == '+' && is_string(arguments[0].kind) &&
+      is_string(arguments[1].kind))
+    return concatenation(name, arguments);
   for (const CqlType& t : arguments) {
-    if (size_of(t.kind) == 0) {
-      return Status::invalid_argument(fmt::format("the '{}' operation is not supported between {}",
-                                                  name, types::cql_type_name(t)));
+    if (size_of(t.kind) != 0) continue;
+    if (symbol != 0 && arguments.size() == 2) {
+      // OperationFcts names the operands as written: "between a and b", "between time and 10m"
+      const bool written = operand_texts.size() == 2;
+      return Status::invalid_argument(
+          fmt::format("the '{}' operation is not supported between {} and {}", symbol,
+                      written ? operand_texts[0] : types::cql_type_name(arguments[0]),
+                      written ? operand_texts[1] : types::cql_type_name(arguments[1])));
     }
+    return Status::invalid_argument(fmt::format("the '{}' operation is not supported between {}",
+                                                name, types::cql_type_name(t)));
   }
   if (name == "_negate" && arguments.size() == 1) {
     TypeKind kind = arguments[0].kind == TypeKind::kCounter ? TypeKind::kBigint : arguments[0].kind;
     f->return_type = CqlType::simple(kind);
+    if (size_of(kind) == kUnbounded) {
+      f->apply = [type = arguments[0]](std::span<const types::Value> args,
+                                       const FunctionContext&) -> Result<types::Value> {
+        CASSETTE_ASSIGN_OR_RETURN(std::string negated, big_negate(type, *args[0]));
+        return types::Value(std::move(negated));
+      };
+      return std::shared_ptr<const ScalarFunction>(f);
+    }
     f->apply = [kind](std::span<const types::Value> args,
                       const FunctionContext&) -> Result<types::Value> {
       if (is_floating(kind))
@@ -187,6 +240,20 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_operator(std::string_view 
   const std::string what = fmt::format("{} {} {}", types::cql_type_name(arguments[0]), op,
                                        types::cql_type_name(arguments[1]));
   f->return_type = CqlType::simple(kind);
+  if (size_of(kind) == kUnbounded) {
+    const CqlType left_type = arguments[0];
+    const CqlType right_type = arguments[1];
+    f->apply = [=](std::span<const types::Value> args,
+                   const FunctionContext&) -> Result<types::Value> {
+      Result<std::string> r =
+          kind == TypeKind::kDecimal
+              ? decimal_arithmetic(op, left_type, *args[0], right_type, *args[1])
+              : varint_arithmetic(op, left_type, *args[0], right_type, *args[1]);
+      if (!r.is_ok()) return operation_failed(what, r.status());
+      return types::Value(std::move(r).value());
+    };
+    return std::shared_ptr<const ScalarFunction>(f);
+  }
   f->apply = [=](std::span<const types::Value> args,
                  const FunctionContext&) -> Result<types::Value> {
     if (is_floating(kind)) {

@@ -176,6 +176,13 @@ Assignability constant_assignment(ConstantKind kind, const CqlType& receiver) {
   return Assignability::kNotAssignable;
 }
 
+// "(x)" parses as a one-element tuple literal; for a receiver that is no tuple (nor UDT) it is x
+// in parentheses, as Tuples.Literal decides once it knows the receiver: 1 * (1 + 1).
+bool is_parenthesized_term(const Term& term, const CqlType& receiver) {
+  return term.kind == Term::Kind::kTuple && term.elements.size() == 1 &&
+         receiver.kind != TypeKind::kTuple && receiver.kind != TypeKind::kUdt;
+}
+
 Assignability test_assignment(const Term& term, const CqlType& receiver,
                               const ExecutionContext& context);
 
@@ -268,6 +275,8 @@ Assignability test_assignment(const Term& term, const CqlType& receiver,
                  : Assignability::kWeaklyAssignable;
     }
     case Term::Kind::kTuple: {
+      if (is_parenthesized_term(term, receiver))
+        return test_assignment(*term.elements[0], receiver, context);
       if (receiver.kind != TypeKind::kTuple) return Assignability::kNotAssignable;
       if (term.elements.size() > receiver.params.size()) return Assignability::kNotAssignable;
       for (size_t i = 0; i < term.elements.size(); ++i) {
@@ -290,6 +299,10 @@ Assignability test_assignment(const Term& term, const CqlType& receiver,
       return Assignability::kWeaklyAssignable;
     }
     case Term::Kind::kFunctionCall: {
+      // As evaluate_function_call resolves it: with the receiver, which types the operands of
+      // an operation (1 * (1 + 1) into a smallint is smallint arithmetic throughout).
+      auto resolved = resolve_function_call(term, receiver, context);
+      if (resolved.is_ok()) return type_assignment(receiver, (*resolved)->return_type);
       std::optional<CqlType> type = term_type(term, context);
       if (!type)
         return Assignability::kWeaklyAssignable;  // resolution fails later, with its message
@@ -639,6 +652,8 @@ Result<types::Value> evaluate_term(const Term& term, const types::CqlType& recei
     case Term::Kind::kMap:
       return evaluate_collection(term, receiver_type, receiver_name, context);
     case Term::Kind::kTuple:
+      if (is_parenthesized_term(term, receiver_type))
+        return evaluate_term(*term.elements[0], receiver_type, receiver_name, context);
       return evaluate_tuple(term, receiver_type, receiver_name, context);
     case Term::Kind::kUserType:
       return evaluate_user_type(term, receiver_type, receiver_name, context);
