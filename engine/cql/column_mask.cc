@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "engine/cql/functions_internal.h"
@@ -122,6 +123,28 @@ const schema::ColumnDef* masked_definition(const schema::Schema& schema,
   if (base == nullptr) return nullptr;
   const schema::ColumnDef* def = base->find_column(column.name);
   return def != nullptr && def->mask ? def : nullptr;
+}
+
+Status check_masked_columns_query(const schema::Schema* schema, const schema::TableDef& table,
+                                  const std::vector<Relation>& where, std::string_view user) {
+  if (user.empty()) return Status::ok();
+  std::vector<std::string> queried;
+  for (const schema::ColumnDef& column : table.columns) {
+    const bool masked = schema != nullptr ? masked_definition(*schema, table, column) != nullptr
+                                          : column.mask.has_value();
+    if (!masked) continue;
+    const bool restricted = std::any_of(where.begin(), where.end(), [&](const Relation& r) {
+      return std::any_of(r.columns.begin(), r.columns.end(), [&](const std::string& name) {
+        return table.find_column(name) == &column;
+      });
+    });
+    if (restricted) queried.push_back(column.name);
+  }
+  if (queried.empty()) return Status::ok();
+  return Status::unauthorized(
+      fmt::format("User {} has no UNMASK nor SELECT_MASKED permission on table {}.{}, cannot "
+                  "query masked columns [{}]",
+                  user, table.keyspace, table.name, fmt::join(queried, ", ")));
 }
 
 std::string column_mask_cql(const schema::ColumnMask& mask) {

@@ -39,6 +39,14 @@ const schema::ColumnDef* masked_definition(const schema::Schema& schema,
                                            const schema::TableDef& table,
                                            const schema::ColumnDef& column);
 
+// Cassandra's refusal of a SELECT whose WHERE clause restricts masked columns (token(k)
+// restricts k) for a user holding neither UNMASK nor SELECT_MASKED
+// (SelectStatement.checkAccess): Unauthorized, "User u has no UNMASK nor SELECT_MASKED
+// permission on table ks.t, cannot query masked columns [k]", the columns in SELECT * order.
+// OK when `user` is empty (the session may query masked columns) or nothing masked is restricted.
+Status check_masked_columns_query(const schema::Schema* schema, const schema::TableDef& table,
+                                  const std::vector<Relation>& where, std::string_view user);
+
 // " MASKED WITH system.mask_inner(1, null)", as DESCRIBE appends it to the column.
 std::string column_mask_cql(const schema::ColumnMask& mask);
 

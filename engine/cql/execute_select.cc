@@ -20,6 +20,7 @@
 
 #include "engine/codec/table_codec.h"
 #include "engine/cql/ann_index.h"
+#include "engine/cql/column_mask.h"
 #include "engine/cql/execution_context.h"
 #include "engine/cql/functions_internal.h"
 #include "engine/cql/index_read.h"
@@ -759,6 +760,9 @@ Result<ExecutionResult> execute_select(const SelectStatement& statement,
   if (restrictions.requires_allow_filtering) {
     return Status::invalid_argument(kRequiresAllowFilteringMessage);
   }
+  // SelectStatement.checkAccess, after the statement is prepared and before it runs.
+  CASSETTE_RETURN_IF_ERROR(check_masked_columns_query(context.schema.get(), *table, statement.where,
+                                                      context.masked_query_user));
   // SelectStatement.getLimit serves both limits, with the same messages.
   CASSETTE_ASSIGN_OR_RETURN(plan.limits.limit,
                             evaluate_limit(statement.limit, "[limit]", "limit", "LIMIT", context));

@@ -68,6 +68,9 @@ struct ExecutionContext {
   // The session's user may see the clear values of masked columns (Cassandra's UNMASK; a
   // superuser of `cassette serve --auth-file`). False: SELECT masks them (column_mask.h).
   bool unmask = false;
+  // Non-empty: the session's user, who holds neither UNMASK nor SELECT_MASKED, so a SELECT
+  // restricting a masked column is refused naming them (check_masked_columns_query).
+  std::string masked_query_user;
 
   int64_t now_seconds() const { return now_micros / 1'000'000; }
   // Cancelled ("The statement was interrupted") once *interrupt is set; OK otherwise.

@@ -334,6 +334,7 @@ Result<ExecutionContext> Session::make_context(txn::Transaction* transaction) {
   context.interrupt = interrupt_;
   context.node = &node_;
   context.unmask = unmask_;
+  context.masked_query_user = masked_query_user_;
   return context;
 }
 

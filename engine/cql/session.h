@@ -131,6 +131,9 @@ class Session {
   // Whether the session's user sees masked columns' clear values (UNMASK: a superuser of
   // `cassette serve --auth-file`). Default false: SELECT results show the masks (column_mask.h).
   void set_unmask(bool unmask) { unmask_ = unmask; }
+  // The user whose SELECTs may not restrict masked columns (an `--auth-file` user holding
+  // neither UNMASK nor SELECT_MASKED), named in the refusal; empty (the default): any may.
+  void set_masked_query_user(std::string user) { masked_query_user_ = std::move(user); }
 
   const std::string& keyspace() const { return keyspace_; }
   void set_keyspace(std::string keyspace) { keyspace_ = std::move(keyspace); }
@@ -157,6 +160,7 @@ class Session {
   NodeInfo node_;
   const std::atomic<bool>* interrupt_ = nullptr;
   bool unmask_ = false;
+  std::string masked_query_user_;
 };
 
 // The catalog of a store, shared by every Session of that Store object in this process.

@@ -55,23 +55,26 @@ Result<PasswordFile> PasswordFile::load(const std::string& path) {
                       "`cassette passwd` writes)",
                       path, number));
     }
-    bool unmask = false;
+    Permissions granted;
     while (!permissions.empty()) {
       const size_t comma = permissions.find(',');
       const std::string_view word = permissions.substr(0, comma);
       if (word == "unmask" || word == "superuser") {
-        unmask = true;
+        granted.unmask = true;
+        granted.select_masked = true;
+      } else if (word == "select_masked") {
+        granted.select_masked = true;
       } else {
-        return Status::invalid_argument(
-            fmt::format("{}:{}: unknown permission '{}' (expected 'unmask' or 'superuser')", path,
-                        number, word));
+        return Status::invalid_argument(fmt::format(
+            "{}:{}: unknown permission '{}' (expected 'unmask', 'select_masked' or 'superuser')",
+            path, number, word));
       }
       if (comma == std::string_view::npos) break;
       permissions.remove_prefix(comma + 1);
     }
     const std::string user(line.substr(0, colon));
     file.hashes_.insert_or_assign(user, std::string(hash));
-    file.unmask_.insert_or_assign(user, unmask);
+    file.permissions_.insert_or_assign(user, granted);
   }
   return file;
 }
@@ -88,8 +91,13 @@ bool PasswordFile::check(std::string_view user, std::string_view password) const
 }
 
 bool PasswordFile::can_unmask(std::string_view user) const {
-  auto entry = unmask_.find(user);
-  return entry != unmask_.end() && entry->second;
+  auto entry = permissions_.find(user);
+  return entry != permissions_.end() && entry->second.unmask;
+}
+
+bool PasswordFile::can_select_masked(std::string_view user) const {
+  auto entry = permissions_.find(user);
+  return entry != permissions_.end() && entry->second.select_masked;
 }
 
 Result<std::string> hash_password(std::string_view password) {

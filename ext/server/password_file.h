@@ -3,9 +3,11 @@
 // system_auth.roles.salted_hash (bcrypt, `$2a$` or `$2b$`): a hash copied from a Cassandra
 // cluster works as it is. Blank lines and lines starting with '#' are skipped.
 // A line may end with `:` and the user's permissions, comma-separated: `unmask` (Cassandra's
-// UNMASK: SELECT shows the clear values of masked columns) or `superuser` (every permission
-// Cassette knows, so UNMASK too), as in `alice:$2b$10$...:unmask`. Without them a user sees
-// masked values.
+// UNMASK: SELECT shows the clear values of masked columns, and may restrict them in WHERE),
+// `select_masked` (Cassandra's SELECT_MASKED: a SELECT may restrict masked columns in WHERE, its
+// results stay masked) or `superuser` (every permission Cassette knows), as in
+// `alice:$2b$10$...:unmask`. Without them a user sees masked values, and a SELECT of theirs
+// whose WHERE clause restricts a masked column is refused, as Cassandra refuses it.
 //
 //   $ cassette passwd users.txt alice        (reads the password from stdin, without echo)
 //   $ cassette serve app.cassette --auth-file users.txt
@@ -39,10 +41,16 @@ class PasswordFile {
 
   // True when the file gives `user` the UNMASK permission (`unmask` or `superuser`).
   bool can_unmask(std::string_view user) const;
+  // True when the file gives `user` SELECT_MASKED, or UNMASK which includes it.
+  bool can_select_masked(std::string_view user) const;
 
  private:
-  std::map<std::string, std::string, std::less<>> hashes_;  // user -> bcrypt hash
-  std::map<std::string, bool, std::less<>> unmask_;         // user -> may unmask
+  struct Permissions {
+    bool unmask = false;
+    bool select_masked = false;
+  };
+  std::map<std::string, std::string, std::less<>> hashes_;       // user -> bcrypt hash
+  std::map<std::string, Permissions, std::less<>> permissions_;  // user -> what the line gives
 };
 
 // A new bcrypt (`$2b$`) hash of `password` with a random salt. Internal when libcrypt fails.

@@ -246,6 +246,7 @@ std::unique_ptr<ProtocolConnection> ProtocolConnection::fork(
     std::unique_ptr<cql::Session> session) const {
   session->set_node_info(session_->node_info());
   session->set_unmask(unmask_);
+  session->set_masked_query_user(masked_query_user_);
   auto forked = std::make_unique<ProtocolConnection>(std::move(session), max_frame_bytes_,
                                                      passwords_, prepared_);
   forked->stage_ = stage_;
@@ -254,6 +255,7 @@ std::unique_ptr<ProtocolConnection> ProtocolConnection::fork(
   forked->client_address_ = client_address_;
   forked->client_ = client_;
   forked->unmask_ = unmask_;
+  forked->masked_query_user_ = masked_query_user_;
   return forked;
 }
 
@@ -578,6 +580,8 @@ Reply ProtocolConnection::authenticate(const FrameHeader& header, std::string_vi
       if (client_) client_->authenticated(std::string(user));
       unmask_ = passwords_->can_unmask(user);
       session_->set_unmask(unmask_);
+      masked_query_user_ = passwords_->can_select_masked(user) ? "" : std::string(user);
+      session_->set_masked_query_user(masked_query_user_);
       BodyWriter out;
       out.write_bytes(std::nullopt);  // PLAIN has no final challenge
       return Reply{response(header, Opcode::kAuthSuccess, out.body()), false};

@@ -194,6 +194,9 @@ class ProtocolConnection {
   std::string client_address_;
   std::shared_ptr<ClientRecord> client_;  // null: not listed (unit tests)
   bool unmask_ = false;  // the authenticated user may see masked columns in clear (UNMASK)
+  // The authenticated user when they hold neither UNMASK nor SELECT_MASKED (Session's
+  // set_masked_query_user); empty otherwise.
+  std::string masked_query_user_;
   // Cassandra's connection stages: before STARTUP, between AUTHENTICATE and AUTH_SUCCESS,
   // serving.
   enum class Stage { kEstablished, kAuthenticating, kReady };

@@ -19,6 +19,7 @@
 #   test_consistency.py        consistency levels checked as Cassandra 5.0 checks them on one node
 #   test_virtual_tables.py     system_virtual_schema and system_views as drivers read them; the
 #                              50 KiB batch limit (--batch-size-fail-threshold)
+#   test_masking_permissions.py  column masks by auth-file permission (UNMASK, SELECT_MASKED)
 #   test_driver_suite.py       what the Python driver's own integration suite hit, case by case
 #                              (python_driver_suite.sh runs that suite itself: a local tool)
 # They run under Debian's /usr/bin/python3, which has python3-cassandra, python3-lz4 and
@@ -32,7 +33,7 @@ failed=0
 for test in test_protocol.py test_driver_connection.py test_driver_cluster.py test_auth.py \
             test_tls.py test_events.py test_limits.py test_driver_statements.py test_protocol_v5.py \
             test_concurrency.py test_paging_state.py test_driver_suite.py test_consistency.py \
-            test_virtual_tables.py \
+            test_virtual_tables.py test_masking_permissions.py \
             test_golden_through_driver.py \
             test_mixed_hosts.py; do
   out=$(mktemp)
