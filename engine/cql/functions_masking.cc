@@ -169,6 +169,11 @@ std::string masked_default_value(const CqlType& type) {
     case TypeKind::kSet:
     case TypeKind::kMap:
       return types::serialize_list({});  // an empty collection: a zero count
+    case TypeKind::kVector: {            // VectorType: every element its type's masked value
+      const std::vector<std::string> elements(static_cast<size_t>(type.dimension),
+                                              masked_default_value(type.params[0]));
+      return types::serialize_vector(type, elements);
+    }
     case TypeKind::kTuple:
     case TypeKind::kUdt: {
       std::vector<Value> fields;
