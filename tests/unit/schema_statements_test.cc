@@ -228,7 +228,7 @@ TEST_CASE("schema statements: ALTER TABLE") {
   CHECK(f.error("ALTER TABLE ks.t ALTER v TYPE bigint") ==
         "Altering column types is no longer supported");
   CHECK(f.error("ALTER TABLE ks.t ADD x counter") ==
-        "Cannot add a counter column (x) in a non counter column family");
+        "ks.t: Cannot have a counter column (\"x\") in a non counter table");
 
   f.ok("ALTER TABLE ks.t DROP v");
   auto t = f.table("ks", "t");
