@@ -537,7 +537,15 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_call(const Term& term,
       a.list_literal_size = static_cast<int32_t>(argument->elements.size());
     arguments.push_back(std::move(a));
   }
-  return resolve_function(function_name(term), arguments, receiver);
+  const std::string name = function_name(term);
+  Result<std::shared_ptr<const ScalarFunction>> function =
+      resolve_function(name, arguments, receiver);
+  // A term's call names no existing function: FunctionCall.Raw.prepare's wording (a selector's
+  // is Selectable's "Unknown function 'f'", which resolve_function gives).
+  if (!function.is_ok() &&
+      function.status().message() == fmt::format("Unknown function '{}'", name))
+    return Status::invalid_argument(fmt::format("Unknown function {} called", name));
+  return function;
 }
 
 Result<types::Value> evaluate_function_call(const Term& term, const CqlType& receiver,
