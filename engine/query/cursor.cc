@@ -652,12 +652,13 @@ Result<AccessPath> bind(const TableDef& table, const Plan& plan, Bindings bindin
 namespace {
 
 // Reads the candidate partitions of `terms` from the index of `column` (values or frozen
-// target) into `path`; false when no index of it has a component in every SSTable.
+// target; `analysis`: its text analysis) into `path`; false when no index of it has a component
+// in every SSTable.
 Result<bool> read_index_terms(const storage::Snapshot& snapshot, const TableDef& table,
                               const ColumnDef& column, std::span<const storage::TermRange> terms,
-                              AccessPath& path) {
+                              AccessPath& path, uint8_t analysis = 0) {
   for (auto target : {schema::IndexDef::Target::kValues, schema::IndexDef::Target::kFull}) {
-    std::optional<schema::SaiIndex> sai = schema::sai_column_index(column, target);
+    std::optional<schema::SaiIndex> sai = schema::sai_column_index(column, target, analysis);
     if (!sai) continue;
     CASSETTE_ASSIGN_OR_RETURN(
         std::optional<std::vector<storage::SaiPartitionCandidates>> candidates,
@@ -679,8 +680,11 @@ Result<bool> read_index_terms(const storage::Snapshot& snapshot, const TableDef&
 // An index scan's EQ or IN on a column with an SAI component (engine/schema/index_components.h)
 // reads the candidate partitions of the index (one term per value) instead of every partition;
 // a range, the candidates of its term range. The filters still check each row. Without a
-// component in every SSTable the path stays the filtered scan.
-Status read_index(const storage::Snapshot& snapshot, const TableDef& table, AccessPath& path) {
+// component in every SSTable the path stays the filtered scan. An index with text analysis
+// (`analysis`, by column: Bindings::index_analysis) is read with the values analyzed as its
+// terms are: its candidates hold every row whose value equals as written.
+Status read_index(const storage::Snapshot& snapshot, const TableDef& table, AccessPath& path,
+                  std::span<const uint8_t> analysis) {
   if (path.partitions != AccessPath::Partitions::kTokenRange) return Status::ok();
   if (path.equal_filters.empty()) {
     const auto* ranges = dynamic_cast<const ColumnRangeFilter*>(path.filter.get());
@@ -710,14 +714,20 @@ Status read_index(const storage::Snapshot& snapshot, const TableDef& table, Acce
   for (const EqualFilter& f : path.equal_filters) {
     if (f.values.empty()) continue;  // matches nothing: the filter says so without an index
     const ColumnDef& column = table.columns[f.column];
+    const uint8_t a =
+        f.column < analysis.size() && schema::sai_folds_case(column.type) ? analysis[f.column] : 0;
     std::vector<storage::TermRange> terms;
     for (const std::string& value : f.values) {
       std::string term;
-      if (!types::encode_key_component(column.type, value, false, &term).is_ok()) break;
+      if (!types::encode_key_component(column.type, a != 0 ? schema::sai_analyze(a, value) : value,
+                                       false, &term)
+               .is_ok()) {
+        break;
+      }
       terms.push_back(storage::TermRange::equal(std::move(term)));
     }
     if (terms.size() != f.values.size()) continue;
-    CASSETTE_ASSIGN_OR_RETURN(bool read, read_index_terms(snapshot, table, column, terms, path));
+    CASSETTE_ASSIGN_OR_RETURN(bool read, read_index_terms(snapshot, table, column, terms, path, a));
     if (read) return Status::ok();
   }
   return Status::ok();
@@ -728,9 +738,10 @@ Status read_index(const storage::Snapshot& snapshot, const TableDef& table, Acce
 Result<std::unique_ptr<QueryCursor>> QueryCursor::open(
     const storage::Store& store, std::shared_ptr<const storage::Snapshot> snapshot,
     std::shared_ptr<const TableDef> table, const Plan& plan, Bindings bindings) {
+  const std::vector<uint8_t> analysis = std::move(bindings.index_analysis);
   CASSETTE_ASSIGN_OR_RETURN(AccessPath path, bind(*table, plan, std::move(bindings)));
   if (plan.access == AccessKind::kIndexScan) {
-    CASSETTE_RETURN_IF_ERROR(read_index(*snapshot, *table, path));
+    CASSETTE_RETURN_IF_ERROR(read_index(*snapshot, *table, path, analysis));
   }
   return open(store, std::move(snapshot), std::move(table), std::move(path));
 }

@@ -153,6 +153,10 @@ struct Bindings {
   std::vector<std::vector<types::Value>> values;
   std::optional<int64_t> limit;
   std::optional<int64_t> offset;
+  // By column (TableDef::columns): the text analysis of the index an index scan reads for EQ/IN
+  // on it (schema::sai_column_analyses; the values are analyzed as the index's terms were, and
+  // the filter still compares them as written). Empty, or 0: the values as written.
+  std::vector<uint8_t> index_analysis;
 };
 
 // The access path a plan reads with its values bound: partitions in token order (reversed with

@@ -167,6 +167,27 @@ std::vector<int> sai_indexed_columns(const Schema& schema, const TableDef& table
   return columns;
 }
 
+std::vector<uint8_t> sai_column_analyses(const Schema& schema, const TableDef& table) {
+  std::vector<uint8_t> analyses(table.columns.size(), 0);
+  std::vector<bool> exact(table.columns.size(), false);
+  for (const auto& index : schema.indexes_on(table)) {
+    if (index->target != IndexDef::Target::kValues) continue;
+    const ColumnDef* c = table.find_column(index->column);
+    if (c == nullptr || c->is_primary_key()) continue;
+    const size_t i = static_cast<size_t>(c - table.columns.data());
+    const uint8_t analysis = sai_text_analysis(*index, *c);
+    if (analysis == 0) {
+      exact[i] = true;
+    } else if (analyses[i] == 0) {
+      analyses[i] = analysis;
+    }
+  }
+  for (size_t i = 0; i < analyses.size(); ++i) {
+    if (exact[i]) analyses[i] = 0;
+  }
+  return analyses;
+}
+
 std::shared_ptr<const storage::IndexComponentMap> index_components(const Schema& schema) {
   auto map = std::make_shared<storage::IndexComponentMap>();
   for (const auto& [ks_name, keyspace] : schema.keyspaces) {

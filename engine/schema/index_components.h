@@ -70,6 +70,10 @@ std::optional<std::string> ann_component(const TableDef& table, const IndexDef& 
 // The columns of `table` (indexes into TableDef::columns) whose values (or frozen whole value)
 // an index of `schema` holds: the SQL hosts plan =, IN and ranges on them as index reads.
 std::vector<int> sai_indexed_columns(const Schema& schema, const TableDef& table);
+// By column of `table` (matched by name: a host's older definition of the table will do): the
+// text analysis (TextAnalysis bits) of the SAI index an equality on the column reads; 0 when no
+// index analyzes its values, or one of its indexes compares them as written (an exact read).
+std::vector<uint8_t> sai_column_analyses(const Schema& schema, const TableDef& table);
 
 // Every table's components, for Store::set_index_components.
 std::shared_ptr<const storage::IndexComponentMap> index_components(const Schema& schema);

@@ -42,6 +42,7 @@ struct cas_table {
   std::vector<std::string> cql_types;
   std::vector<std::string> pg_types;
   std::vector<cas_column_info> columns;
+  std::vector<uint8_t> index_analysis;  // schema::sai_column_analyses: an index scan's terms
   // Foreign-table writes (api_write.cc): the INSERT encoder over every column, made on first
   // use, and its values; the values RETURNING reads back and their text forms (which the glue
   // reads until the next write).
@@ -70,7 +71,8 @@ struct cas_scan {
   std::vector<std::string> batch_buffers;
   bool needs_buffers = false;  // a wanted column travels as text, bytes or a uuid
   cassette::Status deferred;
-  bool ended = false;  // the cursor's next() returned false
+  bool ended = false;       // the cursor's next() returned false
+  int64_t index_reads = 0;  // reads of SAI components its opening made (cas_scan_index_reads)
   // cas_scan_aggregate's running state (api_aggregate.cc), made by its first call.
   std::shared_ptr<cassette::pg::AggregateState> aggregate;
 };

@@ -12,6 +12,7 @@
 #include "engine/codec/current_row.h"
 #include "engine/codec/table_codec.h"
 #include "engine/query/query.h"
+#include "engine/storage/sai_component.h"
 #include "engine/util/hash64.h"
 #include "ext/postgres/api_internal.h"
 
@@ -252,9 +253,14 @@ int cas_scan_open(cas_table* table, const char* encoded, const cas_value* const*
     scan->buffers.resize(n);
     CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot,
                               read_snapshot(table, command));
+    if (plan.access == query::AccessKind::kIndexScan) {
+      bindings.index_analysis = table->index_analysis;
+    }
+    const uint64_t index_reads = storage::sai_index_reads();
     CASSETTE_ASSIGN_OR_RETURN(
         scan->cursor,
         query::QueryCursor::open(*table->store, snapshot, table->def, plan, std::move(bindings)));
+    scan->index_reads = static_cast<int64_t>(storage::sai_index_reads() - index_reads);
     open_scans().insert(scan.get());
     *out = scan.release();
     return Status::ok();
@@ -357,6 +363,10 @@ int cas_scan_reread(cas_scan* scan, uint32_t command, cas_value* values, int* ex
 
 void cas_scan_close(cas_scan* scan) {
   if (open_scans().erase(scan)) delete scan;
+}
+
+int64_t cas_scan_index_reads(const cas_scan* scan) {
+  return scan->index_reads;
 }
 
 int cas_table_estimate(cas_table* table, double* rows) {

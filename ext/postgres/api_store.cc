@@ -109,10 +109,12 @@ Status split_table_name(const std::string& qualified, std::string* keyspace, std
 // INDEX leave the table's definition as it is: a handle's flags follow the schema).
 void mark_indexed_columns(cas_table* t) {
   for (cas_column_info& info : t->columns) info.indexed = 0;
+  t->index_analysis.clear();
   if (t->schema == nullptr || t->def == nullptr) return;
   for (int c : schema::sai_indexed_columns(*t->schema, *t->def)) {
     t->columns[static_cast<size_t>(c)].indexed = 1;
   }
+  t->index_analysis = schema::sai_column_analyses(*t->schema, *t->def);
 }
 
 void describe_columns(cas_table* t) {

@@ -184,6 +184,9 @@ extern "C"
 	int	 cas_scan_next_batch(cas_scan *scan, cas_value *values, int max_rows,
 							 int *nrows);
 	void cas_scan_close(cas_scan *scan);
+	/* How many index reads (of SAI components) opening the scan made: 0 or 1 (EXPLAIN ANALYZE
+ * shows their sum over the scan's openings). */
+	int64_t cas_scan_index_reads(const cas_scan *scan);
 
 	/* Row locks (fdw_scan.c takes them in PostgreSQL's lock manager): the identities of the
  * current row of a scan read one row at a time (cas_scan_next_batch with max_rows 1), as

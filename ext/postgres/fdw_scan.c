@@ -73,6 +73,7 @@ typedef struct CassetteScanState
 	int	 nunread; /* attributes always null (not read, or no CQL column) */
 	int *unread_att;
 	cas_scan *scan;
+	int64 index_reads; /* cas_scan_index_reads summed over the scan's openings */
 	/* An aggregate pushed down (fdw_aggregate.c): the scan returns one aggregated row, or one
 	 * per partition (GROUP BY the partition key). Scan tuple column k is aggregate
 	 * entry_aggregate[k] or, when that is -1, group column entry_group[k]. */
@@ -504,6 +505,7 @@ open_scan(ForeignScanState *node, CassetteScanState *st)
 							(const cas_value *const *) values, counts, reprs,
 							st->nargs, st->limit, st->reprs, st->wanted,
 							node->ss.ps.state->es_snapshot->curcid, &st->scan));
+	st->index_reads += cas_scan_index_reads(st->scan);
 	MemoryContextSwitchTo(old);
 	reset_batches(st);
 }
@@ -748,6 +750,9 @@ cassetteExplainForeignScan(ForeignScanState *node, ExplainState *es)
 	ExplainPropertyText("Cassette Access", st->description, es);
 	if (st->limit >= 0)
 		ExplainPropertyInteger("Cassette Limit", NULL, st->limit, es);
+	if (es->analyze && st->index_reads > 0)
+		ExplainPropertyInteger("Cassette Index Reads", NULL, st->index_reads,
+							   es);
 	if (st->naggregates > 0)
 		ExplainPropertyText("Cassette Aggregate", st->aggregate_text, es);
 	if (st->ngroup > 0)

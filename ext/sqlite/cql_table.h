@@ -75,6 +75,7 @@ struct CqlTable {
   // changed (added, dropped, renamed), redeclare_columns() makes SQLite connect the table again
   // from the next statement on, and until then the statements prepared before run as above.
   std::vector<int> indexed_columns;
+  std::vector<uint8_t> index_analysis;  // schema::sai_column_analyses: an index scan's terms
   std::vector<uint8_t> dropped;  // by index in table->columns (bytes: xColumn reads it per value)
   bool any_dropped = false;
   bool columns_changed = false;  // the CQL table's columns are not `table`'s any more

@@ -371,6 +371,7 @@ int init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab
   auto t = new_table(argv, connection, store.value(), s, keyspace, name, owns);
   t->table = table;
   t->indexed_columns = schema::sai_indexed_columns(*schema.value(), *table);
+  t->index_analysis = schema::sai_column_analyses(*schema.value(), *table);
   t->dropped.assign(table->columns.size(), 0);
   t->schema_seen = schema.value();
 
@@ -469,6 +470,7 @@ Status CqlTable::catch_up() {
         c = mine == nullptr ? -1 : static_cast<int>(mine - table->columns.data());
       }
       std::erase(indexed_columns, -1);
+      index_analysis = schema::sai_column_analyses(*schema, *table);
     }
   }
   return Status::ok();

@@ -527,6 +527,7 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
     size_t next = plan.arguments.size();
     if (plan.limit_consumed) bindings.limit = sqlite3_value_int64(argv[next++]);
     if (plan.offset_consumed) bindings.offset = sqlite3_value_int64(argv[next++]);
+    if (plan.access == query::AccessKind::kIndexScan) bindings.index_analysis = t->index_analysis;
     // Reads see the transaction's snapshot and its own pending writes.
     auto transaction = t->connection->reading(t->store.get(), t->in_transaction);
     if (!transaction.is_ok()) return t->error(transaction.status().message());

@@ -233,6 +233,32 @@ if [ "$got" = "changed by the shell;7:new;" ]; then
 else
   echo "psql: $got"; fail "PostgreSQL sees the shell's updates and new tables"
 fi
+# an SAI index with text analysis on SSTables the shell flushed: PostgreSQL's = and IN read its
+# components with the values analyzed (EXPLAIN ANALYZE counts the index read), and keep the rows
+# equal as written (main scanned: it looked for a component the index does not have)
+cassette "$shared" -e "CREATE TABLE s.names (id int PRIMARY KEY, name text);
+  INSERT INTO s.names (id, name) VALUES (1, 'Éclair'); INSERT INTO s.names (id, name) VALUES (2, 'ECLAIR');
+  INSERT INTO s.names (id, name) VALUES (3, 'eclair'); INSERT INTO s.names (id, name) VALUES (4, 'other');
+  CREATE CUSTOM INDEX names_name ON s.names (name) USING 'sai'
+    WITH OPTIONS = {'case_sensitive': 'false', 'normalize': 'true', 'ascii': 'true'};
+  FLUSH;" >/dev/null 2>&1
+got=$(psql_q <<SQL | tr '\n' ';'
+IMPORT FOREIGN SCHEMA s LIMIT TO (names) FROM SERVER shared INTO shared;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id FROM shared.names WHERE name = 'eclair';
+SELECT id FROM shared.names WHERE name = 'eclair';
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT id FROM shared.names WHERE name IN ('ECLAIR', 'Éclair', 'other');
+SELECT id FROM shared.names WHERE name IN ('ECLAIR', 'Éclair', 'other') ORDER BY id;
+SQL
+)
+want="Foreign Scan on names (actual rows=1 loops=1);  Cassette Access: filtered scan on indexed (name);\
+  Cassette Index Reads: 1;3;Foreign Scan on names (actual rows=3 loops=1);\
+  Cassette Access: filtered scan on indexed (name);  Cassette Index Reads: 1;1;2;4;"
+if [ "$got" = "$want" ]; then
+  pass "PostgreSQL reads an SAI index with text analysis for = and IN"
+else
+  echo "psql: $got"; echo "want: $want"; fail "PostgreSQL reads an SAI index with text analysis for = and IN"
+fi
 # REPEATABLE READ: a shell commit between the transaction's UPDATE of a row (which read it) and
 # its COMMIT fails the COMMIT with 40001, writing nothing (the shell's update is kept). (A shell
 # commit before the UPDATE fails the UPDATE itself: isolation.sql shows it between sessions.)

@@ -41,3 +41,21 @@ SELECT count(*) FROM users WHERE age >= 88 AND age < 89;
 SELECT cql_index_reads() - (SELECT n FROM before) AS index_reads;
 SELECT count(*) FROM users WHERE age > 80;
 SELECT cql_index_reads() - (SELECT n FROM before) AS index_reads;
+.print '== an index with text analysis: SQL = reads it with the value analyzed, and keeps exact matches'
+CREATE VIRTUAL TABLE names USING cql(id int PRIMARY KEY, name text);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500)
+INSERT INTO names SELECT i, 'name' || i FROM n;
+INSERT INTO names VALUES (1001, 'Éclair'), (1002, 'ECLAIR'), (1003, 'eclair'), (1004, 'Eclair');
+SELECT cql('CREATE CUSTOM INDEX names_name ON main.names (name) USING ''sai'' WITH OPTIONS = {''case_sensitive'': ''false'', ''normalize'': ''true'', ''ascii'': ''true''}');
+SELECT cql_flush();
+INSERT INTO names VALUES (1005, 'éclair');
+EXPLAIN QUERY PLAN SELECT id FROM names WHERE name = 'eclair';
+DELETE FROM before;
+INSERT INTO before SELECT cql_index_reads();
+SELECT id FROM names WHERE name = 'eclair';
+SELECT id FROM names WHERE name = 'éclair';
+SELECT id FROM names WHERE name IN ('ECLAIR', 'Éclair', 'name7') ORDER BY id;
+SELECT count(*) FROM names WHERE name = 'ÉCLAIR';
+SELECT cql_index_reads() - (SELECT n FROM before) AS index_reads;
+.print '== CQL = on the same index matches the analyzed value (Cassandra 5.0)'
+SELECT cql('SELECT id FROM main.names WHERE name = ''ÉCLAIR''');

@@ -52,8 +52,8 @@ struct Fixture : CqlFixture {
     };
     const types::Value zero = std::string(8, '\0');
     if (split) {
-      open("token-range token()<", query::Bindings{{{zero}}, {}, {}});
-      open("token-range token()>=", query::Bindings{{{zero}}, {}, {}});
+      open("token-range token()<", query::Bindings{{{zero}}, {}, {}, {}});
+      open("token-range token()>=", query::Bindings{{{zero}}, {}, {}, {}});
     } else {
       open("scan", {});
     }
