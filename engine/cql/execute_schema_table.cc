@@ -10,6 +10,7 @@
 #include "engine/cql/column_mask.h"
 #include "engine/cql/execute_schema_internal.h"
 #include "engine/cql/table_properties.h"
+#include "engine/cql/view_filter.h"
 
 namespace cassette::cql {
 
@@ -551,14 +552,24 @@ Result<ExecutionResult> execute_alter_table(const AlterTableStatement& statement
             break;
           }
           case AlterTableStatement::Kind::kRename: {
-            if (!views.empty()) {
-              return Status::invalid_argument(
-                  fmt::format("Cannot rename columns of base table {} with materialized views "
-                              "(not supported by Cassette: drop the views first)",
-                              table.name));
-            }
             CASSETTE_ASSIGN_OR_RETURN(table, rename_columns(statement, now, std::move(table)));
-            break;
+            // The views take the new names too, in their columns and WHERE clauses (Cassandra's
+            // ViewMetadata.withRenamedPrimaryKeyColumn: every base key column is in each view).
+            std::map<std::string, std::string> renames(statement.renames.begin(),
+                                                       statement.renames.end());
+            schema::Schema next = with_table(now, std::move(table));
+            for (const auto& existing_view : views) {
+              schema::TableDef view = *existing_view;
+              CASSETTE_ASSIGN_OR_RETURN(view.view->where_clause,
+                                        renamed_view_where(*existing, view, renames));
+              for (ColumnDef& c : view.columns) {
+                if (auto it = renames.find(c.name); it != renames.end()) c.name = it->second;
+              }
+              sort_columns(view.columns);
+              view.finalize();
+              next = with_table(next, std::move(view));
+            }
+            return std::optional<schema::Schema>(std::move(next));
           }
           case AlterTableStatement::Kind::kWith: {
             if (has_property(statement.properties.properties, "id")) {

@@ -12,6 +12,7 @@
 
 #include "engine/cql/execute_schema_internal.h"
 #include "engine/cql/table_properties.h"
+#include "engine/cql/view_filter.h"
 #include "engine/cql/view_maintenance.h"
 
 namespace cassette::cql {
@@ -163,12 +164,20 @@ Status check_view_primary_key(const CreateViewStatement& statement, const schema
   return Status::ok();
 }
 
-// The WHERE clause: every view key column IS NOT NULL; Cassette keeps no other filter. Returns
-// the clause as system_schema.views and DESCRIBE print it.
+// The WHERE clause: every view key column IS NOT NULL or otherwise restricted; restrictions
+// (=, IN, ranges, multi-column relations) on the base's primary-key columns only, checked as a
+// SELECT's with ALLOW FILTERING (view_filter.h). Returns the clause as system_schema.views and
+// DESCRIBE print it (IS NOT NULL written as Cassandra does, other relations as written).
 Result<std::string> check_view_where(const CreateViewStatement& statement,
-                                     const schema::TableDef& base) {
+                                     const schema::TableDef& base,
+                                     const ExecutionContext& context) {
   std::vector<std::string> restricted;
-  std::vector<std::string> clause;
+  for (const Relation& relation : statement.select.where) {
+    if (has_bind_marker(relation)) {
+      return Status::invalid_argument(
+          "Bind variables are not allowed in CREATE MATERIALIZED VIEW statements");
+    }
+  }
   for (const Relation& relation : statement.select.where) {
     if (relation.kind == Relation::Kind::kToken) {
       return Status::invalid_argument(
@@ -187,14 +196,7 @@ Result<std::string> check_view_where(const CreateViewStatement& statement,
                         name));
       }
     }
-    if (relation.kind != Relation::Kind::kSingleColumn || relation.op != Operator::kIsNotNull) {
-      return Status::invalid_argument(fmt::format(
-          "Cassette supports only IS NOT NULL restrictions in a materialized view's WHERE clause "
-          "(got {})",
-          relation.source));
-    }
-    restricted.push_back(relation.columns[0]);
-    clause.push_back(maybe_quote(relation.columns[0]) + " IS NOT NULL");
+    restricted.insert(restricted.end(), relation.columns.begin(), relation.columns.end());
   }
   std::vector<std::string> unrestricted;
   for (const std::string& name : statement.partition_key) {
@@ -208,7 +210,10 @@ Result<std::string> check_view_where(const CreateViewStatement& statement,
         fmt::format("Primary key columns {} must be restricted with 'IS NOT NULL' or otherwise",
                     join(unrestricted)));
   }
-  return join(clause, " AND ");
+  CASSETTE_RETURN_IF_ERROR(
+      ViewKeyFilter::make(base, statement.select.where, *context.schema, context.now_micros)
+          .status());
+  return view_where_text(statement.select.where);
 }
 
 constexpr std::string_view kViewTtlMessage =
@@ -217,12 +222,12 @@ constexpr std::string_view kViewTtlMessage =
 
 // The view's table definition (its storage id not yet assigned).
 Result<schema::TableDef> build_view(const CreateViewStatement& statement,
-                                    const schema::TableDef& base) {
+                                    const schema::TableDef& base, const ExecutionContext& context) {
   CASSETTE_RETURN_IF_ERROR(check_view_statement(statement, base.keyspace));
   CASSETTE_ASSIGN_OR_RETURN(std::vector<const ColumnDef*> selected,
                             selected_columns(statement, base));
   CASSETTE_RETURN_IF_ERROR(check_view_primary_key(statement, base, selected));
-  CASSETTE_ASSIGN_OR_RETURN(std::string where, check_view_where(statement, base));
+  CASSETTE_ASSIGN_OR_RETURN(std::string where, check_view_where(statement, base, context));
   if (has_property(statement.properties.properties, "default_time_to_live")) {
     return Status::invalid_argument(std::string(kViewTtlMessage));
   }
@@ -335,7 +340,7 @@ Result<ExecutionResult> execute_create_view(const CreateViewStatement& statement
           "might cause undelivered updates to expire before being replayed.",
           statement.view.name, base->name));
     }
-    CASSETTE_ASSIGN_OR_RETURN(schema::TableDef view, build_view(statement, *base));
+    CASSETTE_ASSIGN_OR_RETURN(schema::TableDef view, build_view(statement, *base, context));
     if (!is_valid_name(view.name)) {
       return Status::configuration(
           fmt::format("Table name must not be empty, more than 48 characters long, or contain "
@@ -353,8 +358,8 @@ Result<ExecutionResult> execute_create_view(const CreateViewStatement& statement
   auto fill = [&](const storage::Snapshot& snapshot, storage::EncodedBatch& batch) -> Status {
     if (created == nullptr) return Status::ok();
     storage::MutationBuilder rows;
-    CASSETTE_RETURN_IF_ERROR(
-        build_view_rows(store, snapshot, *base_of_created, *created, now_seconds, rows));
+    CASSETTE_RETURN_IF_ERROR(build_view_rows(store, snapshot, *context.schema, *base_of_created,
+                                             *created, now_seconds, rows));
     return rows.encode_to(&batch);
   };
   return run_change(context, change, fill);

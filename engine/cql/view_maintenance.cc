@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/codec/table_codec.h"
+#include "engine/cql/view_filter.h"
 #include "engine/storage/encoded_batch.h"
 #include "engine/storage/row_cursor.h"
 #include "engine/txn/transaction.h"
@@ -64,6 +65,7 @@ struct ViewShape {
   // The view's non-key columns: (base column id, view column id), by view column id.
   std::vector<std::pair<storage::ColumnId, storage::ColumnId>> cells;
   bool include_all_columns = false;  // SELECT *: no base column is left out
+  ViewKeyFilter filter;  // the WHERE clause's restrictions of the base key (view_filter.h)
 
   bool selects(storage::ColumnId base_id) const {
     return std::any_of(cells.begin(), cells.end(),
@@ -453,6 +455,7 @@ Status add_partition_view_rows(const storage::Store& store, const storage::Snaps
     if (!existing.is_empty()) old_row = std::move(existing);
     CASSETTE_ASSIGN_OR_RETURN(BaseKey key, decode_key(base, update.partition_key, clustering));
     for (const ViewShape& shape : views) {
+      if (!shape.filter.matches(base, key.partition, key.clustering)) continue;
       CASSETTE_RETURN_IF_ERROR(add_view_row(shape, key, old_row, merged, now_seconds, out));
     }
   }
@@ -472,7 +475,12 @@ Status add_view_mutations(const storage::Store& store, const storage::Snapshot& 
     std::vector<std::shared_ptr<const schema::TableDef>> views = schema.views_on(*base);
     if (views.empty()) continue;
     std::vector<ViewShape> shapes;
-    for (const auto& view : views) shapes.push_back(shape_of(*base, *view));
+    for (const auto& view : views) {
+      shapes.push_back(shape_of(*base, *view));
+      CASSETTE_ASSIGN_OR_RETURN(
+          shapes.back().filter,
+          ViewKeyFilter::of_view(*base, *view, schema, now_seconds * 1000000));
+    }
     CASSETTE_RETURN_IF_ERROR(
         add_partition_view_rows(store, snapshot, *base, shapes, update, now_seconds, views_out));
   }
@@ -488,15 +496,19 @@ Status add_view_mutations(const storage::Store& store, const storage::Snapshot& 
 }
 
 Status build_view_rows(const storage::Store& store, const storage::Snapshot& snapshot,
-                       const schema::TableDef& base, const schema::TableDef& view,
-                       int64_t now_seconds, storage::MutationBuilder& builder) {
-  const ViewShape shape = shape_of(base, view);
+                       const schema::Schema& schema, const schema::TableDef& base,
+                       const schema::TableDef& view, int64_t now_seconds,
+                       storage::MutationBuilder& builder) {
+  ViewShape shape = shape_of(base, view);
+  CASSETTE_ASSIGN_OR_RETURN(shape.filter,
+                            ViewKeyFilter::of_view(base, view, schema, now_seconds * 1000000));
   storage::ReadSpec spec;
   spec.emit_static_only = false;
   std::unique_ptr<storage::RowCursor> cursor = store.read(snapshot, base.table_id, spec);
   while (cursor->next()) {
     CASSETTE_ASSIGN_OR_RETURN(BaseKey key,
                               decode_key(base, cursor->partition_key(), cursor->clustering()));
+    if (!shape.filter.matches(base, key.partition, key.clustering)) continue;
     CASSETTE_RETURN_IF_ERROR(
         add_view_row(shape, key, std::nullopt, cursor->row(), now_seconds, builder));
   }

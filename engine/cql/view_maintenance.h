@@ -51,10 +51,11 @@ Status add_view_mutations(const storage::Store& store, const storage::Snapshot& 
                           storage::MutationBuilder& builder);
 
 // The rows of `view` for the rows of its base table `base` under `snapshot` (CREATE MATERIALIZED
-// VIEW on a table with data), added to `builder`.
+// VIEW on a table with data; `schema`: one that holds both), added to `builder`.
 Status build_view_rows(const storage::Store& store, const storage::Snapshot& snapshot,
-                       const schema::TableDef& base, const schema::TableDef& view,
-                       int64_t now_seconds, storage::MutationBuilder& builder);
+                       const schema::Schema& schema, const schema::TableDef& base,
+                       const schema::TableDef& view, int64_t now_seconds,
+                       storage::MutationBuilder& builder);
 
 // `prepare`, followed by add_view_mutations on what it filled, under the statement's schema.
 storage::PrepareMutations with_view_mutations(const ExecutionContext& context,
