@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 #include <variant>
 
 #include "engine/cql/execute_schema_internal.h"
@@ -132,6 +134,33 @@ Result<ViewKeyFilter> ViewKeyFilter::of_view(const schema::TableDef& base,
   if (!view.view || !may_restrict(view.view->where_clause)) return ViewKeyFilter();
   CASSETTE_ASSIGN_OR_RETURN(std::vector<Relation> where, parse_where(base, view));
   return make(base, where, schema, now_micros);
+}
+
+Result<std::shared_ptr<const ViewKeyFilter>> ViewKeyFilter::cached_of_view(
+    const std::shared_ptr<const schema::TableDef>& base, const schema::TableDef& view,
+    const schema::Schema& schema, int64_t now_micros) {
+  static const auto kNone = std::make_shared<const ViewKeyFilter>();
+  if (!view.view || !may_restrict(view.view->where_clause)) return kNone;
+  struct Entry {
+    std::weak_ptr<const schema::TableDef> base;  // the predicates point into it
+    std::string where;
+    std::shared_ptr<const ViewKeyFilter> filter;
+  };
+  static std::mutex mutex;
+  static std::unordered_map<storage::TableId, Entry> cache;  // by the view's table id
+  {
+    std::lock_guard guard(mutex);
+    auto it = cache.find(view.table_id);
+    if (it != cache.end() && it->second.base.lock() == base &&
+        it->second.where == view.view->where_clause) {
+      return it->second.filter;
+    }
+  }
+  CASSETTE_ASSIGN_OR_RETURN(ViewKeyFilter made, of_view(*base, view, schema, now_micros));
+  auto filter = std::make_shared<const ViewKeyFilter>(std::move(made));
+  std::lock_guard guard(mutex);
+  cache[view.table_id] = Entry{base, view.view->where_clause, filter};
+  return filter;
 }
 
 bool ViewKeyFilter::matches(const schema::TableDef& base, const std::vector<std::string>& partition,

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,11 @@ class ViewKeyFilter {
   // The filter of `view` on `base`: its stored WHERE clause parsed and analysed again.
   static Result<ViewKeyFilter> of_view(const schema::TableDef& base, const schema::TableDef& view,
                                        const schema::Schema& schema, int64_t now_micros);
+  // of_view, remembered for each view while its clause and its base table's definition (the same
+  // object) do not change: a write pays the parse once, not per statement. Thread-safe.
+  static Result<std::shared_ptr<const ViewKeyFilter>> cached_of_view(
+      const std::shared_ptr<const schema::TableDef>& base, const schema::TableDef& view,
+      const schema::Schema& schema, int64_t now_micros);
 
   bool empty() const { return predicates_.empty(); }
   // Whether the base row with these primary-key values (serialized, in key order) belongs to the

@@ -65,7 +65,8 @@ struct ViewShape {
   // The view's non-key columns: (base column id, view column id), by view column id.
   std::vector<std::pair<storage::ColumnId, storage::ColumnId>> cells;
   bool include_all_columns = false;  // SELECT *: no base column is left out
-  ViewKeyFilter filter;  // the WHERE clause's restrictions of the base key (view_filter.h)
+  // The WHERE clause's restrictions of the base key (view_filter.h).
+  std::shared_ptr<const ViewKeyFilter> filter;
 
   bool selects(storage::ColumnId base_id) const {
     return std::any_of(cells.begin(), cells.end(),
@@ -455,7 +456,7 @@ Status add_partition_view_rows(const storage::Store& store, const storage::Snaps
     if (!existing.is_empty()) old_row = std::move(existing);
     CASSETTE_ASSIGN_OR_RETURN(BaseKey key, decode_key(base, update.partition_key, clustering));
     for (const ViewShape& shape : views) {
-      if (!shape.filter.matches(base, key.partition, key.clustering)) continue;
+      if (!shape.filter->matches(base, key.partition, key.clustering)) continue;
       CASSETTE_RETURN_IF_ERROR(add_view_row(shape, key, old_row, merged, now_seconds, out));
     }
   }
@@ -479,7 +480,7 @@ Status add_view_mutations(const storage::Store& store, const storage::Snapshot& 
       shapes.push_back(shape_of(*base, *view));
       CASSETTE_ASSIGN_OR_RETURN(
           shapes.back().filter,
-          ViewKeyFilter::of_view(*base, *view, schema, now_seconds * 1000000));
+          ViewKeyFilter::cached_of_view(base, *view, schema, now_seconds * 1000000));
     }
     CASSETTE_RETURN_IF_ERROR(
         add_partition_view_rows(store, snapshot, *base, shapes, update, now_seconds, views_out));
@@ -500,15 +501,16 @@ Status build_view_rows(const storage::Store& store, const storage::Snapshot& sna
                        const schema::TableDef& view, int64_t now_seconds,
                        storage::MutationBuilder& builder) {
   ViewShape shape = shape_of(base, view);
-  CASSETTE_ASSIGN_OR_RETURN(shape.filter,
+  CASSETTE_ASSIGN_OR_RETURN(ViewKeyFilter filter,
                             ViewKeyFilter::of_view(base, view, schema, now_seconds * 1000000));
+  shape.filter = std::make_shared<const ViewKeyFilter>(std::move(filter));
   storage::ReadSpec spec;
   spec.emit_static_only = false;
   std::unique_ptr<storage::RowCursor> cursor = store.read(snapshot, base.table_id, spec);
   while (cursor->next()) {
     CASSETTE_ASSIGN_OR_RETURN(BaseKey key,
                               decode_key(base, cursor->partition_key(), cursor->clustering()));
-    if (!shape.filter.matches(base, key.partition, key.clustering)) continue;
+    if (!shape.filter->matches(base, key.partition, key.clustering)) continue;
     CASSETTE_RETURN_IF_ERROR(
         add_view_row(shape, key, std::nullopt, cursor->row(), now_seconds, builder));
   }
