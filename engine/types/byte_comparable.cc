@@ -747,7 +747,11 @@ Status decode_key_component(const CqlType& type, bool descending, std::string_vi
       char bytes[8];
       std::memcpy(bytes, &word, 8);
       if (is_signed_integer(type.kind)) bytes[0] = static_cast<char>(bytes[0] ^ 0x80);
-      value->assign(bytes, width);
+      if (value->size() == width) {
+        std::memcpy(value->data(), bytes, width);  // a reused buffer: no general assign()
+      } else {
+        value->assign(bytes, width);
+      }
       in->remove_prefix(1 + width);
       return Status::ok();
     }
