@@ -152,6 +152,10 @@ struct AccessPath {
   bool scan_hull = false;
   std::vector<EqualFilter> equal_filters;
   std::shared_ptr<RowFilter> filter;
+  // The columns whose values are read through the cursor (indexes in TableDef::columns): only
+  // their cells' values are decoded (storage::ValueColumns). The filters' columns are added by
+  // bind() and the cursor. nullopt: every column.
+  std::optional<std::vector<size_t>> value_columns;
   std::optional<int64_t> limit;  // rows returned at most
   int64_t offset = 0;            // rows passed over first (after the filters)
   // Set by resume_after(): the read starts strictly after this row.

@@ -14,6 +14,7 @@
 #include "engine/schema/index_components.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/keyed_read.h"
+#include "engine/storage/row_codec.h"
 #include "engine/storage/sai_component.h"
 #include "engine/types/byte_comparable.h"
 #include "engine/types/murmur3.h"
@@ -41,9 +42,18 @@ class Cursor final : public QueryCursor {
         partition_key_columns_(layout_.partition_key),
         clustering_types_(layout_.clustering_types),
         clustering_descending_(layout_.clustering_descending.get()) {
-    values_.resize(table_->columns.size());
-    decoded_row_.assign(table_->columns.size(), 0);
-    column_position_.assign(table_->columns.size(), 0);
+    const size_t n = table_->columns.size();
+    values_.resize(n);
+    decoded_row_.assign(n, 0);
+    column_position_.assign(n, 0);
+    views_.resize(n);
+    column_of_id_.assign(largest_cell_id() + 1, -1);
+    for (size_t i = 0; i < n; ++i) {
+      const schema::KeyLayout::ColumnAccess& a = layout_.columns[i];
+      if (a.kind == ColumnKind::kRegular || a.kind == ColumnKind::kStatic) {
+        column_of_id_[a.id] = static_cast<int32_t>(i);
+      }
+    }
     clustering_values_.resize(clustering_columns_.size());
     for (const schema::DroppedColumn& d : table_->dropped) dropped_ids_.push_back(d.id);
     std::sort(dropped_ids_.begin(), dropped_ids_.end());
@@ -69,6 +79,9 @@ class Cursor final : public QueryCursor {
         auto key = types::split_partition_key(partition_key_, partition_key_columns_.size());
         if (!key.is_ok()) return fail(key.status());
         key_values_ = std::move(key).value();
+        for (const uint32_t column : read_partition_key_) {
+          views_[column] = key_values_[layout_.columns[column].position];
+        }
       }
       ++row_serial_;  // invalidates the decoded values of the previous row
       if (!dropped_ids_.empty() && only_dropped_cells()) continue;
@@ -105,6 +118,7 @@ class Cursor final : public QueryCursor {
       }
       case ColumnKind::kStatic:
       case ColumnKind::kRegular: {
+        if (!column_read_[column]) return unread(column);
         if (const storage::FlatRowValues* cached = cursor_->cached_values()) {
           // A row-cache hit: the value straight from the cached head's flat layout.
           const size_t r =
@@ -139,6 +153,54 @@ class Cursor final : public QueryCursor {
       }
     }
     return std::nullopt;
+  }
+
+  // The values of the columns the path reads, indexed once per row: a host reading every value
+  // of a row pays one walk over the row's cells instead of a lookup per value.
+  const std::string_view* row_values() override {
+    if (views_row_ == row_serial_) return views_.data();
+    // (The partition key's views are set by next() when the partition changes.)
+    if (!read_clustering_.empty()) {
+      const bool none = cursor_->is_static_only();
+      if (!none && clustering_row_ != row_serial_ && !decode_clustering()) return nullptr;
+      for (const uint32_t column : read_clustering_) {
+        const uint32_t position = layout_.columns[column].position;
+        views_[column] = !none && position < clustering_count_
+                             ? std::string_view(clustering_values_[position])
+                             : std::string_view();
+      }
+    }
+    if (!read_cells_.empty()) {
+      for (const uint32_t column : read_cells_) views_[column] = {};
+      const storage::FlatRowValues* cached = cursor_->cached_values();
+      if (cached != nullptr && cursor_->cached_row() != storage::RowCursor::kNoCachedRow) {
+        // A row-cache hit: each value one index away in the cached head (value() for the rest).
+        const size_t row = cursor_->cached_row();
+        const size_t static_row = cursor_->cached_static_row();
+        for (const uint32_t column : read_cells_) {
+          const schema::KeyLayout::ColumnAccess& a = layout_.columns[column];
+          std::string_view flat;
+          switch (cached->find(a.kind == ColumnKind::kStatic ? static_row : row, a.id, &flat)) {
+            case storage::FlatRowValues::Found::kValue:
+              views_[column] = flat;
+              break;
+            case storage::FlatRowValues::Found::kNull:
+              break;
+            case storage::FlatRowValues::Found::kInRow:
+              if (std::optional<std::string_view> v = value(column)) views_[column] = *v;
+              if (!status_.is_ok()) return nullptr;
+              break;
+          }
+        }
+      } else {
+        if (!cursor_->is_static_only() && !index_cells(cursor_->row())) return nullptr;
+        if (const storage::Row* row = cursor_->static_row(); row != nullptr && !index_cells(*row)) {
+          return nullptr;
+        }
+      }
+    }
+    views_row_ = row_serial_;
+    return views_.data();
   }
 
   // Keys, clustering values and cells are all held in std::strings.
@@ -185,7 +247,45 @@ class Cursor final : public QueryCursor {
     spec.clustering_end = range.second;
     spec.reverse = path.reverse_rows;
     spec.emit_static_only = path.emit_static_only;
+    if (!value_ids_.wanted.empty() || path.value_columns) spec.value_columns = &value_ids_;
     return spec;
+  }
+
+  // The largest id of the table's regular and static columns (0 when none).
+  storage::ColumnId largest_cell_id() const {
+    storage::ColumnId largest = 0;
+    for (const schema::KeyLayout::ColumnAccess& a : layout_.columns) {
+      if (a.kind == ColumnKind::kRegular || a.kind == ColumnKind::kStatic) {
+        largest = std::max(largest, a.id);
+      }
+    }
+    return largest;
+  }
+
+  // value() of a column the path does not read: its cells were decoded without values.
+  std::optional<std::string_view> unread(size_t column) {
+    status_ = Status::internal(
+        fmt::format("Column {} was read but is not among the columns of the query plan.",
+                    table_->columns[column].name));
+    return std::nullopt;
+  }
+
+  // Sets views_ of the read columns that have a cell in `row` (the row or the static row), as
+  // value() would return them.
+  bool index_cells(const storage::Row& row) {
+    for (const storage::ColumnData& data : row.columns) {
+      if (data.id >= column_of_id_.size()) continue;  // a dropped column's cells
+      const int32_t column = column_of_id_[data.id];
+      if (column < 0 || !column_read_[static_cast<size_t>(column)]) continue;
+      if (!data.complex && !data.cell.is_counter()) {
+        if (!data.cell.is_tombstone()) views_[static_cast<size_t>(column)] = data.cell.value;
+        continue;
+      }
+      std::optional<std::string_view> v = value(static_cast<size_t>(column));
+      if (!status_.is_ok()) return false;
+      if (v) views_[static_cast<size_t>(column)] = *v;
+    }
+    return true;
   }
 
   // Decodes the current row's clustering key into clustering_values_ (as types::decode_clustering
@@ -323,7 +423,16 @@ class Cursor final : public QueryCursor {
   uint64_t clustering_row_ = 0;
   std::vector<types::Value> values_;  // decoded complex and counter columns of the current row
   std::vector<uint64_t> decoded_row_;
-  std::vector<uint32_t> column_position_;       // by column: where find_column() last found it
+  std::vector<uint32_t> column_position_;  // by column: where find_column() last found it
+  // The columns the path reads (AccessPath::value_columns): by column, non-zero when read; and
+  // the read partition key, clustering, and regular and static columns, for row_values().
+  std::vector<uint8_t> column_read_;
+  std::vector<uint32_t> read_lists_;  // the three lists below, in one allocation
+  std::span<const uint32_t> read_partition_key_, read_clustering_, read_cells_;
+  storage::ValueColumns value_ids_;      // the read regular and static columns' ids
+  std::vector<int32_t> column_of_id_;    // by column id: the index in TableDef::columns, or -1
+  std::vector<std::string_view> views_;  // row_values(), for the row views_row_
+  uint64_t views_row_ = 0;
   std::vector<storage::ColumnId> dropped_ids_;  // sorted: the table's dropped columns
 };
 
@@ -332,6 +441,35 @@ Status Cursor::prepare(AccessPath path) {
   skip_ = path.offset;
   filters_ = std::move(path.equal_filters);
   filter_ = std::move(path.filter);
+  const size_t n = table_->columns.size();
+  column_read_.assign(n, path.value_columns ? 0 : 1);
+  if (path.value_columns) {
+    for (size_t column : *path.value_columns) {
+      if (column >= n) return Status::invalid_argument("A read names a column the table lacks.");
+      column_read_[column] = 1;
+    }
+    for (const EqualFilter& f : filters_) column_read_[f.column] = 1;
+  }
+  if (path.value_columns) value_ids_.wanted.assign(largest_cell_id() + 1, 0);
+  read_lists_.reserve(n);
+  size_t ends[3];
+  for (int part = 0; part < 3; ++part) {  // partition key, clustering, cells
+    for (size_t i = 0; i < n; ++i) {
+      if (!column_read_[i]) continue;
+      const schema::KeyLayout::ColumnAccess& a = layout_.columns[i];
+      const int of = a.kind == ColumnKind::kPartitionKey ? 0
+                     : a.kind == ColumnKind::kClustering ? 1
+                                                         : 2;
+      if (of != part) continue;
+      read_lists_.push_back(static_cast<uint32_t>(i));
+      if (part == 2 && path.value_columns) value_ids_.wanted[a.id] = 1;
+    }
+    ends[part] = read_lists_.size();
+  }
+  const std::span<const uint32_t> lists(read_lists_);
+  read_partition_key_ = lists.subspan(0, ends[0]);
+  read_clustering_ = lists.subspan(ends[0], ends[1] - ends[0]);
+  read_cells_ = lists.subspan(ends[1], ends[2] - ends[1]);
   if (path.ranges.empty()) return Status::ok();  // no reads: no rows
   std::vector<ClusteringRange> ranges = std::move(path.ranges);
   if (path.reverse_rows) std::reverse(ranges.begin(), ranges.end());
@@ -578,6 +716,19 @@ Result<AccessPath> bind(const TableDef& table, const Plan& plan, Bindings bindin
   if (bindings.limit && *bindings.limit >= 0) path.limit = bindings.limit;  // negative: no limit
   if (bindings.offset) path.offset = std::max<int64_t>(0, *bindings.offset);
   path.reverse_rows = path.reverse_partitions = plan.reverse;
+  if (plan.value_columns) {
+    // The host's columns, and those of the filters on regular and static columns (below).
+    path.value_columns.emplace();
+    for (int column : *plan.value_columns) {
+      if (column < 0 || static_cast<size_t>(column) >= table.columns.size()) {
+        return Status::invalid_argument("A query plan reads a column the table lacks.");
+      }
+      path.value_columns->push_back(static_cast<size_t>(column));
+    }
+    for (const Constraint& a : plan.arguments) {
+      if (a.column >= 0) path.value_columns->push_back(static_cast<size_t>(a.column));
+    }
+  }
   CASSETTE_ASSIGN_OR_RETURN(BoundArguments bound, bind_arguments(table, plan, bindings));
   if (bound.nothing) return path;  // no ranges: no rows
   std::vector<ColumnBindings>& restricted = bound.columns;

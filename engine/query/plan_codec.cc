@@ -1,9 +1,10 @@
 // Plan::encode / Plan::decode / Plan::explain: the text forms of a plan.
 //
-//   <access> [<argument>...] [reverse] [limit] [offset]
+//   <access> [<argument>...] [reverse] [limit] [offset] [values(<column>,...)]
 //   access   = partitions | token-range | index | scan
 //   argument = <column><op>, op one of = < <= > >= and " IN" (a separate word); the token is
 //              written token(); a column name other than [a-z0-9_]+ is double-quoted ("" inside)
+//   values   = the columns the host reads (Plan::value_columns), absent when it reads every one
 //
 // e.g. "partitions source= hour= ts< reverse limit". The same text is what SQLite's EXPLAIN
 // QUERY PLAN shows as the index string, so it is meant to be read by people too.
@@ -87,6 +88,14 @@ std::string Plan::encode(const schema::TableDef& table) const {
   if (reverse) out += " reverse";
   if (limit_consumed) out += " limit";
   if (offset_consumed) out += " offset";
+  if (value_columns) {
+    out += " values(";
+    for (size_t i = 0; i < value_columns->size(); ++i) {
+      if (i > 0) out += ',';
+      out += column_text(table, (*value_columns)[i]);
+    }
+    out += ')';
+  }
   return out;
 }
 
@@ -103,6 +112,36 @@ Result<Plan> Plan::decode(std::string_view text, const schema::TableDef& table) 
     size_t start = i;
     while (i < text.size() && text[i] != ' ') ++i;
     return text.substr(start, i - start);
+  };
+  // A column name, quoted or plain, as an index in table.columns.
+  auto parse_column = [&](int* column) {
+    std::string name;
+    if (i < text.size() && text[i] == '"') {
+      ++i;
+      while (true) {
+        if (i >= text.size()) return false;
+        if (text[i] == '"') {
+          if (i + 1 < text.size() && text[i + 1] == '"') {
+            name += '"';
+            i += 2;
+            continue;
+          }
+          ++i;
+          break;
+        }
+        name += text[i++];
+      }
+    } else {
+      while (i < text.size() &&
+             (std::islower(static_cast<unsigned char>(text[i])) ||
+              std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
+        name += text[i++];
+      }
+    }
+    const schema::ColumnDef* def = table.find_column(name);
+    if (def == nullptr) return false;
+    *column = static_cast<int>(def - table.columns.data());
+    return true;
   };
   std::string_view access = word();
   if (access == "partitions")
@@ -129,38 +168,26 @@ Result<Plan> Plan::decode(std::string_view text, const schema::TableDef& table) 
       }
       i = start;  // a column name that only starts like a flag
     }
+    if (text.substr(i).starts_with("values(")) {  // (a column named values is `values<op>`)
+      i += 7;
+      plan.value_columns.emplace();
+      while (i < text.size() && text[i] != ')') {
+        if (!plan.value_columns->empty() && text[i++] != ',') return bad();
+        int column = -1;
+        if (!parse_column(&column)) return bad();
+        plan.value_columns->push_back(column);
+      }
+      if (i >= text.size()) return bad();
+      ++i;
+      continue;
+    }
     // A column: token(), a quoted name, or a plain one.
     Constraint c;
     if (text.substr(i).starts_with("token()")) {
       c.column = kTokenColumn;
       i += 7;
-    } else {
-      std::string name;
-      if (text[i] == '"') {
-        ++i;
-        while (true) {
-          if (i >= text.size()) return bad();
-          if (text[i] == '"') {
-            if (i + 1 < text.size() && text[i + 1] == '"') {
-              name += '"';
-              i += 2;
-              continue;
-            }
-            ++i;
-            break;
-          }
-          name += text[i++];
-        }
-      } else {
-        while (i < text.size() &&
-               (std::islower(static_cast<unsigned char>(text[i])) ||
-                std::isdigit(static_cast<unsigned char>(text[i])) || text[i] == '_')) {
-          name += text[i++];
-        }
-      }
-      const schema::ColumnDef* def = table.find_column(name);
-      if (def == nullptr) return bad();
-      c.column = static_cast<int>(def - table.columns.data());
+    } else if (!parse_column(&c.column)) {
+      return bad();
     }
     std::string_view rest = text.substr(i);
     if (rest.starts_with("<="))

@@ -124,6 +124,10 @@ struct Plan {
   // one is sliced (for explain()).
   int clustering_prefix = 0;
   bool clustering_slice = false;
+  // The columns whose values the host reads (indexes into TableDef::columns, ascending: SQLite's
+  // colUsed); the cursor decodes no other cell values. nullopt: every column. The host must
+  // not ask for another column's value (the cursor then fails with Internal).
+  std::optional<std::vector<int>> value_columns;
 
   double estimated_rows = 0;  // rows the cursor returns
   double estimated_cost = 0;  // in "rows touched" units: comparable between plans of all tables
@@ -133,10 +137,12 @@ struct Plan {
   std::string explain(const schema::TableDef& table) const;
   // A compact, readable text form that decode() turns back into the same plan (SQLite's idxStr,
   // shown by EXPLAIN QUERY PLAN; PostgreSQL's fdw_private), argument_of and estimates aside:
-  //   <access> [<argument>...] [reverse] [limit] [offset]
+  //   <access> [<argument>...] [reverse] [limit] [offset] [values(<column>,...)]
   //   access   = partitions | token-range | index | scan
   //   argument = <column name><op> with op one of = < <= > >= " IN"; token() for the token
-  //   e.g. "partitions source= hour= ts< reverse limit", "token-range token()>= token()<"
+  //   values   = value_columns, when not every column
+  //   e.g. "partitions source= hour= ts< reverse limit", "token-range token()>= token()<",
+  //        "scan values(ts,kind)"
   // Column names that need quoting in CQL are double-quoted.
   std::string encode(const schema::TableDef& table) const;
   static Result<Plan> decode(std::string_view text, const schema::TableDef& table);
@@ -189,6 +195,11 @@ class QueryCursor {
   // The serialized value of column `column` (index in TableDef::columns), nullopt for null.
   // Decoded lazily, only for the columns asked for.
   virtual std::optional<std::string_view> value(size_t column) = 0;
+  // The current row's values by column, for a host that reads several a row: [i] is value(i),
+  // with data() == nullptr for null, for every column the path reads (AccessPath::value_columns;
+  // the others are unspecified). Valid until the next next(). nullptr: on error (status()), or
+  // from a cursor without it (then value()).
+  virtual const std::string_view* row_values() { return nullptr; }
   // Whether a NUL byte follows every view value() returns (they view std::strings): a host that
   // hands text on as C strings can skip a terminating copy.
   virtual bool values_nul_terminated() const { return false; }

@@ -131,7 +131,8 @@ void encode_cell(const Cell& c, bool with_path, int64_t base, std::string* out) 
                      with_path ? &path : nullptr, c.value, out);
 }
 
-bool decode_cell(Reader* in, bool with_path, int64_t base, Cell* c) {
+// `with_value` false: the value is checked and passed over, not copied (ValueColumns).
+bool decode_cell(Reader* in, bool with_path, int64_t base, Cell* c, bool with_value = true) {
   if (!in->byte(&c->flags) || c->flags > 7) return false;
   if (!in->svarint(&c->timestamp)) return false;
   c->timestamp = absolute(c->timestamp, base);
@@ -154,7 +155,11 @@ bool decode_cell(Reader* in, bool with_path, int64_t base, Cell* c) {
     c->value.clear();
   } else {
     if (!in->length_prefixed(&bytes)) return false;
-    assign_bytes(&c->value, bytes);
+    if (with_value || c->is_counter()) {
+      assign_bytes(&c->value, bytes);
+    } else {
+      c->value.clear();
+    }
   }
   return true;
 }
@@ -208,7 +213,7 @@ void encode_row(const Row& row, std::string* out) {
   }
 }
 
-bool decode_row(std::string_view bytes, Row* row) {
+bool decode_row(std::string_view bytes, Row* row, const ValueColumns* values) {
   // Reset field by field, keeping the vectors' and strings' capacity: the read path decodes
   // millions of rows into the same Row.
   Reader in(bytes);
@@ -238,7 +243,8 @@ bool decode_row(std::string_view bytes, Row* row) {
     if (!col.complex) {
       col.complex_deletion = DeletionTime{};
       if (!col.cells.empty()) col.cells.clear();
-      if (!decode_cell(&in, false, base, &col.cell)) return false;
+      const bool with_value = values == nullptr || values->wants(col.id);
+      if (!decode_cell(&in, false, base, &col.cell, with_value)) return false;
       continue;
     }
     col.cell = Cell{};

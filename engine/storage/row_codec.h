@@ -5,13 +5,26 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/storage/row.h"
 
 namespace cassette::storage {
 
+// The columns whose cell values a read decodes, by ColumnId (`wanted[id]` non-zero; an id past
+// the end is not wanted). The cells of the other columns are decoded without their values: a
+// simple non-counter cell keeps its timestamp, TTL and tombstone, which decide whether the row
+// is live and which version wins, and an empty value (Cassandra's ColumnFilter likewise fetches
+// every column to know a row's liveness but queries only some). Counter cells and complex
+// columns are always decoded whole (a counter's merge sums values; elements merge by path).
+struct ValueColumns {
+  std::vector<uint8_t> wanted;
+  bool wants(ColumnId id) const { return id < wanted.size() && wanted[id] != 0; }
+};
+
 void encode_row(const Row& row, std::string* out);
-bool decode_row(std::string_view in, Row* row);
+// `values`: decode only those columns' values (nullptr: every column's).
+bool decode_row(std::string_view in, Row* row, const ValueColumns* values = nullptr);
 
 // encode_row's parts, for writers that encode a row without building a Row (EncodedRowWriter):
 // the row's flags and liveness (and deletion), returning the base the cells' timestamps are

@@ -284,7 +284,7 @@ bool RowCursor::consume_group(Row* into) {
   for (EntryIterator* source : members_) {
     do {
       if (into != nullptr) {
-        if (!decode_row(source->value(), first ? into : &version_)) {
+        if (!decode_row(source->value(), first ? into : &version_, spec_.value_columns)) {
           return fail(Status::corruption("malformed row in table data"));
         }
         if (!first) reconcile_rows(*into, version_);

@@ -25,6 +25,8 @@
 
 namespace cassette::storage {
 
+struct ValueColumns;  // row_codec.h
+
 // Which part of a table to read. Build with ReadSpec::partition() or ReadSpec::token_range().
 struct ReadSpec {
   // One partition: its partition prefix (internal_key.h). Empty for a range scan.
@@ -45,6 +47,9 @@ struct ReadSpec {
   // `deletion`, its tombstones and expired cells kept, and also when nothing in it is live.
   // Single-partition reads; never served from the row cache.
   bool keep_deleted = false;
+  // Decode only these columns' cell values (row_codec.h; the static row and the row cache keep
+  // every value). Null: every column's. REQUIRES: outlives the read.
+  const ValueColumns* value_columns = nullptr;
 
   bool single_partition() const { return !partition_prefix.empty(); }
 };

@@ -121,6 +121,10 @@ struct CqlCursor {
   std::unique_ptr<query::QueryCursor> rows;
   bool values_terminated = false;  // rows->values_nul_terminated()
   bool eof = true;
+  // The current row's rows->row_values(), once values_indexed (reset by each xNext).
+  const std::string_view* values = nullptr;
+  bool values_indexed = false;
+  bool may_keep_values = false;  // xColumn may be asked for an UPDATE's unchanged column
   CqlTable* table() { return reinterpret_cast<CqlTable*>(base.pVtab); }
 };
 

@@ -176,6 +176,44 @@ std::optional<std::string> grouping_prefix(const CqlTable& t, const sqlite3_inde
   return prefix + " | ";
 }
 
+// The columns the statement reads, as Plan::value_columns: from SQLite's colUsed (bit i for SQL
+// column i, bit 63 for every column from the 63rd on; a writetime_<c> or ttl_<c> column reads
+// c's cell) and the ORDER BY terms (the store may group by them). nullopt when that is every
+// column, and for a counter table (xRowid remembers every counter the statement read).
+std::optional<std::vector<int>> value_columns(const CqlTable& t, const sqlite3_index_info& info) {
+  if (t.table->is_counter_table()) return std::nullopt;
+  auto used = [&](size_t sql_column) {
+    return ((info.colUsed >> std::min<size_t>(sql_column, 63)) & 1) != 0;
+  };
+  const size_t n = t.cql_columns();
+  std::vector<uint8_t> read(n, 0);
+  for (size_t j = 0; j < n; ++j) {
+    if (used(j)) read[t.sql_order[j]] = 1;
+  }
+  for (size_t h = 0; h < t.hidden.size(); ++h) {
+    const HiddenColumn::Kind kind = t.hidden[h].kind;
+    if (used(n + h) &&
+        (kind == HiddenColumn::Kind::kWritetime || kind == HiddenColumn::Kind::kTtl)) {
+      read[t.hidden[h].column] = 1;
+    }
+  }
+  for (int i = 0; i < info.nOrderBy; ++i) {
+    const int column = query_column(t, info.aOrderBy[i].iColumn);
+    if (column >= 0) read[static_cast<size_t>(column)] = 1;
+  }
+  if (std::find(read.begin(), read.end(), 0) == read.end()) return std::nullopt;
+  std::vector<int> columns;
+  for (size_t i = 0; i < n; ++i) {
+    if (read[i]) columns.push_back(static_cast<int>(i));
+  }
+  return columns;
+}
+
+// idxNum: the access path (AccessKind + 1), and this bit when colUsed names every column, as
+// SQLite's UPDATE does: only then may xColumn be asked for a value the UPDATE does not change
+// (sqlite3_vtab_nochange), a call xColumn otherwise saves.
+constexpr int kMayKeepValues = 0x100;
+
 // Splits idxStr into the grouping grouping_prefix() wrote (if any) and the plan.
 struct Grouping {
   std::vector<GroupTerm> terms;
@@ -259,6 +297,7 @@ Result<std::vector<std::unique_ptr<query::QueryCursor>>> token_range_parts(
     query::Plan range;
     range.access = query::AccessKind::kTokenRange;
     range.order_satisfied = true;
+    range.value_columns = plan.value_columns;
     query::Bindings bindings;
     if (k > 0) {
       range.arguments.push_back({query::kTokenColumn, query::Operator::kGe, true, std::nullopt});
@@ -418,6 +457,8 @@ int cql_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
       if (request.constraints[r].op == query::Operator::kIn) sqlite3_vtab_in(info, i, 1);
     }
     info->idxNum = static_cast<int>(plan.access) + 1;
+    if (info->colUsed == ~sqlite3_uint64{0}) info->idxNum |= kMayKeepValues;
+    plan.value_columns = value_columns(*t, *info);
     std::string encoded = plan.encode(table);
     std::optional<std::string> grouping =
         order_mappable ? grouping_prefix(*t, info, plan, stats) : std::nullopt;
@@ -467,13 +508,14 @@ Result<const query::Plan*> CqlTable::decoded_plan(std::string_view text) {
   return &plans.emplace(std::string(text), std::move(plan)).first->second;
 }
 
-int cql_filter(sqlite3_vtab_cursor* cursor, int, const char* idx_str, int argc,
+int cql_filter(sqlite3_vtab_cursor* cursor, int idx_num, const char* idx_str, int argc,
                sqlite3_value** argv) {
   auto* c = reinterpret_cast<CqlCursor*>(cursor);
   CqlTable* t = c->table();
   return guarded(&t->base, [&] {
     c->rows.reset();
     c->eof = true;
+    c->may_keep_values = (idx_num & kMayKeepValues) != 0;
     auto committed = t->store->snapshot();
     if (!committed.is_ok()) return t->error(committed.status().message());
     if (Status s = t->refresh(committed.value()->seq); !s.is_ok()) return t->error(s.message());
@@ -564,6 +606,7 @@ int cql_next(sqlite3_vtab_cursor* cursor) {
   auto* c = reinterpret_cast<CqlCursor*>(cursor);
   return guarded(cursor->pVtab, [&] {
     c->eof = !c->rows || !c->rows->next();
+    c->values_indexed = false;
     if (c->eof && c->rows && !c->rows->status().is_ok()) {
       return c->table()->error(c->rows->status().message());
     }
@@ -585,8 +628,21 @@ int cql_column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int column
       const CqlTable::ColumnRead& read = t->reads[i];
       // An UPDATE that does not assign this column: no need to produce it (xUpdate keeps it).
       // A column dropped since the table was connected reads as NULL.
-      if (!read.key && (t->dropped[read.column] || sqlite3_vtab_nochange(context)))
+      if (!read.key &&
+          (t->dropped[read.column] || (c->may_keep_values && sqlite3_vtab_nochange(context)))) {
         return SQLITE_OK;
+      }
+      // The row's values indexed once (QueryCursor::row_values), at its first value.
+      if (!c->values_indexed) {
+        c->values = c->rows->row_values();
+        c->values_indexed = true;
+      }
+      if (c->values != nullptr) {
+        const std::string_view v = c->values[read.column];
+        if (v.data() != nullptr)
+          result_value(context, read.kind, *read.type, v, c->values_terminated);
+        return SQLITE_OK;
+      }
       std::optional<std::string_view> v = c->rows->value(read.column);
       if (v) {
         result_value(context, read.kind, *read.type, *v, c->values_terminated);

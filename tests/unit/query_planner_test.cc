@@ -129,6 +129,52 @@ TEST_CASE("query planner: partition lookups, clustering slices, order and limit"
         "Malformed query plan \"partitions nope=\"");
 }
 
+TEST_CASE("query planner: the columns a host reads travel in the plan and bound the decoding") {
+  Fixture f;
+  f.ok("UPDATE ks.events SET payload = 'only payload' WHERE source = 'c' AND hour = 0 AND ts = 1");
+  f.ok("UPDATE ks.events SET kind = 'only kind' WHERE source = 'c' AND hour = 0 AND ts = 2");
+  PlanRequest request;
+  request.constraints = {C(0, Operator::kEq), C(1, Operator::kEq)};
+  Plan plan = query::plan_query(*f.table, request, f.stats());
+  plan.value_columns = std::vector<int>{2, 3};  // ts, kind
+  CHECK(plan.encode(*f.table) == "partitions source= hour= values(ts,kind)");
+  Plan decoded = Plan::decode(plan.encode(*f.table), *f.table).value();
+  CHECK(decoded.value_columns == plan.value_columns);
+  plan.value_columns = std::vector<int>{};
+  CHECK(plan.encode(*f.table) == "partitions source= hour= values()");
+  CHECK(Plan::decode("scan values()", *f.table).value().value_columns == std::vector<int>{});
+  CHECK_FALSE(Plan::decode("scan", *f.table).value().value_columns.has_value());
+  for (const char* bad :
+       {"scan values(", "scan values(ts", "scan values(nope)", "scan values(ts kind)"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(Plan::decode(bad, *f.table).is_ok());
+  }
+
+  // Reading ts and kind of partition (c, 0): the row live only through payload (not decoded)
+  // is still a row, kind null; payload is not to be asked for.
+  plan.value_columns = std::vector<int>{2, 3};
+  query::Bindings b;
+  b.values = {{std::string("c")}, {int_value(0)}};
+  auto snapshot = f.store().snapshot().value();
+  auto cursor = query::QueryCursor::open(f.store(), snapshot, f.table, plan, b).value();
+  std::vector<std::string> rows;
+  while (cursor->next()) {
+    const std::string_view* values = cursor->row_values();
+    REQUIRE(values != nullptr);
+    CHECK(cursor->value(2) == values[2]);
+    rows.push_back(fmt::format("{}|{}", as_int(values[2]),
+                               values[3].data() ? std::string(values[3]) : "null"));
+  }
+  REQUIRE(cursor->status().is_ok());
+  CHECK(rows == std::vector<std::string>{"2|only kind", "1|null"});
+  cursor = query::QueryCursor::open(f.store(), snapshot, f.table, plan, b).value();
+  REQUIRE(cursor->next());
+  CHECK_FALSE(cursor->value(4).has_value());
+  CHECK(cursor->status().message() ==
+        "Column payload was read but is not among the columns of the query plan.");
+  CHECK_FALSE(cursor->next());
+}
+
 TEST_CASE("query planner: IN lists, unusable constraints and filters left to the host") {
   Fixture f;
   PlanRequest request;
