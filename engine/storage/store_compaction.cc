@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "engine/storage/commit_trace.h"
+#include "engine/storage/compaction_listener.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/row_codec.h"
 #include "engine/storage/sstable_writer.h"
@@ -412,32 +413,77 @@ Status Store::Private::compact_files(TableId table,
 Status Store::Private::install_compaction(CompactionJob& job) {
   const std::vector<std::shared_ptr<TableFile>>& inputs = job.inputs;
   std::vector<PendingFile>& outputs = job.outputs;
-  std::lock_guard writer_lock(writer_mutex);
-  StoreLockHolder store_locked(*store_lock);
-  CASSETTE_RETURN_IF_ERROR(store_locked.lock(options.busy_timeout));
-  std::lock_guard state(state_mutex);
-  Status s = catch_up_locked();
-  auto live = [&](const std::shared_ptr<TableFile>& f) {
-    return std::any_of(manifest.files.begin(), manifest.files.end(),
-                       [&](const ManifestFile& m) { return m == f->meta; });
-  };
-  if (!s.is_ok() || !std::all_of(inputs.begin(), inputs.end(), live)) {
-    return s;  // another process compacted or truncated these files first: the job removes ours
+  CompactionEvent event;
+  {
+    std::lock_guard writer_lock(writer_mutex);
+    StoreLockHolder store_locked(*store_lock);
+    CASSETTE_RETURN_IF_ERROR(store_locked.lock(options.busy_timeout));
+    std::lock_guard state(state_mutex);
+    Status s = catch_up_locked();
+    auto live = [&](const std::shared_ptr<TableFile>& f) {
+      return std::any_of(manifest.files.begin(), manifest.files.end(),
+                         [&](const ManifestFile& m) { return m == f->meta; });
+    };
+    if (!s.is_ok() || !std::all_of(inputs.begin(), inputs.end(), live)) {
+      return s;  // another process compacted or truncated these files first: the job removes ours
+    }
+    Manifest next = manifest;
+    ++next.generation;
+    std::erase_if(next.files, [&](const ManifestFile& m) {
+      return std::any_of(inputs.begin(), inputs.end(), [&](const auto& f) { return f->meta == m; });
+    });
+    for (const PendingFile& f : outputs) next.files.push_back(f.meta);
+    installing_compaction = true;  // what readers see does not change: the row cache stays
+    Status installed = install_locked(next, outputs, LoadAction::kCatchUp);
+    installing_compaction = false;
+    CASSETTE_RETURN_IF_ERROR(installed);
+    for (const auto& f : version->files(job.table)) {
+      if (std::any_of(outputs.begin(), outputs.end(),
+                      [&](const PendingFile& o) { return o.meta == f->meta; })) {
+        event.outputs.push_back(f);
+      }
+    }
+    outputs.clear();                                  // installed: no longer the job's to remove
+    for (const auto& f : inputs) f->obsolete = true;  // removed once no snapshot reads it
+    compactions.fetch_add(1);
   }
-  Manifest next = manifest;
-  ++next.generation;
-  std::erase_if(next.files, [&](const ManifestFile& m) {
-    return std::any_of(inputs.begin(), inputs.end(), [&](const auto& f) { return f->meta == m; });
-  });
-  for (const PendingFile& f : outputs) next.files.push_back(f.meta);
-  installing_compaction = true;  // what readers see does not change: the row cache stays
-  Status installed = install_locked(next, outputs, LoadAction::kCatchUp);
-  installing_compaction = false;
-  CASSETTE_RETURN_IF_ERROR(installed);
-  outputs.clear();                                  // installed: no longer the job's to remove
-  for (const auto& f : inputs) f->obsolete = true;  // removed once no snapshot reads it
-  compactions.fetch_add(1);
+  if (!in_memory) {
+    event.store_path = path;
+    event.table = job.table;
+    event.inputs = inputs;
+    for (const IndexComponentFactory& f : components_for(job.table)) {
+      event.components.push_back(f.name);
+    }
+    notify_compaction(event);
+  }
   return Status::ok();
+}
+
+namespace {
+
+std::mutex& listener_mutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+CompactionListener& listener() {
+  static CompactionListener* instance = new CompactionListener();  // used until exit
+  return *instance;
+}
+
+}  // namespace
+
+void set_compaction_listener(CompactionListener l) {
+  std::lock_guard guard(listener_mutex());
+  listener() = std::move(l);
+}
+
+void notify_compaction(const CompactionEvent& event) {
+  CompactionListener l;
+  {
+    std::lock_guard guard(listener_mutex());
+    l = listener();
+  }
+  if (l) l(event);
 }
 
 }  // namespace cassette::storage
