@@ -18,9 +18,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <exception>
 #include <mutex>
+#include <string_view>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 
 #include "engine/util/coding.h"
@@ -31,7 +34,10 @@ namespace cassette::cql {
 
 namespace {
 
+// Version 1: every point of the graph is a live vector of the SSTable; version 2 (a merged graph
+// with deleted points): the point map marks the deleted ones (AnnGraph::kDeletedPoint).
 constexpr char kMetaMagic[] = "CSANNv1\n";  // 8 bytes
+constexpr char kMetaMagicV2[] = "CSANNv2\n";
 constexpr size_t kMagicSize = 8;
 // Graphs of this many points and more are built by several threads (hnswlib's addPoint may run
 // concurrently); smaller ones by one, so that they come out the same every time.
@@ -155,6 +161,85 @@ Status check_header(const std::string& path, size_t points, size_t dimension, An
   return ok ? Status::ok() : corrupt(path, "not the graph its .meta file describes");
 }
 
+// What a .meta file says (after its checksum, magic and build parameters are checked).
+struct MetaFile {
+  uint64_t graph_size = 0;
+  uint32_t graph_crc = 0;
+  std::vector<std::string> partitions;
+  std::vector<uint32_t> partition_of;  // by label
+};
+
+Result<MetaFile> read_meta(const std::string& meta_file, Similarity similarity, size_t dimension,
+                           AnnGraphParams params) {
+  CASSETTE_ASSIGN_OR_RETURN(std::string meta, file::read_whole_file(meta_file));
+  // magic, 4 fixed32, fixed64, 2 fixed32 ... fixed32 count, crc
+  if (meta.size() < kMagicSize + 4 * 4 + 8 + 4 + 4 + 4 + 4) return corrupt(meta_file, "truncated");
+  const uint32_t stored_crc = coding::decode_fixed32(meta.data() + meta.size() - 4);
+  if (crc32c::unmask(stored_crc) !=
+      crc32c::value(std::string_view(meta).substr(0, meta.size() - 4)))
+    return corrupt(meta_file, "checksum mismatch");
+  const bool v2 = meta.compare(0, kMagicSize, kMetaMagicV2, kMagicSize) == 0;
+  if (!v2 && meta.compare(0, kMagicSize, kMetaMagic, kMagicSize) != 0)
+    return corrupt(meta_file, "not an ANN component of this version");
+  size_t at = kMagicSize;
+  auto fixed32 = [&] {
+    uint32_t v = coding::decode_fixed32(meta.data() + at);
+    at += 4;
+    return v;
+  };
+  const size_t end = meta.size() - 4;
+  const uint32_t code = fixed32(), dim = fixed32(), links = fixed32(), build = fixed32();
+  if (code != similarity_code(similarity) || dim != dimension || links != params.links ||
+      build != params.build_candidates) {
+    return corrupt(meta_file, "built for another similarity, dimension or parameters");
+  }
+  MetaFile out;
+  out.graph_size = coding::decode_fixed64(meta.data() + at);
+  at += 8;
+  out.graph_crc = fixed32();
+  const uint32_t partitions = fixed32();
+  out.partitions.reserve(partitions);
+  for (uint32_t i = 0; i < partitions; ++i) {
+    if (at + 4 > end) return corrupt(meta_file, "truncated");
+    const uint32_t n = fixed32();
+    if (at + n > end) return corrupt(meta_file, "truncated");
+    out.partitions.emplace_back(meta.data() + at, n);
+    at += n;
+  }
+  if (at + 4 > end) return corrupt(meta_file, "truncated");
+  const uint32_t points = fixed32();
+  if (end - at != size_t{points} * 4) return corrupt(meta_file, "truncated");
+  out.partition_of.reserve(points);
+  for (uint32_t i = 0; i < points; ++i) {
+    const uint32_t p = fixed32();
+    if (p >= partitions && !(v2 && p == AnnGraph::kDeletedPoint)) {
+      return corrupt(meta_file, "a point of no partition");
+    }
+    out.partition_of.push_back(p);
+  }
+  return out;
+}
+
+// Each of hnswlib's points carries one of the labels 0..n-1 (n = the .meta's points), and is
+// marked deleted exactly when the .meta says so: the number of live points.
+Result<size_t> check_points(const std::string& path, const Hnsw& index,
+                            const std::vector<uint32_t>& partition_of) {
+  const size_t n = partition_of.size();
+  std::vector<bool> seen(n, false);
+  size_t live = 0;
+  for (size_t i = 0; i < index.cur_element_count; ++i) {
+    const size_t label = index.getExternalLabel(static_cast<hnswlib::tableint>(i));
+    if (label >= n || seen[label]) return corrupt(path, "labels not those of its .meta file");
+    seen[label] = true;
+    const bool deleted = index.isMarkedDeleted(static_cast<hnswlib::tableint>(i));
+    if (deleted != (partition_of[label] == AnnGraph::kDeletedPoint)) {
+      return corrupt(path, "deleted points not those of its .meta file");
+    }
+    if (!deleted) ++live;
+  }
+  return live;
+}
+
 }  // namespace
 
 AnnGraph::AnnGraph(Similarity similarity, size_t dimension, AnnGraphParams params)
@@ -168,12 +253,8 @@ AnnGraph::AnnGraph(Similarity similarity, size_t dimension, AnnGraphParams param
 
 AnnGraph::~AnnGraph() = default;
 
-Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(Similarity similarity, size_t dimension,
-                                                        AnnGraphParams params,
-                                                        std::vector<std::vector<float>> points,
-                                                        std::vector<uint32_t> partition_of,
-                                                        std::vector<std::string> partitions,
-                                                        const std::function<bool()>& cancelled) {
+Status AnnGraph::add_points(std::vector<std::vector<float>>& points, size_t first_label,
+                            const std::function<bool()>& cancelled) {
   constexpr size_t kCancelCheckPoints = 256;
   std::atomic<bool> stopped{false};
   auto stop_here = [&](size_t i) {
@@ -181,17 +262,8 @@ Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(Similarity similarity, s
     if (cancelled()) stopped = true;
     return stopped.load();
   };
-  std::shared_ptr<AnnGraph> graph(new AnnGraph(similarity, dimension, params));
-  graph->partition_of_ = std::move(partition_of);
-  graph->partitions_ = std::move(partitions);
-  if (points.empty()) return std::shared_ptr<const AnnGraph>(std::move(graph));
   try {
-    graph->index_ = std::make_unique<Hnsw>(graph->space_.get(), points.size(), params.links,
-                                           params.build_candidates);
-    auto add = [&](size_t i) {
-      if (similarity == Similarity::kCosine) normalize(points[i].data(), dimension);
-      graph->index_->addPoint(points[i].data(), i);
-    };
+    auto add = [&](size_t i) { index_->addPoint(points[i].data(), first_label + i); };
     const size_t threads =
         points.size() < kParallelBuildPoints
             ? 1
@@ -199,7 +271,8 @@ Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(Similarity similarity, s
     if (threads == 1) {
       for (size_t i = 0; i < points.size() && !stop_here(i); ++i) add(i);
     } else {
-      // the first point alone (it is the entry point), then the rest from a shared counter
+      // the first point alone (in an empty graph it is the entry point), then the rest from a
+      // shared counter
       add(0);
       std::atomic<size_t> next{1};
       std::exception_ptr failure;
@@ -223,21 +296,150 @@ Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(Similarity similarity, s
     return Status::internal(fmt::format("building an ANN graph: {}", e.what()));
   }
   if (stopped) return Status::cancelled("building an ANN graph: cancelled");
+  return Status::ok();
+}
+
+Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(Similarity similarity, size_t dimension,
+                                                        AnnGraphParams params,
+                                                        std::vector<std::vector<float>> points,
+                                                        std::vector<uint32_t> partition_of,
+                                                        std::vector<std::string> partitions,
+                                                        const std::function<bool()>& cancelled) {
+  std::shared_ptr<AnnGraph> graph(new AnnGraph(similarity, dimension, params));
+  graph->partition_of_ = std::move(partition_of);
+  graph->partitions_ = std::move(partitions);
+  graph->live_ = points.size();
+  if (points.empty()) return std::shared_ptr<const AnnGraph>(std::move(graph));
+  try {
+    graph->index_ = std::make_unique<Hnsw>(graph->space_.get(), points.size(), params.links,
+                                           params.build_candidates);
+  } catch (const std::exception& e) {
+    return Status::internal(fmt::format("building an ANN graph: {}", e.what()));
+  }
+  if (similarity == Similarity::kCosine) {
+    for (auto& p : points) normalize(p.data(), dimension);
+  }
+  CASSETTE_RETURN_IF_ERROR(graph->add_points(points, 0, cancelled));
   return std::shared_ptr<const AnnGraph>(std::move(graph));
+}
+
+Result<std::shared_ptr<const AnnGraph>> AnnGraph::merge(
+    const std::string& base_sstable, const std::string& name, Similarity similarity,
+    size_t dimension, AnnGraphParams params, std::vector<std::vector<float>>& points,
+    std::vector<uint32_t>& partition_of, std::vector<std::string>& partitions,
+    double max_deleted_share, const std::function<bool()>& cancelled) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<AnnGraph> graph,
+                            open(base_sstable, name, similarity, dimension, params));
+  if (graph->index_ == nullptr) return std::shared_ptr<const AnnGraph>();  // nothing to keep
+  if (cancelled && cancelled()) return Status::cancelled("building an ANN graph: cancelled");
+  // The base's live points by partition, with their vectors as the graph holds them (a point's
+  // vector normalized the same way is the same bytes when it did not change).
+  Hnsw& index = *graph->index_;
+  const size_t base = graph->partition_of_.size();
+  std::vector<const char*> vector_of(base, nullptr);
+  for (size_t i = 0; i < index.cur_element_count; ++i) {
+    const auto id = static_cast<hnswlib::tableint>(i);
+    vector_of[index.getExternalLabel(id)] = index.getDataByInternalId(id);
+  }
+  std::unordered_map<std::string_view, std::vector<uint32_t>> labels_of;
+  for (uint32_t label = 0; label < base; ++label) {
+    const uint32_t p = graph->partition_of_[label];
+    if (p != kDeletedPoint) labels_of[graph->partitions_[p]].push_back(label);
+  }
+  // Each point kept under a base label of the same partition and vector, or added.
+  std::vector<uint32_t> merged(base, kDeletedPoint);
+  std::vector<size_t> added;  // indexes into points
+  std::vector<float> normalized(dimension);
+  size_t kept = 0;
+  for (size_t j = 0; j < points.size(); ++j) {
+    const float* v = points[j].data();
+    if (similarity == Similarity::kCosine) {
+      std::copy(points[j].begin(), points[j].end(), normalized.begin());
+      normalize(normalized.data(), dimension);
+      v = normalized.data();
+    }
+    bool found = false;
+    if (auto it = labels_of.find(partitions[partition_of[j]]); it != labels_of.end()) {
+      for (uint32_t label : it->second) {
+        if (merged[label] == kDeletedPoint &&
+            std::memcmp(vector_of[label], v, dimension * sizeof(float)) == 0) {
+          merged[label] = partition_of[j];
+          found = true;
+          ++kept;
+          break;
+        }
+      }
+    }
+    if (!found) added.push_back(j);
+  }
+  const size_t total = base + added.size();
+  const size_t deleted = base - kept;
+  if (static_cast<double>(deleted) > max_deleted_share * static_cast<double>(total)) {
+    return std::shared_ptr<const AnnGraph>();
+  }
+  std::vector<std::vector<float>> new_points;
+  new_points.reserve(added.size());
+  for (size_t j : added) {
+    if (similarity == Similarity::kCosine) normalize(points[j].data(), dimension);
+    new_points.push_back(std::move(points[j]));
+    merged.push_back(partition_of[j]);
+  }
+  try {
+    for (uint32_t label = 0; label < base; ++label) {
+      if (merged[label] == kDeletedPoint && graph->partition_of_[label] != kDeletedPoint) {
+        index.markDelete(label);
+      }
+    }
+    if (total > index.max_elements_) index.resizeIndex(total);
+  } catch (const std::exception& e) {
+    return Status::internal(fmt::format("merging an ANN graph: {}", e.what()));
+  }
+  CASSETTE_RETURN_IF_ERROR(graph->add_points(new_points, base, cancelled));
+  graph->partition_of_ = std::move(merged);
+  graph->partitions_ = std::move(partitions);
+  graph->live_ = total - deleted;
+  return std::shared_ptr<const AnnGraph>(std::move(graph));
+}
+
+void AnnGraph::scan(const float* query, size_t k,
+                    std::vector<std::pair<float, size_t>>* nearest) const {
+  nearest->clear();
+  for (size_t i = 0; i < index_->cur_element_count; ++i) {
+    const auto id = static_cast<hnswlib::tableint>(i);
+    if (index_->isMarkedDeleted(id)) continue;
+    const float d =
+        index_->fstdistfunc_(query, index_->getDataByInternalId(id), index_->dist_func_param_);
+    nearest->emplace_back(d, index_->getExternalLabel(id));
+  }
+  const size_t n = std::min(k, nearest->size());
+  std::partial_sort(nearest->begin(), nearest->begin() + static_cast<ptrdiff_t>(n), nearest->end());
+  nearest->resize(n);
 }
 
 void AnnGraph::search(std::vector<float> query, size_t k, size_t ef,
                       std::vector<uint32_t>* out) const {
-  if (index_ == nullptr || k == 0) return;
+  if (index_ == nullptr || k == 0 || live_ == 0) return;
   if (similarity_ == Similarity::kCosine) normalize(query.data(), query.size());
   // hnswlib searches with max(ef, k) candidates and returns the best k of them; its ef is one
   // member of the index, so the search list is asked for as k (thread-safe) and the best k kept.
-  auto found = index_->searchKnn(query.data(), std::min(std::max(ef, k), size()));
-  while (found.size() > k) found.pop();  // the farthest first
-  while (!found.empty()) {
-    out->push_back(partition_of_[found.top().second]);
-    found.pop();
+  // With deleted points hnswlib goes on until it holds that many live ones or has walked every
+  // point it can reach: fewer come back only when deleted points cut some off.
+  const size_t want = std::min(k, live_);
+  const size_t all = points();
+  size_t list = std::min(std::max(ef, k), live_);
+  std::vector<std::pair<float, size_t>> nearest;  // (distance, label), nearest first
+  for (;;) {
+    auto found = index_->searchKnn(query.data(), list);
+    if (found.size() >= want || list >= all) {
+      nearest.resize(found.size());
+      for (size_t i = found.size(); i-- > 0; found.pop()) nearest[i] = found.top();
+      break;
+    }
+    list = std::min(all, 2 * list);
   }
+  if (nearest.size() < want) scan(query.data(), want, &nearest);
+  if (nearest.size() > k) nearest.resize(k);
+  for (const auto& [distance, label] : nearest) out->push_back(partition_of_[label]);
 }
 
 Status AnnGraph::save(const std::string& sstable_path, const std::string& name) const {
@@ -267,7 +469,9 @@ Status AnnGraph::save(const std::string& sstable_path, const std::string& name) 
   } else if (Status s = write_synced(graph_temp, ""); !s.is_ok()) {
     return cleanup(s);
   }
-  std::string meta(kMetaMagic, kMagicSize);
+  // version 1 unless points are deleted, so that a graph without any stays readable by the
+  // versions before 2
+  std::string meta(live_ == points() ? kMetaMagic : kMetaMagicV2, kMagicSize);
   coding::put_fixed32(&meta, similarity_code(similarity_));
   coding::put_fixed32(&meta, static_cast<uint32_t>(dimension_));
   coding::put_fixed32(&meta, static_cast<uint32_t>(params_.links));
@@ -301,65 +505,26 @@ Status AnnGraph::save(const std::string& sstable_path, const std::string& name) 
   return file::sync_directory(slash == std::string::npos ? "." : graph_path.substr(0, slash));
 }
 
-Result<std::shared_ptr<const AnnGraph>> AnnGraph::load(const std::string& sstable_path,
-                                                       const std::string& name,
-                                                       Similarity similarity, size_t dimension,
-                                                       AnnGraphParams params) {
+Result<std::shared_ptr<AnnGraph>> AnnGraph::open(const std::string& sstable_path,
+                                                 const std::string& name, Similarity similarity,
+                                                 size_t dimension, AnnGraphParams params) {
   const std::string graph_path = sstable_path + "." + name;
   const std::string meta_file = meta_path(graph_path);
   if (!file::exists(meta_file))
     return Status::not_found(fmt::format("{}: no such file", meta_file));
-  CASSETTE_ASSIGN_OR_RETURN(std::string meta, file::read_whole_file(meta_file));
-  // magic, 4 fixed32, fixed64, 2 fixed32 ... fixed32 count, crc
-  if (meta.size() < kMagicSize + 4 * 4 + 8 + 4 + 4 + 4 + 4) return corrupt(meta_file, "truncated");
-  const uint32_t stored_crc = coding::decode_fixed32(meta.data() + meta.size() - 4);
-  if (crc32c::unmask(stored_crc) !=
-      crc32c::value(std::string_view(meta).substr(0, meta.size() - 4)))
-    return corrupt(meta_file, "checksum mismatch");
-  if (meta.compare(0, kMagicSize, kMetaMagic, kMagicSize) != 0)
-    return corrupt(meta_file, "not an ANN component of this version");
-  size_t at = kMagicSize;
-  auto fixed32 = [&] {
-    uint32_t v = coding::decode_fixed32(meta.data() + at);
-    at += 4;
-    return v;
-  };
-  const size_t end = meta.size() - 4;
-  const uint32_t code = fixed32(), dim = fixed32(), links = fixed32(), build = fixed32();
-  if (code != similarity_code(similarity) || dim != dimension || links != params.links ||
-      build != params.build_candidates) {
-    return corrupt(meta_file, "built for another similarity, dimension or parameters");
-  }
-  const uint64_t graph_size = coding::decode_fixed64(meta.data() + at);
-  at += 8;
-  const uint32_t graph_crc = fixed32();
+  CASSETTE_ASSIGN_OR_RETURN(MetaFile meta, read_meta(meta_file, similarity, dimension, params));
   std::shared_ptr<AnnGraph> graph(new AnnGraph(similarity, dimension, params));
-  const uint32_t partitions = fixed32();
-  graph->partitions_.reserve(partitions);
-  for (uint32_t i = 0; i < partitions; ++i) {
-    if (at + 4 > end) return corrupt(meta_file, "truncated");
-    const uint32_t n = fixed32();
-    if (at + n > end) return corrupt(meta_file, "truncated");
-    graph->partitions_.emplace_back(meta.data() + at, n);
-    at += n;
-  }
-  if (at + 4 > end) return corrupt(meta_file, "truncated");
-  const uint32_t points = fixed32();
-  if (end - at != size_t{points} * 4) return corrupt(meta_file, "truncated");
-  graph->partition_of_.reserve(points);
-  for (uint32_t i = 0; i < points; ++i) {
-    const uint32_t p = fixed32();
-    if (p >= partitions) return corrupt(meta_file, "a point of no partition");
-    graph->partition_of_.push_back(p);
-  }
+  graph->partitions_ = std::move(meta.partitions);
+  graph->partition_of_ = std::move(meta.partition_of);
+  const size_t points = graph->partition_of_.size();
   if (points == 0) {
     Result<uint64_t> size = file::file_size(graph_path);
     if (!size.is_ok()) return corrupt(graph_path, size.status().message());
-    if (*size != 0 || graph_size != 0) return corrupt(graph_path, "size mismatch");
-    return std::shared_ptr<const AnnGraph>(std::move(graph));
+    if (*size != 0 || meta.graph_size != 0) return corrupt(graph_path, "size mismatch");
+    return graph;
   }
   // read once, by hnswlib, after its header is checked; the whole checked in memory
-  if (Status s = check_header(graph_path, points, dimension, params, graph_size); !s.is_ok()) {
+  if (Status s = check_header(graph_path, points, dimension, params, meta.graph_size); !s.is_ok()) {
     return s.code() == StatusCode::kCorruption ? s : corrupt(graph_path, s.message());
   }
   try {
@@ -368,9 +533,20 @@ Result<std::shared_ptr<const AnnGraph>> AnnGraph::load(const std::string& sstabl
     return corrupt(graph_path, e.what());
   }
   const auto [crc, size] = image_crc(*graph->index_);
-  if (size != graph_size || crc32c::mask(crc) != graph_crc) {
+  if (size != meta.graph_size || crc32c::mask(crc) != meta.graph_crc) {
     return corrupt(graph_path, "size or checksum mismatch");
   }
+  CASSETTE_ASSIGN_OR_RETURN(graph->live_,
+                            check_points(graph_path, *graph->index_, graph->partition_of_));
+  return graph;
+}
+
+Result<std::shared_ptr<const AnnGraph>> AnnGraph::load(const std::string& sstable_path,
+                                                       const std::string& name,
+                                                       Similarity similarity, size_t dimension,
+                                                       AnnGraphParams params) {
+  CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<AnnGraph> graph,
+                            open(sstable_path, name, similarity, dimension, params));
   return std::shared_ptr<const AnnGraph>(std::move(graph));
 }
 

@@ -8,6 +8,12 @@
 //                                                  the build parameters, the graph file's size
 //                                                  and CRC, and a CRC of its own
 //
+// A graph is built from an SSTable's vectors, or merged from the graph of another SSTable (an
+// input of the compaction that wrote this one): that graph's points still in this SSTable are
+// kept, the others marked deleted (hnswlib's markDelete: never returned, still walked through),
+// and this SSTable's other vectors added. A merged graph with deleted points is saved as
+// version 2 of the component (its point map marks them); one without, as version 1.
+//
 // The .meta file is renamed in last, so a reader that finds it finds a whole graph; load()
 // checks the .meta's checksum and the graph's size and header before hnswlib reads the graph
 // file (once), and the graph's checksum over what it loaded before anyone searches it (a damaged
@@ -23,6 +29,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/cql/vector_similarity.h"
@@ -63,6 +70,19 @@ class AnnGraph {
                                                        std::vector<std::string> partitions,
                                                        const std::function<bool()>& cancelled = {});
 
+  // The graph of `points` made from the graph `base` (the component `name` of the SSTable at
+  // `base_sstable`, built with these similarity, dimension and parameters, as load() checks):
+  // its points whose partition and vector are among `points` are kept, its others marked
+  // deleted, and the rest of `points` added (consumed: the three vectors are left moved from).
+  // nullptr, and the vectors untouched, when the graph would hold more than `max_deleted_share`
+  // of deleted points or `base` is empty: the caller builds the graph instead. NotFound or
+  // Corruption (vectors untouched) when `base` cannot be loaded; `cancelled` as for build().
+  static Result<std::shared_ptr<const AnnGraph>> merge(
+      const std::string& base_sstable, const std::string& name, Similarity similarity,
+      size_t dimension, AnnGraphParams params, std::vector<std::vector<float>>& points,
+      std::vector<uint32_t>& partition_of, std::vector<std::string>& partitions,
+      double max_deleted_share, const std::function<bool()>& cancelled = {});
+
   // Writes the component `name` of the SSTable at `sstable_path` (temporary files of this
   // process, fsynced, renamed in graph first and .meta last). When the SSTable is gone once they
   // are in place (another process compacted it away meanwhile, and removed its components before
@@ -77,24 +97,43 @@ class AnnGraph {
                                                       Similarity similarity, size_t dimension,
                                                       AnnGraphParams params);
 
-  size_t size() const { return partition_of_.size(); }
+  // The points that can be found (deleted ones are not), and every point the graph holds.
+  size_t size() const { return live_; }
+  size_t points() const { return partition_of_.size(); }
 
   // The partitions of the `k` nearest points found with a search list of `ef` candidates
-  // (hnswlib's ef_search; at least k). Safe to call from several threads at once.
+  // (hnswlib's ef_search; at least k). Deleted points are never among them, and as many as
+  // min(k, size()) come back: when hnswlib finds fewer (deleted points cut off a part of the
+  // graph), the list is widened, and at the whole graph's size its points are scored one by one.
+  // Safe to call from several threads at once.
   void search(std::vector<float> query, size_t k, size_t ef, std::vector<uint32_t>* out) const;
 
   const std::string& partition(uint32_t i) const { return partitions_[i]; }
 
+  // In the point map of a graph with deleted points (component version 2): the point is deleted.
+  static constexpr uint32_t kDeletedPoint = 0xffffffff;
+
  private:
   AnnGraph(Similarity similarity, size_t dimension, AnnGraphParams params);
+  // The component `name` of the SSTable at `sstable_path`, checked as load() says.
+  static Result<std::shared_ptr<AnnGraph>> open(const std::string& sstable_path,
+                                                const std::string& name, Similarity similarity,
+                                                size_t dimension, AnnGraphParams params);
+  // Adds points[i] under label first_label + i (normalized already under cosine), from several
+  // threads when there are many. REQUIRES: room for them in index_.
+  Status add_points(std::vector<std::vector<float>>& points, size_t first_label,
+                    const std::function<bool()>& cancelled);
+  // The labels of the `k` nearest live points by scoring each (the search's last resort).
+  void scan(const float* query, size_t k, std::vector<std::pair<float, size_t>>* nearest) const;
 
   Similarity similarity_;
   size_t dimension_;
   AnnGraphParams params_;
   std::unique_ptr<hnswlib::SpaceInterface<float>> space_;
   std::unique_ptr<hnswlib::HierarchicalNSW<float>> index_;
-  std::vector<uint32_t> partition_of_;  // by point: index into partitions_
+  std::vector<uint32_t> partition_of_;  // by label: index into partitions_, or kDeletedPoint
   std::vector<std::string> partitions_;
+  size_t live_ = 0;  // labels not deleted
 };
 
 }  // namespace cassette::cql
