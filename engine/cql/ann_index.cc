@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -21,11 +22,13 @@
 #include <thread>
 #include <tuple>
 #include <utility>
+#include <variant>
 
 #include "engine/cql/session.h"
 #include "engine/query/query.h"
 #include "engine/schema/catalog.h"
 #include "engine/schema/index_components.h"
+#include "engine/storage/compaction_listener.h"
 #include "engine/storage/index_component_removals.h"
 #include "engine/storage/manifest.h"
 #include "engine/types/murmur3.h"
@@ -44,6 +47,13 @@ namespace {
 // depend on how many SSTables are searched (each is searched for its own nearest; a smaller graph
 // is found more easily), so the count does not scale it.
 constexpr size_t kMinSearchCandidates = 512;
+
+// A compaction's output gets the graph of its largest input that has one, its points that
+// changed marked deleted and its new points added (AnnGraph::merge), unless that graph would
+// then hold more than this share of deleted points: then it is built from its vectors. Deleted
+// points cost a search time (it walks through them) and memory, and each merge inherits the
+// ones before; a merge costs 27-74% of a build (tests/bench/README.md, "Vector search").
+constexpr double kMaxDeletedShare = 0.3;
 
 std::string upper(std::string_view text) {
   std::string out(text);
@@ -102,6 +112,22 @@ struct BuildJob {
   storage::TableId table = 0;
   // When the schema was last asked (steady clock, milliseconds): 0, never.
   std::shared_ptr<std::atomic<int64_t>> schema_checked = std::make_shared<std::atomic<int64_t>>(0);
+  // Set when the graph is to be merged from the graph of this SSTable (an input of the
+  // compaction that wrote `file`, held so that its component stays on disk until then).
+  std::shared_ptr<storage::TableFile> merge_base;
+  std::string merge_base_path;
+};
+
+// The graphs of a compaction's output, to be merged from its inputs' (the compaction listener
+// queues it; the builder thread reads the output's vectors and runs one BuildJob per index).
+struct MergeJob {
+  std::weak_ptr<schema::Catalog> catalog;
+  storage::TableId table = 0;
+  std::vector<std::shared_ptr<storage::TableFile>> inputs;  // held: their components stay
+  // Not held: a merge is abandoned when its output goes (compacted, truncated, dropped).
+  std::weak_ptr<storage::TableFile> output;
+  const storage::TableFile* output_key = nullptr;  // in GraphCache::merging
+  std::vector<std::string> components;             // the ANN components some input has
 };
 
 struct GraphCache {
@@ -114,11 +140,17 @@ struct GraphCache {
   // The graphs queued for, or being built by, the builder thread (one thread per process, started
   // by the first build), and the queue.
   std::set<GraphKey> building;
-  std::deque<BuildJob> queue;
+  // The graphs of compaction outputs whose merge is queued or running (by SSTable and component):
+  // queries score those SSTables exactly and queue no build meanwhile.
+  std::set<std::pair<const storage::TableFile*, std::string>> merging;
+  std::deque<std::variant<BuildJob, MergeJob>> queue;
+  // The catalog of each store (by path) whose compactions are followed (ann_follow_compactions).
+  std::map<std::string, std::weak_ptr<schema::Catalog>> catalogs;
   std::condition_variable work;
-  bool builder_started = false;
-  bool held = false;  // ann_hold_builds()
+  pid_t builder_process = 0;  // the process that started the builder thread
+  bool held = false;          // ann_hold_builds()
   uint64_t built = 0;
+  uint64_t merged = 0;
   uint64_t loaded = 0;
   uint64_t refused = 0;
   uint64_t exact = 0;
@@ -190,10 +222,13 @@ Status for_each_vector(const storage::Store& store,
   return cursor->status();
 }
 
-// data/<table>-<file id>.sst (manifest.h)
-std::string sstable_path(const storage::Store& store, const storage::TableFile& file) {
-  return file::join(file::join(store.path(), "data"),
+// data/<table>-<file id>.sst (manifest.h) of the store at `store_path`
+std::string sstable_path(const std::string& store_path, const storage::TableFile& file) {
+  return file::join(file::join(store_path, "data"),
                     storage::sstable_file_name(file.meta.table, file.meta.file_id));
+}
+std::string sstable_path(const storage::Store& store, const storage::TableFile& file) {
+  return sstable_path(store.path(), file);
 }
 
 GraphKey graph_key(const storage::TableFile& file, const schema::ColumnDef& column,
@@ -201,12 +236,16 @@ GraphKey graph_key(const storage::TableFile& file, const schema::ColumnDef& colu
   return {&file, column.id, index.similarity, index.params.links, index.params.build_candidates};
 }
 
+enum class BuildOutcome { kBuilt, kMerged, kLoaded, kCancelled, kBusy };
+
 // REQUIRES: cache().mutex held.
 void remember(const GraphKey& key, const std::shared_ptr<storage::TableFile>& file,
-              std::shared_ptr<const AnnGraph> graph, bool loaded) {
+              std::shared_ptr<const AnnGraph> graph, BuildOutcome how) {
   cache().prune();  // the graphs of SSTables gone since
   cache().graphs[key] = {file, std::move(graph)};
-  ++(loaded ? cache().loaded : cache().built);
+  ++(how == BuildOutcome::kLoaded   ? cache().loaded
+     : how == BuildOutcome::kMerged ? cache().merged
+                                    : cache().built);
 }
 
 // Whether `schema` still has an index on `table` whose ANN component is `component`.
@@ -243,8 +282,6 @@ bool index_dropped(const BuildJob& job, bool now) {
   return schema.is_ok() && !has_ann_component(**schema, job.table, job.index.component);
 }
 
-enum class BuildOutcome { kBuilt, kLoaded, kCancelled, kBusy };
-
 // Builds one job's graph and saves it beside its SSTable, unless the SSTable went away or its
 // index was dropped (here: an index component removed; elsewhere: the latest schema lacks it)
 // meanwhile. At most one build of a graph runs across processes: the builder holds an exclusive
@@ -271,11 +308,28 @@ Result<BuildOutcome> run(BuildJob& job, bool wait_for_lock) {
   Result<std::shared_ptr<const AnnGraph>> graph =
       AnnGraph::load(job.sstable, job.index.component, job.index.similarity, job.dimension,
                      job.index.params);  // saved by another process since the points were read
-  bool loaded = graph.is_ok();
-  if (!loaded) {
+  BuildOutcome how = graph.is_ok() ? BuildOutcome::kLoaded : BuildOutcome::kBuilt;
+  if (how != BuildOutcome::kLoaded && job.merge_base != nullptr) {
+    graph = AnnGraph::merge(job.merge_base_path, job.index.component, job.index.similarity,
+                            job.dimension, job.index.params, job.points.vectors,
+                            job.points.partition_of, job.points.partitions, kMaxDeletedShare,
+                            cancelled);
+    if (graph.is_ok() && *graph != nullptr) {
+      how = BuildOutcome::kMerged;
+    } else if (!graph.is_ok()) {
+      if (graph.status().code() == StatusCode::kCancelled) return BuildOutcome::kCancelled;
+      if (graph.status().code() != StatusCode::kNotFound)
+        std::fprintf(stderr, "cassette: merging the ANN graph of %s: %s; building it\n",
+                     job.sstable.c_str(), graph.status().message().c_str());
+    }
+    job.merge_base.reset();  // the input may go now
+  }
+  if (how == BuildOutcome::kBuilt) {
     graph = AnnGraph::build(job.index.similarity, job.dimension, job.index.params,
                             std::move(job.points.vectors), std::move(job.points.partition_of),
                             std::move(job.points.partitions), cancelled);
+  }
+  if (how != BuildOutcome::kLoaded) {
     if (!graph.is_ok()) {
       if (graph.status().code() == StatusCode::kCancelled) return BuildOutcome::kCancelled;
       return graph.status();
@@ -297,19 +351,36 @@ Result<BuildOutcome> run(BuildJob& job, bool wait_for_lock) {
   std::shared_ptr<storage::TableFile> file = job.file.lock();
   if (file == nullptr) return BuildOutcome::kCancelled;
   std::lock_guard<std::mutex> guard(cache().mutex);
-  remember(job.key, file, std::move(*graph), loaded);
-  return loaded ? BuildOutcome::kLoaded : BuildOutcome::kBuilt;
+  remember(job.key, file, std::move(*graph), how);
+  return how;
 }
+
+void merge_compaction(MergeJob& job);
 
 void builder_loop() {
   for (;;) {
-    BuildJob job;
+    std::variant<BuildJob, MergeJob> next;
     {
       std::unique_lock<std::mutex> lock(cache().mutex);
       cache().work.wait(lock, [] { return !cache().queue.empty() && !cache().held; });
-      job = std::move(cache().queue.front());
+      next = std::move(cache().queue.front());
       cache().queue.pop_front();
     }
+    if (MergeJob* merge = std::get_if<MergeJob>(&next)) {
+      const storage::TableFile* output = merge->output_key;
+      const std::vector<std::string> components = merge->components;
+      try {
+        merge_compaction(*merge);
+      } catch (const std::exception& e) {  // memory: the graphs are left to later queries
+        std::fprintf(stderr, "cassette: merging the ANN graphs of a compaction: %s\n", e.what());
+      }
+      next = BuildJob();  // let go of the inputs (their files go) before the next job
+      std::lock_guard<std::mutex> lock(cache().mutex);
+      for (const std::string& c : components) cache().merging.erase({output, c});
+      cache().idle.notify_all();
+      continue;
+    }
+    BuildJob& job = std::get<BuildJob>(next);
     try {
       Result<BuildOutcome> outcome = run(job, false);
       if (!outcome.is_ok()) {
@@ -321,22 +392,28 @@ void builder_loop() {
                    e.what());
     }
     const GraphKey key = job.key;
-    job = BuildJob();  // the points' memory before the next job's
+    next = BuildJob();  // the points' memory before the next job's
     std::lock_guard<std::mutex> lock(cache().mutex);
     cache().building.erase(key);
     cache().idle.notify_all();
   }
 }
 
-// REQUIRES: cache().mutex held, job.key not in cache().building.
-void schedule(BuildJob job) {
-  cache().building.insert(job.key);
+// REQUIRES: cache().mutex held.
+void enqueue(std::variant<BuildJob, MergeJob> job) {
   cache().queue.push_back(std::move(job));
-  if (!cache().builder_started) {
-    cache().builder_started = true;
+  // (a child forked from a process that had started its thread has none)
+  if (cache().builder_process != ::getpid()) {
+    cache().builder_process = ::getpid();
     std::thread(builder_loop).detach();  // never joined: it ends with the process
   }
   cache().work.notify_one();
+}
+
+// REQUIRES: cache().mutex held, job.key not in cache().building.
+void schedule(BuildJob job) {
+  cache().building.insert(job.key);
+  enqueue(std::move(job));
 }
 
 // The graph of `file` when this process has it or its component is on disk (then loaded and
@@ -352,7 +429,9 @@ Result<std::shared_ptr<const AnnGraph>> available_graph(
   {
     std::lock_guard<std::mutex> lock(cache().mutex);
     if (auto graph = cache().find(key, file)) return graph;
-    if (cache().building.contains(key)) return std::shared_ptr<const AnnGraph>();
+    if (cache().building.contains(key) || cache().merging.contains({file.get(), index.component})) {
+      return std::shared_ptr<const AnnGraph>();
+    }
     std::shared_ptr<std::mutex>& slot = cache().turns[key];
     if (slot == nullptr) slot = std::make_shared<std::mutex>();
     turn = slot;
@@ -370,7 +449,7 @@ Result<std::shared_ptr<const AnnGraph>> available_graph(
   std::lock_guard<std::mutex> lock(cache().mutex);
   cache().turns.erase(key);  // whoever waits holds it; later queries find the graph
   if (on_disk.is_ok()) {
-    remember(key, file, *on_disk, true);
+    remember(key, file, *on_disk, BuildOutcome::kLoaded);
     return std::move(*on_disk);
   }
   if (on_disk.status().code() != StatusCode::kNotFound) {
@@ -408,6 +487,94 @@ void build_later(BuildJob job) {
   std::lock_guard<std::mutex> lock(cache().mutex);
   if (cache().building.contains(job.key) || cache().find(job.key, file) != nullptr) return;
   schedule(std::move(job));
+}
+
+// The graphs of a compaction's output, merged from its inputs' on the builder thread: for each
+// index of the latest schema whose component some input has, the output's vectors are read and
+// the graph merged from the largest input's (run(): built instead past kMaxDeletedShare, or when
+// that graph cannot be read), unless the output is gone or has its graph already.
+void merge_compaction(MergeJob& job) {
+  std::shared_ptr<schema::Catalog> catalog = job.catalog.lock();
+  if (catalog == nullptr) return;
+  storage::Store& store = catalog->store();
+  Result<std::shared_ptr<const schema::Schema>> schema = catalog->current();
+  if (!schema.is_ok()) return;
+  std::shared_ptr<const schema::TableDef> table = (*schema)->find_table_by_id(job.table);
+  if (table == nullptr) return;
+  Result<std::shared_ptr<const storage::Snapshot>> snapshot = store.snapshot();
+  if (!snapshot.is_ok()) return;
+  for (const auto& index : (*schema)->indexes_on(*table)) {
+    // held while its vectors are read, not while the graph is merged (run() gives up on an
+    // output that went meanwhile)
+    std::shared_ptr<storage::TableFile> output = job.output.lock();
+    if (output == nullptr || output->obsolete.load()) return;
+    Result<AnnIndexDef> ann = ann_index_of(*table, *index);
+    const schema::ColumnDef* column = table->find_column(index->column);
+    if (!ann.is_ok() || column == nullptr ||
+        std::find(job.components.begin(), job.components.end(), ann->component) ==
+            job.components.end()) {
+      continue;
+    }
+    std::shared_ptr<storage::TableFile> base;
+    for (const auto& input : job.inputs) {
+      if ((base == nullptr || input->meta.size > base->meta.size) &&
+          file::exists(sstable_path(store, *input) + "." + ann->component + ".meta")) {
+        base = input;
+      }
+    }
+    if (base == nullptr) continue;
+    const uint64_t removals = storage::index_component_removals();
+    Points points;
+    Status read = for_each_vector(store, narrowed(**snapshot, job.table, false, output), table,
+                                  *column, ann->similarity,
+                                  [&](const std::string& partition, std::vector<float> floats) {
+                                    points.add(partition, std::move(floats));
+                                  });
+    if (!read.is_ok()) {
+      std::fprintf(stderr, "cassette: merging the ANN graph of %s: %s\n",
+                   sstable_path(store, *output).c_str(), read.message().c_str());
+      continue;
+    }
+    BuildJob build =
+        make_job(store, catalog.get(), *column, *ann, output, std::move(points), removals);
+    build.merge_base_path = sstable_path(store, *base);
+    build.merge_base = std::move(base);
+    output.reset();
+    Result<BuildOutcome> outcome = run(build, false);
+    if (!outcome.is_ok()) {
+      std::fprintf(stderr, "cassette: merging the ANN graph of %s: %s\n", build.sstable.c_str(),
+                   outcome.status().message().c_str());
+    }
+  }
+}
+
+// The compaction listener (on the compacting thread): queues the merge of the output's graphs
+// when an input has a graph of an index of the table and the store's catalog is followed.
+void on_compaction(const storage::CompactionEvent& event) {
+  std::vector<std::string> components;
+  for (const std::string& name : event.components) {
+    if (!name.starts_with("ann.") || name.ends_with(".meta")) continue;
+    if (std::any_of(event.inputs.begin(), event.inputs.end(), [&](const auto& input) {
+          return file::exists(sstable_path(event.store_path, *input) + "." + name + ".meta");
+        })) {
+      components.push_back(name);
+    }
+  }
+  if (components.empty()) return;
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  auto catalog = cache().catalogs.find(event.store_path);
+  if (catalog == cache().catalogs.end() || catalog->second.expired()) return;
+  for (const auto& output : event.outputs) {
+    MergeJob job;
+    job.catalog = catalog->second;
+    job.table = event.table;
+    job.inputs = event.inputs;
+    job.output = output;
+    job.output_key = output.get();
+    job.components = components;
+    for (const std::string& c : components) cache().merging.insert({output.get(), c});
+    enqueue(std::move(job));
+  }
 }
 
 // Builds now, on this thread, the graphs of the SSTables of `table` that have none for `index`
@@ -473,6 +640,7 @@ Status build_now(storage::Store& store, const schema::Catalog& catalog,
       }
       switch (*outcome) {
         case BuildOutcome::kBuilt:
+        case BuildOutcome::kMerged:
           ++report->built;
           report->vectors += vectors;
           break;
@@ -679,11 +847,26 @@ Result<std::vector<AnnIndexBuild>> ann_build_indexes(schema::Catalog& catalog,
   return builds;
 }
 
+void ann_follow_compactions(const std::shared_ptr<schema::Catalog>& catalog) {
+  static std::once_flag listening;
+  std::call_once(listening, [] { storage::set_compaction_listener(on_compaction); });
+  std::lock_guard<std::mutex> lock(cache().mutex);
+  std::erase_if(cache().catalogs, [](const auto& entry) { return entry.second.expired(); });
+  cache().catalogs[catalog->store().path()] = catalog;
+}
+
 AnnIndexStats ann_index_stats() {
   std::lock_guard<std::mutex> lock(cache().mutex);
   cache().prune();
-  return {cache().built,         cache().loaded, cache().refused,
-          cache().graphs.size(), cache().exact,  cache().building.size()};
+  AnnIndexStats stats;
+  stats.graphs_built = cache().built;
+  stats.graphs_merged = cache().merged;
+  stats.graphs_loaded = cache().loaded;
+  stats.components_refused = cache().refused;
+  stats.graphs_cached = cache().graphs.size();
+  stats.exact_scans = cache().exact;
+  stats.builds_pending = cache().building.size() + cache().merging.size();
+  return stats;
 }
 
 void ann_hold_builds(bool hold) {
@@ -694,7 +877,7 @@ void ann_hold_builds(bool hold) {
 
 void ann_wait_for_builds() {
   std::unique_lock<std::mutex> lock(cache().mutex);
-  cache().idle.wait(lock, [] { return cache().building.empty(); });
+  cache().idle.wait(lock, [] { return cache().building.empty() && cache().merging.empty(); });
 }
 
 }  // namespace cassette::cql

@@ -95,12 +95,21 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
                                                std::span<const float> query, size_t fetch,
                                                const schema::Catalog* catalog = nullptr);
 
+// Makes the compactions of `catalog`'s store in this process keep the ANN graphs: a compaction
+// whose inputs have graphs queues, on the builder thread, the graph of its output merged from
+// the largest input's (its changed points marked deleted, its new ones added: FORMAT.md, "ANN
+// components"), or built when that graph would hold more than 30% of deleted points. Until it is
+// saved, queries score the output exactly. The inputs stay on disk until it is made. Called for
+// every catalog (cql::catalog_for); a store whose catalog is gone is not followed.
+void ann_follow_compactions(const std::shared_ptr<schema::Catalog>& catalog);
+
 // What the graph cache has done in this process, for tests: graphs built from SSTables, graphs
-// loaded from their components, components refused (damaged, other options), the graphs held
-// now, SSTables scored exactly by a query because their graph was not built yet, and the builds
-// queued or running.
+// merged from a compaction input's, graphs loaded from their components, components refused
+// (damaged, other options), the graphs held now, SSTables scored exactly by a query because
+// their graph was not built yet, and the builds and merges queued or running.
 struct AnnIndexStats {
   uint64_t graphs_built = 0;
+  uint64_t graphs_merged = 0;
   uint64_t graphs_loaded = 0;
   uint64_t components_refused = 0;
   size_t graphs_cached = 0;

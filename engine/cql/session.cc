@@ -6,6 +6,7 @@
 #include <span>
 #include <type_traits>
 
+#include "engine/cql/ann_index.h"
 #include "engine/cql/execution_context.h"
 #include "engine/cql/modification_statement.h"
 #include "engine/cql/parser.h"
@@ -267,6 +268,7 @@ Result<std::shared_ptr<schema::Catalog>> catalog_for(const std::shared_ptr<stora
   if (auto existing = r.catalogs[store.get()].lock()) return existing;
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<schema::Catalog> catalog, schema::Catalog::open(store));
   r.catalogs[store.get()] = catalog;
+  ann_follow_compactions(catalog);  // compactions keep the ANN graphs
   return catalog;
 }
 

@@ -1,8 +1,9 @@
 // The ANN index's components (engine/cql/ann_graph.h): a graph built in the background after the
 // first query that finds its SSTable without one (which scores that SSTable exactly meanwhile),
 // saved beside the SSTable, loaded by the next process instead of being built again, replaced
-// when damaged or half written, gone with its SSTable (compaction) and at DROP INDEX (even one
-// dropped while its graph is built), and built for the SSTables already written at CREATE INDEX.
+// when damaged or half written, merged into the graph of a compaction's output and gone with its
+// SSTable, gone at DROP INDEX (even one dropped while its graph is built), and built for the
+// SSTables already written at CREATE INDEX.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -199,13 +200,21 @@ TEST_CASE(
     CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 1);
     CHECK(ann_files(dir.path()).size() == 4);
 
-    // compacted into one SSTable: exact at once, then one graph built, the two old components
-    // removed with theirs
-    REQUIRE(s.store().compact(s.table_id()).is_ok());
-    CHECK(ann_files(dir.path()).empty());
-    CHECK(s.rows(kQuery) == exact);
-    cql::ann_wait_for_builds();
-    CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 2);
+    // compacted into one SSTable: its graph merged from the larger input's in the background
+    // (the inputs and their components kept until then), exact meanwhile, no build queued; the
+    // two old components gone with their SSTables once it is made
+    {
+      HeldBuilds held;
+      const auto scans = cql::ann_index_stats().exact_scans;
+      REQUIRE(s.store().compact(s.table_id()).is_ok());
+      CHECK(cql::ann_index_stats().builds_pending == 1);
+      CHECK(ann_files(dir.path()).size() == 4);
+      CHECK(s.rows(kQuery) == exact);
+      CHECK(cql::ann_index_stats().exact_scans == scans + 1);
+      CHECK(cql::ann_index_stats().builds_pending == 1);
+    }
+    CHECK(cql::ann_index_stats().graphs_merged == before.graphs_merged + 1);
+    CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 1);
     CHECK(ann_files(dir.path()).size() == 2);
     CHECK(s.rows(kQuery) == exact);
 
@@ -578,6 +587,150 @@ TEST_CASE("ann component: a build killed half way leaves nothing that is trusted
   for (const auto& entry : std::filesystem::directory_iterator(dir.path() + "/data")) {
     CHECK(entry.path().filename().string().rfind("tmp-", 0) != 0);  // removed at open
   }
+  const auto before = cql::ann_index_stats();
+  CHECK(s.rows(kQuery) == exact);
+  CHECK(cql::ann_index_stats().components_refused == before.components_refused);
+  CHECK(cql::ann_index_stats().graphs_loaded == before.graphs_loaded + (whole ? 1 : 0));
+  cql::ann_wait_for_builds();
+  CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + (whole ? 0 : 1));
+  CHECK(ann_files(dir.path()).size() == 2);
+  CHECK(s.rows(kQuery) == exact);
+}
+
+// Two SSTables with their graphs: rows 0..299, then `overwritten` of them overwritten (ids 0, 2,
+// ...), `deleted` deleted (ids 1, 3, ...) and 60 new ones; the exact answer after both.
+std::vector<std::string> two_inputs_with_graphs(AnnStore& s, std::mt19937& rng, int overwritten,
+                                                int deleted) {
+  for (const char* statement : kSetup) s.ok(statement);
+  s.ok(kIndex);
+  insert(s, rng, 0, 300);
+  REQUIRE(s.store().flush().is_ok());
+  for (int i = 0; i < overwritten; ++i) {
+    s.ok(fmt::format("UPDATE ks.items SET v = {} WHERE id = {}", random_vector(rng), 2 * i));
+  }
+  for (int i = 0; i < deleted; ++i) {
+    s.ok(fmt::format("DELETE FROM ks.items WHERE id = {}", 2 * i + 1));
+  }
+  insert(s, rng, 300, 360);
+  REQUIRE(s.store().flush().is_ok());
+  REQUIRE(cql::ann_build_indexes(s.session().catalog(), s.table_id()).is_ok());
+  REQUIRE(ann_files(s.store().path()).size() == 4);
+  return s.rows(kExactQuery);
+}
+
+std::string meta_magic(const std::string& dir) {
+  for (const std::string& name : ann_files(dir)) {
+    if (!name.ends_with(".meta")) continue;
+    std::ifstream in(dir + "/data/" + name, std::ios::binary);
+    std::string magic(8, '\0');
+    in.read(magic.data(), 8);
+    return magic;
+  }
+  return "";
+}
+
+TEST_CASE("ann component: compaction merges the graph, deletes and overwrites across inputs") {
+  TempDir dir;
+  std::mt19937 rng(47);
+  std::vector<std::string> exact;
+  {
+    AnnStore s(dir.path());
+    exact = two_inputs_with_graphs(s, rng, 20, 20);
+    const auto before = cql::ann_index_stats();
+    REQUIRE(s.store().compact(s.table_id()).is_ok());
+    cql::ann_wait_for_builds();
+    CHECK(cql::ann_index_stats().graphs_merged == before.graphs_merged + 1);
+    CHECK(cql::ann_index_stats().graphs_built == before.graphs_built);
+    REQUIRE(ann_files(dir.path()).size() == 2);
+    // 40 of the larger input's 300 points are gone (20 deleted rows, 20 overwritten): version 2
+    CHECK(meta_magic(dir.path()) == "CSANNv2\n");
+    CHECK(s.rows(kQuery) == exact);
+    CHECK(cql::ann_index_stats().exact_scans == before.exact_scans);
+    // every live row is found, no deleted one: a LIMIT past the table's size
+    auto all = s.rows(
+        "SELECT id FROM ks.items ORDER BY v ANN OF [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8] "
+        "LIMIT 1000");
+    CHECK(all.size() == 340);
+  }
+  // the next process loads the merged graph
+  AnnStore s(dir.path());
+  const auto before = cql::ann_index_stats();
+  CHECK(s.rows(kQuery) == exact);
+  CHECK(cql::ann_index_stats().graphs_loaded == before.graphs_loaded + 1);
+  CHECK(cql::ann_index_stats().components_refused == before.components_refused);
+  CHECK(cql::ann_index_stats().exact_scans == before.exact_scans);
+}
+
+TEST_CASE("ann component: past 30% of deleted points compaction builds the graph instead") {
+  TempDir dir;
+  std::mt19937 rng(53);
+  AnnStore s(dir.path());
+  // 120 overwritten and 40 deleted of 300: 160 of 480 points would be deleted
+  const auto exact = two_inputs_with_graphs(s, rng, 120, 40);
+  const auto before = cql::ann_index_stats();
+  REQUIRE(s.store().compact(s.table_id()).is_ok());
+  cql::ann_wait_for_builds();
+  CHECK(cql::ann_index_stats().graphs_merged == before.graphs_merged);
+  CHECK(cql::ann_index_stats().graphs_built == before.graphs_built + 1);
+  REQUIRE(ann_files(dir.path()).size() == 2);
+  CHECK(meta_magic(dir.path()) == "CSANNv1\n");
+  CHECK(s.rows(kQuery) == exact);
+}
+
+TEST_CASE("ann component: a merge killed half way leaves nothing that is trusted") {
+  TempDir dir;
+  std::mt19937 rng(59);
+  storage::TableId table = 0;
+  std::vector<std::string> exact;
+  std::vector<std::string> inputs;
+  {
+    AnnStore s(dir.path());
+    for (const char* statement : kSetup) s.ok(statement);
+    s.ok(kIndex);
+    insert(s, rng, 0, 6000);
+    REQUIRE(s.store().flush().is_ok());
+    insert(s, rng, 5000, 9000);
+    REQUIRE(s.store().flush().is_ok());
+    REQUIRE(cql::ann_build_indexes(s.session().catalog(), std::nullopt).is_ok());
+    exact = s.rows(kExactQuery);
+    table = s.table_id();
+    inputs = table_sstables(dir.path(), table);
+  }
+  REQUIRE(inputs.size() == 2);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    AnnStore other(dir.path());
+    (void)other.store().compact(table);
+    cql::ann_wait_for_builds();
+    ::_exit(0);
+  }
+  REQUIRE(child > 0);
+  // killed once it holds the output's lock (it merges)
+  bool killed = false;
+  for (int i = 0; i < 60000 && !killed; ++i) {
+    for (const std::string& sstable : table_sstables(dir.path(), table)) {
+      if (std::find(inputs.begin(), inputs.end(), sstable) != inputs.end()) continue;
+      const int fd = ::open(sstable.c_str(), O_RDONLY);
+      if (fd < 0) continue;
+      if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        ::kill(child, SIGKILL);
+        killed = true;
+      }
+      ::close(fd);
+    }
+    int status = 0;
+    if (!killed && ::waitpid(child, &status, WNOHANG) == child) break;  // done before seen
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  if (killed) ::waitpid(child, nullptr, 0);
+  CHECK(killed);
+  // at most a whole component (a kill after the .meta's rename), never a part of one read
+  AnnStore s(dir.path());
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path() + "/data")) {
+    CHECK(entry.path().filename().string().rfind("tmp-", 0) != 0);  // removed at open
+  }
+  const auto files = ann_files(dir.path());
+  const bool whole = files.size() == 2 && files[1].ends_with(".meta");
   const auto before = cql::ann_index_stats();
   CHECK(s.rows(kQuery) == exact);
   CHECK(cql::ann_index_stats().components_refused == before.components_refused);
