@@ -40,7 +40,9 @@ constexpr char kMetaMagic[] = "CSANNv1\n";  // 8 bytes
 constexpr char kMetaMagicV2[] = "CSANNv2\n";
 constexpr size_t kMagicSize = 8;
 // Graphs of this many points and more are built by several threads (hnswlib's addPoint may run
-// concurrently); smaller ones by one, so that they come out the same every time.
+// concurrently), and merges into a graph of this many points add theirs so too (a point costs
+// what it costs in a graph of the whole size); smaller ones by one, so that they come out the
+// same every time.
 constexpr size_t kParallelBuildPoints = 20000;
 
 void normalize(float* v, size_t n) {
@@ -254,7 +256,7 @@ AnnGraph::AnnGraph(Similarity similarity, size_t dimension, AnnGraphParams param
 AnnGraph::~AnnGraph() = default;
 
 Status AnnGraph::add_points(std::vector<std::vector<float>>& points, size_t first_label,
-                            const std::function<bool()>& cancelled) {
+                            size_t graph_size, const std::function<bool()>& cancelled) {
   constexpr size_t kCancelCheckPoints = 256;
   std::atomic<bool> stopped{false};
   auto stop_here = [&](size_t i) {
@@ -265,7 +267,7 @@ Status AnnGraph::add_points(std::vector<std::vector<float>>& points, size_t firs
   try {
     auto add = [&](size_t i) { index_->addPoint(points[i].data(), first_label + i); };
     const size_t threads =
-        points.size() < kParallelBuildPoints
+        graph_size < kParallelBuildPoints || points.size() < 2
             ? 1
             : std::clamp<size_t>(std::thread::hardware_concurrency(), size_t{1}, size_t{4});
     if (threads == 1) {
@@ -319,7 +321,7 @@ Result<std::shared_ptr<const AnnGraph>> AnnGraph::build(Similarity similarity, s
   if (similarity == Similarity::kCosine) {
     for (auto& p : points) normalize(p.data(), dimension);
   }
-  CASSETTE_RETURN_IF_ERROR(graph->add_points(points, 0, cancelled));
+  CASSETTE_RETURN_IF_ERROR(graph->add_points(points, 0, points.size(), cancelled));
   return std::shared_ptr<const AnnGraph>(std::move(graph));
 }
 
@@ -394,7 +396,7 @@ Result<std::shared_ptr<const AnnGraph>> AnnGraph::merge(
   } catch (const std::exception& e) {
     return Status::internal(fmt::format("merging an ANN graph: {}", e.what()));
   }
-  CASSETTE_RETURN_IF_ERROR(graph->add_points(new_points, base, cancelled));
+  CASSETTE_RETURN_IF_ERROR(graph->add_points(new_points, base, total, cancelled));
   graph->partition_of_ = std::move(merged);
   graph->partitions_ = std::move(partitions);
   graph->live_ = total - deleted;

@@ -120,8 +120,9 @@ class AnnGraph {
                                                 const std::string& name, Similarity similarity,
                                                 size_t dimension, AnnGraphParams params);
   // Adds points[i] under label first_label + i (normalized already under cosine), from several
-  // threads when there are many. REQUIRES: room for them in index_.
-  Status add_points(std::vector<std::vector<float>>& points, size_t first_label,
+  // threads when the graph will hold `graph_size` points or more (kParallelBuildPoints).
+  // REQUIRES: room for them in index_.
+  Status add_points(std::vector<std::vector<float>>& points, size_t first_label, size_t graph_size,
                     const std::function<bool()>& cancelled);
   // The labels of the `k` nearest live points by scoring each (the search's last resort).
   void scan(const float* query, size_t k, std::vector<std::pair<float, size_t>>* nearest) const;

@@ -586,6 +586,7 @@ Status build_now(storage::Store& store, const schema::Catalog& catalog,
                  const std::shared_ptr<const schema::TableDef>& table,
                  const schema::ColumnDef& column, const AnnIndexDef& index, AnnIndexBuild* report) {
   constexpr int kRounds = 4;
+  std::set<uint64_t> present;  // file ids counted in report->present (found in any round)
   for (int round = 0; round < kRounds; ++round) {
     CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const storage::Snapshot> snapshot, store.snapshot());
     if (std::binary_search(snapshot->truncated.begin(), snapshot->truncated.end(),
@@ -599,7 +600,7 @@ Status build_now(storage::Store& store, const schema::Catalog& catalog,
       CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const AnnGraph> graph,
                                 available_graph(store, column, index, file, &build));
       if (graph != nullptr) {
-        if (round == 0) ++report->present;
+        if (present.insert(file->meta.file_id).second) ++report->present;
         continue;
       }
       if (!build) {  // the builder thread has it
@@ -645,7 +646,7 @@ Status build_now(storage::Store& store, const schema::Catalog& catalog,
           report->vectors += vectors;
           break;
         case BuildOutcome::kLoaded:
-          if (round == 0) ++report->present;
+          if (present.insert(file->meta.file_id).second) ++report->present;
           break;
         case BuildOutcome::kCancelled:
           if (index_dropped(job, true)) return Status::ok();  // dropped meanwhile: nothing to do
