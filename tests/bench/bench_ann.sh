@@ -30,6 +30,16 @@
 # process (one `cassette -e` ANN query on a copy of the flushed store, timed from start to exit)
 # ann-short-lived-query-seconds-D before (`exact`) and after (`hnsw`) the shell's BUILD INDEXES,
 # and ann-build-indexes-seconds-D, that command's time.
+#
+# Then a compaction: a second SSTable (ANN_BENCH_ROWS/40 rows overwritten, as many deleted,
+# ANN_BENCH_ROWS/10 new ones), its graph built (BUILD INDEXES), and the table compacted by a
+# process that stays (SQLite's cql_compact()): its first query right after (the output scored
+# exactly) and the time until the output's graph is on disk, then the recall of the queries on
+# the changed data. `merge`: the output's graph merged from the first SSTable's in the background
+# (the compaction keeps the graphs); `rebuild`: the same on a copy whose inputs' graphs were
+# removed, so the first query queues the build from scratch (what a compaction cost before).
+# RESULT ann-compaction-graph-ready-seconds-D and ann-compaction-recall@10-D of each, and
+# ann-compaction-first-query-seconds-D.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build_dir=$(cd "${1:-$root/build}" && pwd)
@@ -67,8 +77,15 @@ def ann(q):
         'SELECT json FROM cql_rows(?)',
         (f'SELECT id FROM bench.items {where}ORDER BY v ANN OF {q} LIMIT 10',))]
 t0 = time.time()
+compact = len(sys.argv) > 6 and sys.argv[6] == 'compact'
+if compact:
+    db.execute("SELECT cql_compact('bench.items')").fetchall()
+    print('compacted', time.time() - t0)
+    t0 = time.time()
 ann(qs[0])
 print('warm', time.time() - t0)
+if compact:
+    wait = True
 t0 = time.time()
 def unbuilt():  # the table's SSTables (those named like the first graph's) without a graph yet
     metas = glob.glob(store + '/data/*.sst.ann.*.meta')
@@ -129,20 +146,24 @@ def bench(distribution):
         dot = sum(x * y for x, y in zip(a, b))
         return dot / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
     qs = [vec() for _ in range(queries)]
-    def run(where, wait=""):
+    def run(where, wait="", on=None, compact=False):
         with open(f"{work}/run_queries.txt", "w") as f:
             for q in [vec()] + qs:
                 f.write(f"[{', '.join(map(str, q))}]\n")
         out = subprocess.run(["/usr/bin/python3", "-c", RUNNER, f"{os.path.dirname(cassette)}/cassette",
-                              store, where, f"{work}/run_queries.txt", wait], check=True,
+                              on or store, where, f"{work}/run_queries.txt", wait] +
+                             (["compact"] if compact else []), check=True,
                              capture_output=True, text=True).stdout.split("\n")
+        if compact:
+            out = out[1:]
         warm = float(out[0].split()[1])
         built = float(out[1].split()[1])
         seconds = float(out[-2].split()[1])
         ids = [int(x) for line in out[2:-2] for x in line.split()]
         return ids, warm, seconds, built
-    truth = [sorted(range(rows), key=lambda i: -cosine(q, data[i]))[:10] for q in qs]
-    def recall(ids):
+    scores = [[cosine(q, v) for v in data] for q in qs]
+    truth = [sorted(range(rows), key=lambda i: -s[i])[:10] for s in scores]
+    def recall(ids, truth=truth):
         return sum(len(set(t) & set(ids[n * 10:(n + 1) * 10])) for n, t in enumerate(truth)) / (10 * queries)
     d = distribution
     # A short-lived process (one `cassette -e` ANN query, timed from its start to its exit) on a
@@ -185,6 +206,53 @@ def bench(distribution):
     print(f"RESULT ann-recall@10-{d} exact {recall(exact_ids):.3f}")
     print(f"RESULT ann-qps-{d} hnsw {queries / ann_seconds:.2f}")
     print(f"RESULT ann-qps-{d} exact {queries / exact_seconds:.2f}")
+
+    # The compaction step: rows changed in a second SSTable with its graph, then compacted.
+    changes = rng.sample(range(rows), rows // 20)
+    overwritten, deleted = changes[:rows // 40], changes[rows // 40:]
+    added = list(range(rows, rows + rows // 10))
+    with open(f"{work}/changes.csv", "w") as f:
+        for i in overwritten + added:
+            v = vec()
+            if i < rows:
+                data[i] = v
+            else:
+                data.append(v)
+            f.write(f'{i},"[{", ".join(map(str, v))}]"\n')
+    with open(f"{work}/changes.cql", "w") as f:
+        f.write(f"COPY bench.items (id, v) FROM '{work}/changes.csv';\n")
+        for i in deleted:
+            f.write(f"DELETE FROM bench.items WHERE id = {i};\n")
+    t0 = time.time()
+    subprocess.run([cassette, store, "-e", f"SOURCE '{work}/changes.cql'; BUILD INDEXES;"],
+                   check=True, capture_output=True)
+    print(f"# compaction step: {len(overwritten)} rows overwritten, {len(deleted)} deleted, "
+          f"{len(added)} added, flushed and their graph built in {time.time() - t0:.1f} s")
+    gone = set(deleted)
+    for n, q in enumerate(qs):
+        s = scores[n]
+        for i in overwritten:
+            s[i] = cosine(q, data[i])
+        for i in deleted:
+            s[i] = -2.0
+        s.extend(cosine(q, data[i]) for i in added)
+    live = [i for i in range(len(data)) if i not in gone]
+    changed_truth = [sorted(live, key=lambda i: -s[i])[:10] for s in scores]
+    rebuild_store = f"{store}-rebuild"
+    shutil.copytree(store, rebuild_store)
+    for name in os.listdir(f"{rebuild_store}/data"):
+        if ".sst.ann." in name:
+            os.remove(f"{rebuild_store}/data/{name}")
+    for kind, on in (("merge", store), ("rebuild", rebuild_store)):
+        ids, first_query, _, wait = run("", on=on, compact=True)
+        ready = first_query + wait  # since the compaction's end
+        print(f"# compaction ({kind}): first query after it {first_query:.3f} s (the output "
+              f"scored exactly), its graph ready {ready:.1f} s after the compaction, recall "
+              f"{recall(ids, changed_truth):.3f}")
+        print(f"RESULT ann-compaction-first-query-seconds-{d} {kind} {first_query:.3f}")
+        print(f"RESULT ann-compaction-graph-ready-seconds-{d} {kind} {ready:.1f}")
+        print(f"RESULT ann-compaction-recall@10-{d} {kind} {recall(ids, changed_truth):.3f}")
+    shutil.rmtree(rebuild_store)
 
     # sqlite-vec (npm's sqlite-vec, which ships its loadable vec0.so; Debian has no package): a vec0
     # table with cosine distance, its brute-force KNN in Debian's Python (whose sqlite3 module loads
