@@ -6,6 +6,7 @@
 
 #include "engine/storage/entry_iterator.h"
 #include "engine/storage/index_component_removals.h"
+#include "engine/storage/sstable_positions.h"
 #include "engine/storage/sstable_reader.h"
 #include "engine/util/file.h"
 
@@ -59,6 +60,10 @@ Status IndexComponentWriters::add(std::string_view key, std::string_view value) 
   return Status::ok();
 }
 
+void IndexComponentWriters::data_block(uint64_t offset, uint64_t size) {
+  for (auto& [name, builder] : builders_) builder->data_block(offset, size);
+}
+
 Result<std::vector<std::string>> IndexComponentWriters::finish(const std::string& sstable_path) {
   std::vector<std::string> names;
   for (auto& [name, builder] : builders_) {
@@ -82,11 +87,22 @@ Status build_index_component(const SSTableReader& reader, const IndexComponentFa
   }
   std::unique_ptr<IndexComponentBuilder> builder = factory.make();
   if (builder == nullptr) return Status::ok();
+  // The data blocks, so that the builder learns where the entries lie as the writer tells it.
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<DataBlockRef> blocks, sstable_data_blocks(reader));
+  size_t block = 0;
   std::unique_ptr<EntryIterator> it = reader.new_iterator();
   for (it->seek(""); it->valid(); it->next()) {
+    // An entry lies in the first block whose index key is not below it.
+    for (; block < blocks.size() && std::string_view(blocks[block].index_key) < it->key();
+         ++block) {
+      builder->data_block(blocks[block].handle.offset, blocks[block].handle.size);
+    }
     CASSETTE_RETURN_IF_ERROR(builder->add(it->key(), it->value()));
   }
   CASSETTE_RETURN_IF_ERROR(it->status());
+  for (; block < blocks.size(); ++block) {
+    builder->data_block(blocks[block].handle.offset, blocks[block].handle.size);
+  }
   // A temporary name of this process (a dead process's are removed when a store opens), renamed
   // over the final one: concurrent builders of the same component write the same bytes.
   static std::atomic<uint64_t> counter{0};

@@ -26,10 +26,16 @@ class SSTableReader;
 // Builds one component of one SSTable. add() sees every entry (entry key, encoded value) in key
 // order, as written; finish() writes the component to `path` and fsyncs it. A builder that is
 // destroyed unfinished leaves nothing behind.
+//
+// data_block() says where the entries went: every entry added since the call before (or since
+// the start) lies in the SSTable's data block at `offset` (its payload) of `size` bytes (without
+// the trailer), block_format.h. The writer calls it after the add() of a block's last entry,
+// before finish(); a component may record it to let a reader go straight to an entry's block.
 class IndexComponentBuilder {
  public:
   virtual ~IndexComponentBuilder() = default;
   virtual Status add(std::string_view key, std::string_view value) = 0;
+  virtual void data_block(uint64_t offset, uint64_t size) {}
   virtual Status finish(const std::string& path) = 0;
 };
 
@@ -55,6 +61,7 @@ class IndexComponentWriters {
   explicit IndexComponentWriters(const std::vector<IndexComponentFactory>& factories);
   bool empty() const { return builders_.empty(); }
   Status add(std::string_view key, std::string_view value);
+  void data_block(uint64_t offset, uint64_t size);
   Result<std::vector<std::string>> finish(const std::string& sstable_path);
 
  private:

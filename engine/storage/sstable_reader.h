@@ -46,7 +46,8 @@ class SSTableReader {
   // Reads every block and checks every checksum (used by tests and a future `verify` command).
   Status verify() const;
 
-  struct Impl;  // sstable_reader_impl.h; shared with its iterator
+  struct Impl;                                 // sstable_reader_impl.h; shared with its iterator
+  const Impl& impl() const { return *impl_; }  // for the SSTable code only (sstable_positions.h)
 
  private:
   explicit SSTableReader(std::unique_ptr<Impl> impl);

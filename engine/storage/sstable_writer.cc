@@ -44,6 +44,7 @@ struct SSTableWriter::Impl {
   // separator between the two blocks.
   bool index_entry_pending = false;
   BlockHandle pending_handle;
+  uint64_t data_blocks = 0;  // written so far: pending_handle is the last one's
   std::string pending_last_key;
   std::vector<std::pair<std::string, BlockHandle>> summary;  // per index block
   BloomFilterBuilder bloom;
@@ -98,6 +99,7 @@ struct SSTableWriter::Impl {
   Status flush_data_block() {
     if (data.empty()) return Status::ok();
     CASSETTE_ASSIGN_OR_RETURN(pending_handle, write_block(data.finish()));
+    ++data_blocks;
     pending_last_key = data.last_key();
     index_entry_pending = true;
     data.reset();
@@ -182,16 +184,27 @@ Result<std::unique_ptr<SSTableWriter>> SSTableWriter::create(const std::string& 
 }
 
 Status SSTableWriter::add(std::string_view key, std::string_view value) {
+  const uint64_t blocks = impl_->data_blocks;
   Status s = impl_->add(key, value);
   if (!s.is_ok() && s.code() == StatusCode::kIOError) impl_->error = s;
-  if (s.is_ok() && impl_->components != nullptr) s = impl_->components->add(key, value);
+  if (s.is_ok() && impl_->components != nullptr) {
+    s = impl_->components->add(key, value);
+    // The entry ended a data block: the components learn where its entries went.
+    if (s.is_ok() && impl_->data_blocks != blocks) {
+      impl_->components->data_block(impl_->pending_handle.offset, impl_->pending_handle.size);
+    }
+  }
   return s;
 }
 
 Result<uint64_t> SSTableWriter::finish() {
+  const uint64_t blocks = impl_->data_blocks;
   Result<uint64_t> size = impl_->finish();
   if (!size.is_ok() && size.status().code() == StatusCode::kIOError) impl_->error = size.status();
   if (size.is_ok() && impl_->components != nullptr) {
+    if (impl_->data_blocks != blocks) {
+      impl_->components->data_block(impl_->pending_handle.offset, impl_->pending_handle.size);
+    }
     Result<std::vector<std::string>> names = impl_->components->finish(impl_->path);
     if (!names.is_ok()) {
       impl_->finished = false;  // the destructor removes the file: no SSTable without them
