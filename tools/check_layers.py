@@ -47,12 +47,15 @@ LAYERS = {
     # store_lock.h are public only for that). internal_key.h, row_codec.h and
     # encoded_row_writer.h are the entry format that the SQL hosts' transactions and bulk
     # writers still encode themselves: they leave this list when that code moves into the
-    # engine (issue 18: engine/txn, the one INSERT encoder).
+    # engine (issue 18: engine/txn, the one INSERT encoder). block_format.h and row_position.h:
+    # an index read's row positions (sai_component.h, engine/query's access paths).
     "storage": (["types", "util"],
-                "arena.h clock.h commit_log.h durability.h encoded_batch.h encoded_row_writer.h "
+                "arena.h block_format.h clock.h commit_log.h durability.h encoded_batch.h "
+                "encoded_row_writer.h "
                 "entry_iterator.h flat_row_values.h ids.h index_component.h internal_key.h manifest.h memtable.h "
                 "mutation_builder.h sai_component.h overlay.h row.h row_codec.h row_cursor.h "
-                "sorted_entry_source.h spilled_writes.h store.h store_directory.h store_lock.h",
+                "row_position.h sorted_entry_source.h spilled_writes.h store.h store_directory.h "
+                "store_lock.h",
                 # engine/cql's ANN graph builder abandons a build when an index is dropped;
                 # engine/query reads an index's candidate rows by key
                 "index_component_removals.h keyed_read.h"),

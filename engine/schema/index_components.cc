@@ -85,8 +85,8 @@ std::optional<SaiIndex> sai_column_index(const ColumnDef& column, IndexDef::Targ
   static constexpr char kTargets[] = {'v', 'k', 'e', 'f'};
   SaiIndex out;
   const std::string name = "c" + std::to_string(column.id) + kTargets[static_cast<int>(target)];
-  out.component = "sai2." + name;
-  out.column.legacy_component = "sai." + name;
+  out.component = "sai3." + name;
+  out.column.legacy_components = {"sai2." + name, "sai." + name};
   out.column.column = column.id;
   out.column.is_static = column.is_static();
   using Target = IndexDef::Target;
@@ -127,10 +127,10 @@ std::optional<SaiIndex> sai_column_index(const ColumnDef& column, IndexDef::Targ
   if (multi) return std::nullopt;  // a non-frozen UDT
   if (analysis != 0 && sai_folds_case(type)) {
     // Version 1 knew only ASCII lower case: its components of such an index are not read.
-    out.column.legacy_component.clear();
     if (analysis & kLowerCase) out.component += 'i';
     if (analysis & kNormalize) out.component += 'n';
     if (analysis & kAsciiFold) out.component += 'a';
+    out.column.legacy_components = {"sai2." + out.component.substr(5)};
     out.column.terms = [type, analysis](std::string_view value, std::string_view,
                                         std::vector<std::string>* terms) {
       add_term(type, sai_analyze(analysis, value), nullptr, terms);
@@ -215,11 +215,11 @@ std::shared_ptr<const storage::IndexComponentMap> index_components(const Schema&
         continue;
       }
       factories.push_back({sai->component, [column] { return storage::make_sai_builder(column); }});
-      // Version 1's components of the index (a store written before version 2), no longer
+      // Older versions' components of the index (a store written before version 3), no longer
       // written: registered so that DROP INDEX removes them too.
-      if (!column.legacy_component.empty()) {
-        factories.push_back({column.legacy_component,
-                             [] { return std::unique_ptr<storage::IndexComponentBuilder>(); }});
+      for (const std::string& legacy : column.legacy_components) {
+        factories.push_back(
+            {legacy, [] { return std::unique_ptr<storage::IndexComponentBuilder>(); }});
       }
     }
   }

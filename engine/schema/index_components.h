@@ -23,9 +23,9 @@
 namespace cassette::schema {
 
 struct SaiIndex {
-  // The component's name: "sai2.c<column id><v|k|e|f>", then i, n and a for the text analysis
-  // (lower case, normalize, ascii). Version 1's "sai.c<column id><v|k|e|f>" (no text analysis)
-  // is column.legacy_component: still read where an SSTable lacks the new one.
+  // The component's name: "sai3.c<column id><v|k|e|f>", then i, n and a for the text analysis
+  // (lower case, normalize, ascii). Version 2's "sai2." name and version 1's "sai." (no text
+  // analysis) are column.legacy_components: still read where an SSTable lacks the new one.
   std::string component;
   storage::SaiColumn column;
 };

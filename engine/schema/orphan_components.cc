@@ -44,7 +44,7 @@ size_t remove_orphan_components(storage::Store& store, const Schema& schema,
     if (it == allowed.end()) continue;  // another table's, or an SSTable no longer live
     const std::string component = name.substr(owner.size() + 1);
     const bool ours = component.starts_with("sai.") || component.starts_with("sai2.") ||
-                      component.starts_with("ann.");
+                      component.starts_with("sai3.") || component.starts_with("ann.");
     if (ours && !it->second.contains(component)) orphans.push_back(name);
   }
   if (orphans.empty() || !unchanged()) return 0;

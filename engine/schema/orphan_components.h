@@ -12,10 +12,10 @@
 
 namespace cassette::schema {
 
-// Removes the SAI and ANN component files ("sai.", "sai2.", "ann." names) of the live SSTables
-// of `schema`'s tables that no index of `schema` has. `unchanged` is asked once the files are
-// listed, before any is removed: false (the schema changed since `schema` was read, so a new
-// index's components may be among them) removes nothing. Errors are ignored: the files stay
+// Removes the SAI and ANN component files ("sai.", "sai2.", "sai3.", "ann." names) of the live
+// SSTables of `schema`'s tables that no index of `schema` has. `unchanged` is asked once the
+// files are listed, before any is removed: false (the schema changed since `schema` was read, so
+// a new index's components may be among them) removes nothing. Errors are ignored: the files stay
 // until the next open or their SSTable's compaction. Returns how many files were removed.
 size_t remove_orphan_components(storage::Store& store, const Schema& schema,
                                 const std::function<bool()>& unchanged);

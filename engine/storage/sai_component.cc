@@ -342,10 +342,12 @@ size_t SaiComponentReader::lower_bound(const TermRange& range) const {
   return lo;
 }
 
-Status SaiComponentReader::lookup(const TermRange& range, std::vector<std::string>* keys) const {
+Status SaiComponentReader::lookup(const TermRange& range, std::vector<std::string>* keys,
+                                  std::vector<BlockHandle>* positions) const {
   for (size_t i = lower_bound(range); i < offsets_.size(); ++i) {
     if (!range.contains(term(i))) break;
     keys->emplace_back(key(i));
+    if (positions != nullptr) positions->push_back(BlockHandle{});  // version 1 records none
   }
   return Status::ok();
 }
@@ -370,23 +372,45 @@ void sai_memtable_candidates(const Memtable& memtable, TableId table, const SaiC
   }
 }
 
-Result<std::optional<std::vector<std::string>>> sai_candidates(
-    const Snapshot& snapshot, TableId table, std::string_view component, const SaiColumn& column,
-    std::span<const TermRange> ranges, SaiLookupStats* stats) {
-  std::vector<std::string> keys;
+namespace {
+
+// A candidate key, with where an SSTable's component says its entry lies (none: `sstable` null).
+struct Candidate {
+  std::string key;
+  const SSTableReader* sstable = nullptr;
+  BlockHandle block;
+};
+
+// The candidate keys of sai_candidates, unsorted, some repeated; with `positions`, those the
+// SSTables' components place in `positions` (key, SSTable, block). False: a component is missing.
+Result<bool> collect_candidates(const Snapshot& snapshot, TableId table, std::string_view component,
+                                const SaiColumn& column, std::span<const TermRange> ranges,
+                                SaiLookupStats* stats, std::vector<std::string>& keys,
+                                std::vector<Candidate>* positions) {
   bool truncated = std::binary_search(snapshot.truncated.begin(), snapshot.truncated.end(), table);
   if (!truncated && snapshot.version != nullptr) {
+    std::vector<BlockHandle> blocks;
     for (const auto& f : snapshot.version->files(table)) {
       auto reader = component_of(f, component);
-      if (!reader.is_ok() && reader.status().is_not_found() && !column.legacy_component.empty()) {
-        reader = component_of(f, column.legacy_component);
+      for (const std::string& legacy : column.legacy_components) {
+        if (reader.is_ok() || !reader.status().is_not_found()) break;
+        reader = component_of(f, legacy);
       }
       if (!reader.is_ok()) {
-        if (reader.status().is_not_found()) return std::optional<std::vector<std::string>>();
+        if (reader.status().is_not_found()) return false;
         return reader.status();
       }
+      const size_t first = keys.size();
+      blocks.clear();
       for (const TermRange& range : ranges) {
-        CASSETTE_RETURN_IF_ERROR((*reader)->lookup(range, &keys));
+        CASSETTE_RETURN_IF_ERROR(
+            (*reader)->lookup(range, &keys, positions != nullptr ? &blocks : nullptr));
+      }
+      if (positions != nullptr) {
+        for (size_t i = 0; i < blocks.size(); ++i) {
+          if (blocks[i].size == 0) continue;
+          positions->push_back({keys[first + i], f->reader.get(), blocks[i]});
+        }
       }
       if (stats != nullptr) ++stats->components_read;
     }
@@ -420,15 +444,33 @@ Result<std::optional<std::vector<std::string>>> sai_candidates(
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   g_index_reads.fetch_add(1, std::memory_order_relaxed);
+  return true;
+}
+
+}  // namespace
+
+Result<std::optional<std::vector<std::string>>> sai_candidates(
+    const Snapshot& snapshot, TableId table, std::string_view component, const SaiColumn& column,
+    std::span<const TermRange> ranges, SaiLookupStats* stats) {
+  std::vector<std::string> keys;
+  CASSETTE_ASSIGN_OR_RETURN(bool found, collect_candidates(snapshot, table, component, column,
+                                                           ranges, stats, keys, nullptr));
+  if (!found) return std::optional<std::vector<std::string>>();
   return std::optional<std::vector<std::string>>(std::move(keys));
 }
 
 Result<std::optional<std::vector<SaiPartitionCandidates>>> sai_candidate_rows(
     const Snapshot& snapshot, TableId table, std::string_view component, const SaiColumn& column,
     std::span<const TermRange> ranges, const TokenRange& tokens) {
-  CASSETTE_ASSIGN_OR_RETURN(std::optional<std::vector<std::string>> keys,
-                            sai_candidates(snapshot, table, component, column, ranges));
-  if (!keys) return std::optional<std::vector<SaiPartitionCandidates>>();
+  std::optional<std::vector<std::string>> keys(std::in_place);
+  std::vector<Candidate> positioned;
+  CASSETTE_ASSIGN_OR_RETURN(bool found, collect_candidates(snapshot, table, component, column,
+                                                           ranges, nullptr, *keys, &positioned));
+  if (!found) return std::optional<std::vector<SaiPartitionCandidates>>();
+  // By key, as the keys are: each key's positions are met as the key is.
+  std::sort(positioned.begin(), positioned.end(),
+            [](const Candidate& a, const Candidate& b) { return a.key < b.key; });
+  size_t next_position = 0;
   std::vector<SaiPartitionCandidates> partitions;
   std::string start_key, end_key;
   if (!tokens.to_key_bounds(&start_key, &end_key)) {
@@ -450,9 +492,19 @@ Result<std::optional<std::vector<SaiPartitionCandidates>>> sai_candidate_rows(
     std::optional<std::vector<std::string>>& rows = partitions.back().rows;
     if (!rows) continue;  // the whole partition is read already
     if (key.size() > n && key[n] == static_cast<char>(EntryKind::kRow)) {
+      while (next_position < positioned.size() && positioned[next_position].key < key) {
+        ++next_position;
+      }
+      for (; next_position < positioned.size() && positioned[next_position].key == key;
+           ++next_position) {
+        const Candidate& c = positioned[next_position];
+        partitions.back().positions.push_back(
+            RowPosition{static_cast<uint32_t>(rows->size()), c.sstable, c.block});
+      }
       rows->emplace_back(std::string_view(key).substr(n + 1));  // sorted: the keys are
     } else {
       rows.reset();
+      partitions.back().positions.clear();
     }
   }
   return std::optional<std::vector<SaiPartitionCandidates>>(std::move(partitions));

@@ -22,9 +22,11 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/storage/block_format.h"
 #include "engine/storage/ids.h"
 #include "engine/storage/index_component.h"
 #include "engine/storage/row_cursor.h"
+#include "engine/storage/row_position.h"
 #include "engine/util/status.h"
 
 namespace cassette::storage {
@@ -40,13 +42,17 @@ struct SaiColumn {
   ColumnId column = 0;
   bool is_static = false;  // a static column: its terms point at the partition's static row
   TermExtractor terms;
-  // The name of an older version's component with the same terms, read for an SSTable that
-  // lacks the current one (written before the version changed); empty: none.
-  std::string legacy_component;
+  // The names of older versions' components with the same terms, newest first: the first an
+  // SSTable that lacks the current one holds is read (SSTables written before the version
+  // changed, until compaction rewrites them).
+  std::vector<std::string> legacy_components;
 };
 
-// The builder of one SAI component (an IndexComponentFactory's `make`): version 2.
+// The builder of one SAI component (an IndexComponentFactory's `make`): version 3.
 std::unique_ptr<IndexComponentBuilder> make_sai_builder(const SaiColumn& column);
+// Version 2's builder (no positions): no longer registered, kept for the tests that read such
+// components.
+std::unique_ptr<IndexComponentBuilder> make_sai_v2_builder(const SaiColumn& column);
 // Version 1's builder: no longer registered (stores written before version 2 still hold such
 // components, which are read); kept for the tests that read them.
 std::unique_ptr<IndexComponentBuilder> make_sai_v1_builder(const SaiColumn& column);
@@ -76,8 +82,11 @@ class SaiTermIndex {
  public:
   virtual ~SaiTermIndex() = default;
   // Appends the entry keys of the terms in `range` (in term order, then key order); Corruption
-  // when what it reads of the component is damaged.
-  virtual Status lookup(const TermRange& range, std::vector<std::string>* keys) const = 0;
+  // when what it reads of the component is damaged. With `positions`, also appends one per key:
+  // the data block of the component's SSTable that holds the key's entry (version 3), or a
+  // handle of size 0 where the component records none.
+  virtual Status lookup(const TermRange& range, std::vector<std::string>* keys,
+                        std::vector<BlockHandle>* positions = nullptr) const = 0;
 };
 
 // A component of either version (told apart by its magic), shared by every reader of the file.
@@ -91,7 +100,8 @@ class SaiComponentReader : public SaiTermIndex {
   static Result<std::shared_ptr<const SaiComponentReader>> parse(std::string bytes,
                                                                  const std::string& path);
   size_t size() const { return offsets_.size(); }
-  Status lookup(const TermRange& range, std::vector<std::string>* keys) const override;
+  Status lookup(const TermRange& range, std::vector<std::string>* keys,
+                std::vector<BlockHandle>* positions = nullptr) const override;
   // Entry i's term and key.
   std::string_view term(size_t i) const;
   std::string_view key(size_t i) const;
@@ -110,10 +120,11 @@ class SaiComponentReader : public SaiTermIndex {
   std::vector<uint32_t> sample_ends_;
 };
 
-// A version 2 component: each term once, in blocks of 16 (prefix-compressed), its postings as
-// offsets into a table of the entry keys (each once). Mapped, not read: open() checks the footer,
-// the block index and their checksum; a term block or a 4 KiB chunk of the key table is checked
-// against its own checksum when a lookup first touches it.
+// A version 2 or 3 component: each term once, in blocks of 16 (prefix-compressed), its postings
+// as offsets into a table of the entry keys (each once; version 3 with the ordinal of the key's
+// data block in the SSTable, and a table of those blocks). Mapped, not read: open() checks the
+// footer, the block index, the data block table and their checksum; a term block or a 4 KiB
+// chunk of the key table is checked against its own checksum when a lookup first touches it.
 class Sai2ComponentReader : public SaiTermIndex {
  public:
   static Result<std::shared_ptr<const Sai2ComponentReader>> map(const std::string& path);
@@ -123,7 +134,10 @@ class Sai2ComponentReader : public SaiTermIndex {
   size_t terms() const { return term_count_; }
   size_t keys() const { return key_count_; }
   size_t file_size() const { return data_.size(); }
-  Status lookup(const TermRange& range, std::vector<std::string>* keys) const override;
+  int version() const { return version_; }
+  bool has_positions() const { return positions_; }
+  Status lookup(const TermRange& range, std::vector<std::string>* keys,
+                std::vector<BlockHandle>* positions = nullptr) const override;
 
  private:
   Sai2ComponentReader() = default;
@@ -132,7 +146,9 @@ class Sai2ComponentReader : public SaiTermIndex {
   uint64_t block_offset(uint32_t b) const;
   Result<std::string_view> block(uint32_t b) const;  // its terms, checked
   Result<std::string_view> first_term(uint32_t b) const;
-  Result<std::string_view> key_at(uint64_t offset) const;
+  // The key at `offset` of the key table, and with `position` where its entry lies (size 0: the
+  // component records no positions).
+  Result<std::string_view> key_at(uint64_t offset, BlockHandle* position = nullptr) const;
 
   struct Checked;
   std::string path_;
@@ -141,6 +157,10 @@ class Sai2ComponentReader : public SaiTermIndex {
   std::string_view data_;
   uint64_t terms_start_ = 0, blocks_start_ = 0;
   uint32_t block_count_ = 0, term_count_ = 0, key_count_ = 0;
+  int version_ = 2;
+  bool positions_ = false;  // version 3 with a data block table
+  uint32_t data_block_count_ = 0;
+  uint64_t data_blocks_start_ = 0;
   std::shared_ptr<Checked> checked_;
 };
 
@@ -170,9 +190,12 @@ inline Result<std::optional<std::vector<std::string>>> sai_candidates(
 // The candidates (sai_candidates) of one partition: its serialized key and the clustering keys
 // of its candidate rows, sorted, each once (for a keyed read, keyed_read.h); `rows` is nullopt
 // when a candidate is not a clustering row (a static row's: every row of the partition may match).
+// `positions`: where version 3 components recorded the rows' entries (row_position.h); none for
+// a candidate from a memtable or an older component.
 struct SaiPartitionCandidates {
   std::string partition_key;
   std::optional<std::vector<std::string>> rows;
+  std::vector<RowPosition> positions = {};
 };
 // The candidates by partition, in token order, keeping those of `tokens` only; nullopt when a
 // component is missing.

@@ -1,6 +1,7 @@
-// SAI components, version 2 (FORMAT.md, "SAI components"): each term once, its postings as
-// offsets into a table holding each entry key once, the file mapped rather than read, and
-// checked a piece at a time as lookups first touch it.
+// SAI components, versions 2 and 3 (FORMAT.md, "SAI components"): each term once, its postings
+// as offsets into a table holding each entry key once, the file mapped rather than read, and
+// checked a piece at a time as lookups first touch it. Version 3 adds where each key's entry lies
+// in the SSTable: its data block's ordinal next to the key, and a table of the data blocks.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/mman.h>
@@ -20,7 +21,11 @@ namespace cassette::storage {
 namespace {
 
 constexpr uint64_t kSai2Magic = 0x32494153'74746573ull;  // "settSAI2" in file order
+constexpr uint64_t kSai3Magic = 0x33494153'74746573ull;  // "settSAI3" in file order
 constexpr size_t kFooterSize = 40;
+constexpr size_t kFooter3Size = 48;
+constexpr size_t kDataBlockEntry = 12;  // version 3's data block table: u64 offset, u32 size
+constexpr uint32_t kHasPositions = 1;   // version 3's footer flags
 constexpr size_t kTermsPerBlock = 16;
 constexpr size_t kKeyChunk = 4096;  // the key table is checked in chunks of this size
 
@@ -32,7 +37,11 @@ size_t shared_prefix(std::string_view a, std::string_view b) {
 
 class Sai2Builder : public IndexComponentBuilder {
  public:
-  explicit Sai2Builder(SaiColumn column) : column_(std::move(column)) {}
+  Sai2Builder(SaiColumn column, int version) : column_(std::move(column)), version_(version) {}
+
+  void data_block(uint64_t offset, uint64_t size) override {
+    data_blocks_.push_back({offset, size});
+  }
 
   Status add(std::string_view key, std::string_view value) override {
     terms_.clear();
@@ -44,6 +53,12 @@ class Sai2Builder : public IndexComponentBuilder {
     // Keys arrive in order: the key table is written as they come, each key once.
     const uint64_t key_at = keys_.size();
     coding::put_length_prefixed(&keys_, key);
+    if (version_ >= 3) {
+      // The entry lies in the data block the writer reports next (data_block).
+      if (data_blocks_.size() > UINT32_MAX) positions_ = false;
+      coding::put_varint32(&keys_, static_cast<uint32_t>(data_blocks_.size()));
+      last_block_ = data_blocks_.size();
+    }
     for (const std::string& t : terms_) {
       postings_.push_back({term_data_.size(), key_at, static_cast<uint32_t>(t.size())});
       term_data_.append(t);
@@ -106,14 +121,29 @@ class Sai2Builder : public IndexComponentBuilder {
       const size_t n = std::min<uint64_t>(kKeyChunk, terms_start - at);
       coding::put_fixed32(&out, crc32c::mask(crc32c::value(std::string_view(out).substr(at, n))));
     }
+    // Positions only when every key's block was reported (always, from an SSTableWriter or
+    // build_index_component; a builder fed by anything else writes none).
+    const bool positions = version_ >= 3 && positions_ &&
+                           (key_count_ == 0 || last_block_ < data_blocks_.size()) &&
+                           data_blocks_.size() <= UINT32_MAX;
+    if (positions) {
+      for (const auto& [offset, size] : data_blocks_) {
+        coding::put_fixed64(&out, offset);
+        coding::put_fixed32(&out, static_cast<uint32_t>(size));
+      }
+    }
     coding::put_fixed64(&out, terms_start);
     coding::put_fixed64(&out, blocks_start);
     coding::put_fixed32(&out, static_cast<uint32_t>(blocks.size()));
     coding::put_fixed32(&out, term_count);
     coding::put_fixed32(&out, key_count_);
+    if (version_ >= 3) {
+      coding::put_fixed32(&out, positions ? static_cast<uint32_t>(data_blocks_.size()) : 0);
+      coding::put_fixed32(&out, positions ? kHasPositions : 0);
+    }
     coding::put_fixed32(&out,
                         crc32c::mask(crc32c::value(std::string_view(out).substr(checked_from))));
-    coding::put_fixed64(&out, kSai2Magic);
+    coding::put_fixed64(&out, version_ >= 3 ? kSai3Magic : kSai2Magic);
     CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd,
                               file::open_file(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC));
     CASSETTE_RETURN_IF_ERROR(file::write_all(fd.get(), out, path));
@@ -127,22 +157,32 @@ class Sai2Builder : public IndexComponentBuilder {
     uint32_t term_size;
   };
   SaiColumn column_;
+  const int version_;
   std::vector<std::string> terms_;
   std::string keys_;
   std::string term_data_;
   std::vector<Posting> postings_;
   uint32_t key_count_ = 0;
+  // Version 3: the data blocks reported so far (offset, size), and the ordinal of the last key's.
+  std::vector<std::pair<uint64_t, uint64_t>> data_blocks_;
+  uint64_t last_block_ = 0;
+  bool positions_ = true;
 };
 
 }  // namespace
 
 std::unique_ptr<IndexComponentBuilder> make_sai_builder(const SaiColumn& column) {
-  return std::make_unique<Sai2Builder>(column);
+  return std::make_unique<Sai2Builder>(column, 3);
+}
+
+std::unique_ptr<IndexComponentBuilder> make_sai_v2_builder(const SaiColumn& column) {
+  return std::make_unique<Sai2Builder>(column, 2);
 }
 
 bool is_sai2_component(std::string_view bytes) {
-  return bytes.size() >= kFooterSize &&
-         coding::decode_fixed64(bytes.data() + bytes.size() - 8) == kSai2Magic;
+  if (bytes.size() < kFooterSize) return false;
+  const uint64_t magic = coding::decode_fixed64(bytes.data() + bytes.size() - 8);
+  return magic == kSai2Magic || (magic == kSai3Magic && bytes.size() >= kFooter3Size);
 }
 
 struct Sai2ComponentReader::Checked {
@@ -204,22 +244,39 @@ Status Sai2ComponentReader::corrupt(std::string_view what) const {
 
 Status Sai2ComponentReader::check_footer() {
   if (data_.size() < kFooterSize) return corrupt("too short");
-  const char* footer = data_.data() + data_.size() - kFooterSize;
-  if (coding::decode_fixed64(footer + 32) != kSai2Magic) return corrupt("bad magic");
+  const uint64_t magic = coding::decode_fixed64(data_.data() + data_.size() - 8);
+  if (magic == kSai3Magic) {
+    version_ = 3;
+  } else if (magic != kSai2Magic) {
+    return corrupt("bad magic");
+  }
+  const size_t footer_size = version_ >= 3 ? kFooter3Size : kFooterSize;
+  if (data_.size() < footer_size) return corrupt("too short");
+  const char* footer = data_.data() + data_.size() - footer_size;
   terms_start_ = coding::decode_fixed64(footer);
   blocks_start_ = coding::decode_fixed64(footer + 8);
   block_count_ = coding::decode_fixed32(footer + 16);
   term_count_ = coding::decode_fixed32(footer + 20);
   key_count_ = coding::decode_fixed32(footer + 24);
+  uint32_t flags = 0;
+  if (version_ >= 3) {
+    data_block_count_ = coding::decode_fixed32(footer + 28);
+    flags = coding::decode_fixed32(footer + 32);
+  }
   const uint64_t chunks = (terms_start_ + kKeyChunk - 1) / kKeyChunk;
-  if (terms_start_ > blocks_start_ ||
-      blocks_start_ + (uint64_t{block_count_} + chunks) * 4 != data_.size() - kFooterSize) {
+  if (terms_start_ > blocks_start_ || blocks_start_ > data_.size() ||
+      (uint64_t{block_count_} + chunks) * 4 + uint64_t{data_block_count_} * kDataBlockEntry !=
+          data_.size() - footer_size - blocks_start_ ||
+      (flags & ~kHasPositions) != 0 || ((flags & kHasPositions) == 0) != (data_block_count_ == 0)) {
     return corrupt("bad footer");
   }
   const std::string_view checked = data_.substr(blocks_start_, data_.size() - blocks_start_ - 12);
-  if (crc32c::value(checked) != crc32c::unmask(coding::decode_fixed32(footer + 28))) {
+  if (crc32c::value(checked) !=
+      crc32c::unmask(coding::decode_fixed32(data_.data() + data_.size() - 12))) {
     return corrupt("checksum mismatch");
   }
+  positions_ = (flags & kHasPositions) != 0;
+  data_blocks_start_ = blocks_start_ + (uint64_t{block_count_} + chunks) * 4;
   if ((term_count_ + kTermsPerBlock - 1) / kTermsPerBlock != block_count_) {
     return corrupt("bad footer");
   }
@@ -254,14 +311,18 @@ Result<std::string_view> Sai2ComponentReader::block(uint32_t b) const {
   return bytes;
 }
 
-Result<std::string_view> Sai2ComponentReader::key_at(uint64_t offset) const {
+Result<std::string_view> Sai2ComponentReader::key_at(uint64_t offset, BlockHandle* position) const {
   std::string_view in = data_.substr(0, terms_start_);
   uint64_t n = 0;
   if (offset >= in.size()) return corrupt("bad key offset");
   in.remove_prefix(offset);
   const size_t before = in.size();
   if (!coding::get_varint64(&in, &n) || n > in.size()) return corrupt("bad key");
-  const uint64_t end = offset + (before - in.size()) + n;
+  const std::string_view key = in.substr(0, n);
+  in.remove_prefix(n);
+  uint32_t block = 0;  // version 3: the ordinal of the key's data block
+  if (version_ >= 3 && !coding::get_varint32(&in, &block)) return corrupt("bad key");
+  const uint64_t end = offset + (before - in.size());  // the key's bytes are checked up to here
   const uint64_t chunks_at = blocks_start_ + 4 * uint64_t{block_count_};
   for (uint64_t c = offset / kKeyChunk; c * kKeyChunk < end; ++c) {
     std::atomic<uint8_t>& flag = checked_->flags[block_count_ + c];
@@ -274,7 +335,15 @@ Result<std::string_view> Sai2ComponentReader::key_at(uint64_t offset) const {
     }
     flag.store(1, std::memory_order_release);
   }
-  return in.substr(0, n);
+  if (position != nullptr) {
+    *position = BlockHandle{};
+    if (positions_) {
+      if (block >= data_block_count_) return corrupt("bad block position");
+      const char* entry = data_.data() + data_blocks_start_ + kDataBlockEntry * uint64_t{block};
+      *position = BlockHandle{coding::decode_fixed64(entry), coding::decode_fixed32(entry + 8)};
+    }
+  }
+  return key;
 }
 
 // Block b's first term, read without checking the block's checksum: what the binary search of
@@ -294,7 +363,8 @@ Result<std::string_view> Sai2ComponentReader::first_term(uint32_t b) const {
   return in.substr(0, n);
 }
 
-Status Sai2ComponentReader::lookup(const TermRange& range, std::vector<std::string>* keys) const {
+Status Sai2ComponentReader::lookup(const TermRange& range, std::vector<std::string>* keys,
+                                   std::vector<BlockHandle>* positions) const {
   if (block_count_ == 0) return Status::ok();
   auto before = [&](std::string_view term) {  // whether `term` sorts before the range
     if (!range.lower) return false;
@@ -374,8 +444,11 @@ Status Sai2ComponentReader::lookup(const TermRange& range, std::vector<std::stri
         }
         if (skip) continue;
         key += delta;
-        CASSETTE_ASSIGN_OR_RETURN(std::string_view k, key_at(key));
+        BlockHandle position;
+        CASSETTE_ASSIGN_OR_RETURN(std::string_view k,
+                                  key_at(key, positions != nullptr ? &position : nullptr));
         keys->emplace_back(k);
+        if (positions != nullptr) positions->push_back(position);
       }
     }
   }

@@ -83,14 +83,15 @@ std::vector<std::string> component_files(const std::string& dir) {
 
 }  // namespace
 
-// Both versions: version 2 is written now, version 1's components (stores written before it)
-// are still read.
+// Every version: version 3 is written now, versions 1 and 2's components (stores written before
+// it) are still read.
 TEST_CASE("sai component: terms in byte order, ranges, and a corrupt file refused") {
-  for (int version : {1, 2}) {
+  for (int version : {1, 2, 3}) {
     CAPTURE(version);
     TempDir dir;
-    auto builder =
-        version == 1 ? make_sai_v1_builder(value_column()) : make_sai_builder(value_column());
+    auto builder = version == 1   ? make_sai_v1_builder(value_column())
+                   : version == 2 ? make_sai_v2_builder(value_column())
+                                  : make_sai_builder(value_column());
     auto row = [](std::string v) {
       std::string out;
       encode_row(insert_row(std::move(v), 10), &out);
@@ -102,6 +103,7 @@ TEST_CASE("sai component: terms in byte order, ranges, and a corrupt file refuse
     for (const auto& [c, v] : rows) {
       REQUIRE(builder->add(entry_key(prefix, EntryKind::kRow, ck(c)), row(v)).is_ok());
     }
+    builder->data_block(100, 50);  // where those four went (version 3 records it)
     // A row without the column and a row whose cell is a tombstone index nothing.
     Row no_cell;
     no_cell.liveness.timestamp = 10;
@@ -113,16 +115,29 @@ TEST_CASE("sai component: terms in byte order, ranges, and a corrupt file refuse
     encoded.clear();
     encode_row(dead, &encoded);
     REQUIRE(builder->add(entry_key(prefix, EntryKind::kRow, ck(6)), encoded).is_ok());
+    builder->data_block(160, 20);
     std::string path = dir.file("c.sai");
     REQUIRE(builder->finish(path).is_ok());
 
     std::string bytes = cassette::file::read_whole_file(path).value();
-    CHECK(is_sai2_component(bytes) == (version == 2));
+    CHECK(is_sai2_component(bytes) == (version >= 2));
     auto reader = open_sai_component(path).value();
-    if (version == 2) {
+    if (version >= 2) {
       auto v2 = Sai2ComponentReader::map(path).value();
+      CHECK(v2->version() == version);
       CHECK(v2->terms() == 3);  // b, m, z: m once, with two keys
       CHECK(v2->keys() == 4);
+      CHECK(v2->has_positions() == (version == 3));
+    }
+    // Where the keys' entries lie: version 3's block, none (size 0) before it.
+    std::vector<std::string> all_keys;
+    std::vector<BlockHandle> positions;
+    REQUIRE(reader->lookup(TermRange{}, &all_keys, &positions).is_ok());
+    CHECK(all_keys.size() == 4);
+    REQUIRE(positions.size() == 4);
+    for (const BlockHandle& p : positions) {
+      CHECK(p.offset == (version == 3 ? 100 : 0));
+      CHECK(p.size == (version == 3 ? 50 : 0));
     }
     auto clusterings = [&](const TermRange& range) {
       std::vector<std::string> keys;
@@ -166,11 +181,21 @@ TEST_CASE("sai component: terms in byte order, ranges, and a corrupt file refuse
       CHECK_FALSE(SaiComponentReader::parse("short", path).is_ok());
     } else {
       CHECK(damaged(3) == "SAI component " + path + ": checksum mismatch in key chunk 0");
-      const size_t keys_size = 4 * (1 + entry_key(prefix, EntryKind::kRow, ck(1)).size());
+      // Version 3 keeps a byte after each key: its block's ordinal.
+      const size_t keys_size =
+          4 * ((version == 3 ? 2 : 1) + entry_key(prefix, EntryKind::kRow, ck(1)).size());
       CHECK(damaged(keys_size + 1) ==
             "SAI component " + path + ": checksum mismatch in term block 0");
-      CHECK(damaged(bytes.size() - 20) == "SAI component " + path + ": checksum mismatch");
-      CHECK(damaged(bytes.size() - 1) == "SAI component " + path + ": bad magic");
+      // The footer's term count (version 3's footer is 8 bytes longer).
+      CHECK(damaged(bytes.size() - (version == 3 ? 28 : 20)) ==
+            "SAI component " + path + ": checksum mismatch");
+      if (version == 3) {
+        // The data block table (12 bytes before the footer) and the flags.
+        CHECK(damaged(bytes.size() - 48 - 12) == "SAI component " + path + ": checksum mismatch");
+        CHECK(damaged(bytes.size() - 16) == "SAI component " + path + ": bad footer");
+      }
+      // (Not the last byte: "settSAI2" and "settSAI3" differ in one bit there.)
+      CHECK(damaged(bytes.size() - 8) == "SAI component " + path + ": bad magic");
       CHECK(Sai2ComponentReader::parse("short", path).status().message() ==
             "SAI component " + path + ": too short");
     }
@@ -183,7 +208,7 @@ TEST_CASE("sai component: terms in byte order, ranges, and a corrupt file refuse
 TEST_CASE("sai component: version 2 stores each term and key once, across term blocks") {
   TempDir dir;
   auto v1 = make_sai_v1_builder(value_column());
-  auto v2 = make_sai_builder(value_column());
+  auto v2 = make_sai_v2_builder(value_column());
   std::string prefix = partition_prefix(7, "p");
   for (int64_t c = 0; c < 2000; ++c) {
     std::string value;
@@ -300,7 +325,7 @@ TEST_CASE("sai component: a component of no live SSTable is removed when the sto
 }
 
 // A store written before version 2 holds version 1 components under the old name: they are
-// read (SaiColumn::legacy_component) until compaction rewrites their SSTables with version 2,
+// read (SaiColumn::legacy_components) until compaction rewrites their SSTables with version 2,
 // and removed with their SSTable or by name (DROP INDEX registers the old name too).
 TEST_CASE("sai component: version 1 components of an older store are read until compaction") {
   TempDir dir;
@@ -312,7 +337,7 @@ TEST_CASE("sai component: version 1 components of an older store are read until 
   put(*store, 1, "a", 1, insert_row("x"));
   REQUIRE(store->flush().is_ok());
 
-  column.legacy_component = "sai.old";
+  column.legacy_components = {"sai.old"};
   auto new_map = std::make_shared<IndexComponentMap>();
   (*new_map)[1].push_back({"sai2.new", [column] { return make_sai_builder(column); }});
   (*new_map)[1].push_back({"sai.old", [] { return std::unique_ptr<IndexComponentBuilder>(); }});
