@@ -456,7 +456,8 @@ Result<std::unique_ptr<query::QueryCursor>> open_rows(
     path.keys.reserve(indexed->size());
     for (storage::SaiPartitionCandidates& c : *indexed) {
       const int64_t token = types::murmur3_token(c.partition_key);
-      path.keys.push_back({std::move(c.partition_key), token, std::move(c.rows)});
+      path.keys.push_back(
+          {std::move(c.partition_key), token, std::move(c.rows), std::move(c.positions)});
     }
   } else {
     path.tokens = r.token_range;

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "engine/schema/schema.h"
+#include "engine/storage/row_position.h"
 #include "engine/storage/store.h"
 #include "engine/util/status.h"
 
@@ -39,6 +40,8 @@ struct PartitionKey {
   // An index read's candidates in the partition: the clustering keys of the only rows that may
   // match, read by key (engine/storage/keyed_read.h); nullopt: the partition's rows in the ranges.
   std::optional<std::vector<std::string>> rows = std::nullopt;
+  // Where index components place those rows in SSTables (engine/storage/row_position.h).
+  std::vector<storage::RowPosition> positions = {};
 };
 
 // The order of the partitions partition_keys() returns.

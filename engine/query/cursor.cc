@@ -356,8 +356,8 @@ class Cursor final : public QueryCursor {
       if (!keyed_reader_) {
         keyed_reader_ = std::make_unique<storage::KeyedReader>(snapshot_, table_->table_id);
       }
-      cursor_ =
-          keyed_reader_->read(reads_[read], keyed_rows_[static_cast<size_t>(read_keyed_[read])]);
+      const PartitionKey& keyed = keyed_rows_[static_cast<size_t>(read_keyed_[read])];
+      cursor_ = keyed_reader_->read(reads_[read], *keyed.rows, keyed.positions);
     } else {
       cursor_ = store_.read(*snapshot_, table_->table_id, reads_[read]);
     }
@@ -395,7 +395,7 @@ class Cursor final : public QueryCursor {
   // An index read's partitions read by key: by read (when longer than reads_, -1 past its end)
   // the index into keyed_rows_ of the partition's candidate rows, -1 for a read of the ranges.
   std::vector<int32_t> read_keyed_;
-  std::vector<std::vector<std::string>> keyed_rows_;
+  std::vector<PartitionKey> keyed_rows_;  // their `rows` and `positions`
   std::unique_ptr<storage::KeyedReader> keyed_reader_;
   std::vector<EqualFilter> filters_;
   std::shared_ptr<RowFilter> filter_;
@@ -520,7 +520,7 @@ Status Cursor::add_partition_reads(const AccessPath& path,
     const std::vector<ClusteringRange>& partition_ranges = resumed ? rest : ranges;
     std::string prefix = storage::partition_prefix(key(k).token, key(k).key);
     const int32_t keyed = key(k).rows ? static_cast<int32_t>(keyed_rows_.size()) : -1;
-    if (key(k).rows) keyed_rows_.push_back(*key(k).rows);
+    if (key(k).rows) keyed_rows_.push_back({{}, 0, key(k).rows, key(k).positions});
     for (const ClusteringRange& range : partition_ranges) {
       storage::ReadSpec spec;
       // The last read of a partition takes its prefix.
@@ -821,7 +821,8 @@ Result<bool> read_index_terms(const storage::Snapshot& snapshot, const TableDef&
     path.keys.reserve(candidates->size());
     for (storage::SaiPartitionCandidates& c : *candidates) {
       int64_t token = types::murmur3_token(c.partition_key);
-      path.keys.push_back({std::move(c.partition_key), token, std::move(c.rows)});
+      path.keys.push_back(
+          {std::move(c.partition_key), token, std::move(c.rows), std::move(c.positions)});
     }
     return true;
   }

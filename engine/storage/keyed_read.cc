@@ -7,6 +7,7 @@
 #include "engine/storage/row_cache.h"
 #include "engine/storage/row_codec.h"
 #include "engine/storage/spilled_writes.h"
+#include "engine/storage/sstable_positions.h"
 #include "engine/storage/store_state.h"
 
 namespace cassette::storage {
@@ -78,7 +79,8 @@ void KeyedReader::open_sources() {
 }
 
 std::unique_ptr<RowCursor> KeyedReader::read(const ReadSpec& spec,
-                                             std::span<const std::string> clusterings) {
+                                             std::span<const std::string> clusterings,
+                                             std::span<const RowPosition> positions) {
   if (!opened_) open_sources();
   const std::string& prefix = spec.partition_prefix;
   auto partition = std::make_shared<CachedPartition>();
@@ -93,18 +95,43 @@ std::unique_ptr<RowCursor> KeyedReader::read(const ReadSpec& spec,
   holders.reserve(sources_.size());
   bool metadata = false;
   for (Source& s : sources_) {
-    if (s.file != nullptr && !file_may_match(*s.file, spec)) continue;
+    // An SSTable a position names holds the partition: its bloom filter need not say so.
+    if (s.file != nullptr &&
+        std::none_of(positions.begin(), positions.end(),
+                     [&](const RowPosition& p) { return p.sstable == s.file->reader.get(); }) &&
+        !file_may_match(*s.file, spec)) {
+      continue;
+    }
     holders.push_back(&s);
     metadata = metadata || s.metadata;
   }
 
   // Every version of `key` among the holders (those with `only_metadata` sources only: headers
-  // and static rows), decoded by `add`; false when a source failed (`error`).
+  // and static rows), decoded by `add`; false when a source failed (`error`). An SSTable that
+  // one of `at` places the key in is read at that block (sstable_positions.h), not searched.
   Status error;
   std::string key;
-  auto versions = [&](bool only_metadata, auto&& add) -> bool {
+  auto versions = [&](bool only_metadata, std::span<const RowPosition> at, auto&& add) -> bool {
     for (Source* s : holders) {
       if (only_metadata && !s->metadata) continue;
+      if (s->file != nullptr && !at.empty()) {
+        const SSTableReader* reader = s->file->reader.get();
+        auto p = std::find_if(at.begin(), at.end(),
+                              [&](const RowPosition& r) { return r.sstable == reader; });
+        if (p != at.end()) {
+          bool decoded = true;
+          Status st = read_entry_at(*reader, p->block, key, [&](std::string_view v) {
+            decoded = add(v);
+            return Status::ok();
+          });
+          if (!st.is_ok()) {
+            error = std::move(st);
+            return false;
+          }
+          if (!decoded) return false;
+          continue;
+        }
+      }
       EntryIterator& it = *s->entries;
       for (it.seek(key); it.valid() && it.key() == key; it.next()) {
         if (!add(it.value())) return false;
@@ -120,7 +147,7 @@ std::unique_ptr<RowCursor> KeyedReader::read(const ReadSpec& spec,
   PartitionHeader header;
   if (metadata) {
     key = entry_key(prefix, EntryKind::kPartitionHeader);
-    if (!versions(true, [&](std::string_view v) {
+    if (!versions(true, {}, [&](std::string_view v) {
           PartitionHeader h;
           if (!decode_header(v, &h)) {
             error = Status::corruption("malformed partition header");
@@ -134,9 +161,10 @@ std::unique_ptr<RowCursor> KeyedReader::read(const ReadSpec& spec,
   }
   Row version;
   // Decodes the versions of `key` into `row`, reconciled; false: none, or a failure (`error`).
-  auto merged = [&](bool only_metadata, Row* row, const char* malformed) -> bool {
+  auto merged = [&](bool only_metadata, std::span<const RowPosition> at, Row* row,
+                    const char* malformed) -> bool {
     bool any = false;
-    bool ok = versions(only_metadata, [&](std::string_view v) {
+    bool ok = versions(only_metadata, at, [&](std::string_view v) {
       if (!decode_row(v, any ? &version : row)) {
         error = Status::corruption(malformed);
         return false;
@@ -149,18 +177,25 @@ std::unique_ptr<RowCursor> KeyedReader::read(const ReadSpec& spec,
   };
   if (metadata) {
     key = entry_key(prefix, EntryKind::kStaticRow);
-    out.has_static = merged(true, &out.static_row, "malformed static row") &&
+    out.has_static = merged(true, {}, &out.static_row, "malformed static row") &&
                      purge_for_read(out.static_row, header.deletion, snapshot_->now_seconds);
     if (!error.is_ok()) return failed(spec, std::move(error));
     if (!out.has_static) out.static_row = Row{};
   }
-  for (const std::string& clustering : clusterings) {
+  size_t next_position = 0;
+  for (size_t i = 0; i < clusterings.size(); ++i) {
+    const std::string& clustering = clusterings[i];
     if (clustering < spec.clustering_start) continue;
     if (!spec.clustering_end.empty() && clustering >= spec.clustering_end) break;
     key = entry_key(prefix, EntryKind::kRow, clustering);
+    // This row's positions: those of rows before it are passed over.
+    while (next_position < positions.size() && positions[next_position].row < i) ++next_position;
+    size_t end_position = next_position;
+    while (end_position < positions.size() && positions[end_position].row == i) ++end_position;
     Row row;
     const bool live =
-        merged(false, &row, "malformed row in table data") &&
+        merged(false, positions.subspan(next_position, end_position - next_position), &row,
+               "malformed row in table data") &&
         purge_for_read(
             row,
             header.range_tombstones.empty() ? header.deletion : header.deletion_for(clustering),

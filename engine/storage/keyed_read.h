@@ -11,6 +11,8 @@
 // Rows outside the keys are not read: a partition with a live static row and none of the keyed
 // rows live is no static-only row (an index on a regular column never matches one). The row
 // cache is not consulted: the keyed read costs what a cache hit would (one seek per source).
+// Where an index component recorded the data block of a row in an SSTable (row_position.h), the
+// row is read from that block without a seek through the SSTable's index (sstable_positions.h).
 //
 //   storage::KeyedReader reader(snapshot, table);
 //   std::unique_ptr<RowCursor> rows = reader.read(Store::partition_spec(pk), {clustering});
@@ -24,6 +26,7 @@
 #include "engine/storage/entry_iterator.h"
 #include "engine/storage/ids.h"
 #include "engine/storage/row_cursor.h"
+#include "engine/storage/row_position.h"
 
 namespace cassette::storage {
 
@@ -38,7 +41,11 @@ class KeyedReader {
   // The live rows among `clusterings` (sorted, each once) of the partition of `spec` (a
   // single-partition spec) in its clustering slice and direction, with the partition's static
   // row, as a cursor; never a static-only row. A source that fails to read fails the cursor.
-  std::unique_ptr<RowCursor> read(const ReadSpec& spec, std::span<const std::string> clusterings);
+  // `positions` (sorted by row) say where SSTables hold rows: such a row is read from that
+  // block of that SSTable (a block that does not hold it fails the cursor: Corruption); the
+  // other sources are searched as without positions.
+  std::unique_ptr<RowCursor> read(const ReadSpec& spec, std::span<const std::string> clusterings,
+                                  std::span<const RowPosition> positions = {});
 
  private:
   struct Source;

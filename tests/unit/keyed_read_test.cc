@@ -5,7 +5,8 @@
 // some TTLs have run out. For every partition and a random subset of clustering keys (present
 // or not), both directions and a clustering slice, the keyed read must return exactly the
 // general read's rows among those keys (whole Row objects: cells, timestamps, TTLs) and the same
-// static row.
+// static row; and so must the keyed read given where the SSTables hold those rows (positions, as
+// SAI version 3 components record them: sstable_positions.h).
 #include "engine/storage/keyed_read.h"
 
 #include <doctest/doctest.h>
@@ -13,7 +14,10 @@
 #include <random>
 
 #include "engine/storage/clock.h"
+#include "engine/storage/internal_key.h"
 #include "engine/storage/row_cache.h"
+#include "engine/storage/sstable_positions.h"
+#include "engine/storage/store_state.h"
 #include "tests/unit/store_test_util.h"
 
 using namespace cassette::test;
@@ -107,8 +111,33 @@ void random_write(Store& store, std::mt19937& rng, ManualClock& clock, int64_t* 
   REQUIRE(apply_mutations(store, batch).is_ok());
 }
 
-// Returns the rows the keyed reads returned (the histories must leave some).
-size_t compare_all(Store& store, std::mt19937& rng) {
+// Where the snapshot's SSTables hold the rows at `keys` of partition `pk`, found through each
+// SSTable's own index: what a version 3 component records.
+std::vector<RowPosition> positions_of(const Snapshot& snap, const std::string& pk,
+                                      const std::vector<std::string>& keys) {
+  std::vector<RowPosition> out;
+  const std::string prefix = Store::partition_spec(pk).partition_prefix;
+  for (const auto& file : snap.version->files(kTable)) {
+    const std::vector<DataBlockRef> blocks = sstable_data_blocks(*file->reader).value();
+    auto it = file->reader->new_iterator();
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const std::string key = entry_key(prefix, EntryKind::kRow, keys[i]);
+      it->seek(key);
+      if (!it->valid() || it->key() != key) continue;
+      auto block = std::find_if(blocks.begin(), blocks.end(),
+                                [&](const DataBlockRef& b) { return b.index_key >= key; });
+      REQUIRE(block != blocks.end());
+      out.push_back({static_cast<uint32_t>(i), file->reader.get(), block->handle});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const RowPosition& a, const RowPosition& b) { return a.row < b.row; });
+  return out;
+}
+
+// Returns the rows the keyed reads returned (the histories must leave some); counts the
+// positions the positioned reads were given in `positioned`.
+size_t compare_all(Store& store, std::mt19937& rng, size_t* positioned = nullptr) {
   size_t rows = 0;
   auto snap = store.snapshot().value();
   KeyedReader reader(snap, kTable);
@@ -128,6 +157,9 @@ size_t compare_all(Store& store, std::mt19937& rng) {
         }
         Seen want = general(store, *snap, spec, keys);
         Seen got = drain_all(*reader.read(spec, keys));
+        const std::vector<RowPosition> positions = positions_of(*snap, pk, keys);
+        if (positioned != nullptr) *positioned += positions.size();
+        CHECK(drain_all(*reader.read(spec, keys, positions)) == got);
         rows += got.rows.size();
         CAPTURE(pk);
         CAPTURE(reverse);
@@ -162,16 +194,17 @@ TEST_CASE("keyed read: the candidate rows read by key equal the general read's")
     auto store = Store::open(dir.path(), options).value();
     std::mt19937 rng(seed);
     int64_t ts = 1'700'000'000'000'000;
-    size_t rows = 0;
+    size_t rows = 0, positioned = 0;
     for (int i = 0; i < 400; ++i) {
       random_write(*store, rng, clock, &ts);
       if (i % 60 == 59) REQUIRE(store->flush().is_ok());
       if (i % 25 == 24) clock.advance_seconds(3);  // some TTLs run out
-      if (i % 100 == 99) rows += compare_all(*store, rng);
+      if (i % 100 == 99) rows += compare_all(*store, rng, &positioned);
     }
     CHECK(store->stats().sstable_count >= 6);
-    rows += compare_all(*store, rng);
+    rows += compare_all(*store, rng, &positioned);
     CHECK(rows > 100);
+    CHECK(positioned > 100);
     clock.advance_seconds(30);  // every TTL has run out
     compare_all(*store, rng);
   }
