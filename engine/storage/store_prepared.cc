@@ -9,6 +9,12 @@
 #include "engine/storage/store_state.h"
 
 namespace cassette::storage {
+namespace {
+
+// A log record's header (commit_log.cc, FORMAT.md "Segment files"): masked crc32c, length.
+constexpr uint64_t kLogRecordHeaderBytes = 8;
+
+}  // namespace
 
 Result<std::unique_ptr<PreparedCommit>> Store::prepare_commit(const PrepareWrite& prepare,
                                                               const std::vector<TableId>& truncate,
@@ -26,9 +32,8 @@ Result<std::unique_ptr<PreparedCommit>> Store::prepare_commit(const PrepareWrite
   const int64_t timestamp = std::max(clock_->now_micros(), p.last_timestamp + 1);
   CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode_transaction(batch, timestamp));
   CASSETTE_RETURN_IF_ERROR(check_mutation_size(tx.payload));
-  const LogPosition start = p.log_end;
-  Result<LogPosition> end =
-      p.log_writer->append(encode_prepared_record(host_tag, truncate, tx.payload));
+  const std::string record = encode_prepared_record(host_tag, truncate, tx.payload);
+  Result<LogPosition> end = p.log_writer->append(record);
   if (!end.is_ok()) {
     // Nothing decided yet: a torn or lost prepared record is an aborted one.
     p.log_write_failed_locked();
@@ -36,6 +41,8 @@ Result<std::unique_ptr<PreparedCommit>> Store::prepare_commit(const PrepareWrite
     return end.status();
   }
   p.log_end = *end;
+  // Where the record starts, which decisions name: the append may have begun a new segment.
+  const LogPosition start{end->segment, end->offset - kLogRecordHeaderBytes - record.size()};
   // Later timestamps are above this one whether it commits or not. No change is published: no
   // reader has anything new to see until the decision.
   p.last_timestamp = timestamp;

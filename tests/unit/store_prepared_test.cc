@@ -338,3 +338,23 @@ TEST_CASE("prepared: a memtable another process swapped between the two records"
   std::shared_ptr<Store> third = f.another(f.options);
   CHECK(PreparedFixture::show(read_table(*third, kTable)) == "p:1=v1 p:2=v2 p:3=v3 ");
 }
+
+TEST_CASE("prepared: a prepared record that begins a new segment is decided where it starts") {
+  // The append of a prepared record rolls the log first when the segment is full: its decision
+  // must name where it starts in the new segment, or a reopen finds it undecided and asks the
+  // host again (and a commit would apply it twice, an abort would become a commit).
+  PreparedFixture f;
+  std::vector<std::string> asked;
+  f.options.commit_log_segment_bytes = 64;  // every record begins a segment of its own
+  f.options.max_mutation_bytes = 1 << 20;
+  f.options.resolve_in_doubt = answer(InDoubtDecision::kCommit, &asked);
+  f.store.reset();
+  f.open();
+  put(*f.store, kTable, "p", 1, insert_row("v1"));
+  REQUIRE(f.prepare(2)->commit().is_ok());
+  REQUIRE(f.prepare(3)->abort().is_ok());
+  f.store.reset();
+  f.open();
+  CHECK(asked.empty());
+  CHECK(f.rows() == "p:1=v1 p:2=v2 ");
+}
