@@ -154,6 +154,23 @@ std::string encode_prepared_record(std::string_view host_tag, const std::vector<
   return out;
 }
 
+std::string encode_prepared_files_record(std::string_view host_tag,
+                                         const std::vector<TableId>& truncate, int64_t timestamp,
+                                         const std::vector<ManifestFile>& files) {
+  std::string out = kinded_record_start(RecordKind::kPreparedFiles);
+  coding::put_length_prefixed(&out, host_tag);
+  coding::put_varint64(&out, truncate.size());
+  for (TableId table : truncate) coding::put_varint64(&out, table);
+  coding::put_fixed64(&out, static_cast<uint64_t>(timestamp));
+  coding::put_varint64(&out, files.size());
+  for (const ManifestFile& f : files) {
+    coding::put_varint64(&out, f.table);
+    coding::put_fixed64(&out, f.file_id);
+    coding::put_fixed64(&out, f.size);
+  }
+  return out;
+}
+
 std::string encode_decision_record(RecordKind kind, DecidedPosition prepared,
                                    std::string_view transaction) {
   std::string out = kinded_record_start(kind);
@@ -172,7 +189,8 @@ bool decode_log_record(std::string_view payload, LogRecord* out) {
   out->kind = static_cast<RecordKind>(payload[8]);
   payload.remove_prefix(9);
   switch (out->kind) {
-    case RecordKind::kPrepared: {
+    case RecordKind::kPrepared:
+    case RecordKind::kPreparedFiles: {
       uint64_t count = 0;
       if (!coding::get_length_prefixed(&payload, &out->host_tag) ||
           !coding::get_varint64(&payload, &count) || count > payload.size()) {
@@ -183,11 +201,29 @@ bool decode_log_record(std::string_view payload, LogRecord* out) {
         if (!coding::get_varint64(&payload, &table)) return false;
         out->truncate.push_back(table);
       }
-      out->transaction = payload;
-      return true;
+      if (out->kind == RecordKind::kPrepared) {
+        out->transaction = payload;
+        return true;
+      }
+      uint64_t timestamp = 0, files = 0;
+      if (!coding::get_fixed64(&payload, &timestamp) || !coding::get_varint64(&payload, &files) ||
+          files == 0 || files > payload.size()) {
+        return false;
+      }
+      out->timestamp = static_cast<int64_t>(timestamp);
+      for (uint64_t i = 0; i < files; ++i) {
+        ManifestFile f;
+        if (!coding::get_varint64(&payload, &f.table) ||
+            !coding::get_fixed64(&payload, &f.file_id) || !coding::get_fixed64(&payload, &f.size)) {
+          return false;
+        }
+        out->files.push_back(f);
+      }
+      return payload.empty();
     }
     case RecordKind::kCommitPrepared:
     case RecordKind::kAbortPrepared:
+    case RecordKind::kCommitPreparedFiles:
       if (!coding::get_fixed64(&payload, &out->prepared.segment) ||
           !coding::get_fixed64(&payload, &out->prepared.offset)) {
         return false;

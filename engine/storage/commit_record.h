@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/storage/encoded_batch.h"
+#include "engine/storage/manifest.h"
 #include "engine/storage/memtable.h"
 #include "engine/util/status.h"
 
@@ -63,12 +64,17 @@ bool decode_transaction(std::string_view payload, DecodedTransaction* out);
 // the record that decides it, naming it by the log position where it starts. A commit carries
 // the transaction's payload again when the prepared record may be gone from what a reader
 // replays (resolved late, or after a flush or TRUNCATE moved past it); empty, the prepared
-// record's payload is meant.
+// record's payload is meant. A transaction too large for a record (a spilled SQL transaction,
+// Store::prepare_sorted) is prepared as SSTables written and synced beside the manifest's: its
+// prepared record lists them instead of carrying the writes, and its commit is the manifest
+// change that installs them, followed by a decision record that carries nothing.
 enum class RecordKind : uint8_t {
   kTransaction = 0,  // a transaction's payload, as encode_transaction makes it
   kPrepared = 1,
   kCommitPrepared = 2,
-  kAbortPrepared = 3,
+  kAbortPrepared = 3,        // of either kind of prepared record
+  kPreparedFiles = 4,        // a prepared transaction whose writes are SSTables it lists
+  kCommitPreparedFiles = 5,  // its files were installed by the manifest before this record
 };
 struct DecidedPosition {  // a LogPosition, without depending on commit_log.h
   uint64_t segment = 0;
@@ -76,13 +82,18 @@ struct DecidedPosition {  // a LogPosition, without depending on commit_log.h
 };
 struct LogRecord {
   RecordKind kind = RecordKind::kTransaction;
-  std::string_view host_tag;      // kPrepared: the host's name for the transaction
-  std::vector<TableId> truncate;  // kPrepared: tables emptied when it commits
-  DecidedPosition prepared;       // kCommitPrepared, kAbortPrepared: the record decided
+  std::string_view host_tag;      // kPrepared, kPreparedFiles: the host's name for the transaction
+  std::vector<TableId> truncate;  // kPrepared, kPreparedFiles: tables emptied when it commits
+  DecidedPosition prepared;       // the decisions: the record decided
   std::string_view transaction;   // kTransaction, kPrepared, kCommitPrepared (may be empty)
+  int64_t timestamp = 0;          // kPreparedFiles: the transaction's, stamped in its files
+  std::vector<ManifestFile> files;  // kPreparedFiles: its SSTables (never empty)
 };
 std::string encode_prepared_record(std::string_view host_tag, const std::vector<TableId>& truncate,
                                    std::string_view transaction);
+std::string encode_prepared_files_record(std::string_view host_tag,
+                                         const std::vector<TableId>& truncate, int64_t timestamp,
+                                         const std::vector<ManifestFile>& files);
 std::string encode_decision_record(RecordKind kind, DecidedPosition prepared,
                                    std::string_view transaction = {});
 // Splits a record payload by kind; false when it is malformed. The views point into `payload`.

@@ -267,6 +267,14 @@ class Store {
   Result<std::unique_ptr<PreparedCommit>> prepare_commit(const PrepareWrite& prepare,
                                                          const std::vector<TableId>& truncate,
                                                          std::string host_tag);
+  // prepare_commit for a transaction too large for a commit-log record (a spilled SQL
+  // transaction), as apply_sorted is apply_prepared's: once `decide` accepted, `source`'s entries
+  // are stamped with the transaction's timestamp and written into SSTables now, synced, and the
+  // prepared record lists them instead of carrying the writes. The commit installs them with one
+  // manifest change; the abort removes them.
+  Result<std::unique_ptr<PreparedCommit>> prepare_sorted(
+      const std::function<Result<bool>(const Snapshot&)>& decide, SortedEntrySource& source,
+      const std::vector<TableId>& truncate, std::string host_tag);
 
   // The operator's way out for a prepared transaction left in doubt (its writer stopped between
   // prepare_commit and the decision) that no host's resolver can decide (`cassette resolve`):
@@ -349,6 +357,7 @@ class PreparedCommit {
   std::unique_ptr<WriteLocks> locks_;  // released by finish()
   LogPosition position_;               // where the prepared record starts
   std::string payload_;                // the transaction's record (encode_transaction)
+  std::vector<ManifestFile> files_;    // prepare_sorted: its SSTables, installed by the commit
   std::vector<TableId> truncate_;
   std::string host_tag_;
   int64_t timestamp_ = 0;

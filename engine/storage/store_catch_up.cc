@@ -240,10 +240,15 @@ Status Store::Private::replay_record_locked(LogPosition start, std::string_view 
     case RecordKind::kTransaction:
       return apply_record_locked(record.transaction, log_dir);
     case RecordKind::kPrepared:
-      undecided[start] = UndecidedPrepared{std::string(record.host_tag), record.truncate,
-                                           std::string(record.transaction)};
+      undecided[start] = UndecidedPrepared{
+          std::string(record.host_tag), record.truncate, std::string(record.transaction), {}, 0};
+      return Status::ok();
+    case RecordKind::kPreparedFiles:
+      undecided[start] = UndecidedPrepared{
+          std::string(record.host_tag), record.truncate, {}, record.files, record.timestamp};
       return Status::ok();
     case RecordKind::kAbortPrepared:
+    case RecordKind::kCommitPreparedFiles:  // its files are in the manifest already
       undecided.erase(decided);
       return Status::ok();
     case RecordKind::kCommitPrepared:
@@ -280,6 +285,10 @@ Status Store::Private::remove_orphan_files_locked() {
   CASSETTE_ASSIGN_OR_RETURN(std::vector<std::string> names, file::list_directory(data_dir));
   std::set<std::string> live;
   for (const ManifestFile& f : manifest.files) live.insert(sstable_file_name(f.table, f.file_id));
+  // A prepared transaction's SSTables, which its commit installs (Store::prepare_sorted).
+  for (const auto& [position, prepared] : undecided) {
+    for (const ManifestFile& f : prepared.files) live.insert(sstable_file_name(f.table, f.file_id));
+  }
   for (const std::string& name : names) {
     bool temp = name.rfind("tmp-", 0) == 0;
     std::string_view owner = component_sstable_name(name);  // an index component's SSTable

@@ -420,6 +420,9 @@ Status Store::Private::install_compaction(CompactionJob& job) {
     CASSETTE_RETURN_IF_ERROR(store_locked.lock(options.busy_timeout));
     std::lock_guard state(state_mutex);
     Status s = catch_up_locked();
+    // A prepared transaction whose files are installed but whose decision is not recorded is
+    // committed: recorded before its files could be merged away (record_installed_prepared_locked).
+    if (s.is_ok()) s = record_installed_prepared_locked();
     auto live = [&](const std::shared_ptr<TableFile>& f) {
       return std::any_of(manifest.files.begin(), manifest.files.end(),
                          [&](const ManifestFile& m) { return m == f->meta; });

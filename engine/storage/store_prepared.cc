@@ -9,10 +9,18 @@
 #include "engine/storage/store_state.h"
 
 namespace cassette::storage {
+
 namespace {
 
 // A log record's header (commit_log.cc, FORMAT.md "Segment files"): masked crc32c, length.
 constexpr uint64_t kLogRecordHeaderBytes = 8;
+
+// Removes an SSTable that no manifest holds and its index components.
+void remove_unlisted_sstable(const std::string& data_dir, const ManifestFile& f) {
+  const std::string path = file::join(data_dir, sstable_file_name(f.table, f.file_id));
+  remove_index_component_files(path);
+  (void)file::remove_file(path);
+}
 
 }  // namespace
 
@@ -32,28 +40,76 @@ Result<std::unique_ptr<PreparedCommit>> Store::prepare_commit(const PrepareWrite
   const int64_t timestamp = std::max(clock_->now_micros(), p.last_timestamp + 1);
   CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode_transaction(batch, timestamp));
   CASSETTE_RETURN_IF_ERROR(check_mutation_size(tx.payload));
-  const std::string record = encode_prepared_record(host_tag, truncate, tx.payload);
-  Result<LogPosition> end = p.log_writer->append(record);
-  if (!end.is_ok()) {
-    // Nothing decided yet: a torn or lost prepared record is an aborted one.
-    p.log_write_failed_locked();
-    (void)p.abandon_failed_segment_locked();
-    return end.status();
-  }
-  p.log_end = *end;
-  // Where the record starts, which decisions name: the append may have begun a new segment.
-  const LogPosition start{end->segment, end->offset - kLogRecordHeaderBytes - record.size()};
-  // Later timestamps are above this one whether it commits or not. No change is published: no
-  // reader has anything new to see until the decision.
-  p.last_timestamp = timestamp;
-  prepared->locks_->state.unlock();  // readers catch up meanwhile; writers wait for the decision
-  prepared->store_ = this;
-  prepared->position_ = start;
   prepared->payload_ = std::move(tx.payload);
   prepared->truncate_ = truncate;
   prepared->host_tag_ = std::move(host_tag);
   prepared->timestamp_ = timestamp;
+  CASSETTE_ASSIGN_OR_RETURN(
+      prepared->position_,
+      p.append_prepared_locked(
+          encode_prepared_record(prepared->host_tag_, truncate, prepared->payload_), timestamp));
+  prepared->locks_->state.unlock();  // readers catch up meanwhile; writers wait for the decision
+  prepared->store_ = this;
   return prepared;
+}
+
+Result<std::unique_ptr<PreparedCommit>> Store::prepare_sorted(
+    const std::function<Result<bool>(const Snapshot&)>& decide, SortedEntrySource& source,
+    const std::vector<TableId>& truncate, std::string host_tag) {
+  Private& p = *p_;
+  std::unique_ptr<PreparedCommit> prepared(new PreparedCommit());
+  prepared->locks_ = std::make_unique<WriteLocks>();
+  CASSETTE_RETURN_IF_ERROR(lock_for_write(*prepared->locks_, !truncate.empty()));
+  CASSETTE_ASSIGN_OR_RETURN(bool write, decide(p.writer_view_locked(*current_snapshot())));
+  if (!write) return std::unique_ptr<PreparedCommit>();
+  CASSETTE_RETURN_IF_ERROR(p.ensure_log_writer_locked());
+
+  // The timestamp is the transaction's from here on, as a prepared record's payload carries it:
+  // the files are stamped with it now, and the commit raises `last timestamp` to it.
+  const int64_t timestamp = std::max(clock_->now_micros(), p.last_timestamp + 1);
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<PendingFile> outputs,
+                            p.write_prepared_files_locked(source, timestamp));
+  prepared->truncate_ = truncate;
+  prepared->host_tag_ = std::move(host_tag);
+  prepared->timestamp_ = timestamp;
+  std::string record;
+  if (outputs.empty()) {
+    // No row left (its TRUNCATEs cut them all): prepared as an empty transaction after them.
+    if (truncate.empty()) return std::unique_ptr<PreparedCommit>();
+    CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode_transaction(EncodedBatch(), timestamp));
+    prepared->payload_ = std::move(tx.payload);
+    record = encode_prepared_record(prepared->host_tag_, truncate, prepared->payload_);
+  } else {
+    for (const PendingFile& f : outputs) prepared->files_.push_back(f.meta);
+    record =
+        encode_prepared_files_record(prepared->host_tag_, truncate, timestamp, prepared->files_);
+  }
+  Result<LogPosition> position = p.append_prepared_locked(record, timestamp);
+  if (!position.is_ok()) {
+    for (const PendingFile& f : outputs) remove_pending_file(f);  // no record names them
+    return position.status();
+  }
+  prepared->position_ = *position;
+  prepared->locks_->state.unlock();  // readers catch up meanwhile; writers wait for the decision
+  prepared->store_ = this;
+  return prepared;
+}
+
+Result<LogPosition> Store::Private::append_prepared_locked(std::string_view record,
+                                                           int64_t timestamp) {
+  Result<LogPosition> end = log_writer->append(record);
+  if (!end.is_ok()) {
+    // Nothing decided yet: a torn or lost prepared record is an aborted one.
+    log_write_failed_locked();
+    (void)abandon_failed_segment_locked();
+    return end.status();
+  }
+  log_end = *end;
+  // Later timestamps are above this one whether it commits or not. No change is published: no
+  // reader has anything new to see until the decision.
+  last_timestamp = timestamp;
+  // Where the record starts, which decisions name: the append may have begun a new segment.
+  return LogPosition{end->segment, end->offset - kLogRecordHeaderBytes - record.size()};
 }
 
 PreparedCommit::PreparedCommit() = default;
@@ -78,7 +134,8 @@ Status PreparedCommit::finish(bool commit) {
         fmt::format("the transaction {} prepared is already decided", host_tag_));
   }
   Store::Private& p = *store_->p_;
-  UndecidedPrepared prepared{host_tag_, truncate_, std::move(payload_)};
+  UndecidedPrepared prepared{host_tag_, truncate_, std::move(payload_), std::move(files_),
+                             timestamp_};
   Status s;
   {
     std::unique_ptr<WriteLocks> locks = std::move(locks_);
@@ -95,6 +152,7 @@ Status PreparedCommit::finish(bool commit) {
 Status Store::Private::decide_prepared_locked(LogPosition position,
                                               const UndecidedPrepared& prepared, bool commit) {
   CASSETTE_RETURN_IF_ERROR(ensure_log_writer_locked());
+  if (!prepared.files.empty()) return decide_prepared_files_locked(position, prepared, commit);
   if (!commit) {
     Result<LogPosition> end = log_writer->append(
         encode_decision_record(RecordKind::kAbortPrepared, {position.segment, position.offset}));
@@ -129,11 +187,100 @@ Status Store::Private::decide_prepared_locked(LogPosition position,
   return Status::ok();
 }
 
+// A transaction prepared as SSTables (prepare_sorted). Its commit point is the manifest change
+// that installs the files (after its TRUNCATEs, as for a record); the decision record after it
+// carries nothing, and tells readers of the log that the prepared record is decided. A crash
+// between the two leaves a transaction committed but undecided in the log: whoever next holds
+// the lock records it (record_installed_prepared_locked), whatever a host would say. An abort
+// records the decision first, then removes the files: a crash between leaves files that no
+// manifest and no undecided record names, which the next opener removes.
+Status Store::Private::decide_prepared_files_locked(LogPosition position,
+                                                    const UndecidedPrepared& prepared,
+                                                    bool commit) {
+  const bool installed = files_installed_locked(prepared);
+  if (!commit) {
+    if (installed) {
+      return Status::invalid_argument(fmt::format(
+          "store {}: the transaction prepared by {} is committed already (the manifest holds "
+          "its SSTables): it cannot be aborted",
+          path, prepared.host_tag));
+    }
+    Result<LogPosition> end = log_writer->append(
+        encode_decision_record(RecordKind::kAbortPrepared, {position.segment, position.offset}));
+    if (!end.is_ok()) {
+      log_write_failed_locked();
+      return end.status();
+    }
+    log_end = *end;
+    undecided.erase(position);
+    publish_change_locked();
+    for (const ManifestFile& f : prepared.files) remove_unlisted_sstable(data_dir, f);
+    return Status::ok();
+  }
+  if (!installed) {
+    // A manifest naming a file that is not there whole would not open.
+    for (const ManifestFile& f : prepared.files) {
+      const std::string file_path = file::join(data_dir, sstable_file_name(f.table, f.file_id));
+      Result<uint64_t> size = file::file_size(file_path);
+      if (!size.is_ok() || *size != f.size) {
+        return Status::corruption(fmt::format(
+            "store {}: the transaction prepared by {} cannot commit: its SSTable {} is {}", path,
+            prepared.host_tag, file_path,
+            size.is_ok() ? fmt::format("{} bytes, not {}", *size, f.size) : "missing"));
+      }
+    }
+    CASSETTE_RETURN_IF_ERROR(truncate_tables_locked(prepared.truncate));
+    std::vector<PendingFile> in_place;  // written under their final names at prepare
+    CASSETTE_RETURN_IF_ERROR(
+        install_transaction_files_locked(prepared.files, in_place, prepared.timestamp));
+  }
+  Result<LogPosition> end = log_writer->append(
+      encode_decision_record(RecordKind::kCommitPreparedFiles, {position.segment, position.offset}),
+      /*sync=*/true);
+  if (!end.is_ok()) {
+    log_write_failed_locked();  // committed: the next holder of the lock records it
+    return end.status();
+  }
+  log_end = *end;
+  undecided.erase(position);
+  publish_change_locked();
+  return Status::ok();
+}
+
+bool Store::Private::files_installed_locked(const UndecidedPrepared& prepared) const {
+  if (prepared.files.empty()) return false;
+  return std::all_of(prepared.files.begin(), prepared.files.end(), [&](const ManifestFile& f) {
+    return std::find(manifest.files.begin(), manifest.files.end(), f) != manifest.files.end();
+  });
+}
+
+Status Store::Private::record_installed_prepared_locked() {
+  for (auto it = undecided.begin(); it != undecided.end();) {
+    if (!files_installed_locked(it->second)) {
+      ++it;
+      continue;
+    }
+    // A failed segment takes no record until it is out of use (the next write's first step).
+    if (log_failed) {
+      return Status::io_error(fmt::format(
+          "store {}: the commit of the transaction prepared by {} cannot be recorded until the "
+          "commit log's failed segment is out of use",
+          path, it->second.host_tag));
+    }
+    const LogPosition position = it->first;
+    const UndecidedPrepared prepared = it->second;  // decide_prepared_locked erases it
+    CASSETTE_RETURN_IF_ERROR(decide_prepared_locked(position, prepared, /*commit=*/true));
+    it = undecided.upper_bound(position);
+  }
+  return Status::ok();
+}
+
 Result<std::vector<std::string>> Store::in_doubt_transactions() {
   Private& p = *p_;
   CASSETTE_RETURN_IF_ERROR(p.check_writable());
   WriteLocks locks;
   CASSETTE_RETURN_IF_ERROR(take_write_locks(locks, /*truncating=*/false));
+  CASSETTE_RETURN_IF_ERROR(p.record_installed_prepared_locked());  // committed, not in doubt
   std::vector<std::string> tags;
   for (const auto& [position, prepared] : p.undecided) tags.push_back(prepared.host_tag);
   return tags;
@@ -145,6 +292,7 @@ Status Store::decide_in_doubt(std::string_view host_tag, bool commit) {
   {
     WriteLocks locks;
     CASSETTE_RETURN_IF_ERROR(take_write_locks(locks, /*truncating=*/false));
+    CASSETTE_RETURN_IF_ERROR(p.record_installed_prepared_locked());  // committed, not in doubt
     auto it = std::find_if(p.undecided.begin(), p.undecided.end(),
                            [&](const auto& entry) { return entry.second.host_tag == host_tag; });
     if (it == p.undecided.end()) {
@@ -160,6 +308,8 @@ Status Store::decide_in_doubt(std::string_view host_tag, bool commit) {
 }
 
 Status Store::Private::resolve_in_doubt_locked(bool must_decide) {
+  CASSETTE_RETURN_IF_ERROR(
+      record_installed_prepared_locked());  // committed, whatever the host says
   while (!undecided.empty()) {
     auto it = undecided.begin();
     const InDoubtDecision decision = options.resolve_in_doubt

@@ -132,16 +132,29 @@ Status Store::Private::commit_sorted_locked(SortedEntrySource& source, int64_t t
 
 Status Store::Private::install_stamped_locked(SortedEntrySource& stamped, int64_t timestamp) {
   std::vector<PendingFile> outputs;
+  CASSETTE_RETURN_IF_ERROR(write_stamped_locked(stamped, /*final_names=*/false, &outputs));
+  std::vector<ManifestFile> files;
+  for (const PendingFile& f : outputs) files.push_back(f.meta);
+  Status s = install_transaction_files_locked(files, outputs, timestamp);
+  if (!s.is_ok()) {
+    for (const PendingFile& f : outputs) remove_pending_file(f);
+  }
+  return s;
+}
+
+Status Store::Private::write_stamped_locked(SortedEntrySource& stamped, bool final_names,
+                                            std::vector<PendingFile>* outputs) {
   std::unique_ptr<SSTableWriter> writer;
   auto discard = [&](Status s) {
     writer.reset();
-    for (const PendingFile& f : outputs) remove_pending_file(f);
+    for (const PendingFile& f : *outputs) remove_pending_file(f);
+    outputs->clear();
     return s;
   };
   auto finish = [&]() -> Status {
     if (writer == nullptr) return Status::ok();
-    CASSETTE_ASSIGN_OR_RETURN(outputs.back().meta.size, writer->finish());
-    outputs.back().components = writer->components();
+    CASSETTE_ASSIGN_OR_RETURN(outputs->back().meta.size, writer->finish());
+    outputs->back().components = writer->components();
     writer.reset();
     return Status::ok();
   };
@@ -151,33 +164,52 @@ Status Store::Private::install_stamped_locked(SortedEntrySource& stamped, int64_
     Result<bool> more = stamped.next(&e);
     if (!more.is_ok()) return discard(more.status());
     if (!*more) break;
-    if (writer == nullptr || outputs.back().meta.table != e.table) {
+    if (writer == nullptr || outputs->back().meta.table != e.table) {
       if (Status s = finish(); !s.is_ok()) return discard(s);
       Result<PendingFile> pending = new_pending_file(e.table);
       if (!pending.is_ok()) return discard(pending.status());
-      outputs.push_back(*pending);
-      auto created = create_table_writer(outputs.back());
+      if (final_names) {
+        pending->temp_path =
+            file::join(data_dir, sstable_file_name(pending->meta.table, pending->meta.file_id));
+      }
+      outputs->push_back(*pending);
+      auto created = create_table_writer(outputs->back());
       if (!created.is_ok()) return discard(created.status());
       writer = std::move(created).value();
     }
     if (Status s = writer->add(e.key, e.value); !s.is_ok()) return discard(s);
   }
   if (Status s = finish(); !s.is_ok()) return discard(s);
+  return Status::ok();
+}
 
+Result<std::vector<PendingFile>> Store::Private::write_prepared_files_locked(
+    SortedEntrySource& source, int64_t timestamp) {
+  StampedSource stamped(source, timestamp);
+  std::vector<PendingFile> outputs;
+  CASSETTE_RETURN_IF_ERROR(write_stamped_locked(stamped, /*final_names=*/true, &outputs));
+  // Each file is synced as it is finished; their names, before a record names them.
+  if (Status s = file::sync_directory(data_dir); !s.is_ok()) {
+    for (const PendingFile& f : outputs) remove_pending_file(f);
+    return s;
+  }
+  return outputs;
+}
+
+Status Store::Private::install_transaction_files_locked(const std::vector<ManifestFile>& files,
+                                                        std::vector<PendingFile>& outputs,
+                                                        int64_t timestamp) {
   // Recovery must yield a prefix of the transactions: the records before this one must not be
   // lost to a power loss that keeps it (sync=normal, off), so the log is made durable first.
   if (Status s = sync_commit_log_through(log_dir, log_end); !s.is_ok()) {
     log_write_failed_locked();  // a segment whose sync failed is taken out of use (FORMAT.md)
-    return discard(s);
+    return s;
   }
   Manifest next = manifest;
   ++next.generation;
   next.last_timestamp = std::max(last_timestamp, timestamp);
-  for (const PendingFile& f : outputs) next.files.push_back(f.meta);
-  if (Status s = install_locked(next, outputs, LoadAction::kCatchUp); !s.is_ok()) {
-    for (const PendingFile& f : outputs) remove_pending_file(f);
-    return s;
-  }
+  next.files.insert(next.files.end(), files.begin(), files.end());
+  CASSETTE_RETURN_IF_ERROR(install_locked(next, outputs, LoadAction::kCatchUp));
   last_timestamp = std::max(last_timestamp, timestamp);
   {
     std::lock_guard guard(background_mutex);

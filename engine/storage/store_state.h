@@ -109,6 +109,10 @@ struct UndecidedPrepared {
   std::string host_tag;
   std::vector<TableId> truncate;
   std::string payload;  // the transaction's record
+  // Prepared as SSTables (Store::prepare_sorted): the files, which the commit installs, and the
+  // transaction's timestamp, stamped in them. Then `payload` is empty.
+  std::vector<ManifestFile> files;
+  int64_t timestamp = 0;
 };
 
 // What a new manifest means for the memtables (load_manifest_locked).
@@ -234,6 +238,19 @@ struct Store::Private {
   // resolve_in_doubt_locked.
   Status decide_prepared_locked(LogPosition position, const UndecidedPrepared& prepared,
                                 bool commit);
+  // decide_prepared_locked of a transaction prepared as SSTables (Store::prepare_sorted).
+  Status decide_prepared_files_locked(LogPosition position, const UndecidedPrepared& prepared,
+                                      bool commit);
+  // Appends a prepared record of a transaction at `timestamp`; returns where it starts. On
+  // failure nothing is prepared (the segment is taken out of use).
+  Result<LogPosition> append_prepared_locked(std::string_view record, int64_t timestamp);
+  // Whether the manifest holds the files of a prepared transaction: its commit point passed.
+  bool files_installed_locked(const UndecidedPrepared& prepared) const;
+  // Writes the decision of every undecided transaction whose files the manifest holds (its
+  // writer died between the install and the decision): committed, whatever a host would say.
+  // REQUIRES: writer_mutex, the store lock and state_mutex held, caught up. Anything that
+  // changes the manifest's files first (a compaction could merge them away).
+  Status record_installed_prepared_locked();
   Result<std::shared_ptr<TableFile>> open_table_file(const ManifestFile& meta);
   Status remove_orphan_files_locked();
 
@@ -320,6 +337,19 @@ struct Store::Private {
   Status commit_sorted_locked(SortedEntrySource& source, int64_t timestamp);
   // Their common end: `stamped`'s entries (stamped already) written and installed.
   Status install_stamped_locked(SortedEntrySource& stamped, int64_t timestamp);
+  // `stamped`'s entries written into one SSTable per table, as new pending files (under their
+  // final names with `final_names`), synced. On failure none is left.
+  Status write_stamped_locked(SortedEntrySource& stamped, bool final_names,
+                              std::vector<PendingFile>* outputs);
+  // Store::prepare_sorted's files: `source` stamped at `timestamp`, written under their final
+  // names (no manifest holds them yet) and synced with the directory.
+  Result<std::vector<PendingFile>> write_prepared_files_locked(SortedEntrySource& source,
+                                                               int64_t timestamp);
+  // The manifest change that commits a transaction as SSTables: `files` added (`outputs`
+  // renamed into place first, which a failure leaves to the caller) and `last timestamp` raised
+  // to `timestamp`, once the log is durable up to here.
+  Status install_transaction_files_locked(const std::vector<ManifestFile>& files,
+                                          std::vector<PendingFile>& outputs, int64_t timestamp);
   // What apply_locked commits for `batch` at `timestamp`: its record, or, when it is at least
   // sstable_commit_bytes, the batch itself (EncodedTransaction::sstable_batch).
   Result<EncodedTransaction> commit_of(const EncodedBatch& batch, int64_t timestamp) const;

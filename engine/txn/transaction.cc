@@ -483,7 +483,7 @@ Status Transaction::commit() {
   std::vector<ConflictKey> keys = std::move(conflict_keys_);
   clear();
   const CommitCheck check{pinned.get(), &keys};
-  if (spill != nullptr) return commit_spilled(log, *spill, check);
+  if (spill != nullptr) return commit_spilled(log, *spill, check, std::nullopt).status();
   if (!changes.empty()) {
     if (!log.truncates.empty()) {
       return Status::invalid_argument(
@@ -525,7 +525,9 @@ storage::Store::PrepareWrite Transaction::commit_check(const PendingLog& log,
   };
 }
 
-Status Transaction::commit_spilled(const PendingLog& log, Spill& spill, const CommitCheck& check) {
+Result<std::unique_ptr<storage::PreparedCommit>> Transaction::commit_spilled(
+    const PendingLog& log, Spill& spill, const CommitCheck& check,
+    std::optional<std::string> host_tag) {
   // Truncated first, under the write lock: the runs' TRUNCATEs and the log's.
   std::vector<storage::TableId> truncate = spill.truncated_tables();
   for (storage::TableId table : log.truncated_tables(log.entries.size())) {
@@ -535,20 +537,18 @@ Status Transaction::commit_spilled(const PendingLog& log, Spill& spill, const Co
   }
   CASSETTE_ASSIGN_OR_RETURN(std::unique_ptr<storage::SortedEntrySource> merged,
                             spill.merge(log, store_->clock().now_seconds()));
-  return store_
-      ->apply_sorted(
-          [&](const storage::Snapshot& snapshot) -> Result<bool> {
-            CASSETTE_RETURN_IF_ERROR(check_conflicts(check, snapshot));
-            return true;
-          },
-          *merged, truncate)
-      .status();
+  auto decide = [&](const storage::Snapshot& snapshot) -> Result<bool> {
+    CASSETTE_RETURN_IF_ERROR(check_conflicts(check, snapshot));
+    return true;
+  };
+  // Two phases: the merge becomes SSTables now, listed by the prepared record (not carried by
+  // it), and the commit installs them (layer 6 of the design).
+  if (host_tag) return store_->prepare_sorted(decide, *merged, truncate, std::move(*host_tag));
+  CASSETTE_RETURN_IF_ERROR(store_->apply_sorted(decide, *merged, truncate).status());
+  return std::unique_ptr<storage::PreparedCommit>();
 }
 
 Result<std::unique_ptr<storage::PreparedCommit>> Transaction::prepare(std::string host_tag) {
-  // Layer 6 of the design (a prepared record listing SSTables) is not built: the transaction
-  // goes back to memory and is prepared as before.
-  if (spill_error_.is_ok()) spill_error_ = unspill(kAllStatements);
   if (!spill_error_.is_ok()) {
     Status error = spill_error_;
     clear();
@@ -562,11 +562,14 @@ Result<std::unique_ptr<storage::PreparedCommit>> Transaction::prepare(std::strin
     CASSETTE_RETURN_IF_ERROR(commit());
     return std::unique_ptr<storage::PreparedCommit>();
   }
+  std::unique_ptr<Spill> spill = std::move(spill_);
   PendingLog log = std::move(log_);
   std::shared_ptr<const storage::Snapshot> pinned = std::move(pinned_);
   std::vector<ConflictKey> keys = std::move(conflict_keys_);
   clear();
   const CommitCheck check{pinned.get(), &keys};
+  // The runs are not needed once their SSTables are written: `spill` removes them on return.
+  if (spill != nullptr) return commit_spilled(log, *spill, check, std::move(host_tag));
   return store_->prepare_commit(commit_check(log, check), log.truncated_tables(log.entries.size()),
                                 std::move(host_tag));
 }

@@ -46,12 +46,13 @@
 // per segment between the savepoint marks inside the log, so that every mark is at a run's
 // boundary and ROLLBACK TO drops the runs after it. Reads of the transaction's own writes see
 // the runs where they are (Spill::read_source on the snapshot: the runs and the in-memory tail
-// folded key by key). What the runs cannot do yet brings them back into memory (unspill(): the
-// transaction then holds everything in memory, as before the spill existed): INSERT OR IGNORE,
-// PREPARE TRANSACTION, a commit with schema changes. Refused with kUnsupported rather than done
-// wrong: a read of the writes before a statement that a run folded with later ones' (see
-// with_overlay). A transaction that keeps views, holds INSERT OR IGNORE rows or changes the
-// schema does not spill.
+// folded key by key). PREPARE (two-phase commit, prepare()) writes the merge as SSTables that
+// the prepared record lists and the commit installs (Store::prepare_sorted). What the runs cannot
+// do yet brings them back into memory (unspill(): the transaction then holds everything in
+// memory, as before the spill existed): INSERT OR IGNORE, a commit with schema changes. Refused
+// with kUnsupported rather than done wrong: a read of the writes before a statement that a run
+// folded with later ones' (see with_overlay). A transaction that keeps views, holds INSERT OR
+// IGNORE rows or changes the schema does not spill.
 //
 // Isolation. kPerStatement (the default; PostgreSQL's READ COMMITTED) reads the store's latest
 // committed state at each read_view(). kSnapshot (PostgreSQL's REPEATABLE READ, a SQLite
@@ -179,7 +180,8 @@ class Transaction {
   // with schema changes (InvalidArgument, nothing written).
   Status commit();
   // commit()'s checks and writes as the first phase of a two-phase commit
-  // (storage::Store::prepare_commit, tagged `host_tag`): the transaction is durable but not
+  // (storage::Store::prepare_commit, tagged `host_tag`; a spilled transaction's runs become the
+  // SSTables of Store::prepare_sorted): the transaction is durable but not
   // visible until the returned object commits, and the store stays locked until then. Empties
   // the transaction, as commit() does. nullptr when there was nothing to write. A transaction
   // with schema changes commits here at once (the catalog change has one phase) and returns
@@ -257,7 +259,7 @@ class Transaction {
   // in memory. On failure the log is cut back to `entries_before` (the statement's entries).
   Status maybe_spill(size_t entries_before);
   // Brings the runs back into the log (Spill::read_back), for what the runs cannot do yet:
-  // INSERT OR IGNORE, PREPARE, schema changes. The transaction then stays in memory, as before the
+  // INSERT OR IGNORE, schema changes. The transaction then stays in memory, as before the
   // spill existed. kUnsupported when a run holds writes of a statement at or after `visible_before`
   // (its own writes).
   Status unspill(StatementId visible_before);
@@ -302,8 +304,11 @@ class Transaction {
   storage::Store::PrepareWrite commit_check(const PendingLog& log, const CommitCheck& check);
   Status commit_with_schema_changes(PendingLog& log, std::vector<SchemaChange> changes,
                                     const CommitCheck& check);
-  // The commit of a spilled transaction: the runs and `log` merged into SSTables.
-  Status commit_spilled(const PendingLog& log, Spill& spill, const CommitCheck& check);
+  // The commit of a spilled transaction: the runs and `log` merged into SSTables, installed
+  // now (returning nullptr), or with a `host_tag` prepared (Store::prepare_sorted).
+  Result<std::unique_ptr<storage::PreparedCommit>> commit_spilled(
+      const PendingLog& log, Spill& spill, const CommitCheck& check,
+      std::optional<std::string> host_tag);
 
   storage::Store* store_;
   PendingLog log_;

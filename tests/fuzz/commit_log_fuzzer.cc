@@ -147,7 +147,8 @@ void check_recovery(const std::string& segment, const std::vector<Record>& recor
   // without it and refuses every write (engine/storage/FORMAT.md, "Prepared transactions").
   const bool in_doubt = std::any_of(records.begin(), records.end(), [](const Record& r) {
     LogRecord decoded;
-    return decode_log_record(r.payload, &decoded) && decoded.kind == RecordKind::kPrepared;
+    return decode_log_record(r.payload, &decoded) &&
+           (decoded.kind == RecordKind::kPrepared || decoded.kind == RecordKind::kPreparedFiles);
   });
   if (in_doubt && !applied.is_ok() &&
       applied.status().message().find("whose writer stopped before committing or aborting it") !=

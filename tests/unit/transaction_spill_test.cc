@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <random>
 
+#include "engine/codec/table_codec.h"
 #include "engine/cql/parser.h"
 #include "engine/cql/session.h"
 #include "engine/storage/clock.h"
@@ -69,6 +70,15 @@ class SpillFixture {
     size_t n = 0;
     for (const auto& e : std::filesystem::directory_iterator(dir_.file("data"))) {
       if (e.path().filename().string().find("-spill-") != std::string::npos) ++n;
+    }
+    return n;
+  }
+  // The SSTables in the store's data directory: its manifest's and a prepared transaction's.
+  size_t sstables() const {
+    size_t n = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir_.file("data"))) {
+      const std::string name = e.path().filename().string();
+      if (name.ends_with(".sst") && !name.starts_with("tmp-")) ++n;
     }
     return n;
   }
@@ -226,7 +236,7 @@ TEST_CASE_FIXTURE(SpillFixture, "spill: reads inside see the runs without bringi
   REQUIRE(transaction_->commit().is_ok());
   CHECK(rows("SELECT b, v, w FROM t") == Rows{"1|changed|10", "2|again|null"});
 
-  // PREPARE TRANSACTION (its prepared record carries the writes) brings them back.
+  // PREPARE TRANSACTION: the runs become the prepared SSTables.
   ok_in("INSERT INTO t (a, b, v) VALUES (1, 4, 'prepared')");
   REQUIRE(transaction_->spilled());
   auto prepared = transaction_->prepare("tag");
@@ -235,6 +245,96 @@ TEST_CASE_FIXTURE(SpillFixture, "spill: reads inside see the runs without bringi
   CHECK(spill_files() == 0);
   REQUIRE((*prepared)->commit().is_ok());
   CHECK(rows("SELECT b, v FROM t") == Rows{"1|changed", "2|again", "4|prepared"});
+}
+
+TEST_CASE_FIXTURE(SpillFixture,
+                  "spill: PREPARE writes the runs' merge as SSTables the commit installs") {
+  ok("INSERT INTO t (a, b, v, w) VALUES (1, 1, 'committed', 10)");
+  ok("INSERT INTO t (a, b, v, w) VALUES (1, 2, 'committed', 20)");
+  tick();
+  ok_in("INSERT INTO t (a, b, v, w) VALUES (1, 3, 'new', 30)");
+  ok_in("UPDATE t SET v = 'changed' WHERE a = 1 AND b = 1");
+  ok_in("DELETE FROM t WHERE a = 1 AND b = 2");
+  ok_in("INSERT INTO t (a, b, v) VALUES (2, 1, 'other partition')");
+  ok_in("UPDATE t SET w = 31 WHERE a = 1 AND b = 3");
+  REQUIRE(transaction_->spilled());
+  const size_t before = sstables();
+  auto prepared = transaction_->prepare("tag");
+  REQUIRE_MESSAGE(prepared.is_ok(), prepared.status().message());
+  REQUIRE(*prepared != nullptr);
+  // Not brought back into memory: the runs are gone into SSTables that no manifest holds yet.
+  CHECK(spill_files() == 0);
+  CHECK(transaction_->empty());
+  CHECK(sstables() == before + 1);
+  CHECK(rows("SELECT b, v, w FROM t WHERE a = 1") == Rows{"1|committed|10", "2|committed|20"});
+  const int64_t timestamp = (*prepared)->timestamp();
+  REQUIRE((*prepared)->commit().is_ok());
+  CHECK(sstables() == before + 1);
+  const Rows expected{"1|1|changed|10", "1|3|new|31", "2|1|other partition|null"};
+  CHECK(rows("SELECT a, b, v, w FROM t") == expected);
+  // The transaction's one timestamp, stamped at PREPARE, which the commit keeps.
+  CHECK(rows("SELECT writetime(v) FROM t WHERE a = 1 AND b = 1") ==
+        Rows{std::to_string(timestamp)});
+  CHECK(rows("SELECT writetime(w) FROM t WHERE a = 1 AND b = 3") ==
+        Rows{std::to_string(timestamp)});
+  open(1);
+  CHECK(rows("SELECT a, b, v, w FROM t") == expected);
+}
+
+TEST_CASE_FIXTURE(SpillFixture,
+                  "spill: a prepared transaction rolled back leaves no file and no row") {
+  ok("INSERT INTO t (a, b, v) VALUES (1, 1, 'committed')");
+  ok("CREATE TABLE u (k int PRIMARY KEY, v text)");
+  ok("INSERT INTO u (k, v) VALUES (1, 'kept')");
+  tick();
+  const size_t before = sstables();
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'rolled back')");
+  REQUIRE(transaction_->truncate(table("u"), transaction_->next_statement()).is_ok());
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 3, 'rolled back')");
+  REQUIRE(transaction_->spilled());
+  auto prepared = transaction_->prepare("tag");
+  REQUIRE_MESSAGE(prepared.is_ok(), prepared.status().message());
+  REQUIRE(*prepared != nullptr);
+  CHECK(sstables() == before + 1);
+  REQUIRE((*prepared)->abort().is_ok());
+  CHECK(sstables() == before);
+  CHECK(spill_files() == 0);
+  CHECK(rows("SELECT b, v FROM t") == Rows{"1|committed"});
+  CHECK(rows("SELECT k, v FROM u") == Rows{"1|kept"});  // its TRUNCATE did not happen either
+
+  // The same again, committed: the TRUNCATE happens with the install.
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 2, 'committed later')");
+  REQUIRE(transaction_->truncate(table("u"), transaction_->next_statement()).is_ok());
+  prepared = transaction_->prepare("tag 2");
+  REQUIRE_MESSAGE(prepared.is_ok(), prepared.status().message());
+  REQUIRE((*prepared)->commit().is_ok());
+  CHECK(rows("SELECT b, v FROM t") == Rows{"1|committed", "2|committed later"});
+  CHECK(rows("SELECT k, v FROM u") == Rows{});
+}
+
+TEST_CASE_FIXTURE(SpillFixture, "spill: PREPARE checks write conflicts as the commit does") {
+  ok("CREATE TABLE u (k int PRIMARY KEY, v text)");
+  ok("INSERT INTO u (k, v) VALUES (1, 'read')");
+  tick();
+  transaction_->set_isolation(txn::Transaction::Isolation::kSnapshot);
+  CHECK(read_in("SELECT v FROM u WHERE k = 1") == Rows{"read"});  // pins the snapshot
+  ok_in("UPDATE u SET v = 'lost update' WHERE k = 1");
+  const std::string one("\0\0\0\1", 4);
+  transaction_->add_conflict_key(table("u"), cql::partition_key_bytes(std::vector{one}), false, "");
+  ok_in("INSERT INTO t (a, b, v) VALUES (1, 1, 'x')");
+  REQUIRE(transaction_->spilled());
+  ok("UPDATE u SET v = 'concurrent' WHERE k = 1");
+  const size_t before = sstables();
+  auto prepared = transaction_->prepare("tag");
+  CHECK(prepared.status().is_serialization_failure());
+  CHECK(prepared.status().message() ==
+        "could not serialize access due to a concurrent update of ks.u (key 1); the transaction "
+        "was rolled back: retry it");
+  CHECK(sstables() == before);
+  CHECK(spill_files() == 0);
+  CHECK(rows("SELECT v FROM u WHERE k = 1") == Rows{"concurrent"});
+  CHECK(rows("SELECT count(*) FROM t") == Rows{"0"});
+  ok("INSERT INTO t (a, b, v) VALUES (1, 1, 'unlocked')");  // nothing holds the store
 }
 
 TEST_CASE_FIXTURE(SpillFixture, "spill: an index read inside sees the runs' rows") {
