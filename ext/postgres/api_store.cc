@@ -35,6 +35,7 @@ struct Registry {
   std::map<std::string, std::shared_ptr<storage::Store>> stores;
   std::map<std::string, std::shared_ptr<schema::Catalog>> catalogs;
   std::map<std::string, storage::SyncMode> sync;  // cas_set_store_sync, for opening
+  uint64_t debug_spill_bytes = 0;                 // cas_set_debug_spill_bytes, for opening
   // Every handle stays alive for the process's life; the last one is the current definition.
   std::map<std::pair<std::string, std::string>, std::vector<std::unique_ptr<cas_table>>> tables;
   std::vector<std::string> table_names;  // the last cas_keyspace_tables answer
@@ -176,6 +177,7 @@ Result<std::shared_ptr<storage::Store>> open_store(const std::string& path, bool
   options.memtable_budget_bytes = 16 << 20;
   options.resolve_in_doubt = resolve_in_doubt;
   if (auto sync = r.sync.find(path); sync != r.sync.end()) options.sync = sync->second;
+  if (r.debug_spill_bytes != 0) options.transaction_spill_bytes = r.debug_spill_bytes;
   auto store = storage::Store::open(path, options);
   if (!store) {
     return Status(Status::io_error(
@@ -308,6 +310,10 @@ int cas_set_store_sync(const char* store_path, const char* sync) {
   }
   if (store_path != nullptr) registry().sync[store_path] = mode;
   return 0;
+}
+
+void cas_set_debug_spill_bytes(int bytes) {
+  registry().debug_spill_bytes = bytes > 0 ? static_cast<uint64_t>(bytes) : 0;
 }
 
 const char* cas_last_error(void) {

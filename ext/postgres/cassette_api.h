@@ -76,6 +76,10 @@ extern "C"
  * off, not 'x'". */
 	int cas_set_store_sync(const char *store_path, const char *sync);
 
+	/* Test only (cassette.debug_transaction_spill_bytes): the pending-write bytes past which a
+ * transaction of a store this process opens from now on spills to disk; 0: the default. */
+	void cas_set_debug_spill_bytes(int bytes);
+
 	/* Column metadata, in the table's column order (partition key, clustering, static, regular). */
 	typedef enum cas_column_kind
 	{

@@ -30,6 +30,14 @@
 
 /* Test-only (ext/postgres/README.md): seconds to sleep after PRE_COMMIT prepared the stores. */
 static int debug_pause_after_prepare = 0;
+/* Test-only: the spill threshold of the stores this backend opens after it is set (0: default). */
+static int debug_transaction_spill_bytes = 0;
+
+static void
+assign_debug_transaction_spill_bytes(int value, void *extra)
+{
+	cas_set_debug_spill_bytes(value);
+}
 
 #define CASSETTE_TAG_FORMAT                                                   \
 	"PostgreSQL cluster %" PRIu64 " transaction %" PRIu64
@@ -90,6 +98,12 @@ cassette_commit_init(void)
 							"Test only: seconds to wait after cassette writes are prepared.",
 							NULL, &debug_pause_after_prepare, 0, 0, 3600,
 							PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("cassette.debug_transaction_spill_bytes",
+							"Test only: pending-write bytes past which a transaction spills to "
+							"disk, for the stores this backend opens from now on (0: the default).",
+							NULL, &debug_transaction_spill_bytes, 0, 0,
+							INT_MAX, PGC_SUSET, GUC_UNIT_BYTE, NULL,
+							assign_debug_transaction_spill_bytes, NULL);
 }
 
 void

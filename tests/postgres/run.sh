@@ -409,6 +409,9 @@ fi
 # ---- atomic commit: a transaction PostgreSQL aborts after PRE_COMMIT leaves nothing ------------
 source "$root/tests/postgres/atomic_commit.sh"
 
+# ---- a spilled transaction through the two phases of the commit --------------------------------
+source "$root/tests/postgres/spill_prepare.sh"
+
 # ---- a sanitizer build: no report in the server's log -----------------------------------------
 # A finding aborts the backend (the test that met it fails too); this names it. Leak reports are
 # off inside postgres (sanitize.sh), which frees some memory only at exit, by design.
