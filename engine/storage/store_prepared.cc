@@ -2,7 +2,9 @@
 // first phase writes the transaction as a prepared record under the write locks and keeps them;
 // the second writes a small decision record naming it and, for a commit, publishes the writes.
 // A prepared record whose writer died before deciding is decided by the next writer, through the
-// host's resolver (StoreOptions::resolve_in_doubt).
+// host's resolver (StoreOptions::resolve_in_doubt). A transaction too large for a record
+// (prepare_sorted: a spilled one) is prepared as SSTables the record lists, which its commit
+// installs with one manifest change (decide_prepared_files_locked).
 #include <algorithm>
 
 #include "engine/storage/commit_record.h"
