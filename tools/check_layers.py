@@ -49,8 +49,9 @@ LAYERS = {
     # writers still encode themselves: they leave this list when that code moves into the
     # engine (issue 18: engine/txn, the one INSERT encoder). block_format.h and row_position.h:
     # an index read's row positions (sai_component.h, engine/query's access paths).
+    # compaction_listener.h: engine/cql's ANN graphs learn which SSTables a compaction replaced.
     "storage": (["types", "util"],
-                "arena.h block_format.h clock.h commit_log.h durability.h encoded_batch.h "
+                "arena.h block_format.h clock.h commit_log.h compaction_listener.h durability.h encoded_batch.h "
                 "encoded_row_writer.h "
                 "entry_iterator.h flat_row_values.h ids.h index_component.h internal_key.h manifest.h memtable.h "
                 "mutation_builder.h sai_component.h overlay.h row.h row_codec.h row_cursor.h "

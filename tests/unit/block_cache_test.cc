@@ -1,6 +1,8 @@
 // The block cache's table and CLOCK (engine/storage/block_cache.cc): what stays, what goes, and
 // that removals never lose an entry that is still counted. (How SSTable readers use the cache:
 // sstable_test.cc.)
+#include "engine/storage/block_cache.h"
+
 #include <doctest/doctest.h>
 
 #include <map>
@@ -8,8 +10,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "engine/storage/block_cache.h"
 
 using namespace cassette::storage;
 
@@ -128,7 +128,8 @@ TEST_CASE("block cache: random inserts, replacements and evictions never lose a 
   }
 }
 
-TEST_CASE("block cache spare buffers: an evicted block nobody holds, never a held or admitted one") {
+TEST_CASE(
+    "block cache spare buffers: an evicted block nobody holds, never a held or admitted one") {
   BlockCache probe(16 * 4000);
   const uint64_t id = probe.new_id();
   const std::vector<uint64_t> o = offsets_in_one_shard(probe, id, 6);
@@ -140,7 +141,7 @@ TEST_CASE("block cache spare buffers: an evicted block nobody holds, never a hel
   CHECK(*held == std::string(3000, 'a'));
   cache.insert(id, o[2], std::string(3000, 'c'));  // evicts o[1], held by nobody: kept
   std::shared_ptr<std::string> spare = cache.spare_buffer(id, o[5]);
-  CHECK(spare->capacity() >= 3000);  // the evicted block's allocation
+  CHECK(spare->capacity() >= 3000);              // the evicted block's allocation
   CHECK(cache.spare_buffer(id, o[5])->empty());  // handed out once
   CHECK(*held == std::string(3000, 'a'));
   // A buffer filled by the caller goes in like any block.

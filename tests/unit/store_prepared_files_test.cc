@@ -85,7 +85,8 @@ size_t sstables_in_manifest(Store& store) {
 
 std::string show(const std::vector<ReadRow>& rows) {
   std::string out;
-  for (const ReadRow& r : rows) out += fmt::format("{}:{}={} ", r.partition_key, r.clustering, r.value);
+  for (const ReadRow& r : rows)
+    out += fmt::format("{}:{}={} ", r.partition_key, r.clustering, r.value);
   return out;
 }
 
@@ -131,8 +132,8 @@ struct FilesFixture {
   std::unique_ptr<PreparedCommit> prepare(std::vector<TableId> truncate = {}) {
     MutationBuilder rows = transaction_rows();
     BatchSource source(rows);
-    auto prepared = store->prepare_sorted([](const Snapshot&) { return cassette::Result<bool>(true); },
-                                          source, truncate, kTag);
+    auto prepared = store->prepare_sorted(
+        [](const Snapshot&) { return cassette::Result<bool>(true); }, source, truncate, kTag);
     REQUIRE_MESSAGE(prepared.is_ok(), prepared.status().message());
     REQUIRE(*prepared != nullptr);
     return std::move(prepared).value();
@@ -194,8 +195,12 @@ TEST_CASE("prepared files: an abort, or dropping it unfinished, removes them and
   put(*f.store, kTable, "p", 1, insert_row("v1"));
   REQUIRE(f.store->flush().is_ok());
   const size_t before = sstables_on_disk(f.path);
-  SUBCASE("abort") { REQUIRE(f.prepare()->abort().is_ok()); }
-  SUBCASE("dropped") { f.prepare().reset(); }
+  SUBCASE("abort") {
+    REQUIRE(f.prepare()->abort().is_ok());
+  }
+  SUBCASE("dropped") {
+    f.prepare().reset();
+  }
   CHECK(sstables_on_disk(f.path) == before);
   CHECK(f.rows() == expected_rows(false));
   put(*f.store, kTable, "p", 4, insert_row("v4"));
@@ -315,8 +320,7 @@ std::vector<bool> crash_at_every_step(bool commit, InDoubtDecision resolution) {
     CHECK(asked.size() <= 1);
     CHECK(sstables_on_disk(recovered.file("store")) == sstables_in_manifest(**reopened));
     put(**reopened, kTable, "p", 9, insert_row("v9"));
-    CHECK(show(read_table(**reopened, kTable)) ==
-          expected_rows(held.back(), "p:1=v1 p:9=v9 "));
+    CHECK(show(read_table(**reopened, kTable)) == expected_rows(held.back(), "p:1=v1 p:9=v9 "));
   }
   return held;
 }
