@@ -25,9 +25,11 @@ struct CatalogRegistry {
   std::map<const storage::Store*, std::weak_ptr<schema::Catalog>> catalogs;
 };
 
+// Never destroyed: the ANN builder thread (ann_index.cc) asks it for catalogs until the process
+// is gone, also while exit() runs the destructors of statics.
 CatalogRegistry& registry() {
-  static CatalogRegistry instance;
-  return instance;
+  static CatalogRegistry* instance = new CatalogRegistry();
+  return *instance;
 }
 
 Result<ExecutionResult> execute_use(const UseStatement& use, ExecutionContext& context) {

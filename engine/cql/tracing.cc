@@ -38,8 +38,8 @@ const std::string& thread_name() {
 class TraceLog {
  public:
   static TraceLog& instance() {
-    static TraceLog log;
-    return log;
+    static TraceLog* log = new TraceLog();  // never destroyed: server threads trace until exit
+    return *log;
   }
 
   void add(TraceSession session) {

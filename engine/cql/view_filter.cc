@@ -147,7 +147,8 @@ Result<std::shared_ptr<const ViewKeyFilter>> ViewKeyFilter::cached_of_view(
     std::shared_ptr<const ViewKeyFilter> filter;
   };
   static std::mutex mutex;
-  static std::unordered_map<storage::TableId, Entry> cache;  // by the view's table id
+  // by the view's table id; never destroyed (writers of other threads may run until exit)
+  static auto& cache = *new std::unordered_map<storage::TableId, Entry>();
   {
     std::lock_guard guard(mutex);
     auto it = cache.find(view.table_id);

@@ -60,8 +60,8 @@ class DurabilityWaiters {
 };
 
 DurabilityWaiters& waiters() {
-  static DurabilityWaiters instance;
-  return instance;
+  static DurabilityWaiters* instance = new DurabilityWaiters();  // never destroyed: used until exit
+  return *instance;
 }
 
 }  // namespace
