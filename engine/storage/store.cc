@@ -276,7 +276,14 @@ Result<std::optional<int64_t>> Store::apply_prepared(const PrepareWrite& prepare
         CASSETTE_ASSIGN_OR_RETURN(bool write, prepare(snapshot, batch));
         return write && !batch.empty();
       },
-      [&](int64_t ts) { return p_->commit_of(batch, ts); }, truncate_first);
+      [&](int64_t ts) -> Result<EncodedTransaction> {
+        if (truncate_first.empty()) return p_->commit_of(batch, ts);
+        EncodedTransaction tx;  // SSTables that the truncation installs (apply_locked)
+        tx.entries = batch.entry_count();
+        tx.sstable_batch = &batch;
+        return tx;
+      },
+      truncate_first);
 }
 
 Result<std::optional<int64_t>> Store::apply_sorted(
@@ -349,10 +356,11 @@ Status Store::take_write_locks(WriteLocks& locks, bool truncating) {
 }
 
 // The write path every apply shares: under the process's writer mutex and the store lock, catch
-// up, let `decide` look at a snapshot of everything committed so far, truncate, then append the
-// record `encode` makes as one log record (or install a large transaction as SSTables). The
-// record is synced after the locks are let go, so that concurrent commits share one sync (group
-// commit, FORMAT.md): the commit returns only once a sync covers it.
+// up, let `decide` look at a snapshot of everything committed so far, then append the record
+// `encode` makes as one log record (or install a large transaction as SSTables; a transaction
+// that truncates tables always is, by the truncation's manifest change). The record is synced
+// after the locks are let go, so that concurrent commits share one sync (group commit,
+// FORMAT.md): the commit returns only once a sync covers it.
 Result<std::optional<int64_t>> Store::apply_locked(
     const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode,
     const std::vector<TableId>& truncate_first) {
@@ -366,9 +374,11 @@ Result<std::optional<int64_t>> Store::apply_locked(
     WriteLocks locks;
     CASSETTE_RETURN_IF_ERROR(lock_for_write(locks, !truncate_first.empty()));
     CASSETTE_ASSIGN_OR_RETURN(bool write, decide(p.writer_view_locked(*current_snapshot())));
-    CASSETTE_RETURN_IF_ERROR(p.truncate_tables_locked(truncate_first));
     CommitTrace::mark("decide");
-    if (!write) return std::optional<int64_t>();
+    if (!write) {
+      CASSETTE_RETURN_IF_ERROR(p.truncate_tables_locked(truncate_first));  // a TRUNCATE alone
+      return std::optional<int64_t>();
+    }
     CASSETTE_RETURN_IF_ERROR(p.ensure_log_writer_locked());
     CommitTrace::mark("log_writer_open");
 
@@ -376,9 +386,11 @@ Result<std::optional<int64_t>> Store::apply_locked(
     CASSETTE_ASSIGN_OR_RETURN(EncodedTransaction tx, encode(timestamp));
     CommitTrace::mark("encode");
     if (tx.sstable_source != nullptr) {
-      CASSETTE_RETURN_IF_ERROR(p.commit_sorted_locked(*tx.sstable_source, timestamp));
+      CASSETTE_RETURN_IF_ERROR(
+          p.commit_sorted_locked(*tx.sstable_source, timestamp, truncate_first));
     } else if (tx.sstable_batch != nullptr) {
-      CASSETTE_RETURN_IF_ERROR(p.commit_as_sstables_locked(*tx.sstable_batch, timestamp));
+      CASSETTE_RETURN_IF_ERROR(
+          p.commit_as_sstables_locked(*tx.sstable_batch, timestamp, truncate_first));
     } else {
       CASSETTE_RETURN_IF_ERROR(check_mutation_size(tx.payload));
       if (Status logged = p.log_and_apply_locked(tx, &unsynced_seq); !logged.is_ok()) {

@@ -239,17 +239,17 @@ class Store {
   // `truncate_first`: tables that lose all their data (as truncate() does) under the same locks,
   // once `prepare` has accepted: `prepare` sees them as committed (a caller that must read them
   // as empty sets Snapshot::truncated on a copy), and its error (a write conflict) truncates
-  // nothing. No other writer comes between the truncation and the batch; a reader may see the
-  // truncation a moment before the batch, and a crash between them keeps the truncation without
-  // the batch (the truncation is a manifest change, the batch a commit-log record after it).
+  // nothing. The truncation and the batch are one step: the batch becomes SSTables that the
+  // truncation's manifest change installs, so no reader sees the one without the other and a
+  // crash keeps both or neither (`prepare` false: that change alone, a TRUNCATE alone).
   using PrepareWrite = std::function<Result<bool>(const Snapshot& snapshot, EncodedBatch& batch)>;
   Result<std::optional<int64_t>> apply_prepared(const PrepareWrite& prepare,
                                                 const std::vector<TableId>& truncate_first = {});
   // apply_prepared for a transaction too large for a commit-log record (a spilled SQL
   // transaction): under the write lock `decide` looks at everything committed (false: write
-  // nothing), the tables of `truncate_first` are emptied, and `source`'s entries, stamped with
-  // the transaction's timestamp as they are written, become SSTables installed by one manifest
-  // change (the commit point).
+  // nothing), and `source`'s entries, stamped with the transaction's timestamp as they are
+  // written, become SSTables installed by one manifest change (the commit point), which empties
+  // the tables of `truncate_first` too.
   Result<std::optional<int64_t>> apply_sorted(
       const std::function<Result<bool>(const Snapshot&)>& decide, SortedEntrySource& source,
       const std::vector<TableId>& truncate_first = {});
@@ -259,8 +259,8 @@ class Store {
   // writes it durably as a *prepared* record that no reader sees (FORMAT.md, "Prepared
   // transactions"), tagged with `host_tag` (how the host names the transaction, for
   // resolve_in_doubt and for messages), and keeps every write lock until the returned object
-  // commits or aborts. The tables of `truncate` are emptied when it commits (so a TRUNCATE
-  // of a transaction that aborts changes nothing); `prepare` sees them as apply_prepared's does.
+  // commits or aborts. The tables of `truncate` are emptied when it commits, in one step with
+  // its writes as apply_prepared's are (an abort changes nothing); `prepare` sees them likewise.
   // Returns nullptr when there is nothing to write (false, or an empty batch and no table to
   // truncate); an error writes nothing. REQUIRES: the returned object is finished or destroyed on
   // this thread, before the Store.
@@ -271,7 +271,7 @@ class Store {
   // transaction), as apply_sorted is apply_prepared's: once `decide` accepted, `source`'s entries
   // are stamped with the transaction's timestamp and written into SSTables now, synced, and the
   // prepared record lists them instead of carrying the writes. The commit installs them with one
-  // manifest change; the abort removes them.
+  // manifest change (which empties the tables of `truncate` too); the abort removes them.
   Result<std::unique_ptr<PreparedCommit>> prepare_sorted(
       const std::function<Result<bool>(const Snapshot&)>& decide, SortedEntrySource& source,
       const std::vector<TableId>& truncate, std::string host_tag);
@@ -317,8 +317,8 @@ class Store {
   // Under the locks: `decide` looks at everything committed so far (false: write nothing), then
   // `encode` makes the record for the transaction's timestamp.
   using EncodeRecord = std::function<Result<EncodedTransaction>(int64_t timestamp)>;
-  // `truncate_first`: tables truncated under the same locks after `decide` accepted (an error of
-  // `decide`, such as a write conflict, truncates nothing).
+  // `truncate_first`: tables truncated under the same locks after `decide` accepted (its error
+  // truncates nothing), by the manifest change that installs the writes as SSTables.
   Result<std::optional<int64_t>> apply_locked(
       const std::function<Result<bool>(const Snapshot&)>& decide, const EncodeRecord& encode,
       const std::vector<TableId>& truncate_first = {});

@@ -418,8 +418,12 @@ Status Store::Private::truncate_table(TableId table) {
 
 // The memtables' other tables go to SSTables and a manifest without the tables' files covers the
 // whole log: nothing of the tables remains to read or to replay. One manifest change for all of
-// them (a base table and its views: a crash leaves all or none truncated).
-Status Store::Private::truncate_tables_locked(const std::vector<TableId>& tables) {
+// them (a base table and its views: a crash leaves all or none truncated), which is also the
+// commit of `transaction`'s SSTables when given (a transaction that TRUNCATEs and writes): other
+// processes load a manifest whole (FORMAT.md), and this one's snapshots take the version and the
+// memtables under one view_mutex (load_manifest_locked), so no reader sees one without the other.
+Status Store::Private::truncate_tables_locked(const std::vector<TableId>& tables,
+                                              const TransactionFiles* transaction) {
   if (tables.empty()) return Status::ok();
   std::vector<PendingFile> outputs;
   for (const auto& source : {imm, mem}) {
@@ -445,7 +449,13 @@ Status Store::Private::truncate_tables_locked(const std::vector<TableId>& tables
     dropped.insert(dropped.end(), files.begin(), files.end());
   }
   for (const PendingFile& f : outputs) next.files.push_back(f.meta);
-  if (Status s = install_locked(next, outputs, LoadAction::kFlushedAll); !s.is_ok()) {
+  std::vector<PendingFile> renamed = outputs;
+  if (transaction != nullptr) {
+    next.files.insert(next.files.end(), transaction->files.begin(), transaction->files.end());
+    renamed.insert(renamed.end(), transaction->outputs.begin(), transaction->outputs.end());
+    next.last_timestamp = std::max(next.last_timestamp, transaction->timestamp);
+  }
+  if (Status s = install_locked(next, renamed, LoadAction::kFlushedAll); !s.is_ok()) {
     for (const PendingFile& f : outputs) remove_pending_file(f);
     return s;
   }

@@ -144,8 +144,10 @@ Status PreparedCommit::finish(bool commit) {
     locks->state = std::unique_lock(p.state_mutex);
     s = p.decide_prepared_locked(position_, prepared, commit);
     // Left in doubt on disk: this process decides it like any other (resolve_in_doubt_locked),
-    // after taking its failed log segment out of use.
-    if (!s.is_ok()) p.undecided[position_] = std::move(prepared);
+    // after taking its failed log segment out of use. Unless a manifest covers the record now
+    // (a commit with TRUNCATEs failed after its manifest change): then it is committed.
+    if (!s.is_ok() && !(position_ < p.manifest.covered))
+      p.undecided[position_] = std::move(prepared);
   }
   if (s.is_ok() && commit) p.after_commit();
   return s;
@@ -155,21 +157,16 @@ Status Store::Private::decide_prepared_locked(LogPosition position,
                                               const UndecidedPrepared& prepared, bool commit) {
   CASSETTE_RETURN_IF_ERROR(ensure_log_writer_locked());
   if (!prepared.files.empty()) return decide_prepared_files_locked(position, prepared, commit);
-  if (!commit) {
-    Result<LogPosition> end = log_writer->append(
-        encode_decision_record(RecordKind::kAbortPrepared, {position.segment, position.offset}));
-    if (!end.is_ok()) {
-      log_write_failed_locked();
-      return end.status();
-    }
-    log_end = *end;
+  if (!commit) return record_abort_locked(position);
+  if (!prepared.truncate.empty()) {
+    // A TRUNCATE happens only now that the transaction commits, and with its writes: they go
+    // to SSTables that the truncation's manifest change installs (the commit point). That change
+    // covers the whole log, this prepared record with it, so no reader replays the record again
+    // and no decision record is needed (a crash after it leaves nothing in doubt).
+    CASSETTE_RETURN_IF_ERROR(commit_record_as_sstables_locked(prepared.payload, prepared.truncate));
     undecided.erase(position);
-    publish_change_locked();
     return Status::ok();
   }
-  // A TRUNCATE happens only now that the transaction commits. A crash between it and the
-  // commit record keeps the truncation without the writes, as apply_prepared's would.
-  CASSETTE_RETURN_IF_ERROR(truncate_tables_locked(prepared.truncate));
   // The commit record carries the writes itself and is synced. Another process may swap its
   // memtable between the two records (a swap takes no store lock) and flush it later, writing a
   // manifest whose `covered` lies between them: a reader replaying from there never sees the
@@ -190,12 +187,13 @@ Status Store::Private::decide_prepared_locked(LogPosition position,
 }
 
 // A transaction prepared as SSTables (prepare_sorted). Its commit point is the manifest change
-// that installs the files (after its TRUNCATEs, as for a record); the decision record after it
+// that installs the files (and truncates its TRUNCATEs' tables); the decision record after it
 // carries nothing, and tells readers of the log that the prepared record is decided. A crash
 // between the two leaves a transaction committed but undecided in the log: whoever next holds
-// the lock records it (record_installed_prepared_locked), whatever a host would say. An abort
-// records the decision first, then removes the files: a crash between leaves files that no
-// manifest and no undecided record names, which the next opener removes.
+// the lock records it (record_installed_prepared_locked), whatever a host would say. (With
+// TRUNCATEs the change covers the whole log, the prepared record with it: no decision record.)
+// An abort records the decision first, then removes the files: a crash between leaves files
+// that no manifest and no undecided record names, which the next opener removes.
 Status Store::Private::decide_prepared_files_locked(LogPosition position,
                                                     const UndecidedPrepared& prepared,
                                                     bool commit) {
@@ -207,15 +205,7 @@ Status Store::Private::decide_prepared_files_locked(LogPosition position,
           "its SSTables): it cannot be aborted",
           path, prepared.host_tag));
     }
-    Result<LogPosition> end = log_writer->append(
-        encode_decision_record(RecordKind::kAbortPrepared, {position.segment, position.offset}));
-    if (!end.is_ok()) {
-      log_write_failed_locked();
-      return end.status();
-    }
-    log_end = *end;
-    undecided.erase(position);
-    publish_change_locked();
+    CASSETTE_RETURN_IF_ERROR(record_abort_locked(position));
     for (const ManifestFile& f : prepared.files) remove_unlisted_sstable(data_dir, f);
     return Status::ok();
   }
@@ -231,16 +221,32 @@ Status Store::Private::decide_prepared_files_locked(LogPosition position,
             size.is_ok() ? fmt::format("{} bytes, not {}", *size, f.size) : "missing"));
       }
     }
-    CASSETTE_RETURN_IF_ERROR(truncate_tables_locked(prepared.truncate));
     std::vector<PendingFile> in_place;  // written under their final names at prepare
-    CASSETTE_RETURN_IF_ERROR(
-        install_transaction_files_locked(prepared.files, in_place, prepared.timestamp));
+    CASSETTE_RETURN_IF_ERROR(install_transaction_files_locked(
+        prepared.files, in_place, prepared.timestamp, prepared.truncate));
+    if (!prepared.truncate.empty()) {
+      undecided.erase(position);  // covered by the manifest (see above)
+      return Status::ok();
+    }
   }
   Result<LogPosition> end = log_writer->append(
       encode_decision_record(RecordKind::kCommitPreparedFiles, {position.segment, position.offset}),
       /*sync=*/true);
   if (!end.is_ok()) {
     log_write_failed_locked();  // committed: the next holder of the lock records it
+    return end.status();
+  }
+  log_end = *end;
+  undecided.erase(position);
+  publish_change_locked();
+  return Status::ok();
+}
+
+Status Store::Private::record_abort_locked(LogPosition position) {
+  Result<LogPosition> end = log_writer->append(
+      encode_decision_record(RecordKind::kAbortPrepared, {position.segment, position.offset}));
+  if (!end.is_ok()) {
+    log_write_failed_locked();
     return end.status();
   }
   log_end = *end;

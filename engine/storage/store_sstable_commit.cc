@@ -8,8 +8,14 @@
 // timestamp and the transaction's is unique, so files beside memtables of older and newer
 // commits order correctly. Neither the commit log nor the memtable holds the transaction: no
 // restamped copy of the batch, no memtable to flush in the middle of it.
+//
+// A transaction that TRUNCATEs tables commits this way whatever its size (and a prepared one's
+// record is written out so at its commit): the truncation is a manifest change (it covers the
+// whole log), and the same change installs the transaction's files, so the truncation and the
+// writes are one step for readers and for recovery alike.
 #include <algorithm>
 
+#include "engine/storage/commit_record.h"
 #include "engine/storage/internal_key.h"
 #include "engine/storage/sorted_entry_source.h"
 #include "engine/storage/sstable_writer.h"
@@ -25,18 +31,13 @@ struct SortedEntry {
   size_t ordinal;  // in the batch: of two entries with one key, the later is newer
 };
 
-// The batch's entries by (table, key), the newest first among those of one key.
-Result<std::vector<SortedEntry>> sorted_entries(const EncodedBatch& batch) {
-  std::vector<SortedEntry> sorted;
-  sorted.reserve(batch.entry_count());
-  size_t offset = 0;
-  for (size_t i = 0; i < batch.entry_count(); ++i) {
-    EncodedBatch::Entry e = batch.entry_at(offset, &offset);
+// Entries (of a batch or a record) by (table, key), the newest first among those of one key.
+Result<std::vector<SortedEntry>> sort_entries(std::vector<SortedEntry> sorted) {
+  for (const SortedEntry& e : sorted) {
     const size_t prefix = partition_prefix_length(e.key);
     if (prefix == 0 || prefix >= e.key.size()) {
       return Status::invalid_argument("malformed entry key in a batch");
     }
-    sorted.push_back({e.table, e.key, e.value, i});
   }
   std::sort(sorted.begin(), sorted.end(), [](const SortedEntry& a, const SortedEntry& b) {
     if (a.table != b.table) return a.table < b.table;
@@ -44,6 +45,26 @@ Result<std::vector<SortedEntry>> sorted_entries(const EncodedBatch& batch) {
     return a.ordinal > b.ordinal;
   });
   return sorted;
+}
+
+Result<std::vector<SortedEntry>> sorted_entries(const EncodedBatch& batch) {
+  std::vector<SortedEntry> entries;
+  entries.reserve(batch.entry_count());
+  size_t offset = 0;
+  for (size_t i = 0; i < batch.entry_count(); ++i) {
+    EncodedBatch::Entry e = batch.entry_at(offset, &offset);
+    entries.push_back({e.table, e.key, e.value, i});
+  }
+  return sort_entries(std::move(entries));
+}
+
+Result<std::vector<SortedEntry>> sorted_entries(const std::vector<TransactionEntry>& record) {
+  std::vector<SortedEntry> entries;
+  entries.reserve(record.size());
+  for (size_t i = 0; i < record.size(); ++i) {
+    entries.push_back({record[i].table, record[i].key, record[i].value, i});
+  }
+  return sort_entries(std::move(entries));
 }
 
 bool is_header(std::string_view key) {
@@ -119,23 +140,37 @@ class StampedSource final : public SortedEntrySource {
 
 }  // namespace
 
-Status Store::Private::commit_as_sstables_locked(const EncodedBatch& batch, int64_t timestamp) {
+Status Store::Private::commit_as_sstables_locked(const EncodedBatch& batch, int64_t timestamp,
+                                                 const std::vector<TableId>& truncate) {
   CASSETTE_ASSIGN_OR_RETURN(std::vector<SortedEntry> sorted, sorted_entries(batch));
   StampedBatch stamped(std::move(sorted), timestamp);
-  return install_stamped_locked(stamped, timestamp);
+  return install_stamped_locked(stamped, timestamp, truncate);
 }
 
-Status Store::Private::commit_sorted_locked(SortedEntrySource& source, int64_t timestamp) {
+Status Store::Private::commit_sorted_locked(SortedEntrySource& source, int64_t timestamp,
+                                            const std::vector<TableId>& truncate) {
   StampedSource stamped(source, timestamp);
-  return install_stamped_locked(stamped, timestamp);
+  return install_stamped_locked(stamped, timestamp, truncate);
 }
 
-Status Store::Private::install_stamped_locked(SortedEntrySource& stamped, int64_t timestamp) {
+Status Store::Private::commit_record_as_sstables_locked(std::string_view payload,
+                                                        const std::vector<TableId>& truncate) {
+  DecodedTransaction tx;
+  if (!decode_transaction(payload, &tx)) {
+    return Status::corruption(fmt::format("commit log {}: malformed transaction record", log_dir));
+  }
+  CASSETTE_ASSIGN_OR_RETURN(std::vector<SortedEntry> sorted, sorted_entries(tx.entries));
+  StampedBatch stamped(std::move(sorted), tx.assigned_timestamp);  // (stamped already: copied)
+  return install_stamped_locked(stamped, tx.assigned_timestamp, truncate);
+}
+
+Status Store::Private::install_stamped_locked(SortedEntrySource& stamped, int64_t timestamp,
+                                              const std::vector<TableId>& truncate) {
   std::vector<PendingFile> outputs;
   CASSETTE_RETURN_IF_ERROR(write_stamped_locked(stamped, /*final_names=*/false, &outputs));
   std::vector<ManifestFile> files;
   for (const PendingFile& f : outputs) files.push_back(f.meta);
-  Status s = install_transaction_files_locked(files, outputs, timestamp);
+  Status s = install_transaction_files_locked(files, outputs, timestamp, truncate);
   if (!s.is_ok()) {
     for (const PendingFile& f : outputs) remove_pending_file(f);
   }
@@ -198,19 +233,28 @@ Result<std::vector<PendingFile>> Store::Private::write_prepared_files_locked(
 
 Status Store::Private::install_transaction_files_locked(const std::vector<ManifestFile>& files,
                                                         std::vector<PendingFile>& outputs,
-                                                        int64_t timestamp) {
-  // Recovery must yield a prefix of the transactions: the records before this one must not be
-  // lost to a power loss that keeps it (sync=normal, off), so the log is made durable first.
-  if (Status s = sync_commit_log_through(log_dir, log_end); !s.is_ok()) {
-    log_write_failed_locked();  // a segment whose sync failed is taken out of use (FORMAT.md)
-    return s;
+                                                        int64_t timestamp,
+                                                        const std::vector<TableId>& truncate) {
+  if (!truncate.empty()) {
+    // The truncation's manifest change, which covers the whole log (synced first) and installs
+    // the files: the transaction's one step.
+    const TransactionFiles transaction{files, outputs, timestamp};
+    CASSETTE_RETURN_IF_ERROR(truncate_tables_locked(truncate, &transaction));
+  } else {
+    // Recovery must yield a prefix of the transactions: the records before this one must not be
+    // lost to a power loss that keeps it (sync=normal, off), so the log is made durable first.
+    if (Status s = sync_commit_log_through(log_dir, log_end); !s.is_ok()) {
+      log_write_failed_locked();  // a segment whose sync failed is taken out of use (FORMAT.md)
+      return s;
+    }
+    Manifest next = manifest;
+    ++next.generation;
+    next.last_timestamp = std::max(last_timestamp, timestamp);
+    next.files.insert(next.files.end(), files.begin(), files.end());
+    CASSETTE_RETURN_IF_ERROR(install_locked(next, outputs, LoadAction::kCatchUp));
   }
-  Manifest next = manifest;
-  ++next.generation;
-  next.last_timestamp = std::max(last_timestamp, timestamp);
-  next.files.insert(next.files.end(), files.begin(), files.end());
-  CASSETTE_RETURN_IF_ERROR(install_locked(next, outputs, LoadAction::kCatchUp));
   last_timestamp = std::max(last_timestamp, timestamp);
+  if (files.empty()) return Status::ok();
   {
     std::lock_guard guard(background_mutex);
     compaction_wanted = true;  // new files, as after a flush

@@ -115,6 +115,15 @@ struct UndecidedPrepared {
   int64_t timestamp = 0;
 };
 
+// The SSTables of a transaction that TRUNCATEs tables and writes, which the truncation's manifest
+// change installs (Private::truncate_tables_locked): one change, so that no reader and no
+// recovery sees the tables truncated without the writes, nor the writes beside the old rows.
+struct TransactionFiles {
+  const std::vector<ManifestFile>& files;  // added by the change
+  std::vector<PendingFile>& outputs;       // those of them under temporary names: renamed first
+  int64_t timestamp;                       // the transaction's: `last timestamp` rises to it
+};
+
 // What a new manifest means for the memtables (load_manifest_locked).
 enum class LoadAction {
   kCatchUp,     // another process's change: rebuild the memtable if it flushed
@@ -241,6 +250,8 @@ struct Store::Private {
   // decide_prepared_locked of a transaction prepared as SSTables (Store::prepare_sorted).
   Status decide_prepared_files_locked(LogPosition position, const UndecidedPrepared& prepared,
                                       bool commit);
+  // The abort record of the prepared record at `position`, which is then decided.
+  Status record_abort_locked(LogPosition position);
   // Appends a prepared record of a transaction at `timestamp`; returns where it starts. On
   // failure nothing is prepared (the segment is taken out of use).
   Result<LogPosition> append_prepared_locked(std::string_view record, int64_t timestamp);
@@ -330,13 +341,22 @@ struct Store::Private {
   Status truncate_table(TableId table);
 
   // store_sstable_commit.cc: `batch` committed at `timestamp` as SSTables installed by one
-  // manifest change, instead of a commit-log record (sstable_commit_bytes).
-  // REQUIRES: writer_mutex, the store lock and state_mutex held, caught up.
-  Status commit_as_sstables_locked(const EncodedBatch& batch, int64_t timestamp);
+  // manifest change, instead of a commit-log record (sstable_commit_bytes), which truncates the
+  // tables of `truncate` too (a transaction's TRUNCATEs, then its writes: one step).
+  // REQUIRES: writer_mutex, the store lock and state_mutex held, caught up; with `truncate`,
+  // flush_mutex too (truncate_tables_locked).
+  Status commit_as_sstables_locked(const EncodedBatch& batch, int64_t timestamp,
+                                   const std::vector<TableId>& truncate = {});
   // The same for Store::apply_sorted's source.
-  Status commit_sorted_locked(SortedEntrySource& source, int64_t timestamp);
+  Status commit_sorted_locked(SortedEntrySource& source, int64_t timestamp,
+                              const std::vector<TableId>& truncate = {});
+  // The same for a transaction's record (encode_transaction's payload, stamped already): a
+  // prepared record's writes committed with its TRUNCATEs.
+  Status commit_record_as_sstables_locked(std::string_view payload,
+                                          const std::vector<TableId>& truncate);
   // Their common end: `stamped`'s entries (stamped already) written and installed.
-  Status install_stamped_locked(SortedEntrySource& stamped, int64_t timestamp);
+  Status install_stamped_locked(SortedEntrySource& stamped, int64_t timestamp,
+                                const std::vector<TableId>& truncate);
   // `stamped`'s entries written into one SSTable per table, as new pending files (under their
   // final names with `final_names`), synced. On failure none is left.
   Status write_stamped_locked(SortedEntrySource& stamped, bool final_names,
@@ -347,15 +367,19 @@ struct Store::Private {
                                                                int64_t timestamp);
   // The manifest change that commits a transaction as SSTables: `files` added (`outputs`
   // renamed into place first, which a failure leaves to the caller) and `last timestamp` raised
-  // to `timestamp`, once the log is durable up to here.
+  // to `timestamp`, once the log is durable up to here. With `truncate`, the same change is the
+  // truncation of those tables (truncate_tables_locked), which then covers the whole log.
   Status install_transaction_files_locked(const std::vector<ManifestFile>& files,
-                                          std::vector<PendingFile>& outputs, int64_t timestamp);
+                                          std::vector<PendingFile>& outputs, int64_t timestamp,
+                                          const std::vector<TableId>& truncate = {});
   // What apply_locked commits for `batch` at `timestamp`: its record, or, when it is at least
   // sstable_commit_bytes, the batch itself (EncodedTransaction::sstable_batch).
   Result<EncodedTransaction> commit_of(const EncodedBatch& batch, int64_t timestamp) const;
-  // truncate_table's work, for any number of tables in one manifest change. REQUIRES:
-  // writer_mutex, flush_mutex, the store lock and state_mutex held, caught up.
-  Status truncate_tables_locked(const std::vector<TableId>& tables);
+  // truncate_table's work, for any number of tables in one manifest change, which installs
+  // `transaction`'s SSTables too when given. REQUIRES: writer_mutex, flush_mutex, the store lock
+  // and state_mutex held, caught up.
+  Status truncate_tables_locked(const std::vector<TableId>& tables,
+                                const TransactionFiles* transaction = nullptr);
   // After log_failed: every memtable into SSTables, a manifest that covers the log up to the
   // next segment, the failed segment removed (store_flush.cc explains why). REQUIRES:
   // writer_mutex, the store lock and state_mutex, caught up.
