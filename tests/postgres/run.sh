@@ -412,6 +412,9 @@ source "$root/tests/postgres/atomic_commit.sh"
 # ---- a spilled transaction through the two phases of the commit --------------------------------
 source "$root/tests/postgres/spill_prepare.sh"
 
+# ---- TRUNCATE and INSERT in one transaction: one step for readers in other processes ----------
+source "$root/tests/postgres/truncate_insert.sh"
+
 # ---- a sanitizer build: no report in the server's log -----------------------------------------
 # A finding aborts the backend (the test that met it fails too); this names it. Leak reports are
 # off inside postgres (sanitize.sh), which frees some memory only at exit, by design.
