@@ -272,6 +272,10 @@ extern "C" int cas_scan_aggregate(cas_scan* scan, const cas_aggregate* aggregate
         if (!valid_spec(aggregates[k], def.columns.size())) {
           return Status::invalid_argument("cassette_fdw: an aggregate the engine cannot compute");
         }
+        if (aggregates[k].kind != CAS_AGG_COUNT_ROWS) {
+          CASSETTE_RETURN_IF_ERROR(
+              check_readable(*scan, static_cast<size_t>(aggregates[k].column)));
+        }
         AggregateState::Fold fold;
         fold.spec = aggregates[k];
         state->folds.push_back(std::move(fold));

@@ -64,7 +64,10 @@ struct cas_scan {
   std::shared_ptr<const cassette::schema::TableDef> def;
   std::unique_ptr<cassette::query::QueryCursor> cursor;
   std::vector<cas_repr> reprs;
-  std::vector<size_t> wanted;        // the columns the glue reads, in column order
+  std::vector<size_t> wanted;  // the columns the glue reads, in column order
+  // By column: the plan decodes its values (the key, the plan's values(...) and restricted
+  // columns; every column without values(...)). The glue may read only these.
+  std::vector<uint8_t> readable;
   std::vector<std::string> buffers;  // text forms of the current row
   // cas_scan_next_batch: text forms and copied bytes of the current batch ([row][column]), and
   // an error met after some rows of a batch, reported by the next call (after those rows).
@@ -160,6 +163,10 @@ Status to_pg_value(const types::CqlType& type, const std::string_view* value, ca
 // A cas_value in representation `repr` as a CQL value of `type`; `column` names it in messages.
 Result<types::Value> from_pg_value(const types::CqlType& type, const cas_value& value,
                                    cas_repr repr, std::string_view column);
+
+// Fails with an internal error when `scan`'s plan does not decode column `column`'s values
+// (cas_scan::readable): a value() of it would fail only after its row was read as NULL.
+Status check_readable(const cas_scan& scan, size_t column);
 
 // Frees every scan still open (the end of a transaction, which may have failed mid-scan).
 void release_open_scans();

@@ -92,7 +92,34 @@ bool bounds_nothing(Operator op, int beyond) {
   return (beyond > 0 && upper) || (beyond < 0 && lower);
 }
 
+// By column: whether a cursor of `plan` decodes its values (query::Plan::value_columns): every
+// column without a list; else the key, the listed columns and those the plan restricts (bind()
+// adds their cells).
+std::vector<uint8_t> readable_columns(const schema::TableDef& def, const query::Plan& plan) {
+  const size_t n = def.columns.size();
+  if (!plan.value_columns) return std::vector<uint8_t>(n, 1);
+  std::vector<uint8_t> readable(n, 0);
+  for (size_t c = 0; c < n; ++c) readable[c] = def.columns[c].is_primary_key() ? 1 : 0;
+  for (int c : *plan.value_columns) {
+    if (c >= 0 && static_cast<size_t>(c) < n) readable[static_cast<size_t>(c)] = 1;
+  }
+  for (const query::Constraint& a : plan.arguments) {
+    if (a.column >= 0 && static_cast<size_t>(a.column) < n)
+      readable[static_cast<size_t>(a.column)] = 1;
+  }
+  return readable;
+}
+
 }  // namespace
+
+// A scan's column `column` is among those its plan decodes (cas_scan::readable): else the
+// internal error a value() of another column would be, before any row (no wrong NULL is read).
+Status check_readable(const cas_scan& scan, size_t column) {
+  if (column < scan.readable.size() && scan.readable[column]) return Status::ok();
+  return Status::internal(
+      fmt::format("cassette_fdw: column {} is read but is not among the columns of the scan's plan",
+                  column < scan.def->columns.size() ? scan.def->columns[column].name : "?"));
+}
 
 // The lock identity of `table` (cas_scan_row_lock_ids): its store's directory, resolved so that
 // two spellings of one path agree, and its storage id, which a recreated table does not reuse.
@@ -205,6 +232,26 @@ int cas_plan(cas_table* table, const cas_constraint* constraints, int count,
   });
 }
 
+int cas_plan_reads(cas_table* table, const char* encoded, const int* read, const char** out) {
+  return guarded([&]() -> Status {
+    const schema::TableDef& def = *table->def;
+    CASSETTE_ASSIGN_OR_RETURN(query::Plan plan, query::Plan::decode(encoded, def));
+    std::vector<int> columns;
+    for (size_t c = 0; c < def.columns.size(); ++c) {
+      if (read[c]) columns.push_back(static_cast<int>(c));
+    }
+    if (columns.size() == def.columns.size()) {
+      plan.value_columns.reset();  // every column: no list
+    } else {
+      plan.value_columns = std::move(columns);
+    }
+    PlanText& text = plan_text();
+    text.encoded = plan.encode(def);
+    *out = text.encoded.c_str();
+    return Status::ok();
+  });
+}
+
 int cas_scan_open(cas_table* table, const char* encoded, const cas_value* const* values,
                   const int* value_counts, const cas_repr* value_reprs, int nargs, int64_t limit,
                   const cas_repr* reprs, const int* wanted, uint32_t command, cas_scan** out) {
@@ -243,8 +290,10 @@ int cas_scan_open(cas_table* table, const char* encoded, const cas_value* const*
     scan->def = table->def;
     size_t n = def.columns.size();
     scan->reprs.assign(reprs, reprs + n);
+    scan->readable = readable_columns(def, plan);
     for (size_t i = 0; i < n; ++i) {
       if (!wanted[i]) continue;
+      CASSETTE_RETURN_IF_ERROR(check_readable(*scan, i));
       scan->wanted.push_back(i);
       if (reprs[i] == CAS_REPR_TEXT || reprs[i] == CAS_REPR_VARLENA || reprs[i] == CAS_REPR_UUID) {
         scan->needs_buffers = true;

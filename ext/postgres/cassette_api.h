@@ -165,6 +165,17 @@ extern "C"
 				 int count, const cas_order_term *order, int norder,
 				 int64_t limit, cas_plan_info *out);
 
+	/* The plan `encoded` (from cas_plan) reading the values of only the columns c with read[c]
+ * set (read has one entry per column of the table): the store decodes no other cell's value,
+ * though every cell's timestamp, TTL and tombstone still decide which rows are live; the key
+ * columns and the plan's restricted columns are always read. *out is the plan's text with
+ * values(<column>,...) when that is not every column (Plan::value_columns, as SQLite's idxStr
+ * carries colUsed), valid until the next cas_plan or cas_plan_reads call. A scan of it refuses
+ * a `wanted` column it does not read (cas_scan_open) and an aggregate of one
+ * (cas_scan_aggregate): an internal error, never a wrong value. */
+	int cas_plan_reads(cas_table *table, const char *encoded, const int *read,
+					   const char **out);
+
 	/* Opens a scan of the plan `encoded` (from cas_plan) with its arguments' values: values[p] holds
  * value_counts[p] values (several for IN) in representation value_reprs[p]. `limit` is the
  * consumed limit (-1: none). reprs[c] says how column c's values are wanted, wanted[c] whether

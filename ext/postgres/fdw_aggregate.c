@@ -368,12 +368,25 @@ cassette_aggregate_plan(PlannerInfo *root, RelOptInfo *upper_rel, List *tlist,
 	CassettePlanState  *state = upper->input_rel->fdw_private;
 	List			   *fdw_exprs = NIL;
 	List			   *arg_is_in = NIL;
+	int		 *read = palloc0(sizeof(int) * Max(state->rel->ncolumns, 1));
+	ListCell *lc;
 	List *private;
 
+	/* The engine reads the values of the aggregated and group columns only (none for
+	 * count(*)): the plan says so (values(...)). */
+	foreach(lc, upper->entries)
+	{
+		int column = lsecond_int((List *) lfirst(lc));
+
+		if (column >= 0)
+			read[column] = 1;
+	}
 	cassette_plan_arguments(state->conds, &upper->plan, &fdw_exprs, &arg_is_in);
-	private = list_make5(makeString(pstrdup(upper->plan.encoded)),
-						 makeString(pstrdup(upper->plan.description)),
-						 arg_is_in, NIL, makeString(pstrdup("-1")));
+	private =
+		list_make5(makeString(cassette_plan_reads(state->rel,
+												  upper->plan.encoded, read)),
+				   makeString(pstrdup(upper->plan.description)), arg_is_in,
+				   NIL, makeString(pstrdup("-1")));
 	private = lappend(private, upper->entries);
 	private = lappend(private, makeString(upper->description));
 	private = lappend(private, makeString(upper->group_text));

@@ -99,6 +99,11 @@ extern void cassette_values_from_slot(CassetteRelation *rel,
  * as an IntList (kind, CQL column, repr): a cas_agg_kind, or this for a GROUP BY column. */
 #define CASSETTE_GROUP_KEY (-1)
 
+/* The plan `encoded` (cas_plan's) reading the values of only the CQL columns c with read[c] set
+ * (cas_plan_reads: values(...) in the plan text, which EXPLAIN VERBOSE shows), palloc'd. */
+extern char *cassette_plan_reads(CassetteRelation *rel, const char *encoded,
+								 const int *read);
+
 /* Planning (fdw_plan.c), scanning (fdw_scan.c), modifications (fdw_modify.c), import
  * (fdw_import.c). */
 struct FdwRoutine;

@@ -176,7 +176,10 @@ plan_key_lookup(CassetteModifyState *st)
 				 errmsg("ON CONFLICT DO NOTHING supports primary keys of at most %d columns",
 						CAS_MAX_CONSTRAINTS)));
 	CAS_CHECK(cas_plan(rel->table, constraints, n, NULL, 0, -1, &plan));
-	st->key_plan = pstrdup(plan.encoded);
+	/* whether the row exists: no value is read (values()) */
+	st->key_plan =
+		cassette_plan_reads(rel, plan.encoded,
+							palloc0(sizeof(int) * Max(rel->ncolumns, 1)));
 	st->nkey_arguments = plan.arguments;
 	st->key_argument = palloc0(sizeof(int) * Max(plan.arguments, 1));
 	for (i = 0; i < n; i++)

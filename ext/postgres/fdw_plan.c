@@ -347,6 +347,15 @@ cassette_plan_conds(CassetteRelation *rel, List *conds,
 	plan->encoded = pstrdup(plan->encoded);
 }
 
+char *
+cassette_plan_reads(CassetteRelation *rel, const char *encoded, const int *read)
+{
+	const char *out;
+
+	CAS_CHECK(cas_plan_reads(rel->table, encoded, read, &out));
+	return pstrdup(out);
+}
+
 bool
 cassette_cond_used(const cas_plan_info *plan, int i)
 {
@@ -665,6 +674,7 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel,
 	List			  *arg_is_in = NIL;
 	List			  *wanted = NIL;
 	Bitmapset		  *attrs = NULL;
+	int				  *read;
 	cas_plan_info	   plan;
 	ListCell		  *lc;
 	int				   i;
@@ -737,7 +747,12 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel,
 
 	cassette_plan_arguments(conds, &plan, &fdw_exprs, &arg_is_in);
 
-	/* The columns the query reads (all of them for a whole-row reference). */
+	/* The columns the query reads, as postgres_fdw finds them: the rel's output (the
+	 * projection, the columns of joins, sorts and aggregates above, a DELETE's row identity;
+	 * the whole row, attno 0, for every UPDATE, RETURNING, row triggers and row marks) and the
+	 * quals left to PostgreSQL. The store decodes only those cells' values (values(...)); the
+	 * other attributes stay NULL, and nothing reads them. */
+	read = palloc0(sizeof(int) * Max(state->rel->ncolumns, 1));
 	pull_varattnos((Node *) baserel->reltarget->exprs, baserel->relid, &attrs);
 	pull_varattnos((Node *) local, baserel->relid, &attrs);
 	for (i = 0; i < state->rel->natts; i++)
@@ -746,10 +761,19 @@ cassetteGetForeignPlan(PlannerInfo *root, RelOptInfo *baserel,
 
 		if (bms_is_member(bit, attrs) ||
 			bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))
+		{
 			wanted = lappend_int(wanted, i);
+			if (state->rel->att_column[i] >= 0)
+				read[state->rel->att_column[i]] = 1;
+		}
 	}
+	/* the order the engine keeps (key columns: read anyway, listed as SQLite lists them) */
+	for (i = 0; i < norder; i++)
+		read[order[i].column] = 1;
 	return make_foreignscan(tlist, local, baserel->relid, fdw_exprs,
-							list_make5(makeString(pstrdup(plan.encoded)),
+							list_make5(makeString(cassette_plan_reads(state->rel,
+																	  plan.encoded,
+																	  read)),
 									   makeString(pstrdup(plan.description)),
 									   arg_is_in, wanted,
 									   makeString(psprintf(INT64_FORMAT, limit))),

@@ -795,8 +795,9 @@ cassette_sample_rows(Relation relation, int elevel, HeapTuple *rows,
 	for (c = 0; c < rel->ncolumns; c++)
 		wanted[c] = rel->column_att[c] >= 0;
 	cassette_use_isolation();
-	CAS_CHECK(cas_scan_open(rel->table, "scan", NULL, NULL, NULL, 0, -1,
-							rel->column_repr, wanted,
+	/* the declared columns' values only (a foreign table may declare some of the CQL ones) */
+	CAS_CHECK(cas_scan_open(rel->table, cassette_plan_reads(rel, "scan", wanted),
+							NULL, NULL, NULL, 0, -1, rel->column_repr, wanted,
 							GetCurrentCommandId(false), &scan));
 	reservoir_init_selection_state(&rstate, targrows);
 	for (;;)
