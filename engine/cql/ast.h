@@ -92,6 +92,9 @@ struct Selector {
   TermPtr term;
   std::optional<std::string> alias;  // AS name
   std::string source;                // as written, for messages
+  // (x), ((x)): pairs of parentheses written around it; its column name keeps them, as
+  // Cassandra's: SELECT (c - b) / a names its column "(c - b) / a".
+  int parentheses = 0;
 };
 
 // ---- WHERE relations and IF conditions ----------------------------------------------------------

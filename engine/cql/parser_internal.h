@@ -158,6 +158,9 @@ class Parser {
   SelectorPtr parse_selection_group();
   SelectorPtr parse_selection_group_without_field();
   SelectorPtr parse_selector_modifiers(SelectorPtr receiver, size_t begin);
+  // [a, b] / {a, b} / {a: b} / (a, b) of selectors: a call of `function` (selector_operators.h)
+  SelectorPtr selector_literal(std::string_view function, std::vector<SelectorPtr> elements,
+                               size_t begin);
   SelectorPtr parse_selection_function();
   TermPtr parse_term_multiplication();
   TermPtr parse_term_group();

@@ -2,7 +2,10 @@
 // literals, arithmetic) and the WHERE clause's relations, which UPDATE and DELETE share.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "engine/cql/parser_internal.h"
+#include "engine/cql/selector_operators.h"
 
 namespace cassette::cql::parser_internal {
 namespace {
@@ -219,7 +222,13 @@ SelectorPtr Parser::parse_selection_group_without_field() {
             s->term = term;
             hinted = s;
           } else {
-            hinted = inner;
+            // (int)(a + b): Selectable.WithTypeHint over a selector, as a function the selection
+            // names "(int)(a + b)" and types int (selection.cc, kTypeHintFunction)
+            auto s = new_selector(Selector::Kind::kFunction);
+            s->function = {"system", std::string(kTypeHintFunction)};
+            s->type = type;
+            s->arguments = {inner};
+            hinted = s;
           }
         })) {
       auto s = std::make_shared<Selector>(*hinted);
@@ -231,14 +240,18 @@ SelectorPtr Parser::parse_selection_group_without_field() {
     std::vector<SelectorPtr> elements{parse_unaliased_selector()};
     while (accept_symbol(",")) elements.push_back(parse_unaliased_selector());
     expect_symbol(")");
-    if (elements.size() == 1) return elements[0];
+    if (elements.size() == 1) {
+      auto s = std::make_shared<Selector>(*elements[0]);
+      ++s->parentheses;  // its column name keeps them: "(c - b) / a"
+      return s;
+    }
+    bool literals = std::all_of(elements.begin(), elements.end(), [](const SelectorPtr& e) {
+      return e->kind == Selector::Kind::kTerm;
+    });
+    if (!literals) return selector_literal(kTupleSelectorFunction, std::move(elements), begin);
     auto tuple = std::make_shared<Term>();
     tuple->kind = Term::Kind::kTuple;
-    for (const SelectorPtr& e : elements) {
-      if (e->kind != Selector::Kind::kTerm)
-        throw Status::invalid_argument("Tuples of selectors other than literals are not supported");
-      tuple->elements.push_back(e->term);
-    }
+    for (const SelectorPtr& e : elements) tuple->elements.push_back(e->term);
     tuple->source = source_from(begin);
     auto s = new_selector(Selector::Kind::kTerm);
     s->term = tuple;
@@ -253,10 +266,39 @@ SelectorPtr Parser::parse_selection_group_without_field() {
       s->source = source_from(begin);
       return s;
     }
-    throw Status::invalid_argument(
-        "Collection literals of selectors other than literals are not supported");
+    // [a, b], {a, b}, {a: b}: collection literals of selectors (Selectable.WithList, WithSet,
+    // WithMapOrUdt), map entries as key, value, key, value, ...
+    const bool list = accept_symbol("[");
+    if (!list) expect_symbol("{");
+    const std::string close = list ? "]" : "}";
+    std::vector<SelectorPtr> elements;
+    bool map = false;
+    if (!at_symbol(close)) {
+      do {
+        elements.push_back(parse_unaliased_selector());
+        if (!list && (elements.size() == 1 ? at_symbol(":") : map)) {
+          map = true;
+          expect_symbol(":");
+          elements.push_back(parse_unaliased_selector());
+        }
+      } while (accept_symbol(","));
+    }
+    expect_symbol(close);
+    return selector_literal(list  ? kListSelectorFunction
+                            : map ? kMapSelectorFunction
+                                  : kSetSelectorFunction,
+                            std::move(elements), begin);
   }
   fail_no_viable();
+}
+
+SelectorPtr Parser::selector_literal(std::string_view function, std::vector<SelectorPtr> elements,
+                                     size_t begin) {
+  auto s = new_selector(Selector::Kind::kFunction);
+  s->function = {"system", std::string(function)};
+  s->arguments = std::move(elements);
+  s->source = source_from(begin);
+  return s;
 }
 
 // ---- SELECT

@@ -38,6 +38,22 @@ bool is_native(const QualifiedName& name) {
   return name.keyspace.empty() || name.keyspace == "system";
 }
 
+// A selector's name inside the parentheses written around it (BetweenParenthesesOrWithTuple's
+// "(%s)"): SELECT (c - b) / a names its column "(c - b) / a".
+std::string parenthesized(std::string name, int parentheses) {
+  for (int i = 0; i < parentheses; ++i) name = "(" + name + ")";
+  return name;
+}
+
+// A type hint's type as CQL3Type.Raw prints it: "int", "list<int>", "tuple<int, text>" (a tuple
+// is frozen whether written so or not, and its hint does not say it).
+std::string hint_type_name(const CqlType& type, std::string_view keyspace) {
+  std::string name = lower(types::cql_type_name(type, keyspace));
+  if (type.kind == TypeKind::kTuple && name.starts_with("frozen<") && name.ends_with(">"))
+    name = name.substr(7, name.size() - 8);
+  return name;
+}
+
 std::string join_arg_names(const std::vector<std::unique_ptr<SelectorNode>>& args) {
   std::string out;
   for (const auto& a : args) {
@@ -55,9 +71,15 @@ class SelectionBuilder {
                    const ExecutionContext& context)
       : selection_(selection), table_(table), context_(context) {}
 
-  Result<std::unique_ptr<SelectorNode>> build(const Selector& selector, bool in_aggregate);
+  Result<std::unique_ptr<SelectorNode>> build(const Selector& selector, bool in_aggregate) {
+    CASSETTE_ASSIGN_OR_RETURN(auto node, build_unparenthesized(selector, in_aggregate));
+    node->name = parenthesized(std::move(node->name), selector.parentheses);
+    return node;
+  }
 
  private:
+  Result<std::unique_ptr<SelectorNode>> build_unparenthesized(const Selector& selector,
+                                                              bool in_aggregate);
   Result<const ColumnDef*> column(const std::string& name) {
     const ColumnDef* c = table_.find_column(name);
     if (c == nullptr)
@@ -70,6 +92,8 @@ class SelectionBuilder {
   }
   Result<std::unique_ptr<SelectorNode>> build_function(const Selector& selector, bool in_aggregate);
   Result<std::unique_ptr<SelectorNode>> build_writetime(const Selector& selector);
+  Result<std::unique_ptr<SelectorNode>> build_literal(const Selector& selector,
+                                                      std::string_view kind, bool in_aggregate);
 
   Selection& selection_;
   const schema::TableDef& table_;
@@ -140,11 +164,104 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_writetime(const Se
   return node;
 }
 
+// [a, b], {a, b}, (a, b) of selectors (Selectable.WithList, WithSet,
+// BetweenParenthesesOrWithTuple): a list or set takes the type of its first element whose type is
+// known (literals take it too), a tuple needs every component's; {a: b} never has one without a
+// type hint (WithMapOrUdt.getExactTypeIfKnown), as in Cassandra.
+Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_literal(const Selector& selector,
+                                                                      std::string_view kind,
+                                                                      bool in_aggregate) {
+  auto node = std::make_unique<SelectorNode>();
+  node->kind = SelectorNode::Kind::kLiteral;
+  std::vector<std::optional<CqlType>> types;
+  for (const SelectorPtr& a : selector.arguments) {
+    if (a->kind == Selector::Kind::kTerm) {
+      auto literal = std::make_unique<SelectorNode>();
+      literal->kind = SelectorNode::Kind::kTerm;
+      literal->name = parenthesized(term_full_text(*a->term), a->parentheses);
+      types.push_back(term_type(*a->term, context_));
+      node->args.push_back(std::move(literal));
+      continue;
+    }
+    CASSETTE_ASSIGN_OR_RETURN(auto arg, build(*a, in_aggregate));
+    types.push_back(arg->type);
+    node->contains_aggregate = node->contains_aggregate || arg->contains_aggregate;
+    node->args.push_back(std::move(arg));
+  }
+  std::string names;
+  for (size_t i = 0; i < node->args.size(); ++i) {
+    if (i > 0) names += kind == kMapSelectorFunction && i % 2 == 1 ? ": " : ", ";
+    names += node->args[i]->name;
+  }
+  const bool tuple = kind == kTupleSelectorFunction;
+  node->name = tuple                           ? "(" + names + ")"
+               : kind == kListSelectorFunction ? "[" + names + "]"
+                                               : "{" + names + "}";
+  const auto first_known = std::find_if(
+      types.begin(), types.end(), [](const std::optional<CqlType>& t) { return t.has_value(); });
+  if (kind == kMapSelectorFunction || first_known == types.end() ||
+      (tuple && std::any_of(types.begin(), types.end(),
+                            [](const std::optional<CqlType>& t) { return !t.has_value(); }))) {
+    return Status::invalid_argument(fmt::format(
+        "Cannot infer type for term {} in selection clause (try using a cast to force a type)",
+        node->name));
+  }
+  for (size_t i = 0; i < node->args.size(); ++i) {
+    SelectorNode& element = *node->args[i];
+    const CqlType expected = tuple ? *types[i] : **first_known;
+    if (element.kind == SelectorNode::Kind::kTerm) {
+      CASSETTE_ASSIGN_OR_RETURN(element.constant, evaluate_term(*selector.arguments[i]->term,
+                                                                expected, element.name, context_));
+      element.type = expected;
+    } else if (!value_compatible_with(expected, element.type)) {
+      return Status::invalid_argument(fmt::format("{} is not of the expected type: {}",
+                                                  element.name,
+                                                  types::cql_type_name(expected, table_.keyspace)));
+    }
+  }
+  if (tuple) {
+    std::vector<CqlType> components;
+    for (const auto& t : types) components.push_back(*t);
+    node->type = CqlType::tuple(std::move(components));
+  } else if (kind == kListSelectorFunction) {
+    node->type = CqlType::list(**first_known, /*frozen=*/true);
+  } else {
+    if ((*first_known)->kind == TypeKind::kDuration) {
+      return Status::invalid_argument(
+          fmt::format("Durations are not allowed inside sets: {}",
+                      types::cql_type_name(CqlType::set(**first_known), table_.keyspace)));
+    }
+    node->type = CqlType::set(**first_known, /*frozen=*/true);
+  }
+  return node;
+}
+
 Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_function(const Selector& selector,
                                                                        bool in_aggregate) {
   const std::string name = function_base_name(selector.function);
   const std::string lname = lower(name);
   auto node = std::make_unique<SelectorNode>();
+
+  if (is_native(selector.function) &&
+      (lname == kListSelectorFunction || lname == kSetSelectorFunction ||
+       lname == kMapSelectorFunction || lname == kTupleSelectorFunction)) {
+    return build_literal(selector, lname, in_aggregate);
+  }
+
+  if (lname == kTypeHintFunction && is_native(selector.function) &&
+      selector.arguments.size() == 1) {
+    // WithTypeHint: the selector's values under the hinted type, which must be its own or one
+    // its bytes are valid values of (AbstractType.testAssignment).
+    CASSETTE_ASSIGN_OR_RETURN(auto arg, build(*selector.arguments[0], in_aggregate));
+    const std::string type_name = hint_type_name(selector.type, table_.keyspace);
+    arg->name = fmt::format("({}){}", type_name, arg->name);
+    if (!value_compatible_with(selector.type, arg->type)) {
+      return Status::invalid_argument(
+          fmt::format("Cannot assign value {} to {} of type {}", arg->name, arg->name, type_name));
+    }
+    arg->type = selector.type;
+    return arg;
+  }
 
   if (lname == "token" && is_native(selector.function)) {
     // TokenFct: a scalar function whose parameters are the partition key's types. On the key
@@ -163,7 +280,7 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_function(const Sel
       if (a.kind == Selector::Kind::kTerm) {
         arg = std::make_unique<SelectorNode>();
         arg->kind = SelectorNode::Kind::kTerm;
-        arg->name = a.source;
+        arg->name = parenthesized(term_full_text(*a.term), a.parentheses);
         arg->type = key[i]->type;
         CASSETTE_ASSIGN_OR_RETURN(arg->constant,
                                   evaluate_term(*a.term, key[i]->type, a.source, context_));
@@ -215,7 +332,7 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_function(const Sel
         resolver_args.back().list_literal_size = static_cast<int32_t>(a->term->elements.size());
       auto placeholder = std::make_unique<SelectorNode>();
       placeholder->kind = SelectorNode::Kind::kTerm;
-      placeholder->name = a->source;
+      placeholder->name = parenthesized(term_full_text(*a->term), a->parentheses);
       if (t) placeholder->type = *t;
       node->args.push_back(std::move(placeholder));
       continue;
@@ -296,8 +413,8 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_function(const Sel
   return node;
 }
 
-Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build(const Selector& selector,
-                                                              bool in_aggregate) {
+Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build_unparenthesized(
+    const Selector& selector, bool in_aggregate) {
   auto node = std::make_unique<SelectorNode>();
   switch (selector.kind) {
     case Selector::Kind::kColumn: {
@@ -419,16 +536,16 @@ Result<std::unique_ptr<SelectorNode>> SelectionBuilder::build(const Selector& se
       if (!t) {
         return Status::invalid_argument(fmt::format(
             "Cannot infer type for term {} in selection clause (try using a cast to force a type)",
-            selector.source));
+            parenthesized(term_text(*selector.term), selector.parentheses)));
       }
       node->kind = SelectorNode::Kind::kTerm;
       node->type = *t;
-      node->name = selector.source;
-      // TypeCast.getText(): "(int)3", whatever the spacing written.
+      // Term.Raw.getText() (TermSelector's name): "[1, 2]", "{'a': 1}", TypeCast's "(int)3",
+      // whatever the spacing written.
+      node->name = term_full_text(*selector.term);
       if (selector.term->kind == Term::Kind::kTypeHint && !selector.term->elements.empty()) {
-        node->name =
-            fmt::format("({}){}", lower(types::cql_type_name(selector.term->type, table_.keyspace)),
-                        selector.term->elements[0]->source);
+        node->name = fmt::format("({}){}", hint_type_name(selector.term->type, table_.keyspace),
+                                 term_full_text(*selector.term->elements[0]));
       }
       CASSETTE_ASSIGN_OR_RETURN(node->constant,
                                 evaluate_term(*selector.term, *t, selector.source, context_));

@@ -169,6 +169,16 @@ Result<Value> evaluate_node(const SelectorNode& node, const schema::TableDef& ta
       if (functions) fc = *functions;
       return node.function->apply(args, fc);
     }
+    case SelectorNode::Kind::kLiteral: {
+      if (node.type.kind == TypeKind::kTuple) return Value(types::serialize_tuple(args));
+      std::vector<std::string> elements;
+      for (Value& v : args) {
+        if (!v) return Status::invalid_argument("null is not supported inside collections");
+        elements.push_back(std::move(*v));
+      }
+      if (node.type.kind == TypeKind::kList) return Value(types::serialize_list(elements));
+      return Value(types::serialize_set(node.type.params[0], std::move(elements)));
+    }
     case SelectorNode::Kind::kCast:
       if (!args[0]) return Value();
       return types::cast_value(node.args[0]->type, node.type, args[0]);

@@ -26,6 +26,7 @@ struct SelectorNode {
     kElement,
     kSlice,
     kTerm,
+    kLiteral,  // [a, b], {a, b}, (a, b) of selectors: `type` says which (args, the elements)
   };
   Kind kind = Kind::kColumn;
   const schema::ColumnDef* column = nullptr;

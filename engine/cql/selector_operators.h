@@ -21,6 +21,20 @@ namespace cassette::cql {
 
 bool is_operator_function(std::string_view name);
 
+// A type hint over a selector, "(int)(a + b)" (Selectable.WithTypeHint): the parser writes it as
+// a call of this function (a name no unquoted identifier can spell, like the operators') with the
+// hint in Selector::type; the selection names it "(int)(a + b)" and gives it the hinted type.
+inline constexpr std::string_view kTypeHintFunction = "_type_hint";
+
+// Collection and tuple literals of selectors, [a, b], {a, b}, {a: b}, (a, b) (Selectable.WithList,
+// WithSet, WithMapOrUdt, BetweenParenthesesOrWithTuple), written by the parser as calls of these
+// (map entries as key, value, key, value, ...) when an element is not a literal; literals only
+// stay terms.
+inline constexpr std::string_view kListSelectorFunction = "_list";
+inline constexpr std::string_view kSetSelectorFunction = "_set";
+inline constexpr std::string_view kMapSelectorFunction = "_map";
+inline constexpr std::string_view kTupleSelectorFunction = "_tuple";
+
 // `arguments` types must be known (literal operands get int or double from the caller).
 // `operand_texts`, the operands as written, name them in a refusal ("the '+' operation is not
 // supported between a and b"); without them the types do.

@@ -618,6 +618,14 @@ std::string term_text(const Term& term) {
   return message_value(term_text_impl(term));
 }
 
+std::string term_full_text(const Term& term) {
+  return term_text_impl(term);
+}
+
+bool value_compatible_with(const CqlType& receiver, const CqlType& other) {
+  return value_compatible(receiver, other);
+}
+
 Result<types::Value> evaluate_term(const Term& term, const types::CqlType& receiver_type,
                                    std::string_view receiver_name,
                                    const ExecutionContext& context) {

@@ -37,4 +37,12 @@ Result<std::shared_ptr<const ScalarFunction>> resolve_function_call(
 // {a: 1}, f(x), (int)3.
 std::string term_text(const Term& term);
 
+// The same text whole, however long (term_text() cuts long values for messages): a literal
+// selector's column name, as Cassandra's TermSelector names it ("[1, 2]" however it was spaced).
+std::string term_full_text(const Term& term);
+
+// AbstractType.isValueCompatibleWith: whether bytes of `other` are valid bytes of `receiver` with
+// the same meaning (a type hint "(blob)a" retypes a's values when they are).
+bool value_compatible_with(const types::CqlType& receiver, const types::CqlType& other);
+
 }  // namespace cassette::cql
