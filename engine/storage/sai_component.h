@@ -125,11 +125,18 @@ class SaiComponentReader : public SaiTermIndex {
 // data block in the SSTable, and a table of those blocks). Mapped, not read: open() checks the
 // footer, the block index, the data block table and their checksum; a term block or a 4 KiB
 // chunk of the key table is checked against its own checksum when a lookup first touches it.
+//
+// The first lookup copies the first term of every term block into memory (about a sixteenth of
+// the terms' bytes), so that a lookup finds its block there and touches the mapping only where
+// its terms and keys lie. Past `sample_bytes`, every second block's (then every fourth...) are
+// kept, and a lookup's search ends with a few probes of the mapping.
 class Sai2ComponentReader : public SaiTermIndex {
  public:
-  static Result<std::shared_ptr<const Sai2ComponentReader>> map(const std::string& path);
-  static Result<std::shared_ptr<const Sai2ComponentReader>> parse(std::string bytes,
-                                                                  const std::string& path);
+  static constexpr size_t kSampleBytes = 16 << 20;
+  static Result<std::shared_ptr<const Sai2ComponentReader>> map(const std::string& path,
+                                                                size_t sample_bytes = kSampleBytes);
+  static Result<std::shared_ptr<const Sai2ComponentReader>> parse(
+      std::string bytes, const std::string& path, size_t sample_bytes = kSampleBytes);
   ~Sai2ComponentReader() override;
   size_t terms() const { return term_count_; }
   size_t keys() const { return key_count_; }
@@ -161,6 +168,7 @@ class Sai2ComponentReader : public SaiTermIndex {
   bool positions_ = false;  // version 3 with a data block table
   uint32_t data_block_count_ = 0;
   uint64_t data_blocks_start_ = 0;
+  size_t sample_bytes_ = kSampleBytes;
   std::shared_ptr<Checked> checked_;
 };
 

@@ -190,12 +190,13 @@ struct Sai2ComponentReader::Checked {
     for (size_t i = 0; i < n; ++i) flags[i].store(0, std::memory_order_relaxed);
   }
   std::unique_ptr<std::atomic<uint8_t>[]> flags;  // blocks, then key chunks: 1 once verified
-  // The first term of every kSampleEvery-th block, one after another (`samples`, the end of
-  // each in `sample_ends`), copied at the first lookup: a lookup's binary search runs over these
-  // few kilobytes first, then over kSampleEvery blocks of the mapping, instead of touching some
-  // thirty cache lines spread over the whole component. `sampling`: a malformed first term.
-  static constexpr uint32_t kSampleEvery = 16;
+  // The first term of every `every`-th block (every block's unless that would pass the reader's
+  // sample_bytes_), one after another (`samples`, the end of each in `sample_ends`), copied at
+  // the first lookup: a lookup's binary search runs over these instead of touching some twenty
+  // cache lines spread over the whole mapping. Unchecked copies: a lookup checks the block it
+  // starts in (Sai2ComponentReader::lookup). `sampling`: a malformed first term.
   std::once_flag sampled;
+  uint64_t every = 1;
   std::string samples;
   std::vector<uint32_t> sample_ends;
   Status sampling;
@@ -203,18 +204,59 @@ struct Sai2ComponentReader::Checked {
     const uint32_t begin = i == 0 ? 0 : sample_ends[i - 1];
     return std::string_view(samples).substr(begin, sample_ends[i] - begin);
   }
+  // The 8 bytes of each sample after the prefix every sample shares (`shared`; zero-padded, as a
+  // big-endian number): the search compares these first, a few cache lines where the samples
+  // take some hundred, and the samples themselves only where they tie.
+  size_t shared = 0;
+  std::vector<uint64_t> heads;
+  static uint64_t head(std::string_view term, size_t from) {
+    uint64_t h = 0;
+    for (size_t i = 0; i < 8; ++i) {
+      const size_t at = from + i;
+      h = (h << 8) | (at < term.size() ? static_cast<uint8_t>(term[at]) : 0);
+    }
+    return h;
+  }
+  void make_heads() {
+    if (sample_ends.empty()) return;
+    shared = shared_prefix(sample(0), sample(sample_ends.size() - 1));
+    heads.reserve(sample_ends.size());
+    for (size_t i = 0; i < sample_ends.size(); ++i) heads.push_back(head(sample(i), shared));
+  }
+  // The samples [lo, hi) that may not be before `term`'s place (the rest of them are).
+  std::pair<size_t, size_t> candidates(std::string_view term) const {
+    if (term.size() < shared || term.substr(0, shared) != sample(0).substr(0, shared)) {
+      return {0, sample_ends.size()};
+    }
+    const uint64_t h = head(term, shared);
+    return {static_cast<size_t>(std::lower_bound(heads.begin(), heads.end(), h) - heads.begin()),
+            static_cast<size_t>(std::upper_bound(heads.begin(), heads.end(), h) - heads.begin())};
+  }
+  // Keeps every second sample (those of blocks 0, 2 * every, 4 * every...).
+  void thin() {
+    std::string kept;
+    std::vector<uint32_t> kept_ends;
+    for (size_t i = 0; i < sample_ends.size(); i += 2) {
+      kept.append(sample(i));
+      kept_ends.push_back(static_cast<uint32_t>(kept.size()));
+    }
+    samples = std::move(kept);
+    sample_ends = std::move(kept_ends);
+    every *= 2;
+  }
 };
 
 Sai2ComponentReader::~Sai2ComponentReader() {
   if (map_ != nullptr) ::munmap(map_, data_.size());
 }
 
-Result<std::shared_ptr<const Sai2ComponentReader>> Sai2ComponentReader::map(
-    const std::string& path) {
+Result<std::shared_ptr<const Sai2ComponentReader>> Sai2ComponentReader::map(const std::string& path,
+                                                                            size_t sample_bytes) {
   CASSETTE_ASSIGN_OR_RETURN(file::UniqueFd fd, file::open_file(path, O_RDONLY | O_CLOEXEC));
   CASSETTE_ASSIGN_OR_RETURN(uint64_t size, file::file_size(fd.get(), path));
   auto reader = std::shared_ptr<Sai2ComponentReader>(new Sai2ComponentReader);
   reader->path_ = path;
+  reader->sample_bytes_ = sample_bytes;
   if (size > 0) {
     // Populated at once: lookups land on random pages, and a fault per page they first touch
     // cost more in all (20,000 lookups of the 1M-row bench) than mapping every page up front
@@ -229,9 +271,10 @@ Result<std::shared_ptr<const Sai2ComponentReader>> Sai2ComponentReader::map(
 }
 
 Result<std::shared_ptr<const Sai2ComponentReader>> Sai2ComponentReader::parse(
-    std::string bytes, const std::string& path) {
+    std::string bytes, const std::string& path, size_t sample_bytes) {
   auto reader = std::shared_ptr<Sai2ComponentReader>(new Sai2ComponentReader);
   reader->path_ = path;
+  reader->sample_bytes_ = sample_bytes;
   reader->owned_ = std::move(bytes);
   reader->data_ = reader->owned_;
   CASSETTE_RETURN_IF_ERROR(reader->check_footer());
@@ -346,11 +389,11 @@ Result<std::string_view> Sai2ComponentReader::key_at(uint64_t offset, BlockHandl
   return key;
 }
 
-// Block b's first term, read without checking the block's checksum: what the binary search of
-// a lookup probes (some sixteen blocks of a 1M-term component, most of them touched for the
-// first time by that lookup, each a whole block to checksum). The lookup checks the two blocks it
-// lands between instead (their first terms must bound the range's lower end), which a probe
-// misled by a damaged term cannot satisfy: the terms are sorted.
+// Block b's first term, read without checking the block's checksum: what the samples copy and
+// what the binary search of a lookup probes past them. The lookup checks the block it starts in
+// instead (its first term must sort before the range's lower end), which a search misled by a
+// damaged term into starting too late cannot satisfy: the terms are sorted. One misled into
+// starting too early reads more blocks, each checked as it is read.
 Result<std::string_view> Sai2ComponentReader::first_term(uint32_t b) const {
   const uint64_t begin = block_offset(b);  // offsets checked by check_footer
   const uint64_t end = b + 1 < block_count_ ? block_offset(b + 1) : blocks_start_;
@@ -377,20 +420,26 @@ Status Sai2ComponentReader::lookup(const TermRange& range, std::vector<std::stri
   if (range.lower) {
     Checked& checked = *checked_;
     std::call_once(checked.sampled, [&] {
-      for (uint32_t b = 0; b < block_count_; b += Checked::kSampleEvery) {
-        Result<std::string_view> t = first_term(b);
+      for (uint64_t b = 0; b < block_count_; b += checked.every) {
+        Result<std::string_view> t = first_term(static_cast<uint32_t>(b));
         if (!t.is_ok()) {
           checked.sampling = t.status();
           return;
         }
         checked.samples.append(*t);
         checked.sample_ends.push_back(static_cast<uint32_t>(checked.samples.size()));
+        if (checked.samples.size() > sample_bytes_ && checked.sample_ends.size() > 1) {
+          checked.thin();
+          b = (checked.sample_ends.size() - 1) * checked.every;  // the last block kept
+        }
       }
+      checked.make_heads();
     });
     CASSETTE_RETURN_IF_ERROR(checked.sampling);
     // The first sample not before the range: the block sought is at most its block and after
-    // the sample before it.
-    size_t lo = 0, hi = checked.sample_ends.size();
+    // the sample before it. Samples whose heads sort before the lower end's are before the
+    // range, those after it are not: the search ends among those with the same head.
+    auto [lo, hi] = checked.candidates(*range.lower);
     while (lo < hi) {
       size_t mid = lo + (hi - lo) / 2;
       if (before(checked.sample(mid))) {
@@ -399,8 +448,8 @@ Status Sai2ComponentReader::lookup(const TermRange& range, std::vector<std::stri
         hi = mid;
       }
     }
-    if (lo > 0) a = static_cast<uint32_t>((lo - 1) * Checked::kSampleEvery + 1);
-    z = static_cast<uint32_t>(std::min<uint64_t>(block_count_, lo * Checked::kSampleEvery));
+    if (lo > 0) a = static_cast<uint32_t>((lo - 1) * checked.every + 1);
+    z = static_cast<uint32_t>(std::min<uint64_t>(block_count_, lo * checked.every));
     while (a < z) {
       uint32_t mid = a + (z - a) / 2;
       CASSETTE_ASSIGN_OR_RETURN(std::string_view t, first_term(mid));
@@ -410,12 +459,11 @@ Status Sai2ComponentReader::lookup(const TermRange& range, std::vector<std::stri
         z = mid;
       }
     }
-    // Checked: block a-1 starts before the range's lower end, block a does not.
-    for (uint32_t b : {a - 1, a}) {
-      if (b >= block_count_) continue;  // a == 0 or a == block_count_
-      CASSETTE_RETURN_IF_ERROR(block(b).status());
-      CASSETTE_ASSIGN_OR_RETURN(std::string_view t, first_term(b));
-      if (before(t) != (b + 1 == a)) return corrupt("term blocks out of order");
+    // Checked: block a-1, where the reading starts, starts before the range's lower end.
+    if (a > 0) {
+      CASSETTE_RETURN_IF_ERROR(block(a - 1).status());
+      CASSETTE_ASSIGN_OR_RETURN(std::string_view t, first_term(a - 1));
+      if (!before(t)) return corrupt("term blocks out of order");
     }
   }
   std::string term;

@@ -368,9 +368,10 @@ TEST_CASE("sai component: version 1 components of an older store are read until 
   CHECK(component_files(dir.path()).empty());
 }
 
-// A lookup's binary search runs over a sample of the blocks' first terms, then over the blocks
-// between two samples: every term of a component of 49 blocks (4 samples) is found, at a
-// sample's block, between samples, and past the last one; terms between them find nothing.
+// A lookup's binary search runs over the first terms of the blocks copied into memory (every
+// block's; past the reader's sample bytes every second or fourth... block's, and then over the
+// blocks between two samples in the mapping): every term of a component of 49 blocks is found,
+// at a sample's block, between samples, and past the last one; terms between them find nothing.
 TEST_CASE("sai component: version 2 lookups across sampled term blocks") {
   TempDir dir;
   auto builder = make_sai_builder(value_column());
@@ -384,37 +385,59 @@ TEST_CASE("sai component: version 2 lookups across sampled term blocks") {
   }
   const std::string path = dir.file("c.sai");
   REQUIRE(builder->finish(path).is_ok());
-  auto reader = Sai2ComponentReader::map(path).value();
-  REQUIRE(reader->terms() == kTerms);
-  for (int i = 0; i < kTerms; ++i) {
-    CAPTURE(i);
-    std::vector<std::string> keys;
-    REQUIRE(reader->lookup(TermRange::equal(term(i)), &keys).is_ok());
-    REQUIRE(keys.size() == 1);
-    CHECK(keys[0] == entry_key(prefix, EntryKind::kRow, ck(i)));
-    keys.clear();
-    REQUIRE(reader->lookup(TermRange::equal(term(i) + "x"), &keys).is_ok());
-    CHECK(keys.empty());
-    TermRange after;  // every term after term(i)
-    after.lower = term(i);
-    after.lower_inclusive = false;
-    REQUIRE(reader->lookup(after, &keys).is_ok());
-    CHECK(keys.size() == static_cast<size_t>(kTerms - 1 - i));
+  // Every block sampled; thinned to every 4th block's (13 samples of 6 bytes fit in 80 bytes);
+  // to block 0's alone (0 bytes: every search probes the mapping).
+  for (size_t sample_bytes : {Sai2ComponentReader::kSampleBytes, size_t{80}, size_t{0}}) {
+    CAPTURE(sample_bytes);
+    auto reader = Sai2ComponentReader::map(path, sample_bytes).value();
+    REQUIRE(reader->terms() == kTerms);
+    for (int i = 0; i < kTerms; ++i) {
+      CAPTURE(i);
+      std::vector<std::string> keys;
+      REQUIRE(reader->lookup(TermRange::equal(term(i)), &keys).is_ok());
+      REQUIRE(keys.size() == 1);
+      CHECK(keys[0] == entry_key(prefix, EntryKind::kRow, ck(i)));
+      keys.clear();
+      REQUIRE(reader->lookup(TermRange::equal(term(i) + "x"), &keys).is_ok());
+      CHECK(keys.empty());
+      TermRange after;  // every term after term(i)
+      after.lower = term(i);
+      after.lower_inclusive = false;
+      REQUIRE(reader->lookup(after, &keys).is_ok());
+      CHECK(keys.size() == static_cast<size_t>(kTerms - 1 - i));
+    }
   }
+  auto reader = Sai2ComponentReader::map(path).value();
   std::vector<std::string> keys;
   REQUIRE(reader->lookup(TermRange::equal("a"), &keys).is_ok());  // before every term
   REQUIRE(reader->lookup(TermRange::equal("u"), &keys).is_ok());  // after every term
   CHECK(keys.empty());
 
   // A damaged first term of a sampled block (block 16's "t00256" read as "t00056") misleads the
-  // search: the lookup lands next to that block and reports it, never returns other keys.
-  std::string bytes = cassette::file::read_whole_file(path).value();
+  // search of t00250 (block 15) past its block: the lookup starts in block 16 and reports it,
+  // never returns other keys.
+  const std::string bytes = cassette::file::read_whole_file(path).value();
   const size_t at = bytes.find("t00256");
   REQUIRE(at != std::string::npos);
-  bytes[at + 3] = '0';
-  auto damaged = Sai2ComponentReader::parse(bytes, path).value();
+  std::string smaller = bytes;
+  smaller[at + 3] = '0';
+  auto damaged = Sai2ComponentReader::parse(smaller, path).value();
   keys.clear();
-  CHECK(damaged->lookup(TermRange::equal(term(100)), &keys).message() ==
+  CHECK(damaged->lookup(TermRange::equal(term(250)), &keys).message() ==
         "SAI component " + path + ": checksum mismatch in term block 16");
   CHECK(keys.empty());
+  CHECK(damaged->lookup(TermRange::equal(term(100)), &keys).is_ok());  // a search not misled
+  CHECK(keys == std::vector<std::string>{entry_key(prefix, EntryKind::kRow, ck(100))});
+
+  // Read as "t00956": the search of t00260 (block 16) starts a block early, in block 15, and
+  // reads on into block 16, which it reports; t00250 is found in block 15.
+  std::string larger = bytes;
+  larger[at + 3] = '9';
+  damaged = Sai2ComponentReader::parse(larger, path).value();
+  keys.clear();
+  CHECK(damaged->lookup(TermRange::equal(term(260)), &keys).message() ==
+        "SAI component " + path + ": checksum mismatch in term block 16");
+  CHECK(keys.empty());
+  CHECK(damaged->lookup(TermRange::equal(term(250)), &keys).is_ok());
+  CHECK(keys == std::vector<std::string>{entry_key(prefix, EntryKind::kRow, ck(250))});
 }
