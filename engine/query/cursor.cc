@@ -5,6 +5,7 @@
 // The reads are computed up front from the bindings (partition keys x clustering ranges, at most
 // the product of the IN lists), never the rows: a full scan is one RowCursor over the table.
 #include <algorithm>
+#include <memory>
 #include <span>
 #include <tuple>
 
@@ -802,6 +803,43 @@ Result<AccessPath> bind(const TableDef& table, const Plan& plan, Bindings bindin
 
 namespace {
 
+// schema::sai_column_index of `column` (a component name, closures: allocations each time it is
+// built), kept by thread for the last columns read: what it builds depends only on the column's
+// id, type and kind, the target and the analysis, all compared here. nullptr: no such index.
+std::shared_ptr<const schema::SaiIndex> sai_index_of(const ColumnDef& column,
+                                                     schema::IndexDef::Target target,
+                                                     uint8_t analysis) {
+  struct Entry {
+    storage::ColumnId id;
+    schema::ColumnKind kind;
+    schema::IndexDef::Target target;
+    uint8_t analysis;
+    types::CqlType type;
+    std::shared_ptr<const schema::SaiIndex> index;
+  };
+  constexpr size_t kEntries = 16;
+  thread_local std::vector<Entry> entries;
+  thread_local size_t next = 0;
+  for (const Entry& e : entries) {
+    if (e.id == column.id && e.kind == column.kind && e.target == target &&
+        e.analysis == analysis && e.type == column.type) {
+      return e.index;
+    }
+  }
+  std::optional<schema::SaiIndex> built = schema::sai_column_index(column, target, analysis);
+  Entry entry{
+      column.id,   column.kind,
+      target,      analysis,
+      column.type, built ? std::make_shared<const schema::SaiIndex>(std::move(*built)) : nullptr};
+  if (entries.size() < kEntries) {
+    entries.push_back(std::move(entry));
+    return entries.back().index;
+  }
+  Entry& slot = entries[next++ % kEntries];
+  slot = std::move(entry);
+  return slot.index;
+}
+
 // Reads the candidate partitions of `terms` from the index of `column` (values or frozen
 // target; `analysis`: its text analysis) into `path`; false when no index of it has a component
 // in every SSTable.
@@ -809,8 +847,8 @@ Result<bool> read_index_terms(const storage::Snapshot& snapshot, const TableDef&
                               const ColumnDef& column, std::span<const storage::TermRange> terms,
                               AccessPath& path, uint8_t analysis = 0) {
   for (auto target : {schema::IndexDef::Target::kValues, schema::IndexDef::Target::kFull}) {
-    std::optional<schema::SaiIndex> sai = schema::sai_column_index(column, target, analysis);
-    if (!sai) continue;
+    std::shared_ptr<const schema::SaiIndex> sai = sai_index_of(column, target, analysis);
+    if (sai == nullptr) continue;
     CASSETTE_ASSIGN_OR_RETURN(
         std::optional<std::vector<storage::SaiPartitionCandidates>> candidates,
         storage::sai_candidate_rows(snapshot, table.table_id, sai->component, sai->column, terms,

@@ -59,3 +59,18 @@ SELECT count(*) FROM names WHERE name = 'ÉCLAIR';
 SELECT cql_index_reads() - (SELECT n FROM before) AS index_reads;
 .print '== CQL = on the same index matches the analyzed value (Cassandra 5.0)'
 SELECT cql('SELECT id FROM main.names WHERE name = ''ÉCLAIR''');
+.print '== indexed columns of three tables read in turn, each column 1 of its table: each read with its own type and analysis'
+CREATE VIRTUAL TABLE codes USING cql(id int PRIMARY KEY, code int);
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
+INSERT INTO codes SELECT i, i * 7 FROM n;
+SELECT cql('CREATE INDEX codes_code ON main.codes (code)');
+SELECT cql_flush();
+DELETE FROM before;
+INSERT INTO before SELECT cql_index_reads();
+SELECT id FROM codes WHERE code = 707;
+SELECT id FROM users WHERE email = 'user1234@example.com';
+SELECT id FROM names WHERE name = 'ECLAIR';
+SELECT id FROM codes WHERE code = 1400;
+SELECT id FROM names WHERE name = 'eclair';
+SELECT id FROM users WHERE email = 'user99@example.com';
+SELECT cql_index_reads() - (SELECT n FROM before) AS index_reads;
