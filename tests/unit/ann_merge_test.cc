@@ -319,12 +319,12 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("ann merge: a merged graph finds 0.9 of the top 10 at the search list of its size") {
+TEST_CASE("ann merge: a merged graph finds 0.88 of the top 10 at the search list of its size") {
   // A compaction's output is one graph of all its inputs' points, searched with the list the
   // query layer chooses for it (ann_search_candidates). Few links (M 4) make a graph of 16k
   // 32-dimension points hard to search, as one of 100k 128-dimension points is at the default
-  // M 32, and keep the build quick: over seeds 1-6 the list of its size (1312) found 0.94-0.96
-  // of the top 10, a fixed list of 512 (before it grew with the graph) 0.79-0.83.
+  // M 32, and keep the build quick: over seeds 1-6 and 21 the list of its size (984) found
+  // 0.90-0.94 of the top 10, a fixed list of 512 (before it grew with the graph) 0.79-0.84.
   constexpr size_t kDim = 32, kBasePoints = 14000, kAdded = 1400, kQueries = 50, kFetch = 40;
   const cql::AnnGraphParams params{4, 16};
   std::mt19937 rng(21);
@@ -369,7 +369,7 @@ TEST_CASE("ann merge: a merged graph finds 0.9 of the top 10 at the search list 
       hits += std::binary_search(candidates.begin(), candidates.end(), t) ? 1 : 0;
     }
   }
-  CHECK(hits >= 9 * kQueries);  // 0.9 of the 10 * kQueries true neighbours
+  CHECK(hits * 100 >= 88 * 10 * kQueries);  // 0.88 of the 10 * kQueries true neighbours
 }
 
 }  // namespace cassette::test
