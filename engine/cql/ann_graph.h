@@ -101,6 +101,11 @@ class AnnGraph {
   size_t size() const { return live_; }
   size_t points() const { return partition_of_.size(); }
 
+  // The search list to find `fetch` points with (search()'s `ef`): at least 512 candidates and
+  // twice the fetch, wider as the graph holds more points (deleted ones included: the search
+  // walks through them) per link (M), which it needs to find as many of the true nearest.
+  size_t search_candidates(size_t fetch) const;
+
   // The partitions of the `k` nearest points found with a search list of `ef` candidates
   // (hnswlib's ef_search; at least k). Deleted points are never among them, and as many as
   // min(k, size()) come back: when hnswlib finds fewer (deleted points cut off a part of the

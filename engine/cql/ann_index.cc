@@ -39,22 +39,6 @@ namespace cassette::cql {
 
 namespace {
 
-// The search list of a graph (hnswlib's ef): at least 512 candidates, twice the fetch, and one
-// for every kPointsPerCandidateLink points per link of the graph (M, maximum_node_connections).
-// Over 100k uniformly random 128-dimension vectors (no neighbourhoods to follow: the hard case) in
-// two SSTables, graphs of M 32 / ef_construction 200, 40 fetched from each: recall@10 0.43 at
-// ef 40, 0.78 at 128, 0.93 at 256, 0.97 at 384, 0.99 at 512 (tests/bench/README.md, "Vector
-// search"). Clustered data reaches 1.00 from ef 128. A graph's recall does not depend on how many
-// SSTables are searched (each is searched for its own nearest), so the count does not scale it;
-// it falls as the graph grows and as its links get fewer. A compaction's output is one graph of
-// all its inputs' points: the same uniform vectors, 100k then 2.5% overwritten, 2.5% deleted and
-// 10% added, 100 queries: merged 0.948 / rebuilt 0.941 at ef 512, 0.978 / 0.978 at 768, 0.993 /
-// 0.998 at 1024 (the two SSTables before it, 0.954 at 512 each). So the list grows with the
-// points per link: the graph's points, the deleted ones a merge keeps included (the search walks
-// through them too): 878 for that merged graph of 112.5k points (0.988), 839 rebuilt (0.985).
-constexpr size_t kMinSearchCandidates = 512;
-constexpr size_t kPointsPerCandidateLink = 4;
-
 // A compaction's output gets the graph of its largest input that has one, its points that
 // changed marked deleted and its new points added (AnnGraph::merge), unless that graph would
 // then hold more than this share of deleted points: then it is built from its vectors. Deleted
@@ -728,11 +712,6 @@ Result<AnnIndexDef> ann_index_of(const schema::TableDef& table, const schema::In
   return def;
 }
 
-size_t ann_search_candidates(size_t fetch, size_t points, size_t links) {
-  return std::max({kMinSearchCandidates, 2 * fetch,
-                   points / (kPointsPerCandidateLink * std::max<size_t>(links, 1))});
-}
-
 Status ann_build_components(const storage::Store& store,
                             std::shared_ptr<const storage::Snapshot> snapshot,
                             std::shared_ptr<const schema::TableDef> table,
@@ -813,8 +792,7 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
     if (graph->size() > fetch) result.complete = false;
     std::vector<uint32_t> partitions;
     try {
-      graph->search(q, fetch, ann_search_candidates(fetch, graph->points(), index.params.links),
-                    &partitions);
+      graph->search(q, fetch, graph->search_candidates(fetch), &partitions);
     } catch (const std::exception& e) {
       return Status::internal(
           fmt::format("searching the ANN graph of {}: {}", column.name, e.what()));

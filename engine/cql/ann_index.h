@@ -68,11 +68,6 @@ struct AnnIndexDef {
 // maximum_node_connections (1 to 512) and construction_beam_width (1 to 3200).
 Result<AnnIndexDef> ann_index_of(const schema::TableDef& table, const schema::IndexDef& index);
 
-// The search list of one graph of `points` points (deleted ones included) and `links` links
-// (AnnGraphParams::links) for `fetch` candidates (hnswlib's ef): at least 512, twice the fetch,
-// and wider as the graph has more points per link.
-size_t ann_search_candidates(size_t fetch, size_t points, size_t links);
-
 // Queues the build of the graph of every SSTable of `table` under `snapshot` that has none on
 // disk (CREATE INDEX on a table with data); reads their vectors, does not wait for the builds.
 // `catalog` (the store's; optional) is asked, before a graph is saved and every few seconds of

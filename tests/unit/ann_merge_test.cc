@@ -17,7 +17,6 @@
 #include <vector>
 
 #include "engine/cql/ann_graph.h"
-#include "engine/cql/ann_index.h"
 #include "engine/cql/vector_similarity.h"
 #include "engine/util/coding.h"
 #include "engine/util/crc32c.h"
@@ -321,7 +320,7 @@ TEST_CASE(
 
 TEST_CASE("ann merge: a merged graph finds 0.88 of the top 10 at the search list of its size") {
   // A compaction's output is one graph of all its inputs' points, searched with the list the
-  // query layer chooses for it (ann_search_candidates). Few links (M 4) make a graph of 16k
+  // query layer chooses for it (AnnGraph::search_candidates). Few links (M 4) make a graph of 16k
   // 32-dimension points hard to search, as one of 100k 128-dimension points is at the default
   // M 32, and keep the build quick: over seeds 1-6 and 21 the list of its size (984) found
   // 0.90-0.94 of the top 10, a fixed list of 512 (before it grew with the graph) 0.79-0.84.
@@ -359,7 +358,7 @@ TEST_CASE("ann merge: a merged graph finds 0.88 of the top 10 at the search list
   const AnnGraph& graph = **merged;
   REQUIRE(graph.size() == out.vectors.size());
   REQUIRE(graph.points() == kBasePoints + kAdded + kBasePoints / 40);
-  const size_t ef = cql::ann_search_candidates(kFetch, graph.points(), params.links);
+  const size_t ef = graph.search_candidates(kFetch);
   size_t hits = 0;
   for (size_t q = 0; q < kQueries; ++q) {
     const std::vector<float> query = vector();
