@@ -33,11 +33,6 @@ std::string_view tail(std::string_view key, size_t from) {
   return from < key.size() ? key.substr(from) : std::string_view();
 }
 
-bool plain_less(const SortedRun::Item& x, const SortedRun::Item& y) {
-  if (x.table != y.table) return x.table < y.table;
-  return x.key < y.key;
-}
-
 struct Partition {
   storage::TableId table;
   std::string_view prefix;
@@ -50,7 +45,7 @@ struct PartitionHash {
 // Groups of the partition path: each item's partition ranked in (table, prefix) order; offsets
 // are the prefix lengths. False when the keys do not suit it (a malformed key, or so many
 // partitions that ranking them costs what the plain sort would).
-bool rank_partitions(const std::vector<SortedRun::Item>& items, std::vector<uint32_t>* group,
+bool rank_partitions(std::span<const SortedRun::Item> items, std::vector<uint32_t>* group,
                      std::vector<uint32_t>* offset) {
   const size_t limit = items.size() / 4 + 16;
   std::unordered_map<Partition, uint32_t, PartitionHash> ids;
@@ -94,7 +89,7 @@ bool rank_partitions(const std::vector<SortedRun::Item>& items, std::vector<uint
 }
 
 // Groups of the table path: each item's table ranked; every offset 0.
-void rank_tables(const std::vector<SortedRun::Item>& items, std::vector<uint32_t>* group,
+void rank_tables(std::span<const SortedRun::Item> items, std::vector<uint32_t>* group,
                  std::vector<uint32_t>* offset) {
   std::vector<storage::TableId> tables;
   for (const SortedRun::Item& item : items) {
@@ -110,40 +105,86 @@ void rank_tables(const std::vector<SortedRun::Item>& items, std::vector<uint32_t
   offset->assign(tables.size(), 0);
 }
 
+// The records distributed by group, each group's in item order (a counting sort: the groups
+// are few, their ranks dense).
+std::vector<Record> bucket_records(std::span<const SortedRun::Item> items,
+                                   const std::vector<uint32_t>& group,
+                                   const std::vector<uint32_t>& offset,
+                                   std::vector<size_t>* starts) {
+  starts->assign(offset.size() + 1, 0);
+  for (uint32_t g : group) ++(*starts)[g + 1];
+  for (size_t g = 1; g < starts->size(); ++g) (*starts)[g] += (*starts)[g - 1];
+  std::vector<size_t> next(starts->begin(), starts->end() - 1);
+  std::vector<Record> records(items.size());
+  for (size_t i = 0; i < items.size(); ++i) {
+    const uint32_t g = group[i];
+    const size_t from = offset[g];
+    records[next[g]++] = {g, static_cast<uint32_t>(i), load_be(items[i].key, from),
+                          load_be(items[i].key, from + 8)};
+  }
+  return records;
+}
+
 }  // namespace
 
-void sort_by_key(std::vector<SortedRun::Item>* items) {
-  std::vector<SortedRun::Item>& v = *items;
-  if (v.size() < 2) return;
-  if (v.size() > UINT32_MAX) {
-    std::sort(v.begin(), v.end(), plain_less);
-    return;
-  }
+bool sort_order(std::span<const SortedRun::Item> items, std::vector<uint32_t>* order) {
+  order->resize(items.size());
+  for (uint32_t i = 0; i < order->size(); ++i) (*order)[i] = i;
+  if (items.size() < 2) return false;
   std::vector<uint32_t> group, offset;
-  if (!rank_partitions(v, &group, &offset)) rank_tables(v, &group, &offset);
-  std::vector<Record> records(v.size());
-  for (size_t i = 0; i < v.size(); ++i) {
-    const size_t from = offset[group[i]];
-    records[i] = {group[i], static_cast<uint32_t>(i), load_be(v[i].key, from),
-                  load_be(v[i].key, from + 8)};
-  }
-  std::sort(records.begin(), records.end(), [&](const Record& x, const Record& y) {
-    if (x.group != y.group) return x.group < y.group;
-    if (x.a != y.a) return x.a < y.a;
-    if (x.b != y.b) return x.b < y.b;
-    // One group, one offset: the rest of the keys decides (whole, for the length).
+  if (!rank_partitions(items, &group, &offset)) rank_tables(items, &group, &offset);
+  std::vector<size_t> starts;
+  std::vector<Record> records = bucket_records(items, group, offset, &starts);
+  group = {};
+  // Within a group (one offset) the 16 bytes, then the rest of the keys (whole, for the
+  // length), then the item order.
+  auto compare = [&](const Record& x, const Record& y) -> int {
+    if (x.a != y.a) return x.a < y.a ? -1 : 1;
+    if (x.b != y.b) return x.b < y.b ? -1 : 1;
     const size_t from = offset[x.group];
-    return tail(v[x.item].key, from) < tail(v[y.item].key, from);
-  });
-  std::vector<SortedRun::Item> sorted;
-  sorted.reserve(v.size());
-  // Rows of one partition were written far apart: fetch a few ahead (a cache miss each).
-  constexpr size_t kAhead = 16;
-  for (size_t i = 0; i < records.size(); ++i) {
-    if (i + kAhead < records.size()) __builtin_prefetch(&v[records[i + kAhead].item]);
-    sorted.push_back(v[records[i].item]);
+    return tail(items[x.item].key, from).compare(tail(items[y.item].key, from));
+  };
+  auto less = [&](const Record& x, const Record& y) {
+    const int c = compare(x, y);
+    return c != 0 ? c < 0 : x.item < y.item;
+  };
+  bool repeats = false;
+  for (size_t g = 0; g + 1 < starts.size(); ++g) {
+    Record* begin = records.data() + starts[g];
+    Record* end = records.data() + starts[g + 1];
+    if (end - begin < 2) continue;
+    // Arrived in key order (equal keys are in item order already), or in strictly descending
+    // key order: no sort.
+    Record* p = begin + 1;
+    for (; p != end; ++p) {
+      const int c = compare(p[-1], *p);
+      if (c > 0) break;
+      repeats = repeats || c == 0;
+    }
+    if (p == end) continue;
+    if (p == begin + 1) {
+      while (p != end && compare(p[-1], *p) > 0) ++p;
+      if (p == end) {
+        std::reverse(begin, end);
+        continue;
+      }
+    }
+    std::sort(begin, end, less);
+    for (p = begin + 1; p != end && !repeats; ++p) {
+      repeats = p[-1].a == p->a && p[-1].b == p->b && compare(p[-1], *p) == 0;
+    }
   }
-  v = std::move(sorted);
+  for (size_t i = 0; i < records.size(); ++i) (*order)[i] = records[i].item;
+  return repeats;
+}
+
+void sort_by_key(std::vector<SortedRun::Item>* items) {
+  std::vector<uint32_t> order;
+  sort_order(*items, &order);
+  std::vector<SortedRun::Item> sorted;
+  sorted.reserve(items->size());
+  for (uint32_t i : order) sorted.push_back((*items)[i]);
+  *items = std::move(sorted);
 }
 
 }  // namespace cassette::txn

@@ -65,7 +65,8 @@ void PendingFold::reserve(size_t rows) {
 
 void PendingFold::grow(size_t buckets) {
   std::vector<Bucket> old = std::move(buckets_);
-  buckets_.assign(buckets != 0 ? buckets : old.empty() ? 1024 : old.size() * 2, Bucket{});
+  // Unreserved, a fold starts small: the fold of one row's few entries (Refold) is one.
+  buckets_.assign(buckets != 0 ? buckets : old.empty() ? 16 : old.size() * 2, Bucket{});
   const size_t mask = buckets_.size() - 1;
   for (const Bucket& b : old) {
     if (b.slot_plus_one == 0) continue;

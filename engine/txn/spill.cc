@@ -56,11 +56,12 @@ Result<size_t> read_at(const RunFile& run, uint64_t offset, char* out, size_t n)
 }
 
 Status Refold::fold(std::span<const SortedRun::Item* const> versions,
-                    storage::SortedEntrySource::Entry* entry) {
+                    storage::SortedEntrySource::Entry* entry, bool* replaces) {
   size_t from = versions.size() - 1;
   while (from > 0 && !versions[from]->replaces) --from;
   const SortedRun::Item& first = *versions[from];
   *entry = {first.table, first.key, first.value};
+  if (replaces != nullptr) *replaces = first.replaces;
   if (from + 1 == versions.size()) return Status::ok();
   auto table = tables_->find(entry->table);
   if (table == tables_->end()) {
@@ -240,32 +241,100 @@ std::string run_path(const std::string& data_dir) {
 
 }  // namespace
 
-Status fold_sorted(const PendingLog& log, int64_t now_seconds, SortedRun* out) {
-  return fold_sorted(log, 0, log.entries.size(), now_seconds, out);
+Status fold_sorted(const PendingLog& log, int64_t now_seconds, SortedRun* out, RunBytes bytes) {
+  return fold_sorted(log, 0, log.entries.size(), now_seconds, out, bytes);
 }
 
+namespace {
+
+// The entries [begin, end) of `log` that count (its TRUNCATEs before `end` drop the others), in
+// log order, as items viewing the log.
+std::vector<SortedRun::Item> entries_as_items(const PendingLog& log, size_t begin, size_t end) {
+  std::vector<SortedRun::Item> items;
+  items.reserve(end - begin);
+  const std::vector<size_t> first_kept = log.first_kept(end);
+  for (size_t i = begin; i < end; ++i) {
+    if (!log.counts(i, first_kept)) continue;
+    const PendingLog::Entry& entry = log.entries[i];
+    const storage::EncodedBatch::Entry e = log.at(i);
+    // A deletion replaces what earlier runs wrote to the row (PendingFold::replaces).
+    items.push_back(
+        {e.table, e.key, e.value, entry.kind == PendingLog::Kind::kDeleteRow && !entry.is_header});
+  }
+  return items;
+}
+
+// Points every item of `run` into bytes of its own (run->folded).
+void own_bytes(SortedRun* run) {
+  storage::EncodedBatch owned;
+  std::vector<size_t> offsets;
+  offsets.reserve(run->items.size());
+  for (const SortedRun::Item& item : run->items) {
+    offsets.push_back(owned.add(item.table, item.key, item.value));
+  }
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    const storage::EncodedBatch::Entry e = owned.entry_at(offsets[i]);
+    run->items[i].key = e.key;
+    run->items[i].value = e.value;
+  }
+  run->folded = std::move(owned);
+}
+
+}  // namespace
+
+// The entries are sorted rather than folded through a hash of every row (PendingFold): a key's
+// entries end up side by side in log order, and only a key written more than once is folded, by
+// the Refold of the runs' versions, which gives what PendingFold gives that row (a row's fold
+// depends on its own entries alone). A bulk load's rows, each written once, are never copied.
 Status fold_sorted(const PendingLog& log, size_t begin, size_t end, int64_t now_seconds,
-                   SortedRun* out) {
+                   SortedRun* out, RunBytes bytes) {
   out->folded.clear();
   out->items.clear();
-  PendingFold fold(&log, now_seconds);
-  fold.reserve(end - begin);
-  if (log.truncates.empty()) {
-    CASSETTE_RETURN_IF_ERROR(fold.add_range(begin, end));
+  const std::vector<SortedRun::Item> entries = entries_as_items(log, begin, end);
+  std::vector<uint32_t> order;
+  const bool repeats = sort_order(entries, &order);
+  out->items.reserve(order.size());
+  // Entries of one partition were written far apart: fetch a few ahead (a cache miss each).
+  constexpr size_t kAhead = 16;
+  if (!repeats) {
+    for (size_t k = 0; k < order.size(); ++k) {
+      if (k + kAhead < order.size()) __builtin_prefetch(&entries[order[k + kAhead]]);
+      out->items.push_back(entries[order[k]]);
+    }
   } else {
-    const std::vector<size_t> first_kept = log.first_kept(end);
-    for (size_t i = begin; i < end; ++i) {
-      if (log.counts(i, first_kept)) CASSETTE_RETURN_IF_ERROR(fold.add(i).status());
+    std::map<storage::TableId, std::shared_ptr<const schema::TableDef>> tables;
+    for (const auto& table : log.tables) tables.emplace(table->table_id, table);
+    Refold refold(&tables, now_seconds);
+    std::vector<const SortedRun::Item*> versions;
+    std::vector<std::pair<size_t, size_t>> refolded;  // (item, offset in out->folded)
+    for (size_t k = 0; k < order.size();) {
+      const SortedRun::Item& first = entries[order[k]];
+      versions.assign(1, &first);
+      while (k + versions.size() < order.size()) {
+        const SortedRun::Item& next = entries[order[k + versions.size()]];
+        if (next.table != first.table || next.key != first.key) break;
+        versions.push_back(&next);
+      }
+      k += versions.size();
+      if (versions.size() == 1) {
+        out->items.push_back(first);
+        continue;
+      }
+      storage::SortedEntrySource::Entry folded;
+      bool replaces = false;
+      CASSETTE_RETURN_IF_ERROR(refold.fold(versions, &folded, &replaces));
+      refolded.emplace_back(out->items.size(),
+                            out->folded.add(folded.table, folded.key, folded.value));
+      out->items.push_back({first.table, {}, {}, replaces});
+    }
+    // out->folded is complete: its views stay valid from here on.
+    for (const auto& [item, offset] : refolded) {
+      const storage::EncodedBatch::Entry e = out->folded.entry_at(offset);
+      out->items[item].key = e.key;
+      out->items[item].value = e.value;
     }
   }
-  fold.emit(&out->folded);
-  out->items.reserve(fold.rows());
-  size_t offset = 0;
-  for (size_t row = 0; row < fold.rows(); ++row) {
-    const storage::EncodedBatch::Entry e = out->folded.entry_at(offset, &offset);
-    out->items.push_back({e.table, e.key, e.value, fold.replaces(row)});
-  }
-  sort_by_key(&out->items);
+  if (bytes == RunBytes::kOwn) own_bytes(out);
   return Status::ok();
 }
 
@@ -301,7 +370,7 @@ Status Spill::write_runs(const PendingLog& log, int64_t now_seconds,
 
 Status Spill::write_run(const PendingLog& log, size_t begin, size_t end, int64_t now_seconds) {
   SortedRun run;
-  CASSETTE_RETURN_IF_ERROR(fold_sorted(log, begin, end, now_seconds, &run));
+  CASSETTE_RETURN_IF_ERROR(fold_sorted(log, begin, end, now_seconds, &run, RunBytes::kLog));
   auto file = std::make_shared<RunFile>();
   file->path = run_path(data_dir_);
   CASSETTE_ASSIGN_OR_RETURN(file->fd,
@@ -310,7 +379,16 @@ Status Spill::write_run(const PendingLog& log, size_t begin, size_t end, int64_t
   buffer.reserve(kWriteBuffer + 4096);
   Status status;
   uint64_t block_start = 0;
-  for (const SortedRun::Item& item : run.items) {
+  // The rows are scattered over the log: fetch a few ahead (a cache miss or two each).
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < run.items.size(); ++i) {
+    if (i + kAhead < run.items.size()) {
+      const SortedRun::Item& ahead = run.items[i + kAhead];
+      __builtin_prefetch(ahead.key.data());
+      __builtin_prefetch(ahead.value.data());
+      if (ahead.value.size() > 64) __builtin_prefetch(ahead.value.data() + 64);
+    }
+    const SortedRun::Item& item = run.items[i];
     const uint64_t at = file->size + buffer.size();
     if (file->blocks.empty() || at - block_start >= kRunBlockBytes) {
       file->blocks.push_back({item.table, std::string(item.key), at});
@@ -436,7 +514,7 @@ Result<std::unique_ptr<storage::SortedEntrySource>> Spill::merge(const PendingLo
         std::make_unique<RunCursor>(runs_[r], dropped_tables(r, runs_.size(), tail_truncated)));
   }
   auto tail_run = std::make_unique<SortedRun>();
-  CASSETTE_RETURN_IF_ERROR(fold_sorted(tail, now_seconds, tail_run.get()));
+  CASSETTE_RETURN_IF_ERROR(fold_sorted(tail, now_seconds, tail_run.get(), RunBytes::kLog));
   inputs.push_back(std::make_unique<TailCursor>(tail_run.get()));
   auto merged =
       std::make_unique<MergedRuns>(std::move(inputs), std::move(tail_run), &tables_, now_seconds);

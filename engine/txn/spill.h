@@ -1,12 +1,13 @@
 // Spill: the part of an open transaction's writes that went to disk (docs/ARCHITECTURE.md,
 // "Transactions larger than memory"). Past StoreOptions::transaction_spill_bytes of pending log,
-// Transaction folds its log (pending_fold.h), sorts the folded rows by (table, entry key) and
-// writes them as a *run*: a temporary file in the store's data/ directory named
-// tmp-<pid>-spill-<n>.run, so that the next opener removes the files of a process that died
-// (store_catch_up.cc). The log then starts again empty. At commit the runs and the in-memory
-// tail are merged (a k-way merge; later runs override earlier ones row by row with the fold's
-// rules) into one sorted stream that the store stamps with the commit timestamp while it writes
-// the final SSTables (Store::apply_sorted): no batch of the whole transaction is ever built.
+// Transaction sorts its log's rows by (table, entry key), folds the entries of a row written more
+// than once (as PendingFold would: pending_fold.h), and writes them as a *run*: a temporary file in
+// the store's data/ directory named tmp-<pid>-spill-<n>.run, so that the next opener removes the
+// files of a process that died (store_catch_up.cc). The log then starts again empty. At commit the
+// runs and the in-memory tail are merged (a k-way merge; later runs override earlier ones row by
+// row with the fold's rules) into one sorted stream that the store stamps with the commit timestamp
+// while it writes the final SSTables (Store::apply_sorted): no batch of the whole transaction is
+// ever built.
 //
 // A run file is a sequence of entries, each: a flags byte (1: the row replaces what earlier runs
 // wrote to it, PendingFold::replaces), varint table id, length-prefixed entry key,
@@ -42,18 +43,23 @@ namespace cassette::txn {
 struct SortedRun {
   struct Item {
     storage::TableId table = 0;
-    std::string_view key;    // into `folded`
-    std::string_view value;  // into `folded`
+    std::string_view key;    // into `folded`, or the log (RunBytes)
+    std::string_view value;  // into `folded`, or the log (RunBytes)
     bool replaces = false;   // PendingFold::replaces
   };
-  storage::EncodedBatch folded;
+  storage::EncodedBatch folded;  // rows folded from several entries; all rows with kOwn
   std::vector<Item> items;
 };
+// Where a SortedRun's items point: kLog, into the log folded wherever a row has one entry (the
+// log must then outlive the run unchanged: a spill writing it, the commit's merge); kOwn, into
+// the run's own `folded` (a read source, which outlives later writes).
+enum class RunBytes : uint8_t { kLog, kOwn };
+// The fold of `log` (each row once, as PendingFold folds it), sorted.
+Status fold_sorted(const PendingLog& log, int64_t now_seconds, SortedRun* out, RunBytes bytes);
 // fold_sorted() of the entries [begin, end) of `log` (TRUNCATEs before `begin` already cut the
 // entries they drop: only those in the range act).
-Status fold_sorted(const PendingLog& log, int64_t now_seconds, SortedRun* out);
 Status fold_sorted(const PendingLog& log, size_t begin, size_t end, int64_t now_seconds,
-                   SortedRun* out);
+                   SortedRun* out, RunBytes bytes);
 
 // One run file, open, with its sparse block index. Shared by the Spill and the read sources
 // made from it: a read source keeps reading a run that a ROLLBACK TO dropped (its file is

@@ -31,9 +31,10 @@ class Refold {
   Refold(const std::map<storage::TableId, std::shared_ptr<const schema::TableDef>>* tables,
          int64_t now_seconds)
       : tables_(tables), now_seconds_(now_seconds) {}
-  // Sets `entry` to the folded version of `versions` (one key; views valid until the next call).
+  // Sets `entry` to the folded version of `versions` (one key; views valid until the next call)
+  // and `replaces` (when given) to whether it replaces what came before them (some version did).
   Status fold(std::span<const SortedRun::Item* const> versions,
-              storage::SortedEntrySource::Entry* entry);
+              storage::SortedEntrySource::Entry* entry, bool* replaces = nullptr);
 
  private:
   const std::map<storage::TableId, std::shared_ptr<const schema::TableDef>>* tables_;

@@ -339,7 +339,9 @@ Result<std::shared_ptr<const storage::SpilledWrites>> Spill::read_source(
   source->held.erase(std::unique(source->held.begin(), source->held.end()), source->held.end());
   if (tail_visible > 0) {
     auto run = std::make_shared<SortedRun>();
-    CASSETTE_RETURN_IF_ERROR(fold_sorted(tail, 0, tail_visible, now_seconds, run.get()));
+    // Owned: the source outlives later writes of the transaction.
+    CASSETTE_RETURN_IF_ERROR(
+        fold_sorted(tail, 0, tail_visible, now_seconds, run.get(), RunBytes::kOwn));
     source->tail = std::move(run);
   }
   return std::shared_ptr<const storage::SpilledWrites>(std::move(source));
