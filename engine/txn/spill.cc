@@ -184,9 +184,23 @@ class MergedRuns final : public storage::SortedEntrySource {
   }
 
   Result<bool> next(Entry* entry) override {
-    for (size_t i : advance_) {
+    if (advance_.size() == 1) {
+      // One input had the last key. When its next key is below every other input's, it is the
+      // next entry, alone: no heap operation (a bulk load's runs hand out long stretches of one
+      // partition's keys each).
+      const size_t i = advance_[0];
       CASSETTE_ASSIGN_OR_RETURN(bool more, inputs_[i]->next());
+      if (more && (heap_.empty() || before_all(i))) {
+        versions_.assign(1, &inputs_[i]->item);
+        CASSETTE_RETURN_IF_ERROR(refold_.fold(versions_, entry));
+        return true;
+      }
       if (more) push(i);
+    } else {
+      for (size_t i : advance_) {
+        CASSETTE_ASSIGN_OR_RETURN(bool more, inputs_[i]->next());
+        if (more) push(i);
+      }
     }
     advance_.clear();
     // A heap of the live inputs by their current key (a bulk load's commit merges dozens of
@@ -216,6 +230,12 @@ class MergedRuns final : public storage::SortedEntrySource {
     if (x.table != y.table) return x.table > y.table;
     const int c = x.key.compare(y.key);
     return c != 0 ? c > 0 : a > b;
+  }
+  // Whether input `i`'s key is below the heap's least (REQUIRES: a heap), not equal to it.
+  bool before_all(size_t i) const {
+    const SortedRun::Item& x = inputs_[i]->item;
+    const SortedRun::Item& y = inputs_[heap_.front()]->item;
+    return x.table != y.table ? x.table < y.table : x.key < y.key;
   }
   void push(size_t i) {
     heap_.push_back(i);
