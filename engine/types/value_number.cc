@@ -51,6 +51,12 @@ namespace cassette::types::internal {
 bool is_valid_utf8(std::string_view s) {
   size_t i = 0;
   while (i < s.size()) {
+    // ASCII (most text) eight bytes at a time.
+    for (uint64_t word; i + 8 <= s.size(); i += 8) {
+      std::memcpy(&word, s.data() + i, 8);
+      if ((word & 0x8080808080808080ULL) != 0) break;
+    }
+    if (i == s.size()) break;
     const uint8_t c = static_cast<uint8_t>(s[i]);
     size_t n;
     uint32_t cp;
