@@ -47,9 +47,9 @@ bool reference_utf8(std::string_view s) {
 
 TEST_CASE("utf8: the ASCII fast path agrees with a byte-by-byte check") {
   const std::vector<std::string> pieces = {
-      "\xc3\xa9",          "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xc3",     "\xe2\x82",
-      "\xc0\xaf",          "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xff",     "\x80",
-      "\xef\xbf\xbf",      "\x7f",         std::string(1, '\0'), "\xf8\x88"};
+      "\xc3\xa9",     "\xe2\x82\xac", "\xf0\x9f\x98\x80",   "\xc3",    "\xe2\x82",
+      "\xc0\xaf",     "\xed\xa0\x80", "\xf4\x90\x80\x80",   "\xff",    "\x80",
+      "\xef\xbf\xbf", "\x7f",         std::string(1, '\0'), "\xf8\x88"};
   std::mt19937 random(5);
   int valid = 0, invalid = 0;
   for (int round = 0; round < 20000; ++round) {
