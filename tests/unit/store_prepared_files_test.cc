@@ -13,7 +13,7 @@
 #include <filesystem>
 #include <mutex>
 
-#include "engine/storage/sorted_entry_source.h"
+#include "tests/unit/batch_entry_source.h"
 #include "tests/unit/fault_injection_fs.h"
 #include "tests/unit/store_internals.h"
 #include "tests/unit/store_test_util.h"
@@ -26,32 +26,6 @@ constexpr TableId kTable = 1;
 constexpr TableId kOtherTable = 2;
 const std::string kTag = "test host xid 7";
 constexpr int kRows = 30;
-
-// A batch's entries in (table, key) order: what a spilled transaction's merge hands over.
-class BatchSource final : public SortedEntrySource {
- public:
-  explicit BatchSource(const MutationBuilder& rows) {
-    REQUIRE(rows.encode_to(&batch_).is_ok());
-    size_t offset = 0;
-    for (size_t i = 0; i < batch_.entry_count(); ++i) {
-      entries_.push_back(batch_.entry_at(offset, &offset));
-    }
-    std::sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) {
-      return a.table != b.table ? a.table < b.table : a.key < b.key;
-    });
-  }
-  cassette::Result<bool> next(Entry* entry) override {
-    if (next_ == entries_.size()) return false;
-    const EncodedBatch::Entry& e = entries_[next_++];
-    *entry = {e.table, e.key, e.value};
-    return true;
-  }
-
- private:
-  EncodedBatch batch_;
-  std::vector<EncodedBatch::Entry> entries_;
-  size_t next_ = 0;
-};
 
 // Rows 100.. of partition "big" in kTable, and one in kOtherTable: two SSTables.
 MutationBuilder transaction_rows() {

@@ -14,7 +14,7 @@
 #include <mutex>
 #include <thread>
 
-#include "engine/storage/sorted_entry_source.h"
+#include "tests/unit/batch_entry_source.h"
 #include "tests/unit/fault_injection_fs.h"
 #include "tests/unit/store_internals.h"
 #include "tests/unit/store_test_util.h"
@@ -56,32 +56,6 @@ MutationBuilder transaction_rows(int rows, const std::string& label) {
   out.partition(kOtherTable, "other").rows.push_back({ck(1), insert_row(label)});
   return out;
 }
-
-// A batch's entries in (table, key) order: what a spilled transaction's merge hands over.
-class BatchSource final : public SortedEntrySource {
- public:
-  explicit BatchSource(const MutationBuilder& rows) {
-    REQUIRE(rows.encode_to(&batch_).is_ok());
-    size_t offset = 0;
-    for (size_t i = 0; i < batch_.entry_count(); ++i) {
-      entries_.push_back(batch_.entry_at(offset, &offset));
-    }
-    std::sort(entries_.begin(), entries_.end(), [](const auto& a, const auto& b) {
-      return a.table != b.table ? a.table < b.table : a.key < b.key;
-    });
-  }
-  cassette::Result<bool> next(Entry* entry) override {
-    if (next_ == entries_.size()) return false;
-    const EncodedBatch::Entry& e = entries_[next_++];
-    *entry = {e.table, e.key, e.value};
-    return true;
-  }
-
- private:
-  EncodedBatch batch_;
-  std::vector<EncodedBatch::Entry> entries_;
-  size_t next_ = 0;
-};
 
 // TRUNCATE kTable, then write transaction_rows(rows, label), committed through `path`.
 Status commit_truncating(Store& store, CommitPath path, int rows, const std::string& label) {
