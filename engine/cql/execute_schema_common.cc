@@ -212,7 +212,7 @@ namespace {
 
 // Cassandra's reserved keywords (ReservedKeywords.java): identifiers that must be quoted.
 const std::set<std::string>& reserved_keywords() {
-  static const std::set<std::string> kReserved = {
+  static const auto& kReserved = *new const std::set<std::string>{
       "add",    "allow",       "alter",  "and",          "apply",    "asc",      "authorize",
       "batch",  "begin",       "by",     "columnfamily", "create",   "default",  "delete",
       "desc",   "describe",    "drop",   "entries",      "execute",  "from",     "full",

@@ -209,7 +209,8 @@ void add_blob_functions(Functions* fns) {
 }
 
 const Functions& native_functions() {
-  static const Functions kFunctions = [] {
+  // never destroyed: threads of the process may call functions while exit() runs
+  static const Functions& kFunctions = *new const Functions([] {
     Functions fns;
     add_time_functions(&fns);
     add_blob_functions(&fns);
@@ -218,7 +219,7 @@ const Functions& native_functions() {
     add(&fns, "uuid", {}, simple(TypeKind::kUuid),
         [](auto, const FunctionContext&) -> Result<Value> { return Value(types::random_uuid()); });
     return fns;
-  }();
+  }());
   return kFunctions;
 }
 

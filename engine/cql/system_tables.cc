@@ -647,7 +647,7 @@ using Generator = std::function<void(const ExecutionContext&, RowWriter&)>;
 // What each table holds; the tables not listed (peers, peers_v2, triggers, functions,
 // aggregates) are empty: one node, and no triggers or user functions in Cassette.
 const std::map<std::string, Generator, std::less<>>& generators() {
-  static const std::map<std::string, Generator, std::less<>> instance = {
+  static const auto& instance = *new const std::map<std::string, Generator, std::less<>>{
       {"system.local", write_local},
       {"system_schema.keyspaces",
        [](const ExecutionContext& c, RowWriter& r) { write_keyspaces(*c.schema, r); }},
@@ -693,7 +693,7 @@ bool is_virtual_keyspace(std::string_view keyspace) {
 }
 
 const schema::Schema& system_keyspaces() {
-  static const schema::Schema instance = build_system_keyspaces();
+  static const schema::Schema& instance = *new const schema::Schema(build_system_keyspaces());
   return instance;
 }
 

@@ -102,8 +102,8 @@ std::string expand_class(std::string_view name, std::string_view package) {
 }
 
 const std::map<std::string, std::string>& default_caching() {
-  static const std::map<std::string, std::string> kCaching = {{"keys", "ALL"},
-                                                              {"rows_per_partition", "NONE"}};
+  static const auto& kCaching = *new const std::map<std::string, std::string>{
+      {"keys", "ALL"}, {"rows_per_partition", "NONE"}};
   return kCaching;
 }
 
@@ -163,12 +163,12 @@ Result<std::map<std::string, std::string>> normalize_compression(
   auto cls = options.find("class");
   cls->second = expand_class(cls->second, "org.apache.cassandra.io.compress.");
   // The compressors Cassandra 4.1 ships (CompressionParams fails to load any other class).
-  static const std::set<std::string> kCompressors = {
-      "org.apache.cassandra.io.compress.LZ4Compressor",
-      "org.apache.cassandra.io.compress.SnappyCompressor",
-      "org.apache.cassandra.io.compress.DeflateCompressor",
-      "org.apache.cassandra.io.compress.ZstdCompressor",
-      "org.apache.cassandra.io.compress.NoopCompressor"};
+  static const auto& kCompressors =
+      *new const std::set<std::string>{"org.apache.cassandra.io.compress.LZ4Compressor",
+                                       "org.apache.cassandra.io.compress.SnappyCompressor",
+                                       "org.apache.cassandra.io.compress.DeflateCompressor",
+                                       "org.apache.cassandra.io.compress.ZstdCompressor",
+                                       "org.apache.cassandra.io.compress.NoopCompressor"};
   if (!kCompressors.contains(cls->second)) {
     return Status::configuration(
         fmt::format("Could not create Compression for type {}", cls->second));
@@ -223,7 +223,7 @@ Result<std::map<std::string, std::string>> normalize_compaction(
     options["class"] = "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy";
   }
   // The strategies Cassandra 4.1 ships (FBUtilities.classForName fails on any other class).
-  static const std::set<std::string> kStrategies = {
+  static const auto& kStrategies = *new const std::set<std::string>{
       "org.apache.cassandra.db.compaction.SizeTieredCompactionStrategy",
       "org.apache.cassandra.db.compaction.LeveledCompactionStrategy",
       "org.apache.cassandra.db.compaction.TimeWindowCompactionStrategy"};
@@ -237,26 +237,26 @@ Result<std::map<std::string, std::string>> normalize_compaction(
 }
 
 const std::set<std::string>& known_table_options() {
-  static const std::set<std::string> kKnown = {"additional_write_policy",
-                                               "bloom_filter_fp_chance",
-                                               "caching",
-                                               "cdc",
-                                               "comment",
-                                               "compaction",
-                                               "compression",
-                                               "crc_check_chance",
-                                               "default_time_to_live",
-                                               "extensions",
-                                               "gc_grace_seconds",
-                                               "id",
-                                               "max_index_interval",
-                                               "memtable",
-                                               "memtable_flush_period_in_ms",
-                                               "min_index_interval",
-                                               "read_repair",
-                                               "speculative_retry",
-                                               "allow_auto_snapshot",
-                                               "incremental_backups"};
+  static const auto& kKnown = *new const std::set<std::string>{"additional_write_policy",
+                                                               "bloom_filter_fp_chance",
+                                                               "caching",
+                                                               "cdc",
+                                                               "comment",
+                                                               "compaction",
+                                                               "compression",
+                                                               "crc_check_chance",
+                                                               "default_time_to_live",
+                                                               "extensions",
+                                                               "gc_grace_seconds",
+                                                               "id",
+                                                               "max_index_interval",
+                                                               "memtable",
+                                                               "memtable_flush_period_in_ms",
+                                                               "min_index_interval",
+                                                               "read_repair",
+                                                               "speculative_retry",
+                                                               "allow_auto_snapshot",
+                                                               "incremental_backups"};
   return kKnown;
 }
 

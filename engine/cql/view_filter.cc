@@ -139,7 +139,8 @@ Result<ViewKeyFilter> ViewKeyFilter::of_view(const schema::TableDef& base,
 Result<std::shared_ptr<const ViewKeyFilter>> ViewKeyFilter::cached_of_view(
     const std::shared_ptr<const schema::TableDef>& base, const schema::TableDef& view,
     const schema::Schema& schema, int64_t now_micros) {
-  static const auto kNone = std::make_shared<const ViewKeyFilter>();
+  static const auto& kNone =
+      *new const std::shared_ptr<const ViewKeyFilter>(std::make_shared<const ViewKeyFilter>());
   if (!view.view || !may_restrict(view.view->where_clause)) return kNone;
   struct Entry {
     std::weak_ptr<const schema::TableDef> base;  // the predicates point into it
