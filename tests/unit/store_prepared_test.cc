@@ -358,3 +358,95 @@ TEST_CASE("prepared: a prepared record that begins a new segment is decided wher
   CHECK(asked.empty());
   CHECK(f.rows() == "p:1=v1 p:2=v2 ");
 }
+
+// A truncating commit's manifest change covers the whole commit log (truncate_tables_locked), so
+// it must never run while a transaction of the store is prepared and undecided: the prepared
+// record would be covered, and a reopen would never find it to decide. A live preparer holds the
+// write locks; one that died is decided first (by the resolver) or the truncation is refused.
+namespace {
+
+// TRUNCATE of the table and row c, in one transaction (as a SQL host's BEGIN; TRUNCATE; INSERT).
+cassette::Result<std::optional<int64_t>> truncate_and_put(Store& store, int64_t c) {
+  MutationBuilder rows;
+  rows.partition(kTable, "p").rows.push_back({ck(c), insert_row("v" + std::to_string(c))});
+  return store.apply_prepared(
+      [&](const Snapshot&, EncodedBatch& batch) -> cassette::Result<bool> {
+        CASSETTE_RETURN_IF_ERROR(rows.encode_to(&batch));
+        return true;
+      },
+      {kTable});
+}
+
+}  // namespace
+
+TEST_CASE("prepared: a truncating commit waits for a live prepared transaction") {
+  PreparedFixture f;
+  put(*f.store, kTable, "p", 1, insert_row("v1"));
+  std::shared_ptr<Store> other = f.another(f.options);
+  auto prepared = f.prepare(2);
+  CHECK(truncate_and_put(*other, 3).status().code() == cassette::StatusCode::kBusy);
+  CHECK(other->truncate(kTable).code() == cassette::StatusCode::kBusy);
+  CHECK(PreparedFixture::show(read_table(*other, kTable)) == "p:1=v1 ");
+  REQUIRE(prepared->commit().is_ok());
+  CHECK(PreparedFixture::show(read_table(*other, kTable)) == "p:1=v1 p:2=v2 ");
+  REQUIRE(truncate_and_put(*other, 3).is_ok());
+  CHECK(f.rows() == "p:3=v3 ");
+  f.store.reset();
+  f.open();
+  CHECK(f.rows() == "p:3=v3 ");
+}
+
+TEST_CASE("in doubt: a truncating commit decides it first, or truncates nothing") {
+  PreparedFixture f;
+  put(*f.store, kTable, "p", 1, insert_row("v1"));
+  f.power_loss_while_prepared(f.prepare(2));
+  std::vector<std::string> asked;
+
+  SUBCASE("a host that cannot decide it refuses the truncation and keeps the record") {
+    f.open();  // no resolver
+    Status refused = truncate_and_put(*f.store, 3).status();
+    CHECK(refused.message() ==
+          fmt::format("store {} holds a transaction prepared by test host xid 42 whose writer "
+                      "stopped before committing or aborting it, and this host cannot decide it: "
+                      "nothing can be written until the host that prepared it writes to the "
+                      "store",
+                      f.store->path()));
+    CHECK(f.store->truncate(kTable).message() == refused.message());
+    CHECK(f.rows() == "p:1=v1 ");
+    // Still in doubt on disk: the host that prepared it decides it at its next open.
+    f.store.reset();
+    f.options.resolve_in_doubt = answer(InDoubtDecision::kCommit, &asked);
+    f.open();
+    CHECK(asked == std::vector<std::string>{kTag});
+    CHECK(f.rows() == "p:1=v1 p:2=v2 ");
+  }
+  SUBCASE("decided as a commit, then truncated with the rest") {
+    f.open();  // no resolver at open: still in doubt when the truncating commit comes
+    StoreOptions deciding = f.options;
+    deciding.resolve_in_doubt = answer(InDoubtDecision::kCommit, &asked);
+    auto lock = StoreLock::open(f.path);
+    REQUIRE(lock.is_ok());
+    REQUIRE(lock->lock(std::chrono::milliseconds(0)).is_ok());
+    std::shared_ptr<Store> other = f.another(deciding);  // locked: cannot decide at open
+    lock->unlock();
+    CHECK(asked.empty());
+    REQUIRE(truncate_and_put(*other, 3).is_ok());
+    CHECK(asked == std::vector<std::string>{kTag});
+    CHECK(f.rows() == "p:3=v3 ");
+    CHECK(f.store->in_doubt_transactions()->empty());
+  }
+  SUBCASE("decided as an abort, then truncated") {
+    f.options.resolve_in_doubt = answer(InDoubtDecision::kAbort, &asked);
+    f.open();
+    REQUIRE(truncate_and_put(*f.store, 3).is_ok());
+    CHECK(f.rows() == "p:3=v3 ");
+  }
+  // Whatever was decided is decided for good: a reopen asks nothing and reads the same rows.
+  const std::string decided = f.rows();
+  const size_t asked_before = asked.size();
+  f.store.reset();
+  f.options.resolve_in_doubt = answer(InDoubtDecision::kAbort, &asked);
+  f.open();
+  CHECK(asked.size() == asked_before);
+  CHECK(f.rows() == decided);
+}
