@@ -68,6 +68,17 @@ Result<schema::ColumnMask> prepare_column_mask(const ColumnMaskClause& clause,
   }
   CASSETTE_ASSIGN_OR_RETURN(std::shared_ptr<const ScalarFunction> function,
                             masking_function(*name, column.type, partial));
+  if (function->return_type != column.type) {
+    const std::string returned = types::cql_type_name(function->return_type);
+    const std::string expected = types::cql_type_name(column.type);
+    if (returned != expected) {  // text and varchar are one type
+      return Status::invalid_argument(fmt::format(
+          "Masking function {}({}) return type is {}. This is different to the type of the masked "
+          "column {} of type {}. Masking functions can only be attached to table columns if they "
+          "return the same data type as the masked column.",
+          written_name(clause.function), fmt::join(texts, ", "), returned, column.name, expected));
+    }
+  }
   schema::ColumnMask mask;
   mask.function = *name;
   for (size_t i = 0; i < clause.arguments.size(); ++i) {
