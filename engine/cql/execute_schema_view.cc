@@ -38,11 +38,7 @@ bool contains(const std::vector<std::string>& items, const std::string& item) {
 
 // The checks made on the statement alone (Cassandra's CreateViewStatement.Raw.prepare and the
 // SELECT clause's).
-Status check_view_statement(const CreateViewStatement& statement, const std::string& keyspace) {
-  if (!statement.select.table.keyspace.empty() && statement.select.table.keyspace != keyspace) {
-    return Status::invalid_argument(
-        "Cannot create a materialized view on a table in a different keyspace");
-  }
+Status check_view_statement(const CreateViewStatement& statement) {
   for (const SelectorPtr& selector : statement.select.selectors) {
     if (selector->alias) {
       return Status::invalid_argument(fmt::format(
@@ -223,7 +219,7 @@ constexpr std::string_view kViewTtlMessage =
 // The view's table definition (its storage id not yet assigned).
 Result<schema::TableDef> build_view(const CreateViewStatement& statement,
                                     const schema::TableDef& base, const ExecutionContext& context) {
-  CASSETTE_RETURN_IF_ERROR(check_view_statement(statement, base.keyspace));
+  CASSETTE_RETURN_IF_ERROR(check_view_statement(statement));
   CASSETTE_ASSIGN_OR_RETURN(std::vector<const ColumnDef*> selected,
                             selected_columns(statement, base));
   CASSETTE_RETURN_IF_ERROR(check_view_primary_key(statement, base, selected));
@@ -300,6 +296,11 @@ Result<std::shared_ptr<const schema::TableDef>> existing_view(const schema::Sche
 Result<ExecutionResult> execute_create_view(const CreateViewStatement& statement,
                                             ExecutionContext& context) {
   CASSETTE_ASSIGN_OR_RETURN(std::string keyspace, context.resolve_keyspace(statement.view));
+  // Checked before the keyspace and the base table exist, as Cassandra's prepare() does.
+  if (!statement.select.table.keyspace.empty() && statement.select.table.keyspace != keyspace) {
+    return Status::invalid_argument(
+        "Cannot create a materialized view on a table in a different keyspace");
+  }
   // What the change made, for the writes that fill the view in the same commit.
   std::shared_ptr<const schema::TableDef> created;
   std::shared_ptr<const schema::TableDef> base_of_created;
