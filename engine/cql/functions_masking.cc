@@ -65,28 +65,50 @@ Result<CqlType> masked_type(std::string_view name, const FunctionArgument& arg) 
 }
 
 // PartialMaskingFunction: position i (0-based) is masked by mask_inner when
-// begin <= i <= size-1-end, and by mask_outer otherwise.
-Result<Value> mask_partial(bool inner, std::string_view fn, std::span<const Value> a) {
+// begin <= i <= size-1-end, and by mask_outer otherwise. Positions and sizes are Java's: UTF-16
+// code units, so a character outside the BMP counts two (a padding such as '😀' "has 2
+// characters"), and half of one kept beside a masked half is a lone surrogate, which Java encodes
+// as '?'; an ascii value encodes a non-ASCII padding as '?' too (String.getBytes' replacement).
+Result<Value> mask_partial(bool inner, bool ascii, std::string_view fn, std::span<const Value> a) {
   if (!a[0]) return Value();
   const int64_t begin = a[1] && !a[1]->empty() ? types::read_signed(*a[1]) : 0;
   const int64_t end = a[2] && !a[2]->empty() ? types::read_signed(*a[2]) : 0;
+  const auto utf16_length = [](const std::vector<uint32_t>& chars) {
+    size_t n = 0;
+    for (uint32_t c : chars) n += c > 0xFFFF ? 2 : 1;
+    return n;
+  };
   uint32_t padding = '*';
   if (a.size() > 3 && a[3]) {
     const std::vector<uint32_t> p = utf8::code_points(*a[3]);
-    if (p.size() != 1)
+    if (utf16_length(p) != 1)
       return Status::invalid_argument(
           fmt::format("The padding argument for function {} should be single-character, but "
                       "'{}' has {} characters.",
-                      fn, *a[3], p.size()));
+                      fn, *a[3], utf16_length(p)));
     padding = p[0];
   }
+  if (ascii && padding > 0x7F) padding = '?';
   const std::vector<uint32_t> chars = utf8::code_points(*a[0]);
-  const int64_t last = static_cast<int64_t>(chars.size()) - 1 - end;
+  const int64_t last = static_cast<int64_t>(utf16_length(chars)) - 1 - end;
+  const auto masked = [&](int64_t pos) { return (pos >= begin && pos <= last) == inner; };
   std::string out;
-  for (size_t i = 0; i < chars.size(); ++i) {
-    const auto pos = static_cast<int64_t>(i);
-    const bool between = pos >= begin && pos <= last;
-    utf8::append(&out, between == inner ? padding : chars[i]);
+  int64_t pos = 0;
+  for (uint32_t c : chars) {
+    if (c <= 0xFFFF) {
+      utf8::append(&out, masked(pos) ? padding : c);
+      pos += 1;
+      continue;
+    }
+    const bool high = masked(pos);
+    const bool low = masked(pos + 1);
+    if (!high && !low) {
+      utf8::append(&out, c);
+    } else {
+      utf8::append(&out, high ? padding : '?');
+      utf8::append(&out, low ? padding : '?');
+    }
+    pos += 2;
   }
   return Value(std::move(out));
 }
@@ -224,9 +246,9 @@ Result<std::shared_ptr<const ScalarFunction>> make_masking_function(
                       name, args[0].text, types::cql_type_name(input)));
     f->parameter_types.insert(f->parameter_types.end(), {int_type, int_type});
     if (args.size() == 4) f->parameter_types.push_back(text_type);
-    f->apply = [inner = name == "mask_inner", fn = f->name](std::span<const Value> a,
-                                                            const FunctionContext&) {
-      return mask_partial(inner, fn, a);
+    f->apply = [inner = name == "mask_inner", ascii = input.kind == TypeKind::kAscii, fn = f->name](
+                   std::span<const Value> a, const FunctionContext&) {
+      return mask_partial(inner, ascii, fn, a);
     };
   }
   return std::shared_ptr<const ScalarFunction>(std::move(f));
