@@ -8,6 +8,7 @@
 
 #include "engine/codec/table_codec.h"
 #include "engine/cql/modification.h"
+#include "engine/cql/restrictions.h"
 #include "engine/cql/term.h"
 #include "engine/query/access_path.h"
 #include "engine/types/byte_comparable.h"
@@ -125,8 +126,7 @@ Status add_single_column(const Relation& relation, const schema::ColumnDef& colu
     if (!v) return null_value(column);
     return add_slice_bound(relation.op, {std::move(*v)}, column, r);
   }
-  return Status::invalid_argument(
-      fmt::format("Unsupported '{}' relation: {}", operator_text(relation.op), relation.source));
+  return unsupported_relation(relation.op, relation.source);
 }
 
 // The cartesian product of per-column value lists.
@@ -257,8 +257,7 @@ Result<ModificationTargets> resolve_modification_where(
         continue;
       }
       if (relation.op != Operator::kEq && relation.op != Operator::kIn) {
-        return Status::invalid_argument(fmt::format("Unsupported '{}' relation: {}",
-                                                    operator_text(relation.op), relation.source));
+        return unsupported_relation(relation.op, relation.source);
       }
       for (const schema::ColumnDef* c : columns) {
         if (restrictions[c].kind != ColumnRestriction::Kind::kNone) {

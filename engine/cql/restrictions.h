@@ -106,4 +106,8 @@ Result<SelectRestrictions> analyze_restrictions(const schema::TableDef& table,
 // Cassandra's REQUIRES_ALLOW_FILTERING_MESSAGE.
 extern const char* const kRequiresAllowFilteringMessage;
 
+// The refusal of a relation whose operator a WHERE clause does not take: Cassandra 5.0's
+// `Unsupported "!=" relation: v != 0` (Relation.toRestriction); `text` is the relation as written.
+Status unsupported_relation(Operator op, std::string_view text);
+
 }  // namespace cassette::cql

@@ -416,7 +416,7 @@ TEST_CASE("cql select: more partition key rules") {
   CHECK(f.rows("SELECT v FROM p WHERE a = 0 AND b = 1 AND c = 0 AND v = 1 ALLOW FILTERING") ==
         Rows{"1"});
   CHECK(f.error("SELECT v FROM p WHERE a = 0 AND b = 1 AND v != 1 ALLOW FILTERING") ==
-        "Unsupported '!=' relation: v != 1");
+        "Unsupported \"!=\" relation: v != 1");
 }
 
 }  // namespace cassette::test
