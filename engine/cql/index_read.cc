@@ -61,6 +61,43 @@ std::optional<storage::TermRange> range_for(const RowPredicate& p, const schema:
       return std::nullopt;
   }
   if (!term) return std::nullopt;
+  // A decimal or varint term ends with a tie-break (5E+3 and 5000 encode apart): the values equal
+  // to the bound are the terms in [P, P + 0xFF), P its bytes without the tie-break, as Cassandra
+  // compares them (BigDecimal.compareTo). A map entry's key keeps its tie-break.
+  const types::CqlType& term_type = p.kind == Kind::kContains
+                                        ? (type.kind == types::TypeKind::kMap ? type.params[1]
+                                                                              : type.params[0])
+                                    : p.kind == Kind::kContainsKey ? type.params[0]
+                                                                   : type;
+  if (p.kind != Kind::kMapEntry && (term_type.kind == types::TypeKind::kDecimal ||
+                                    term_type.kind == types::TypeKind::kVarint)) {
+    Result<size_t> length = types::value_order_length(term_type, *term);
+    if (!length.is_ok()) return std::nullopt;
+    term->resize(*length);
+    storage::TermRange range;
+    switch (p.kind) {
+      case Kind::kLt:
+        range.upper = std::move(*term);
+        range.upper_inclusive = false;
+        break;
+      case Kind::kGte:
+        range.lower = std::move(*term);
+        break;
+      case Kind::kGt:
+        range.lower = types::prefix_end_bound(*term);
+        range.lower_inclusive = false;
+        break;
+      case Kind::kLte:
+        range.upper = types::prefix_end_bound(*term);
+        range.upper_inclusive = false;
+        break;
+      default:
+        range.upper = types::prefix_end_bound(*term);
+        range.upper_inclusive = false;
+        range.lower = std::move(*term);
+    }
+    return range;
+  }
   storage::TermRange range;
   switch (p.kind) {
     case Kind::kLt:
@@ -95,8 +132,11 @@ std::vector<storage::TermRange> in_ranges_for(const RowPredicate& p, const schem
   return out;
 }
 
+// An equality's range: one term, or one value's terms (a decimal's [P, P + 0xFF)).
 bool is_equality(const storage::TermRange& r) {
-  return r.lower && r.upper && *r.lower == *r.upper;
+  return r.lower && r.upper &&
+         (*r.lower == *r.upper ||
+          (!r.upper_inclusive && *r.upper == types::prefix_end_bound(*r.lower)));
 }
 
 }  // namespace

@@ -803,4 +803,37 @@ std::string prefix_end_bound(std::string_view encoded_prefix) {
   return bound;
 }
 
+Result<size_t> value_order_length(const CqlType& type, std::string_view encoded) {
+  if (type.kind != TypeKind::kVarint && type.kind != TypeKind::kDecimal) return encoded.size();
+  std::string_view in = encoded;
+  Reader r(&in, 0);
+  uint8_t header;
+  if (!r.get(&header)) return corrupt("a component is truncated");
+  if (header == kEmpty) return encoded.size();
+  if (header != kValue) return corrupt(fmt::format("unexpected component header 0x{:02x}", header));
+  if (type.kind == TypeKind::kVarint) {
+    int64_t signed_length;
+    CASSETTE_RETURN_IF_ERROR(get_ordinal(r, &signed_length));
+    const uint64_t length = signed_length < 0 ? 0 - static_cast<uint64_t>(signed_length)
+                                              : static_cast<uint64_t>(signed_length);
+    if (length > in.size()) return corrupt("a varint is truncated");
+    return encoded.size() - in.size() + static_cast<size_t>(length);
+  }
+  {
+    uint8_t sign;
+    if (!r.get(&sign) || sign < kDecimalNegative || sign > kDecimalPositive) {
+      return corrupt("a decimal has no valid sign");
+    }
+    if (sign != kDecimalZero) {
+      Reader value_reader = sign == kDecimalNegative ? r.inverted() : r;
+      int64_t exponent;
+      CASSETTE_RETURN_IF_ERROR(get_ordinal(value_reader, &exponent));
+      const size_t digits = value_reader.span_until(0);
+      if (digits == in.size()) return corrupt("a decimal's digits are truncated");
+      in.remove_prefix(digits + 1);
+    }
+    return encoded.size() - in.size();
+  }
+}
+
 }  // namespace cassette::types

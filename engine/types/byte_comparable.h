@@ -68,4 +68,11 @@ Result<std::vector<std::string>> decode_clustering(std::span<const CqlType> type
 // key that does not): the prefix followed by 0xFF. The prefix itself is the matching lower bound.
 std::string prefix_end_bound(std::string_view encoded_prefix);
 
+// The length of the leading bytes of `encoded` (one ascending key component of `type`) that order
+// the value: everything but the tie-break that keeps decimal and varint encodings unique (1.0 and
+// 1.00, or a varint with redundant sign bytes, compare equal as Cassandra compares them but encode
+// apart). Equal values share these bytes, and they are a prefix of no other value's encoding, so
+// [P, prefix_end_bound(P)) holds exactly the values equal to one. Other types: the whole size.
+Result<size_t> value_order_length(const CqlType& type, std::string_view encoded);
+
 }  // namespace cassette::types

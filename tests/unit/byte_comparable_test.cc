@@ -298,6 +298,49 @@ TEST_CASE("decimals sort by numeric value, then by scale") {
 }
 
 // clang-format on
+// The bytes that order a value without its tie-break: shared by every encoding of one value (so
+// an SAI index finds 5000 when asked for 5E+3), a prefix of no other value's encoding.
+TEST_CASE("equal decimals and varints share their value-ordering bytes") {
+  auto prefix = [](TypeKind kind, const std::string& serialized) {
+    std::string encoded;
+    REQUIRE(encode_key_component(simple(kind), serialized, false, &encoded).is_ok());
+    Result<size_t> length = value_order_length(simple(kind), encoded);
+    REQUIRE(length.is_ok());
+    REQUIRE(*length <= encoded.size());
+    return encoded.substr(0, *length);
+  };
+  auto encoded = [](TypeKind kind, const std::string& serialized) {
+    std::string out;
+    REQUIRE(encode_key_component(simple(kind), serialized, false, &out).is_ok());
+    return out;
+  };
+  const std::vector<std::vector<std::string>> equal_decimals = {
+      {decimal(-1, varint(5)), decimal(0, varint(50)), decimal(3, varint(50000))},  // 50
+      {decimal(0, varint(-1)), decimal(0, hex("ffff")), decimal(2, varint(-100))},  // -1
+      {decimal(0, varint(0)), decimal(5, varint(0)), decimal(-3, hex("0000"))},     // 0
+      {decimal(30, varint(7)), decimal(31, varint(70))},                            // 7E-30
+  };
+  for (const auto& group : equal_decimals) {
+    for (const std::string& value : group) {
+      CHECK(prefix(TypeKind::kDecimal, value) == prefix(TypeKind::kDecimal, group[0]));
+    }
+  }
+  for (size_t a = 0; a < equal_decimals.size(); ++a) {
+    for (size_t b = 0; b < equal_decimals.size(); ++b) {
+      if (a == b) continue;
+      const std::string p = prefix(TypeKind::kDecimal, equal_decimals[a][0]);
+      for (const std::string& other : equal_decimals[b]) {
+        CHECK(encoded(TypeKind::kDecimal, other).substr(0, p.size()) != p);
+      }
+    }
+  }
+  CHECK(prefix(TypeKind::kVarint, varint(-1)) == prefix(TypeKind::kVarint, hex("ffffff")));
+  CHECK(prefix(TypeKind::kVarint, varint(1)) == prefix(TypeKind::kVarint, hex("0001")));
+  CHECK(prefix(TypeKind::kVarint, varint(256)) != prefix(TypeKind::kVarint, varint(1)));
+  CHECK(prefix(TypeKind::kInt, int32(5)) == encoded(TypeKind::kInt, int32(5)));
+  CHECK(prefix(TypeKind::kDecimal, "") == encoded(TypeKind::kDecimal, ""));
+}
+
 TEST_CASE("the largest varints and decimals round-trip; larger ones are rejected") {
   // Cassandra caps a clustering value at 64 KiB, and so does the encoder for numbers.
   const std::string largest_varint = "\x7f" + std::string(0xFFFE, '\xff');
