@@ -9,13 +9,16 @@ timestamp and inet, BooleanQuerySet for boolean; decimals are also looked up wri
 digits (5E+3 = 5000.000: BigDecimal.compareTo). Three of IndexingTypeSupport's scenarios: MEMTABLE_QUERY,
 SSTABLE_QUERY (a flush every 4 rows, then a compaction: COMPACTED_QUERY) and POST_BUILD_QUERY
 (the index created after the flushes). Values are drawn from a fixed seed, as DataSet draws them.
+tests/cql/sai_types_collections.cql ports types/collections the same way (CollectionDataSet with
+CollectionQuerySet, FrozenCollectionQuerySet, MapKeys/MapValues/MapEntries/MultiMapQuerySet) for
+lists, sets, maps and their frozen forms of int, text, decimal, varint, inet and uuid.
 
-    python3 tests/cql/generators/sai_types.py              # rewrite tests/cql/sai_types.cql
+    python3 tests/cql/generators/sai_types.py              # rewrite both .cql files
     python3 tests/cql/generators/sai_types.py --check build
         # Cassandra's own assertion: runs the file and compares the rows of every query with the
         # rows the data set says (QuerySet's expected rows); prints the queries that differ.
 
-Regenerate the .out with UPDATE_GOLDEN=1 tests/cql/run_golden.sh build sai_types after --check
+Regenerate the .out files with UPDATE_GOLDEN=1 tests/cql/run_golden.sh build sai_types after --check
 reports no difference.
 """
 import datetime
@@ -246,8 +249,129 @@ def generate():
     return out, expected
 
 
+ELEMENTS = ["int", "text", "decimal", "varint", "inet", "uuid"]
+COLLECTIONS = [  # (kind, CQL type pattern, index targets, Java test class pattern)
+    ("list", "list<{}>", ["value"], "List{}Test"),
+    ("set", "set<{}>", ["value"], "Set{}Test"),
+    ("frozen_list", "frozen<list<{}>>", ["FULL(value)"], "FrozenList{}Test"),
+    ("frozen_set", "frozen<set<{}>>", ["FULL(value)"], "FrozenSet{}Test"),
+    ("map", "map<{0}, {0}>", ["value"], "Map{}Test"),
+    ("map_keys", "map<{0}, {0}>", ["KEYS(value)"], "MapKeys{}Test"),
+    ("map_values", "map<{0}, {0}>", ["VALUES(value)"], "MapValues{}Test"),
+    ("map_entries", "map<{0}, {0}>", ["ENTRIES(value)"], "MapEntries{}Test"),
+    ("frozen_map", "frozen<map<{0}, {0}>>", ["FULL(value)"], "FrozenMap{}Test"),
+    ("multimap", "map<{0}, {0}>", ["KEYS(value)", "VALUES(value)", "ENTRIES(value)"],
+     "MultiMap{}Test"),
+]
+
+
+def generate_collections():
+    """CollectionDataSet and its query sets: each row's value holds 2 to 7 of 16 element values."""
+    out = ["CREATE KEYSPACE ks WITH replication = {'class': 'SimpleStrategy', 'replication_factor': 1};",
+           "USE ks;"]
+    expected = []
+    makers = dict((t, m) for t, m, _ in TYPES)
+    for element in ELEMENTS:
+        elements = makers[element](random.Random("sai_types " + element))
+        lit = lambda v: literal(element, v)
+        # inet: 4-byte and 16-byte addresses as Python compares them (bytes), unique either way
+        for kind, pattern, targets, java in COLLECTIONS:
+            rng = random.Random(f"sai_types {kind} {element}")
+            is_map = kind.endswith("map") or kind.startswith("map")
+            rows_values = []
+            for _ in range(N):
+                picks = [rng.randrange(N) for _ in range(rng.randint(2, 7))]
+                if is_map:
+                    rows_values.append(dict((p, rng.randrange(N)) for p in picks))
+                elif kind.endswith("set"):
+                    rows_values.append(sorted(set(picks)))  # indexes: CQL order = element order
+                else:
+                    rows_values.append(picks)
+
+            def cql(v):
+                if is_map:
+                    return "{" + ", ".join(f"{lit(elements[k])}: {lit(elements[x])}"
+                                           for k, x in v.items()) + "}"
+                body = ", ".join(lit(elements[i]) for i in v)
+                return "{" + body + "}" if kind.endswith("set") else "[" + body + "]"
+
+            for scenario, wide in SCENARIOS[:2]:
+                table = f"{kind}_{element}_{scenario.split('_')[0].lower()}"
+                rows = [((1 + i // 4, i % 4) if wide else (1 + i, 0)) for i in range(N)]
+                out.append(f"-- {java.format(element.capitalize())} ({'wide' if wide else 'narrow'} "
+                           f"partitions, {scenario})")
+                out.append(f"CREATE TABLE {table} (pk int, ck int, value {pattern.format(element)}, "
+                           "PRIMARY KEY(pk, ck));")
+                for target in targets:
+                    out.append(f"CREATE CUSTOM INDEX ON {table}({target}) USING 'StorageAttachedIndex';")
+                for i, (pk, ck) in enumerate(rows):
+                    out.append(f"INSERT INTO {table} (pk, ck, value) VALUES ({pk}, {ck}, "
+                               f"{cql(rows_values[i])});")
+                    if scenario != "MEMTABLE_QUERY" and i % 4 == 3:
+                        out.append("FLUSH;")
+                if scenario == "COMPACTED_QUERY":
+                    out.append(f"COMPACT {table};")
+
+                def select(where, test):
+                    out.append(f"SELECT pk, ck FROM {table} WHERE {where};")
+                    expected.append(sorted(rows[i] for i in range(N) if test(rows_values[i])))
+
+                if kind.startswith("frozen"):  # FrozenCollectionQuerySet
+                    for v in rows_values:
+                        select(f"value = {cql(v)}", lambda x, v=v: x == v)
+                    continue
+                if kind in ("map", "map_values"):  # MapValuesQuerySet
+                    for e in range(N):
+                        select(f"value CONTAINS {lit(elements[e])}", lambda x, e=e: e in x.values())
+                    for _ in range(N // 4):
+                        m = rows_values[rng.randrange(N)]
+                        a, b = rng.choice(list(m.values())), rng.choice(list(m.values()))
+                        select(f"value CONTAINS {lit(elements[a])} AND value CONTAINS "
+                               f"{lit(elements[b])} ALLOW FILTERING",
+                               lambda x, a=a, b=b: a in x.values() and b in x.values())
+                    continue
+                if kind in ("map_keys", "multimap"):  # MapKeysQuerySet
+                    for e in range(N):
+                        select(f"value CONTAINS KEY {lit(elements[e])}", lambda x, e=e: e in x)
+                    for _ in range(N // 4):
+                        m = rows_values[rng.randrange(N)]
+                        a, b = rng.choice(list(m)), rng.choice(list(m))
+                        select(f"value CONTAINS KEY {lit(elements[a])} AND value CONTAINS KEY "
+                               f"{lit(elements[b])} ALLOW FILTERING",
+                               lambda x, a=a, b=b: a in x and b in x)
+                if kind in ("map_entries", "multimap"):  # MapEntriesQuerySet
+                    for v in rows_values:
+                        k = next(iter(v))
+                        select(f"value[{lit(elements[k])}] = {lit(elements[v[k]])}",
+                               lambda x, k=k, e=v[k]: x.get(k) == e)
+                    for _ in range(N // 4):
+                        m = rows_values[rng.randrange(N)]
+                        a, b = rng.choice(list(m)), rng.choice(list(m))
+                        select(f"value[{lit(elements[a])}] = {lit(elements[m[a]])} AND "
+                               f"value[{lit(elements[b])}] = {lit(elements[m[b]])} ALLOW FILTERING",
+                               lambda x, a=a, b=b, m=m: x.get(a) == m[a] and x.get(b) == m[b])
+                if kind == "multimap":  # MultiMapQuerySet adds the values
+                    for e in range(N):
+                        select(f"value CONTAINS {lit(elements[e])}", lambda x, e=e: e in x.values())
+                if is_map:
+                    continue
+                for e in range(N):  # CollectionQuerySet
+                    select(f"value CONTAINS {lit(elements[e])}", lambda x, e=e: e in x)
+                for _ in range(N // 4):
+                    v = rows_values[rng.randrange(N)]
+                    a, b = v[0], v[1] if len(v) > 1 else v[0]
+                    select(f"value CONTAINS {lit(elements[a])} AND value CONTAINS "
+                           f"{lit(elements[b])} ALLOW FILTERING",
+                           lambda x, a=a, b=b: a in x and b in x)
+    return out, expected
+
+
 def check(build):
-    lines, expected = generate()
+    return max(check_one(build, generate), check_one(build, generate_collections))
+
+
+def check_one(build, generator):
+    lines, expected = generator()
     with tempfile.TemporaryDirectory() as work:
         script = os.path.join(work, "t.cql")
         with open(script, "w") as f:
@@ -283,8 +407,11 @@ if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--check":
         sys.exit(check(sys.argv[2]))
     here = os.path.dirname(os.path.abspath(__file__))
-    lines, _ = generate()
-    header = ["-- Generated by tests/cql/generators/sai_types.py (edit that, not this): Cassandra 5.0's",
-              "-- DataModel-driven SAI type tests (index/sai/cql/types), one test class per type."]
-    with open(os.path.join(here, "..", "sai_types.cql"), "w") as f:
-        f.write("\n".join(header + lines) + "\n")
+    for name, generator, what in [("sai_types", generate, "one test class per type"),
+                                  ("sai_types_collections", generate_collections,
+                                   "types/collections: one test class per collection and element")]:
+        lines, _ = generator()
+        header = ["-- Generated by tests/cql/generators/sai_types.py (edit that, not this): Cassandra 5.0's",
+                  f"-- DataModel-driven SAI type tests (index/sai/cql/types), {what}."]
+        with open(os.path.join(here, "..", name + ".cql"), "w") as f:
+            f.write("\n".join(header + lines) + "\n")
