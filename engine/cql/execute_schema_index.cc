@@ -2,6 +2,7 @@
 // DropIndexStatement). Indexes are schema only here: the planner decides how to use them.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <optional>
@@ -181,11 +182,22 @@ Result<ExecutionResult> execute_create_index(const CreateIndexStatement& stateme
           return Status::invalid_argument(
               fmt::format("Column '{}' doesn't exist", statement.column));
         }
-        // A bare column names its values when it is a non-frozen collection, else the column
-        // itself.
+        // CreateIndexStatement.validateIndexTarget: a custom index's target must be a valid
+        // name (SchemaConstants.isValidName: word characters, at most 48).
+        if (custom && (column->name.empty() || column->name.size() > 48 ||
+                       !std::all_of(column->name.begin(), column->name.end(), [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                       }))) {
+          return Status::invalid_argument(
+              fmt::format("Column '{}' is longer than the permissible name length of 48 characters "
+                          "or contains non-alphanumeric-underscore characters",
+                          column->name));
+        }
+        // A bare column names its values when it is a collection, frozen or not (IndexTarget.Raw:
+        // a frozen one is then refused as values()), else the column itself.
         bool simple = !statement.target_written &&
                       statement.target == CreateIndexStatement::Target::kValues &&
-                      !(column->type.is_collection() && column->type.is_multi_cell());
+                      !column->type.is_collection();
         IndexDef index;
         index.keyspace = keyspace;
         index.table = table->name;
