@@ -75,6 +75,17 @@ std::optional<storage::TermRange> range_for(const RowPredicate& p, const schema:
     if (!length.is_ok()) return std::nullopt;
     term->resize(*length);
     storage::TermRange range;
+    // An empty value is no term (see below); its encoding sorts before every other value's.
+    const std::string empty_term = term_of(term_type, std::string()).value_or(std::string());
+    if (*term == empty_term) {
+      range.lower = range.upper = empty_term;
+      range.lower_inclusive = range.upper_inclusive = false;
+      return range;
+    }
+    if (p.kind == Kind::kLt || p.kind == Kind::kLte) {
+      range.lower = empty_term;
+      range.lower_inclusive = false;
+    }
     switch (p.kind) {
       case Kind::kLt:
         range.upper = std::move(*term);
@@ -98,12 +109,26 @@ std::optional<storage::TermRange> range_for(const RowPredicate& p, const schema:
     }
     return range;
   }
+  // An empty value of a type with ranges (an int, a uuid...) is no term (add_term): nothing
+  // equals it through the index, and no range reaches it, even in an SSTable indexed before.
+  const bool skips_empty = p.kind != Kind::kMapEntry && schema::sai_supports_ranges(term_type);
+  const std::string empty_term = term_of(term_type, std::string()).value_or(std::string());
+  if (skips_empty && *term == empty_term) {
+    storage::TermRange none;
+    none.lower = none.upper = empty_term;
+    none.lower_inclusive = none.upper_inclusive = false;
+    return none;
+  }
   storage::TermRange range;
   switch (p.kind) {
     case Kind::kLt:
     case Kind::kLte:
       range.upper = std::move(*term);
       range.upper_inclusive = p.kind == Kind::kLte;
+      if (skips_empty) {
+        range.lower = empty_term;
+        range.lower_inclusive = false;
+      }
       break;
     case Kind::kGt:
     case Kind::kGte:

@@ -11,9 +11,12 @@ namespace cassette::schema {
 namespace {
 
 // The byte-comparable term of one value; nothing when it cannot be encoded (a malformed
-// value: it never matches, and the re-check agrees).
+// value: it never matches, and the re-check agrees). An empty value (zero bytes) is a term only
+// of a literal type (text, ascii, boolean, a frozen value, a map entry), as Cassandra 5.0 indexes
+// it (CASSANDRA-20313): an empty int or uuid is never found through the index.
 void add_term(const types::CqlType& type, std::string_view value, std::string* prefix,
               std::vector<std::string>* out) {
+  if (value.empty() && prefix == nullptr && sai_supports_ranges(type)) return;
   std::string term = prefix != nullptr ? *prefix : std::string();
   if (!types::encode_key_component(type, value, false, &term).is_ok()) return;
   out->push_back(std::move(term));
