@@ -64,13 +64,13 @@ std::optional<storage::TermRange> range_for(const RowPredicate& p, const schema:
   // A decimal or varint term ends with a tie-break (5E+3 and 5000 encode apart): the values equal
   // to the bound are the terms in [P, P + 0xFF), P its bytes without the tie-break, as Cassandra
   // compares them (BigDecimal.compareTo). A map entry's key keeps its tie-break.
-  const types::CqlType& term_type = p.kind == Kind::kContains
-                                        ? (type.kind == types::TypeKind::kMap ? type.params[1]
-                                                                              : type.params[0])
-                                    : p.kind == Kind::kContainsKey ? type.params[0]
-                                                                   : type;
-  if (p.kind != Kind::kMapEntry && (term_type.kind == types::TypeKind::kDecimal ||
-                                    term_type.kind == types::TypeKind::kVarint)) {
+  const types::CqlType& term_type =
+      p.kind == Kind::kContains
+          ? (type.kind == types::TypeKind::kMap ? type.params[1] : type.params[0])
+      : p.kind == Kind::kContainsKey ? type.params[0]
+                                     : type;
+  if (p.kind != Kind::kMapEntry &&
+      (term_type.kind == types::TypeKind::kDecimal || term_type.kind == types::TypeKind::kVarint)) {
     Result<size_t> length = types::value_order_length(term_type, *term);
     if (!length.is_ok()) return std::nullopt;
     term->resize(*length);

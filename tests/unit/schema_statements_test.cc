@@ -340,8 +340,8 @@ TEST_CASE("schema statements: indexes") {
   CHECK(f.error("CREATE INDEX ON t (keys(v))") ==
         "Cannot create keys() index on v. Non-collection columns only support simple indexes");
   CHECK(f.error("CREATE INDEX ON t (l)") ==
-        "Cannot create values() index on frozen column l. Frozen collections are immutable and must be "
-        "fully indexed by using the 'full(l)' modifier");
+        "Cannot create values() index on frozen column l. Frozen collections are immutable and "
+        "must be fully indexed by using the 'full(l)' modifier");
   f.ok("CREATE INDEX ON t (full(l))");
   CHECK(f.error("CREATE INDEX ON t (x)") == "Column 'x' doesn't exist");
   f.ok("CREATE TABLE single (k int PRIMARY KEY, v int)");
