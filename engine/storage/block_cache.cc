@@ -1,5 +1,6 @@
 #include "engine/storage/block_cache.h"
 
+#include <atomic>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -95,6 +96,12 @@ struct BlockCache::Shard {
     usage -= charge(removed);
     if (reusable && removed.use_count() == 1 && spares.size() < kSparesPerShard &&
         removed->capacity() <= kMaxSpareBytes) {
+      // use_count() is a relaxed load: without this fence nothing orders another thread's last
+      // reads of the block (before its release of the reference, which is acq_rel) before the
+      // next owner's writes into the buffer. The fence makes that release synchronize with us
+      // (fence-atomic synchronization); x86 orders it anyway, weaker CPUs need it. (TSan does not
+      // model standalone fences and still reports the pair: block_cache_test's threaded case.)
+      std::atomic_thread_fence(std::memory_order_acquire);
       // Not const underneath (Slot::reusable), so writing it is allowed.
       spares.push_back(std::const_pointer_cast<std::string>(std::move(removed)));
     } else {
