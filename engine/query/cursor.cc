@@ -56,6 +56,9 @@ class Cursor final : public QueryCursor {
       }
     }
     clustering_values_.resize(clustering_columns_.size());
+    for (const types::CqlType& type : clustering_types_) {
+      clustering_fixed_.push_back(types::FixedKeyComponent::of(type.kind));
+    }
     for (const schema::DroppedColumn& d : table_->dropped) dropped_ids_.push_back(d.id);
     std::sort(dropped_ids_.begin(), dropped_ids_.end());
   }
@@ -172,28 +175,25 @@ class Cursor final : public QueryCursor {
       }
     }
     if (!read_cells_.empty()) {
-      for (const uint32_t column : read_cells_) views_[column] = {};
       const storage::FlatRowValues* cached = cursor_->cached_values();
       if (cached != nullptr && cursor_->cached_row() != storage::RowCursor::kNoCachedRow) {
         // A row-cache hit: each value one index away in the cached head (value() for the rest).
-        const size_t row = cursor_->cached_row();
-        const size_t static_row = cursor_->cached_static_row();
-        for (const uint32_t column : read_cells_) {
-          const schema::KeyLayout::ColumnAccess& a = layout_.columns[column];
-          std::string_view flat;
-          switch (cached->find(a.kind == ColumnKind::kStatic ? static_row : row, a.id, &flat)) {
+        const size_t rows[2] = {cursor_->cached_row(), cursor_->cached_static_row()};
+        for (const CellRead& cell : cell_reads_) {
+          std::string_view& view = views_[cell.column];
+          view = {};
+          switch (cached->find(rows[cell.is_static], cell.id, &view)) {
             case storage::FlatRowValues::Found::kValue:
-              views_[column] = flat;
-              break;
             case storage::FlatRowValues::Found::kNull:
               break;
             case storage::FlatRowValues::Found::kInRow:
-              if (std::optional<std::string_view> v = value(column)) views_[column] = *v;
+              if (std::optional<std::string_view> v = value(cell.column)) view = *v;
               if (!status_.is_ok()) return nullptr;
               break;
           }
         }
       } else {
+        for (const uint32_t column : read_cells_) views_[column] = {};
         if (!cursor_->is_static_only() && !index_cells(cursor_->row())) return nullptr;
         if (const storage::Row* row = cursor_->static_row(); row != nullptr && !index_cells(*row)) {
           return nullptr;
@@ -295,17 +295,21 @@ class Cursor final : public QueryCursor {
     std::string_view encoded = cursor_->clustering();
     size_t count = 0;
     while (!encoded.empty()) {
-      if (count == clustering_types_.size()) {
+      if (count == clustering_fixed_.size()) {
         status_ = Status::corruption(fmt::format(
             "Malformed clustering key bytes: more than {} clustering components.", count));
         return false;
       }
-      Status decoded =
-          types::decode_key_component(clustering_types_[count], clustering_descending_[count],
-                                      &encoded, &clustering_values_[count]);
-      if (!decoded.is_ok()) {
-        status_ = std::move(decoded);
-        return false;
+      const bool descending = clustering_descending_[count];
+      std::string* value = &clustering_values_[count];
+      if (!types::decode_fixed_key_component(clustering_fixed_[count], descending, &encoded,
+                                             value)) {
+        Status decoded =
+            types::decode_key_component(clustering_types_[count], descending, &encoded, value);
+        if (!decoded.is_ok()) {
+          status_ = std::move(decoded);
+          return false;
+        }
       }
       ++count;
     }
@@ -420,6 +424,7 @@ class Cursor final : public QueryCursor {
   // next row invalidates them all without touching them.
   uint64_t row_serial_ = 1;
   std::vector<std::string> clustering_values_;  // the first clustering_count_ are the row's
+  std::vector<types::FixedKeyComponent> clustering_fixed_;  // by clustering column
   size_t clustering_count_ = 0;
   uint64_t clustering_row_ = 0;
   std::vector<types::Value> values_;  // decoded complex and counter columns of the current row
@@ -430,6 +435,12 @@ class Cursor final : public QueryCursor {
   std::vector<uint8_t> column_read_;
   std::vector<uint32_t> read_lists_;  // the three lists below, in one allocation
   std::span<const uint32_t> read_partition_key_, read_clustering_, read_cells_;
+  struct CellRead {  // a column of read_cells_, as a row-cache hit looks it up
+    uint32_t column;
+    storage::ColumnId id;
+    bool is_static;
+  };
+  std::vector<CellRead> cell_reads_;
   storage::ValueColumns value_ids_;      // the read regular and static columns' ids
   std::vector<int32_t> column_of_id_;    // by column id: the index in TableDef::columns, or -1
   std::vector<std::string_view> views_;  // row_values(), for the row views_row_
@@ -471,6 +482,11 @@ Status Cursor::prepare(AccessPath path) {
   read_partition_key_ = lists.subspan(0, ends[0]);
   read_clustering_ = lists.subspan(ends[0], ends[1] - ends[0]);
   read_cells_ = lists.subspan(ends[1], ends[2] - ends[1]);
+  cell_reads_.reserve(read_cells_.size());
+  for (const uint32_t column : read_cells_) {
+    const schema::KeyLayout::ColumnAccess& a = layout_.columns[column];
+    cell_reads_.push_back({column, a.id, a.kind == ColumnKind::kStatic});
+  }
   if (path.ranges.empty()) return Status::ok();  // no reads: no rows
   std::vector<ClusteringRange> ranges = std::move(path.ranges);
   if (path.reverse_rows) std::reverse(ranges.begin(), ranges.end());

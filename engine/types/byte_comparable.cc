@@ -73,7 +73,7 @@ namespace {
 constexpr uint8_t kEnd = 0x01;
 constexpr uint8_t kNull = 0x02;
 constexpr uint8_t kEmpty = 0x03;
-constexpr uint8_t kValue = 0x04;
+constexpr uint8_t kValue = kKeyValueHeader;
 constexpr uint8_t kNaN = 0x05;
 
 constexpr uint8_t kDecimalNegative = 0x01;
@@ -733,28 +733,10 @@ Status encode_key_component(const CqlType& type, std::string_view serialized, bo
 Status decode_key_component(const CqlType& type, bool descending, std::string_view* in,
                             std::string* value) {
   // The commonest clustering components (timestamps, bigints, ints, dates, times) are a value
-  // header and a fixed number of bytes: decoded here in a few instructions (a read decodes one
-  // per row). Anything else, an empty value or a malformed one included, goes the general way.
-  if (const size_t width = fixed_width(type.kind);
-      width != 0 && (is_signed_integer(type.kind) || type.kind == TypeKind::kDate ||
-                     type.kind == TypeKind::kTime)) {
-    const uint8_t mask = descending ? 0xFF : 0x00;
-    if (in->size() > width && (static_cast<uint8_t>((*in)[0]) ^ mask) == kValue) {
-      // Word-wide: the width bytes (at most 8) unmasked at once, then the sign bit flipped back.
-      uint64_t word = 0;
-      std::memcpy(&word, in->data() + 1, width);
-      word ^= descending ? ~uint64_t{0} : 0;
-      char bytes[8];
-      std::memcpy(bytes, &word, 8);
-      if (is_signed_integer(type.kind)) bytes[0] = static_cast<char>(bytes[0] ^ 0x80);
-      if (value->size() == width) {
-        std::memcpy(value->data(), bytes, width);  // a reused buffer: no general assign()
-      } else {
-        value->assign(bytes, width);
-      }
-      in->remove_prefix(1 + width);
-      return Status::ok();
-    }
+  // header and a fixed number of bytes: decoded in a few instructions (a read decodes one per
+  // row). Anything else, an empty value or a malformed one included, goes the general way.
+  if (decode_fixed_key_component(FixedKeyComponent::of(type.kind), descending, in, value)) {
+    return Status::ok();
   }
   value->clear();  // get_value appends
   std::string_view rest = *in;

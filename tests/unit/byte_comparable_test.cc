@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/types/scalar.h"
 #include "engine/types/value.h"
 
 using namespace cassette;
@@ -771,6 +772,43 @@ TEST_CASE("fixed-width components decode the same at the end of a key and before
     REQUIRE(decoded.is_ok());
     CHECK(decoded->empty());
     CHECK(in.empty());
+    // The readers' fast path (decode_fixed_key_component) decodes what decode_key_component
+    // does, into a reused buffer of any previous size, and leaves the empty value alone.
+    const FixedKeyComponent fixed = FixedKeyComponent::of(kind);
+    CHECK(fixed.width == fixed_width(kind));
+    std::string buffer = "previous value of another width";
+    for (const std::string& v : values) {
+      for (bool descending : {false, true}) {
+        INFO("fast path: kind ", static_cast<int>(kind), " value ", hex_of(v));
+        const std::string two = encode(type, v, descending) + encode(type, v, !descending);
+        std::string_view rest = two;
+        REQUIRE(decode_fixed_key_component(fixed, descending, &rest, &buffer));
+        CHECK(hex_of(buffer) == hex_of(v));
+        REQUIRE(decode_fixed_key_component(fixed, !descending, &rest, &buffer));
+        CHECK(hex_of(buffer) == hex_of(v));
+        CHECK(rest.empty());
+      }
+    }
+    for (bool descending : {false, true}) {
+      const std::string empty_key = encode(type, "", descending);
+      std::string_view rest = empty_key;
+      CHECK_FALSE(decode_fixed_key_component(fixed, descending, &rest, &buffer));
+      CHECK(rest.size() == empty_key.size());
+      // A value cut short is left to decode_key_component too (which says Corruption).
+      const std::string cut = encode(type, values.front(), descending).substr(0, fixed.width);
+      rest = cut;
+      CHECK_FALSE(decode_fixed_key_component(fixed, descending, &rest, &buffer));
+      CHECK(rest.size() == cut.size());
+    }
+  }
+  // Other types have no fast path.
+  for (TypeKind kind : {TypeKind::kBoolean, TypeKind::kFloat, TypeKind::kDouble, TypeKind::kText,
+                        TypeKind::kUuid, TypeKind::kTimeuuid, TypeKind::kVarint}) {
+    CHECK(FixedKeyComponent::of(kind).width == 0);
+    const std::string key = encode(simple(kind), kind == TypeKind::kText ? "a" : "", false);
+    std::string_view rest = key;
+    std::string value;
+    CHECK_FALSE(decode_fixed_key_component(FixedKeyComponent::of(kind), false, &rest, &value));
   }
 }
 
