@@ -526,46 +526,59 @@ int cql_filter(sqlite3_vtab_cursor* cursor, int idx_num, const char* idx_str, in
     if (!grouping.is_ok()) return t->error(grouping.status().message());
     Result<const query::Plan*> decoded = t->decoded_plan(plan_text);
     if (!decoded.is_ok()) return t->error(decoded.status().message());
-    query::Plan plan = *decoded.value();  // a copy: binding rewrites some of its arguments
+    // The decoded plan, or a copy of it once binding rewrites one of its arguments' operators
+    // (most statements bind without rewriting: no copy).
+    const query::Plan* bound_plan = decoded.value();
+    std::optional<query::Plan> rewritten;
+    auto rewrite = [&](size_t i, query::Operator op) {
+      if (!rewritten) bound_plan = &rewritten.emplace(*bound_plan);
+      rewritten->arguments[i].op = op;
+    };
     query::Bindings bindings;
-    size_t needed = plan.arguments.size() + plan.limit_consumed + plan.offset_consumed;
+    const size_t arguments = bound_plan->arguments.size();
+    size_t needed = arguments + bound_plan->limit_consumed + bound_plan->offset_consumed;
     if (static_cast<size_t>(argc) != needed) {
       return t->error("The cql module got a different number of values than its plan needs.");
     }
+    bindings.values.reserve(arguments);
     std::vector<size_t> every_row;  // arguments keep_every_row() must rewrite
-    for (size_t i = 0; i < plan.arguments.size(); ++i) {
-      query::Constraint& a = plan.arguments[i];
+    for (size_t i = 0; i < arguments; ++i) {
+      const query::Constraint& a = bound_plan->arguments[i];
+      query::Operator op = a.op;
       static const types::CqlType token_type = types::CqlType::simple(types::TypeKind::kBigint);
       const types::CqlType& type = a.column == query::kTokenColumn
                                        ? token_type
                                        : table.columns[static_cast<size_t>(a.column)].type;
       std::vector<types::Value> values;
-      if (a.op == query::Operator::kIn) {
+      if (op == query::Operator::kIn) {
         sqlite3_value* v = nullptr;
         for (int rc = sqlite3_vtab_in_first(argv[i], &v); rc == SQLITE_OK && v;
              rc = sqlite3_vtab_in_next(argv[i], &v)) {
-          query::Operator op = a.op;
+          query::Operator in_op = op;
           bool all = false;
-          values.push_back(bound_value(type, v, &op, &all));
+          values.push_back(bound_value(type, v, &in_op, &all));
         }
       } else {
         bool all = false;
-        values.push_back(bound_value(type, argv[i], &a.op, &all));
+        values.push_back(bound_value(type, argv[i], &op, &all));
         if (all) every_row.push_back(i);
       }
-      if (a.op == query::Operator::kEq || a.op == query::Operator::kIn) {
+      if (op == query::Operator::kEq || op == query::Operator::kIn) {
         // SQL's zero equals both of a float's zeros: look both up.
         const size_t given = values.size();
         for (size_t j = 0; j < given && has_two_zeros(type); ++j) {
           if (types::Value other = values[j] ? other_zero(type, *values[j]) : std::nullopt) {
             values.push_back(std::move(other));
-            a.op = query::Operator::kIn;
+            op = query::Operator::kIn;
           }
         }
       }
+      if (op != bound_plan->arguments[i].op) rewrite(i, op);
       bindings.values.push_back(std::move(values));
     }
-    for (size_t i : every_row) keep_every_row(plan, bindings, i);
+    if (!every_row.empty() && !rewritten) rewritten.emplace(*bound_plan);
+    for (size_t i : every_row) keep_every_row(*rewritten, bindings, i);
+    const query::Plan& plan = rewritten ? *rewritten : *bound_plan;
     size_t next = plan.arguments.size();
     if (plan.limit_consumed) bindings.limit = sqlite3_value_int64(argv[next++]);
     if (plan.offset_consumed) bindings.offset = sqlite3_value_int64(argv[next++]);
