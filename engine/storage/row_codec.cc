@@ -85,6 +85,21 @@ struct Reader {
     *v = coding::zigzag_decode(raw);
     return true;
   }
+  // Passes over a varint (checked as varint() checks it), for cells a read does not record.
+  bool skip_varint() {
+    if (p != end && (static_cast<uint8_t>(*p) & 0x80) == 0) {
+      ++p;
+      return true;
+    }
+    uint64_t ignored;
+    return varint(&ignored);
+  }
+  bool skip_length_prefixed() {
+    uint64_t len;
+    if (!varint(&len) || len > left()) return false;
+    p += len;
+    return true;
+  }
   bool length_prefixed(std::string_view* bytes) {
     uint64_t len;
     if (!varint(&len) || len > left()) return false;
@@ -94,7 +109,8 @@ struct Reader {
   }
 };
 
-bool decode_deletion(Reader* in, DeletionTime* d) {
+// The helpers that take a Reader are inlined into the decoders, which keep it in registers.
+[[gnu::always_inline]] inline bool decode_deletion(Reader* in, DeletionTime* d) {
   return in->svarint(&d->marked_for_delete_at) && in->svarint(&d->local_deletion_time);
 }
 
@@ -132,7 +148,8 @@ void encode_cell(const Cell& c, bool with_path, int64_t base, std::string* out) 
 }
 
 // `with_value` false: the value is checked and passed over, not copied (ValueColumns).
-bool decode_cell(Reader* in, bool with_path, int64_t base, Cell* c, bool with_value = true) {
+[[gnu::always_inline]] inline bool decode_cell(Reader* in, bool with_path, int64_t base, Cell* c,
+                                               bool with_value = true) {
   if (!in->byte(&c->flags) || c->flags > 7) return false;
   if (!in->svarint(&c->timestamp)) return false;
   c->timestamp = absolute(c->timestamp, base);
@@ -162,6 +179,82 @@ bool decode_cell(Reader* in, bool with_path, int64_t base, Cell* c, bool with_va
     }
   }
   return true;
+}
+
+// Walks past a cell as decode_cell reads it, recording nothing (UnreadSkip).
+[[gnu::always_inline]] inline bool skip_cell(Reader* in, bool with_path) {
+  uint8_t flags;
+  if (!in->byte(&flags) || flags > 7 || !in->skip_varint()) return false;
+  const bool expiring = (flags & Cell::kExpiring) != 0;
+  const bool tombstone = (flags & Cell::kTombstone) != 0;
+  if (expiring && !in->skip_varint()) return false;
+  if ((expiring || tombstone) && !in->skip_varint()) return false;
+  if (with_path && !in->skip_length_prefixed()) return false;
+  return tombstone || in->skip_length_prefixed();
+}
+
+// Walks past a column's data (after its id and simple/complex byte), recording nothing.
+[[gnu::always_inline]] inline bool skip_column(Reader* in, bool complex) {
+  if (!complex) return skip_cell(in, false);
+  uint64_t ncells;
+  if (!in->skip_varint() || !in->skip_varint() || !in->varint(&ncells) || ncells > in->left()) {
+    return false;
+  }
+  for (uint64_t i = 0; i < ncells; ++i) {
+    if (!skip_cell(in, true)) return false;
+  }
+  return true;
+}
+
+// A column's data (after its id and simple/complex byte) into `col`.
+[[gnu::always_inline]] inline bool decode_column(Reader* in, int64_t base, bool with_value,
+                                                 ColumnData* col) {
+  if (!col->complex) {
+    col->complex_deletion = DeletionTime{};
+    if (!col->cells.empty()) col->cells.clear();
+    return decode_cell(in, false, base, &col->cell, with_value);
+  }
+  col->cell = Cell{};
+  uint64_t ncells;
+  if (!decode_deletion(in, &col->complex_deletion) || !in->varint(&ncells) || ncells > in->left()) {
+    return false;
+  }
+  col->cells.resize(ncells);
+  for (Cell& c : col->cells) {
+    if (!decode_cell(in, true, base, &c)) return false;
+  }
+  return true;
+}
+
+// A column's id and simple/complex byte.
+[[gnu::always_inline]] inline bool decode_column_head(Reader* in, ColumnId* id, bool* complex) {
+  uint64_t v;
+  uint8_t b;
+  if (!in->varint(&v) || v > UINT32_MAX || !in->byte(&b) || b > 1) return false;
+  *id = static_cast<ColumnId>(v);
+  *complex = b == 1;
+  return true;
+}
+
+// decode_row's part up to the column count: the row's flags, liveness and deletion into `row`,
+// the base of its cells' timestamps.
+[[gnu::always_inline]] inline bool decode_row_head(Reader* in, Row* row, int64_t* base,
+                                                   uint64_t* ncolumns) {
+  row->liveness = LivenessInfo{};
+  row->deletion = DeletionTime{};
+  uint8_t flags;
+  if (!in->byte(&flags) || flags > 7) return false;
+  if (flags & kHasLiveness) {
+    if (!in->svarint(&row->liveness.timestamp)) return false;
+    if (flags & kExpiringLiveness) {
+      uint64_t ttl;
+      if (!in->varint(&ttl) || !in->svarint(&row->liveness.local_expiration_time)) return false;
+      row->liveness.ttl = static_cast<int64_t>(ttl);
+    }
+  }
+  if ((flags & kHasDeletion) && !decode_deletion(in, &row->deletion)) return false;
+  *base = (flags & kHasLiveness) ? row->liveness.timestamp : 0;
+  return in->varint(ncolumns) && *ncolumns <= in->left();
 }
 
 }  // namespace
@@ -217,47 +310,66 @@ bool decode_row(std::string_view bytes, Row* row, const ValueColumns* values) {
   // Reset field by field, keeping the vectors' and strings' capacity: the read path decodes
   // millions of rows into the same Row.
   Reader in(bytes);
-  row->liveness = LivenessInfo{};
-  row->deletion = DeletionTime{};
-  uint8_t flags;
-  if (!in.byte(&flags) || flags > 7) return false;
-  if (flags & kHasLiveness) {
-    if (!in.svarint(&row->liveness.timestamp)) return false;
-    if (flags & kExpiringLiveness) {
-      uint64_t ttl;
-      if (!in.varint(&ttl) || !in.svarint(&row->liveness.local_expiration_time)) return false;
-      row->liveness.ttl = static_cast<int64_t>(ttl);
-    }
-  }
-  if ((flags & kHasDeletion) && !decode_deletion(&in, &row->deletion)) return false;
-  int64_t base = (flags & kHasLiveness) ? row->liveness.timestamp : 0;
+  int64_t base;
   uint64_t ncolumns;
-  if (!in.varint(&ncolumns) || ncolumns > in.left()) return false;
+  if (!decode_row_head(&in, row, &base, &ncolumns)) return false;
   row->columns.resize(ncolumns);
   for (ColumnData& col : row->columns) {
-    uint64_t id;
-    uint8_t complex;
-    if (!in.varint(&id) || id > UINT32_MAX || !in.byte(&complex) || complex > 1) return false;
-    col.id = static_cast<ColumnId>(id);
-    col.complex = complex == 1;
-    if (!col.complex) {
-      col.complex_deletion = DeletionTime{};
-      if (!col.cells.empty()) col.cells.clear();
-      const bool with_value = values == nullptr || values->wants(col.id);
-      if (!decode_cell(&in, false, base, &col.cell, with_value)) return false;
-      continue;
-    }
-    col.cell = Cell{};
-    uint64_t ncells;
-    if (!decode_deletion(&in, &col.complex_deletion) || !in.varint(&ncells) || ncells > in.left()) {
-      return false;
-    }
-    col.cells.resize(ncells);
-    for (Cell& c : col.cells) {
-      if (!decode_cell(&in, true, base, &c)) return false;
-    }
+    if (!decode_column_head(&in, &col.id, &col.complex)) return false;
+    const bool with_value = values == nullptr || values->wants(col.id);
+    if (!decode_column(&in, base, with_value, &col)) return false;
   }
   return in.left() == 0;
+}
+
+RowDecode decode_row_skipping(std::string_view bytes, Row* row, const ValueColumns& values,
+                              const UnreadSkip& skip) {
+  Reader in(bytes);
+  int64_t base;
+  uint64_t ncolumns;
+  if (!decode_row_head(&in, row, &base, &ncolumns)) return RowDecode::kMalformed;
+  // (In locals: the stores into the Row are through char types, which may alias anything.)
+  const uint8_t* wanted = values.wanted.data();
+  const size_t nwanted = values.wanted.size();
+  if (!marker_keeps_alive(row->liveness, max_deletion(skip.outer, row->deletion),
+                          skip.now_seconds)) {
+    row->columns.resize(ncolumns);
+    for (ColumnData& col : row->columns) {
+      if (!decode_column_head(&in, &col.id, &col.complex)) return RowDecode::kMalformed;
+      const bool with_value = col.id < nwanted && wanted[col.id] != 0;
+      if (!decode_column(&in, base, with_value, &col)) return RowDecode::kMalformed;
+    }
+    return in.left() == 0 ? RowDecode::kDecoded : RowDecode::kMalformed;
+  }
+  // Only the wanted columns are recorded, into the Row's first ColumnData (reused: a scan's rows
+  // mostly record the same number).
+  size_t recorded = 0;
+  for (uint64_t i = 0; i < ncolumns; ++i) {
+    // The usual unwanted column first, in one step: a one-byte id, simple, and a plain live cell
+    // (flags 0) whose timestamp delta and value length take one byte each.
+    if (in.left() >= 5) {
+      const auto* b = reinterpret_cast<const uint8_t*>(in.p);
+      if (((b[0] | b[3] | b[4]) & 0x80) == 0 && (b[1] | b[2]) == 0 &&
+          (b[0] >= nwanted || wanted[b[0]] == 0) && b[4] <= in.left() - 5) {
+        in.p += 5 + b[4];
+        continue;
+      }
+    }
+    ColumnId id;
+    bool complex;
+    if (!decode_column_head(&in, &id, &complex)) return RowDecode::kMalformed;
+    if (id >= nwanted || wanted[id] == 0) {
+      if (!skip_column(&in, complex)) return RowDecode::kMalformed;
+      continue;
+    }
+    if (recorded == row->columns.size()) row->columns.emplace_back();
+    ColumnData& col = row->columns[recorded++];
+    col.id = id;
+    col.complex = complex;
+    if (!decode_column(&in, base, true, &col)) return RowDecode::kMalformed;
+  }
+  if (recorded != row->columns.size()) row->columns.resize(recorded);
+  return in.left() == 0 ? RowDecode::kSkipped : RowDecode::kMalformed;
 }
 
 void encode_header(const PartitionHeader& header, std::string* out) {

@@ -274,28 +274,65 @@ bool RowCursor::is_current_row(std::string_view key) const {
 }
 
 // Moves the group's sources past every version of its key. With `into` (the group is the
-// clustering row current_prefix_ + kRow + clustering_), first decodes those versions into it and
-// reconciles them: the sources' bytes are read in place, never copied. Without, the key is
-// copied first, as the sources' views of it go when they move.
-bool RowCursor::consume_group(Row* into) {
-  bool first = true;
+// clustering row current_prefix_ + kRow + clustering_, over which `outer` is the partition
+// deletion or range tombstone), first decodes those versions into it and reconciles them: the
+// sources' bytes are read in place, never copied. Without, the key is copied first, as the
+// sources' views of it go when they move.
+//
+// A read of some columns (spec_.value_columns) passes over the other columns' cells unrecorded
+// in each version whose own marker keeps the row alive (UnreadSkip, row_codec.h). Whether the
+// row is alive is only known once every version is merged: should the merged row's marker not
+// keep it alive (another version held a newer row deletion, or a superseding marker that has
+// expired), one of the passed-over cells may, so the versions are read again, each cell
+// recorded. One version alone never needs that (its marker decided the skip).
+bool RowCursor::consume_group(Row* into, const DeletionTime& outer) {
   if (into == nullptr) group_key_.assign(group_view_);
   const std::string_view key = group_key_;
-  for (EntryIterator* source : members_) {
-    do {
-      if (into != nullptr) {
-        if (!decode_row(source->value(), first ? into : &version_, spec_.value_columns)) {
-          return fail(Status::corruption("malformed row in table data"));
+  bool may_skip = into != nullptr && spec_.value_columns != nullptr && !spec_.keep_deleted;
+  UnreadSkip skip;
+  if (may_skip) skip = UnreadSkip{now_seconds_, outer};
+  while (true) {
+    bool first = true;
+    bool skipped = false;
+    for (EntryIterator* source : members_) {
+      do {
+        if (into != nullptr) {
+          Row* version = first ? into : &version_;
+          if (may_skip) {
+            const RowDecode d =
+                decode_row_skipping(source->value(), version, *spec_.value_columns, skip);
+            if (d == RowDecode::kMalformed) {
+              return fail(Status::corruption("malformed row in table data"));
+            }
+            skipped = skipped || d == RowDecode::kSkipped;
+          } else if (!decode_row(source->value(), version, spec_.value_columns)) {
+            return fail(Status::corruption("malformed row in table data"));
+          }
+          if (!first) reconcile_rows(*into, version_);
+          first = false;
         }
-        if (!first) reconcile_rows(*into, version_);
-        first = false;
-      }
-      spec_.reverse ? source->prev() : source->next();
-      if (!source->valid()) {
+        spec_.reverse ? source->prev() : source->next();
+        if (!source->valid()) {
+          if (Status st = source->status(); !st.is_ok()) return fail(std::move(st));
+          break;
+        }
+      } while (into != nullptr ? is_current_row(source->key()) : same_key(source->key(), key));
+    }
+    if (!skipped ||
+        marker_keeps_alive(into->liveness, max_deletion(outer, into->deletion), now_seconds_)) {
+      break;
+    }
+    // Back to the first version of the row in each member source (forward: its newest
+    // fragment; in reverse: its oldest, walked back from), to read them again whole.
+    may_skip = false;
+    group_key_ = entry_key(current_prefix_, EntryKind::kRow, clustering_);
+    for (EntryIterator* source : members_) {
+      spec_.reverse ? source->seek_for_prev(group_key_) : source->seek(group_key_);
+      if (!source->valid() || !is_current_row(source->key())) {
         if (Status st = source->status(); !st.is_ok()) return fail(std::move(st));
-        break;
+        return fail(Status::internal("a row's versions moved while it was read"));
       }
-    } while (into != nullptr ? is_current_row(source->key()) : same_key(source->key(), key));
+    }
   }
   members_.clear();
   group_pending_ = false;
@@ -392,20 +429,21 @@ bool RowCursor::next() {
           clustering >= std::string_view(spec_.clustering_start)) &&
          (spec_.clustering_end.empty() || clustering < std::string_view(spec_.clustering_end)));
     if (!wanted || !in_slice) {
-      if (!consume_group(nullptr)) return false;
+      if (!consume_group(nullptr, DeletionTime{})) return false;
       continue;
     }
     clustering_.assign(clustering);
-    if (!consume_group(&row_)) return false;
+    // The partition deletion or range tombstone over the row: header_ holds every source's.
+    const DeletionTime outer =
+        header_.range_tombstones.empty() ? header_.deletion : header_.deletion_for(clustering_);
+    if (!consume_group(&row_, outer)) return false;
     if (spec_.keep_deleted) {
-      row_.deletion = max_deletion(row_.deletion, header_.deletion_for(clustering_));
+      row_.deletion = max_deletion(row_.deletion, outer);
       apply_deletion(row_, DeletionTime{});
       emitted_in_partition_ = true;
       return true;
     }
-    const bool live = header_.range_tombstones.empty()
-                          ? purge_for_read(row_, header_.deletion, now_seconds_)
-                          : purge_for_read(row_, header_.deletion_for(clustering_), now_seconds_);
+    const bool live = purge_for_read(row_, outer, now_seconds_);
     if (!live) continue;
     emitted_in_partition_ = true;
     return true;

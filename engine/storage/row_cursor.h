@@ -113,7 +113,7 @@ class RowCursor {
 
  private:
   bool find_group();
-  bool consume_group(Row* into);
+  bool consume_group(Row* into, const DeletionTime& outer);
   bool is_current_row(std::string_view key) const;
   bool enter_partition(std::string_view prefix);
   bool merge_lookup(std::string_view key, std::vector<std::string>* values);
