@@ -4,7 +4,8 @@
 // POINTS vectors of DIM dimensions (uniform in [-1, 1], or clustered around 100 centres with
 // CLUSTERED=1: tests/bench/bench_ann.sh's two distributions) in a first SSTable's graph; a second
 // SSTable overwrites 2.5% of them, deletes 2.5% and adds 10% (bench_ann.sh's compaction step),
-// with its own graph. Then, for QUERIES queries against the exact top-10 of the changed data:
+// with its own graph (DELETED=FRACTION deletes that share instead of 2.5%). Then, for QUERIES
+// queries against the exact top-10 of the changed data:
 //   per-sst  both inputs' graphs searched, 40 candidates each, as before the compaction
 //   merged   the output's graph merged from the first's (AnnGraph::merge, as the compaction does)
 //   rebuilt  the output's graph built from its live vectors
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s POINTS [DIM] [QUERIES] [M] [EF_CONSTRUCTION]\n", argv[0]);
     return 2;
   }
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // progress shows in a redirected output
   const size_t n = std::strtoul(argv[1], nullptr, 10);
   const size_t dim = argc > 2 ? std::strtoul(argv[2], nullptr, 10) : 128;
   const size_t queries = argc > 3 ? std::strtoul(argv[3], nullptr, 10) : 100;
@@ -120,7 +122,12 @@ int main(int argc, char** argv) {
     current[order[j]] = vec();
     second.push_back(order[j]);
   }
-  for (size_t j = n / 40; j < n / 20; ++j) live[order[j]] = false;
+  // DELETED=FRACTION deletes that share of the first's points instead of 2.5%
+  const double deleted_share =
+      std::getenv("DELETED") ? std::strtod(std::getenv("DELETED"), nullptr) : 0.025;
+  const size_t deleted_end =
+      std::min(n, n / 40 + static_cast<size_t>(deleted_share * static_cast<double>(n)));
+  for (size_t j = n / 40; j < deleted_end; ++j) live[order[j]] = false;
   for (size_t i = n; i < n + n / 10; ++i) {
     current.push_back(vec());
     second.push_back(i);
@@ -130,13 +137,18 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < current.size(); ++i) {
     if (live[i]) output.push_back(i);
   }
-  std::vector<std::vector<size_t>> truth(queries);
-  for (size_t q = 0; q < queries; ++q) {
-    std::vector<std::pair<double, size_t>> scored;
-    for (size_t i : output) scored.emplace_back(-cosine(qs[q], current[i]), i);
-    std::partial_sort(scored.begin(), scored.begin() + 10, scored.end());
-    for (size_t k = 0; k < 10; ++k) truth[q].push_back(scored[k].second);
-  }
+  // the exact top 10 of `ids` among `from` for each query
+  auto exact = [&](const std::vector<size_t>& ids, const std::vector<Vec>& from) {
+    std::vector<std::vector<size_t>> top(queries);
+    for (size_t q = 0; q < queries; ++q) {
+      std::vector<std::pair<double, size_t>> scored;
+      for (size_t i : ids) scored.emplace_back(-cosine(qs[q], from[i]), i);
+      std::partial_sort(scored.begin(), scored.begin() + 10, scored.end());
+      for (size_t k = 0; k < 10; ++k) top[q].push_back(scored[k].second);
+    }
+    return top;
+  };
+  const std::vector<std::vector<size_t>> truth = exact(output, current);
 
   const std::string dir = keep ? keep : fmt::format("/tmp/ann_compaction_recall.{}", ::getpid());
   std::filesystem::create_directories(dir);
@@ -198,10 +210,17 @@ int main(int argc, char** argv) {
                 now() - t0);
     save("merged.sst", merged);
   }
-  const Graph rebuilt = build("rebuilt.sst", output, current);
+  // REBUILT=0 skips the rebuilt graph (the longest build; `single` measures one built graph too)
+  const bool with_rebuilt =
+      std::getenv("REBUILT") == nullptr || std::string(std::getenv("REBUILT")) != "0";
+  const Graph rebuilt = with_rebuilt ? build("rebuilt.sst", output, current) : nullptr;
+  // the first SSTable's graph alone, against the exact top 10 of its own points
+  const std::vector<std::vector<size_t>> first_truth = exact(first, data);
 
   constexpr size_t kFetch = 40;  // what a LIMIT 10 query fetches from each graph
-  auto run = [&](const char* name, const std::vector<Graph>& graphs, size_t ef_option) {
+  auto run = [&](const char* name, const std::vector<Graph>& graphs, size_t ef_option,
+                 const std::vector<std::vector<size_t>>& expected, const std::vector<Vec>& vectors,
+                 bool all_live) {
     size_t hits = 0;
     double seconds = 0;
     std::string lists;
@@ -221,11 +240,12 @@ int main(int argc, char** argv) {
       seconds += now() - t0;
       std::vector<std::pair<double, size_t>> scored;
       for (size_t i : candidates) {
-        if (live[i]) scored.emplace_back(-cosine(qs[q], current[i]), i);
+        if (all_live || live[i]) scored.emplace_back(-cosine(qs[q], vectors[i]), i);
       }
       std::sort(scored.begin(), scored.end());
       for (size_t k = 0; k < std::min<size_t>(10, scored.size()); ++k) {
-        hits += static_cast<size_t>(std::count(truth[q].begin(), truth[q].end(), scored[k].second));
+        hits += static_cast<size_t>(
+            std::count(expected[q].begin(), expected[q].end(), scored[k].second));
       }
     }
     std::printf("%-8s ef %-10s recall@10 %.3f  %.2f ms/query\n", name, lists.c_str(),
@@ -233,9 +253,10 @@ int main(int argc, char** argv) {
                 1000 * seconds / static_cast<double>(queries));
   };
   for (size_t ef : efs) {
-    run("per-sst", {a, b}, ef);
-    run("merged", {merged}, ef);
-    run("rebuilt", {rebuilt}, ef);
+    run("single", {a}, ef, first_truth, data, true);
+    run("per-sst", {a, b}, ef, truth, current, false);
+    run("merged", {merged}, ef, truth, current, false);
+    if (rebuilt) run("rebuilt", {rebuilt}, ef, truth, current, false);
   }
   if (!keep) std::filesystem::remove_all(dir);
   return 0;
