@@ -46,22 +46,27 @@ constexpr size_t kMagicSize = 8;
 constexpr size_t kParallelBuildPoints = 20000;
 
 // A graph's search list (hnswlib's ef, AnnGraph::search_candidates): at least 512 candidates,
-// twice the fetch, and one for every kPointsPerCandidateLink points per link of the graph (M,
-// maximum_node_connections). Over 100k uniformly random 128-dimension vectors (no neighbourhoods
-// to follow: the hard case) in two SSTables, graphs of M 32 / ef_construction 200, 40 fetched
-// from each: recall@10 0.43 at ef 40, 0.78 at 128, 0.93 at 256, 0.97 at 384, 0.99 at 512
-// (tests/bench/README.md, "Vector search"). Clustered data reaches 1.00 from ef 128. A graph's
-// recall does not depend on how many SSTables are searched (each is searched for its own
-// nearest), so the count does not scale it; it falls as the graph grows and as its links get
-// fewer. A compaction's output is one graph of all its inputs' points: on 100k such vectors, then
-// 2.5% overwritten, 2.5% deleted and 10% added, 100 queries
-// (tests/unit/tools/ann_compaction_recall.cc): merged 0.948 / rebuilt 0.941 at ef 512, 0.978 /
-// 0.978 at 768, 0.993 / 0.998 at 1024 (the two SSTables before it, 0.954 at 512 each). So the list
-// grows with the points per link (the graph's points, the deleted ones a merge keeps included: the
-// search walks through them too): 878 for that merged graph of 112.5k points (0.988), 839 rebuilt
-// (0.985).
+// twice the fetch, and kListPerRootPointPerLink x sqrt(live points / links) (M,
+// maximum_node_connections). Recall at a fixed list falls as a graph grows and as its links get
+// fewer, but the list a recall needs grows much slower than the points (tests/bench/README.md,
+// "Session 25"; tests/unit/tools/ann_compaction_recall.cc on uniformly random vectors, the hard
+// case: no neighbourhoods to follow; 200 queries, 40 fetched). Recall@10 0.95 took, single /
+// merged graph:
+//   32 dimensions, M 8:   315 / 341 at 100k points, 471 / 475 at 300k, 719 / 737 at 1M
+//   64 dimensions, M 16:  500 / 529 at 100k
+//   128 dimensions, M 32: ~560 at 107.5k (session 24; 0.941-0.948 at 512, 0.978 at 768)
+// x1.5 per 3x points, x2.2 per 10x: about the cube root of the points, where the list of
+// points / (4 M) (session 24) grew x10. A square root keeps ahead of that (x3.2 per 10x) for
+// data harder than measured, and its scale puts the engine's default graphs (M 32) of 128
+// uniform dimensions, the hardest measured, at 768 for ~100k points (0.978): 2.3k candidates at
+// 1M points instead of 7.8k. Deleted points (those a merge keeps) do not count: they take no
+// places in hnswlib's list (its search goes on until it holds ef live points), and a merged graph
+// with a quarter of its points deleted finds what the rebuilt graph of its live points finds at
+// each list (0.942 / 0.936 at 256, 0.987 / 0.985 at 512; 85k live of 112.5k, 32 dimensions, M 8):
+// they only cost search time. Clustered data finds 1.000 from 128 on: there the wider list is
+// cost only.
 constexpr size_t kMinSearchCandidates = 512;
-constexpr size_t kPointsPerCandidateLink = 4;
+constexpr double kListPerRootPointPerLink = 13.25;
 
 void normalize(float* v, size_t n) {
   double sum = 0;
@@ -437,8 +442,10 @@ void AnnGraph::scan(const float* query, size_t k,
 }
 
 size_t AnnGraph::search_candidates(size_t fetch) const {
-  return std::max({kMinSearchCandidates, 2 * fetch,
-                   points() / (kPointsPerCandidateLink * std::max<size_t>(params_.links, 1))});
+  const double points_per_link =
+      static_cast<double>(size()) / static_cast<double>(std::max<size_t>(params_.links, 1));
+  const auto grown = static_cast<size_t>(kListPerRootPointPerLink * std::sqrt(points_per_link));
+  return std::max({kMinSearchCandidates, 2 * fetch, grown});
 }
 
 void AnnGraph::search(std::vector<float> query, size_t k, size_t ef,
