@@ -709,7 +709,22 @@ Result<AnnIndexDef> ann_index_of(const schema::TableDef& table, const schema::In
                                    kMaxLinks, &def.params.links));
   CASSETTE_RETURN_IF_ERROR(integer("construction_beam_width", "Construction beam width",
                                    kMaxBuildCandidates, &def.params.build_candidates));
+  if (const std::string* value = option("optimize_for")) {
+    const std::string which = upper(*value);
+    if (which != "LATENCY" && which != "RECALL") {
+      return Status::invalid_argument(fmt::format(
+          "optimize_for '{}' was not recognized for index {}. Valid values are: LATENCY, RECALL",
+          which, index.name));
+    }
+    def.optimize_for_recall = which == "RECALL";
+  }
   return def;
+}
+
+size_t ann_search_list(const AnnGraph& graph, size_t fetch, const AnnIndexDef& index) {
+  constexpr size_t kRecallListFactor = 2;
+  const size_t list = graph.search_candidates(fetch);
+  return index.optimize_for_recall ? kRecallListFactor * list : list;
 }
 
 Status ann_build_components(const storage::Store& store,
@@ -792,7 +807,7 @@ Result<AnnCandidates> ann_candidate_partitions(const storage::Store& store,
     if (graph->size() > fetch) result.complete = false;
     std::vector<uint32_t> partitions;
     try {
-      graph->search(q, fetch, graph->search_candidates(fetch), &partitions);
+      graph->search(q, fetch, ann_search_list(*graph, fetch, index), &partitions);
     } catch (const std::exception& e) {
       return Status::internal(
           fmt::format("searching the ANN graph of {}: {}", column.name, e.what()));

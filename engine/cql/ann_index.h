@@ -55,17 +55,25 @@ struct AnnCandidates {
   bool complete = false;
 };
 
-// A vector index as the graphs see it: its component's name, similarity function and build
-// parameters.
+// A vector index as the graphs see it: its component's name, similarity function, build
+// parameters, and its optimize_for: LATENCY (Cassandra's default) or RECALL.
 struct AnnIndexDef {
   std::string component;
   Similarity similarity = Similarity::kCosine;
   AnnGraphParams params;
+  bool optimize_for_recall = false;
 };
+
+// The search list of `graph` to find `fetch` points with under `index`: the graph's own
+// (AnnGraph::search_candidates: recall@10 >= 0.95 on uniformly random data) for LATENCY, twice
+// that for RECALL (0.98-0.99 there, at about twice the search time; tests/bench/README.md,
+// "Session 25"). Cassandra 5.0's RECALL asks its graph for more results instead (4.3x the LIMIT
+// at 10 against 1.7x); this engine fetches 4x the LIMIT from every graph already.
+size_t ann_search_list(const AnnGraph& graph, size_t fetch, const AnnIndexDef& index);
 
 // The ANN index of `index` (a storage-attached index on a vector column of `table`), its options
 // checked as Cassandra 5.0's IndexWriterConfig checks them: similarity_function,
-// maximum_node_connections (1 to 512) and construction_beam_width (1 to 3200).
+// maximum_node_connections (1 to 512), construction_beam_width (1 to 3200) and optimize_for.
 Result<AnnIndexDef> ann_index_of(const schema::TableDef& table, const schema::IndexDef& index);
 
 // Queues the build of the graph of every SSTable of `table` under `snapshot` that has none on

@@ -178,4 +178,46 @@ TEST_CASE("ann index: a table smaller than the fetch is searched exactly") {
   CHECK(f.ann(f.random_vector(), 5).empty());
 }
 
+TEST_CASE("ann index: optimize_for 'recall' searches each graph with twice the list") {
+  CqlFixture f;
+  f.ok(
+      "CREATE TABLE three (id int PRIMARY KEY, a vector<float, 4>, b vector<float, 4>, "
+      "c vector<float, 4>)");
+  f.ok("CREATE INDEX a_idx ON three (a) USING 'sai'");
+  f.ok("CREATE INDEX b_idx ON three (b) USING 'sai' WITH OPTIONS = {'optimize_for': 'latency'}");
+  f.ok("CREATE INDEX c_idx ON three (c) USING 'sai' WITH OPTIONS = {'optimize_for': 'Recall'}");
+  auto schema = f.session().catalog().current();
+  REQUIRE(schema.is_ok());
+  std::shared_ptr<const schema::TableDef> table = (*schema)->find_table("ks", "three");
+  REQUIRE(table != nullptr);
+  const auto& indexes = (*schema)->keyspaces.at("ks")->indexes;
+  auto def = [&](const std::string& name) {
+    auto ann = cql::ann_index_of(*table, *indexes.at(name));
+    REQUIRE(ann.is_ok());
+    return *ann;
+  };
+  std::vector<std::vector<float>> points;
+  std::vector<uint32_t> partition_of;
+  std::vector<std::string> partitions;
+  for (uint32_t i = 0; i < 100; ++i) {
+    points.push_back({1.0F * static_cast<float>(i), 1, 2, 3});
+    partition_of.push_back(i);
+    partitions.push_back(std::to_string(i));
+  }
+  auto graph = cql::AnnGraph::build(cql::Similarity::kCosine, 4, {}, std::move(points),
+                                    std::move(partition_of), std::move(partitions));
+  REQUIRE(graph.is_ok());
+  const cql::AnnGraph& g = **graph;
+  CHECK(g.search_candidates(40) == 512);
+  CHECK(g.search_candidates(1000) == 2000);
+  for (const char* latency : {"a_idx", "b_idx"}) {
+    CHECK_FALSE(def(latency).optimize_for_recall);
+    CHECK(cql::ann_search_list(g, 40, def(latency)) == 512);
+    CHECK(cql::ann_search_list(g, 1000, def(latency)) == 2000);
+  }
+  CHECK(def("c_idx").optimize_for_recall);
+  CHECK(cql::ann_search_list(g, 40, def("c_idx")) == 1024);
+  CHECK(cql::ann_search_list(g, 1000, def("c_idx")) == 4000);
+}
+
 }  // namespace cassette::test
