@@ -46,27 +46,28 @@ constexpr size_t kMagicSize = 8;
 constexpr size_t kParallelBuildPoints = 20000;
 
 // A graph's search list (hnswlib's ef, AnnGraph::search_candidates): at least 512 candidates,
-// twice the fetch, and kListPerRootPointPerLink x sqrt(live points / links) (M,
-// maximum_node_connections). Recall at a fixed list falls as a graph grows and as its links get
-// fewer, but the list a recall needs grows much slower than the points (tests/bench/README.md,
-// "Session 25"; tests/unit/tools/ann_compaction_recall.cc on uniformly random vectors, the hard
-// case: no neighbourhoods to follow; 200 queries, 40 fetched). Recall@10 0.95 took, single /
-// merged graph:
+// twice the fetch, and 768 x (live points per link / 3359)^(2/3), M links: 768 for the engine's
+// default graph (M 32) of 107.5k uniformly random 128-dimension points (recall@10 0.978 there),
+// the hardest case measured. Recall at a fixed list falls as a graph grows and as its links get
+// fewer; the list a recall needs grows slower than the points, and the slower the fewer the
+// data's dimensions (tests/bench/README.md, "Session 25"; tests/unit/tools/ann_compaction_recall.cc
+// on uniformly random vectors, which have no neighbourhoods to follow; 200 queries, 40 fetched).
+// Recall@10 0.95 took, single / merged graph:
 //   32 dimensions, M 8:   315 / 341 at 100k points, 471 / 475 at 300k, 719 / 737 at 1M
-//   64 dimensions, M 16:  500 / 529 at 100k
+//                         (x1.5 per 3x points: the points^0.35)
+//   64 dimensions, M 16:  500 / 529 at 100k, 996 / 1136 at 300k (x2.0-2.15: the points^0.65)
 //   128 dimensions, M 32: ~560 at 107.5k (session 24; 0.941-0.948 at 512, 0.978 at 768)
-// x1.5 per 3x points, x2.2 per 10x: about the cube root of the points, where the list of
-// points / (4 M) (session 24) grew x10. A square root keeps ahead of that (x3.2 per 10x) for
-// data harder than measured, and its scale puts the engine's default graphs (M 32) of 128
-// uniform dimensions, the hardest measured, at 768 for ~100k points (0.978): 2.3k candidates at
-// 1M points instead of 7.8k. Deleted points (those a merge keeps) do not count: they take no
-// places in hnswlib's list (its search goes on until it holds ef live points), and a merged graph
-// with a quarter of its points deleted finds what the rebuilt graph of its live points finds at
-// each list (0.942 / 0.936 at 256, 0.987 / 0.985 at 512; 85k live of 112.5k, 32 dimensions, M 8):
-// they only cost search time. Clustered data finds 1.000 from 128 on: there the wider list is
-// cost only.
+// The power 2/3 keeps ahead of both (a square root would fall behind the 64-dimension growth
+// past ~500k points): 3.4k candidates at 1M points (M 32) where session 24's points / (4 M) took
+// 7.8k. Deleted points (those a merge keeps) do not count: they take no places in hnswlib's list
+// (its search goes on until it holds ef live points), and a merged graph with a quarter of its
+// points deleted finds what the rebuilt graph of its live points finds at each list (0.942 /
+// 0.936 at 256, 0.987 / 0.985 at 512; 85k live of 112.5k, 32 dimensions, M 8): they only cost
+// search time. Clustered data finds 1.000 from 128 on: there the wider list is cost only.
 constexpr size_t kMinSearchCandidates = 512;
-constexpr double kListPerRootPointPerLink = 13.25;
+constexpr double kAnchorList = 768;
+constexpr double kAnchorPointsPerLink = 107500.0 / 32;
+constexpr double kListGrowth = 2.0 / 3;
 
 void normalize(float* v, size_t n) {
   double sum = 0;
@@ -444,7 +445,8 @@ void AnnGraph::scan(const float* query, size_t k,
 size_t AnnGraph::search_candidates(size_t fetch) const {
   const double points_per_link =
       static_cast<double>(size()) / static_cast<double>(std::max<size_t>(params_.links, 1));
-  const auto grown = static_cast<size_t>(kListPerRootPointPerLink * std::sqrt(points_per_link));
+  const auto grown = static_cast<size_t>(
+      kAnchorList * std::pow(points_per_link / kAnchorPointsPerLink, kListGrowth));
   return std::max({kMinSearchCandidates, 2 * fetch, grown});
 }
 

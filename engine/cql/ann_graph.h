@@ -102,8 +102,8 @@ class AnnGraph {
   size_t points() const { return partition_of_.size(); }
 
   // The search list to find `fetch` points with (search()'s `ef`): at least 512 candidates and
-  // twice the fetch, wider with the square root of the graph's live points per link (M), which
-  // it needs to find as many of the true nearest as the graph grows.
+  // twice the fetch, wider with the graph's live points per link (M) to the power 2/3, which it
+  // needs to find as many of the true nearest as the graph grows.
   size_t search_candidates(size_t fetch) const;
 
   // The partitions of the `k` nearest points found with a search list of `ef` candidates
