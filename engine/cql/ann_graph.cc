@@ -56,8 +56,9 @@ constexpr size_t kParallelBuildPoints = 20000;
 //   32 dimensions, M 8:   315 / 341 at 100k points, 471 / 475 at 300k, 719 / 737 at 1M
 //                         (x1.5 per 3x points: the points^0.35)
 //   64 dimensions, M 16:  500 / 529 at 100k, 996 / 1136 at 300k (x2.0-2.15: the points^0.65)
-//   128 dimensions, M 32: ~560 at 107.5k (session 24; 0.941-0.948 at 512, 0.978 at 768)
-// The power 2/3 keeps ahead of both (a square root would fall behind the 64-dimension growth
+//   128 dimensions, M 32: ~560 at 107.5k (session 24; 0.941-0.948 at 512, 0.978 at 768),
+//                         892 / 914 at 200k (x1.6 per 2x: the points^0.7)
+// The power 2/3 keeps about this pace (1219 at 215k: 0.977; a square root would fall behind
 // past ~500k points): 3.4k candidates at 1M points (M 32) where session 24's points / (4 M) took
 // 7.8k. Deleted points (those a merge keeps) do not count: they take no places in hnswlib's list
 // (its search goes on until it holds ef live points), and a merged graph with a quarter of its
