@@ -16,6 +16,16 @@ namespace {
 constexpr TableId kTable = 1;
 const std::string kTag = "test host xid 42";
 
+// A transaction writing row c of partition "p" (value "v<c>").
+Store::PrepareWrite write_row(int64_t c) {
+  auto rows = std::make_shared<MutationBuilder>();
+  rows->partition(kTable, "p").rows.push_back({ck(c), insert_row("v" + std::to_string(c))});
+  return [rows](const Snapshot&, EncodedBatch& batch) -> cassette::Result<bool> {
+    CASSETTE_RETURN_IF_ERROR(rows->encode_to(&batch));
+    return true;
+  };
+}
+
 struct PreparedFixture {
   PreparedFixture() {
     options.sync = SyncMode::kFull;
@@ -36,16 +46,9 @@ struct PreparedFixture {
   }
   // Prepares row c of partition "p" (and a TRUNCATE of the table first, with `truncate`).
   std::unique_ptr<PreparedCommit> prepare(int64_t c, bool truncate = false) {
-    MutationBuilder rows;
-    rows.partition(kTable, "p").rows.push_back({ck(c), insert_row("v" + std::to_string(c))});
     std::vector<TableId> tables;
     if (truncate) tables.push_back(kTable);
-    auto prepared = store->prepare_commit(
-        [&](const Snapshot&, EncodedBatch& batch) -> cassette::Result<bool> {
-          CASSETTE_RETURN_IF_ERROR(rows.encode_to(&batch));
-          return true;
-        },
-        tables, kTag);
+    auto prepared = store->prepare_commit(write_row(c), tables, kTag);
     REQUIRE_MESSAGE(prepared.is_ok(), prepared.status().message());
     REQUIRE(*prepared != nullptr);
     return std::move(prepared).value();
@@ -367,14 +370,7 @@ namespace {
 
 // TRUNCATE of the table and row c, in one transaction (as a SQL host's BEGIN; TRUNCATE; INSERT).
 cassette::Result<std::optional<int64_t>> truncate_and_put(Store& store, int64_t c) {
-  MutationBuilder rows;
-  rows.partition(kTable, "p").rows.push_back({ck(c), insert_row("v" + std::to_string(c))});
-  return store.apply_prepared(
-      [&](const Snapshot&, EncodedBatch& batch) -> cassette::Result<bool> {
-        CASSETTE_RETURN_IF_ERROR(rows.encode_to(&batch));
-        return true;
-      },
-      {kTable});
+  return store.apply_prepared(write_row(c), {kTable});
 }
 
 }  // namespace
